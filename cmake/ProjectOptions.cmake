@@ -1,0 +1,31 @@
+# Everything a target of this project needs to compile the same way: one
+# INTERFACE target instead of directory-scope flags.
+add_library(cloop_options INTERFACE)
+target_compile_features(cloop_options INTERFACE cxx_std_20)
+set(CMAKE_CXX_EXTENSIONS OFF)
+target_compile_options(cloop_options INTERFACE
+    -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
+    -Wcast-align -Woverloaded-virtual -Wnull-dereference -Wimplicit-fallthrough
+    $<$<CXX_COMPILER_ID:GNU>:-Wduplicated-cond -Wlogical-op>)
+target_compile_definitions(cloop_options INTERFACE
+    QT_NO_CAST_FROM_ASCII
+    QT_NO_CAST_TO_ASCII
+    QT_NO_URL_CAST_FROM_STRING
+    QT_NO_NARROWING_CONVERSIONS_IN_CONNECT
+    QT_NO_FOREACH
+    QT_NO_KEYWORDS
+    QT_STRICT_ITERATORS
+    QT_DISABLE_DEPRECATED_UP_TO=0x060400)
+# Code writes #include "common/..." from the repository root.
+target_include_directories(cloop_options INTERFACE
+    ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
+
+# The version every program reports comes from project(), never a constant
+# in the sources; generated into the build tree.
+configure_file(${PROJECT_SOURCE_DIR}/cmake/buildinfo.h.in
+               ${PROJECT_BINARY_DIR}/generated/cloop/buildinfo.h @ONLY)
+
+find_program(CCACHE_PROGRAM ccache)
+if(CCACHE_PROGRAM)
+    set(CMAKE_CXX_COMPILER_LAUNCHER ${CCACHE_PROGRAM})
+endif()

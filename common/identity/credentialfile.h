@@ -1,0 +1,54 @@
+#pragma once
+
+#include "common/result.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QString>
+#include <QStringList>
+#include <QUrl>
+
+#include <optional>
+
+namespace cloop::identity {
+
+// What an enrolled daemon keeps: ~/.cloop/forwarder.json or ~/.cloop/agent.json.
+struct DaemonCredential
+{
+    QUrl server;
+    qint64 id = 0;
+    QString name;
+    QString credential;
+    QString pin; // "sha256:...,sha256:..." or empty
+    QDateTime enrolledAt;
+    QString caFile; // optional private CA, kept so reconnects trust the same way
+    QJsonObject extra; // role-specific settings (an agent's work root)
+
+    QJsonObject toJson() const;
+};
+
+struct LoadedCredential
+{
+    // Empty when the daemon has not been enrolled yet (no file).
+    std::optional<DaemonCredential> credential;
+    // Problems that do not stop the daemon, such as a mode wider than 0600.
+    QStringList warnings;
+};
+
+class CredentialFile
+{
+public:
+    explicit CredentialFile(QString path) : m_path(std::move(path)) { }
+
+    static QString defaultPath(const QString &fileName); // ~/.cloop/<fileName>
+
+    const QString &path() const { return m_path; }
+    // "Not enrolled yet" is a value, a broken file is an error naming the problem.
+    Result<LoadedCredential> load() const;
+    Status save(const DaemonCredential &credential) const;
+
+private:
+    QString m_path;
+};
+
+} // namespace cloop::identity

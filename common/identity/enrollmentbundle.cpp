@@ -1,0 +1,121 @@
+#include "common/identity/enrollmentbundle.h"
+
+#include "common/crypto/secrets.h"
+#include "common/net/spkipin.h"
+
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace cloop::identity {
+
+namespace {
+constexpr qsizetype kChecksumSize = 4;
+constexpr qsizetype kMaxBundleLength = 4096;
+
+Error bad(const QString &message)
+{
+    return Error::make(QStringLiteral("invalid_bundle"), message, true);
+}
+
+QByteArray checksum(const QString &prefix, const QByteArray &json)
+{
+    return secrets::sha256(prefix.toLatin1() + json).left(kChecksumSize);
+}
+
+bool isBase64UrlChar(QChar c)
+{
+    const char16_t u = c.unicode();
+    return (u >= u'A' && u <= u'Z') || (u >= u'a' && u <= u'z') || (u >= u'0' && u <= u'9')
+            || u == u'-' || u == u'_';
+}
+} // namespace
+
+QString EnrollmentBundle::prefixFor(Kind kind)
+{
+    return kind == Kind::Forwarder ? QStringLiteral("cloopfwd1.") : QStringLiteral("cloopexe1.");
+}
+
+QString EnrollmentBundle::encode() const
+{
+    const QString prefix = prefixFor(kind);
+    const QByteArray json = QJsonDocument(QJsonObject{{QStringLiteral("u"), hub.toString()},
+                                                      {QStringLiteral("t"), token},
+                                                      {QStringLiteral("p"), pins}})
+                                    .toJson(QJsonDocument::Compact);
+    const QByteArray raw = json + checksum(prefix, json);
+    return prefix
+            + QString::fromLatin1(
+                    raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+}
+
+Result<EnrollmentBundle> EnrollmentBundle::decode(const QString &input, Kind expected)
+{
+    // A bundle pasted from a chat window may arrive wrapped over lines.
+    QString text;
+    text.reserve(input.size());
+    for (const QChar c : input) {
+        if (!c.isSpace())
+            text.append(c);
+    }
+    if (text.isEmpty())
+        return bad(QStringLiteral("the bundle is empty"));
+    if (text.size() > kMaxBundleLength)
+        return bad(QStringLiteral("the bundle is %1 characters long, more than any bundle").arg(text.size()));
+
+    const QString prefix = prefixFor(expected);
+    const Kind other = expected == Kind::Forwarder ? Kind::Executor : Kind::Forwarder;
+    if (text.startsWith(prefixFor(other)))
+        return bad(expected == Kind::Forwarder
+                           ? QStringLiteral("this is an executor bundle (cloopexe1.); give it to "
+                                            "`cloop executor agent --bundle`")
+                           : QStringLiteral("this is a forwarder bundle (cloopfwd1.); give it to "
+                                            "`cloop forward --bundle`"));
+    if (!text.startsWith(prefix)) {
+        if (text.startsWith(QLatin1String("cloop")) && text.contains(QLatin1Char('.')))
+            return bad(QStringLiteral("the bundle starts with \"%1\", not \"%2\": it comes from "
+                                      "another version of cloop")
+                               .arg(text.left(text.indexOf(QLatin1Char('.')) + 1), prefix));
+        return bad(QStringLiteral("this is not a cloop bundle: it must start with \"%1\"").arg(prefix));
+    }
+
+    const QString body = text.mid(prefix.size());
+    for (qsizetype i = 0; i < body.size(); ++i) {
+        if (!isBase64UrlChar(body.at(i)))
+            return bad(QStringLiteral("character '%1' at position %2 cannot be part of a bundle: "
+                                      "it was mistyped or mangled in the paste")
+                               .arg(body.at(i))
+                               .arg(prefix.size() + i + 1));
+    }
+    const auto decoded = QByteArray::fromBase64Encoding(
+            body.toLatin1(), QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
+    if (!decoded || decoded.decoded.size() <= kChecksumSize + 2)
+        return bad(QStringLiteral("the bundle is truncated: copy the whole line again"));
+    const QByteArray json = decoded.decoded.left(decoded.decoded.size() - kChecksumSize);
+    const QByteArray sum = decoded.decoded.right(kChecksumSize);
+    if (!secrets::constantTimeEquals(sum, checksum(prefix, json)))
+        return bad(QStringLiteral("the bundle's checksum does not match: it was truncated or "
+                                  "mistyped; copy the whole line again"));
+
+    QJsonParseError parseError{};
+    const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
+    if (parseError.error != QJsonParseError::NoError || !document.isObject())
+        return bad(QStringLiteral("the bundle's content is malformed"));
+    const QJsonObject object = document.object();
+
+    EnrollmentBundle bundle;
+    bundle.kind = expected;
+    bundle.hub = QUrl(object.value(QLatin1String("u")).toString(), QUrl::StrictMode);
+    bundle.token = object.value(QLatin1String("t")).toString();
+    bundle.pins = object.value(QLatin1String("p")).toString();
+    if (!bundle.hub.isValid() || bundle.hub.host().isEmpty())
+        return bad(QStringLiteral("the bundle names no valid hub URL"));
+    const auto expectedToken = expected == Kind::Forwarder ? secrets::SecretKind::ForwarderEnrollmentToken
+                                                           : secrets::SecretKind::AgentEnrollmentToken;
+    if (secrets::kindOf(bundle.token) != expectedToken)
+        return bad(QStringLiteral("the bundle does not hold %1").arg(secrets::describe(expectedToken)));
+    if (auto pins = net::PinSet::parse(bundle.pins); !pins)
+        return bad(QStringLiteral("the bundle's pin is invalid: %1").arg(pins.error().message));
+    return bundle;
+}
+
+} // namespace cloop::identity

@@ -1,0 +1,31 @@
+#pragma once
+
+#include "common/result.h"
+
+#include <QString>
+#include <QUrl>
+
+namespace cloop::identity {
+
+// One paste that carries everything a new daemon needs: where the hub is,
+// the one-time token, and the key to pin. Layout:
+//
+//   <prefix> base64url( JSON{"u":url,"t":token,"p":pins} || checksum )
+//
+// checksum = first 4 bytes of SHA-256(prefix || JSON), so a truncated or
+// mistyped paste is told apart from a valid bundle before anything is sent.
+struct EnrollmentBundle
+{
+    enum class Kind { Forwarder, Executor };
+
+    Kind kind = Kind::Forwarder;
+    QUrl hub;
+    QString token;
+    QString pins;
+
+    static QString prefixFor(Kind kind); // "cloopfwd1." / "cloopexe1."
+    QString encode() const;
+    static Result<EnrollmentBundle> decode(const QString &text, Kind expected);
+};
+
+} // namespace cloop::identity

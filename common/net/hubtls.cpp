@@ -1,0 +1,113 @@
+#include "common/net/hubtls.h"
+
+#include <QFile>
+#include <QHostAddress>
+
+namespace cloop::net {
+
+HubTrust::HubTrust(PinSet pins, QList<QSslCertificate> extraAuthorities)
+    : m_pins(std::move(pins)), m_extraAuthorities(std::move(extraAuthorities))
+{
+}
+
+Result<QList<QSslCertificate>> HubTrust::loadAuthorities(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return Error::make(QStringLiteral("ca_unreadable"),
+                           QStringLiteral("cannot read CA file %1: %2").arg(path, file.errorString()),
+                           true);
+    const auto certificates = QSslCertificate::fromData(file.readAll(), QSsl::Pem);
+    if (certificates.isEmpty())
+        return Error::make(QStringLiteral("ca_invalid"),
+                           QStringLiteral("CA file %1 holds no PEM certificate").arg(path), true);
+    return certificates;
+}
+
+QSslConfiguration HubTrust::configuration() const
+{
+    QSslConfiguration config = QSslConfiguration::defaultConfiguration();
+    config.setPeerVerifyMode(QSslSocket::VerifyPeer);
+    config.setProtocol(QSsl::TlsV1_2OrLater);
+    if (!m_extraAuthorities.isEmpty())
+        config.addCaCertificates(m_extraAuthorities);
+    return config;
+}
+
+Result<QList<QSslError>> HubTrust::judge(const QList<QSslError> &errors,
+                                         const QSslCertificate &peer) const
+{
+    // Chain errors mean "no CA vouches for this key". A matching pin is a
+    // stronger statement about the key, so only those may be waived, and
+    // never an expired certificate or the wrong host name.
+    static const QList<QSslError::SslError> waivable{
+        QSslError::SelfSignedCertificate,        QSslError::SelfSignedCertificateInChain,
+        QSslError::UnableToGetLocalIssuerCertificate, QSslError::UnableToGetIssuerCertificate,
+        QSslError::UnableToVerifyFirstCertificate, QSslError::CertificateUntrusted,
+    };
+    const bool pinned = !m_pins.isEmpty() && m_pins.matches(peer);
+    if (!m_pins.isEmpty() && !pinned) {
+        const Status mismatch = m_pins.verify(peer);
+        return mismatch.error();
+    }
+    QStringList fatal;
+    for (const QSslError &error : errors) {
+        if (!(pinned && waivable.contains(error.error())))
+            fatal.append(error.errorString());
+    }
+    if (!fatal.isEmpty())
+        return Error::make(QStringLiteral("tls_untrusted"),
+                           QStringLiteral("the hub's certificate is not trusted: %1%2")
+                                   .arg(fatal.join(QStringLiteral("; ")),
+                                        m_pins.isEmpty() ? QStringLiteral(
+                                                " (pin the hub's key with --pin or add its CA with --ca)")
+                                                         : QString()));
+    return errors;
+}
+
+bool isLoopbackHost(const QString &host)
+{
+    if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
+        return true;
+    const QHostAddress address(host);
+    return !address.isNull() && address.isLoopback();
+}
+
+Result<bool> checkHubUrl(const QUrl &url, bool allowInsecure)
+{
+    if (!url.isValid() || url.host().isEmpty())
+        return Error::make(QStringLiteral("invalid_url"),
+                           QStringLiteral("\"%1\" is not a hub URL (expected wss://HOST:PORT)")
+                                   .arg(url.toString()),
+                           true);
+    const QString scheme = url.scheme();
+    if (scheme == QLatin1String("wss") || scheme == QLatin1String("https"))
+        return false;
+    if (scheme == QLatin1String("ws") || scheme == QLatin1String("http")) {
+        if (isLoopbackHost(url.host()))
+            return false;
+        if (allowInsecure)
+            return true;
+        return Error::make(QStringLiteral("insecure_url"),
+                           QStringLiteral("refusing plaintext %1 to %2: use wss://, or pass "
+                                          "--insecure-plaintext if this network is trusted")
+                                   .arg(scheme, url.host()),
+                           true);
+    }
+    return Error::make(QStringLiteral("invalid_url"),
+                       QStringLiteral("hub URL scheme \"%1\" is not wss:// or ws://").arg(scheme), true);
+}
+
+QUrl endpointUrl(const QUrl &hubUrl, const QString &path)
+{
+    QUrl url = hubUrl;
+    if (url.scheme() == QLatin1String("https"))
+        url.setScheme(QStringLiteral("wss"));
+    else if (url.scheme() == QLatin1String("http"))
+        url.setScheme(QStringLiteral("ws"));
+    url.setPath(path);
+    url.setQuery(QString());
+    return url;
+}
+
+} // namespace cloop::net

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "common/net/spkipin.h"
+#include "common/result.h"
+
+#include <QList>
+#include <QSslConfiguration>
+#include <QSslError>
+#include <QUrl>
+
+namespace cloop::net {
+
+// How a client decides whether it is talking to its hub: the system's CAs
+// plus an optional private CA file, and on top of that the SPKI pins stored
+// with the credential. There is deliberately no way to skip verification.
+class HubTrust
+{
+public:
+    HubTrust() = default;
+    HubTrust(PinSet pins, QList<QSslCertificate> extraAuthorities);
+
+    // Reads a PEM file of one or more CA certificates.
+    static Result<QList<QSslCertificate>> loadAuthorities(const QString &path);
+
+    const PinSet &pins() const { return m_pins; }
+    QSslConfiguration configuration() const;
+
+    // From an sslErrors handler: the errors it is right to ignore (only the
+    // "no trusted issuer" family, and only when a pin vouches for the key),
+    // or the reason to refuse the connection.
+    Result<QList<QSslError>> judge(const QList<QSslError> &errors,
+                                   const QSslCertificate &peer) const;
+
+    // After the handshake, before any secret is sent.
+    Status verifyPeer(const QSslCertificate &peer) const { return m_pins.verify(peer); }
+
+private:
+    PinSet m_pins;
+    QList<QSslCertificate> m_extraAuthorities;
+};
+
+// wss:// anywhere; ws:// only to a loopback host unless the operator passed
+// the explicit insecure flag (then the caller warns on every attempt).
+// Returns whether the URL is plaintext to a non-loopback host.
+Result<bool> checkHubUrl(const QUrl &url, bool allowInsecure);
+bool isLoopbackHost(const QString &host);
+
+// "https://h:p" / "wss://h:p" + path -> the WebSocket URL of an endpoint.
+QUrl endpointUrl(const QUrl &hubUrl, const QString &path);
+
+} // namespace cloop::net

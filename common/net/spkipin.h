@@ -1,0 +1,41 @@
+#pragma once
+
+#include "common/result.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QString>
+
+class QSslCertificate;
+
+namespace cloop::net {
+
+// A set of SubjectPublicKeyInfo pins, "sha256:<base64>" separated by commas.
+// Several pins let a hub stage a key rotation: daemons pinned to the old and
+// the new key keep connecting across the switch.
+class PinSet
+{
+public:
+    PinSet() = default;
+    static Result<PinSet> parse(const QString &text);
+    static PinSet ofCertificate(const QSslCertificate &certificate);
+
+    // SHA-256 over the DER SubjectPublicKeyInfo (what HPKP and curl's
+    // --pinnedpubkey hash), empty when the certificate cannot be read.
+    static QByteArray spkiSha256(const QSslCertificate &certificate);
+    static QString pinOf(const QSslCertificate &certificate);
+
+    bool isEmpty() const { return m_digests.isEmpty(); }
+    bool matches(const QSslCertificate &certificate) const;
+    QString toString() const;
+
+    // A refusal naming what was expected and what the server showed.
+    Status verify(const QSslCertificate &certificate) const;
+
+    friend bool operator==(const PinSet &, const PinSet &) = default;
+
+private:
+    QList<QByteArray> m_digests;
+};
+
+} // namespace cloop::net

@@ -1,0 +1,207 @@
+#include "common/tunnel/tunnelclient.h"
+
+#include "common/logging.h"
+#include "common/protocol/protocolversion.h"
+
+#include <QSslConfiguration>
+
+namespace cloop::tunnel {
+
+using namespace protocol;
+
+TunnelClient::TunnelClient(TunnelClientOptions options, QObject *parent)
+    : QObject(parent),
+      m_options(std::move(options)),
+      m_backoff(m_options.initialBackoff, m_options.maxBackoff)
+{
+    m_retryTimer.setSingleShot(true);
+    connect(&m_retryTimer, &QTimer::timeout, this, &TunnelClient::connectNow);
+    m_authTimer.setSingleShot(true);
+    connect(&m_authTimer, &QTimer::timeout, this, [this] {
+        failAttempt(Error::make(QStringLiteral("timeout"),
+                                QStringLiteral("the hub did not answer the %1 within %2 s")
+                                        .arg(m_credential.isEmpty() ? QStringLiteral("enrollment")
+                                                                    : QStringLiteral("hello"))
+                                        .arg(m_options.authenticationTimeout.count() / 1000)));
+    });
+}
+
+TunnelClient::~TunnelClient()
+{
+    if (m_connection)
+        m_connection->disconnect(this);
+}
+
+void TunnelClient::setCredential(const QString &credential)
+{
+    m_credential = credential;
+    m_token.clear();
+}
+
+void TunnelClient::setEnrollmentToken(const QString &token)
+{
+    m_token = token;
+    m_credential.clear();
+}
+
+void TunnelClient::setState(State state)
+{
+    if (m_state == state)
+        return;
+    m_state = state;
+    Q_EMIT stateChanged(state);
+}
+
+void TunnelClient::start()
+{
+    if (m_state != State::Idle && m_state != State::Stopped)
+        return;
+    const auto urlCheck = net::checkHubUrl(m_options.hubUrl, m_options.allowInsecurePlaintext);
+    if (!urlCheck) {
+        setState(State::Stopped);
+        Q_EMIT refused(urlCheck.error());
+        return;
+    }
+    m_backoff.reset();
+    connectNow();
+}
+
+void TunnelClient::stop()
+{
+    m_retryTimer.stop();
+    m_authTimer.stop();
+    setState(State::Stopped);
+    if (m_connection) {
+        m_connection->disconnect(this);
+        m_connection->close(QStringLiteral("daemon stopping"));
+        m_connection->deleteLater();
+    }
+}
+
+void TunnelClient::connectNow()
+{
+    if (m_state == State::Stopped)
+        return;
+    const auto plaintextRemote = net::checkHubUrl(m_options.hubUrl, m_options.allowInsecurePlaintext);
+    if (plaintextRemote.ok() && *plaintextRemote)
+        qCWarning(lcNet).noquote() << "INSECURE: connecting to" << m_options.hubUrl.host()
+                                   << "without TLS; the credential and all device traffic can be "
+                                      "read and altered on the way";
+
+    m_attemptError.reset();
+    auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
+    auto *connection = new TunnelConnection(socket, ChannelMultiplexer::Side::Daemon,
+                                            m_options.limits, m_options.timing, this);
+    m_connection = connection;
+    const QUrl url = net::endpointUrl(m_options.hubUrl, m_options.endpointPath);
+    if (url.scheme() == QLatin1String("wss"))
+        socket->setSslConfiguration(m_options.trust.configuration());
+
+    connect(socket, &QWebSocket::sslErrors, this, [this, socket](const QList<QSslError> &errors) {
+        const auto verdict =
+                m_options.trust.judge(errors, socket->sslConfiguration().peerCertificate());
+        if (verdict) {
+            socket->ignoreSslErrors(*verdict);
+            return;
+        }
+        m_attemptError = verdict.error();
+    });
+    connect(socket, &QWebSocket::connected, this, &TunnelClient::onConnected);
+    connect(connection, &TunnelConnection::controlReceived, this, &TunnelClient::onControl);
+    connect(connection, &TunnelConnection::disconnected, this, &TunnelClient::onConnectionLost);
+
+    setState(State::Connecting);
+    qCDebug(lcNet) << "dialling" << url.toString();
+    socket->open(url);
+}
+
+void TunnelClient::onConnected()
+{
+    if (!m_connection)
+        return;
+    QWebSocket *socket = m_connection->socket();
+    enableLowDelay(socket);
+    if (net::endpointUrl(m_options.hubUrl, m_options.endpointPath).scheme() == QLatin1String("wss")) {
+        // The pin is checked on every connection, also when a public CA
+        // vouched for the certificate, and before any secret leaves.
+        const Status pinned = m_options.trust.verifyPeer(socket->sslConfiguration().peerCertificate());
+        if (!pinned) {
+            failAttempt(pinned.error());
+            return;
+        }
+    }
+    setState(State::Authenticating);
+    m_connection->startHeartbeat();
+    m_authTimer.start(m_options.authenticationTimeout);
+    if (!m_credential.isEmpty()) {
+        m_connection->sendControl(Hello{kVersion, m_options.software, m_options.role, m_credential});
+    } else {
+        m_connection->sendControl(Redeem{kVersion, m_options.software, m_options.role, m_token});
+    }
+}
+
+void TunnelClient::onControl(const ControlMessage &message)
+{
+    if (const auto *enrolledMessage = std::get_if<Enrolled>(&message)) {
+        if (m_state != State::Authenticating || m_credential.isEmpty() == false)
+            return;
+        setCredential(enrolledMessage->credential);
+        Q_EMIT enrolled(*enrolledMessage);
+        return;
+    }
+    if (const auto *welcome = std::get_if<Welcome>(&message)) {
+        if (m_state != State::Authenticating)
+            return;
+        m_authTimer.stop();
+        m_backoff.reset();
+        setState(State::Ready);
+        Q_EMIT ready(*welcome);
+        return;
+    }
+    if (const auto *error = std::get_if<ErrorMessage>(&message)) {
+        if (error->permanent) {
+            m_attemptError = Error::make(error->code, error->message, true);
+            if (m_connection)
+                m_connection->abort(error->message);
+            return;
+        }
+        if (m_state != State::Ready) {
+            failAttempt(Error::make(error->code, error->message));
+            return;
+        }
+        qCWarning(lcNet).noquote() << "hub reported:" << error->message;
+    }
+    if (m_state == State::Ready)
+        Q_EMIT controlReceived(message);
+}
+
+void TunnelClient::failAttempt(const Error &error)
+{
+    m_attemptError = error;
+    if (m_connection)
+        m_connection->abort(error.message);
+}
+
+void TunnelClient::onConnectionLost(const QString &reason)
+{
+    m_authTimer.stop();
+    if (m_connection) {
+        m_connection->disconnect(this);
+        m_connection->deleteLater();
+        m_connection = nullptr;
+    }
+    if (m_state == State::Stopped)
+        return;
+    if (m_attemptError && m_attemptError->permanent) {
+        setState(State::Stopped);
+        Q_EMIT refused(*m_attemptError);
+        return;
+    }
+    const QString why = m_attemptError ? m_attemptError->message : reason;
+    const auto delay = m_backoff.next();
+    setState(State::WaitingToRetry);
+    Q_EMIT disconnected(why, delay.count());
+    m_retryTimer.start(delay);
+}
+
+} // namespace cloop::tunnel

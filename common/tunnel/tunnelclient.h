@@ -1,0 +1,87 @@
+#pragma once
+
+#include "common/net/backoff.h"
+#include "common/net/hubtls.h"
+#include "common/protocol/controlmessage.h"
+#include "common/tunnel/tunnelconnection.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+#include <QUrl>
+
+namespace cloop::tunnel {
+
+struct TunnelClientOptions
+{
+    QUrl hubUrl; // wss://host:port
+    QString endpointPath; // /api/forwarders/connect
+    protocol::PeerRole role = protocol::PeerRole::Forwarder;
+    QString software; // the daemon's version, from the build
+    net::HubTrust trust;
+    bool allowInsecurePlaintext = false;
+    std::chrono::milliseconds initialBackoff{500};
+    std::chrono::milliseconds maxBackoff{30'000};
+    std::chrono::milliseconds authenticationTimeout{15'000};
+    TunnelTiming timing;
+    ChannelMultiplexer::Limits limits;
+};
+
+// A daemon's side of the tunnel: dials the hub, proves who it is, and keeps
+// dialling with capped, jittered backoff until told to stop or refused for
+// good (revoked, unknown credential, used token).
+class TunnelClient final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(TunnelClient)
+
+public:
+    enum class State { Idle, Connecting, Authenticating, Ready, WaitingToRetry, Stopped };
+    Q_ENUM(State)
+
+    explicit TunnelClient(TunnelClientOptions options, QObject *parent = nullptr);
+    ~TunnelClient() override;
+
+    // Exactly one of these before start(): a daemon that has a credential
+    // says hello with it; one that has only a token redeems it first.
+    void setCredential(const QString &credential);
+    void setEnrollmentToken(const QString &token);
+
+    void start();
+    void stop();
+
+    State state() const { return m_state; }
+    TunnelConnection *connection() const { return m_connection; }
+    const TunnelClientOptions &options() const { return m_options; }
+
+Q_SIGNALS:
+    // The token was redeemed: persist this before anything else.
+    void enrolled(const cloop::protocol::Enrolled &enrolled);
+    void ready(const cloop::protocol::Welcome &welcome);
+    void controlReceived(const cloop::protocol::ControlMessage &message);
+    // One attempt or session ended; another follows in retryInMs.
+    void disconnected(const QString &reason, qint64 retryInMs);
+    // Refused for good: the loop has stopped.
+    void refused(const cloop::Error &error);
+    void stateChanged(cloop::tunnel::TunnelClient::State state);
+
+private:
+    void connectNow();
+    void onConnected();
+    void onControl(const protocol::ControlMessage &message);
+    void onConnectionLost(const QString &reason);
+    void failAttempt(const Error &error);
+    void setState(State state);
+
+    TunnelClientOptions m_options;
+    net::Backoff m_backoff;
+    QString m_credential;
+    QString m_token;
+    State m_state = State::Idle;
+    QPointer<TunnelConnection> m_connection;
+    QTimer m_retryTimer;
+    QTimer m_authTimer;
+    std::optional<Error> m_attemptError;
+};
+
+} // namespace cloop::tunnel

@@ -1,0 +1,145 @@
+#include "common/tunnel/tunnelconnection.h"
+
+#include "common/logging.h"
+
+#include <QAbstractSocket>
+
+namespace cloop::tunnel {
+
+void enableLowDelay(QWebSocket *socket)
+{
+    // Device data rides this socket, and Nagle's algorithm would hold small
+    // USB/IP and ARP messages back for tens of milliseconds. QWebSocket does
+    // not expose its TCP socket, but it is a child object.
+    const auto sockets = socket->findChildren<QAbstractSocket *>();
+    for (QAbstractSocket *tcp : sockets)
+        tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+}
+
+TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side side,
+                                   ChannelMultiplexer::Limits limits, TunnelTiming timing,
+                                   QObject *parent)
+    : QObject(parent),
+      m_socket(socket),
+      m_mux(side, limits),
+      m_heartbeat(new net::Heartbeat(socket, timing.heartbeatInterval, timing.heartbeatTimeout))
+{
+    m_socket->setParent(this);
+    enableLowDelay(m_socket);
+    m_socket->setMaxAllowedIncomingMessageSize(
+            std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
+    m_socket->setMaxAllowedIncomingFrameSize(
+            std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
+    connect(m_socket, &QWebSocket::textMessageReceived, this, &TunnelConnection::onText);
+    connect(m_socket, &QWebSocket::binaryMessageReceived, this, &TunnelConnection::onBinary);
+    connect(m_socket, &QWebSocket::disconnected, this, &TunnelConnection::onSocketDisconnected);
+    // A dial that never connects (refused, TLS failure) emits no
+    // disconnected(), only a return to UnconnectedState.
+    connect(m_socket, &QWebSocket::stateChanged, this, [this](QAbstractSocket::SocketState state) {
+        if (state == QAbstractSocket::UnconnectedState)
+            onSocketDisconnected();
+    });
+    connect(&m_mux, &ChannelMultiplexer::frameReady, this, [this](const QByteArray &frame) {
+        if (!m_closed)
+            m_socket->sendBinaryMessage(frame);
+    });
+    connect(m_heartbeat, &net::Heartbeat::timedOut, this, [this](qint64 silentMs) {
+        abort(QStringLiteral("no sign of life from the peer for %1 s").arg(silentMs / 1000));
+    });
+}
+
+TunnelConnection::~TunnelConnection()
+{
+    // Channels learn that the link is gone even when the owner just deletes us.
+    m_mux.closeAll(QStringLiteral("tunnel closed"));
+}
+
+void TunnelConnection::startHeartbeat()
+{
+    m_heartbeat->start();
+}
+
+void TunnelConnection::sendControl(const protocol::ControlMessage &message)
+{
+    if (m_closed)
+        return;
+    m_socket->sendTextMessage(QString::fromUtf8(protocol::serializeControlMessage(message)));
+}
+
+void TunnelConnection::closeWithError(const protocol::ErrorMessage &error)
+{
+    sendControl(error);
+    close(error.message);
+}
+
+void TunnelConnection::close(const QString &reason)
+{
+    if (m_closed)
+        return;
+    m_closeReason = reason;
+    m_socket->close(QWebSocketProtocol::CloseCodeNormal, reason.left(120));
+    // A peer that never answers the close handshake must not keep us waiting.
+    QTimer::singleShot(2000, this, [this] {
+        if (!m_closed)
+            m_socket->abort();
+    });
+}
+
+void TunnelConnection::abort(const QString &reason)
+{
+    if (m_closed)
+        return;
+    m_closeReason = reason;
+    m_socket->abort();
+    // abort() emits disconnected synchronously for a connected socket; make
+    // sure the state is final even when it was never connected.
+    finish(reason);
+}
+
+void TunnelConnection::onText(const QString &text)
+{
+    auto parsed = protocol::parseControlMessage(text.toUtf8());
+    if (!parsed) {
+        qCWarning(lcTunnel) << "malformed control message from" << m_socket->peerAddress().toString()
+                            << ":" << parsed.error().message;
+        sendControl(protocol::ErrorMessage{parsed.error().code, parsed.error().message, false});
+        return;
+    }
+    Q_EMIT controlReceived(*parsed);
+}
+
+void TunnelConnection::onBinary(const QByteArray &bytes)
+{
+    const Status status = m_mux.handleFrame(bytes);
+    if (status)
+        return;
+    qCWarning(lcTunnel) << "dropping tunnel from" << m_socket->peerAddress().toString() << ":"
+                        << status.error().message;
+    sendControl(protocol::ErrorMessage{status.error().code, status.error().message, false});
+    abort(status.error().message);
+}
+
+void TunnelConnection::onSocketDisconnected()
+{
+    QString reason = m_closeReason;
+    if (reason.isEmpty()) {
+        reason = m_socket->closeReason();
+        if (reason.isEmpty())
+            reason = m_socket->errorString();
+        if (reason.isEmpty() || reason == QLatin1String("Unknown error"))
+            reason = QStringLiteral("connection closed by the peer");
+    }
+    finish(reason);
+}
+
+void TunnelConnection::finish(const QString &reason)
+{
+    if (m_closed)
+        return;
+    m_closed = true;
+    m_heartbeat->stop();
+    m_mux.closeAll(reason);
+    Q_EMIT disconnected(reason);
+}
+
+} // namespace cloop::tunnel

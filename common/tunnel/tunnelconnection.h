@@ -1,0 +1,65 @@
+#pragma once
+
+#include "common/net/heartbeat.h"
+#include "common/protocol/controlmessage.h"
+#include "common/tunnel/channelmultiplexer.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QWebSocket>
+
+namespace cloop::tunnel {
+
+struct TunnelTiming
+{
+    std::chrono::milliseconds heartbeatInterval = net::Heartbeat::kDefaultInterval;
+    std::chrono::milliseconds heartbeatTimeout = net::Heartbeat::kDefaultTimeout;
+};
+
+// Sets TCP_NODELAY on the WebSocket's TCP socket (call once connected).
+void enableLowDelay(QWebSocket *socket);
+
+// One tunnel over one WebSocket, the same object on both ends: JSON control
+// messages in text frames, channel frames in binary frames, a heartbeat, and
+// exactly one disconnected() however the link ends.
+class TunnelConnection final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(TunnelConnection)
+
+public:
+    // Takes ownership of the socket.
+    TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side side,
+                     ChannelMultiplexer::Limits limits = {}, TunnelTiming timing = {},
+                     QObject *parent = nullptr);
+    ~TunnelConnection() override;
+
+    QWebSocket *socket() const { return m_socket; }
+    ChannelMultiplexer *channels() { return &m_mux; }
+    bool isOpen() const { return !m_closed; }
+
+    void startHeartbeat();
+    void sendControl(const protocol::ControlMessage &message);
+    // Sends a final error message, then closes the WebSocket.
+    void closeWithError(const protocol::ErrorMessage &error);
+    void close(const QString &reason);
+    void abort(const QString &reason);
+
+Q_SIGNALS:
+    void controlReceived(const cloop::protocol::ControlMessage &message);
+    void disconnected(const QString &reason);
+
+private:
+    void onText(const QString &text);
+    void onBinary(const QByteArray &bytes);
+    void onSocketDisconnected();
+    void finish(const QString &reason);
+
+    QWebSocket *m_socket;
+    ChannelMultiplexer m_mux;
+    net::Heartbeat *m_heartbeat;
+    QString m_closeReason;
+    bool m_closed = false;
+};
+
+} // namespace cloop::tunnel

@@ -1,0 +1,15 @@
+#pragma once
+
+#include "common/result.h"
+
+#include <QString>
+
+#include <chrono>
+
+namespace cloop::util {
+
+// "90s", "30m", "8h", "7d", or a combination such as "1h30m".
+Result<std::chrono::seconds> parseDuration(const QString &text);
+QString formatDuration(std::chrono::seconds duration);
+
+} // namespace cloop::util

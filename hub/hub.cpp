@@ -1,0 +1,158 @@
+#include "hub/hub.h"
+
+#include "cloop/buildinfo.h"
+#include "common/logging.h"
+#include "common/util/atomicfile.h"
+#include "hub/localaccess.h"
+#include "hub/server/adminapi.h"
+#include "hub/server/hubhttpserver.h"
+#include "hub/storage/apitokenstore.h"
+#include "hub/storage/database.h"
+#include "hub/storage/forwarderstore.h"
+#include "hub/tls/devcertificate.h"
+
+#include <QDir>
+#include <QHostInfo>
+#include <QSslConfiguration>
+#include <QTcpServer>
+
+#include <sys/stat.h>
+
+namespace cloop::hub {
+
+namespace {
+
+Status ensureDataDir(const QString &dataDir)
+{
+    QDir dir(dataDir);
+    if (dir.exists())
+        return {};
+    if (!QDir().mkpath(dataDir))
+        return Error::make(QStringLiteral("io_error"),
+                           QStringLiteral("cannot create the data folder %1").arg(dataDir), true);
+    ::chmod(QFile::encodeName(dataDir).constData(), 0700);
+    return {};
+}
+
+QString hostForUrl(const QHostAddress &address)
+{
+    if (address.protocol() == QAbstractSocket::IPv6Protocol)
+        return QLatin1Char('[') + address.toString() + QLatin1Char(']');
+    return address.toString();
+}
+
+} // namespace
+
+Hub::~Hub() = default;
+
+QString Hub::defaultCertificatePath(const QString &dataDir)
+{
+    return dataDir + QLatin1String("/tls/cert.pem");
+}
+
+QString Hub::defaultKeyPath(const QString &dataDir)
+{
+    return dataDir + QLatin1String("/tls/key.pem");
+}
+
+QString Hub::databasePath(const QString &dataDir)
+{
+    return dataDir + QLatin1String("/hub.db");
+}
+
+Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
+{
+    if (Status dir = ensureDataDir(options.dataDir); !dir)
+        return dir.error();
+    if (options.certificatePath.isEmpty())
+        options.certificatePath = defaultCertificatePath(options.dataDir);
+    if (options.keyPath.isEmpty())
+        options.keyPath = defaultKeyPath(options.dataDir);
+
+    auto identity = TlsIdentity::load(options.certificatePath, options.keyPath);
+    if (!identity)
+        return identity.error();
+
+    std::unique_ptr<Hub> hub(new Hub);
+    hub->m_pin = identity->pin;
+    auto database = Database::openSqlite(databasePath(options.dataDir));
+    if (!database)
+        return database.error();
+    hub->m_database = std::move(*database);
+    hub->m_tokens = std::make_unique<ApiTokenStore>(*hub->m_database);
+    hub->m_forwarderStore = std::make_unique<ForwarderStore>(*hub->m_database);
+    options.gateway.software = QString::fromLatin1(buildinfo::kVersion);
+    hub->m_gateway = std::make_unique<ForwarderGateway>(*hub->m_forwarderStore, options.gateway);
+
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificateChain(identity->chain);
+    tls.setPrivateKey(identity->key);
+    tls.setProtocol(QSsl::TlsV1_2OrLater);
+    tls.setPeerVerifyMode(QSslSocket::VerifyNone); // clients authenticate in the tunnel, not by certificate
+
+    // The public URL names the port, known only after listening; the
+    // identity is completed below, before the event loop serves any call.
+    hub->m_api = std::make_unique<AdminApi>(*hub->m_tokens, *hub->m_forwarderStore, *hub->m_gateway,
+                                            HubIdentity{});
+    hub->m_server = std::make_unique<HubHttpServer>(*hub->m_api, *hub->m_gateway);
+    hub->m_server->sslSetup(tls);
+    hub->m_port = hub->m_server->listen(options.listenAddress, options.port);
+    if (hub->m_port == 0) {
+        QTcpServer probe;
+        probe.listen(options.listenAddress, options.port);
+        return Error::make(QStringLiteral("listen_failed"),
+                           QStringLiteral("cannot listen on %1:%2: %3")
+                                   .arg(options.listenAddress.toString())
+                                   .arg(options.port)
+                                   .arg(probe.errorString()),
+                           true);
+    }
+
+    if (options.publicUrl.isEmpty()) {
+        const bool any = options.listenAddress == QHostAddress::Any
+                || options.listenAddress == QHostAddress::AnyIPv4
+                || options.listenAddress == QHostAddress::AnyIPv6;
+        const QString host = any ? QHostInfo::localHostName() : hostForUrl(options.listenAddress);
+        hub->m_publicUrl = QUrl(QStringLiteral("wss://%1:%2").arg(host).arg(hub->m_port));
+    } else {
+        hub->m_publicUrl = options.publicUrl;
+    }
+    hub->m_api->setIdentity(
+            HubIdentity{hub->m_publicUrl, hub->m_pin, QString::fromLatin1(buildinfo::kVersion)});
+
+    if (Status written = hub->writeLocalAccess(options); !written)
+        return written.error();
+    qCInfo(lcHub).noquote() << "hub" << buildinfo::kVersion << "listening on"
+                            << options.listenAddress.toString() + QLatin1Char(':') + QString::number(hub->m_port)
+                            << "as" << hub->m_publicUrl.toString() << "key pin" << hub->m_pin;
+    return hub;
+}
+
+Status Hub::writeLocalAccess(const HubOptions &options)
+{
+    const bool loopbackReachable = options.listenAddress == QHostAddress::Any
+            || options.listenAddress == QHostAddress::AnyIPv4 || options.listenAddress.isLoopback();
+    const QString host = loopbackReachable ? QStringLiteral("127.0.0.1") : hostForUrl(options.listenAddress);
+    LocalAccess access;
+    access.url = QUrl(QStringLiteral("wss://%1:%2").arg(host).arg(m_port));
+    access.pin = m_pin;
+
+    // Keep a still-valid token across restarts; mint a new one when the file
+    // is gone or its token no longer authenticates.
+    if (auto existing = LocalAccess::load(options.dataDir); existing && m_tokens->authenticate(existing->token))
+        access.token = existing->token;
+    if (access.token.isEmpty()) {
+        auto adminId = m_tokens->ensureHubAdmin(options.adminName);
+        if (!adminId)
+            return adminId.error();
+        auto token = m_tokens->createToken(*adminId, QStringLiteral("local cli"), QStringLiteral("hub"));
+        if (!token)
+            return token.error();
+        access.token = *token;
+        qCInfo(lcHub).noquote() << "created an administrator token for" << options.adminName << "in"
+                                << options.dataDir + QLatin1Char('/') + LocalAccess::fileName();
+    }
+    return access.save(options.dataDir);
+}
+
+} // namespace cloop::hub

@@ -1,0 +1,87 @@
+#include "hub/server/hubhttpserver.h"
+
+#include "common/logging.h"
+#include "hub/server/adminapi.h"
+#include "hub/server/forwardergateway.h"
+
+#include <QHttpServerRequest>
+#include <QHttpServerResponder>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMetaEnum>
+#include <QWebSocket>
+
+namespace cloop::hub {
+
+namespace {
+QByteArray methodName(QHttpServerRequest::Method method)
+{
+    switch (method) {
+    case QHttpServerRequest::Method::Get: return "GET";
+    case QHttpServerRequest::Method::Put: return "PUT";
+    case QHttpServerRequest::Method::Delete: return "DELETE";
+    case QHttpServerRequest::Method::Post: return "POST";
+    case QHttpServerRequest::Method::Head: return "HEAD";
+    case QHttpServerRequest::Method::Options: return "OPTIONS";
+    case QHttpServerRequest::Method::Patch: return "PATCH";
+    default: return "OTHER";
+    }
+}
+} // namespace
+
+HubHttpServer::HubHttpServer(AdminApi &api, ForwarderGateway &forwarders, QObject *parent)
+    : QAbstractHttpServer(parent), m_api(api), m_forwarders(forwarders)
+{
+    connect(this, &QAbstractHttpServer::newWebSocketConnection, this, &HubHttpServer::onNewWebSocket);
+}
+
+bool HubHttpServer::handleRequest(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    // Qt 6.4 asks this function about a WebSocket upgrade first and hands the
+    // socket over only when it returns true without answering. Callers are
+    // authenticated afterwards, by their first message on the socket.
+    if (request.value("upgrade").compare("websocket", Qt::CaseInsensitive) == 0) {
+        const QString path = request.url().path();
+        return path == kForwarderEndpoint;
+    }
+    ApiRequest apiRequest;
+    apiRequest.method = methodName(request.method());
+    apiRequest.path = request.url().path();
+    apiRequest.authorization = request.value("authorization");
+    apiRequest.body = request.body();
+    const ApiResponse response = m_api.handle(apiRequest);
+    qCDebug(lcHubApi).noquote() << apiRequest.method << apiRequest.path << "->" << response.status;
+
+    QHttpServerResponder responder = makeResponder(request, socket);
+    const QJsonDocument document = response.body.isArray() ? QJsonDocument(response.body.toArray())
+                                                           : QJsonDocument(response.body.toObject());
+    responder.write(document.toJson(QJsonDocument::Compact),
+                    {{"Content-Type", "application/json"}, {"Cache-Control", "no-store"}},
+                    static_cast<QHttpServerResponder::StatusCode>(response.status));
+    return true;
+}
+
+void HubHttpServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)
+{
+    makeResponder(request, socket).write(QHttpServerResponder::StatusCode::NotFound);
+}
+
+void HubHttpServer::onNewWebSocket()
+{
+    while (hasPendingWebSocketConnections()) {
+        std::unique_ptr<QWebSocket> socket = nextPendingWebSocketConnection();
+        if (!socket)
+            continue;
+        const QString path = socket->requestUrl().path();
+        if (path == kForwarderEndpoint) {
+            m_forwarders.handleSocket(std::move(socket));
+            continue;
+        }
+        qCInfo(lcHubGateway).noquote() << "closing WebSocket to unknown endpoint" << path << "from"
+                                       << socket->peerAddress().toString();
+        socket->close(QWebSocketProtocol::CloseCodePolicyViolated, QStringLiteral("no such endpoint"));
+        socket.release()->deleteLater();
+    }
+}
+
+} // namespace cloop::hub

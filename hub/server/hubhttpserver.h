@@ -1,0 +1,34 @@
+#pragma once
+
+#include <QAbstractHttpServer>
+
+namespace cloop::hub {
+
+class AdminApi;
+class ForwarderGateway;
+
+// The hub's one TLS port: admin REST calls go to AdminApi, WebSocket
+// upgrades to the gateway of the endpoint they name.
+class HubHttpServer final : public QAbstractHttpServer
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(HubHttpServer)
+
+public:
+    static constexpr QLatin1StringView kForwarderEndpoint{"/api/forwarders/connect"};
+    static constexpr QLatin1StringView kExecutorEndpoint{"/api/executors/connect"};
+
+    HubHttpServer(AdminApi &api, ForwarderGateway &forwarders, QObject *parent = nullptr);
+
+protected:
+    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
+    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+
+private:
+    void onNewWebSocket();
+
+    AdminApi &m_api;
+    ForwarderGateway &m_forwarders;
+};
+
+} // namespace cloop::hub

@@ -1,0 +1,68 @@
+#include "hub/storage/apitokenstore.h"
+
+#include "common/crypto/secrets.h"
+#include "hub/storage/auditlog.h"
+#include "hub/storage/database.h"
+
+#include <QDateTime>
+
+namespace cloop::hub {
+
+Result<qint64> ApiTokenStore::ensureHubAdmin(const QString &name)
+{
+    auto existing = m_db.query(QStringLiteral("SELECT id FROM users WHERE name = ?"), {name});
+    if (!existing)
+        return existing.error();
+    if (existing->next())
+        return existing->value(0).toLongLong();
+    auto inserted = m_db.query(
+            QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 1, ?) RETURNING id"),
+            {name, toDbTime(QDateTime::currentDateTimeUtc())});
+    if (!inserted)
+        return inserted.error();
+    if (!inserted->next())
+        return Error::make(QStringLiteral("storage_error"), QStringLiteral("user insert returned no id"));
+    return inserted->value(0).toLongLong();
+}
+
+Result<QString> ApiTokenStore::createToken(qint64 userId, const QString &label, const QString &actor)
+{
+    const QString token = secrets::generate(secrets::SecretKind::ApiToken);
+    Database::Transaction transaction(m_db);
+    if (!transaction.begin())
+        return transaction.begin().error();
+    auto inserted = m_db.query(QStringLiteral("INSERT INTO api_tokens (user_id, token_hash, label, created_at) "
+                                              "VALUES (?, ?, ?, ?)"),
+                               {userId, secrets::sha256Hex(token), label,
+                                toDbTime(QDateTime::currentDateTimeUtc())});
+    if (!inserted)
+        return inserted.error();
+    if (Status audited = AuditLog(m_db).append(actor, auditaction::kApiTokenCreate,
+                                               QStringLiteral("user:%1").arg(userId),
+                                               {{QStringLiteral("label"), label}});
+        !audited)
+        return audited.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    return token;
+}
+
+Result<ApiPrincipal> ApiTokenStore::authenticate(const QString &bearer)
+{
+    const auto kind = secrets::kindOf(bearer);
+    if (kind != secrets::SecretKind::ApiToken && kind != secrets::SecretKind::Unknown)
+        return Error::make(QStringLiteral("wrong_credential_type"),
+                           QStringLiteral("%1 cannot be used on the admin API; it takes a user's API token")
+                                   .arg(secrets::describe(kind)));
+    auto q = m_db.query(QStringLiteral("SELECT u.id, u.name, u.hub_admin FROM api_tokens t "
+                                       "JOIN users u ON u.id = t.user_id "
+                                       "WHERE t.token_hash = ? AND t.revoked_at IS NULL"),
+                        {secrets::sha256Hex(bearer)});
+    if (!q)
+        return q.error();
+    if (!q->next())
+        return Error::make(QStringLiteral("unauthorized"), QStringLiteral("unknown or revoked API token"));
+    return ApiPrincipal{q->value(0).toLongLong(), q->value(1).toString(), q->value(2).toInt() != 0};
+}
+
+} // namespace cloop::hub

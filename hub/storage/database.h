@@ -1,0 +1,92 @@
+#pragma once
+
+#include "common/result.h"
+
+#include <QSqlDatabase>
+#include <QSqlQuery>
+#include <QString>
+#include <QVariant>
+
+#include <memory>
+
+namespace cloop::hub {
+
+// The rows of one statement, read eagerly so that no statement stays open
+// across a commit (SQLite refuses to commit while one is). Reads like
+// QSqlQuery: next(), value(i).
+class Rows
+{
+public:
+    Rows() = default;
+    Rows(QList<QVariantList> rows, int rowsAffected) : m_rows(std::move(rows)), m_rowsAffected(rowsAffected) { }
+
+    bool next() { return ++m_cursor < m_rows.size(); }
+    QVariant value(int column) const { return m_rows.value(m_cursor).value(column); }
+    int numRowsAffected() const { return m_rowsAffected; }
+    qsizetype size() const { return m_rows.size(); }
+
+private:
+    QList<QVariantList> m_rows;
+    int m_rowsAffected = 0;
+    qsizetype m_cursor = -1;
+};
+
+// The hub's records. The only class that knows which SQL engine is behind
+// them: SQLite embedded (a file in the data folder, WAL), PostgreSQL for a
+// cluster. Everything above speaks portable SQL through query().
+class Database
+{
+    Q_DISABLE_COPY_MOVE(Database)
+
+public:
+    enum class Dialect { Sqlite, Postgres };
+
+    ~Database();
+
+    // Opens (creating if needed) and migrates to the current schema.
+    static Result<std::unique_ptr<Database>> openSqlite(const QString &path);
+    static Result<std::unique_ptr<Database>> openPostgres(const QString &connectionString);
+
+    Dialect dialect() const { return m_dialect; }
+    int schemaVersion() const;
+    static int currentSchemaVersion();
+
+    // Runs one statement with positional binds. Errors carry the statement's
+    // purpose, never the bound values (they may be secrets' hashes).
+    Result<Rows> query(const QString &sql, const QVariantList &binds = {});
+
+    // RAII transaction: rolls back unless commit() succeeded.
+    class Transaction
+    {
+    public:
+        explicit Transaction(Database &db);
+        ~Transaction();
+        Transaction(const Transaction &) = delete;
+        Transaction &operator=(const Transaction &) = delete;
+        bool isActive() const { return m_active; }
+        Status begin() const { return m_beginStatus; }
+        Status commit();
+
+    private:
+        Database &m_db;
+        bool m_active = false;
+        Status m_beginStatus;
+    };
+
+private:
+    Database(QString connectionName, Dialect dialect);
+    Status migrate();
+    Status applyPragmas();
+    Error storageError(const QString &what, const QSqlError &error) const;
+
+    QString m_connectionName;
+    Dialect m_dialect;
+    int m_transactionDepth = 0;
+};
+
+// Timestamps are stored as ISO 8601 UTC text with milliseconds: portable,
+// sortable as strings, readable with any SQL shell.
+QString toDbTime(const QDateTime &time);
+QDateTime fromDbTime(const QVariant &value);
+
+} // namespace cloop::hub
