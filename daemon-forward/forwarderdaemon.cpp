@@ -163,8 +163,9 @@ void ForwarderDaemon::onEnrolled(qint64 id, const QString &name, const QString &
         Q_EMIT finished(kExitFailure);
         return;
     }
-    qCInfo(lcForward).noquote() << "enrolled as forwarder" << id << name << "; credential saved to"
-                                << m_credentialFile.path();
+    qCInfo(lcForward).noquote() << QStringLiteral("enrolled as forwarder %1 %2; credential saved to %3")
+                                           .arg(id)
+                                           .arg(name, m_credentialFile.path());
     if (!m_options.tokenFile.isEmpty()) {
         if (QFile::remove(m_options.tokenFile))
             qCInfo(lcForward).noquote() << "deleted the redeemed token file" << m_options.tokenFile;

@@ -32,6 +32,14 @@ ForwarderGateway::~ForwarderGateway()
 
 void ForwarderGateway::handleSocket(std::unique_ptr<QWebSocket> socket)
 {
+    // Unauthenticated sockets cost memory and a timer each; a flood of them
+    // must not grow the hub without bound.
+    if (m_pending.size() >= m_options.maxPendingConnections) {
+        qCWarning(lcHubGateway).noquote() << "refusing a connection from" << socket->peerAddress().toString()
+                                          << ":" << m_pending.size() << "connections are still authenticating";
+        socket->abort();
+        return;
+    }
     auto *connection = new TunnelConnection(socket.release(), tunnel::ChannelMultiplexer::Side::Hub,
                                             m_options.limits, m_options.timing, this);
     m_pending.append(connection);

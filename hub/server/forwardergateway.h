@@ -27,6 +27,7 @@ public:
     struct Options
     {
         std::chrono::milliseconds authenticationTimeout{10'000};
+        qsizetype maxPendingConnections = 256;
         tunnel::TunnelTiming timing;
         tunnel::ChannelMultiplexer::Limits limits;
         QString software;

@@ -20,9 +20,17 @@ Status AuditLog::append(const QString &actor, QLatin1StringView action, const QS
 
 Result<QList<AuditEntry>> AuditLog::entries(const QDateTime &since, const QString &action)
 {
-    auto q = m_db.query(QStringLiteral("SELECT id, at, actor, action, subject, details FROM audit_log "
-                                       "WHERE at >= ? AND (? = '' OR action = ?) ORDER BY id"),
-                        {since.isValid() ? toDbTime(since) : QStringLiteral(""), action, action});
+    QString sql = QStringLiteral("SELECT id, at, actor, action, subject, details FROM audit_log WHERE 1 = 1");
+    QVariantList binds;
+    if (since.isValid()) {
+        sql += QStringLiteral(" AND at >= ?");
+        binds.append(toDbTime(since));
+    }
+    if (!action.isEmpty()) {
+        sql += QStringLiteral(" AND action = ?");
+        binds.append(action);
+    }
+    auto q = m_db.query(sql + QStringLiteral(" ORDER BY id"), binds);
     if (!q)
         return q.error();
     QList<AuditEntry> out;

@@ -83,6 +83,10 @@ Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path)
     if (Status migrated = database->migrate(); !migrated)
         return Error::make(migrated.error().code,
                            QStringLiteral("database %1: %2").arg(path, migrated.error().message), true);
+    if (Status writable = database->probeWritable(); !writable)
+        return Error::make(writable.error().code,
+                           QStringLiteral("database %1 is not writable: %2").arg(path, writable.error().message),
+                           true);
     return database;
 }
 
@@ -150,14 +154,18 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
 
 Database::Transaction::Transaction(Database &db) : m_db(db)
 {
-    QSqlDatabase connection = QSqlDatabase::database(db.m_connectionName, false);
     if (db.m_transactionDepth > 0) {
         m_beginStatus = Error::make(QStringLiteral("storage_error"),
                                     QStringLiteral("nested transactions are not supported"));
         return;
     }
-    if (!connection.transaction()) {
-        m_beginStatus = db.storageError(QStringLiteral("starting a transaction"), connection.lastError());
+    // SQLite: take the write lock up front. A deferred transaction that
+    // reads and then writes can fail with "busy" when another connection
+    // wrote in between; IMMEDIATE makes the second writer wait its turn.
+    auto begun = db.query(db.m_dialect == Dialect::Sqlite ? QStringLiteral("BEGIN IMMEDIATE")
+                                                          : QStringLiteral("BEGIN"));
+    if (!begun) {
+        m_beginStatus = begun.error();
         return;
     }
     ++db.m_transactionDepth;
@@ -168,9 +176,8 @@ Database::Transaction::~Transaction()
 {
     if (!m_active)
         return;
-    QSqlDatabase connection = QSqlDatabase::database(m_db.m_connectionName, false);
-    if (!connection.rollback())
-        qCWarning(lcHubDb) << "rollback failed:" << connection.lastError().text();
+    if (auto rolledBack = m_db.query(QStringLiteral("ROLLBACK")); !rolledBack)
+        qCWarning(lcHubDb).noquote() << rolledBack.error().message;
     --m_db.m_transactionDepth;
 }
 
@@ -180,14 +187,25 @@ Status Database::Transaction::commit()
         return m_beginStatus.ok() ? Status(Error::make(QStringLiteral("storage_error"),
                                                        QStringLiteral("transaction already ended")))
                                   : m_beginStatus;
-    QSqlDatabase connection = QSqlDatabase::database(m_db.m_connectionName, false);
-    if (!connection.commit()) {
-        const Error error = m_db.storageError(QStringLiteral("committing"), connection.lastError());
-        return error; // the destructor rolls back
-    }
+    if (auto committed = m_db.query(QStringLiteral("COMMIT")); !committed)
+        return committed.error(); // the destructor rolls back
     m_active = false;
     --m_db.m_transactionDepth;
     return {};
+}
+
+Status Database::probeWritable()
+{
+    // SQLite quietly opens a file it may not write read-only, and even takes
+    // the write lock; only a real write fails. Without this the hub would
+    // start and then fail at its first enrollment.
+    Transaction transaction(*this);
+    if (!transaction.begin())
+        return transaction.begin();
+    auto written = query(QStringLiteral("UPDATE meta SET value = value WHERE key = 'schema_version'"));
+    if (!written)
+        return written.error();
+    return {}; // rolled back by the transaction's destructor
 }
 
 int Database::currentSchemaVersion()

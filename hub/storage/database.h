@@ -77,6 +77,7 @@ private:
     Database(QString connectionName, Dialect dialect);
     Status migrate();
     Status applyPragmas();
+    Status probeWritable();
     Error storageError(const QString &what, const QSqlError &error) const;
 
     QString m_connectionName;

@@ -51,6 +51,17 @@ bool addExtension(X509 *certificate, int nid, const QByteArray &value)
     return extension && X509_add_ext(certificate, extension.get(), -1) == 1;
 }
 
+// A mismatched pair would only show up as failing handshakes; say it at start.
+bool keyMatchesCertificate(const QByteArray &keyPem, const QSslCertificate &certificate)
+{
+    const QByteArray der = certificate.toDer();
+    const auto *cursor = reinterpret_cast<const unsigned char *>(der.constData());
+    X509Ptr x509(d2i_X509(nullptr, &cursor, der.size()));
+    BioPtr bio(BIO_new_mem_buf(keyPem.constData(), static_cast<int>(keyPem.size())));
+    PkeyPtr key(PEM_read_bio_PrivateKey(bio.get(), nullptr, nullptr, nullptr));
+    return x509 && key && X509_check_private_key(x509.get(), key.get()) == 1;
+}
+
 } // namespace
 
 QStringList defaultDevHostNames()
@@ -142,6 +153,8 @@ Result<TlsIdentity> TlsIdentity::load(const QString &certificatePath, const QStr
     }
     if (identity.key.isNull())
         return tlsError(QStringLiteral("%1 holds no EC or RSA private key").arg(keyPath));
+    if (!keyMatchesCertificate(keyPem, identity.chain.first()))
+        return tlsError(QStringLiteral("the key %1 does not belong to the certificate %2").arg(keyPath, certificatePath));
     identity.pin = net::PinSet::pinOf(identity.chain.first());
     return identity;
 }

@@ -1,0 +1,291 @@
+#include "common/crypto/secrets.h"
+#include "common/identity/enrollmentbundle.h"
+#include "hub/server/adminapi.h"
+#include "hub/server/forwardergateway.h"
+#include "hub/storage/apitokenstore.h"
+#include "hub/storage/database.h"
+#include "hub/storage/forwarderstore.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QTemporaryDir>
+#include <QtTest>
+
+using namespace cloop;
+using namespace cloop::hub;
+
+class TestAdminApi : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void healthNeedsNoToken();
+    void everythingElseNeedsAToken_data();
+    void everythingElseNeedsAToken();
+    void enrollReturnsARedeemableBundle();
+    void enrollRefusesBadBodies_data();
+    void enrollRefusesBadBodies();
+    void nonAdministratorCannotEnrollOrRevoke();
+    void listAndGetShowState();
+    void revokeAnswers();
+    void unknownRoutesAndMethods();
+    void oversizedBodyRefused();
+
+private:
+    ApiResponse call(const QByteArray &method, const QString &path, const QJsonObject &body = {},
+                     const QString &token = {});
+    static QString errorCode(const ApiResponse &response)
+    {
+        return response.body.toObject().value(QLatin1String("error")).toObject().value(QLatin1String("code")).toString();
+    }
+
+    std::unique_ptr<QTemporaryDir> m_dir;
+    std::unique_ptr<Database> m_db;
+    std::unique_ptr<ApiTokenStore> m_tokens;
+    std::unique_ptr<ForwarderStore> m_forwarders;
+    std::unique_ptr<ForwarderGateway> m_gateway;
+    std::unique_ptr<AdminApi> m_api;
+    QString m_adminToken;
+    QString m_userToken;
+    const QUrl m_hubUrl{QStringLiteral("wss://hub.example.test:7443")};
+    const QString m_pin = QStringLiteral("sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+};
+
+void TestAdminApi::init()
+{
+    m_dir = std::make_unique<QTemporaryDir>();
+    auto db = Database::openSqlite(m_dir->filePath(QStringLiteral("hub.db")));
+    QVERIFY(db);
+    m_db = std::move(*db);
+    m_tokens = std::make_unique<ApiTokenStore>(*m_db);
+    m_forwarders = std::make_unique<ForwarderStore>(*m_db);
+    m_gateway = std::make_unique<ForwarderGateway>(*m_forwarders, ForwarderGateway::Options{});
+    m_api = std::make_unique<AdminApi>(*m_tokens, *m_forwarders, *m_gateway,
+                                       HubIdentity{m_hubUrl, m_pin, QStringLiteral("9.9.9")});
+    auto adminId = m_tokens->ensureHubAdmin(QStringLiteral("admin"));
+    QVERIFY(adminId);
+    auto adminToken = m_tokens->createToken(*adminId, QStringLiteral("test"), QStringLiteral("test"));
+    QVERIFY(adminToken);
+    m_adminToken = *adminToken;
+
+    auto user = m_db->query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('maria', 0, 'x') "
+                                           "RETURNING id"));
+    QVERIFY(user && user->next());
+    auto userToken = m_tokens->createToken(user->value(0).toLongLong(), QStringLiteral("test"), QStringLiteral("test"));
+    QVERIFY(userToken);
+    m_userToken = *userToken;
+}
+
+void TestAdminApi::cleanup()
+{
+    m_api.reset();
+    m_gateway.reset();
+    m_forwarders.reset();
+    m_tokens.reset();
+    m_db.reset();
+    m_dir.reset();
+}
+
+ApiResponse TestAdminApi::call(const QByteArray &method, const QString &path, const QJsonObject &body,
+                               const QString &token)
+{
+    ApiRequest request;
+    request.method = method;
+    request.path = path;
+    const QString bearer = token.isNull() ? m_adminToken : token;
+    if (!bearer.isEmpty())
+        request.authorization = "Bearer " + bearer.toUtf8();
+    if (!body.isEmpty())
+        request.body = QJsonDocument(body).toJson();
+    return m_api->handle(request);
+}
+
+void TestAdminApi::healthNeedsNoToken()
+{
+    const ApiResponse response = call("GET", QStringLiteral("/api/health"), {}, QStringLiteral(""));
+    QCOMPARE(response.status, 200);
+    QCOMPARE(response.body.toObject().value(QLatin1String("protocol")).toInt(), 22);
+    QCOMPARE(response.body.toObject().value(QLatin1String("version")).toString(), QStringLiteral("9.9.9"));
+}
+
+void TestAdminApi::everythingElseNeedsAToken_data()
+{
+    QTest::addColumn<QString>("token");
+    QTest::addColumn<QString>("code");
+    QTest::newRow("none") << QStringLiteral("") << QStringLiteral("unauthorized");
+    QTest::newRow("random") << QStringLiteral("hello") << QStringLiteral("unauthorized");
+    QTest::newRow("unknown api token") << secrets::generate(secrets::SecretKind::ApiToken) << QStringLiteral("unauthorized");
+    QTest::newRow("forwarder credential") << secrets::generate(secrets::SecretKind::ForwarderCredential)
+                                          << QStringLiteral("wrong_credential_type");
+    QTest::newRow("enrollment token") << secrets::generate(secrets::SecretKind::ForwarderEnrollmentToken)
+                                      << QStringLiteral("wrong_credential_type");
+    QTest::newRow("executor credential") << secrets::generate(secrets::SecretKind::AgentCredential)
+                                         << QStringLiteral("wrong_credential_type");
+}
+
+void TestAdminApi::everythingElseNeedsAToken()
+{
+    QFETCH(QString, token);
+    QFETCH(QString, code);
+    const ApiResponse list = call("GET", QStringLiteral("/api/forwarders"), {}, token);
+    QCOMPARE(list.status, 401);
+    QCOMPARE(errorCode(list), code);
+    const ApiResponse enroll = call("POST", QStringLiteral("/api/forwarders"),
+                                    {{QStringLiteral("name"), QStringLiteral("x")},
+                                     {QStringLiteral("usb"), QStringLiteral("1050:0407")}},
+                                    token);
+    QCOMPARE(enroll.status, 401);
+    // The refused call left no trace.
+    auto forwarders = m_forwarders->list();
+    QVERIFY(forwarders);
+    QVERIFY(forwarders->isEmpty());
+}
+
+void TestAdminApi::enrollReturnsARedeemableBundle()
+{
+    const ApiResponse response = call("POST", QStringLiteral("/api/forwarders"),
+                                      {{QStringLiteral("name"), QStringLiteral("bench-hsm")},
+                                       {QStringLiteral("usb"), QStringLiteral("1050:0407:A1")},
+                                       {QStringLiteral("token_ttl"), QStringLiteral("2h")}});
+    QCOMPARE(response.status, 201);
+    const QJsonObject body = response.body.toObject();
+    const QString encoded = body.value(QLatin1String("bundle")).toString();
+    QCOMPARE(body.value(QLatin1String("command")).toString(), QStringLiteral("cloop forward --bundle ") + encoded);
+    auto bundle = identity::EnrollmentBundle::decode(encoded, identity::EnrollmentBundle::Kind::Forwarder);
+    QVERIFY(bundle);
+    QCOMPARE(bundle->hub, m_hubUrl);
+    QCOMPARE(bundle->pins, m_pin);
+    const QJsonObject forwarder = body.value(QLatin1String("forwarder")).toObject();
+    QCOMPARE(forwarder.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+    QCOMPARE(forwarder.value(QLatin1String("device_description")).toString(), QStringLiteral("usb 1050:0407:A1"));
+    const QDateTime expires = QDateTime::fromString(body.value(QLatin1String("token_expires_at")).toString(),
+                                                    Qt::ISODateWithMs);
+    const qint64 minutesLeft = QDateTime::currentDateTimeUtc().secsTo(expires) / 60;
+    QVERIFY(minutesLeft >= 119 && minutesLeft <= 120);
+
+    auto redeemed = m_forwarders->redeem(bundle->token);
+    QVERIFY(redeemed);
+    QCOMPARE(redeemed->forwarder.id, forwarder.value(QLatin1String("id")).toInteger());
+}
+
+void TestAdminApi::enrollRefusesBadBodies_data()
+{
+    QTest::addColumn<QByteArray>("body");
+    QTest::addColumn<int>("status");
+    QTest::addColumn<QString>("code");
+    QTest::newRow("not json") << QByteArray("{name:") << 400 << QStringLiteral("invalid_json");
+    QTest::newRow("array") << QByteArray("[]") << 400 << QStringLiteral("invalid_json");
+    QTest::newRow("no device") << QByteArray(R"({"name":"a"})") << 400 << QStringLiteral("invalid_device");
+    QTest::newRow("both devices") << QByteArray(R"({"name":"a","usb":"1050:0407","interface":"eth0"})") << 400
+                                  << QStringLiteral("invalid_device");
+    QTest::newRow("bad usb") << QByteArray(R"({"name":"a","usb":"10500407"})") << 400 << QStringLiteral("invalid_device");
+    QTest::newRow("bad interface") << QByteArray(R"({"name":"a","interface":"a/b"})") << 400
+                                   << QStringLiteral("invalid_device");
+    QTest::newRow("bad name") << QByteArray(R"({"name":"A B","usb":"1050:0407"})") << 400 << QStringLiteral("invalid_name");
+    QTest::newRow("bad ttl") << QByteArray(R"({"name":"a","usb":"1050:0407","token_ttl":"soon"})") << 400
+                             << QStringLiteral("invalid_duration");
+    QTest::newRow("ttl too long") << QByteArray(R"({"name":"a","usb":"1050:0407","token_ttl":"30d"})") << 400
+                                  << QStringLiteral("invalid_ttl");
+}
+
+void TestAdminApi::enrollRefusesBadBodies()
+{
+    QFETCH(QByteArray, body);
+    QFETCH(int, status);
+    QFETCH(QString, code);
+    ApiRequest request{"POST", QStringLiteral("/api/forwarders"), "Bearer " + m_adminToken.toUtf8(), body};
+    const ApiResponse response = m_api->handle(request);
+    QCOMPARE(response.status, status);
+    QCOMPARE(errorCode(response), code);
+    QVERIFY(!response.body.toObject().value(QLatin1String("error")).toObject().value(QLatin1String("message"))
+                     .toString()
+                     .isEmpty());
+    auto forwarders = m_forwarders->list();
+    QVERIFY(forwarders && forwarders->isEmpty());
+}
+
+void TestAdminApi::nonAdministratorCannotEnrollOrRevoke()
+{
+    const ApiResponse enroll = call("POST", QStringLiteral("/api/forwarders"),
+                                    {{QStringLiteral("name"), QStringLiteral("x")},
+                                     {QStringLiteral("usb"), QStringLiteral("1050:0407")}},
+                                    m_userToken);
+    QCOMPARE(enroll.status, 403);
+    QCOMPARE(errorCode(enroll), QStringLiteral("forbidden"));
+    QVERIFY(m_forwarders->list()->isEmpty());
+
+    auto enrollment = m_forwarders->enroll(QStringLiteral("bench"), *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")),
+                                           QStringLiteral("user:admin"));
+    QVERIFY(enrollment);
+    const ApiResponse revoke = call("POST", QStringLiteral("/api/forwarders/%1/revoke").arg(enrollment->forwarder.id),
+                                    {}, m_userToken);
+    QCOMPARE(revoke.status, 403);
+    QVERIFY(!m_forwarders->find(enrollment->forwarder.id)->isRevoked());
+    // Reading is allowed to any signed-in user.
+    QCOMPARE(call("GET", QStringLiteral("/api/forwarders"), {}, m_userToken).status, 200);
+}
+
+void TestAdminApi::listAndGetShowState()
+{
+    auto first = m_forwarders->enroll(QStringLiteral("one"), *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")),
+                                      QStringLiteral("user:admin"));
+    auto second = m_forwarders->enroll(QStringLiteral("two"), *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1")),
+                                       QStringLiteral("user:admin"));
+    QVERIFY(first && second);
+    QVERIFY(m_forwarders->redeem(second->token));
+
+    const ApiResponse list = call("GET", QStringLiteral("/api/forwarders"));
+    QCOMPARE(list.status, 200);
+    const QJsonArray forwarders = list.body.toObject().value(QLatin1String("forwarders")).toArray();
+    QCOMPARE(forwarders.size(), 2);
+    QCOMPARE(forwarders.at(0).toObject().value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+    QCOMPARE(forwarders.at(1).toObject().value(QLatin1String("state")).toString(), QStringLiteral("disconnected"));
+    QCOMPARE(forwarders.at(1).toObject().value(QLatin1String("connected")).toBool(), false);
+    QCOMPARE(forwarders.at(1).toObject().value(QLatin1String("device")).toObject().value(QLatin1String("interface")).toString(),
+             QStringLiteral("eth1"));
+
+    const ApiResponse one = call("GET", QStringLiteral("/api/forwarders/%1").arg(first->forwarder.id));
+    QCOMPARE(one.status, 200);
+    QCOMPARE(one.body.toObject().value(QLatin1String("name")).toString(), QStringLiteral("one"));
+    QCOMPARE(call("GET", QStringLiteral("/api/forwarders/424242")).status, 404);
+}
+
+void TestAdminApi::revokeAnswers()
+{
+    auto enrollment = m_forwarders->enroll(QStringLiteral("bench"), *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")),
+                                           QStringLiteral("user:admin"));
+    QVERIFY(enrollment);
+    const QString path = QStringLiteral("/api/forwarders/%1/revoke").arg(enrollment->forwarder.id);
+    const ApiResponse revoked = call("POST", path, {{QStringLiteral("reason"), QStringLiteral("returned")}});
+    QCOMPARE(revoked.status, 200);
+    QCOMPARE(revoked.body.toObject().value(QLatin1String("state")).toString(), QStringLiteral("revoked"));
+    const ApiResponse again = call("POST", path);
+    QCOMPARE(again.status, 409);
+    QCOMPARE(errorCode(again), QStringLiteral("already_revoked"));
+    QCOMPARE(call("POST", QStringLiteral("/api/forwarders/777/revoke")).status, 404);
+}
+
+void TestAdminApi::unknownRoutesAndMethods()
+{
+    QCOMPARE(call("GET", QStringLiteral("/api/nothing")).status, 404);
+    QCOMPARE(call("GET", QStringLiteral("/index.html")).status, 404);
+    QCOMPARE(call("DELETE", QStringLiteral("/api/forwarders")).status, 405);
+    QCOMPARE(call("GET", QStringLiteral("/api/forwarders/1/revoke")).status, 405);
+    QCOMPARE(call("POST", QStringLiteral("/api/health")).status, 405);
+    QCOMPARE(call("GET", QStringLiteral("/api/forwarders/99999999999999999999")).status, 404);
+}
+
+void TestAdminApi::oversizedBodyRefused()
+{
+    ApiRequest request{"POST", QStringLiteral("/api/forwarders"), "Bearer " + m_adminToken.toUtf8(),
+                       QByteArray(AdminApi::kMaxBodySize + 1, ' ')};
+    const ApiResponse response = m_api->handle(request);
+    QCOMPARE(response.status, 413);
+    QCOMPARE(errorCode(response), QStringLiteral("body_too_large"));
+}
+
+QTEST_GUILESS_MAIN(TestAdminApi)
+#include "tst_adminapi.moc"

@@ -1,0 +1,200 @@
+#include "hub/storage/database.h"
+
+#include <QFile>
+#include <QRandomGenerator>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <unistd.h>
+
+using cloop::hub::Database;
+
+class TestDatabase : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void newFileIsMigratedToLatest();
+    void reopeningKeepsDataAndVersion();
+    void corruptFileIsRefusedWithItsName();
+    void directoryInsteadOfFileIsRefused();
+    void missingFolderIsRefused();
+    void newerSchemaIsRefused();
+    void transactionRollsBackUnlessCommitted();
+    void failedStatementNamesItsPurposeNotItsValues();
+    void walModeIsOn();
+    void unwritableFileIsRefused();
+};
+
+void TestDatabase::newFileIsMigratedToLatest()
+{
+    QTemporaryDir dir;
+    auto db = Database::openSqlite(dir.filePath(QStringLiteral("hub.db")));
+    QVERIFY2(db, qPrintable(db.ok() ? QString() : db.error().message));
+    QCOMPARE((*db)->schemaVersion(), Database::currentSchemaVersion());
+    QVERIFY(Database::currentSchemaVersion() >= 1);
+    for (const char *table : {"users", "api_tokens", "forwarders", "enrollment_tokens",
+                              "forwarder_credentials", "audit_log"}) {
+        auto rows = (*db)->query(QStringLiteral("SELECT count(*) FROM %1").arg(QLatin1String(table)));
+        QVERIFY2(rows, table);
+    }
+}
+
+void TestDatabase::reopeningKeepsDataAndVersion()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("hub.db"));
+    {
+        auto db = Database::openSqlite(path);
+        QVERIFY(db);
+        QVERIFY((*db)->query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 1, ?)"),
+                             {QStringLiteral("alice"), QStringLiteral("2026-01-01T00:00:00.000Z")}));
+    }
+    auto db = Database::openSqlite(path);
+    QVERIFY(db);
+    QCOMPARE((*db)->schemaVersion(), Database::currentSchemaVersion());
+    auto rows = (*db)->query(QStringLiteral("SELECT name FROM users"));
+    QVERIFY(rows);
+    QVERIFY(rows->next());
+    QCOMPARE(rows->value(0).toString(), QStringLiteral("alice"));
+    QVERIFY(!rows->next());
+}
+
+void TestDatabase::corruptFileIsRefusedWithItsName()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("hub.db"));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    QByteArray garbage(8192, '\0');
+    for (char &c : garbage)
+        c = static_cast<char>(QRandomGenerator::global()->bounded(256));
+    file.write(garbage);
+    file.close();
+
+    auto db = Database::openSqlite(path);
+    QVERIFY(!db);
+    QCOMPARE(db.error().code, QStringLiteral("storage_error"));
+    QVERIFY2(db.error().message.contains(path), qPrintable(db.error().message));
+    QVERIFY(db.error().permanent);
+    // Refusing must not have changed the file.
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), garbage);
+}
+
+void TestDatabase::directoryInsteadOfFileIsRefused()
+{
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("hub.db")));
+    auto db = Database::openSqlite(dir.filePath(QStringLiteral("hub.db")));
+    QVERIFY(!db);
+    QVERIFY(db.error().message.contains(QStringLiteral("not a file")));
+}
+
+void TestDatabase::missingFolderIsRefused()
+{
+    QTemporaryDir dir;
+    auto db = Database::openSqlite(dir.filePath(QStringLiteral("absent/hub.db")));
+    QVERIFY(!db);
+    QVERIFY2(db.error().message.contains(QStringLiteral("does not exist")), qPrintable(db.error().message));
+}
+
+void TestDatabase::newerSchemaIsRefused()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("hub.db"));
+    {
+        auto db = Database::openSqlite(path);
+        QVERIFY(db);
+        QVERIFY((*db)->query(QStringLiteral("UPDATE meta SET value = '999' WHERE key = 'schema_version'")));
+    }
+    auto db = Database::openSqlite(path);
+    QVERIFY(!db);
+    QCOMPARE(db.error().code, QStringLiteral("schema_too_new"));
+    QVERIFY(db.error().message.contains(QStringLiteral("999")));
+}
+
+void TestDatabase::transactionRollsBackUnlessCommitted()
+{
+    QTemporaryDir dir;
+    auto db = Database::openSqlite(dir.filePath(QStringLiteral("hub.db")));
+    QVERIFY(db);
+    Database &database = **db;
+    {
+        Database::Transaction transaction(database);
+        QVERIFY(transaction.begin());
+        QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('bob', 0, 'x')")));
+        // Given no commit, when the transaction ends, then nothing remains.
+    }
+    auto count = database.query(QStringLiteral("SELECT count(*) FROM users"));
+    QVERIFY(count && count->next());
+    QCOMPARE(count->value(0).toInt(), 0);
+
+    {
+        Database::Transaction transaction(database);
+        QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('bob', 0, 'x')")));
+        QVERIFY(transaction.commit());
+        // A second commit is an error, not a silent success.
+        QVERIFY(!transaction.commit());
+    }
+    count = database.query(QStringLiteral("SELECT count(*) FROM users"));
+    QVERIFY(count && count->next());
+    QCOMPARE(count->value(0).toInt(), 1);
+
+    // Nested transactions are refused rather than silently flattened.
+    Database::Transaction outer(database);
+    Database::Transaction inner(database);
+    QVERIFY(outer.begin());
+    QVERIFY(!inner.begin());
+}
+
+void TestDatabase::failedStatementNamesItsPurposeNotItsValues()
+{
+    QTemporaryDir dir;
+    auto db = Database::openSqlite(dir.filePath(QStringLiteral("hub.db")));
+    QVERIFY(db);
+    const QString secretHash = QStringLiteral("deadbeefcafe");
+    QVERIFY((*db)->query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 0, 'x')"),
+                         {secretHash}));
+    auto duplicate = (*db)->query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 0, 'x')"),
+                                  {secretHash});
+    QVERIFY(!duplicate);
+    QCOMPARE(duplicate.error().code, QStringLiteral("storage_error"));
+    QVERIFY(duplicate.error().message.contains(QStringLiteral("INSERT INTO users")));
+    QVERIFY(!duplicate.error().message.contains(secretHash));
+}
+
+void TestDatabase::walModeIsOn()
+{
+    QTemporaryDir dir;
+    auto db = Database::openSqlite(dir.filePath(QStringLiteral("hub.db")));
+    QVERIFY(db);
+    auto mode = (*db)->query(QStringLiteral("PRAGMA journal_mode"));
+    QVERIFY(mode && mode->next());
+    QCOMPARE(mode->value(0).toString(), QStringLiteral("wal"));
+}
+
+void TestDatabase::unwritableFileIsRefused()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("hub.db"));
+    QVERIFY(Database::openSqlite(path));
+    // Root ignores permission bits; an immutable file is unwritable even for root.
+    QProcess lock;
+    if (::geteuid() == 0) {
+        lock.start(QStringLiteral("chattr"), {QStringLiteral("+i"), path});
+        if (!lock.waitForFinished() || lock.exitCode() != 0)
+            QSKIP("running as root on a file system without chattr +i");
+    } else {
+        QVERIFY(QFile::setPermissions(path, QFileDevice::ReadOwner));
+    }
+    auto db = Database::openSqlite(path);
+    if (::geteuid() == 0)
+        QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("-i"), path});
+    QVERIFY(!db);
+    QCOMPARE(db.error().code, QStringLiteral("storage_error"));
+    QVERIFY2(db.error().message.contains(path), qPrintable(db.error().message));
+}
+
+QTEST_GUILESS_MAIN(TestDatabase)
+#include "tst_database.moc"
