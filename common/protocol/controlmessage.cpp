@@ -3,6 +3,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <cmath>
+
 namespace cloop::protocol {
 
 namespace {
@@ -43,16 +45,17 @@ public:
     {
         const QJsonValue value = m_object.value(key);
         const double number = value.toDouble(-1);
-        if (!value.isDouble() || number != static_cast<double>(static_cast<qint64>(number))) {
+        if (!value.isDouble() || std::trunc(number) != number) {
             fail(QStringLiteral("\"%1\" must be an integer").arg(key));
             return 0;
         }
-        const auto integer = static_cast<qint64>(number);
-        if (integer < min || integer > max) {
-            fail(QStringLiteral("\"%1\" = %2 is outside %3..%4").arg(key).arg(integer).arg(min).arg(max));
+        // Range first: converting a double outside qint64 is undefined.
+        // min and max lie within +-2^53, so they convert exactly.
+        if (!(number >= static_cast<double>(min) && number <= static_cast<double>(max))) {
+            fail(QStringLiteral("\"%1\" = %2 is outside %3..%4").arg(key).arg(number, 0, 'g', 17).arg(min).arg(max));
             return 0;
         }
-        return integer;
+        return static_cast<qint64>(number);
     }
 
     bool boolean(QLatin1StringView key)

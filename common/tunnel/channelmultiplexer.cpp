@@ -97,9 +97,9 @@ QByteArray Channel::read(qsizetype maxBytes)
     if (out.isEmpty() || m_state != State::Open)
         return out;
     m_consumedSinceGrant += static_cast<quint32>(out.size());
-    // Grant in batches of a quarter window: fewer frames, still no stall.
-    if (m_consumedSinceGrant >= std::max<quint32>(1, m_receiveWindow / 4)
-        || m_receiveBuffer.isEmpty()) {
+    // Grant in batches of a quarter window: fewer frames, and no stall, since
+    // the peer still holds at least three quarters of the window.
+    if (m_consumedSinceGrant >= std::max<quint32>(1, m_receiveWindow / 4)) {
         m_mux->send(ChannelFrame::grant(m_id, m_consumedSinceGrant));
         m_peerAllowance += m_consumedSinceGrant;
         m_consumedSinceGrant = 0;

@@ -32,13 +32,22 @@ TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side 
             std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
     connect(m_socket, &QWebSocket::textMessageReceived, this, &TunnelConnection::onText);
     connect(m_socket, &QWebSocket::binaryMessageReceived, this, &TunnelConnection::onBinary);
-    connect(m_socket, &QWebSocket::disconnected, this, &TunnelConnection::onSocketDisconnected);
+    // QWebSocket reports the error after disconnected() and the state
+    // change: finish a turn later so the reason names it ("Connection
+    // refused", a TLS failure), and only once.
+    connect(m_socket, &QWebSocket::disconnected, this, &TunnelConnection::onSocketDisconnected,
+            Qt::QueuedConnection);
     // A dial that never connects (refused, TLS failure) emits no
     // disconnected(), only a return to UnconnectedState.
     connect(m_socket, &QWebSocket::stateChanged, this, [this](QAbstractSocket::SocketState state) {
         if (state == QAbstractSocket::UnconnectedState)
-            onSocketDisconnected();
+            QMetaObject::invokeMethod(this, &TunnelConnection::onSocketDisconnected, Qt::QueuedConnection);
     });
+    connect(m_socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
+            [this](QAbstractSocket::SocketError) {
+                if (m_socketError.isEmpty())
+                    m_socketError = m_socket->errorString();
+            });
     connect(&m_mux, &ChannelMultiplexer::frameReady, this, [this](const QByteArray &frame) {
         if (!m_closed)
             m_socket->sendBinaryMessage(frame);
@@ -124,6 +133,8 @@ void TunnelConnection::onSocketDisconnected()
     QString reason = m_closeReason;
     if (reason.isEmpty()) {
         reason = m_socket->closeReason();
+        if (reason.isEmpty())
+            reason = m_socketError;
         if (reason.isEmpty())
             reason = m_socket->errorString();
         if (reason.isEmpty() || reason == QLatin1String("Unknown error"))

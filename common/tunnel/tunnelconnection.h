@@ -59,6 +59,7 @@ private:
     ChannelMultiplexer m_mux;
     net::Heartbeat *m_heartbeat;
     QString m_closeReason;
+    QString m_socketError;
     bool m_closed = false;
 };
 

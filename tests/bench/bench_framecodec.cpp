@@ -1,0 +1,138 @@
+// Encode and decode speed of channel frames.
+//
+//   bench_framecodec [MiB per repetition, default 256] [repetitions, default 5]
+//
+// Large frames: full 64 KiB data frames, MiB/64KiB of them per repetition.
+// Small frames: data frames with a 64-byte payload (70 bytes on the wire),
+// MiB * 4096 of them per repetition (1 Mi frames at the default).
+// Each figure is the median over the repetitions.
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+#include <QElapsedTimer>
+
+#include "common/protocol/channelframe.h"
+
+namespace protocol = cloop::protocol;
+
+namespace {
+
+// Results land here so the optimiser cannot drop the work.
+volatile qsizetype g_sink = 0;
+
+double median(std::vector<double> values)
+{
+    std::sort(values.begin(), values.end());
+    const size_t n = values.size();
+    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+[[noreturn]] void die(const char *what)
+{
+    std::fprintf(stderr, "bench_framecodec: %s\n", what);
+    std::exit(1);
+}
+
+enum class Work
+{
+    Encode,
+    Decode,
+    RoundTrip
+};
+
+// Seconds for `count` operations of one kind on `frame`.
+double timeOnce(Work work, const protocol::ChannelFrame &frame, qint64 count)
+{
+    const QByteArray encoded = protocol::encodeFrame(frame);
+    qsizetype sink = 0;
+    QElapsedTimer timer;
+    timer.start();
+    for (qint64 i = 0; i < count; ++i) {
+        switch (work) {
+        case Work::Encode:
+            sink += protocol::encodeFrame(frame).size();
+            break;
+        case Work::Decode: {
+            const auto decoded = protocol::decodeFrame(encoded);
+            if (!decoded)
+                die("a frame failed to decode");
+            sink += decoded->payload.size();
+            break;
+        }
+        case Work::RoundTrip: {
+            const auto decoded = protocol::decodeFrame(protocol::encodeFrame(frame));
+            if (!decoded)
+                die("a frame failed to decode");
+            sink += decoded->payload.size();
+            break;
+        }
+        }
+    }
+    const double seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
+    g_sink = g_sink + sink;
+    return seconds;
+}
+
+const char *workName(Work work)
+{
+    switch (work) {
+    case Work::Encode:
+        return "encode";
+    case Work::Decode:
+        return "decode";
+    case Work::RoundTrip:
+        return "encode+decode";
+    }
+    return "?";
+}
+
+void measure(const char *label, const protocol::ChannelFrame &frame, qint64 count, int repetitions)
+{
+    const auto payload = static_cast<double>(frame.payload.size());
+    for (const Work work : {Work::Encode, Work::Decode, Work::RoundTrip}) {
+        std::vector<double> seconds;
+        for (int rep = 0; rep < repetitions; ++rep)
+            seconds.push_back(timeOnce(work, frame, count));
+        const double perSecond = static_cast<double>(count) / median(seconds);
+        std::printf("framecodec %-16s %-14s %8.3f M frames/s, %9.1f MB/s payload\n", label,
+            workName(work), perSecond / 1e6, perSecond * payload / 1e6);
+        std::fflush(stdout);
+    }
+}
+
+int parseArgument(const char *text, int fallback)
+{
+    if (!text)
+        return fallback;
+    char *end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*end != '\0' || value < 1 || value > 1 << 20) {
+        std::fprintf(
+            stderr, "usage: bench_framecodec [MiB, default 256] [repetitions, default 5]\n");
+        std::exit(2);
+    }
+    return static_cast<int>(value);
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    const int mebibytes = parseArgument(argc > 1 ? argv[1] : nullptr, 256);
+    const int repetitions = parseArgument(argc > 2 ? argv[2] : nullptr, 5);
+    const qint64 largeCount = qint64(mebibytes) * 1024 * 1024 / protocol::kMaxDataPayload;
+    const qint64 smallCount = qint64(mebibytes) * 4096;
+
+    std::printf("framecodec: median of %d, %lld large / %lld small frames per run, "
+                "MB = 10^6 bytes\n",
+        repetitions, static_cast<long long>(largeCount), static_cast<long long>(smallCount));
+    measure(
+        "64KiB data:", protocol::ChannelFrame::data(7, QByteArray(protocol::kMaxDataPayload, 'x')),
+        largeCount, repetitions);
+    measure(
+        "64B data:", protocol::ChannelFrame::data(7, QByteArray(64, 'x')), smallCount, repetitions);
+    return 0;
+}

@@ -1,0 +1,195 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora in corpus/<target>/: a few small valid and
+invalid inputs per fuzz target. Run once after changing the wire formats;
+the generated files are committed. Inputs that reproduced a crash are added
+by hand under corpus/<target>/crash-<what> and are not touched here.
+
+Formats follow common/protocol/channelframe.h, controlmessage.h and
+common/identity/enrollmentbundle.h."""
+
+import base64
+import hashlib
+import json
+import pathlib
+import struct
+
+ROOT = pathlib.Path(__file__).resolve().parent / "corpus"
+
+# --- channel frames ------------------------------------------------------------
+OPEN, ACCEPT, DATA, CREDIT, CLOSE = 1, 2, 3, 4, 5
+
+
+def frame(kind, channel, body=b"", flags=0):
+    return struct.pack(">BBI", kind, flags, channel) + body
+
+
+def open_frame(channel, window, metadata=b"{}"):
+    return frame(OPEN, channel, struct.pack(">I", window) + metadata)
+
+
+def accept_frame(channel, window):
+    return frame(ACCEPT, channel, struct.pack(">I", window))
+
+
+def data_frame(channel, payload):
+    return frame(DATA, channel, payload)
+
+
+def credit_frame(channel, amount):
+    return frame(CREDIT, channel, struct.pack(">I", amount))
+
+
+def close_frame(channel, code, reason=b""):
+    return frame(CLOSE, channel, struct.pack(">H", code) + reason)
+
+
+def mux_stream(*frames):
+    """The fuzz_channelmux input format: each frame after a u16 BE length."""
+    return b"".join(struct.pack(">H", len(f)) + f for f in frames)
+
+
+# --- enrollment bundles --------------------------------------------------------
+FWD_PREFIX = "cloopfwd1."
+EXE_PREFIX = "cloopexe1."
+
+
+def b64url(raw):
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def token(prefix, seed):
+    return prefix + b64url(hashlib.sha256(seed).digest())
+
+
+def pin(seed):
+    return "sha256:" + base64.b64encode(hashlib.sha256(seed).digest()).decode()
+
+
+def bundle_json(url, tok, pins):
+    return json.dumps({"p": pins, "t": tok, "u": url}, separators=(",", ":")).encode()
+
+
+def bundle(prefix, body):
+    checksum = hashlib.sha256(prefix.encode() + body).digest()[:4]
+    return (prefix + b64url(body + checksum)).encode()
+
+
+# --- control messages ----------------------------------------------------------
+def message(**fields):
+    return json.dumps(fields, separators=(",", ":")).encode()
+
+
+def main():
+    fwd_token = token("cft_", b"seed forwarder token")
+    exe_token = token("cet_", b"seed executor token")
+    pins = pin(b"hub key 1") + "," + pin(b"hub key 2")
+    fwd_body = bundle_json("wss://hub.example.net:8443", fwd_token, pin(b"hub key 1"))
+    exe_body = bundle_json("wss://10.0.0.5:8443/tunnel", exe_token, pins)
+    fwd_bundle = bundle(FWD_PREFIX, fwd_body)
+
+    corpora = {
+        "fuzz_channelframe": {
+            "open": open_frame(1, 256 * 1024, b'{"device":"usb"}'),
+            "accept": accept_frame(2, 65536),
+            "data": data_frame(3, b"hello"),
+            "data-1000": data_frame(7, bytes(range(256)) * 3 + bytes(232)),
+            "credit": credit_frame(5, 4096),
+            "close-normal": close_frame(1, 0, b"bye"),
+            "close-device-gone": close_frame(9, 4),
+            "bad-short": b"\x03\x00\x00",
+            "bad-flags": frame(DATA, 1, b"x", flags=0x80),
+            "bad-channel-0": data_frame(0, b"x"),
+            "bad-kind": frame(9, 1, b"x"),
+            "bad-credit-0": credit_frame(1, 0),
+            "bad-window-0": open_frame(1, 0),
+            "bad-window-huge": accept_frame(2, 0xFFFFFFFF),
+            "bad-accept-length": frame(ACCEPT, 2, b"\x00\x01"),
+            "bad-close-code": close_frame(1, 99),
+            "bad-empty-data": data_frame(1, b""),
+        },
+        "fuzz_controlmessage": {
+            "hello": message(type="hello", protocol=1, software="cloop-forward 0.1.0",
+                             role="forwarder", credential="cfc_abc"),
+            "redeem": message(type="redeem", protocol=1, software="cloop-agent 0.1.0",
+                              role="executor", token=exe_token),
+            "enrolled": message(type="enrolled", id=42, name="lab-yubikey", credential="cec_xyz"),
+            "welcome-usb": message(type="welcome", protocol=1, software="cloop-hub 0.1.0", id=7,
+                                   name="bench", device={"kind": "usb", "vendor": "1050",
+                                                         "product": "0407", "serial": "ABC123"}),
+            "welcome-l2": message(type="welcome", protocol=1, software="cloop-hub 0.1.0", id=8,
+                                  name="segment", device={"kind": "l2", "interface": "eth1"}),
+            "welcome-nodevice": message(type="welcome", protocol=1, software="cloop-hub", id=9,
+                                        name="agent"),
+            "error": message(type="error", code="revoked", message="credential revoked",
+                             permanent=True),
+            "bad-not-json": b'{"type":"hello",',
+            "bad-array": b'["hello"]',
+            "bad-no-type": message(protocol=1),
+            "bad-unknown-type": message(type="goodbye"),
+            "bad-protocol-0": message(type="hello", protocol=0, software="x", role="forwarder",
+                                      credential="c"),
+            "bad-role": message(type="hello", protocol=1, software="x", role="hub",
+                                credential="c"),
+            "bad-device": message(type="welcome", protocol=1, software="x", id=1, name="n",
+                                  device={"kind": "usb", "vendor": "10500", "product": "1"}),
+        },
+        "fuzz_bundle": {
+            # Pasted text.
+            "forwarder": fwd_bundle,
+            "executor": bundle(EXE_PREFIX, exe_body),
+            "forwarder-wrapped": fwd_bundle[:30] + b"\n  " + fwd_bundle[30:] + b"\n",
+            "bad-other-version": b"cloopfwd2." + fwd_bundle[10:],
+            "bad-truncated": fwd_bundle[:-5],
+            "bad-checksum": fwd_bundle[:-2] + (b"AA" if fwd_bundle[-2:] != b"AA" else b"BB"),
+            "bad-character": fwd_bundle[:20] + b"+" + fwd_bundle[21:],
+            "bad-not-a-bundle": b"hello world",
+            # JSON bodies (the target also wraps each input into a bundle).
+            "body-forwarder": fwd_body,
+            "body-executor": exe_body,
+            "body-no-pins": bundle_json("wss://hub.example.net", fwd_token, ""),
+            "body-bad-url": bundle_json("wss://", fwd_token, ""),
+            "body-bad-token": bundle_json("wss://hub.example.net", "cat_nope", ""),
+            "body-bad-pin": bundle_json("wss://hub.example.net", fwd_token, "sha1:AAAA"),
+        },
+        "fuzz_channelmux": {
+            "peer-channel-lifecycle": mux_stream(
+                open_frame(1, 256 * 1024, b'{"device":"usb"}'),
+                data_frame(1, b"ping"),
+                credit_frame(1, 4096),
+                data_frame(1, b"more bytes"),
+                close_frame(1, 0, b"done")),
+            "own-channels": mux_stream(
+                accept_frame(2, 65536),
+                credit_frame(2, 65536),
+                data_frame(2, b"reply"),
+                close_frame(4, 1, b"refused"),
+                data_frame(4, b"late data for a closed channel")),
+            "graceful-close": mux_stream(
+                open_frame(3, 16),
+                data_frame(3, b"\xfe close after the queue drains"),
+                credit_frame(3, 100),
+                credit_frame(3, 4000)),
+            "abort-close": mux_stream(
+                open_frame(5, 1024),
+                data_frame(5, b"\xff abort"),
+                data_frame(5, b"after abort")),
+            "many-channels": mux_stream(*[open_frame(2 * i + 1, 4096) for i in range(70)]),
+            "bad-open-twice": mux_stream(open_frame(1, 4096), open_frame(1, 4096)),
+            "bad-open-own-id": mux_stream(open_frame(6, 4096)),
+            "bad-open-metadata": mux_stream(open_frame(1, 4096, b"[1,2]")),
+            "bad-data-before-accept": mux_stream(data_frame(2, b"too early")),
+            "bad-credit-overflow": mux_stream(accept_frame(2, 1024), credit_frame(2, 64 * 1024 * 1024)),
+            "bad-frame": mux_stream(b"\x03\x00\x00"),
+        },
+    }
+
+    for target, inputs in corpora.items():
+        directory = ROOT / target
+        directory.mkdir(parents=True, exist_ok=True)
+        for name, data in inputs.items():
+            assert len(data) < 2048, (target, name, len(data))
+            (directory / name).write_bytes(data)
+
+
+if __name__ == "__main__":
+    main()
