@@ -5,6 +5,7 @@
 #include "common/logging.h"
 #include "common/net/hubtls.h"
 #include "common/tunnel/tunnelclient.h"
+#include "common/util/atomicfile.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -38,12 +39,15 @@ Status ForwarderDaemon::prepareFromBundle(const QString &bundleText)
     if (!bundle)
         return bundle.error();
     // Fail before the one-time token is spent if the credential could not be kept.
-    const QFileInfo target(m_credentialFile.path());
-    const QFileInfo folder(target.absolutePath());
-    if (folder.exists() && !folder.isWritable())
-        return usage(QStringLiteral("cannot save the credential: %1 is not writable").arg(folder.absoluteFilePath()));
-    if (target.exists() && !target.isWritable())
-        return usage(QStringLiteral("cannot save the credential: %1 is not writable").arg(target.absoluteFilePath()));
+    if (Status writable = util::probeWritableFolder(QFileInfo(m_credentialFile.path()).absolutePath()); !writable)
+        return usage(QStringLiteral("cannot save the credential at %1: %2")
+                             .arg(m_credentialFile.path(), writable.error().message));
+    if (auto existing = m_credentialFile.load(); existing && existing->credential)
+        qCWarning(lcForward).noquote() << QStringLiteral("%1 holds the credential of forwarder %2 (%3); a successful "
+                                                         "enrollment replaces it")
+                                                  .arg(m_credentialFile.path())
+                                                  .arg(existing->credential->id)
+                                                  .arg(existing->credential->name);
 
     m_pendingCredential.server = bundle->hub;
     m_pendingCredential.pin = bundle->pins;

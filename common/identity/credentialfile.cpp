@@ -7,6 +7,8 @@
 #include <QFile>
 #include <QJsonDocument>
 
+#include <cmath>
+
 namespace cloop::identity {
 
 namespace {
@@ -22,7 +24,9 @@ Error broken(const QString &path, const QString &problem)
 
 QJsonObject DaemonCredential::toJson() const
 {
-    QJsonObject object{
+    // Role-specific keys first, so none of them can shadow a field below.
+    QJsonObject object = extra;
+    const QJsonObject known{
         {QStringLiteral("server"), server.toString()},
         {QStringLiteral("id"), id},
         {QStringLiteral("name"), name},
@@ -30,10 +34,10 @@ QJsonObject DaemonCredential::toJson() const
         {QStringLiteral("pin"), pin},
         {QStringLiteral("enrolled_at"), enrolledAt.toUTC().toString(Qt::ISODateWithMs)},
     };
+    for (auto it = known.begin(); it != known.end(); ++it)
+        object.insert(it.key(), it.value());
     if (!caFile.isEmpty())
         object.insert(QStringLiteral("ca_file"), caFile);
-    for (auto it = extra.begin(); it != extra.end(); ++it)
-        object.insert(it.key(), it.value());
     return object;
 }
 
@@ -72,7 +76,8 @@ Result<LoadedCredential> CredentialFile::load() const
     if (!credential.server.isValid() || credential.server.host().isEmpty())
         return broken(m_path, QStringLiteral("\"server\" is not a URL"));
     const double id = object.value(QLatin1String("id")).toDouble(0);
-    if (id < 1 || id != static_cast<double>(static_cast<qint64>(id)))
+    // Range before conversion: a double outside qint64 does not convert.
+    if (!(id >= 1 && id <= 9007199254740992.0) || std::trunc(id) != id)
         return broken(m_path, QStringLiteral("\"id\" is not a positive integer"));
     credential.id = static_cast<qint64>(id);
     credential.name = object.value(QLatin1String("name")).toString();

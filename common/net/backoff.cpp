@@ -23,7 +23,7 @@ Backoff::Milliseconds Backoff::next()
     ++m_attempt;
     const double r = std::clamp(m_random(), 0.0, 1.0);
     const auto half = ceiling / 2;
-    return Milliseconds(half + static_cast<qint64>(r * static_cast<double>(ceiling - half)));
+    return Milliseconds(std::max<qint64>(1, half + static_cast<qint64>(r * static_cast<double>(ceiling - half))));
 }
 
 } // namespace cloop::net

@@ -70,7 +70,16 @@ ChannelFrame ChannelFrame::close(quint32 channel, CloseCode code, const QString 
     frame.kind = FrameKind::Close;
     frame.channel = channel;
     frame.closeCode = code;
-    frame.payload = reason.toUtf8().left(kMaxCloseReason);
+    // Shortened by characters, not bytes, so the reason stays valid UTF-8.
+    QString shortened = reason;
+    QByteArray utf8 = shortened.toUtf8();
+    while (utf8.size() > kMaxCloseReason) {
+        shortened.chop(1 + (utf8.size() - kMaxCloseReason) / 4);
+        if (!shortened.isEmpty() && shortened.back().isHighSurrogate())
+            shortened.chop(1);
+        utf8 = shortened.toUtf8();
+    }
+    frame.payload = utf8;
     return frame;
 }
 

@@ -4,6 +4,7 @@
 
 #include <QJsonDocument>
 #include <QMetaMethod>
+#include <QTimer>
 
 namespace cloop::tunnel {
 
@@ -80,13 +81,36 @@ void Channel::flush()
     const qsizetype sent = before - m_sendQueue.size();
     m_mux->adjustQueued(-sent);
     if (m_state == State::Closing && m_sendQueue.isEmpty()) {
-        finish(m_pendingCloseCode, m_pendingCloseReason, true);
+        sendOwnClose();
         return;
     }
-    if (sent > 0 && m_wasWritableBlocked
-        && m_sendQueue.size() <= m_mux->limits().maxQueuedPerChannel / 2) {
-        m_wasWritableBlocked = false;
-        Q_EMIT writable();
+    if (sent > 0)
+        m_mux->wakeBlockedWriters();
+}
+
+void Channel::sendOwnClose()
+{
+    m_mux->send(ChannelFrame::close(m_id, CloseCode::Normal, m_pendingCloseReason));
+    if (m_peerClosed)
+        finish(CloseCode::Normal, m_pendingCloseReason, false);
+    else
+        m_state = State::HalfClosed;
+}
+
+void Channel::onPeerClose(CloseCode code, const QString &reason)
+{
+    if (code != CloseCode::Normal || m_state == State::Opening || m_state == State::HalfClosed) {
+        finish(code, reason, false);
+        return;
+    }
+    // The peer has said all it will say; what this side still has queued
+    // goes out first, then this side's close ends the channel.
+    m_peerClosed = true;
+    if (m_pendingCloseReason.isEmpty())
+        m_pendingCloseReason = reason;
+    if (m_state == State::Open) {
+        m_state = State::Closing;
+        flush();
     }
 }
 
@@ -94,7 +118,10 @@ QByteArray Channel::read(qsizetype maxBytes)
 {
     const QByteArray out = m_receiveBuffer.left(maxBytes);
     m_receiveBuffer.remove(0, out.size());
-    if (out.isEmpty() || m_state != State::Open)
+    // A closing channel still receives (the peer may be flushing its own
+    // backlog before its close), so it still grants.
+    if (out.isEmpty() || m_peerClosed
+        || (m_state != State::Open && m_state != State::Closing && m_state != State::HalfClosed))
         return out;
     m_consumedSinceGrant += static_cast<quint32>(out.size());
     // Grant in batches of a quarter window: fewer frames, and no stall, since
@@ -109,15 +136,17 @@ QByteArray Channel::read(qsizetype maxBytes)
 
 void Channel::close(CloseCode code, const QString &reason)
 {
-    if (m_state == State::Closed || m_state == State::Closing)
+    if (m_state == State::Closed)
         return;
-    if (code == CloseCode::Normal && m_state == State::Open && !m_sendQueue.isEmpty()) {
-        m_state = State::Closing;
-        m_pendingCloseCode = code;
-        m_pendingCloseReason = reason;
+    if (code != CloseCode::Normal || m_state == State::Opening) {
+        finish(code, reason, true);
         return;
     }
-    finish(code, reason, true);
+    if (m_state != State::Open)
+        return; // already closing
+    m_state = State::Closing;
+    m_pendingCloseReason = reason;
+    flush();
 }
 
 void Channel::finish(CloseCode code, const QString &reason, bool notifyPeer)
@@ -125,13 +154,16 @@ void Channel::finish(CloseCode code, const QString &reason, bool notifyPeer)
     if (m_state == State::Closed)
         return;
     m_state = State::Closed;
-    m_mux->adjustQueued(-m_sendQueue.size());
+    const qsizetype dropped = m_sendQueue.size();
+    m_mux->adjustQueued(-dropped);
     m_sendQueue.clear();
     if (notifyPeer)
         m_mux->send(ChannelFrame::close(m_id, code, reason));
     m_mux->forget(this);
     Q_EMIT closed(code, reason);
     deleteLater();
+    if (dropped > 0)
+        m_mux->wakeBlockedWriters();
 }
 
 ChannelMultiplexer::ChannelMultiplexer(Side side, QObject *parent)
@@ -182,6 +214,26 @@ void ChannelMultiplexer::forget(Channel *channel)
     m_channels.remove(channel->id());
 }
 
+void ChannelMultiplexer::wakeBlockedWriters()
+{
+    // Room freed on one channel may be what another was waiting for (the
+    // per-connection cap is shared). A writer is woken once it can queue at
+    // least half of the smaller cap again, so wake-ups are not per byte.
+    if (m_waking)
+        return;
+    m_waking = true;
+    const qsizetype threshold = std::min(m_limits.maxQueuedPerChannel, m_limits.maxQueuedPerConnection) / 2;
+    const auto channels = m_channels.values();
+    for (Channel *channel : channels) {
+        if (channel->m_wasWritableBlocked && m_channels.contains(channel->id())
+            && channel->writableBytes() >= std::max<qsizetype>(1, threshold)) {
+            channel->m_wasWritableBlocked = false;
+            Q_EMIT channel->writable();
+        }
+    }
+    m_waking = false;
+}
+
 void ChannelMultiplexer::closeAll(const QString &reason)
 {
     const auto channels = m_channels.values();
@@ -226,6 +278,10 @@ Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
             return {};
         }
         Q_EMIT channelRequested(channel);
+        QTimer::singleShot(0, channel, [channel] {
+            if (channel->state() == Channel::State::Opening)
+                channel->refuse(QStringLiteral("nothing on this side took the channel"));
+        });
         return {};
     }
 
@@ -252,6 +308,8 @@ Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
         const auto size = static_cast<quint32>(frame.payload.size());
         if (channel->m_state == Channel::State::Opening)
             return violation(QStringLiteral("data before accept"));
+        if (channel->m_peerClosed)
+            return violation(QStringLiteral("data after close"));
         if (size > channel->m_peerAllowance)
             return violation(QStringLiteral("peer sent %1 bytes with only %2 of window left")
                                      .arg(size)
@@ -271,7 +329,7 @@ Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
         break;
     }
     case FrameKind::Close:
-        channel->finish(frame.closeCode, frame.closeReason(), false);
+        channel->onPeerClose(frame.closeCode, frame.closeReason());
         break;
     }
     return {};

@@ -22,7 +22,10 @@ class Channel final : public QObject
     Q_DISABLE_COPY_MOVE(Channel)
 
 public:
-    enum class State { Opening, Open, Closing, Closed };
+    // Closing: a normal close waits for the queued bytes to go out.
+    // HalfClosed: this side's close went out; the peer's has not come yet,
+    // and what the peer still sends is received.
+    enum class State { Opening, Open, Closing, HalfClosed, Closed };
 
     quint32 id() const { return m_id; }
     State state() const { return m_state; }
@@ -45,8 +48,10 @@ public:
     QByteArray read(qsizetype maxBytes);
     QByteArray readAll() { return read(m_receiveBuffer.size()); }
 
-    // Normal: queued bytes are sent first, then the close. Any other code
-    // drops what is queued.
+    // Normal: queued bytes are sent first, then the close; the channel ends
+    // when both sides have closed (a peer's normal close makes this side
+    // flush and close too). Any other code ends it at once, dropping what is
+    // queued on both sides.
     void close(protocol::CloseCode code = protocol::CloseCode::Normal, const QString &reason = {});
 
     quint64 bytesWritten() const { return m_bytesSent; }
@@ -65,14 +70,16 @@ private:
             quint32 receiveWindow);
 
     void flush();
+    void sendOwnClose();
+    void onPeerClose(protocol::CloseCode code, const QString &reason);
     void finish(protocol::CloseCode code, const QString &reason, bool notifyPeer);
 
     ChannelMultiplexer *m_mux;
     quint32 m_id;
     QJsonObject m_metadata;
     State m_state;
-    protocol::CloseCode m_pendingCloseCode = protocol::CloseCode::Normal;
     QString m_pendingCloseReason;
+    bool m_peerClosed = false;
 
     QByteArray m_sendQueue;
     quint32 m_sendCredit = 0;
@@ -133,8 +140,9 @@ public:
 
 Q_SIGNALS:
     void frameReady(const QByteArray &encoded);
-    // The peer opened a channel; a handler calls accept() or refuse() on it.
-    // Unhandled channels are refused when control returns to the event loop.
+    // The peer opened a channel; a handler calls accept() or refuse() on it
+    // before returning. Channels still undecided when control returns to the
+    // event loop are refused.
     void channelRequested(cloop::tunnel::Channel *channel);
 
 private:
@@ -142,6 +150,7 @@ private:
     void send(const protocol::ChannelFrame &frame);
     void forget(Channel *channel);
     void adjustQueued(qsizetype delta) { m_totalQueued += delta; }
+    void wakeBlockedWriters();
     bool isOwnId(quint32 id) const;
 
     Side m_side;
@@ -149,6 +158,7 @@ private:
     quint32 m_nextId;
     QHash<quint32, Channel *> m_channels;
     qsizetype m_totalQueued = 0;
+    bool m_waking = false;
 };
 
 } // namespace cloop::tunnel

@@ -48,12 +48,8 @@ private:
     QByteArray m_path;
 };
 
-} // namespace
-
-Status writeFileAtomically(const QString &path, const QByteArray &contents, int mode)
+Status ensureFolder(const QString &dirPath)
 {
-    const QFileInfo info(path);
-    const QString dirPath = info.absolutePath();
     if (!QDir().exists(dirPath)) {
         // Create each missing level 0700: these folders hold secrets.
         QStringList missing;
@@ -68,6 +64,30 @@ Status writeFileAtomically(const QString &path, const QByteArray &contents, int 
                 return ioError(QStringLiteral("cannot create folder"), level, errno);
         }
     }
+    return {};
+}
+
+} // namespace
+
+Status probeWritableFolder(const QString &folder)
+{
+    if (Status created = ensureFolder(folder); !created)
+        return created;
+    QByteArray templ = QFile::encodeName(folder + QLatin1String("/.cloop-probe-XXXXXX"));
+    const int fd = ::mkostemp(templ.data(), O_CLOEXEC);
+    if (fd < 0)
+        return ioError(QStringLiteral("cannot create a file in"), folder, errno);
+    ::close(fd);
+    ::unlink(templ.constData());
+    return {};
+}
+
+Status writeFileAtomically(const QString &path, const QByteArray &contents, int mode)
+{
+    const QFileInfo info(path);
+    const QString dirPath = info.absolutePath();
+    if (Status created = ensureFolder(dirPath); !created)
+        return created;
 
     QByteArray templ = QFile::encodeName(dirPath + QLatin1String("/.") + info.fileName()
                                          + QLatin1String(".tmp-XXXXXX"));

@@ -14,6 +14,10 @@ namespace cloop::util {
 // directories are created 0700.
 Status writeFileAtomically(const QString &path, const QByteArray &contents, int mode = 0600);
 
+// Creates the folder (0700, with missing parents) if needed and proves a
+// file can be created in it, so a secret that arrives later can be kept.
+Status probeWritableFolder(const QString &folder);
+
 // Permission bits of an existing file, or -1.
 int fileMode(const QString &path);
 

@@ -14,8 +14,8 @@ Result<std::chrono::seconds> parseDuration(const QString &text)
     qint64 total = 0;
     qint64 number = -1;
     for (const QChar c : text) {
-        if (c.isDigit()) {
-            number = (number < 0 ? 0 : number) * 10 + c.digitValue();
+        if (c >= QLatin1Char('0') && c <= QLatin1Char('9')) { // ASCII only: "٥h" is not a duration
+            number = (number < 0 ? 0 : number) * 10 + (c.unicode() - u'0');
             if (number > kMaxSeconds)
                 return invalid();
             continue;
@@ -46,6 +46,10 @@ QString formatDuration(std::chrono::seconds duration)
     if (s == 0)
         return QStringLiteral("0s");
     QString out;
+    if (s < 0) {
+        out = QStringLiteral("-");
+        s = -s;
+    }
     const struct { qint64 size; char16_t unit; } units[] = {{86400, u'd'}, {3600, u'h'}, {60, u'm'}, {1, u's'}};
     for (const auto &u : units) {
         if (s >= u.size) {

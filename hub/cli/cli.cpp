@@ -19,7 +19,7 @@ const char kUsage[] =
         "                                     enroll a forwarder, print its one-time command\n"
         "  forward list [--json] [--all]      list forwarders\n"
         "  forward revoke ID [--reason TEXT]  revoke a forwarder\n"
-        "  forward [--bundle B | --token-file F]\n"
+        "  forward [--bundle B | --token-file F] [--credential-file F] [--ca F]\n"
         "                                     run the forwarder on this machine\n"
         "  version                            print the version\n"
         "\n"

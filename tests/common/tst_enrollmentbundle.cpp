@@ -1,0 +1,303 @@
+// Unit tests of the enrollment bundle (common/identity/enrollmentbundle.h):
+// the one-line paste that carries hub URL, one-time token and pins. Every way
+// a paste gets mangled must be told apart from a valid bundle, with a message
+// that says what went wrong.
+
+#include "common/identity/enrollmentbundle.h"
+
+#include "common/crypto/secrets.h"
+
+#include <QTest>
+
+using namespace cloop;
+using namespace cloop::identity;
+
+namespace {
+
+const QString kAlphabet
+    = QStringLiteral("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_");
+
+QString pinOf(const char *seed)
+{
+    return QStringLiteral("sha256:")
+        + QString::fromLatin1(secrets::sha256(QByteArrayView(seed)).toBase64());
+}
+
+EnrollmentBundle forwarderBundle()
+{
+    EnrollmentBundle bundle;
+    bundle.kind = EnrollmentBundle::Kind::Forwarder;
+    bundle.hub = QUrl(QStringLiteral("wss://hub.example.com:8443"));
+    bundle.token = secrets::generate(secrets::SecretKind::ForwarderEnrollmentToken);
+    bundle.pins = pinOf("old key") + QLatin1Char(',') + pinOf("new key");
+    return bundle;
+}
+
+EnrollmentBundle executorBundle()
+{
+    EnrollmentBundle bundle;
+    bundle.kind = EnrollmentBundle::Kind::Executor;
+    bundle.hub = QUrl(QStringLiteral("https://10.1.2.3:9000"));
+    bundle.token = secrets::generate(secrets::SecretKind::AgentEnrollmentToken);
+    bundle.pins = pinOf("hub key");
+    return bundle;
+}
+
+// Decodes and requires an invalid_bundle error whose message holds `problem`.
+void expectRefused(const QString &text, EnrollmentBundle::Kind kind, const QString &problem,
+    QString *message = nullptr)
+{
+    const auto decoded = EnrollmentBundle::decode(text, kind);
+    QVERIFY2(!decoded.ok(), qPrintable(QStringLiteral("accepted: ") + text));
+    QCOMPARE(decoded.error().code, QStringLiteral("invalid_bundle"));
+    QVERIFY(decoded.error().permanent);
+    QVERIFY2(decoded.error().message.contains(problem),
+        qPrintable(QStringLiteral("message \"%1\" does not say \"%2\"")
+                       .arg(decoded.error().message, problem)));
+    if (message)
+        *message = decoded.error().message;
+}
+
+} // namespace
+
+class TestEnrollmentBundle final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void roundTrip_data();
+    void roundTrip();
+    void toleratesWrappingAndSpaces();
+    void refusesTruncated();
+    void refusesSingleChangedCharacter();
+    void refusesCharacterOutsideAlphabet_data();
+    void refusesCharacterOutsideAlphabet();
+    void refusesWrongPrefix();
+    void refusesOtherKind();
+    void refusesEmpty();
+    void refusesOverlong();
+    void refusesBadContentWithValidChecksum();
+    void problemsHaveDistinctMessages();
+};
+
+void TestEnrollmentBundle::roundTrip_data()
+{
+    QTest::addColumn<bool>("forwarder");
+    QTest::addColumn<bool>("withPins");
+    QTest::newRow("forwarder, two pins") << true << true;
+    QTest::newRow("forwarder, no pin") << true << false;
+    QTest::newRow("executor, one pin") << false << true;
+}
+
+void TestEnrollmentBundle::roundTrip()
+{
+    QFETCH(bool, forwarder);
+    QFETCH(bool, withPins);
+
+    EnrollmentBundle bundle = forwarder ? forwarderBundle() : executorBundle();
+    if (!withPins)
+        bundle.pins.clear();
+
+    // When encoded, then it is one line: the kind's prefix and base64url.
+    const QString text = bundle.encode();
+    const QString prefix = EnrollmentBundle::prefixFor(bundle.kind);
+    QCOMPARE(prefix, forwarder ? QStringLiteral("cloopfwd1.") : QStringLiteral("cloopexe1."));
+    QVERIFY(text.startsWith(prefix));
+    const QString body = text.mid(prefix.size());
+    QVERIFY(!body.isEmpty());
+    for (const QChar c : body)
+        QVERIFY2(kAlphabet.contains(c), qPrintable(text));
+
+    // When decoded, then every field comes back.
+    const auto decoded = EnrollmentBundle::decode(text, bundle.kind);
+    QVERIFY2(decoded.ok(), qPrintable(decoded.ok() ? QString() : decoded.error().message));
+    QCOMPARE(decoded->kind, bundle.kind);
+    QCOMPARE(decoded->hub, bundle.hub);
+    QCOMPARE(decoded->token, bundle.token);
+    QCOMPARE(decoded->pins, bundle.pins);
+    // And two bundles with different tokens differ.
+    EnrollmentBundle other = bundle;
+    other.token = secrets::generate(forwarder ? secrets::SecretKind::ForwarderEnrollmentToken
+                                              : secrets::SecretKind::AgentEnrollmentToken);
+    QCOMPARE_NE(other.encode(), text);
+}
+
+void TestEnrollmentBundle::toleratesWrappingAndSpaces()
+{
+    const EnrollmentBundle bundle = forwarderBundle();
+    const QString text = bundle.encode();
+
+    // Given the bundle wrapped by a chat window or mail client,
+    QString wrapped = QStringLiteral("  \n");
+    for (qsizetype i = 0; i < text.size(); i += 17)
+        wrapped += text.mid(i, 17) + (i % 2 ? QStringLiteral("\r\n") : QStringLiteral(" \t\n "));
+    wrapped += QStringLiteral("\n");
+    QVERIFY(wrapped.contains(QLatin1Char('\n')));
+
+    // then it decodes to the same bundle.
+    const auto decoded = EnrollmentBundle::decode(wrapped, EnrollmentBundle::Kind::Forwarder);
+    QVERIFY2(decoded.ok(), qPrintable(decoded.ok() ? QString() : decoded.error().message));
+    QCOMPARE(decoded->token, bundle.token);
+    QCOMPARE(decoded->hub, bundle.hub);
+    QCOMPARE(decoded->pins, bundle.pins);
+}
+
+void TestEnrollmentBundle::refusesTruncated()
+{
+    const QString text = forwarderBundle().encode();
+    const qsizetype prefixSize
+        = EnrollmentBundle::prefixFor(EnrollmentBundle::Kind::Forwarder).size();
+    // Every cut that keeps the prefix: near the start, in the middle, and
+    // across each of the four base64 phases near the end (where the checksum is).
+    QList<qsizetype> cuts { prefixSize, prefixSize + 1, prefixSize + 2, prefixSize + 3,
+        prefixSize + 8, text.size() / 2 };
+    for (qsizetype missing = 1; missing <= 8; ++missing)
+        cuts.append(text.size() - missing);
+    for (const qsizetype cut : std::as_const(cuts)) {
+        const QString truncated = text.left(cut);
+        expectRefused(truncated, EnrollmentBundle::Kind::Forwarder, QStringLiteral("truncated"));
+        if (QTest::currentTestFailed())
+            QFAIL(
+                qPrintable(QStringLiteral("cut at %1 of %2 characters").arg(cut).arg(text.size())));
+    }
+}
+
+void TestEnrollmentBundle::refusesSingleChangedCharacter()
+{
+    const QString text = forwarderBundle().encode();
+    const qsizetype prefixSize
+        = EnrollmentBundle::prefixFor(EnrollmentBundle::Kind::Forwarder).size();
+    // Change each character of the body in turn to another base64url character
+    // that differs in its top bit, which always carries data (the low bits of
+    // the last character may be padding).
+    for (qsizetype i = prefixSize; i < text.size(); ++i) {
+        QString mistyped = text;
+        const qsizetype value = kAlphabet.indexOf(text.at(i));
+        QVERIFY(value >= 0);
+        mistyped[i] = kAlphabet.at(value ^ 0x20);
+        expectRefused(mistyped, EnrollmentBundle::Kind::Forwarder, QStringLiteral("checksum"));
+        if (QTest::currentTestFailed())
+            QFAIL(qPrintable(QStringLiteral("character %1 changed: %2").arg(i).arg(mistyped)));
+    }
+}
+
+void TestEnrollmentBundle::refusesCharacterOutsideAlphabet_data()
+{
+    QTest::addColumn<QChar>("bad");
+    QTest::addColumn<int>("offset"); // into the body; negative counts from the end
+
+    QTest::newRow("'!' first") << QChar(u'!') << 0;
+    QTest::newRow("'+' (standard base64) in the middle") << QChar(u'+') << 20;
+    QTest::newRow("'/' (standard base64) in the middle") << QChar(u'/') << 31;
+    QTest::newRow("'=' padding at the end") << QChar(u'=') << -1;
+    QTest::newRow("'.' second") << QChar(u'.') << 1;
+    QTest::newRow("non-ASCII") << QChar(0x00e9) << 5;
+    QTest::newRow("smart quote") << QChar(0x201d) << 12;
+}
+
+void TestEnrollmentBundle::refusesCharacterOutsideAlphabet()
+{
+    QFETCH(QChar, bad);
+    QFETCH(int, offset);
+
+    QString text = forwarderBundle().encode();
+    const qsizetype prefixSize
+        = EnrollmentBundle::prefixFor(EnrollmentBundle::Kind::Forwarder).size();
+    const qsizetype index = offset >= 0 ? prefixSize + offset : text.size() + offset;
+    text[index] = bad;
+
+    // The message names the 1-based position in the pasted line.
+    QString message;
+    expectRefused(text, EnrollmentBundle::Kind::Forwarder,
+        QStringLiteral("position %1").arg(index + 1), &message);
+    QVERIFY2(message.contains(QStringLiteral("'%1'").arg(bad)), qPrintable(message));
+}
+
+void TestEnrollmentBundle::refusesWrongPrefix()
+{
+    const QString text = forwarderBundle().encode();
+    const QString body
+        = text.mid(EnrollmentBundle::prefixFor(EnrollmentBundle::Kind::Forwarder).size());
+
+    expectRefused(QStringLiteral("cloopfwd2.") + body, EnrollmentBundle::Kind::Forwarder,
+        QStringLiteral("starts with \"cloopfwd2.\", not \"cloopfwd1.\""));
+    expectRefused(QStringLiteral("CLOOPFWD1.") + body, EnrollmentBundle::Kind::Forwarder,
+        QStringLiteral("must start with \"cloopfwd1.\""));
+    expectRefused(body, EnrollmentBundle::Kind::Forwarder, QStringLiteral("not a cloop bundle"));
+    expectRefused(QStringLiteral("cft_") + body, EnrollmentBundle::Kind::Forwarder,
+        QStringLiteral("not a cloop bundle"));
+    // A prefix cut short is a wrong prefix, not a crash.
+    expectRefused(text.left(5), EnrollmentBundle::Kind::Forwarder, QStringLiteral("cloopfwd1."));
+}
+
+void TestEnrollmentBundle::refusesOtherKind()
+{
+    // Given an executor bundle where a forwarder one is expected (and back),
+    // then the message says which command it belongs to.
+    expectRefused(executorBundle().encode(), EnrollmentBundle::Kind::Forwarder,
+        QStringLiteral("this is an executor bundle"));
+    expectRefused(forwarderBundle().encode(), EnrollmentBundle::Kind::Executor,
+        QStringLiteral("this is a forwarder bundle"));
+}
+
+void TestEnrollmentBundle::refusesEmpty()
+{
+    expectRefused(QString(), EnrollmentBundle::Kind::Forwarder, QStringLiteral("empty"));
+    expectRefused(
+        QStringLiteral(" \n\t "), EnrollmentBundle::Kind::Forwarder, QStringLiteral("empty"));
+}
+
+void TestEnrollmentBundle::refusesOverlong()
+{
+    EnrollmentBundle bundle = forwarderBundle();
+    const QString text = bundle.encode() + QString(4096, QLatin1Char('A'));
+    expectRefused(text, EnrollmentBundle::Kind::Forwarder, QStringLiteral("characters long"));
+}
+
+void TestEnrollmentBundle::refusesBadContentWithValidChecksum()
+{
+    // These pass the checksum (encode() does not validate), so it is the
+    // content checks that must catch them.
+    EnrollmentBundle wrongToken = forwarderBundle();
+    wrongToken.token = secrets::generate(secrets::SecretKind::ForwarderCredential);
+    expectRefused(wrongToken.encode(), EnrollmentBundle::Kind::Forwarder,
+        QStringLiteral("does not hold a forwarder enrollment token"));
+
+    EnrollmentBundle noHub = forwarderBundle();
+    noHub.hub = QUrl();
+    expectRefused(
+        noHub.encode(), EnrollmentBundle::Kind::Forwarder, QStringLiteral("no valid hub URL"));
+
+    EnrollmentBundle badPin = forwarderBundle();
+    badPin.pins = QStringLiteral("md5:abc");
+    expectRefused(
+        badPin.encode(), EnrollmentBundle::Kind::Forwarder, QStringLiteral("pin is invalid"));
+}
+
+void TestEnrollmentBundle::problemsHaveDistinctMessages()
+{
+    const QString text = forwarderBundle().encode();
+    QString mistyped = text;
+    mistyped[20] = kAlphabet.at(kAlphabet.indexOf(text.at(20)) ^ 0x20);
+    QString outside = text;
+    outside[20] = QLatin1Char('!');
+
+    QString messages[5];
+    expectRefused(
+        mistyped, EnrollmentBundle::Kind::Forwarder, QStringLiteral("checksum"), &messages[0]);
+    expectRefused(
+        outside, EnrollmentBundle::Kind::Forwarder, QStringLiteral("position 21"), &messages[1]);
+    expectRefused(QStringLiteral("cloopfwd1."), EnrollmentBundle::Kind::Forwarder,
+        QStringLiteral("truncated"), &messages[2]);
+    expectRefused(
+        QString(), EnrollmentBundle::Kind::Forwarder, QStringLiteral("empty"), &messages[3]);
+    expectRefused(executorBundle().encode(), EnrollmentBundle::Kind::Forwarder,
+        QStringLiteral("executor"), &messages[4]);
+    for (int i = 0; i < 5; ++i) {
+        for (int j = i + 1; j < 5; ++j)
+            QCOMPARE_NE(messages[i], messages[j]);
+    }
+}
+
+QTEST_GUILESS_MAIN(TestEnrollmentBundle)
+#include "tst_enrollmentbundle.moc"

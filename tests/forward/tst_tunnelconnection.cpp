@@ -1,0 +1,316 @@
+// Tests of one tunnel over one real WebSocket (common/tunnel/tunnelconnection.h)
+// on loopback: the daemon end is a TunnelConnection around a QWebSocket the
+// test dials, the hub end is the fake hub's raw socket, so each test decides
+// exactly what the peer sends. The promise under test is "exactly one
+// disconnected() however the link ends", plus what goes back to a peer that
+// sends garbage.
+
+#include "common/protocol/channelframe.h"
+#include "common/protocol/controlmessage.h"
+#include "common/tunnel/channelmultiplexer.h"
+#include "common/tunnel/tunnelconnection.h"
+#include "forward/tunneltestsupport.h"
+
+#include <QJsonObject>
+#include <QSignalSpy>
+#include <QTcpServer>
+#include <QTest>
+#include <QWebSocket>
+
+#include <chrono>
+#include <memory>
+
+using namespace std::chrono_literals;
+using namespace cloop;
+using cloop::testsupport::FakeHub;
+using cloop::testsupport::TcpProxy;
+using tunnel::Channel;
+using tunnel::ChannelMultiplexer;
+using tunnel::TunnelConnection;
+
+namespace {
+
+constexpr int kEventTimeoutMs = 5000;
+// After the one disconnected(), how long a second one gets to show up.
+constexpr int kQuietMs = 300;
+
+QUrl endpoint(QUrl url)
+{
+    url.setPath(QStringLiteral("/api/forwarders/connect"));
+    return url;
+}
+
+} // namespace
+
+class TestTunnelConnection final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void peerCloseEndsTunnelOnce();
+    void refusedDialEndsTunnelOnce();
+    void abortBeforeDialEndsTunnelOnce();
+    void malformedControlIsAnsweredNotFatal();
+    void garbageBinaryFrameDropsTunnel();
+    void oversizedMessageDropsTunnel();
+    void closeWithErrorSendsErrorThenCloses();
+    void closeGivesUpOnSilentPeer();
+    void deletingConnectionClosesChannels();
+
+private:
+    // Dials `url` with a daemon-side TunnelConnection; null on failure.
+    std::unique_ptr<TunnelConnection> dial(const QUrl &url, tunnel::TunnelTiming timing = {});
+};
+
+std::unique_ptr<TunnelConnection> TestTunnelConnection::dial(
+    const QUrl &url, tunnel::TunnelTiming timing)
+{
+    auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
+    auto connection = std::make_unique<TunnelConnection>(
+        socket, ChannelMultiplexer::Side::Daemon, ChannelMultiplexer::Limits {}, timing);
+    QSignalSpy connected(socket, &QWebSocket::connected);
+    socket->open(endpoint(url));
+    if (!connected.wait(kEventTimeoutMs))
+        return nullptr;
+    return connection;
+}
+
+void TestTunnelConnection::peerCloseEndsTunnelOnce()
+{
+    FakeHub hub;
+    QVERIFY(hub.listenPlain());
+    QSignalSpy hubConnected(&hub, &FakeHub::clientConnected);
+    auto connection = dial(hub.url());
+    QVERIFY(connection);
+    QVERIFY(hubConnected.count() == 1 || hubConnected.wait(kEventTimeoutMs));
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+
+    // An open channel learns that the link is gone.
+    auto opened = connection->channels()->openChannel(QJsonObject {});
+    QVERIFY(opened);
+    QPointer<Channel> channel = *opened;
+    QList<protocol::CloseCode> channelClosed;
+    connect(channel.data(), &Channel::closed, this,
+        [&channelClosed](
+            protocol::CloseCode code, const QString &) { channelClosed.append(code); });
+
+    hub.socket(0)->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("hub restarting"));
+
+    QVERIFY(disconnected.wait(kEventTimeoutMs));
+    QCOMPARE(disconnected.first().first().toString(), QStringLiteral("hub restarting"));
+    QVERIFY(!connection->isOpen());
+    QCOMPARE(channelClosed, QList<protocol::CloseCode> { protocol::CloseCode::ConnectionLost });
+    QVERIFY(!disconnected.wait(kQuietMs));
+    QCOMPARE(disconnected.count(), 1);
+}
+
+void TestTunnelConnection::refusedDialEndsTunnelOnce()
+{
+    // A loopback port that nobody listens on (any more).
+    quint16 closedPort = 0;
+    {
+        QTcpServer probe;
+        QVERIFY(probe.listen(QHostAddress::LocalHost, 0));
+        closedPort = probe.serverPort();
+    }
+    auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
+    TunnelConnection connection(socket, ChannelMultiplexer::Side::Daemon);
+    QSignalSpy disconnected(&connection, &TunnelConnection::disconnected);
+    QUrl url;
+    url.setScheme(QStringLiteral("ws"));
+    url.setHost(QStringLiteral("127.0.0.1"));
+    url.setPort(closedPort);
+    socket->open(endpoint(url));
+
+    QVERIFY(disconnected.wait(kEventTimeoutMs));
+    QVERIFY(!disconnected.first().first().toString().isEmpty());
+    QVERIFY(!connection.isOpen());
+    QVERIFY(!disconnected.wait(kQuietMs));
+    QCOMPARE(disconnected.count(), 1);
+}
+
+void TestTunnelConnection::abortBeforeDialEndsTunnelOnce()
+{
+    TunnelConnection connection(new QWebSocket(QString(), QWebSocketProtocol::VersionLatest),
+        ChannelMultiplexer::Side::Daemon);
+    QSignalSpy disconnected(&connection, &TunnelConnection::disconnected);
+
+    connection.abort(QStringLiteral("shutting down"));
+
+    QCOMPARE(disconnected.count(), 1);
+    QCOMPARE(disconnected.first().first().toString(), QStringLiteral("shutting down"));
+    QVERIFY(!connection.isOpen());
+    connection.abort(QStringLiteral("again"));
+    connection.close(QStringLiteral("and again"));
+    QVERIFY(!disconnected.wait(kQuietMs));
+    QCOMPARE(disconnected.count(), 1);
+}
+
+void TestTunnelConnection::malformedControlIsAnsweredNotFatal()
+{
+    FakeHub hub;
+    QVERIFY(hub.listenPlain());
+    hub.setResponder({});
+    QSignalSpy hubConnected(&hub, &FakeHub::clientConnected);
+    QSignalSpy hubText(&hub, &FakeHub::textReceived);
+    auto connection = dial(hub.url());
+    QVERIFY(connection);
+    QVERIFY(hubConnected.count() == 1 || hubConnected.wait(kEventTimeoutMs));
+    QSignalSpy control(connection.get(), &TunnelConnection::controlReceived);
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+
+    // Garbage gets a non-permanent protocol error back,
+    hub.socket(0)->sendTextMessage(QStringLiteral("{not json"));
+    QVERIFY(hubText.wait(kEventTimeoutMs));
+    const auto answer = hub.message(0, 0);
+    QVERIFY2(answer, qPrintable(hub.texts(0).value(0)));
+    const auto *error = std::get_if<protocol::ErrorMessage>(&*answer);
+    QVERIFY(error);
+    QCOMPARE(error->code, QStringLiteral("protocol_error"));
+    QVERIFY(!error->permanent);
+    QCOMPARE(control.count(), 0);
+
+    // and the tunnel carries on.
+    hub.send(hub.socket(0), FakeHub::welcome());
+    QVERIFY(control.wait(kEventTimeoutMs));
+    QVERIFY(connection->isOpen());
+    QCOMPARE(disconnected.count(), 0);
+}
+
+void TestTunnelConnection::garbageBinaryFrameDropsTunnel()
+{
+    FakeHub hub;
+    QVERIFY(hub.listenPlain());
+    hub.setResponder({});
+    QSignalSpy hubConnected(&hub, &FakeHub::clientConnected);
+    QSignalSpy hubText(&hub, &FakeHub::textReceived);
+    QSignalSpy hubDisconnected(&hub, &FakeHub::clientDisconnected);
+    auto connection = dial(hub.url());
+    QVERIFY(connection);
+    QVERIFY(hubConnected.count() == 1 || hubConnected.wait(kEventTimeoutMs));
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+
+    // A frame for a channel the hub may not open (odd ids are the daemon's)
+    // is a protocol violation: the whole tunnel goes.
+    const QByteArray violation
+        = protocol::encodeFrame(protocol::ChannelFrame::open(1, 4096, QByteArrayLiteral("{}")));
+    hub.socket(0)->sendBinaryMessage(violation);
+
+    QVERIFY(disconnected.wait(kEventTimeoutMs));
+    QVERIFY(!connection->isOpen());
+    QVERIFY(hubDisconnected.count() == 1 || hubDisconnected.wait(kEventTimeoutMs));
+    QVERIFY(!disconnected.wait(kQuietMs));
+    QCOMPARE(disconnected.count(), 1);
+
+    // onBinary() means to tell the peer why (sendControl(error), then abort()).
+    QEXPECT_FAIL("",
+        "BUG tunnelconnection.cpp onBinary(): sendControl() only queues the error in the "
+        "socket's write buffer and abort() discards that buffer, so the peer never "
+        "learns why the tunnel was dropped",
+        Abort);
+    QCOMPARE(hub.texts(0).size(), 1);
+    const auto told = hub.message(0, 0);
+    QVERIFY(told && std::holds_alternative<protocol::ErrorMessage>(*told));
+}
+
+void TestTunnelConnection::oversizedMessageDropsTunnel()
+{
+    FakeHub hub;
+    QVERIFY(hub.listenPlain());
+    QSignalSpy hubConnected(&hub, &FakeHub::clientConnected);
+    auto connection = dial(hub.url());
+    QVERIFY(connection);
+    QVERIFY(hubConnected.count() == 1 || hubConnected.wait(kEventTimeoutMs));
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+    QSignalSpy control(connection.get(), &TunnelConnection::controlReceived);
+
+    // Far beyond both the largest channel frame and the largest control message.
+    hub.socket(0)->sendBinaryMessage(QByteArray(4 * 1024 * 1024, 'x'));
+
+    QVERIFY(disconnected.wait(kEventTimeoutMs));
+    QVERIFY(!disconnected.first().first().toString().isEmpty());
+    QCOMPARE(control.count(), 0);
+    QCOMPARE(disconnected.count(), 1);
+}
+
+void TestTunnelConnection::closeWithErrorSendsErrorThenCloses()
+{
+    FakeHub hub;
+    QVERIFY(hub.listenPlain());
+    hub.setResponder({});
+    QSignalSpy hubConnected(&hub, &FakeHub::clientConnected);
+    QSignalSpy hubDisconnected(&hub, &FakeHub::clientDisconnected);
+    auto connection = dial(hub.url());
+    QVERIFY(connection);
+    QVERIFY(hubConnected.count() == 1 || hubConnected.wait(kEventTimeoutMs));
+    QPointer<QWebSocket> hubSocket = hub.socket(0);
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+
+    connection->closeWithError(protocol::ErrorMessage {
+        QStringLiteral("going_away"), QStringLiteral("daemon shutting down"), false });
+
+    QVERIFY(hubDisconnected.wait(kEventTimeoutMs));
+    QCOMPARE(hub.texts(0).size(), 1);
+    const auto told = hub.message(0, 0);
+    QVERIFY(told);
+    const auto *error = std::get_if<protocol::ErrorMessage>(&*told);
+    QVERIFY(error);
+    QCOMPARE(error->code, QStringLiteral("going_away"));
+    QVERIFY(hubSocket);
+    QCOMPARE(hubSocket->closeCode(), QWebSocketProtocol::CloseCodeNormal);
+    QCOMPARE(hubSocket->closeReason(), QStringLiteral("daemon shutting down"));
+
+    QVERIFY(disconnected.count() == 1 || disconnected.wait(kEventTimeoutMs));
+    QCOMPARE(disconnected.first().first().toString(), QStringLiteral("daemon shutting down"));
+    QVERIFY(!disconnected.wait(kQuietMs));
+    QCOMPARE(disconnected.count(), 1);
+}
+
+void TestTunnelConnection::closeGivesUpOnSilentPeer()
+{
+    // A peer that never answers the close handshake (here: a link that went
+    // silent) must not keep the tunnel half-closed.
+    FakeHub hub;
+    QVERIFY(hub.listenPlain());
+    TcpProxy proxy(hub.port());
+    QVERIFY(proxy.listen());
+    QUrl url = hub.url();
+    url.setPort(proxy.port());
+    QSignalSpy hubConnected(&hub, &FakeHub::clientConnected);
+    auto connection = dial(url);
+    QVERIFY(connection);
+    QVERIFY(hubConnected.count() == 1 || hubConnected.wait(kEventTimeoutMs));
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+    proxy.setBlackhole(true);
+
+    connection->close(QStringLiteral("daemon stopping"));
+
+    QVERIFY(disconnected.wait(kEventTimeoutMs));
+    QCOMPARE(disconnected.first().first().toString(), QStringLiteral("daemon stopping"));
+    QVERIFY(!connection->isOpen());
+    QVERIFY(!disconnected.wait(kQuietMs));
+    QCOMPARE(disconnected.count(), 1);
+}
+
+void TestTunnelConnection::deletingConnectionClosesChannels()
+{
+    FakeHub hub;
+    QVERIFY(hub.listenPlain());
+    QSignalSpy hubConnected(&hub, &FakeHub::clientConnected);
+    auto connection = dial(hub.url());
+    QVERIFY(connection);
+    auto opened = connection->channels()->openChannel(QJsonObject {});
+    QVERIFY(opened);
+    QPointer<Channel> channel = *opened;
+    QList<protocol::CloseCode> codes;
+    connect(channel.data(), &Channel::closed, this,
+        [&codes](protocol::CloseCode code, const QString &) { codes.append(code); });
+
+    connection.reset();
+
+    QCOMPARE(codes, QList<protocol::CloseCode> { protocol::CloseCode::ConnectionLost });
+    QVERIFY(!channel);
+}
+
+QTEST_GUILESS_MAIN(TestTunnelConnection)
+#include "tst_tunnelconnection.moc"

@@ -1,0 +1,207 @@
+// Integration: enrolling a forwarder through the real `cloop` command line
+// and connecting the real `cloop-forward` (and `cloop forward`) to a real hub
+// on 127.0.0.1. Every test function has a hub of its own.
+
+#include "support/testrig.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTest>
+
+#include <sys/stat.h>
+
+using namespace cloop::testing;
+
+namespace {
+
+int permissionBits(const QString &path)
+{
+    struct stat info{};
+    if (::stat(QFile::encodeName(path).constData(), &info) != 0)
+        return -1;
+    return static_cast<int>(info.st_mode & 07777);
+}
+
+QJsonObject readJsonFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return {};
+    return QJsonDocument::fromJson(file.readAll()).object();
+}
+
+// The words of the row of `cloop forward list` whose NAME is `name`.
+QStringList tableRowWords(const QString &table, const QString &name)
+{
+    const QStringList lines = table.split(QLatin1Char('\n'));
+    for (const QString &line : lines) {
+        const QStringList words = line.split(QLatin1Char(' '), Qt::SkipEmptyParts);
+        if (words.size() > 1 && words.at(1) == name)
+            return words;
+    }
+    return {};
+}
+
+} // namespace
+
+class TestForwarderEnrollment final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void enrollConnectList();
+    void plainRestartUsesSavedCredential();
+    void tokenFileDeletedAfterRedemption();
+    void umbrellaRunsForwarder();
+
+private:
+    std::unique_ptr<TestRig> m_rig;
+};
+
+void TestForwarderEnrollment::init()
+{
+    m_rig = std::make_unique<TestRig>();
+    QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
+}
+
+void TestForwarderEnrollment::cleanup()
+{
+    if (QTest::currentTestFailed() && m_rig)
+        m_rig->printDiagnostics();
+    m_rig.reset();
+}
+
+void TestForwarderEnrollment::enrollConnectList()
+{
+    HubProcess &hub = m_rig->hub();
+    QCOMPARE(hub.pin(), hub.tlsInitPin());
+
+    // Given an enrollment made with the command line
+    const Enrollment enrollment = hub.enroll(QStringLiteral("lab-key"));
+    QVERIFY2(enrollment.ok, qPrintable(enrollment.error));
+    QVERIFY2(enrollment.bundle.startsWith(QLatin1String("cloopfwd1.")), qPrintable(enrollment.bundle));
+    QCOMPARE(enrollment.command, QStringLiteral("cloop forward --bundle ") + enrollment.bundle);
+    const QJsonObject record = enrollment.answer.value(QLatin1String("forwarder")).toObject();
+    QCOMPARE(record.value(QLatin1String("name")).toString(), QStringLiteral("lab-key"));
+    QCOMPARE(record.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+    QVERIFY(QDateTime::fromString(enrollment.answer.value(QLatin1String("token_expires_at")).toString(),
+                                  Qt::ISODateWithMs)
+                    .isValid());
+
+    // When the forwarder runs with the bundle
+    const QString credentialFile = m_rig->path(QStringLiteral("forwarder.json"));
+    ForwarderProcess &forwarder = m_rig->addForwarder(
+            {QStringLiteral("--bundle"), enrollment.bundle, QStringLiteral("--credential-file"), credentialFile});
+    QVERIFY2(forwarder.start(), qPrintable(forwarder.describe()));
+
+    // Then the hub lists it connected
+    QTRY_VERIFY2_WITH_TIMEOUT(hub.forwarderConnected(enrollment.id), qPrintable(forwarder.describe()), kLongWaitMs);
+    QVERIFY2(forwarder.isRunning(), qPrintable(forwarder.describe()));
+    QVERIFY2(forwarder.waitForStderr(QStringLiteral("connected to the hub")), qPrintable(forwarder.describe()));
+    const QJsonObject listed = hub.forwarder(enrollment.id);
+    QCOMPARE(listed.value(QLatin1String("state")).toString(), QStringLiteral("connected"));
+    QVERIFY(listed.value(QLatin1String("enrolled_at")).isString());
+
+    // and the credential was kept with mode 0600, holding what a restart needs
+    QVERIFY2(QFile::exists(credentialFile), qPrintable(forwarder.describe()));
+    QCOMPARE(permissionBits(credentialFile), 0600);
+    const QJsonObject saved = readJsonFile(credentialFile);
+    const QJsonObject access = hub.localAccess();
+    QCOMPARE(saved.value(QLatin1String("server")).toString(), access.value(QLatin1String("url")).toString());
+    QCOMPARE(saved.value(QLatin1String("id")).toInteger(), enrollment.id);
+    QCOMPARE(saved.value(QLatin1String("name")).toString(), QStringLiteral("lab-key"));
+    QVERIFY2(saved.value(QLatin1String("credential")).toString().startsWith(QLatin1String("cfc_")),
+             qPrintable(QString::fromUtf8(QJsonDocument(saved).toJson())));
+    QCOMPARE(saved.value(QLatin1String("pin")).toString(), access.value(QLatin1String("pin")).toString());
+    QVERIFY(QDateTime::fromString(saved.value(QLatin1String("enrolled_at")).toString(), Qt::ISODateWithMs).isValid());
+    // --credential-file means the default place stays untouched.
+    QVERIFY(!QFile::exists(forwarder.home() + QLatin1String("/.cloop/forwarder.json")));
+
+    // and the table names it connected
+    const CliResult table = hub.cli({QStringLiteral("forward"), QStringLiteral("list")});
+    CLOOP_COMPARE_EXIT(table, 0);
+    QVERIFY2(table.stdoutText().contains(QLatin1String("lab-key")), qPrintable(table.describe()));
+    const QStringList row = tableRowWords(table.stdoutText(), QStringLiteral("lab-key"));
+    QVERIFY2(row.contains(QLatin1String("connected")), qPrintable(table.describe()));
+}
+
+void TestForwarderEnrollment::plainRestartUsesSavedCredential()
+{
+    HubProcess &hub = m_rig->hub();
+    ConnectedForwarder first;
+    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("restarted"), first), qPrintable(m_rig->lastError()));
+    QFile credential(first.credentialFile);
+    QVERIFY(credential.open(QIODevice::ReadOnly));
+    const QByteArray savedBefore = credential.readAll();
+    credential.close();
+
+    // When the daemon is stopped the ordinary way
+    QVERIFY(first.process->terminate());
+    QTRY_VERIFY_WITH_TIMEOUT(first.process->hasExited(), kLongWaitMs);
+    QVERIFY2(first.process->exitCode() == 0, qPrintable(first.process->describe()));
+    QTRY_VERIFY_WITH_TIMEOUT(!hub.forwarderConnected(first.enrollment.id), kLongWaitMs);
+    QCOMPARE(hub.forwarder(first.enrollment.id).value(QLatin1String("state")).toString(),
+             QStringLiteral("disconnected"));
+
+    // and started again with no bundle
+    ForwarderProcess &again = m_rig->addForwarder({QStringLiteral("--credential-file"), first.credentialFile},
+                                                  first.process->home());
+    QVERIFY2(m_rig->startAndAwaitConnection(again, first.enrollment.id), qPrintable(m_rig->lastError()));
+
+    // Then it said hello with the saved credential, not a new enrollment
+    QVERIFY2(!again.stderrText().contains(QLatin1String("enrolled as")), qPrintable(again.describe()));
+    QVERIFY(credential.open(QIODevice::ReadOnly));
+    QCOMPARE(credential.readAll(), savedBefore);
+}
+
+void TestForwarderEnrollment::tokenFileDeletedAfterRedemption()
+{
+    HubProcess &hub = m_rig->hub();
+    const Enrollment enrollment = hub.enroll(QStringLiteral("from-file"));
+    QVERIFY2(enrollment.ok, qPrintable(enrollment.error));
+    const QString tokenFile = m_rig->path(QStringLiteral("bundle.txt"));
+    {
+        QFile file(tokenFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        QVERIFY(file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        QVERIFY(file.write(enrollment.bundle.toUtf8() + '\n') > 0);
+    }
+    const QString credentialFile = m_rig->path(QStringLiteral("from-file.json"));
+
+    ForwarderProcess &forwarder = m_rig->addForwarder(
+            {QStringLiteral("--token-file"), tokenFile, QStringLiteral("--credential-file"), credentialFile});
+    QVERIFY2(m_rig->startAndAwaitConnection(forwarder, enrollment.id), qPrintable(m_rig->lastError()));
+
+    QTRY_VERIFY2_WITH_TIMEOUT(!QFile::exists(tokenFile), qPrintable(forwarder.describe()), kLongWaitMs);
+    QVERIFY(QFile::exists(credentialFile));
+    QVERIFY(forwarder.isRunning());
+}
+
+void TestForwarderEnrollment::umbrellaRunsForwarder()
+{
+    HubProcess &hub = m_rig->hub();
+    const Enrollment enrollment = hub.enroll(QStringLiteral("umbrella"));
+    QVERIFY2(enrollment.ok, qPrintable(enrollment.error));
+    const QString credentialFile = m_rig->path(QStringLiteral("umbrella.json"));
+
+    // `cloop forward …`, the command the enrollment printed, not cloop-forward
+    ForwarderProcess &forwarder = m_rig->addForwarder(
+            {QStringLiteral("--bundle"), enrollment.bundle, QStringLiteral("--credential-file"), credentialFile}, {},
+            ForwarderProcess::Program::Umbrella);
+    QVERIFY2(m_rig->startAndAwaitConnection(forwarder, enrollment.id), qPrintable(m_rig->lastError()));
+    QVERIFY2(forwarder.waitForStderr(QStringLiteral("connected to the hub")), qPrintable(forwarder.describe()));
+    QVERIFY(readJsonFile(credentialFile).value(QLatin1String("credential")).toString().startsWith(QLatin1String("cfc_")));
+    QCOMPARE(permissionBits(credentialFile), 0600);
+
+    QVERIFY(forwarder.terminate());
+    QTRY_VERIFY_WITH_TIMEOUT(forwarder.hasExited(), kLongWaitMs);
+    QVERIFY2(forwarder.exitCode() == 0, qPrintable(forwarder.describe()));
+}
+
+QTEST_GUILESS_MAIN(TestForwarderEnrollment)
+#include "tst_forwarderenrollment.moc"

@@ -1,0 +1,100 @@
+#include "support/forwarderprocess.h"
+
+#include <csignal>
+
+namespace cloop::testing {
+
+ForwarderProcess::ForwarderProcess(QStringList arguments, QString home, Program program)
+    : m_arguments(std::move(arguments)), m_home(std::move(home)), m_program(program)
+{
+}
+
+ForwarderProcess::~ForwarderProcess()
+{
+    if (m_process && m_process->state() != QProcess::NotRunning) {
+        signalProcess(*m_process, SIGKILL);
+        m_process->waitForFinished(kLongWaitMs);
+    }
+}
+
+QString ForwarderProcess::commandLine() const
+{
+    const QStringList words = m_program == Program::Umbrella
+            ? QStringList{QStringLiteral("cloop"), QStringLiteral("forward")} + m_arguments
+            : QStringList{QStringLiteral("cloop-forward")} + m_arguments;
+    return words.join(QLatin1Char(' '));
+}
+
+bool ForwarderProcess::start()
+{
+    if (m_process)
+        return false; // one process per object
+    m_process = std::make_unique<QProcess>();
+    if (m_program == Program::Umbrella) {
+        m_process->setProgram(binaryPath(QStringLiteral("cloop")));
+        m_process->setArguments(QStringList{QStringLiteral("forward")} + m_arguments);
+    } else {
+        m_process->setProgram(binaryPath(QStringLiteral("cloop-forward")));
+        m_process->setArguments(m_arguments);
+    }
+    m_process->setProcessEnvironment(childEnvironment(m_home));
+    m_process->setStandardInputFile(QProcess::nullDevice());
+    QProcess *process = m_process.get();
+    QObject::connect(process, &QProcess::readyReadStandardError, process,
+                     [this, process] { m_stderr += process->readAllStandardError(); });
+    QObject::connect(process, &QProcess::readyReadStandardOutput, process,
+                     [this, process] { m_stdout += process->readAllStandardOutput(); });
+    QObject::connect(process, &QProcess::finished, process, [this, process](int code, QProcess::ExitStatus status) {
+        m_exitedAt = Clock::now();
+        m_stderr += process->readAllStandardError();
+        m_stdout += process->readAllStandardOutput();
+        m_exited = true;
+        m_crashed = status == QProcess::CrashExit;
+        m_exitCode = code;
+    });
+    m_process->start();
+    return m_process->waitForStarted(kLongWaitMs);
+}
+
+bool ForwarderProcess::isRunning() const
+{
+    return m_process && m_process->state() != QProcess::NotRunning;
+}
+
+bool ForwarderProcess::waitForStderr(const QString &needle, int timeoutMs)
+{
+    waitUntil([&] { return stderrText().contains(needle) || m_exited; }, timeoutMs);
+    return stderrText().contains(needle);
+}
+
+bool ForwarderProcess::waitForExit(int timeoutMs)
+{
+    return waitUntil([this] { return m_exited; }, timeoutMs);
+}
+
+bool ForwarderProcess::terminate()
+{
+    return m_process && signalProcess(*m_process, SIGTERM);
+}
+
+bool ForwarderProcess::kill()
+{
+    return m_process && signalProcess(*m_process, SIGKILL);
+}
+
+QString ForwarderProcess::describe() const
+{
+    QString state;
+    if (!m_process)
+        state = QStringLiteral("not started");
+    else if (!m_exited)
+        state = isRunning() ? QStringLiteral("running") : QStringLiteral("ended (not yet reported)");
+    else if (m_crashed)
+        state = QStringLiteral("crashed");
+    else
+        state = QStringLiteral("exit code %1").arg(m_exitCode);
+    return QStringLiteral("`%1` (HOME=%2): %3\n--- stderr ---\n%4\n--- stdout ---\n%5")
+            .arg(commandLine(), m_home, state, stderrText().trimmed(), stdoutText().trimmed());
+}
+
+} // namespace cloop::testing

@@ -1,0 +1,61 @@
+#pragma once
+
+// A running forwarder daemon: `cloop-forward ARGS`, or `cloop forward ARGS`
+// through the umbrella command, with a HOME of the test's choosing.
+
+#include "support/processutil.h"
+
+#include <QProcess>
+#include <QStringList>
+
+#include <memory>
+
+namespace cloop::testing {
+
+class ForwarderProcess
+{
+public:
+    enum class Program { Standalone, Umbrella };
+
+    ForwarderProcess(QStringList arguments, QString home, Program program = Program::Standalone);
+    ~ForwarderProcess(); // kills the process it started, by PID
+    ForwarderProcess(const ForwarderProcess &) = delete;
+    ForwarderProcess &operator=(const ForwarderProcess &) = delete;
+
+    bool start();
+    bool isRunning() const;
+    // True once stderr contains `needle`; false when the process ended
+    // without printing it or timeoutMs passed.
+    bool waitForStderr(const QString &needle, int timeoutMs = kLongWaitMs);
+    bool waitForExit(int timeoutMs = kLongWaitMs);
+    // SIGTERM / SIGKILL by the PID of the process this object started.
+    bool terminate();
+    bool kill();
+
+    bool hasExited() const { return m_exited; }
+    // The exit code, or -1 while running or after a crash.
+    int exitCode() const { return m_exited && !m_crashed ? m_exitCode : -1; }
+    // When the QProcess reported the exit, on the tests' monotonic clock.
+    Clock::time_point exitedAt() const { return m_exitedAt; }
+    QString stderrText() const { return QString::fromUtf8(m_stderr); }
+    QString stdoutText() const { return QString::fromUtf8(m_stdout); }
+    qsizetype stderrCount(const QString &needle) const { return stderrText().count(needle); }
+    QString commandLine() const;
+    QString home() const { return m_home; }
+    // For failure messages: command, state and everything it printed.
+    QString describe() const;
+
+private:
+    QStringList m_arguments;
+    QString m_home;
+    Program m_program;
+    std::unique_ptr<QProcess> m_process;
+    QByteArray m_stderr;
+    QByteArray m_stdout;
+    bool m_exited = false;
+    bool m_crashed = false;
+    int m_exitCode = -1;
+    Clock::time_point m_exitedAt{};
+};
+
+} // namespace cloop::testing

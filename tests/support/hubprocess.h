@@ -1,0 +1,101 @@
+#pragma once
+
+// A real `cloop hub serve` on 127.0.0.1, in a data folder and HOME of its
+// own, plus the `cloop` command line pointed at it through CLOOP_HUB_DATA.
+
+#include "support/processutil.h"
+
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QProcess>
+#include <QStringList>
+#include <QTemporaryDir>
+#include <QUrl>
+
+#include <memory>
+
+namespace cloop::testing {
+
+// What `cloop forward enroll --json` answered.
+struct Enrollment
+{
+    bool ok = false;
+    QString error;
+    qint64 id = 0;
+    QString name;
+    QString bundle;
+    QString command;
+    QJsonObject answer;
+};
+
+class HubProcess
+{
+public:
+    HubProcess();
+    ~HubProcess(); // kills the hub it started, by PID
+    HubProcess(const HubProcess &) = delete;
+    HubProcess &operator=(const HubProcess &) = delete;
+
+    // `cloop hub tls-init --data DIR`; once, before the first start().
+    bool initialise();
+    // First start listens on port 0 and learns the port from DIR/cli.json;
+    // later starts reuse that port. Returns once /api/health answers.
+    bool start();
+    // SIGKILL by PID, then reaps it.
+    void kill();
+    // SIGTERM by PID and waits; the exit code, or -1 if it had to be killed.
+    int stop();
+    bool isRunning() const;
+
+    QString dataDir() const { return m_dataDir; }
+    QString homeDir() const { return m_homeDir; }
+    QString databasePath() const { return m_dataDir + QLatin1String("/hub.db"); }
+    quint16 port() const { return m_port; }
+    // What tls-init printed as the key pin.
+    QString tlsInitPin() const { return m_tlsInitPin; }
+    // DIR/cli.json: {url, pin, token}.
+    QJsonObject localAccess() const;
+    QString pin() const { return localAccess().value(QLatin1String("pin")).toString(); }
+    QString adminToken() const { return localAccess().value(QLatin1String("token")).toString(); }
+    QUrl apiUrl(const QString &path) const;
+
+    // `cloop ARGS` with CLOOP_HUB_DATA=DIR and the isolated HOME.
+    CliResult cli(const QStringList &arguments, int timeoutMs = kLongWaitMs);
+    // Same, parsing stdout as JSON; undefined (and noted in the transcript)
+    // when the command failed or printed something else.
+    QJsonValue cliJson(const QStringList &arguments);
+
+    // `cloop forward enroll --name NAME DEVICE... --json`.
+    Enrollment enroll(const QString &name,
+                      const QStringList &device = {QStringLiteral("--usb"), QStringLiteral("1050:0407")},
+                      const QStringList &extra = {});
+    // One record of `cloop forward list --json --all`, empty when absent.
+    QJsonObject forwarder(qint64 id);
+    bool forwarderConnected(qint64 id);
+
+    QString lastError() const { return m_lastError; }
+    // The hub's stdout+stderr over all its starts.
+    QString log() const { return QString::fromUtf8(m_log); }
+    // The latest CLI commands and what they printed.
+    QString transcript() const { return m_transcript.join(QLatin1Char('\n')); }
+
+private:
+    bool launch();
+    quint16 portFromLocalAccess() const;
+    bool answersHealth(quint16 port) const;
+    void fail(const QString &message);
+
+    QTemporaryDir m_root;
+    QString m_dataDir;
+    QString m_homeDir;
+    QString m_tlsInitPin;
+    quint16 m_port = 0;
+    int m_starts = 0;
+    qsizetype m_logMarkOfThisStart = 0;
+    QByteArray m_log;
+    QStringList m_transcript;
+    QString m_lastError;
+    std::unique_ptr<QProcess> m_process;
+};
+
+} // namespace cloop::testing

@@ -1,0 +1,130 @@
+#include "support/processutil.h"
+
+#include <QDeadlineTimer>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QFileInfo>
+#include <QTimer>
+
+#include <algorithm>
+#include <csignal>
+#include <sys/types.h>
+
+namespace cloop::testing {
+
+QString binaryPath(const QString &name)
+{
+    const QString dir = qEnvironmentVariable("CLOOP_BINARY_DIR");
+    if (dir.isEmpty())
+        qFatal("CLOOP_BINARY_DIR is not set; run the integration tests through ctest");
+    return QDir(dir).filePath(name);
+}
+
+QProcessEnvironment childEnvironment(const QString &home)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    for (const QString &name : environment.keys()) {
+        if (name.startsWith(QLatin1String("CLOOP_")) || name.startsWith(QLatin1String("XDG_")))
+            environment.remove(name);
+    }
+    for (const char *name : {"QT_LOGGING_RULES", "QT_MESSAGE_PATTERN", "QT_LOGGING_CONF"})
+        environment.remove(QString::fromLatin1(name));
+    environment.insert(QStringLiteral("HOME"), home);
+    // Logs go to stderr even where Qt would pick the journal.
+    environment.insert(QStringLiteral("QT_FORCE_STDERR_LOGGING"), QStringLiteral("1"));
+    return environment;
+}
+
+bool waitUntil(const std::function<bool()> &condition, int timeoutMs)
+{
+    const QDeadlineTimer deadline(timeoutMs);
+    for (;;) {
+        if (condition())
+            return true;
+        if (deadline.hasExpired())
+            return false;
+        // Let whatever is pending arrive; the condition runs outside this loop,
+        // so a condition that itself spins an event loop is never re-entered.
+        QEventLoop loop;
+        QTimer::singleShot(std::min<qint64>(20, std::max<qint64>(1, deadline.remainingTime())), &loop,
+                           &QEventLoop::quit);
+        loop.exec();
+    }
+}
+
+bool signalProcess(const QProcess &process, int signalNumber)
+{
+    // Until QProcess has reaped the child (state NotRunning), the PID cannot
+    // belong to anybody else.
+    if (process.state() == QProcess::NotRunning)
+        return false;
+    const qint64 pid = process.processId();
+    if (pid <= 0)
+        return false;
+    return ::kill(static_cast<pid_t>(pid), signalNumber) == 0;
+}
+
+QString CliResult::describe() const
+{
+    QString how;
+    if (!started)
+        how = QStringLiteral("did not start");
+    else if (timedOut)
+        how = QStringLiteral("timed out after %1 ms and was killed").arg(elapsedMs);
+    else if (crashed)
+        how = QStringLiteral("crashed");
+    else
+        how = QStringLiteral("exit code %1 after %2 ms").arg(exitCode).arg(elapsedMs);
+    return QStringLiteral("`%1` %2\n--- stdout ---\n%3\n--- stderr ---\n%4")
+            .arg(command, how, stdoutText().trimmed(), stderrText().trimmed());
+}
+
+CliResult runProgram(const QString &program, const QStringList &arguments,
+                     const QProcessEnvironment &environment, int timeoutMs)
+{
+    CliResult result;
+    result.command = (QStringList{QFileInfo(program).fileName()} + arguments).join(QLatin1Char(' '));
+
+    QProcess process;
+    process.setProgram(program);
+    process.setArguments(arguments);
+    process.setProcessEnvironment(environment);
+    process.setStandardInputFile(QProcess::nullDevice());
+
+    QEventLoop loop;
+    bool finished = false;
+    QObject::connect(&process, &QProcess::finished, &loop, [&] {
+        finished = true;
+        loop.quit();
+    });
+    QTimer timeout;
+    timeout.setSingleShot(true);
+    QObject::connect(&timeout, &QTimer::timeout, &loop, &QEventLoop::quit);
+
+    QElapsedTimer clock;
+    clock.start();
+    process.start();
+    if (!process.waitForStarted(kLongWaitMs)) {
+        result.err = process.errorString().toUtf8();
+        return result;
+    }
+    result.started = true;
+    timeout.start(timeoutMs);
+    if (!finished && process.state() != QProcess::NotRunning)
+        loop.exec();
+    if (process.state() != QProcess::NotRunning) {
+        result.timedOut = true;
+        signalProcess(process, SIGKILL);
+        process.waitForFinished(kLongWaitMs);
+    }
+    result.elapsedMs = clock.elapsed();
+    result.out = process.readAllStandardOutput();
+    result.err = process.readAllStandardError();
+    result.crashed = process.exitStatus() == QProcess::CrashExit;
+    if (!result.timedOut && !result.crashed)
+        result.exitCode = process.exitCode();
+    return result;
+}
+
+} // namespace cloop::testing
