@@ -29,8 +29,11 @@ QSslConfiguration HubTrust::configuration() const
     QSslConfiguration config = QSslConfiguration::defaultConfiguration();
     config.setPeerVerifyMode(QSslSocket::VerifyPeer);
     config.setProtocol(QSsl::TlsV1_2OrLater);
-    if (!m_extraAuthorities.isEmpty())
-        config.addCaCertificates(m_extraAuthorities);
+    if (!m_extraAuthorities.isEmpty()) {
+        // Adding CAs turns off the on-demand loading of the system's roots:
+        // add those explicitly so a private CA extends the trust, not replaces it.
+        config.setCaCertificates(QSslConfiguration::systemCaCertificates() + m_extraAuthorities);
+    }
     return config;
 }
 

@@ -2,6 +2,7 @@
 
 #include "common/logging.h"
 #include "common/protocol/protocolversion.h"
+#include "common/util/duration.h"
 
 #include <QSslConfiguration>
 
@@ -17,12 +18,20 @@ TunnelClient::TunnelClient(TunnelClientOptions options, QObject *parent)
     m_retryTimer.setSingleShot(true);
     connect(&m_retryTimer, &QTimer::timeout, this, &TunnelClient::connectNow);
     m_authTimer.setSingleShot(true);
+    // One timer bounds the whole attempt: TCP, TLS, the WebSocket upgrade
+    // and the answer to our first message. A peer that accepts TCP and then
+    // says nothing must not hold the daemon forever.
     connect(&m_authTimer, &QTimer::timeout, this, [this] {
+        const QString limit = util::formatMilliseconds(m_options.authenticationTimeout.count());
+        if (m_state == State::Connecting) {
+            failAttempt(Error::make(QStringLiteral("timeout"),
+                                    QStringLiteral("the connection to the hub was not established within %1").arg(limit)));
+            return;
+        }
         failAttempt(Error::make(QStringLiteral("timeout"),
-                                QStringLiteral("the hub did not answer the %1 within %2 s")
-                                        .arg(m_credential.isEmpty() ? QStringLiteral("enrollment")
-                                                                    : QStringLiteral("hello"))
-                                        .arg(m_options.authenticationTimeout.count() / 1000)));
+                                QStringLiteral("the hub did not answer the %1 within %2")
+                                        .arg(m_credential.isEmpty() ? QStringLiteral("enrollment") : QStringLiteral("hello"),
+                                             limit)));
     });
 }
 
@@ -63,6 +72,7 @@ void TunnelClient::start()
         return;
     }
     m_backoff.reset();
+    m_state = State::Idle; // start() after stop() or refused() begins anew
     connectNow();
 }
 
@@ -73,8 +83,10 @@ void TunnelClient::stop()
     setState(State::Stopped);
     if (m_connection) {
         m_connection->disconnect(this);
+        m_connection->socket()->disconnect(this);
+        connect(m_connection, &TunnelConnection::disconnected, m_connection, &QObject::deleteLater);
         m_connection->close(QStringLiteral("daemon stopping"));
-        m_connection->deleteLater();
+        m_connection = nullptr;
     }
 }
 
@@ -112,6 +124,7 @@ void TunnelClient::connectNow()
 
     setState(State::Connecting);
     qCDebug(lcNet) << "dialling" << url.toString();
+    m_authTimer.start(m_options.authenticationTimeout);
     socket->open(url);
 }
 
@@ -132,7 +145,6 @@ void TunnelClient::onConnected()
     }
     setState(State::Authenticating);
     m_connection->startHeartbeat();
-    m_authTimer.start(m_options.authenticationTimeout);
     if (!m_credential.isEmpty()) {
         m_connection->sendControl(Hello{kVersion, m_options.software, m_options.role, m_credential});
     } else {

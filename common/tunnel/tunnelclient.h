@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cloop/buildinfo.h"
 #include "common/net/backoff.h"
 #include "common/net/hubtls.h"
 #include "common/protocol/controlmessage.h"
@@ -17,11 +18,12 @@ struct TunnelClientOptions
     QUrl hubUrl; // wss://host:port
     QString endpointPath; // /api/forwarders/connect
     protocol::PeerRole role = protocol::PeerRole::Forwarder;
-    QString software; // the daemon's version, from the build
+    QString software = QString::fromLatin1(buildinfo::kVersion);
     net::HubTrust trust;
     bool allowInsecurePlaintext = false;
     std::chrono::milliseconds initialBackoff{500};
     std::chrono::milliseconds maxBackoff{30'000};
+    // Bounds a whole attempt, from dialling to the hub's welcome.
     std::chrono::milliseconds authenticationTimeout{15'000};
     TunnelTiming timing;
     ChannelMultiplexer::Limits limits;

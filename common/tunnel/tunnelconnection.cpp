@@ -1,6 +1,7 @@
 #include "common/tunnel/tunnelconnection.h"
 
 #include "common/logging.h"
+#include "common/util/duration.h"
 
 #include <QAbstractSocket>
 
@@ -53,7 +54,7 @@ TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side 
             m_socket->sendBinaryMessage(frame);
     });
     connect(m_heartbeat, &net::Heartbeat::timedOut, this, [this](qint64 silentMs) {
-        abort(QStringLiteral("no sign of life from the peer for %1 s").arg(silentMs / 1000));
+        abort(QStringLiteral("no sign of life from the peer for %1").arg(util::formatMilliseconds(silentMs)));
     });
 }
 
@@ -107,6 +108,8 @@ void TunnelConnection::abort(const QString &reason)
 
 void TunnelConnection::onText(const QString &text)
 {
+    if (m_violated)
+        return;
     auto parsed = protocol::parseControlMessage(text.toUtf8());
     if (!parsed) {
         qCWarning(lcTunnel) << "malformed control message from" << m_socket->peerAddress().toString()
@@ -119,13 +122,18 @@ void TunnelConnection::onText(const QString &text)
 
 void TunnelConnection::onBinary(const QByteArray &bytes)
 {
+    if (m_violated)
+        return;
     const Status status = m_mux.handleFrame(bytes);
     if (status)
         return;
-    qCWarning(lcTunnel) << "dropping tunnel from" << m_socket->peerAddress().toString() << ":"
-                        << status.error().message;
-    sendControl(protocol::ErrorMessage{status.error().code, status.error().message, false});
-    abort(status.error().message);
+    qCWarning(lcTunnel).noquote() << "dropping tunnel from" << m_socket->peerAddress().toString() << ":"
+                                  << status.error().message;
+    // Nothing more from this peer is acted upon; it is told why, then the
+    // close handshake (bounded by close()'s timer) ends the link.
+    m_violated = true;
+    m_mux.closeAll(status.error().message);
+    closeWithError(protocol::ErrorMessage{status.error().code, status.error().message, false});
 }
 
 void TunnelConnection::onSocketDisconnected()

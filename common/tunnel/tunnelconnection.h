@@ -61,6 +61,7 @@ private:
     QString m_closeReason;
     QString m_socketError;
     bool m_closed = false;
+    bool m_violated = false;
 };
 
 } // namespace cloop::tunnel

@@ -60,4 +60,13 @@ QString formatDuration(std::chrono::seconds duration)
     return out;
 }
 
+QString formatMilliseconds(qint64 milliseconds)
+{
+    if (milliseconds < 1000)
+        return QStringLiteral("%1 ms").arg(milliseconds);
+    if (milliseconds % 1000 == 0)
+        return QStringLiteral("%1 s").arg(milliseconds / 1000);
+    return QStringLiteral("%1 s").arg(static_cast<double>(milliseconds) / 1000.0, 0, 'f', 1);
+}
+
 } // namespace cloop::util

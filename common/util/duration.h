@@ -11,5 +11,7 @@ namespace cloop::util {
 // "90s", "30m", "8h", "7d", or a combination such as "1h30m".
 Result<std::chrono::seconds> parseDuration(const QString &text);
 QString formatDuration(std::chrono::seconds duration);
+// For messages about timeouts: "300 ms", "10 s", "1.5 s".
+QString formatMilliseconds(qint64 milliseconds);
 
 } // namespace cloop::util

@@ -2,6 +2,7 @@
 
 #include "common/logging.h"
 #include "common/protocol/protocolversion.h"
+#include "common/util/duration.h"
 #include "hub/storage/forwarderstore.h"
 
 #include <QTimer>
@@ -50,8 +51,8 @@ void ForwarderGateway::handleSocket(std::unique_ptr<QWebSocket> socket)
     authTimer->setSingleShot(true);
     connect(authTimer, &QTimer::timeout, connection, [this, connection] {
         refuse(connection, Error::make(QStringLiteral("timeout"),
-                                       QStringLiteral("no hello within %1 s")
-                                               .arg(m_options.authenticationTimeout.count() / 1000)));
+                                       QStringLiteral("no hello within %1")
+                                               .arg(util::formatMilliseconds(m_options.authenticationTimeout.count()))));
     });
     authTimer->start(m_options.authenticationTimeout);
 
