@@ -4,7 +4,12 @@
 #include "common/logging.h"
 #include "common/util/atomicfile.h"
 #include "hub/localaccess.h"
+#include "hub/domain/bindingservice.h"
+#include "hub/domain/clock.h"
+#include "hub/domain/eventbus.h"
+#include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
+#include "hub/server/eventstream.h"
 #include "hub/server/hubhttpserver.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/database.h"
@@ -43,7 +48,57 @@ QString hostForUrl(const QHostAddress &address)
 
 } // namespace
 
-Hub::~Hub() = default;
+// Expired bindings and requests are ended and audited this often; dispatch
+// never sees them either way, since it asks for bindings valid at its time.
+constexpr int kSweepIntervalMs = 1000;
+
+Hub::Hub() : m_clock(std::make_unique<Clock>())
+{
+    m_sweepTimer.setInterval(kSweepIntervalMs);
+    connect(&m_sweepTimer, &QTimer::timeout, this, &Hub::sweep);
+}
+
+Hub::~Hub()
+{
+    // The server and the streams go before what they use.
+    m_server.reset();
+    m_api.reset();
+    m_eventStream.reset();
+    m_gateway.reset();
+}
+
+void Hub::sweep()
+{
+    if (Status swept = m_core->bindings().expireDue(); !swept)
+        qCWarning(lcHub).noquote() << "expiry sweep failed:" << swept.error().message;
+}
+
+void Hub::connectEvents()
+{
+    EventBus &bus = m_core->events();
+    connect(m_gateway.get(), &ForwarderGateway::forwarderConnected, &bus, [&bus](qint64 id, const QString &name) {
+        bus.publish(HubEvent{QStringLiteral("forwarder.connected"),
+                             {{QStringLiteral("id"), id}, {QStringLiteral("name"), name}},
+                             std::nullopt});
+    });
+    connect(m_gateway.get(), &ForwarderGateway::forwarderDisconnected, &bus, [&bus](qint64 id, const QString &reason) {
+        bus.publish(HubEvent{QStringLiteral("forwarder.disconnected"),
+                             {{QStringLiteral("id"), id}, {QStringLiteral("reason"), reason}},
+                             std::nullopt});
+    });
+    // A revocation ends the live session at once, with a permanent refusal.
+    connect(&bus, &EventBus::published, m_gateway.get(), [gateway = m_gateway.get()](const HubEvent &event) {
+        if (event.name != QLatin1String("forwarder.revoked"))
+            return;
+        const QString by = event.data.value(QLatin1String("by")).toString();
+        const QString reason = event.data.value(QLatin1String("reason")).toString();
+        gateway->drop(event.data.value(QLatin1String("id")).toInteger(),
+                      protocol::ErrorMessage{QStringLiteral("revoked"),
+                                             QStringLiteral("this forwarder was revoked by %1%2")
+                                                     .arg(by, reason.isEmpty() ? QString() : QStringLiteral(": ") + reason),
+                                             true});
+    });
+}
 
 QString Hub::defaultCertificatePath(const QString &dataDir)
 {
@@ -78,11 +133,12 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     auto database = Database::openSqlite(databasePath(options.dataDir));
     if (!database)
         return database.error();
-    hub->m_database = std::move(*database);
-    hub->m_tokens = std::make_unique<ApiTokenStore>(*hub->m_database);
-    hub->m_forwarderStore = std::make_unique<ForwarderStore>(*hub->m_database);
+    hub->m_core = std::make_unique<HubCore>(std::move(*database), *hub->m_clock,
+                                            HubCore::Options{options.requestLifetime});
     options.gateway.software = QString::fromLatin1(buildinfo::kVersion);
-    hub->m_gateway = std::make_unique<ForwarderGateway>(*hub->m_forwarderStore, options.gateway);
+    hub->m_gateway = std::make_unique<ForwarderGateway>(hub->m_core->forwarderStore(), options.gateway);
+    hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core);
+    hub->connectEvents();
 
     QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
     tls.setLocalCertificateChain(identity->chain);
@@ -92,9 +148,8 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 
     // The public URL names the port, known only after listening; the
     // identity is completed below, before the event loop serves any call.
-    hub->m_api = std::make_unique<AdminApi>(*hub->m_tokens, *hub->m_forwarderStore, *hub->m_gateway,
-                                            HubIdentity{});
-    hub->m_server = std::make_unique<HubHttpServer>(*hub->m_api, *hub->m_gateway);
+    hub->m_api = std::make_unique<AdminApi>(*hub->m_core, *hub->m_gateway, HubIdentity{});
+    hub->m_server = std::make_unique<HubHttpServer>(*hub->m_api, *hub->m_gateway, *hub->m_eventStream);
     hub->m_server->sslSetup(tls);
     hub->m_port = hub->m_server->listen(options.listenAddress, options.port);
     if (hub->m_port == 0) {
@@ -122,6 +177,8 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 
     if (Status written = hub->writeLocalAccess(options); !written)
         return written.error();
+    hub->sweep();
+    hub->m_sweepTimer.start();
     qCInfo(lcHub).noquote() << "hub" << buildinfo::kVersion << "listening on"
                             << options.listenAddress.toString() + QLatin1Char(':') + QString::number(hub->m_port)
                             << "as" << hub->m_publicUrl.toString() << "key pin" << hub->m_pin;
@@ -139,13 +196,13 @@ Status Hub::writeLocalAccess(const HubOptions &options)
 
     // Keep a still-valid token across restarts; mint a new one when the file
     // is gone or its token no longer authenticates.
-    if (auto existing = LocalAccess::load(options.dataDir); existing && m_tokens->authenticate(existing->token))
+    if (auto existing = LocalAccess::load(options.dataDir); existing && m_core->tokens().authenticate(existing->token))
         access.token = existing->token;
     if (access.token.isEmpty()) {
-        auto adminId = m_tokens->ensureHubAdmin(options.adminName);
+        auto adminId = m_core->tokens().ensureHubAdmin(options.adminName);
         if (!adminId)
             return adminId.error();
-        auto token = m_tokens->createToken(*adminId, QStringLiteral("local cli"), QStringLiteral("hub"));
+        auto token = m_core->tokens().createToken(*adminId, QStringLiteral("local cli"), QStringLiteral("hub"));
         if (!token)
             return token.error();
         access.token = *token;

@@ -5,16 +5,18 @@
 
 #include <QHostAddress>
 #include <QObject>
+#include <QTimer>
 #include <QUrl>
 
+#include <chrono>
 #include <memory>
 
 namespace cloop::hub {
 
 class AdminApi;
-class ApiTokenStore;
-class Database;
-class ForwarderStore;
+class Clock;
+class EventStream;
+class HubCore;
 class HubHttpServer;
 
 struct HubOptions
@@ -26,11 +28,12 @@ struct HubOptions
     QString keyPath; // default: <data>/tls/key.pem
     QUrl publicUrl; // what bundles tell daemons to dial; derived when empty
     QString adminName = QStringLiteral("admin");
+    std::chrono::seconds requestLifetime{7 * 24 * 3600};
     ForwarderGateway::Options gateway;
 };
 
-// `cloop hub serve`: the data folder, the database, the TLS port and what
-// listens on it, wired together. Owns everything it creates.
+// `cloop hub serve`: the data folder, the database and the services over
+// it, the TLS port and what listens on it, wired together.
 class Hub final : public QObject
 {
     Q_OBJECT
@@ -44,6 +47,7 @@ public:
     quint16 port() const { return m_port; }
     QUrl publicUrl() const { return m_publicUrl; }
     QString pin() const { return m_pin; }
+    HubCore &core() { return *m_core; }
     ForwarderGateway &forwarders() { return *m_gateway; }
 
     static QString defaultCertificatePath(const QString &dataDir);
@@ -51,15 +55,18 @@ public:
     static QString databasePath(const QString &dataDir);
 
 private:
-    Hub() = default;
+    Hub();
     Status writeLocalAccess(const HubOptions &options);
+    void connectEvents();
+    void sweep();
 
-    std::unique_ptr<Database> m_database;
-    std::unique_ptr<ApiTokenStore> m_tokens;
-    std::unique_ptr<ForwarderStore> m_forwarderStore;
+    std::unique_ptr<Clock> m_clock;
+    std::unique_ptr<HubCore> m_core;
     std::unique_ptr<ForwarderGateway> m_gateway;
+    std::unique_ptr<EventStream> m_eventStream;
     std::unique_ptr<AdminApi> m_api;
     std::unique_ptr<HubHttpServer> m_server;
+    QTimer m_sweepTimer;
     quint16 m_port = 0;
     QUrl m_publicUrl;
     QString m_pin;

@@ -1,55 +1,23 @@
 #pragma once
 
-#include "common/result.h"
-#include "hub/storage/apitokenstore.h"
-
-#include <QByteArray>
-#include <QJsonObject>
-#include <QJsonValue>
-#include <QString>
-#include <QUrl>
-
-#include <functional>
+#include "hub/server/api/apirouter.h"
+#include "hub/server/api/bindingroutes.h"
+#include "hub/server/api/forwarderroutes.h"
+#include "hub/server/api/peopleroutes.h"
 
 namespace cloop::hub {
 
 class ForwarderGateway;
-class ForwarderStore;
-
-// An HTTP request as the API sees it, independent of the HTTP server
-// library, so handlers are tested without sockets.
-struct ApiRequest
-{
-    QByteArray method; // "GET", "POST", ...
-    QString path;
-    QByteArray authorization; // the Authorization header
-    QByteArray body;
-};
-
-struct ApiResponse
-{
-    int status = 200;
-    QJsonValue body;
-
-    static ApiResponse error(int status, const QString &code, const QString &message);
-    static ApiResponse fromError(const Error &error);
-};
-
-// What the API needs to tell daemons where the hub is.
-struct HubIdentity
-{
-    QUrl publicUrl; // wss://host:port, put into bundles
-    QString pin; // the TLS key's SPKI pin
-    QString software;
-};
+class HubCore;
 
 // The admin REST API (JSON). Every route but /api/health needs a user's API
 // token as a bearer token; errors are {"error": {"code", "message"}}.
+// Routes live in small modules by resource; this class authenticates,
+// parses the body and dispatches.
 class AdminApi
 {
 public:
-    AdminApi(ApiTokenStore &tokens, ForwarderStore &forwarders, ForwarderGateway &gateway,
-             HubIdentity identity);
+    AdminApi(HubCore &core, const ForwarderGateway &gateway, HubIdentity identity);
 
     ApiResponse handle(const ApiRequest &request);
     void setIdentity(HubIdentity identity) { m_identity = std::move(identity); }
@@ -57,18 +25,13 @@ public:
     static constexpr qsizetype kMaxBodySize = 1024 * 1024;
 
 private:
-    ApiResponse health() const;
-    ApiResponse listForwarders();
-    ApiResponse getForwarder(qint64 id);
-    ApiResponse enrollForwarder(const ApiPrincipal &caller, const QJsonObject &body);
-    ApiResponse revokeForwarder(const ApiPrincipal &caller, qint64 id, const QJsonObject &body);
-
-    QJsonObject forwarderJson(const struct ForwarderRecord &record) const;
-
-    ApiTokenStore &m_tokens;
-    ForwarderStore &m_forwarders;
-    ForwarderGateway &m_gateway;
+    HubCore &m_core;
     HubIdentity m_identity;
+    ForwarderRoutes m_forwarderRoutes;
+    BindingRoutes m_bindingRoutes;
+    PeopleRoutes m_peopleRoutes;
+    AuditRoutes m_auditRoutes;
+    ApiRouter m_router;
 };
 
 } // namespace cloop::hub

@@ -2,6 +2,7 @@
 
 #include "common/logging.h"
 #include "hub/server/adminapi.h"
+#include "hub/server/eventstream.h"
 #include "hub/server/forwardergateway.h"
 
 #include <QHttpServerRequest>
@@ -29,8 +30,8 @@ QByteArray methodName(QHttpServerRequest::Method method)
 }
 } // namespace
 
-HubHttpServer::HubHttpServer(AdminApi &api, ForwarderGateway &forwarders, QObject *parent)
-    : QAbstractHttpServer(parent), m_api(api), m_forwarders(forwarders)
+HubHttpServer::HubHttpServer(AdminApi &api, ForwarderGateway &forwarders, EventStream &events, QObject *parent)
+    : QAbstractHttpServer(parent), m_api(api), m_forwarders(forwarders), m_events(events)
 {
     connect(this, &QAbstractHttpServer::newWebSocketConnection, this, &HubHttpServer::onNewWebSocket);
 }
@@ -42,13 +43,14 @@ bool HubHttpServer::handleRequest(const QHttpServerRequest &request, QTcpSocket 
     // authenticated afterwards, by their first message on the socket.
     if (request.value("upgrade").compare("websocket", Qt::CaseInsensitive) == 0) {
         const QString path = request.url().path();
-        return path == kForwarderEndpoint;
+        return path == kForwarderEndpoint || path == kEventsEndpoint;
     }
     ApiRequest apiRequest;
     apiRequest.method = methodName(request.method());
     apiRequest.path = request.url().path();
     apiRequest.authorization = request.value("authorization");
     apiRequest.body = request.body();
+    apiRequest.query = QUrlQuery(request.url());
     const ApiResponse response = m_api.handle(apiRequest);
     qCDebug(lcHubApi).noquote() << apiRequest.method << apiRequest.path << "->" << response.status;
 
@@ -75,6 +77,10 @@ void HubHttpServer::onNewWebSocket()
         const QString path = socket->requestUrl().path();
         if (path == kForwarderEndpoint) {
             m_forwarders.handleSocket(std::move(socket));
+            continue;
+        }
+        if (path == kEventsEndpoint) {
+            m_events.handleSocket(std::move(socket));
             continue;
         }
         qCInfo(lcHubGateway).noquote() << "closing WebSocket to unknown endpoint" << path << "from"

@@ -5,6 +5,7 @@
 namespace cloop::hub {
 
 class AdminApi;
+class EventStream;
 class ForwarderGateway;
 
 // The hub's one TLS port: admin REST calls go to AdminApi, WebSocket
@@ -17,8 +18,9 @@ class HubHttpServer final : public QAbstractHttpServer
 public:
     static constexpr QLatin1StringView kForwarderEndpoint{"/api/forwarders/connect"};
     static constexpr QLatin1StringView kExecutorEndpoint{"/api/executors/connect"};
+    static constexpr QLatin1StringView kEventsEndpoint{"/api/events"};
 
-    HubHttpServer(AdminApi &api, ForwarderGateway &forwarders, QObject *parent = nullptr);
+    HubHttpServer(AdminApi &api, ForwarderGateway &forwarders, EventStream &events, QObject *parent = nullptr);
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
@@ -29,6 +31,7 @@ private:
 
     AdminApi &m_api;
     ForwarderGateway &m_forwarders;
+    EventStream &m_events;
 };
 
 } // namespace cloop::hub

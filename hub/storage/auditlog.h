@@ -15,6 +15,17 @@ namespace auditaction {
 inline constexpr QLatin1StringView kForwarderEnroll{"forwarder.enroll"};
 inline constexpr QLatin1StringView kForwarderRedeem{"forwarder.redeem"};
 inline constexpr QLatin1StringView kForwarderRevoke{"forwarder.revoke"};
+inline constexpr QLatin1StringView kForwarderBind{"forwarder.bind"};
+inline constexpr QLatin1StringView kForwarderUnbind{"forwarder.unbind"};
+inline constexpr QLatin1StringView kBindingExpired{"forwarder.binding_expired"};
+inline constexpr QLatin1StringView kForwarderRequest{"forwarder.request"};
+inline constexpr QLatin1StringView kRequestExpired{"forwarder.request_expired"};
+inline constexpr QLatin1StringView kRequestCancelled{"forwarder.request_cancelled"};
+inline constexpr QLatin1StringView kForwarderApprove{"forwarder.approve"};
+inline constexpr QLatin1StringView kForwarderDeny{"forwarder.deny"};
+inline constexpr QLatin1StringView kProjectAdd{"project.add"};
+inline constexpr QLatin1StringView kProjectRole{"project.role"};
+inline constexpr QLatin1StringView kUserAdd{"user.add"};
 inline constexpr QLatin1StringView kApiTokenCreate{"token.create"};
 } // namespace auditaction
 

@@ -130,12 +130,19 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     QSqlQuery q(db);
     q.setForwardOnly(true);
-    if (!q.prepare(sql))
-        return storageError(QStringLiteral("preparing \"%1\"").arg(sql.left(60)), q.lastError());
-    for (const QVariant &bind : binds)
-        q.addBindValue(bind);
-    if (!q.exec())
-        return storageError(QStringLiteral("running \"%1\"").arg(sql.left(60)), q.lastError());
+    if (binds.isEmpty()) {
+        // PostgreSQL cannot PREPARE DDL or transaction control; statements
+        // without values run as they are.
+        if (!q.exec(sql))
+            return storageError(QStringLiteral("running \"%1\"").arg(sql.left(60)), q.lastError());
+    } else {
+        if (!q.prepare(sql))
+            return storageError(QStringLiteral("preparing \"%1\"").arg(sql.left(60)), q.lastError());
+        for (const QVariant &bind : binds)
+            q.addBindValue(bind);
+        if (!q.exec())
+            return storageError(QStringLiteral("running \"%1\"").arg(sql.left(60)), q.lastError());
+    }
     QList<QVariantList> rows;
     if (q.isSelect()) {
         const int columns = q.record().count();
@@ -155,8 +162,11 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
 Database::Transaction::Transaction(Database &db) : m_db(db)
 {
     if (db.m_transactionDepth > 0) {
-        m_beginStatus = Error::make(QStringLiteral("storage_error"),
-                                    QStringLiteral("nested transactions are not supported"));
+        // Joins the transaction already open: a store's change made inside a
+        // service's transaction commits or rolls back with it.
+        m_joined = true;
+        m_active = true;
+        ++db.m_transactionDepth;
         return;
     }
     // SQLite: take the write lock up front. A deferred transaction that
@@ -169,6 +179,7 @@ Database::Transaction::Transaction(Database &db) : m_db(db)
         return;
     }
     ++db.m_transactionDepth;
+    db.m_rollbackOnly = false;
     m_active = true;
 }
 
@@ -176,9 +187,14 @@ Database::Transaction::~Transaction()
 {
     if (!m_active)
         return;
+    --m_db.m_transactionDepth;
+    if (m_joined) {
+        // An inner part gave up: the whole may not commit.
+        m_db.m_rollbackOnly = true;
+        return;
+    }
     if (auto rolledBack = m_db.query(QStringLiteral("ROLLBACK")); !rolledBack)
         qCWarning(lcHubDb).noquote() << rolledBack.error().message;
-    --m_db.m_transactionDepth;
 }
 
 Status Database::Transaction::commit()
@@ -187,6 +203,14 @@ Status Database::Transaction::commit()
         return m_beginStatus.ok() ? Status(Error::make(QStringLiteral("storage_error"),
                                                        QStringLiteral("transaction already ended")))
                                   : m_beginStatus;
+    if (m_joined) {
+        m_active = false;
+        --m_db.m_transactionDepth;
+        return {};
+    }
+    if (m_db.m_rollbackOnly)
+        return Error::make(QStringLiteral("storage_error"),
+                           QStringLiteral("a part of the change failed; nothing was committed"));
     if (auto committed = m_db.query(QStringLiteral("COMMIT")); !committed)
         return committed.error(); // the destructor rolls back
     m_active = false;

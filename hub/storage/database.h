@@ -55,7 +55,9 @@ public:
     // purpose, never the bound values (they may be secrets' hashes).
     Result<Rows> query(const QString &sql, const QVariantList &binds = {});
 
-    // RAII transaction: rolls back unless commit() succeeded.
+    // RAII transaction: rolls back unless commit() succeeded. A transaction
+    // begun while another is open joins it; if a joined one ends without
+    // committing, the outer one can no longer commit.
     class Transaction
     {
     public:
@@ -70,6 +72,7 @@ public:
     private:
         Database &m_db;
         bool m_active = false;
+        bool m_joined = false;
         Status m_beginStatus;
     };
 
@@ -83,6 +86,7 @@ private:
     QString m_connectionName;
     Dialect m_dialect;
     int m_transactionDepth = 0;
+    bool m_rollbackOnly = false;
 };
 
 // Timestamps are stored as ISO 8601 UTC text with milliseconds: portable,

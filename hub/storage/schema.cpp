@@ -46,11 +46,45 @@ QStringList version1(bool postgres)
     };
 }
 
+// Projects and people's roles in them, bindings, and binding requests.
+QStringList version2(bool postgres)
+{
+    const QString id = idColumn(postgres);
+    return {
+        QStringLiteral("CREATE TABLE projects ("
+                       "%1, path TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, created_by TEXT NOT NULL)").arg(id),
+        QStringLiteral("CREATE TABLE project_roles ("
+                       "project_id BIGINT NOT NULL REFERENCES projects(id), "
+                       "user_id BIGINT NOT NULL REFERENCES users(id), role TEXT NOT NULL, "
+                       "granted_at TEXT NOT NULL, granted_by TEXT NOT NULL, "
+                       "PRIMARY KEY (project_id, user_id))"),
+        QStringLiteral("CREATE TABLE binding_requests ("
+                       "%1, forwarder_id BIGINT NOT NULL REFERENCES forwarders(id), "
+                       "project_id BIGINT NOT NULL REFERENCES projects(id), "
+                       "requested_by BIGINT NOT NULL REFERENCES users(id), reason TEXT NOT NULL, "
+                       "ttl_seconds BIGINT NOT NULL, virtual_executor TEXT, target_interface TEXT, "
+                       "target_address TEXT, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, "
+                       "state TEXT NOT NULL, decided_by TEXT, decided_at TEXT, decision_reason TEXT, "
+                       "binding_id BIGINT)").arg(id),
+        QStringLiteral("CREATE INDEX binding_requests_state ON binding_requests (state, expires_at)"),
+        QStringLiteral("CREATE TABLE bindings ("
+                       "%1, forwarder_id BIGINT NOT NULL REFERENCES forwarders(id), "
+                       "project_id BIGINT NOT NULL REFERENCES projects(id), virtual_executor TEXT, "
+                       "target_interface TEXT, target_address TEXT, created_at TEXT NOT NULL, "
+                       "created_by TEXT NOT NULL, expires_at TEXT NOT NULL, "
+                       "request_id BIGINT REFERENCES binding_requests(id), "
+                       "ended_at TEXT, ended_by TEXT, end_kind TEXT, end_reason TEXT)").arg(id),
+        // At most one active binding per forwarder: one device, one project.
+        QStringLiteral("CREATE UNIQUE INDEX bindings_one_active ON bindings (forwarder_id) WHERE ended_at IS NULL"),
+        QStringLiteral("CREATE INDEX bindings_active_expiry ON bindings (expires_at) WHERE ended_at IS NULL"),
+    };
+}
+
 } // namespace
 
 int latestVersion()
 {
-    return 1;
+    return 2;
 }
 
 QStringList migrationTo(int version, bool postgres)
@@ -58,6 +92,8 @@ QStringList migrationTo(int version, bool postgres)
     switch (version) {
     case 1:
         return version1(postgres);
+    case 2:
+        return version2(postgres);
     default:
         return {};
     }

@@ -1,10 +1,13 @@
 #include "common/crypto/secrets.h"
 #include "common/identity/enrollmentbundle.h"
+#include "hub/domain/clock.h"
+#include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/forwardergateway.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
+#include "hub/storage/projectstore.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -43,9 +46,11 @@ private:
     }
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<Database> m_db;
-    std::unique_ptr<ApiTokenStore> m_tokens;
-    std::unique_ptr<ForwarderStore> m_forwarders;
+    Clock m_clock;
+    std::unique_ptr<HubCore> m_core;
+    Database *m_db = nullptr;
+    ApiTokenStore *m_tokens = nullptr;
+    ForwarderStore *m_forwarders = nullptr;
     std::unique_ptr<ForwarderGateway> m_gateway;
     std::unique_ptr<AdminApi> m_api;
     QString m_adminToken;
@@ -59,22 +64,25 @@ void TestAdminApi::init()
     m_dir = std::make_unique<QTemporaryDir>();
     auto db = Database::openSqlite(m_dir->filePath(QStringLiteral("hub.db")));
     QVERIFY(db);
-    m_db = std::move(*db);
-    m_tokens = std::make_unique<ApiTokenStore>(*m_db);
-    m_forwarders = std::make_unique<ForwarderStore>(*m_db);
+    m_core = std::make_unique<HubCore>(std::move(*db), m_clock, HubCore::Options{});
+    m_db = &m_core->database();
+    m_tokens = &m_core->tokens();
+    m_forwarders = &m_core->forwarderStore();
     m_gateway = std::make_unique<ForwarderGateway>(*m_forwarders, ForwarderGateway::Options{});
-    m_api = std::make_unique<AdminApi>(*m_tokens, *m_forwarders, *m_gateway,
-                                       HubIdentity{m_hubUrl, m_pin, QStringLiteral("9.9.9")});
+    m_api = std::make_unique<AdminApi>(*m_core, *m_gateway, HubIdentity{m_hubUrl, m_pin, QStringLiteral("9.9.9")});
     auto adminId = m_tokens->ensureHubAdmin(QStringLiteral("admin"));
     QVERIFY(adminId);
     auto adminToken = m_tokens->createToken(*adminId, QStringLiteral("test"), QStringLiteral("test"));
     QVERIFY(adminToken);
     m_adminToken = *adminToken;
 
-    auto user = m_db->query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('maria', 0, 'x') "
-                                           "RETURNING id"));
-    QVERIFY(user && user->next());
-    auto userToken = m_tokens->createToken(user->value(0).toLongLong(), QStringLiteral("test"), QStringLiteral("test"));
+    // A user with a role somewhere, but not a hub administrator.
+    auto user = m_core->projects().addUser(QStringLiteral("maria"), false, QStringLiteral("test"));
+    QVERIFY(user);
+    auto project = m_core->projects().addProject(QStringLiteral("/srv/projects/bench"), QStringLiteral("test"));
+    QVERIFY(project);
+    QVERIFY(m_core->projects().setRole(project->id, user->id, ProjectRole::Maintainer, QStringLiteral("test")));
+    auto userToken = m_tokens->createToken(user->id, QStringLiteral("test"), QStringLiteral("test"));
     QVERIFY(userToken);
     m_userToken = *userToken;
 }
@@ -83,9 +91,7 @@ void TestAdminApi::cleanup()
 {
     m_api.reset();
     m_gateway.reset();
-    m_forwarders.reset();
-    m_tokens.reset();
-    m_db.reset();
+    m_core.reset();
     m_dir.reset();
 }
 
@@ -196,7 +202,7 @@ void TestAdminApi::enrollRefusesBadBodies()
     QFETCH(QByteArray, body);
     QFETCH(int, status);
     QFETCH(QString, code);
-    ApiRequest request{"POST", QStringLiteral("/api/forwarders"), "Bearer " + m_adminToken.toUtf8(), body};
+    ApiRequest request{"POST", QStringLiteral("/api/forwarders"), "Bearer " + m_adminToken.toUtf8(), body, {}};
     const ApiResponse response = m_api->handle(request);
     QCOMPARE(response.status, status);
     QCOMPARE(errorCode(response), code);
@@ -281,7 +287,7 @@ void TestAdminApi::unknownRoutesAndMethods()
 void TestAdminApi::oversizedBodyRefused()
 {
     ApiRequest request{"POST", QStringLiteral("/api/forwarders"), "Bearer " + m_adminToken.toUtf8(),
-                       QByteArray(AdminApi::kMaxBodySize + 1, ' ')};
+                       QByteArray(AdminApi::kMaxBodySize + 1, ' '), {}};
     const ApiResponse response = m_api->handle(request);
     QCOMPARE(response.status, 413);
     QCOMPARE(errorCode(response), QStringLiteral("body_too_large"));

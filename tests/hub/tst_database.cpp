@@ -141,11 +141,36 @@ void TestDatabase::transactionRollsBackUnlessCommitted()
     QVERIFY(count && count->next());
     QCOMPARE(count->value(0).toInt(), 1);
 
-    // Nested transactions are refused rather than silently flattened.
-    Database::Transaction outer(database);
-    Database::Transaction inner(database);
-    QVERIFY(outer.begin());
-    QVERIFY(!inner.begin());
+    // A nested transaction joins the outer one: when it gives up, the outer
+    // one cannot commit and nothing of either remains.
+    {
+        Database::Transaction outer(database);
+        QVERIFY(outer.begin());
+        QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('carol', 0, 'x')")));
+        {
+            Database::Transaction inner(database);
+            QVERIFY(inner.begin());
+            QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('dave', 0, 'x')")));
+        }
+        QVERIFY(!outer.commit());
+    }
+    count = database.query(QStringLiteral("SELECT count(*) FROM users"));
+    QVERIFY(count && count->next());
+    QCOMPARE(count->value(0).toInt(), 1);
+
+    // And when it commits, its work commits with the outer one.
+    {
+        Database::Transaction outer(database);
+        {
+            Database::Transaction inner(database);
+            QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('erin', 0, 'x')")));
+            QVERIFY(inner.commit());
+        }
+        QVERIFY(outer.commit());
+    }
+    count = database.query(QStringLiteral("SELECT count(*) FROM users"));
+    QVERIFY(count && count->next());
+    QCOMPARE(count->value(0).toInt(), 2);
 }
 
 void TestDatabase::failedStatementNamesItsPurposeNotItsValues()

@@ -1,0 +1,329 @@
+#include "hub/domain/bindingservice.h"
+
+#include "common/logging.h"
+#include "hub/domain/accesspolicy.h"
+#include "hub/domain/bindingterms.h"
+#include "hub/domain/clock.h"
+#include "hub/domain/eventbus.h"
+#include "hub/domain/recordjson.h"
+#include "hub/storage/database.h"
+#include "hub/storage/forwarderstore.h"
+#include "hub/storage/projectstore.h"
+
+namespace cloop::hub {
+
+namespace {
+
+QString actorOf(const ApiPrincipal &caller)
+{
+    return QStringLiteral("user:%1").arg(caller.userName);
+}
+
+Status requireReason(const QString &reason, const QString &what)
+{
+    if (reason.trimmed().isEmpty())
+        return Error::make(QStringLiteral("invalid_request"), QStringLiteral("%1 needs a reason").arg(what));
+    if (reason.size() > 2000)
+        return Error::make(QStringLiteral("invalid_request"), QStringLiteral("the reason is longer than 2000 characters"));
+    return {};
+}
+
+// A forwarder that exists and may still be lent.
+Result<ForwarderRecord> lendableForwarder(ForwarderStore &forwarders, qint64 forwarderId)
+{
+    auto forwarder = forwarders.find(forwarderId);
+    if (!forwarder)
+        return forwarder.error();
+    if (forwarder->isRevoked())
+        return Error::make(QStringLiteral("forwarder_revoked"),
+                           QStringLiteral("forwarder %1 (%2) was revoked; it cannot be bound").arg(forwarderId).arg(forwarder->name));
+    return forwarder;
+}
+
+} // namespace
+
+BindingService::BindingService(Stores stores, const AccessPolicy &policy, EventBus &events, const Clock &clock,
+                               std::chrono::seconds requestLifetime)
+    : m_stores(stores), m_policy(policy), m_events(events), m_clock(clock), m_requestLifetime(requestLifetime)
+{
+}
+
+void BindingService::publishBinding(const QString &event, const BindingRecord &binding)
+{
+    m_events.publish(HubEvent{event, bindingJson(binding, m_clock.now()), binding.projectId, m_clock.now()});
+}
+
+void BindingService::publishRequest(const QString &event, const RequestRecord &request)
+{
+    m_events.publish(HubEvent{event, requestJson(request, m_clock.now()), request.projectId, m_clock.now()});
+}
+
+Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 forwarderId, const QString &projectPath,
+                                           const QJsonObject &termsJson)
+{
+    if (Status valid = ProjectStore::validateProjectPath(projectPath); !valid)
+        return valid.error();
+    auto project = m_stores.projects.findProject(projectPath);
+    if (!project)
+        return project.error();
+    if (Status allowed = m_policy.requireManage(caller, project->id, QStringLiteral("binding a forwarder")); !allowed)
+        return allowed.error();
+    auto forwarder = lendableForwarder(m_stores.forwarders, forwarderId);
+    if (!forwarder)
+        return forwarder.error();
+    auto terms = bindingterms::fromJson(termsJson, forwarder->device);
+    if (!terms)
+        return terms.error();
+    auto binding = m_stores.bindings.create(forwarderId, project->id, *terms, actorOf(caller), m_clock.now(), std::nullopt);
+    if (!binding)
+        return binding.error();
+    qCInfo(lcHub).noquote() << caller.userName << "bound forwarder" << forwarderId << "to" << projectPath << "until"
+                            << toDbTime(binding->expiresAt);
+    publishBinding(QStringLiteral("binding.created"), *binding);
+    return binding;
+}
+
+Result<BindingRecord> BindingService::unbind(const ApiPrincipal &caller, qint64 bindingId, const QString &reason)
+{
+    auto binding = m_stores.bindings.find(bindingId);
+    if (!binding)
+        return binding.error();
+    if (Status allowed = m_policy.requireManage(caller, binding->projectId, QStringLiteral("unbinding")); !allowed)
+        return allowed.error();
+    if (Status given = requireReason(reason, QStringLiteral("unbinding")); !given)
+        return given.error();
+    auto ended = m_stores.bindings.end(bindingId, BindingRecord::State::Unbound, actorOf(caller), reason, m_clock.now());
+    if (!ended)
+        return ended.error();
+    publishBinding(QStringLiteral("binding.ended"), *ended);
+    return ended;
+}
+
+Result<QList<BindingRecord>> BindingService::bindings(const ApiPrincipal &caller, const QString &projectPath,
+                                                      bool includeEnded)
+{
+    const QDateTime now = m_clock.now();
+    if (!projectPath.isEmpty()) {
+        auto project = m_stores.projects.findProject(projectPath);
+        if (!project)
+            return project.error();
+        if (Status allowed = m_policy.requireMember(caller, project->id, QStringLiteral("listing bindings")); !allowed)
+            return allowed.error();
+        return m_stores.bindings.list(now, project->id, includeEnded);
+    }
+    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("listing bindings")); !allowed)
+        return allowed.error();
+    auto visible = m_policy.visibleProjects(caller);
+    if (!visible)
+        return visible.error();
+    auto all = m_stores.bindings.list(now, std::nullopt, includeEnded);
+    if (!all || !*visible)
+        return all;
+    QList<BindingRecord> mine;
+    for (const BindingRecord &binding : std::as_const(*all)) {
+        if ((*visible)->contains(binding.projectId))
+            mine.append(binding);
+    }
+    return mine;
+}
+
+Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64 forwarderId, const QString &projectPath,
+                                              const QJsonObject &termsJson, const QString &reason)
+{
+    if (Status valid = ProjectStore::validateProjectPath(projectPath); !valid)
+        return valid.error();
+    auto project = m_stores.projects.findProject(projectPath);
+    if (!project)
+        return project.error();
+    if (Status allowed = m_policy.requireMember(caller, project->id, QStringLiteral("requesting a binding")); !allowed)
+        return allowed.error();
+    if (Status given = requireReason(reason, QStringLiteral("a binding request")); !given)
+        return given.error();
+    auto forwarder = lendableForwarder(m_stores.forwarders, forwarderId);
+    if (!forwarder)
+        return forwarder.error();
+    auto terms = bindingterms::fromJson(termsJson, forwarder->device);
+    if (!terms)
+        return terms.error();
+    auto filed = m_stores.requests.file(forwarderId, project->id, caller.userId, reason, *terms, m_clock.now(),
+                                        m_requestLifetime);
+    if (!filed)
+        return filed.error();
+    qCInfo(lcHub).noquote() << caller.userName << "requested forwarder" << forwarderId << "for" << projectPath;
+    publishRequest(QStringLiteral("request.filed"), *filed);
+    return filed;
+}
+
+Result<QList<RequestRecord>> BindingService::requests(const ApiPrincipal &caller, RequestView view)
+{
+    RequestStore::Filter filter;
+    if (view == RequestView::Mine) {
+        filter.pendingOnly = false;
+        filter.requesterId = caller.userId;
+        return m_stores.requests.list(filter, m_clock.now());
+    }
+    auto manageable = m_policy.manageableProjects(caller);
+    if (!manageable)
+        return manageable.error();
+    if (*manageable)
+        filter.projectIds = **manageable;
+    if (view == RequestView::Inbox) {
+        // Never one's own: somebody else has to decide it.
+        filter.excludeRequesterId = caller.userId;
+    } else {
+        filter.pendingOnly = false;
+    }
+    return m_stores.requests.list(filter, m_clock.now());
+}
+
+Result<RequestRecord> BindingService::decidableRequest(const ApiPrincipal &caller, qint64 requestId, const QString &action)
+{
+    auto request = m_stores.requests.find(requestId);
+    if (!request)
+        return request.error();
+    if (Status allowed = m_policy.requireManage(caller, request->projectId, action); !allowed)
+        return allowed.error();
+    if (request->requesterId == caller.userId)
+        return Error::make(QStringLiteral("own_request"),
+                           QStringLiteral("%1 filed request %2; another administrator has to decide it")
+                                   .arg(caller.userName)
+                                   .arg(requestId));
+    return request;
+}
+
+Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(const ApiPrincipal &caller, qint64 requestId,
+                                                                        const QJsonObject &narrowing)
+{
+    auto request = decidableRequest(caller, requestId, QStringLiteral("approving a binding request"));
+    if (!request)
+        return request.error();
+
+    // An approval may narrow what was asked, never widen it.
+    BindingTerms terms = request->terms;
+    auto ttl = bindingterms::parseTtl(narrowing.value(QLatin1String("ttl")), request->terms.ttl);
+    if (!ttl)
+        return ttl.error();
+    if (*ttl > request->terms.ttl)
+        return Error::make(QStringLiteral("cannot_widen"),
+                           QStringLiteral("the request asked for %1 s; an approval may shorten it, not lengthen it")
+                                   .arg(request->terms.ttl.count()));
+    terms.ttl = *ttl;
+    const QJsonValue executor = narrowing.value(QLatin1String("virtual_executor"));
+    if (!executor.isUndefined() && !executor.isNull()) {
+        const QString name = executor.toString();
+        if (Status valid = bindingterms::validateVirtualExecutor(name); !valid || name.isEmpty())
+            return valid ? Error::make(QStringLiteral("invalid_name"), QStringLiteral("an empty virtual executor"))
+                         : valid.error();
+        if (!request->terms.virtualExecutor.isEmpty() && name != request->terms.virtualExecutor)
+            return Error::make(QStringLiteral("cannot_widen"),
+                               QStringLiteral("the request is for virtual executor %1; an approval cannot move it to %2")
+                                       .arg(request->terms.virtualExecutor, name));
+        terms.virtualExecutor = name;
+    }
+    for (const char *key : {"target", "address", "project"}) {
+        if (narrowing.contains(QLatin1String(key)))
+            return Error::make(QStringLiteral("cannot_widen"),
+                               QStringLiteral("an approval can narrow the TTL and the virtual executor only, not \"%1\"")
+                                       .arg(QLatin1String(key)));
+    }
+
+    const QDateTime now = m_clock.now();
+    const QString actor = actorOf(caller);
+    Database::Transaction transaction(m_stores.db);
+    if (!transaction.begin())
+        return transaction.begin().error();
+    // The guarded state change comes first: of racing deciders, one passes.
+    auto decided = m_stores.requests.decide(requestId, RequestRecord::State::Approved, actor, QString(), std::nullopt, now);
+    if (!decided)
+        return decided.error();
+    if (decided->expiresAt <= now)
+        return Error::make(QStringLiteral("already_decided"), QStringLiteral("request %1 expired at %2")
+                                                                      .arg(requestId)
+                                                                      .arg(toDbTime(decided->expiresAt)));
+    if (auto forwarder = lendableForwarder(m_stores.forwarders, request->forwarderId); !forwarder)
+        return forwarder.error();
+    // The binding's time counts from now, the approval, not from the request.
+    auto binding = m_stores.bindings.create(request->forwarderId, request->projectId, terms, actor, now, requestId);
+    if (!binding)
+        return binding.error();
+    auto attached = m_stores.db.query(QStringLiteral("UPDATE binding_requests SET binding_id = ? WHERE id = ?"),
+                                      {binding->id, requestId});
+    if (!attached)
+        return attached.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    auto final = m_stores.requests.find(requestId);
+    if (!final)
+        return final.error();
+    qCInfo(lcHub).noquote() << caller.userName << "approved request" << requestId << "of" << request->requesterName;
+    publishRequest(QStringLiteral("request.decided"), *final);
+    publishBinding(QStringLiteral("binding.created"), *binding);
+    return std::make_pair(*final, *binding);
+}
+
+Result<RequestRecord> BindingService::deny(const ApiPrincipal &caller, qint64 requestId, const QString &reason)
+{
+    auto request = decidableRequest(caller, requestId, QStringLiteral("denying a binding request"));
+    if (!request)
+        return request.error();
+    if (Status given = requireReason(reason, QStringLiteral("denying a request")); !given)
+        return given.error();
+    const QDateTime now = m_clock.now();
+    if (request->state == RequestRecord::State::Pending && request->expiresAt <= now)
+        return Error::make(QStringLiteral("already_decided"),
+                           QStringLiteral("request %1 expired at %2").arg(requestId).arg(toDbTime(request->expiresAt)));
+    auto denied = m_stores.requests.decide(requestId, RequestRecord::State::Denied, actorOf(caller), reason,
+                                           std::nullopt, now);
+    if (!denied)
+        return denied.error();
+    publishRequest(QStringLiteral("request.decided"), *denied);
+    return denied;
+}
+
+Status BindingService::expireDue()
+{
+    const QDateTime now = m_clock.now();
+    auto bindings = m_stores.bindings.expireDue(now);
+    if (!bindings)
+        return bindings.error();
+    for (const BindingRecord &binding : std::as_const(*bindings)) {
+        qCInfo(lcHub).noquote() << "binding" << binding.id << "of forwarder" << binding.forwarderId << "to"
+                                << binding.projectPath << "expired";
+        publishBinding(QStringLiteral("binding.ended"), binding);
+    }
+    auto requests = m_stores.requests.expireDue(now);
+    if (!requests)
+        return requests.error();
+    for (const RequestRecord &request : std::as_const(*requests))
+        publishRequest(QStringLiteral("request.decided"), request);
+    return {};
+}
+
+Result<BindingService::Ended> BindingService::endForRevokedForwarder(qint64 forwarderId, const QString &actor)
+{
+    const QDateTime now = m_clock.now();
+    Ended ended;
+    auto expired = m_stores.bindings.expireDue(now);
+    if (!expired)
+        return expired.error();
+    ended.bindings = *expired;
+    auto bindings = m_stores.bindings.endAllOfForwarder(forwarderId, actor, QStringLiteral("the forwarder was revoked"), now);
+    if (!bindings)
+        return bindings.error();
+    ended.bindings += *bindings;
+    auto requests = m_stores.requests.cancelAllOfForwarder(forwarderId, actor, QStringLiteral("the forwarder was revoked"), now);
+    if (!requests)
+        return requests.error();
+    ended.requests = *requests;
+    return ended;
+}
+
+void BindingService::publish(const Ended &ended)
+{
+    for (const BindingRecord &binding : ended.bindings)
+        publishBinding(QStringLiteral("binding.ended"), binding);
+    for (const RequestRecord &request : ended.requests)
+        publishRequest(QStringLiteral("request.decided"), request);
+}
+
+} // namespace cloop::hub

@@ -1,0 +1,40 @@
+#pragma once
+
+#include "common/result.h"
+#include "hub/storage/apitokenstore.h"
+#include "hub/storage/forwarderstore.h"
+
+#include <QJsonObject>
+
+namespace cloop::hub {
+
+class AccessPolicy;
+class BindingService;
+class Database;
+class EventBus;
+
+// Enrolling and revoking forwarders (hub administrators), and reading them
+// (anyone with a role). A revocation ends the forwarder's bindings and
+// requests in the same transaction and is published as forwarder.revoked,
+// which the gateway answers by dropping the live session.
+class ForwarderService
+{
+public:
+    ForwarderService(Database &db, ForwarderStore &forwarders, BindingService &bindings, const AccessPolicy &policy,
+                     EventBus &events);
+
+    // {"name", "usb" | "interface", "token_ttl"}
+    Result<NewEnrollment> enroll(const ApiPrincipal &caller, const QJsonObject &body);
+    Result<ForwarderRecord> revoke(const ApiPrincipal &caller, qint64 forwarderId, const QString &reason);
+    Result<QList<ForwarderRecord>> list(const ApiPrincipal &caller);
+    Result<ForwarderRecord> find(const ApiPrincipal &caller, qint64 forwarderId);
+
+private:
+    Database &m_db;
+    ForwarderStore &m_forwarders;
+    BindingService &m_bindings;
+    const AccessPolicy &m_policy;
+    EventBus &m_events;
+};
+
+} // namespace cloop::hub

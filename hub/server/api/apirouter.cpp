@@ -1,0 +1,95 @@
+#include "hub/server/api/apirouter.h"
+
+#include <QHash>
+#include <QStringList>
+
+namespace cloop::hub {
+
+namespace {
+int statusFor(const QString &code)
+{
+    static const QHash<QString, int> statuses{
+        {QStringLiteral("unauthorized"), 401},
+        {QStringLiteral("wrong_credential_type"), 401},
+        {QStringLiteral("forbidden"), 403},
+        {QStringLiteral("own_request"), 403},
+        {QStringLiteral("not_found"), 404},
+        {QStringLiteral("method_not_allowed"), 405},
+        {QStringLiteral("name_taken"), 409},
+        {QStringLiteral("already_revoked"), 409},
+        {QStringLiteral("already_bound"), 409},
+        {QStringLiteral("already_decided"), 409},
+        {QStringLiteral("already_ended"), 409},
+        {QStringLiteral("forwarder_revoked"), 409},
+        {QStringLiteral("project_exists"), 409},
+        {QStringLiteral("user_exists"), 409},
+        {QStringLiteral("body_too_large"), 413},
+        {QStringLiteral("storage_error"), 500},
+    };
+    return statuses.value(code, 400);
+}
+} // namespace
+
+ApiResponse ApiResponse::error(int status, const QString &code, const QString &message)
+{
+    return ApiResponse{status, QJsonObject{{QStringLiteral("error"),
+                                            QJsonObject{{QStringLiteral("code"), code},
+                                                        {QStringLiteral("message"), message}}}}};
+}
+
+ApiResponse ApiResponse::fromError(const Error &error)
+{
+    return ApiResponse::error(statusFor(error.code), error.code, error.message);
+}
+
+bool ApiCall::queryFlag(const QString &key) const
+{
+    const QString value = queryValue(key);
+    return value == QLatin1String("1") || value == QLatin1String("true") || value == QLatin1String("yes");
+}
+
+Result<QString> ApiCall::text(QLatin1StringView key, bool required) const
+{
+    const QJsonValue value = body.value(key);
+    if (value.isUndefined() || value.isNull()) {
+        if (required)
+            return Error::make(QStringLiteral("invalid_request"), QStringLiteral("\"%1\" is required").arg(key));
+        return QString();
+    }
+    if (!value.isString())
+        return Error::make(QStringLiteral("invalid_request"), QStringLiteral("\"%1\" must be a string").arg(key));
+    if (required && value.toString().trimmed().isEmpty())
+        return Error::make(QStringLiteral("invalid_request"), QStringLiteral("\"%1\" must not be empty").arg(key));
+    return value.toString();
+}
+
+void ApiRouter::add(const QByteArray &method, const QString &pattern, Handler handler)
+{
+    QString regex = QRegularExpression::escape(pattern);
+    regex.replace(QRegularExpression::escape(QStringLiteral("{id}")), QStringLiteral("(\\d{1,15})"));
+    m_routes.append(Route{method, QRegularExpression(QLatin1Char('^') + regex + QLatin1Char('$')), std::move(handler)});
+}
+
+ApiResponse ApiRouter::dispatch(const ApiRequest &request, const ApiPrincipal &caller, const QJsonObject &body) const
+{
+    QStringList allowed;
+    for (const Route &route : m_routes) {
+        const auto match = route.path.match(request.path);
+        if (!match.hasMatch())
+            continue;
+        if (route.method != request.method) {
+            allowed.append(QString::fromLatin1(route.method));
+            continue;
+        }
+        ApiCall call{request, caller, body, {}};
+        for (int i = 1; i <= match.lastCapturedIndex(); ++i)
+            call.ids.append(match.captured(i).toLongLong());
+        return route.handler(call);
+    }
+    if (!allowed.isEmpty())
+        return ApiResponse::error(405, QStringLiteral("method_not_allowed"),
+                                  QStringLiteral("%1 takes %2").arg(request.path, allowed.join(QStringLiteral(", "))));
+    return ApiResponse::error(404, QStringLiteral("not_found"), QStringLiteral("no such API route: %1").arg(request.path));
+}
+
+} // namespace cloop::hub

@@ -1,0 +1,76 @@
+#pragma once
+
+#include "common/result.h"
+#include "hub/storage/apitokenstore.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QJsonValue>
+#include <QList>
+#include <QRegularExpression>
+#include <QString>
+#include <QUrlQuery>
+
+#include <functional>
+
+namespace cloop::hub {
+
+// An HTTP request as the API sees it, independent of the HTTP server
+// library, so handlers are tested without sockets.
+struct ApiRequest
+{
+    QByteArray method; // "GET", "POST", ...
+    QString path;
+    QByteArray authorization; // the Authorization header
+    QByteArray body;
+    QUrlQuery query;
+};
+
+struct ApiResponse
+{
+    int status = 200;
+    QJsonValue body;
+
+    static ApiResponse error(int status, const QString &code, const QString &message);
+    // The HTTP status follows from the error's code (docs/api.md).
+    static ApiResponse fromError(const Error &error);
+    static ApiResponse ok(QJsonValue body, int status = 200) { return ApiResponse{status, std::move(body)}; }
+};
+
+// One authenticated call, as a route handler gets it.
+struct ApiCall
+{
+    const ApiRequest &request;
+    const ApiPrincipal &caller;
+    const QJsonObject &body;
+    QList<qint64> ids; // the {id} parts of the path, in order
+
+    qint64 id() const { return ids.value(0); }
+    QString queryValue(const QString &key) const { return request.query.queryItemValue(key, QUrl::FullyDecoded); }
+    bool queryFlag(const QString &key) const;
+    // A string field of the body: empty when absent, an error when not a string.
+    Result<QString> text(QLatin1StringView key, bool required = false) const;
+};
+
+// Method + path pattern -> handler. Patterns are literal paths in which
+// "{id}" stands for a positive integer.
+class ApiRouter
+{
+public:
+    using Handler = std::function<ApiResponse(const ApiCall &)>;
+
+    void add(const QByteArray &method, const QString &pattern, Handler handler);
+    // 404 for an unknown path, 405 for a known path with another method.
+    ApiResponse dispatch(const ApiRequest &request, const ApiPrincipal &caller, const QJsonObject &body) const;
+
+private:
+    struct Route
+    {
+        QByteArray method;
+        QRegularExpression path;
+        Handler handler;
+    };
+    QList<Route> m_routes;
+};
+
+} // namespace cloop::hub

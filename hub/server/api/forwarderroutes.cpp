@@ -1,0 +1,97 @@
+#include "hub/server/api/forwarderroutes.h"
+
+#include "common/identity/enrollmentbundle.h"
+#include "hub/domain/forwarderservice.h"
+#include "hub/server/forwardergateway.h"
+#include "hub/storage/database.h"
+
+#include <QJsonArray>
+
+namespace cloop::hub {
+
+namespace {
+QJsonValue timeOrNull(const QDateTime &time)
+{
+    return time.isValid() ? QJsonValue(toDbTime(time)) : QJsonValue(QJsonValue::Null);
+}
+} // namespace
+
+ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const ForwarderGateway &gateway, const HubIdentity &identity)
+    : m_service(service), m_gateway(gateway), m_identity(identity)
+{
+}
+
+QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
+{
+    const bool connected = m_gateway.isConnected(record.id);
+    QString state = QStringLiteral("awaiting enrollment");
+    if (record.isRevoked())
+        state = QStringLiteral("revoked");
+    else if (connected)
+        state = QStringLiteral("connected");
+    else if (record.enrolledAt.isValid())
+        state = QStringLiteral("disconnected");
+    return QJsonObject{
+        {QStringLiteral("id"), record.id},
+        {QStringLiteral("name"), record.name},
+        {QStringLiteral("device"), record.device.toJson()},
+        {QStringLiteral("device_description"), record.device.describe()},
+        {QStringLiteral("state"), state},
+        {QStringLiteral("connected"), connected},
+        {QStringLiteral("last_seen"), connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
+                                                : timeOrNull(record.lastSeenAt)},
+        {QStringLiteral("created_at"), timeOrNull(record.createdAt)},
+        {QStringLiteral("created_by"), record.createdBy},
+        {QStringLiteral("enrolled_at"), timeOrNull(record.enrolledAt)},
+        {QStringLiteral("revoked_at"), timeOrNull(record.revokedAt)},
+    };
+}
+
+void ForwarderRoutes::registerIn(ApiRouter &router)
+{
+    router.add("GET", QStringLiteral("/api/forwarders"), [this](const ApiCall &call) {
+        auto records = m_service.list(call.caller);
+        if (!records)
+            return ApiResponse::fromError(records.error());
+        QJsonArray out;
+        for (const ForwarderRecord &record : std::as_const(*records))
+            out.append(forwarderJson(record));
+        return ApiResponse::ok(QJsonObject{{QStringLiteral("forwarders"), out}});
+    });
+
+    router.add("GET", QStringLiteral("/api/forwarders/{id}"), [this](const ApiCall &call) {
+        auto record = m_service.find(call.caller, call.id());
+        if (!record)
+            return ApiResponse::fromError(record.error());
+        return ApiResponse::ok(forwarderJson(*record));
+    });
+
+    router.add("POST", QStringLiteral("/api/forwarders"), [this](const ApiCall &call) {
+        auto enrollment = m_service.enroll(call.caller, call.body);
+        if (!enrollment)
+            return ApiResponse::fromError(enrollment.error());
+        identity::EnrollmentBundle bundle;
+        bundle.kind = identity::EnrollmentBundle::Kind::Forwarder;
+        bundle.hub = m_identity.publicUrl;
+        bundle.token = enrollment->token;
+        bundle.pins = m_identity.pin;
+        const QString encoded = bundle.encode();
+        return ApiResponse::ok(QJsonObject{{QStringLiteral("forwarder"), forwarderJson(enrollment->forwarder)},
+                                           {QStringLiteral("bundle"), encoded},
+                                           {QStringLiteral("command"), QStringLiteral("cloop forward --bundle %1").arg(encoded)},
+                                           {QStringLiteral("token_expires_at"), toDbTime(enrollment->tokenExpiresAt)}},
+                               201);
+    });
+
+    router.add("POST", QStringLiteral("/api/forwarders/{id}/revoke"), [this](const ApiCall &call) {
+        auto reason = call.text(QLatin1StringView("reason"));
+        if (!reason)
+            return ApiResponse::fromError(reason.error());
+        auto revoked = m_service.revoke(call.caller, call.id(), *reason);
+        if (!revoked)
+            return ApiResponse::fromError(revoked.error());
+        return ApiResponse::ok(forwarderJson(*revoked));
+    });
+}
+
+} // namespace cloop::hub

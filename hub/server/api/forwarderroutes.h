@@ -1,0 +1,36 @@
+#pragma once
+
+#include "hub/server/api/apirouter.h"
+
+#include <QUrl>
+
+namespace cloop::hub {
+
+class ForwarderGateway;
+class ForwarderService;
+struct ForwarderRecord;
+
+// What bundles tell daemons: where the hub is and which key it has.
+struct HubIdentity
+{
+    QUrl publicUrl; // wss://host:port
+    QString pin; // the TLS key's SPKI pin
+    QString software;
+};
+
+// /api/forwarders: enroll, list, read, revoke.
+class ForwarderRoutes
+{
+public:
+    ForwarderRoutes(ForwarderService &service, const ForwarderGateway &gateway, const HubIdentity &identity);
+    void registerIn(ApiRouter &router);
+
+    QJsonObject forwarderJson(const ForwarderRecord &record) const;
+
+private:
+    ForwarderService &m_service;
+    const ForwarderGateway &m_gateway;
+    const HubIdentity &m_identity;
+};
+
+} // namespace cloop::hub
