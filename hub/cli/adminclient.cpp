@@ -6,19 +6,44 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QStringList>
 #include <QTimer>
 
 namespace cloop::cli {
 
-Result<QJsonObject> AdminClient::call(const QByteArray &method, const QString &path, const QJsonObject &body)
+Status checkAdminUrl(const QUrl &url)
 {
+    auto check = net::checkHubUrl(url, false);
+    if (check)
+        return {};
+    if (check.error().code == QLatin1String("insecure_url"))
+        return Error::make(check.error().code,
+                           QStringLiteral("refusing plaintext %1:// to %2: API tokens travel only over wss:// "
+                                          "(plain ws:// only to this machine)")
+                                   .arg(url.scheme(), url.host()),
+                           true);
+    return check.error();
+}
+
+Result<QJsonObject> AdminClient::call(const QByteArray &method, const QString &path, const QJsonObject &body,
+                                      const QueryItems &query)
+{
+    if (Status check = checkAdminUrl(m_endpoint.url); !check)
+        return check.error();
     QUrl url = m_endpoint.url;
     if (url.scheme() == QLatin1String("wss"))
         url.setScheme(QStringLiteral("https"));
     else if (url.scheme() == QLatin1String("ws"))
         url.setScheme(QStringLiteral("http"));
     url.setPath(path);
-    if (auto check = net::checkHubUrl(url, false); !check)
+    // Every reserved character encoded, '+' and '&' in a project path included.
+    if (!query.isEmpty()) {
+        QStringList pairs;
+        for (const auto &[name, value] : query)
+            pairs.append(QString::fromLatin1(QUrl::toPercentEncoding(name) + '=' + QUrl::toPercentEncoding(value)));
+        url.setQuery(pairs.join(QLatin1Char('&')), QUrl::StrictMode);
+    }
+    if (Status check = checkAdminUrl(url); !check)
         return check.error();
 
     QNetworkAccessManager network;

@@ -2,9 +2,15 @@
 
 #include "cloop/buildinfo.h"
 #include "daemon-forward/forwardcommand.h"
+#include "hub/cli/approvalcommands.h"
+#include "hub/cli/auditcommand.h"
+#include "hub/cli/bindingcommands.h"
 #include "hub/cli/forwardadmincommands.h"
 #include "hub/cli/hubcommands.h"
+#include "hub/cli/logincommands.h"
 #include "hub/cli/output.h"
+#include "hub/cli/projectcommands.h"
+#include "hub/cli/usercommands.h"
 
 namespace cloop::cli {
 
@@ -12,18 +18,53 @@ namespace {
 const char kUsage[] =
         "usage: cloop <command> [options]\n"
         "\n"
+        "Hub\n"
         "  hub tls-init [--data DIR]          create the hub's development TLS certificate\n"
         "  hub serve [--data DIR] [--listen HOST:PORT]\n"
         "                                     run the hub\n"
+        "\n"
+        "Forwarders\n"
         "  forward enroll --name N (--usb VID:PID[:SERIAL] | --interface IF)\n"
         "                                     enroll a forwarder, print its one-time command\n"
         "  forward list [--json] [--all]      list forwarders\n"
         "  forward revoke ID [--reason TEXT]  revoke a forwarder\n"
         "  forward [--bundle B | --token-file F] [--credential-file F] [--ca F]\n"
         "                                     run the forwarder on this machine\n"
+        "\n"
+        "Bindings and approvals\n"
+        "  forward bind ID --project DIR [--ttl 8h] [--virtual-executor NAME] [--target IF --address CIDR]\n"
+        "                                     lend a forwarder's device to a project's runs\n"
+        "  forward bindings [--project DIR] [--all] [--json]\n"
+        "                                     list bindings (--all: ended ones too)\n"
+        "  forward unbind BINDING --reason TEXT\n"
+        "                                     end a binding now\n"
+        "  forward request ID --project DIR [--ttl …] [--virtual-executor …] [--target … --address …] --reason TEXT\n"
+        "                                     ask an administrator for a binding\n"
+        "  approvals list [--all | --mine] [--json]\n"
+        "                                     your approvals inbox\n"
+        "  approvals approve ID [--ttl …] [--virtual-executor …]\n"
+        "  approvals deny ID --reason TEXT    decide a request (not your own)\n"
+        "\n"
+        "People and projects\n"
+        "  project add DIR | project list [--json]\n"
+        "  project grant DIR --user NAME --role administrator|maintainer|none\n"
+        "  user add NAME [--hub-admin] | user list [--json]\n"
+        "  token create --user NAME [--label TEXT] [--json]\n"
+        "  token list [--user NAME] [--json]   token revoke ID\n"
+        "                                     create an API token (shown once)\n"
+        "  audit [--since TIME|DURATION] [--action NAME] [--json]\n"
+        "                                     the audit log\n"
+        "\n"
+        "You\n"
+        "  login --hub URL [--pin sha256:…] [--ca FILE] [--token-file FILE]\n"
+        "                                     remember a hub and your token (read from stdin or the file)\n"
+        "  logout                             forget them\n"
+        "  whoami [--json]                    who the hub takes you for\n"
         "  version                            print the version\n"
         "\n"
-        "Every command takes --help.\n";
+        "Admin commands find the hub by --data DIR (that hub's cli.json), --hub URL (the token in\n"
+        "$CLOOP_TOKEN or the stored login), else the stored login, else the hub on this machine\n"
+        "(~/.cloop/hub or $CLOOP_HUB_DATA). Every command takes --help.\n";
 } // namespace
 
 int run(const QStringList &arguments)
@@ -38,16 +79,35 @@ int run(const QStringList &arguments)
         printLine(QStringLiteral("cloop %1").arg(QString::fromLatin1(buildinfo::kVersion)));
         return kExitOk;
     }
+    const QStringList family = arguments.mid(1);
+    const QStringList single = QStringList{QStringLiteral("cloop ") + command} + arguments.mid(2);
     if (command == QLatin1String("hub"))
-        return runHubCommand(arguments.mid(1));
+        return runHubCommand(family);
     if (command == QLatin1String("forward")) {
         const QString subcommand = arguments.value(2);
         if (isForwardAdminCommand(subcommand))
-            return runForwardAdminCommand(subcommand,
-                                          QStringList{QStringLiteral("cloop forward ") + subcommand} + arguments.mid(3));
+            return runForwardAdminCommand(family);
+        if (isBindingCommand(subcommand))
+            return runBindingCommand(family);
         // Anything else (options only) runs the forwarder daemon itself.
         return forward::runForwarderCommand(QStringList{QStringLiteral("cloop forward")} + arguments.mid(2));
     }
+    if (command == QLatin1String("approvals"))
+        return runApprovalCommand(family);
+    if (command == QLatin1String("project"))
+        return runProjectCommand(family);
+    if (command == QLatin1String("user"))
+        return runUserCommand(family);
+    if (command == QLatin1String("token"))
+        return runTokenCommand(family);
+    if (command == QLatin1String("audit"))
+        return runAuditCommand(single);
+    if (command == QLatin1String("whoami"))
+        return runWhoamiCommand(single);
+    if (command == QLatin1String("login"))
+        return runLoginCommand(single);
+    if (command == QLatin1String("logout"))
+        return runLogoutCommand(single);
     return fail(command, QStringLiteral("unknown command (run `cloop help`)"), kExitUsage);
 }
 

@@ -7,9 +7,14 @@
 
 namespace cloop::cli {
 
-// The options every admin command shares: on the hub's own machine none are
-// needed (the hub's data folder says where and who); elsewhere --hub with
-// the token in $CLOOP_TOKEN.
+// The options every admin command shares, and where the hub and the token
+// come from:
+//   --data DIR   that hub's own administration file (DIR/cli.json);
+//   --hub URL    the token in $CLOOP_TOKEN, else the stored login when it
+//                is for that hub;
+//   neither      the stored login (`cloop login`) if there is one, else the
+//                hub on this machine (~/.cloop/hub or $CLOOP_HUB_DATA).
+// --pin and --ca override what the chosen source says.
 class EndpointOptions
 {
 public:
@@ -26,5 +31,8 @@ private:
     QCommandLineOption m_ca{QStringLiteral("ca"), QStringLiteral("Also trust this PEM CA for the hub."),
                             QStringLiteral("FILE")};
 };
+
+// How to trust a hub: its pin(s), if any, and an extra CA file, if any.
+Result<net::HubTrust> makeHubTrust(const QString &pin, const QString &caFile);
 
 } // namespace cloop::cli

@@ -6,6 +6,7 @@ namespace cloop::cli {
 
 // `cloop forward enroll|list|revoke …`: administration through the admin API.
 bool isForwardAdminCommand(const QString &subcommand);
-int runForwardAdminCommand(const QString &subcommand, const QStringList &arguments);
+// arguments[0] is "forward", arguments[1] the subcommand.
+int runForwardAdminCommand(const QStringList &arguments);
 
 } // namespace cloop::cli

@@ -2,13 +2,14 @@
 
 #include "common/logging.h"
 #include "common/net/hubtls.h"
+#include "common/util/duration.h"
 #include "common/util/unixsignalwatcher.h"
+#include "hub/cli/command.h"
 #include "hub/cli/output.h"
 #include "hub/hub.h"
 #include "hub/localaccess.h"
 #include "hub/tls/devcertificate.h"
 
-#include <QCommandLineParser>
 #include <QCoreApplication>
 #include <QFileInfo>
 
@@ -55,28 +56,23 @@ Result<std::pair<QHostAddress, quint16>> parseListen(const QString &text)
 
 int tlsInit(const QStringList &arguments)
 {
-    const QString name = QStringLiteral("hub tls-init");
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-            "Create a self-signed development certificate for the hub and print its key pin.\n"
-            "Daemons trust it through the pin that travels in every bundle."));
-    parser.addHelpOption();
+    Command command(QStringLiteral("hub tls-init"),
+                    QStringLiteral("Create a self-signed development certificate for the hub and print its key pin.\n"
+                              "Daemons trust it through the pin that travels in every bundle."),
+                    Command::Endpoint::None);
     const QCommandLineOption host(QStringLiteral("host"),
                                   QStringLiteral("Another DNS name or IP address daemons use to reach the hub (repeatable)."),
                                   QStringLiteral("NAME"));
     const QCommandLineOption force(QStringLiteral("force"),
                                    QStringLiteral("Replace an existing certificate (daemons pinned to the old key will refuse the new one)."));
-    parser.addOptions({kDataOption, host, force});
-    if (!parser.parse(arguments))
-        return fail(name, parser.errorText(), kExitUsage);
-    if (parser.isSet(QStringLiteral("help"))) {
-        printLine(parser.helpText());
-        return kExitOk;
-    }
-    const QString dataDir = parser.isSet(kDataOption) ? parser.value(kDataOption) : hub::defaultHubDataDir();
+    command.addOptions({kDataOption, host, force});
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString &name = command.name();
+    const QString dataDir = command.isSet(kDataOption) ? command.value(kDataOption) : hub::defaultHubDataDir();
     const QString certificatePath = hub::Hub::defaultCertificatePath(dataDir);
     const QString keyPath = hub::Hub::defaultKeyPath(dataDir);
-    if (QFileInfo::exists(certificatePath) && !parser.isSet(force)) {
+    if (QFileInfo::exists(certificatePath) && !command.isSet(force)) {
         auto existing = hub::TlsIdentity::load(certificatePath, keyPath);
         if (existing) {
             printLine(QStringLiteral("A certificate already exists at %1 (use --force to replace it).").arg(certificatePath));
@@ -88,7 +84,7 @@ int tlsInit(const QStringList &arguments)
     }
     hub::DevCertificateRequest request;
     request.hostNames = hub::defaultDevHostNames();
-    for (const QString &extra : parser.values(host)) {
+    for (const QString &extra : command.values(host)) {
         if (!request.hostNames.contains(extra))
             request.hostNames.append(extra);
     }
@@ -104,10 +100,7 @@ int tlsInit(const QStringList &arguments)
 
 int serve(const QStringList &arguments)
 {
-    const QString name = QStringLiteral("hub serve");
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Run the hub."));
-    parser.addHelpOption();
+    Command command(QStringLiteral("hub serve"), QStringLiteral("Run the hub."), Command::Endpoint::None);
     const QCommandLineOption listen(QStringLiteral("listen"), QStringLiteral("Address and port (default 0.0.0.0:7443)."),
                                     QStringLiteral("HOST:PORT"), QStringLiteral("0.0.0.0:7443"));
     const QCommandLineOption cert(QStringLiteral("cert"), QStringLiteral("PEM certificate chain (default <data>/tls/cert.pem)."),
@@ -117,24 +110,30 @@ int serve(const QStringList &arguments)
     const QCommandLineOption publicUrl(QStringLiteral("public-url"),
                                        QStringLiteral("The URL daemons dial, put into bundles (default wss://<listen host>:<port>)."),
                                        QStringLiteral("URL"));
-    parser.addOptions({kDataOption, listen, cert, key, publicUrl});
-    if (!parser.parse(arguments))
-        return fail(name, parser.errorText(), kExitUsage);
-    if (parser.isSet(QStringLiteral("help"))) {
-        printLine(parser.helpText());
-        return kExitOk;
-    }
-    auto address = parseListen(parser.value(listen));
+    const QCommandLineOption requestTtl(QStringLiteral("request-ttl"),
+                                        QStringLiteral("How long a binding request waits for a decision (default 7d)."),
+                                        QStringLiteral("DURATION"), QStringLiteral("7d"));
+    command.addOptions({kDataOption, listen, cert, key, publicUrl, requestTtl});
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString &name = command.name();
+    auto address = parseListen(command.value(listen));
     if (!address)
         return fail(name, address.error().message, kExitUsage);
     hub::HubOptions options;
-    options.dataDir = parser.isSet(kDataOption) ? parser.value(kDataOption) : hub::defaultHubDataDir();
+    options.dataDir = command.isSet(kDataOption) ? command.value(kDataOption) : hub::defaultHubDataDir();
     options.listenAddress = address->first;
     options.port = address->second;
-    options.certificatePath = parser.value(cert);
-    options.keyPath = parser.value(key);
-    if (parser.isSet(publicUrl)) {
-        options.publicUrl = QUrl(parser.value(publicUrl), QUrl::StrictMode);
+    options.certificatePath = command.value(cert);
+    options.keyPath = command.value(key);
+    auto lifetime = util::parseDuration(command.value(requestTtl));
+    if (!lifetime || lifetime->count() < 60)
+        return fail(name, QStringLiteral("--request-ttl \"%1\" is not a duration of a minute or more (e.g. 7d)")
+                                  .arg(command.value(requestTtl)),
+                    kExitUsage);
+    options.requestLifetime = *lifetime;
+    if (command.isSet(publicUrl)) {
+        options.publicUrl = QUrl(command.value(publicUrl), QUrl::StrictMode);
         if (auto check = net::checkHubUrl(options.publicUrl, false); !check)
             return fail(name, check.error().message, kExitUsage);
     }
@@ -152,20 +151,13 @@ int serve(const QStringList &arguments)
     return QCoreApplication::exec();
 }
 
+constexpr Subcommand kSubcommands[] = {{"tls-init", tlsInit}, {"serve", serve}};
+
 } // namespace
 
 int runHubCommand(const QStringList &arguments)
 {
-    const QString subcommand = arguments.value(1);
-    const QStringList rest = QStringList{QStringLiteral("cloop hub ") + subcommand} + arguments.mid(2);
-    if (subcommand == QLatin1String("tls-init"))
-        return tlsInit(rest);
-    if (subcommand == QLatin1String("serve"))
-        return serve(rest);
-    return fail(QStringLiteral("hub"),
-                subcommand.isEmpty() ? QStringLiteral("expected a subcommand: tls-init, serve")
-                                     : QStringLiteral("unknown subcommand \"%1\" (expected tls-init or serve)").arg(subcommand),
-                kExitUsage);
+    return runSubcommand(arguments, kSubcommands);
 }
 
 } // namespace cloop::cli

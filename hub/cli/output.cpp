@@ -1,5 +1,7 @@
 #include "hub/cli/output.h"
 
+#include "common/util/duration.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -26,6 +28,52 @@ int fail(const QString &command, const QString &message, int exitCode)
 {
     std::fprintf(stderr, "cloop %s: %s\n", command.toUtf8().constData(), message.toUtf8().constData());
     return exitCode;
+}
+
+void warn(const QString &command, const QString &message)
+{
+    std::fprintf(stderr, "cloop %s: warning: %s\n", command.toUtf8().constData(), message.toUtf8().constData());
+}
+
+QString field(const QJsonObject &record, const char *key)
+{
+    return record.value(QLatin1String(key)).toString();
+}
+
+QString formatTime(const QDateTime &time)
+{
+    if (!time.isValid())
+        return QStringLiteral("-");
+    return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"));
+}
+
+QString formatTime(const QJsonValue &isoText)
+{
+    return formatTime(QDateTime::fromString(isoText.toString(), Qt::ISODateWithMs));
+}
+
+QString formatDistance(const QDateTime &time)
+{
+    const qint64 seconds = QDateTime::currentDateTimeUtc().secsTo(time);
+    const qint64 magnitude = seconds < 0 ? -seconds : seconds;
+    if (magnitude < 5)
+        return QStringLiteral("now");
+    // To the second under a minute, the minute under two days, the hour beyond.
+    qint64 rounded = magnitude;
+    if (magnitude >= 2 * 86400)
+        rounded = (magnitude + 1800) / 3600 * 3600;
+    else if (magnitude >= 60)
+        rounded = (magnitude + 30) / 60 * 60;
+    const QString amount = util::formatDuration(std::chrono::seconds(rounded));
+    return seconds < 0 ? amount + QStringLiteral(" ago") : QStringLiteral("in ") + amount;
+}
+
+QString formatTimeAndDistance(const QJsonValue &isoText)
+{
+    const QDateTime time = QDateTime::fromString(isoText.toString(), Qt::ISODateWithMs);
+    if (!time.isValid())
+        return QStringLiteral("-");
+    return QStringLiteral("%1 (%2)").arg(formatTime(time), formatDistance(time));
 }
 
 QString formatTable(const QStringList &header, const QList<QStringList> &rows)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QDateTime>
+#include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
 #include <QStringList>
@@ -15,6 +17,21 @@ void printLine(const QString &line);
 void printJson(const QJsonValue &value);
 // "cloop <command>: <message>" on stderr; returns the exit code to use.
 int fail(const QString &command, const QString &message, int exitCode = kExitFailed);
+
+// "cloop <command>: warning: <message>" on stderr.
+void warn(const QString &command, const QString &message);
+
+// A string field of a JSON record, empty when absent or null.
+QString field(const QJsonObject &record, const char *key);
+
+// Times as a person reads them, always in UTC: "2026-11-29 17:34 UTC";
+// an empty or unreadable ISO 8601 text becomes "-".
+QString formatTime(const QDateTime &time);
+QString formatTime(const QJsonValue &isoText);
+// How far away a time is: "in 8h", "5m ago", "now".
+QString formatDistance(const QDateTime &time);
+// "2026-11-30 01:34 UTC (in 8h)".
+QString formatTimeAndDistance(const QJsonValue &isoText);
 
 // A plain text table with a header row, columns padded to their widest cell.
 QString formatTable(const QStringList &header, const QList<QStringList> &rows);

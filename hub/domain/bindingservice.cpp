@@ -1,6 +1,7 @@
 #include "hub/domain/bindingservice.h"
 
 #include "common/logging.h"
+#include "common/util/duration.h"
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/bindingterms.h"
 #include "hub/domain/clock.h"
@@ -205,8 +206,8 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(const Ap
         return ttl.error();
     if (*ttl > request->terms.ttl)
         return Error::make(QStringLiteral("cannot_widen"),
-                           QStringLiteral("the request asked for %1 s; an approval may shorten it, not lengthen it")
-                                   .arg(request->terms.ttl.count()));
+                           QStringLiteral("the request asked for %1; an approval may shorten that, not lengthen it to %2")
+                                   .arg(util::formatDuration(request->terms.ttl), util::formatDuration(*ttl)));
     terms.ttl = *ttl;
     const QJsonValue executor = narrowing.value(QLatin1String("virtual_executor"));
     if (!executor.isUndefined() && !executor.isNull()) {

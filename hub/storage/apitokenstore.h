@@ -2,7 +2,11 @@
 
 #include "common/result.h"
 
+#include <QDateTime>
+#include <QList>
 #include <QString>
+
+#include <optional>
 
 namespace cloop::hub {
 
@@ -14,6 +18,18 @@ struct ApiPrincipal
     qint64 userId = 0;
     QString userName;
     bool hubAdmin = false;
+    qint64 tokenId = 0;
+};
+
+// An API token as it can be shown: never the secret, which is not kept.
+struct ApiTokenRecord
+{
+    qint64 id = 0;
+    qint64 userId = 0;
+    QString userName;
+    QString label;
+    QDateTime createdAt;
+    QDateTime revokedAt;
 };
 
 // Users' API tokens, stored as SHA-256 hashes only.
@@ -28,6 +44,11 @@ public:
     Result<QString> createToken(qint64 userId, const QString &label, const QString &actor);
     // Refuses other kinds of secret by name (a forwarder credential is not an API token).
     Result<ApiPrincipal> authenticate(const QString &bearer);
+
+    Result<QList<ApiTokenRecord>> list(std::optional<qint64> userId);
+    Result<ApiTokenRecord> find(qint64 tokenId);
+    // Takes effect at once: the next call with it is refused.
+    Result<ApiTokenRecord> revoke(qint64 tokenId, const QString &actor);
 
 private:
     Database &m_db;

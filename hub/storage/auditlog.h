@@ -27,6 +27,7 @@ inline constexpr QLatin1StringView kProjectAdd{"project.add"};
 inline constexpr QLatin1StringView kProjectRole{"project.role"};
 inline constexpr QLatin1StringView kUserAdd{"user.add"};
 inline constexpr QLatin1StringView kApiTokenCreate{"token.create"};
+inline constexpr QLatin1StringView kApiTokenRevoke{"token.revoke"};
 } // namespace auditaction
 
 struct AuditEntry

@@ -33,6 +33,7 @@ void PeopleRoutes::registerIn(ApiRouter &router)
                                    {QStringLiteral("role"), roleName(grant.role)}});
         return ApiResponse::ok(QJsonObject{{QStringLiteral("user"), call.caller.userName},
                                            {QStringLiteral("hub_admin"), call.caller.hubAdmin},
+                                           {QStringLiteral("token_id"), call.caller.tokenId},
                                            {QStringLiteral("roles"), out}});
     });
 
@@ -136,6 +137,67 @@ void PeopleRoutes::registerIn(ApiRouter &router)
         if (!token)
             return ApiResponse::fromError(token.error());
         return ApiResponse::ok(QJsonObject{{QStringLiteral("token"), *token}, {QStringLiteral("user"), user->name}}, 201);
+    });
+
+    registerTokenRoutes(router);
+}
+
+namespace {
+QJsonObject tokenJson(const ApiTokenRecord &token)
+{
+    return QJsonObject{{QStringLiteral("id"), token.id},
+                       {QStringLiteral("user"), token.userName},
+                       {QStringLiteral("label"), token.label},
+                       {QStringLiteral("created_at"), toDbTime(token.createdAt)},
+                       {QStringLiteral("revoked_at"),
+                        token.revokedAt.isValid() ? QJsonValue(toDbTime(token.revokedAt)) : QJsonValue(QJsonValue::Null)}};
+}
+} // namespace
+
+void PeopleRoutes::registerTokenRoutes(ApiRouter &router)
+{
+    // Everyone sees and may revoke their own tokens; hub administrators all.
+    router.add("GET", QStringLiteral("/api/tokens"), [this](const ApiCall &call) {
+        std::optional<qint64> owner = call.caller.userId;
+        if (const QString name = call.queryValue(QStringLiteral("user")); !name.isEmpty() || call.caller.hubAdmin) {
+            if (name.isEmpty()) {
+                owner.reset();
+            } else {
+                auto user = m_projects.findUser(name);
+                if (!user)
+                    return ApiResponse::fromError(user.error());
+                if (user->id != call.caller.userId) {
+                    if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("listing another user's tokens"));
+                        !allowed)
+                        return ApiResponse::fromError(allowed.error());
+                }
+                owner = user->id;
+            }
+        }
+        auto tokens = m_tokens.list(owner);
+        if (!tokens)
+            return ApiResponse::fromError(tokens.error());
+        QJsonArray out;
+        for (const ApiTokenRecord &token : std::as_const(*tokens)) {
+            QJsonObject json = tokenJson(token);
+            json.insert(QStringLiteral("current"), token.id == call.caller.tokenId);
+            out.append(json);
+        }
+        return ApiResponse::ok(QJsonObject{{QStringLiteral("tokens"), out}});
+    });
+
+    router.add("POST", QStringLiteral("/api/tokens/{id}/revoke"), [this](const ApiCall &call) {
+        auto token = m_tokens.find(call.id());
+        if (!token)
+            return ApiResponse::fromError(token.error());
+        if (token->userId != call.caller.userId) {
+            if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("revoking another user's token")); !allowed)
+                return ApiResponse::fromError(allowed.error());
+        }
+        auto revoked = m_tokens.revoke(call.id(), actorOf(call.caller));
+        if (!revoked)
+            return ApiResponse::fromError(revoked.error());
+        return ApiResponse::ok(tokenJson(*revoked));
     });
 }
 

@@ -22,6 +22,8 @@ public:
     void registerIn(ApiRouter &router);
 
 private:
+    void registerTokenRoutes(ApiRouter &router);
+
     ProjectStore &m_projects;
     ApiTokenStore &m_tokens;
     const AccessPolicy &m_policy;

@@ -1,0 +1,22 @@
+#pragma once
+
+#include <QJsonObject>
+#include <QStringList>
+
+namespace cloop::cli {
+
+// `cloop forward bind|bindings|unbind|request …`: lending a forwarder's
+// device to a project's runs, directly or by asking an administrator.
+bool isBindingCommand(const QString &subcommand);
+// arguments[0] is "forward", arguments[1] the subcommand.
+int runBindingCommand(const QStringList &arguments);
+
+// "binding 7: forwarder 3 "lab" → /srv/projects/bench until 2026-11-30 01:34 UTC (in 8h)"
+// and, on further lines, what narrows it.
+QStringList describeBinding(const QJsonObject &binding);
+// "eth1 10.77.0.2/24", "-" when the binding or request names no target.
+QString targetText(const QJsonObject &record);
+// The virtual executor, or "any".
+QString executorText(const QJsonObject &record);
+
+} // namespace cloop::cli
