@@ -75,6 +75,8 @@ Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 fo
     auto terms = bindingterms::fromJson(termsJson, forwarder->device);
     if (!terms)
         return terms.error();
+    if (Status free = requireUnbound(caller, forwarderId); !free)
+        return free.error();
     auto binding = m_stores.bindings.create(forwarderId, project->id, *terms, actorOf(caller), m_clock.now(), std::nullopt);
     if (!binding)
         return binding.error();
@@ -93,11 +95,41 @@ Result<BindingRecord> BindingService::unbind(const ApiPrincipal &caller, qint64 
         return allowed.error();
     if (Status given = requireReason(reason, QStringLiteral("unbinding")); !given)
         return given.error();
+    // A binding past its time is recorded as expired (by the hub), and the
+    // unbind then finds it ended.
+    if (Status swept = expireDue(); !swept)
+        return swept.error();
     auto ended = m_stores.bindings.end(bindingId, BindingRecord::State::Unbound, actorOf(caller), reason, m_clock.now());
     if (!ended)
         return ended.error();
     publishBinding(QStringLiteral("binding.ended"), *ended);
     return ended;
+}
+
+Status BindingService::requireUnbound(const ApiPrincipal &caller, qint64 forwarderId)
+{
+    // Whatever expired is ended (and announced) first, so that it does not
+    // stand in the way and its end is not swept silently by the creation.
+    if (Status swept = expireDue(); !swept)
+        return swept;
+    auto existing = m_stores.bindings.activeForForwarder(forwarderId, m_clock.now());
+    if (!existing)
+        return existing.error();
+    if (!*existing)
+        return {};
+    const BindingRecord &binding = **existing;
+    // Where it is bound is told only to those who may see that project.
+    if (!m_policy.requireMember(caller, binding.projectId, QString()))
+        return Error::make(QStringLiteral("already_bound"),
+                           QStringLiteral("forwarder %1 (%2) is lent to another project; a forwarder serves one "
+                                          "binding at a time")
+                                   .arg(forwarderId)
+                                   .arg(binding.forwarderName));
+    return Error::make(QStringLiteral("already_bound"),
+                       QStringLiteral("forwarder %1 (%2) is already bound to %3 until %4 (binding %5); unbind it first")
+                               .arg(forwarderId)
+                               .arg(binding.forwarderName, binding.projectPath, toDbTime(binding.expiresAt))
+                               .arg(binding.id));
 }
 
 Result<QList<BindingRecord>> BindingService::bindings(const ApiPrincipal &caller, const QString &projectPath,
@@ -189,6 +221,17 @@ Result<RequestRecord> BindingService::decidableRequest(const ApiPrincipal &calle
                            QStringLiteral("%1 filed request %2; another administrator has to decide it")
                                    .arg(caller.userName)
                                    .arg(requestId));
+    if (request->state != RequestRecord::State::Pending)
+        return Error::make(QStringLiteral("already_decided"),
+                           QStringLiteral("request %1 was already %2%3")
+                                   .arg(requestId)
+                                   .arg(requestStateName(request->state),
+                                        request->decidedBy.isEmpty() ? QString() : QStringLiteral(" by %1").arg(request->decidedBy)));
+    if (request->expiresAt <= m_clock.now())
+        return Error::make(QStringLiteral("already_decided"),
+                           QStringLiteral("request %1 expired at %2 before anyone decided it")
+                                   .arg(requestId)
+                                   .arg(toDbTime(request->expiresAt)));
     return request;
 }
 
@@ -228,6 +271,8 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(const Ap
                                        .arg(QLatin1String(key)));
     }
 
+    if (Status free = requireUnbound(caller, request->forwarderId); !free)
+        return free.error();
     const QDateTime now = m_clock.now();
     const QString actor = actorOf(caller);
     Database::Transaction transaction(m_stores.db);

@@ -67,6 +67,7 @@ public:
     void publish(const Ended &ended);
 
 private:
+    Status requireUnbound(const ApiPrincipal &caller, qint64 forwarderId);
     Result<RequestRecord> decidableRequest(const ApiPrincipal &caller, qint64 requestId, const QString &action);
     void publishBinding(const QString &event, const BindingRecord &binding);
     void publishRequest(const QString &event, const RequestRecord &request);

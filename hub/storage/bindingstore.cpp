@@ -146,11 +146,10 @@ Result<BindingRecord> BindingStore::create(qint64 forwarderId, qint64 projectId,
         return existing.error();
     if (*existing)
         return Error::make(QStringLiteral("already_bound"),
-                           QStringLiteral("forwarder %1 (%2) is already bound to %3 until %4 (binding %5); unbind it first")
+                           QStringLiteral("forwarder %1 (%2) already lends its device to a binding; a forwarder serves "
+                                          "one binding at a time")
                                    .arg(forwarderId)
-                                   .arg((*existing)->forwarderName, (*existing)->projectPath,
-                                        toDbTime((*existing)->expiresAt))
-                                   .arg((*existing)->id));
+                                   .arg((*existing)->forwarderName));
     const QDateTime expiresAt = now.addSecs(terms.ttl.count());
     auto inserted = m_db.query(
             QStringLiteral("INSERT INTO bindings (forwarder_id, project_id, virtual_executor, target_interface, "
@@ -201,9 +200,10 @@ Result<BindingRecord> BindingStore::end(qint64 id, BindingRecord::State how, con
                            QStringLiteral("binding %1 already ended (%2 at %3)")
                                    .arg(id)
                                    .arg(bindingStateName(binding->state), toDbTime(binding->endedAt)));
-    // An unbind after the expiry instant records what really happened.
+    // Past its expiry a binding has ended already, swept or not.
     if (how == BindingRecord::State::Unbound && binding->expiresAt <= now)
-        how = BindingRecord::State::Expired;
+        return Error::make(QStringLiteral("already_ended"),
+                           QStringLiteral("binding %1 already ended: it expired at %2").arg(id).arg(toDbTime(binding->expiresAt)));
     auto updated = m_db.query(QStringLiteral("UPDATE bindings SET ended_at = ?, ended_by = ?, end_kind = ?, end_reason = ? "
                                              "WHERE id = ? AND ended_at IS NULL"),
                               {toDbTime(how == BindingRecord::State::Expired ? binding->expiresAt : now),
