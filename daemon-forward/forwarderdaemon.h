@@ -1,15 +1,9 @@
 #pragma once
 
-#include "common/identity/credentialfile.h"
+#include "common/daemon/daemonconnector.h"
 #include "common/result.h"
 
 #include <QObject>
-
-#include <memory>
-
-namespace cloop::tunnel {
-class TunnelClient;
-}
 
 namespace cloop::forward {
 
@@ -30,31 +24,22 @@ class ForwarderDaemon final : public QObject
     Q_DISABLE_COPY_MOVE(ForwarderDaemon)
 
 public:
-    // Exit codes, documented in the README.
-    static constexpr int kExitStopped = 0;
-    static constexpr int kExitFailure = 1;
-    static constexpr int kExitUsage = 2;
-    static constexpr int kExitRefused = 3;
+    static constexpr int kExitStopped = daemon::kExitStopped;
+    static constexpr int kExitFailure = daemon::kExitFailure;
+    static constexpr int kExitUsage = daemon::kExitUsage;
+    static constexpr int kExitRefused = daemon::kExitRefused;
 
-    explicit ForwarderDaemon(ForwarderDaemonOptions options, QObject *parent = nullptr);
-    ~ForwarderDaemon() override;
+    explicit ForwarderDaemon(const ForwarderDaemonOptions &options, QObject *parent = nullptr);
 
-    // Reads the credential or the bundle; an error here means "cannot start".
-    Status prepare();
+    Status prepare() { return m_connector.prepare(); }
     void start();
-    void stop();
+    void stop() { m_connector.stop(); }
 
 Q_SIGNALS:
     void finished(int exitCode);
 
 private:
-    Status prepareFromBundle(const QString &bundleText);
-    void onEnrolled(qint64 id, const QString &name, const QString &credential);
-
-    ForwarderDaemonOptions m_options;
-    identity::CredentialFile m_credentialFile;
-    identity::DaemonCredential m_pendingCredential; // from a bundle, until enrolled
-    std::unique_ptr<tunnel::TunnelClient> m_client;
+    daemon::DaemonConnector m_connector;
 };
 
 } // namespace cloop::forward

@@ -10,6 +10,7 @@
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/eventstream.h"
+#include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/database.h"
@@ -64,7 +65,7 @@ Hub::~Hub()
     m_server.reset();
     m_api.reset();
     m_eventStream.reset();
-    m_gateway.reset();
+    m_gateways.reset();
 }
 
 void Hub::sweep()
@@ -76,28 +77,33 @@ void Hub::sweep()
 void Hub::connectEvents()
 {
     EventBus &bus = m_core->events();
-    connect(m_gateway.get(), &ForwarderGateway::forwarderConnected, &bus, [&bus](qint64 id, const QString &name) {
-        bus.publish(HubEvent{QStringLiteral("forwarder.connected"),
-                             {{QStringLiteral("id"), id}, {QStringLiteral("name"), name}},
-                             std::nullopt});
-    });
-    connect(m_gateway.get(), &ForwarderGateway::forwarderDisconnected, &bus, [&bus](qint64 id, const QString &reason) {
-        bus.publish(HubEvent{QStringLiteral("forwarder.disconnected"),
-                             {{QStringLiteral("id"), id}, {QStringLiteral("reason"), reason}},
-                             std::nullopt});
-    });
-    // A revocation ends the live session at once, with a permanent refusal.
-    connect(&bus, &EventBus::published, m_gateway.get(), [gateway = m_gateway.get()](const HubEvent &event) {
-        if (event.name != QLatin1String("forwarder.revoked"))
-            return;
-        const QString by = event.data.value(QLatin1String("by")).toString();
-        const QString reason = event.data.value(QLatin1String("reason")).toString();
-        gateway->drop(event.data.value(QLatin1String("id")).toInteger(),
-                      protocol::ErrorMessage{QStringLiteral("revoked"),
-                                             QStringLiteral("this forwarder was revoked by %1%2")
-                                                     .arg(by, reason.isEmpty() ? QString() : QStringLiteral(": ") + reason),
-                                             true});
-    });
+    const auto announce = [&bus](DaemonGateway &gateway, const QString &noun) {
+        connect(&gateway, &DaemonGateway::daemonConnected, &bus, [&bus, noun](qint64 id, const QString &name) {
+            bus.publish(HubEvent{noun + QLatin1String(".connected"),
+                                 {{QStringLiteral("id"), id}, {QStringLiteral("name"), name}},
+                                 std::nullopt});
+        });
+        connect(&gateway, &DaemonGateway::daemonDisconnected, &bus, [&bus, noun](qint64 id, const QString &reason) {
+            bus.publish(HubEvent{noun + QLatin1String(".disconnected"),
+                                 {{QStringLiteral("id"), id}, {QStringLiteral("reason"), reason}},
+                                 std::nullopt});
+        });
+        // A revocation ends the live session at once, with a permanent refusal.
+        connect(&bus, &EventBus::published, &gateway, [&gateway, noun](const HubEvent &event) {
+            if (event.name != noun + QLatin1String(".revoked"))
+                return;
+            const QString by = event.data.value(QLatin1String("by")).toString();
+            const QString reason = event.data.value(QLatin1String("reason")).toString();
+            gateway.drop(event.data.value(QLatin1String("id")).toInteger(),
+                         protocol::ErrorMessage{QStringLiteral("revoked"),
+                                                QStringLiteral("this %1 was revoked by %2%3")
+                                                        .arg(noun, by,
+                                                             reason.isEmpty() ? QString() : QStringLiteral(": ") + reason),
+                                                true});
+        });
+    };
+    announce(m_gateways->forwarders(), QStringLiteral("forwarder"));
+    announce(m_gateways->executors(), QStringLiteral("executor"));
 }
 
 QString Hub::defaultCertificatePath(const QString &dataDir)
@@ -135,8 +141,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
         return database.error();
     hub->m_core = std::make_unique<HubCore>(std::move(*database), *hub->m_clock,
                                             HubCore::Options{options.requestLifetime});
-    options.gateway.software = QString::fromLatin1(buildinfo::kVersion);
-    hub->m_gateway = std::make_unique<ForwarderGateway>(hub->m_core->forwarderStore(), options.gateway);
+    hub->m_gateways = std::make_unique<HubGateways>(*hub->m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
     hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core);
     hub->connectEvents();
 
@@ -148,8 +153,8 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 
     // The public URL names the port, known only after listening; the
     // identity is completed below, before the event loop serves any call.
-    hub->m_api = std::make_unique<AdminApi>(*hub->m_core, *hub->m_gateway, HubIdentity{});
-    hub->m_server = std::make_unique<HubHttpServer>(*hub->m_api, *hub->m_gateway, *hub->m_eventStream);
+    hub->m_api = std::make_unique<AdminApi>(*hub->m_core, *hub->m_gateways, HubIdentity{});
+    hub->m_server = std::make_unique<HubHttpServer>(*hub->m_api, *hub->m_gateways, *hub->m_eventStream);
     hub->m_server->sslSetup(tls);
     hub->m_port = hub->m_server->listen(options.listenAddress, options.port);
     if (hub->m_port == 0) {

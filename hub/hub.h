@@ -1,7 +1,7 @@
 #pragma once
 
 #include "common/result.h"
-#include "hub/server/forwardergateway.h"
+#include "hub/server/daemongateway.h"
 
 #include <QHostAddress>
 #include <QObject>
@@ -17,6 +17,7 @@ class AdminApi;
 class Clock;
 class EventStream;
 class HubCore;
+class HubGateways;
 class HubHttpServer;
 
 struct HubOptions
@@ -29,7 +30,7 @@ struct HubOptions
     QUrl publicUrl; // what bundles tell daemons to dial; derived when empty
     QString adminName = QStringLiteral("admin");
     std::chrono::seconds requestLifetime{7 * 24 * 3600};
-    ForwarderGateway::Options gateway;
+    DaemonGateway::Options gateway;
 };
 
 // `cloop hub serve`: the data folder, the database and the services over
@@ -48,7 +49,7 @@ public:
     QUrl publicUrl() const { return m_publicUrl; }
     QString pin() const { return m_pin; }
     HubCore &core() { return *m_core; }
-    ForwarderGateway &forwarders() { return *m_gateway; }
+    HubGateways &gateways() { return *m_gateways; }
 
     static QString defaultCertificatePath(const QString &dataDir);
     static QString defaultKeyPath(const QString &dataDir);
@@ -62,7 +63,7 @@ private:
 
     std::unique_ptr<Clock> m_clock;
     std::unique_ptr<HubCore> m_core;
-    std::unique_ptr<ForwarderGateway> m_gateway;
+    std::unique_ptr<HubGateways> m_gateways;
     std::unique_ptr<EventStream> m_eventStream;
     std::unique_ptr<AdminApi> m_api;
     std::unique_ptr<HubHttpServer> m_server;

@@ -7,6 +7,7 @@
 #include "hub/domain/forwarderservice.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/bindingstore.h"
+#include "hub/storage/executorstore.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
 #include "hub/storage/projectstore.h"
@@ -19,6 +20,7 @@ HubCore::HubCore(std::unique_ptr<Database> database, const Clock &clock, Options
       m_clock(clock),
       m_tokens(std::make_unique<ApiTokenStore>(*m_database)),
       m_forwarderStore(std::make_unique<ForwarderStore>(*m_database)),
+      m_executorStore(std::make_unique<ExecutorStore>(*m_database)),
       m_projects(std::make_unique<ProjectStore>(*m_database)),
       m_bindingStore(std::make_unique<BindingStore>(*m_database)),
       m_requestStore(std::make_unique<RequestStore>(*m_database)),

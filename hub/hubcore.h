@@ -15,6 +15,7 @@ class Clock;
 class Database;
 class EventBus;
 class ForwarderService;
+class ExecutorStore;
 class ForwarderStore;
 class ProjectStore;
 class RequestStore;
@@ -39,6 +40,7 @@ public:
     const Clock &clock() const { return m_clock; }
     ApiTokenStore &tokens() { return *m_tokens; }
     ForwarderStore &forwarderStore() { return *m_forwarderStore; }
+    ExecutorStore &executorStore() { return *m_executorStore; }
     ProjectStore &projects() { return *m_projects; }
     BindingStore &bindingStore() { return *m_bindingStore; }
     RequestStore &requestStore() { return *m_requestStore; }
@@ -52,6 +54,7 @@ private:
     const Clock &m_clock;
     std::unique_ptr<ApiTokenStore> m_tokens;
     std::unique_ptr<ForwarderStore> m_forwarderStore;
+    std::unique_ptr<ExecutorStore> m_executorStore;
     std::unique_ptr<ProjectStore> m_projects;
     std::unique_ptr<BindingStore> m_bindingStore;
     std::unique_ptr<RequestStore> m_requestStore;

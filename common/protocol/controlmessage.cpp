@@ -70,6 +70,18 @@ public:
         return value.toBool();
     }
 
+    QJsonObject optionalObject(QLatin1StringView key)
+    {
+        const QJsonValue value = m_object.value(key);
+        if (value.isUndefined() || value.isNull())
+            return {};
+        if (!value.isObject()) {
+            fail(QStringLiteral("\"%1\" must be an object").arg(key));
+            return {};
+        }
+        return value.toObject();
+    }
+
     PeerRole role()
     {
         const QString name = string(QLatin1StringView("role"), 32);
@@ -142,6 +154,7 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
         hello.software = read.string(QLatin1StringView("software"), 64);
         hello.role = read.role();
         hello.credential = read.string(QLatin1StringView("credential"), 256);
+        hello.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
         return finish(read, std::move(hello));
     }
     if (type == messagetype::kRedeem) {
@@ -150,6 +163,7 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
         redeem.software = read.string(QLatin1StringView("software"), 64);
         redeem.role = read.role();
         redeem.token = read.string(QLatin1StringView("token"), 256);
+        redeem.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
         return finish(read, std::move(redeem));
     }
     if (type == messagetype::kEnrolled) {
@@ -192,19 +206,25 @@ struct Serializer
 {
     QJsonObject operator()(const Hello &m) const
     {
-        return {{QStringLiteral("type"), messagetype::kHello},
-                {QStringLiteral("protocol"), m.protocol},
-                {QStringLiteral("software"), m.software},
-                {QStringLiteral("role"), roleName(m.role)},
-                {QStringLiteral("credential"), m.credential}};
+        QJsonObject object{{QStringLiteral("type"), messagetype::kHello},
+                           {QStringLiteral("protocol"), m.protocol},
+                           {QStringLiteral("software"), m.software},
+                           {QStringLiteral("role"), roleName(m.role)},
+                           {QStringLiteral("credential"), m.credential}};
+        if (!m.capabilities.isEmpty())
+            object.insert(QStringLiteral("capabilities"), m.capabilities);
+        return object;
     }
     QJsonObject operator()(const Redeem &m) const
     {
-        return {{QStringLiteral("type"), messagetype::kRedeem},
-                {QStringLiteral("protocol"), m.protocol},
-                {QStringLiteral("software"), m.software},
-                {QStringLiteral("role"), roleName(m.role)},
-                {QStringLiteral("token"), m.token}};
+        QJsonObject object{{QStringLiteral("type"), messagetype::kRedeem},
+                           {QStringLiteral("protocol"), m.protocol},
+                           {QStringLiteral("software"), m.software},
+                           {QStringLiteral("role"), roleName(m.role)},
+                           {QStringLiteral("token"), m.token}};
+        if (!m.capabilities.isEmpty())
+            object.insert(QStringLiteral("capabilities"), m.capabilities);
+        return object;
     }
     QJsonObject operator()(const Enrolled &m) const
     {

@@ -4,6 +4,7 @@
 #include "common/result.h"
 
 #include <QByteArray>
+#include <QJsonObject>
 #include <QString>
 
 #include <variant>
@@ -34,6 +35,9 @@ struct Hello
     QString software;
     PeerRole role = PeerRole::Forwarder;
     QString credential;
+    // What an executor agent can do (its detected capabilities); empty for
+    // forwarders. Validated by the hub, not here: it is the agent's report.
+    QJsonObject capabilities;
 };
 
 // Daemon -> hub, first message of a daemon holding a one-time token.
@@ -43,6 +47,7 @@ struct Redeem
     QString software;
     PeerRole role = PeerRole::Forwarder;
     QString token;
+    QJsonObject capabilities;
 };
 
 // Hub -> daemon, answer to Redeem: the long-lived credential, sent once.

@@ -146,9 +146,9 @@ void TunnelClient::onConnected()
     setState(State::Authenticating);
     m_connection->startHeartbeat();
     if (!m_credential.isEmpty()) {
-        m_connection->sendControl(Hello{kVersion, m_options.software, m_options.role, m_credential});
+        m_connection->sendControl(Hello{kVersion, m_options.software, m_options.role, m_credential, m_options.capabilities});
     } else {
-        m_connection->sendControl(Redeem{kVersion, m_options.software, m_options.role, m_token});
+        m_connection->sendControl(Redeem{kVersion, m_options.software, m_options.role, m_token, m_options.capabilities});
     }
 }
 

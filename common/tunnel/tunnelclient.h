@@ -27,6 +27,8 @@ struct TunnelClientOptions
     std::chrono::milliseconds authenticationTimeout{15'000};
     TunnelTiming timing;
     ChannelMultiplexer::Limits limits;
+    // Sent with every hello: an agent's capabilities.
+    QJsonObject capabilities;
 };
 
 // A daemon's side of the tunnel: dials the hub, proves who it is, and keeps

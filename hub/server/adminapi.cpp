@@ -3,21 +3,24 @@
 #include "common/logging.h"
 #include "common/protocol/protocolversion.h"
 #include "hub/hubcore.h"
+#include "hub/server/hubgateways.h"
 #include "hub/storage/apitokenstore.h"
 
 #include <QJsonDocument>
 
 namespace cloop::hub {
 
-AdminApi::AdminApi(HubCore &core, const ForwarderGateway &gateway, HubIdentity identity)
+AdminApi::AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity identity)
     : m_core(core),
       m_identity(std::move(identity)),
-      m_forwarderRoutes(core.forwarders(), gateway, m_identity),
+      m_forwarderRoutes(core.forwarders(), gateways.forwarders(), m_identity),
+      m_executorRoutes(core.executorStore(), gateways.executors(), core.policy(), core.events(), m_identity),
       m_bindingRoutes(core.bindings(), core.clock()),
       m_peopleRoutes(core.projects(), core.tokens(), core.policy()),
       m_auditRoutes(core.database(), core.policy(), core.clock())
 {
     m_forwarderRoutes.registerIn(m_router);
+    m_executorRoutes.registerIn(m_router);
     m_bindingRoutes.registerIn(m_router);
     m_peopleRoutes.registerIn(m_router);
     m_auditRoutes.registerIn(m_router);

@@ -2,12 +2,13 @@
 
 #include "hub/server/api/apirouter.h"
 #include "hub/server/api/bindingroutes.h"
+#include "hub/server/api/executorroutes.h"
 #include "hub/server/api/forwarderroutes.h"
 #include "hub/server/api/peopleroutes.h"
 
 namespace cloop::hub {
 
-class ForwarderGateway;
+class HubGateways;
 class HubCore;
 
 // The admin REST API (JSON). Every route but /api/health needs a user's API
@@ -17,7 +18,7 @@ class HubCore;
 class AdminApi
 {
 public:
-    AdminApi(HubCore &core, const ForwarderGateway &gateway, HubIdentity identity);
+    AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity identity);
 
     ApiResponse handle(const ApiRequest &request);
     void setIdentity(HubIdentity identity) { m_identity = std::move(identity); }
@@ -28,6 +29,7 @@ private:
     HubCore &m_core;
     HubIdentity m_identity;
     ForwarderRoutes m_forwarderRoutes;
+    ExecutorRoutes m_executorRoutes;
     BindingRoutes m_bindingRoutes;
     PeopleRoutes m_peopleRoutes;
     AuditRoutes m_auditRoutes;

@@ -3,7 +3,7 @@
 #include "common/logging.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/eventstream.h"
-#include "hub/server/forwardergateway.h"
+#include "hub/server/hubgateways.h"
 
 #include <QHttpServerRequest>
 #include <QHttpServerResponder>
@@ -30,8 +30,8 @@ QByteArray methodName(QHttpServerRequest::Method method)
 }
 } // namespace
 
-HubHttpServer::HubHttpServer(AdminApi &api, ForwarderGateway &forwarders, EventStream &events, QObject *parent)
-    : QAbstractHttpServer(parent), m_api(api), m_forwarders(forwarders), m_events(events)
+HubHttpServer::HubHttpServer(AdminApi &api, HubGateways &gateways, EventStream &events, QObject *parent)
+    : QAbstractHttpServer(parent), m_api(api), m_gateways(gateways), m_events(events)
 {
     connect(this, &QAbstractHttpServer::newWebSocketConnection, this, &HubHttpServer::onNewWebSocket);
 }
@@ -43,7 +43,7 @@ bool HubHttpServer::handleRequest(const QHttpServerRequest &request, QTcpSocket 
     // authenticated afterwards, by their first message on the socket.
     if (request.value("upgrade").compare("websocket", Qt::CaseInsensitive) == 0) {
         const QString path = request.url().path();
-        return path == kForwarderEndpoint || path == kEventsEndpoint;
+        return path == kForwarderEndpoint || path == kExecutorEndpoint || path == kEventsEndpoint;
     }
     ApiRequest apiRequest;
     apiRequest.method = methodName(request.method());
@@ -76,7 +76,11 @@ void HubHttpServer::onNewWebSocket()
             continue;
         const QString path = socket->requestUrl().path();
         if (path == kForwarderEndpoint) {
-            m_forwarders.handleSocket(std::move(socket));
+            m_gateways.forwarders().handleSocket(std::move(socket));
+            continue;
+        }
+        if (path == kExecutorEndpoint) {
+            m_gateways.executors().handleSocket(std::move(socket));
             continue;
         }
         if (path == kEventsEndpoint) {

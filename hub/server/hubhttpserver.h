@@ -6,7 +6,7 @@ namespace cloop::hub {
 
 class AdminApi;
 class EventStream;
-class ForwarderGateway;
+class HubGateways;
 
 // The hub's one TLS port: admin REST calls go to AdminApi, WebSocket
 // upgrades to the gateway of the endpoint they name.
@@ -20,7 +20,7 @@ public:
     static constexpr QLatin1StringView kExecutorEndpoint{"/api/executors/connect"};
     static constexpr QLatin1StringView kEventsEndpoint{"/api/events"};
 
-    HubHttpServer(AdminApi &api, ForwarderGateway &forwarders, EventStream &events, QObject *parent = nullptr);
+    HubHttpServer(AdminApi &api, HubGateways &gateways, EventStream &events, QObject *parent = nullptr);
 
 protected:
     bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
@@ -30,7 +30,7 @@ private:
     void onNewWebSocket();
 
     AdminApi &m_api;
-    ForwarderGateway &m_forwarders;
+    HubGateways &m_gateways;
     EventStream &m_events;
 };
 

@@ -1,6 +1,7 @@
 #include "hub/storage/forwarderstore.h"
 
 #include "common/crypto/secrets.h"
+#include "hub/storage/credentialledger.h"
 #include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
 
@@ -65,9 +66,8 @@ Result<NewEnrollment> ForwarderStore::enroll(const QString &name, const protocol
 {
     if (Status valid = validateName(name); !valid)
         return valid.error();
-    if (tokenTtl.count() < 1 || tokenTtl > kMaxTokenTtl)
-        return Error::make(QStringLiteral("invalid_ttl"),
-                           QStringLiteral("the enrollment token's lifetime must be between 1s and 7d"));
+    if (Status valid = CredentialLedger::validateTokenTtl(tokenTtl); !valid)
+        return valid.error();
 
     Database::Transaction transaction(m_db);
     if (!transaction.begin())
@@ -97,14 +97,11 @@ Result<NewEnrollment> ForwarderStore::enroll(const QString &name, const protocol
     const qint64 id = inserted->value(0).toLongLong();
 
     NewEnrollment enrollment;
-    enrollment.token = secrets::generate(secrets::SecretKind::ForwarderEnrollmentToken);
-    enrollment.tokenExpiresAt = QDateTime::currentDateTimeUtc().addSecs(tokenTtl.count());
-    auto token = m_db.query(QStringLiteral("INSERT INTO enrollment_tokens (forwarder_id, token_hash, "
-                                           "created_at, expires_at) VALUES (?, ?, ?, ?)"),
-                            {id, secrets::sha256Hex(enrollment.token), createdAt,
-                             toDbTime(enrollment.tokenExpiresAt)});
+    auto token = CredentialLedger(m_db, kForwarderTables).issueToken(id, tokenTtl);
     if (!token)
         return token.error();
+    enrollment.token = token->token;
+    enrollment.tokenExpiresAt = token->expiresAt;
     if (Status audited = AuditLog(m_db).append(
                 actor, auditaction::kForwarderEnroll, QStringLiteral("forwarder:%1").arg(id),
                 {{QStringLiteral("name"), name},
@@ -124,101 +121,27 @@ Result<NewEnrollment> ForwarderStore::enroll(const QString &name, const protocol
 
 Result<RedeemedEnrollment> ForwarderStore::redeem(const QString &token)
 {
-    const auto kind = secrets::kindOf(token);
-    if (kind != secrets::SecretKind::ForwarderEnrollmentToken)
-        return Error::make(QStringLiteral("wrong_credential_type"),
-                           QStringLiteral("%1 cannot enroll a forwarder").arg(secrets::describe(kind)), true);
-
-    Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
-    const QString hash = secrets::sha256Hex(token);
-    auto lookup = m_db.query(QStringLiteral("SELECT t.forwarder_id, t.expires_at, t.redeemed_at, f.revoked_at "
-                                            "FROM enrollment_tokens t JOIN forwarders f ON f.id = t.forwarder_id "
-                                            "WHERE t.token_hash = ?"),
-                             {hash});
-    if (!lookup)
-        return lookup.error();
-    if (!lookup->next())
-        return Error::make(QStringLiteral("unknown_token"),
-                           QStringLiteral("the hub does not know this enrollment token"), true);
-    const qint64 forwarderId = lookup->value(0).toLongLong();
-    const QDateTime expiresAt = fromDbTime(lookup->value(1));
-    if (!lookup->value(2).isNull())
-        return Error::make(QStringLiteral("token_used"),
-                           QStringLiteral("this enrollment token was already used; enroll the "
-                                          "forwarder again for a new bundle"),
-                           true);
-    if (!lookup->value(3).isNull())
-        return Error::make(QStringLiteral("revoked"),
-                           QStringLiteral("forwarder %1 was revoked").arg(forwarderId), true);
-    const QString redeemedAt = now();
-    if (expiresAt <= QDateTime::currentDateTimeUtc())
-        return Error::make(QStringLiteral("token_expired"),
-                           QStringLiteral("this enrollment token expired at %1; enroll the forwarder "
-                                          "again for a new bundle")
-                                   .arg(toDbTime(expiresAt)),
-                           true);
-    // The guard on redeemed_at makes the row change once even if two hub
-    // members race on the same token.
-    auto claimed = m_db.query(QStringLiteral("UPDATE enrollment_tokens SET redeemed_at = ? "
-                                             "WHERE token_hash = ? AND redeemed_at IS NULL"),
-                              {redeemedAt, hash});
-    if (!claimed)
-        return claimed.error();
-    if (claimed->numRowsAffected() != 1)
-        return Error::make(QStringLiteral("token_used"),
-                           QStringLiteral("this enrollment token was already used"), true);
-
-    RedeemedEnrollment redeemed;
-    redeemed.credential = secrets::generate(secrets::SecretKind::ForwarderCredential);
-    auto credential = m_db.query(QStringLiteral("INSERT INTO forwarder_credentials (forwarder_id, "
-                                                "credential_hash, created_at) VALUES (?, ?, ?)"),
-                                 {forwarderId, secrets::sha256Hex(redeemed.credential), redeemedAt});
-    if (!credential)
-        return credential.error();
-    auto enrolled = m_db.query(QStringLiteral("UPDATE forwarders SET enrolled_at = ? WHERE id = ?"),
-                               {redeemedAt, forwarderId});
-    if (!enrolled)
-        return enrolled.error();
-    if (Status audited = AuditLog(m_db).append(QStringLiteral("forwarder:%1").arg(forwarderId),
-                                               auditaction::kForwarderRedeem,
-                                               QStringLiteral("forwarder:%1").arg(forwarderId));
-        !audited)
-        return audited.error();
-    if (Status committed = transaction.commit(); !committed)
-        return committed.error();
-    auto record = find(forwarderId);
+    auto redeemed = CredentialLedger(m_db, kForwarderTables).redeem(token);
+    if (!redeemed)
+        return redeemed.error();
+    auto record = find(redeemed->ownerId);
     if (!record)
         return record.error();
-    redeemed.forwarder = *record;
-    return redeemed;
+    return RedeemedEnrollment{*record, redeemed->credential};
 }
 
 Result<ForwarderRecord> ForwarderStore::authenticate(const QString &credential)
 {
-    const auto kind = secrets::kindOf(credential);
-    if (kind != secrets::SecretKind::ForwarderCredential)
-        return Error::make(QStringLiteral("wrong_credential_type"),
-                           QStringLiteral("%1 cannot authenticate a forwarder").arg(secrets::describe(kind)),
-                           true);
-    auto q = m_db.query(QStringLiteral("SELECT forwarder_id, revoked_at FROM forwarder_credentials "
-                                       "WHERE credential_hash = ?"),
-                        {secrets::sha256Hex(credential)});
-    if (!q)
-        return q.error();
-    if (!q->next())
-        return Error::make(QStringLiteral("unknown_credential"),
-                           QStringLiteral("the hub does not know this forwarder credential; enroll again"),
-                           true);
-    const qint64 id = q->value(0).toLongLong();
-    auto record = find(id);
+    auto ownerId = CredentialLedger(m_db, kForwarderTables).authenticate(credential);
+    if (!ownerId)
+        return ownerId.error();
+    auto record = find(*ownerId);
     if (!record)
         return record.error();
-    if (!q->value(1).isNull() || record->isRevoked())
+    if (record->isRevoked())
         return Error::make(QStringLiteral("revoked"),
                            QStringLiteral("forwarder %1 (%2) was revoked; it cannot connect again")
-                                   .arg(id)
+                                   .arg(record->id)
                                    .arg(record->name),
                            true);
     return record;
@@ -263,23 +186,13 @@ Result<ForwarderRecord> ForwarderStore::revoke(qint64 id, const QString &actor, 
                            QStringLiteral("forwarder %1 was already revoked at %2")
                                    .arg(id)
                                    .arg(toDbTime(existing->revokedAt)));
-    const QString revokedAt = now();
-    const std::pair<QString, QVariantList> updates[] = {
-        {QStringLiteral("UPDATE forwarders SET revoked_at = ?, revoked_by = ? WHERE id = ?"),
-         {revokedAt, actor, id}},
-        {QStringLiteral("UPDATE forwarder_credentials SET revoked_at = ? "
-                        "WHERE forwarder_id = ? AND revoked_at IS NULL"),
-         {revokedAt, id}},
-        // An outstanding bundle must not enroll a revoked forwarder.
-        {QStringLiteral("UPDATE enrollment_tokens SET expires_at = ? "
-                        "WHERE forwarder_id = ? AND redeemed_at IS NULL"),
-         {revokedAt, id}},
-    };
-    for (const auto &[sql, binds] : updates) {
-        auto updated = m_db.query(sql, binds);
-        if (!updated)
-            return updated.error();
-    }
+    const QDateTime revokedAt = QDateTime::currentDateTimeUtc();
+    auto updated = m_db.query(QStringLiteral("UPDATE forwarders SET revoked_at = ?, revoked_by = ? WHERE id = ?"),
+                              {toDbTime(revokedAt), actor, id});
+    if (!updated)
+        return updated.error();
+    if (Status voided = CredentialLedger(m_db, kForwarderTables).revokeAll(id, revokedAt); !voided)
+        return voided.error();
     if (Status audited = AuditLog(m_db).append(actor, auditaction::kForwarderRevoke,
                                                QStringLiteral("forwarder:%1").arg(id),
                                                {{QStringLiteral("name"), existing->name},

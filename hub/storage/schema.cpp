@@ -80,11 +80,32 @@ QStringList version2(bool postgres)
     };
 }
 
+// Executor agents: their records, one-time tokens and credentials.
+QStringList version3(bool postgres)
+{
+    const QString id = idColumn(postgres);
+    return {
+        QStringLiteral("CREATE TABLE executors ("
+                       "%1, name TEXT NOT NULL, created_at TEXT NOT NULL, created_by TEXT NOT NULL, "
+                       "enrolled_at TEXT, revoked_at TEXT, revoked_by TEXT, last_seen_at TEXT, "
+                       "software TEXT, protocol INTEGER, capabilities TEXT)").arg(id),
+        QStringLiteral("CREATE UNIQUE INDEX executors_active_name ON executors (name) WHERE revoked_at IS NULL"),
+        QStringLiteral("CREATE TABLE executor_tokens ("
+                       "%1, executor_id BIGINT NOT NULL REFERENCES executors(id), "
+                       "token_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, "
+                       "expires_at TEXT NOT NULL, redeemed_at TEXT)").arg(id),
+        QStringLiteral("CREATE TABLE executor_credentials ("
+                       "%1, executor_id BIGINT NOT NULL REFERENCES executors(id), "
+                       "credential_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, "
+                       "revoked_at TEXT)").arg(id),
+    };
+}
+
 } // namespace
 
 int latestVersion()
 {
-    return 2;
+    return 3;
 }
 
 QStringList migrationTo(int version, bool postgres)
@@ -94,6 +115,8 @@ QStringList migrationTo(int version, bool postgres)
         return version1(postgres);
     case 2:
         return version2(postgres);
+    case 3:
+        return version3(postgres);
     default:
         return {};
     }

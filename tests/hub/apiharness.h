@@ -1,7 +1,7 @@
 #pragma once
 
 // A hub without sockets for the API-level tests: a temporary SQLite file, a
-// HubCore over it with a ManualClock, a ForwarderGateway and the AdminApi,
+// HubCore over it with a ManualClock, the daemon gateways and the AdminApi,
 // plus helpers to add people, projects and forwarders through the stores and
 // to read what the database holds. Header-only; each test executable that
 // includes it gets its own copy.
@@ -11,7 +11,7 @@
 #include "hub/domain/clock.h"
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
-#include "hub/server/forwardergateway.h"
+#include "hub/server/hubgateways.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
@@ -99,9 +99,8 @@ public:
         if (!db)
             return db.error();
         m_core = std::make_unique<HubCore>(std::move(*db), clock, options);
-        m_gateway = std::make_unique<ForwarderGateway>(
-            m_core->forwarderStore(), ForwarderGateway::Options {});
-        m_api = std::make_unique<AdminApi>(*m_core, *m_gateway,
+        m_gateways = std::make_unique<HubGateways>(*m_core, QStringLiteral("0.1.0"));
+        m_api = std::make_unique<AdminApi>(*m_core, *m_gateways,
             HubIdentity { QUrl(QStringLiteral("wss://hub.example.test:7443")),
                 QStringLiteral("sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU="),
                 QStringLiteral("0.1.0") });
@@ -111,7 +110,7 @@ public:
     void close()
     {
         m_api.reset();
-        m_gateway.reset();
+        m_gateways.reset();
         m_core.reset();
         m_dir.reset();
     }
@@ -309,7 +308,7 @@ private:
 
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<HubCore> m_core;
-    std::unique_ptr<ForwarderGateway> m_gateway;
+    std::unique_ptr<HubGateways> m_gateways;
     std::unique_ptr<AdminApi> m_api;
     QHash<QString, qint64> m_userIds;
 };

@@ -3,7 +3,7 @@
 #include "hub/domain/clock.h"
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
-#include "hub/server/forwardergateway.h"
+#include "hub/server/hubgateways.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
@@ -51,7 +51,7 @@ private:
     Database *m_db = nullptr;
     ApiTokenStore *m_tokens = nullptr;
     ForwarderStore *m_forwarders = nullptr;
-    std::unique_ptr<ForwarderGateway> m_gateway;
+    std::unique_ptr<HubGateways> m_gateways;
     std::unique_ptr<AdminApi> m_api;
     QString m_adminToken;
     QString m_userToken;
@@ -68,8 +68,8 @@ void TestAdminApi::init()
     m_db = &m_core->database();
     m_tokens = &m_core->tokens();
     m_forwarders = &m_core->forwarderStore();
-    m_gateway = std::make_unique<ForwarderGateway>(*m_forwarders, ForwarderGateway::Options{});
-    m_api = std::make_unique<AdminApi>(*m_core, *m_gateway, HubIdentity{m_hubUrl, m_pin, QStringLiteral("9.9.9")});
+    m_gateways = std::make_unique<HubGateways>(*m_core, QStringLiteral("9.9.9"));
+    m_api = std::make_unique<AdminApi>(*m_core, *m_gateways, HubIdentity{m_hubUrl, m_pin, QStringLiteral("9.9.9")});
     auto adminId = m_tokens->ensureHubAdmin(QStringLiteral("admin"));
     QVERIFY(adminId);
     auto adminToken = m_tokens->createToken(*adminId, QStringLiteral("test"), QStringLiteral("test"));
@@ -90,7 +90,7 @@ void TestAdminApi::init()
 void TestAdminApi::cleanup()
 {
     m_api.reset();
-    m_gateway.reset();
+    m_gateways.reset();
     m_core.reset();
     m_dir.reset();
 }

@@ -2,7 +2,7 @@
 
 #include "common/identity/enrollmentbundle.h"
 #include "hub/domain/forwarderservice.h"
-#include "hub/server/forwardergateway.h"
+#include "hub/server/daemongateway.h"
 #include "hub/storage/database.h"
 
 #include <QJsonArray>
@@ -16,7 +16,7 @@ QJsonValue timeOrNull(const QDateTime &time)
 }
 } // namespace
 
-ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const ForwarderGateway &gateway, const HubIdentity &identity)
+ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const HubIdentity &identity)
     : m_service(service), m_gateway(gateway), m_identity(identity)
 {
 }

@@ -6,7 +6,7 @@
 
 namespace cloop::hub {
 
-class ForwarderGateway;
+class DaemonGateway;
 class ForwarderService;
 struct ForwarderRecord;
 
@@ -22,14 +22,14 @@ struct HubIdentity
 class ForwarderRoutes
 {
 public:
-    ForwarderRoutes(ForwarderService &service, const ForwarderGateway &gateway, const HubIdentity &identity);
+    ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const HubIdentity &identity);
     void registerIn(ApiRouter &router);
 
     QJsonObject forwarderJson(const ForwarderRecord &record) const;
 
 private:
     ForwarderService &m_service;
-    const ForwarderGateway &m_gateway;
+    const DaemonGateway &m_gateway;
     const HubIdentity &m_identity;
 };
 

@@ -1,0 +1,177 @@
+#include "common/daemon/daemonconnector.h"
+
+#include "cloop/buildinfo.h"
+#include "common/logging.h"
+#include "common/net/hubtls.h"
+#include "common/tunnel/tunnelclient.h"
+#include "common/util/atomicfile.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
+
+namespace cloop::daemon {
+
+namespace {
+Error usage(const QString &message)
+{
+    return Error::make(QStringLiteral("usage"), message, true);
+}
+
+identity::EnrollmentBundle::Kind bundleKindFor(protocol::PeerRole role)
+{
+    return role == protocol::PeerRole::Forwarder ? identity::EnrollmentBundle::Kind::Forwarder
+                                                 : identity::EnrollmentBundle::Kind::Executor;
+}
+} // namespace
+
+DaemonConnector::DaemonConnector(DaemonConnectorOptions options, QObject *parent)
+    : QObject(parent),
+      m_options(std::move(options)),
+      m_credentialFile(m_options.credentialPath)
+{
+}
+
+DaemonConnector::~DaemonConnector() = default;
+
+QString DaemonConnector::roleName() const
+{
+    return protocol::roleName(m_options.role);
+}
+
+Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, const QString &caFile)
+{
+    auto pins = net::PinSet::parse(pinText);
+    if (!pins)
+        return pins.error();
+    QList<QSslCertificate> authorities;
+    if (!caFile.isEmpty()) {
+        auto loaded = net::HubTrust::loadAuthorities(caFile);
+        if (!loaded)
+            return loaded.error();
+        authorities = *loaded;
+    }
+    tunnel::TunnelClientOptions options;
+    options.hubUrl = hub;
+    options.endpointPath = m_options.endpointPath;
+    options.role = m_options.role;
+    options.software = QString::fromLatin1(buildinfo::kVersion);
+    options.allowInsecurePlaintext = m_options.insecurePlaintext;
+    options.trust = net::HubTrust(*pins, authorities);
+    options.capabilities = m_options.capabilities;
+    m_client = std::make_unique<tunnel::TunnelClient>(options);
+    return {};
+}
+
+Status DaemonConnector::prepareFromBundle(const QString &bundleText)
+{
+    auto bundle = identity::EnrollmentBundle::decode(bundleText, bundleKindFor(m_options.role));
+    if (!bundle)
+        return bundle.error();
+    // Fail before the one-time token is spent if the credential could not be kept.
+    if (Status writable = util::probeWritableFolder(QFileInfo(m_credentialFile.path()).absolutePath()); !writable)
+        return usage(QStringLiteral("cannot save the credential at %1: %2")
+                             .arg(m_credentialFile.path(), writable.error().message));
+    if (auto existing = m_credentialFile.load(); existing && existing->credential)
+        qCWarning(lcIdentity).noquote() << QStringLiteral("%1 holds the credential of %2 %3 (%4); a successful "
+                                                          "enrollment replaces it")
+                                                   .arg(m_credentialFile.path(), roleName())
+                                                   .arg(existing->credential->id)
+                                                   .arg(existing->credential->name);
+    m_credential.server = bundle->hub;
+    m_credential.pin = bundle->pins;
+    m_credential.caFile = m_options.caFile;
+    m_credential.extra = m_options.extra;
+    if (Status made = makeClient(bundle->hub, bundle->pins, m_options.caFile); !made)
+        return made;
+    m_client->setEnrollmentToken(bundle->token);
+    return {};
+}
+
+Status DaemonConnector::prepare()
+{
+    if (!m_options.bundle.isEmpty() && !m_options.tokenFile.isEmpty())
+        return usage(QStringLiteral("give either --bundle or --token-file, not both"));
+    if (!m_options.tokenFile.isEmpty()) {
+        QFile file(m_options.tokenFile);
+        if (!file.open(QIODevice::ReadOnly))
+            return usage(QStringLiteral("cannot read the token file %1: %2").arg(m_options.tokenFile, file.errorString()));
+        return prepareFromBundle(QString::fromUtf8(file.read(8192)));
+    }
+    if (!m_options.bundle.isEmpty())
+        return prepareFromBundle(m_options.bundle);
+
+    auto loaded = m_credentialFile.load();
+    if (!loaded)
+        return loaded.error();
+    for (const QString &warning : std::as_const(loaded->warnings))
+        qCWarning(lcIdentity).noquote() << warning;
+    if (!loaded->credential) {
+        const QString command = m_options.role == protocol::PeerRole::Forwarder
+                ? QStringLiteral("cloop forward enroll`: cloop forward --bundle cloopfwd1.…")
+                : QStringLiteral("cloop executor enroll`: cloop executor agent --bundle cloopexe1.…");
+        return usage(QStringLiteral("this machine is not enrolled yet (no %1). Run the command printed by `%2")
+                             .arg(m_credentialFile.path(), command));
+    }
+    m_credential = *loaded->credential;
+    const QString caFile = m_options.caFile.isEmpty() ? m_credential.caFile : m_options.caFile;
+    if (Status made = makeClient(m_credential.server, m_credential.pin, caFile); !made)
+        return made;
+    m_client->setCredential(m_credential.credential);
+    qCInfo(lcIdentity).noquote() << roleName() << m_credential.id << m_credential.name << "of"
+                                 << m_credential.server.toString();
+    return {};
+}
+
+void DaemonConnector::start()
+{
+    Q_ASSERT(m_client);
+    connect(m_client.get(), &tunnel::TunnelClient::enrolled, this, &DaemonConnector::onEnrolled);
+    connect(m_client.get(), &tunnel::TunnelClient::ready, this, &DaemonConnector::ready);
+    connect(m_client.get(), &tunnel::TunnelClient::disconnected, this, [](const QString &reason, qint64 retryInMs) {
+        qCWarning(lcNet).noquote() << "not connected:" << reason << "- retrying in"
+                                   << QString::number(static_cast<double>(retryInMs) / 1000.0, 'f', 1) << "s";
+    });
+    connect(m_client.get(), &tunnel::TunnelClient::refused, this, [this](const Error &error) {
+        qCCritical(lcNet).noquote() << "the hub refused this" << roleName() << "for good:" << error.message;
+        Q_EMIT finished(kExitRefused);
+    });
+    m_client->start();
+}
+
+void DaemonConnector::stop()
+{
+    if (m_client)
+        m_client->stop();
+    Q_EMIT finished(kExitStopped);
+}
+
+void DaemonConnector::onEnrolled(const protocol::Enrolled &enrolled)
+{
+    identity::DaemonCredential saved = m_credential;
+    saved.id = enrolled.id;
+    saved.name = enrolled.name;
+    saved.credential = enrolled.credential;
+    saved.enrolledAt = QDateTime::currentDateTimeUtc();
+    if (Status written = m_credentialFile.save(saved); !written) {
+        qCCritical(lcIdentity).noquote() << "enrolled as" << roleName() << enrolled.id
+                                         << "but could not save the credential:" << written.error().message
+                                         << "- this enrollment is lost; enroll again";
+        m_client->stop();
+        Q_EMIT finished(kExitFailure);
+        return;
+    }
+    m_credential = saved;
+    qCInfo(lcIdentity).noquote() << QStringLiteral("enrolled as %1 %2 %3; credential saved to %4")
+                                            .arg(roleName())
+                                            .arg(enrolled.id)
+                                            .arg(enrolled.name, m_credentialFile.path());
+    if (!m_options.tokenFile.isEmpty()) {
+        if (QFile::remove(m_options.tokenFile))
+            qCInfo(lcIdentity).noquote() << "deleted the redeemed token file" << m_options.tokenFile;
+        else
+            qCWarning(lcIdentity).noquote() << "could not delete the redeemed token file" << m_options.tokenFile;
+    }
+}
+
+} // namespace cloop::daemon

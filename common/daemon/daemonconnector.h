@@ -1,0 +1,77 @@
+#pragma once
+
+#include "common/identity/credentialfile.h"
+#include "common/identity/enrollmentbundle.h"
+#include "common/protocol/controlmessage.h"
+#include "common/result.h"
+
+#include <QJsonObject>
+#include <QObject>
+
+#include <memory>
+
+namespace cloop::tunnel {
+class TunnelClient;
+}
+
+namespace cloop::daemon {
+
+// Exit codes of every daemon, documented in the README.
+inline constexpr int kExitStopped = 0;
+inline constexpr int kExitFailure = 1;
+inline constexpr int kExitUsage = 2;
+inline constexpr int kExitRefused = 3;
+
+struct DaemonConnectorOptions
+{
+    protocol::PeerRole role = protocol::PeerRole::Forwarder;
+    QString endpointPath; // /api/forwarders/connect
+    QString credentialPath; // ~/.cloop/forwarder.json
+    QString bundle; // for a first start
+    QString tokenFile; // a file holding the bundle; deleted once redeemed
+    QString caFile; // private CA for the hub's certificate
+    bool insecurePlaintext = false;
+    QJsonObject extra; // role settings saved with the credential (an agent's work root)
+    QJsonObject capabilities; // sent with every hello
+};
+
+// What every daemon does to reach its hub: enroll once with a bundle (the
+// credential saved atomically, 0600, the token file deleted), or load the
+// saved credential; then keep one outbound tunnel with backoff, and stop for
+// good only when the hub refuses it for good.
+class DaemonConnector final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(DaemonConnector)
+
+public:
+    explicit DaemonConnector(DaemonConnectorOptions options, QObject *parent = nullptr);
+    ~DaemonConnector() override;
+
+    // Reads the credential or the bundle; an error means "cannot start".
+    Status prepare();
+    void start();
+    void stop();
+
+    tunnel::TunnelClient *client() const { return m_client.get(); }
+    // The saved credential (after prepare() without a bundle, or enrollment).
+    const identity::DaemonCredential &credential() const { return m_credential; }
+    QString credentialPath() const { return m_credentialFile.path(); }
+    QString roleName() const;
+
+Q_SIGNALS:
+    void ready(const cloop::protocol::Welcome &welcome);
+    void finished(int exitCode);
+
+private:
+    Status prepareFromBundle(const QString &bundleText);
+    Status makeClient(const QUrl &hub, const QString &pins, const QString &caFile);
+    void onEnrolled(const protocol::Enrolled &enrolled);
+
+    DaemonConnectorOptions m_options;
+    identity::CredentialFile m_credentialFile;
+    identity::DaemonCredential m_credential;
+    std::unique_ptr<tunnel::TunnelClient> m_client;
+};
+
+} // namespace cloop::daemon

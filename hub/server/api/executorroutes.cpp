@@ -1,0 +1,128 @@
+#include "hub/server/api/executorroutes.h"
+
+#include "common/identity/enrollmentbundle.h"
+#include "common/util/duration.h"
+#include "hub/domain/accesspolicy.h"
+#include "hub/domain/eventbus.h"
+#include "hub/server/api/forwarderroutes.h"
+#include "hub/server/daemongateway.h"
+#include "hub/storage/database.h"
+#include "hub/storage/executorstore.h"
+
+#include <QJsonArray>
+
+namespace cloop::hub {
+
+namespace {
+QJsonValue timeOrNull(const QDateTime &time)
+{
+    return time.isValid() ? QJsonValue(toDbTime(time)) : QJsonValue(QJsonValue::Null);
+}
+} // namespace
+
+QJsonObject ExecutorRoutes::executorJson(const ExecutorRecord &record) const
+{
+    const bool connected = m_gateway.isConnected(record.id);
+    QString state = QStringLiteral("awaiting enrollment");
+    if (record.isRevoked())
+        state = QStringLiteral("revoked");
+    else if (connected)
+        state = QStringLiteral("connected");
+    else if (record.enrolledAt.isValid())
+        state = QStringLiteral("disconnected");
+    return QJsonObject{
+        {QStringLiteral("id"), record.id},
+        {QStringLiteral("name"), record.name},
+        {QStringLiteral("state"), state},
+        {QStringLiteral("connected"), connected},
+        {QStringLiteral("last_seen"), connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
+                                                : timeOrNull(record.lastSeenAt)},
+        {QStringLiteral("version"), record.software.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(record.software)},
+        {QStringLiteral("protocol"), record.protocol > 0 ? QJsonValue(record.protocol) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("capabilities"), record.capabilities},
+        {QStringLiteral("created_at"), timeOrNull(record.createdAt)},
+        {QStringLiteral("created_by"), record.createdBy},
+        {QStringLiteral("enrolled_at"), timeOrNull(record.enrolledAt)},
+        {QStringLiteral("revoked_at"), timeOrNull(record.revokedAt)},
+    };
+}
+
+void ExecutorRoutes::registerIn(ApiRouter &router)
+{
+    router.add("GET", QStringLiteral("/api/executors"), [this](const ApiCall &call) {
+        if (Status allowed = m_policy.requireAnyRole(call.caller, QStringLiteral("listing executors")); !allowed)
+            return ApiResponse::fromError(allowed.error());
+        auto records = m_store.list();
+        if (!records)
+            return ApiResponse::fromError(records.error());
+        QJsonArray out;
+        for (const ExecutorRecord &record : std::as_const(*records))
+            out.append(executorJson(record));
+        return ApiResponse::ok(QJsonObject{{QStringLiteral("executors"), out}});
+    });
+
+    router.add("GET", QStringLiteral("/api/executors/{id}"), [this](const ApiCall &call) {
+        if (Status allowed = m_policy.requireAnyRole(call.caller, QStringLiteral("reading an executor")); !allowed)
+            return ApiResponse::fromError(allowed.error());
+        auto record = m_store.find(call.id());
+        if (!record)
+            return ApiResponse::fromError(record.error());
+        return ApiResponse::ok(executorJson(*record));
+    });
+
+    router.add("POST", QStringLiteral("/api/executors"), [this](const ApiCall &call) {
+        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("enrolling an executor (executor.manage)"));
+            !allowed)
+            return ApiResponse::fromError(allowed.error());
+        auto name = call.text(QLatin1StringView("name"), true);
+        if (!name)
+            return ApiResponse::fromError(name.error());
+        std::chrono::seconds ttl{24 * 3600};
+        if (const QJsonValue ttlValue = call.body.value(QLatin1String("token_ttl")); !ttlValue.isUndefined()) {
+            auto parsed = util::parseDuration(ttlValue.toString());
+            if (!parsed)
+                return ApiResponse::fromError(parsed.error());
+            ttl = *parsed;
+        }
+        auto enrollment = m_store.enroll(*name, QStringLiteral("user:%1").arg(call.caller.userName), ttl);
+        if (!enrollment)
+            return ApiResponse::fromError(enrollment.error());
+        identity::EnrollmentBundle bundle;
+        bundle.kind = identity::EnrollmentBundle::Kind::Executor;
+        bundle.hub = m_identity.publicUrl;
+        bundle.token = enrollment->token;
+        bundle.pins = m_identity.pin;
+        const QString encoded = bundle.encode();
+        m_events.publish(HubEvent{QStringLiteral("executor.enrolled"),
+                                  {{QStringLiteral("id"), enrollment->executor.id},
+                                   {QStringLiteral("name"), enrollment->executor.name}},
+                                  std::nullopt});
+        return ApiResponse::ok(QJsonObject{{QStringLiteral("executor"), executorJson(enrollment->executor)},
+                                           {QStringLiteral("bundle"), encoded},
+                                           {QStringLiteral("command"),
+                                            QStringLiteral("cloop executor agent --bundle %1").arg(encoded)},
+                                           {QStringLiteral("token_expires_at"), toDbTime(enrollment->tokenExpiresAt)}},
+                               201);
+    });
+
+    router.add("POST", QStringLiteral("/api/executors/{id}/revoke"), [this](const ApiCall &call) {
+        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("revoking an executor (executor.manage)"));
+            !allowed)
+            return ApiResponse::fromError(allowed.error());
+        auto reason = call.text(QLatin1StringView("reason"));
+        if (!reason)
+            return ApiResponse::fromError(reason.error());
+        auto revoked = m_store.revoke(call.id(), QStringLiteral("user:%1").arg(call.caller.userName), *reason);
+        if (!revoked)
+            return ApiResponse::fromError(revoked.error());
+        m_events.publish(HubEvent{QStringLiteral("executor.revoked"),
+                                  {{QStringLiteral("id"), revoked->id},
+                                   {QStringLiteral("name"), revoked->name},
+                                   {QStringLiteral("by"), call.caller.userName},
+                                   {QStringLiteral("reason"), *reason}},
+                                  std::nullopt});
+        return ApiResponse::ok(executorJson(*revoked));
+    });
+}
+
+} // namespace cloop::hub

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "common/protocol/controlmessage.h"
+#include "common/result.h"
+
+namespace cloop::hub {
+
+class ExecutorStore;
+class ForwarderStore;
+
+// Who a daemon is, once its first message checked out.
+struct AdmittedDaemon
+{
+    qint64 id = 0;
+    QString name;
+    protocol::Welcome welcome;
+    std::optional<protocol::Enrolled> enrolled; // set when a token was just redeemed
+};
+
+// What a DaemonGateway needs to know about one kind of daemon: how to check
+// its credential or redeem its token, and what to welcome it with.
+class DaemonDirectory
+{
+public:
+    virtual ~DaemonDirectory() = default;
+    virtual protocol::PeerRole role() const = 0;
+    virtual QString endpointPath() const = 0;
+    virtual Result<AdmittedDaemon> authenticate(const protocol::Hello &hello) = 0;
+    virtual Result<AdmittedDaemon> redeem(const protocol::Redeem &redeem) = 0;
+    virtual Status touchLastSeen(qint64 id) = 0;
+};
+
+class ForwarderDirectory final : public DaemonDirectory
+{
+public:
+    ForwarderDirectory(ForwarderStore &store, QString software) : m_store(store), m_software(std::move(software)) { }
+    protocol::PeerRole role() const override { return protocol::PeerRole::Forwarder; }
+    QString endpointPath() const override { return QStringLiteral("/api/forwarders/connect"); }
+    Result<AdmittedDaemon> authenticate(const protocol::Hello &hello) override;
+    Result<AdmittedDaemon> redeem(const protocol::Redeem &redeem) override;
+    Status touchLastSeen(qint64 id) override;
+
+private:
+    Result<AdmittedDaemon> admit(qint64 id);
+
+    ForwarderStore &m_store;
+    QString m_software;
+};
+
+// Executor agents report their capabilities in every hello; the hub keeps
+// the latest report.
+class ExecutorDirectory final : public DaemonDirectory
+{
+public:
+    ExecutorDirectory(ExecutorStore &store, QString software) : m_store(store), m_software(std::move(software)) { }
+    protocol::PeerRole role() const override { return protocol::PeerRole::Executor; }
+    QString endpointPath() const override { return QStringLiteral("/api/executors/connect"); }
+    Result<AdmittedDaemon> authenticate(const protocol::Hello &hello) override;
+    Result<AdmittedDaemon> redeem(const protocol::Redeem &redeem) override;
+    Status touchLastSeen(qint64 id) override;
+
+private:
+    Result<AdmittedDaemon> admit(qint64 id, const QString &software, int protocol, const QJsonObject &capabilities);
+
+    ExecutorStore &m_store;
+    QString m_software;
+};
+
+} // namespace cloop::hub

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "common/protocol/controlmessage.h"
+#include "common/tunnel/tunnelconnection.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+
+#include <memory>
+
+class QWebSocket;
+
+namespace cloop::hub {
+
+class DaemonDirectory;
+
+// The hub's side of one daemon endpoint (/api/forwarders/connect or
+// /api/executors/connect): authenticates each new WebSocket by its first
+// message (a credential, or a one-time token to redeem), then keeps one live
+// session per daemon.
+class DaemonGateway final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(DaemonGateway)
+
+public:
+    struct Options
+    {
+        std::chrono::milliseconds authenticationTimeout{10'000};
+        qsizetype maxPendingConnections = 256;
+        tunnel::TunnelTiming timing;
+        tunnel::ChannelMultiplexer::Limits limits;
+    };
+
+    DaemonGateway(DaemonDirectory &directory, Options options, QObject *parent = nullptr);
+    ~DaemonGateway() override;
+
+    void handleSocket(std::unique_ptr<QWebSocket> socket);
+
+    bool isConnected(qint64 id) const { return m_sessions.contains(id); }
+    tunnel::TunnelConnection *session(qint64 id) const { return m_sessions.value(id); }
+    QList<qint64> connectedIds() const { return m_sessions.keys(); }
+    int pendingCount() const { return static_cast<int>(m_pending.size()); }
+
+    // Ends a live session with a final error (revocation: permanent).
+    void drop(qint64 id, const protocol::ErrorMessage &reason);
+
+Q_SIGNALS:
+    void daemonConnected(qint64 id, const QString &name);
+    void daemonDisconnected(qint64 id, const QString &reason);
+    // A control message from an authenticated daemon.
+    void controlReceived(qint64 id, const cloop::protocol::ControlMessage &message);
+
+private:
+    void onFirstMessage(tunnel::TunnelConnection *connection, const protocol::ControlMessage &message);
+    void refuse(tunnel::TunnelConnection *connection, const Error &error);
+    void admit(tunnel::TunnelConnection *connection, qint64 id, const QString &name, const protocol::Welcome &welcome);
+    void retire(tunnel::TunnelConnection *connection, const protocol::ErrorMessage &reason);
+    Status checkPeer(protocol::PeerRole role, int version) const;
+
+    DaemonDirectory &m_directory;
+    Options m_options;
+    QString m_noun;
+    QList<QPointer<tunnel::TunnelConnection>> m_pending;
+    QHash<qint64, tunnel::TunnelConnection *> m_sessions;
+};
+
+} // namespace cloop::hub

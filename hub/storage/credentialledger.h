@@ -1,0 +1,70 @@
+#pragma once
+
+#include "common/crypto/secrets.h"
+#include "common/result.h"
+
+#include <QDateTime>
+#include <QString>
+
+#include <chrono>
+
+namespace cloop::hub {
+
+class Database;
+
+// Where one kind of daemon keeps its one-time tokens and long-lived
+// credentials: forwarders and executor agents enroll the same way, in
+// tables of their own.
+struct DaemonTables
+{
+    QLatin1StringView daemons; // "forwarders"
+    QLatin1StringView tokens; // "enrollment_tokens"
+    QLatin1StringView credentials; // "forwarder_credentials"
+    QLatin1StringView ownerColumn; // "forwarder_id"
+    secrets::SecretKind tokenKind;
+    secrets::SecretKind credentialKind;
+    QLatin1StringView noun; // "forwarder", in messages and audit subjects
+    QLatin1StringView redeemAction; // audited when a token is redeemed
+};
+
+extern const DaemonTables kForwarderTables;
+extern const DaemonTables kExecutorTables;
+
+// One-time enrollment tokens redeemed for long-lived credentials, stored as
+// SHA-256 hashes only. Runs inside the caller's transaction where it has one.
+class CredentialLedger
+{
+public:
+    CredentialLedger(Database &db, const DaemonTables &tables) : m_db(db), m_tables(tables) { }
+
+    struct IssuedToken
+    {
+        QString token; // plaintext, shown once
+        QDateTime expiresAt;
+    };
+    Result<IssuedToken> issueToken(qint64 ownerId, std::chrono::seconds ttl);
+
+    struct Redeemed
+    {
+        qint64 ownerId = 0;
+        QString credential; // plaintext, sent once
+    };
+    // Single use: of concurrent redemptions exactly one succeeds.
+    Result<Redeemed> redeem(const QString &token);
+
+    // The owner of a live credential (its daemon may still be revoked).
+    Result<qint64> authenticate(const QString &credential);
+
+    // Revokes every credential and voids every unredeemed token of the owner.
+    Status revokeAll(qint64 ownerId, const QDateTime &now);
+
+    static constexpr std::chrono::seconds kDefaultTokenTtl{24 * 3600};
+    static constexpr std::chrono::seconds kMaxTokenTtl{7 * 24 * 3600};
+    static Status validateTokenTtl(std::chrono::seconds ttl);
+
+private:
+    Database &m_db;
+    const DaemonTables &m_tables;
+};
+
+} // namespace cloop::hub
