@@ -5,24 +5,19 @@
 namespace cloop::forward {
 
 namespace {
-daemon::DaemonConnectorOptions connectorOptions(const ForwarderDaemonOptions &options)
+daemon::DaemonConnectorOptions connectorOptions(const daemon::ConnectionOptions &connection)
 {
-    daemon::DaemonConnectorOptions connector;
-    connector.role = protocol::PeerRole::Forwarder;
-    connector.endpointPath = QStringLiteral("/api/forwarders/connect");
-    connector.credentialPath = options.credentialPath.isEmpty()
-            ? identity::CredentialFile::defaultPath(QStringLiteral("forwarder.json"))
-            : options.credentialPath;
-    connector.bundle = options.bundle;
-    connector.tokenFile = options.tokenFile;
-    connector.caFile = options.caFile;
-    connector.insecurePlaintext = options.insecurePlaintext;
-    return connector;
+    daemon::DaemonConnectorOptions options;
+    options.role = protocol::PeerRole::Forwarder;
+    options.endpointPath = QStringLiteral("/api/forwarders/connect");
+    options.connection = connection;
+    options.defaultCredentialFile = QStringLiteral("forwarder.json");
+    return options;
 }
 } // namespace
 
-ForwarderDaemon::ForwarderDaemon(const ForwarderDaemonOptions &options, QObject *parent)
-    : QObject(parent), m_connector(connectorOptions(options))
+ForwarderDaemon::ForwarderDaemon(const daemon::ConnectionOptions &connection, QObject *parent)
+    : QObject(parent), m_connector(connectorOptions(connection))
 {
     connect(&m_connector, &daemon::DaemonConnector::finished, this, &ForwarderDaemon::finished);
 }

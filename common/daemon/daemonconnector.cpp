@@ -28,7 +28,9 @@ identity::EnrollmentBundle::Kind bundleKindFor(protocol::PeerRole role)
 DaemonConnector::DaemonConnector(DaemonConnectorOptions options, QObject *parent)
     : QObject(parent),
       m_options(std::move(options)),
-      m_credentialFile(m_options.credentialPath)
+      m_credentialFile(m_options.connection.credentialPath.isEmpty()
+                               ? identity::CredentialFile::defaultPath(m_options.defaultCredentialFile)
+                               : m_options.connection.credentialPath)
 {
 }
 
@@ -56,7 +58,7 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
     options.endpointPath = m_options.endpointPath;
     options.role = m_options.role;
     options.software = QString::fromLatin1(buildinfo::kVersion);
-    options.allowInsecurePlaintext = m_options.insecurePlaintext;
+    options.allowInsecurePlaintext = m_options.connection.insecurePlaintext;
     options.trust = net::HubTrust(*pins, authorities);
     options.capabilities = m_options.capabilities;
     m_client = std::make_unique<tunnel::TunnelClient>(options);
@@ -80,9 +82,9 @@ Status DaemonConnector::prepareFromBundle(const QString &bundleText)
                                                    .arg(existing->credential->name);
     m_credential.server = bundle->hub;
     m_credential.pin = bundle->pins;
-    m_credential.caFile = m_options.caFile;
+    m_credential.caFile = m_options.connection.caFile;
     m_credential.extra = m_options.extra;
-    if (Status made = makeClient(bundle->hub, bundle->pins, m_options.caFile); !made)
+    if (Status made = makeClient(bundle->hub, bundle->pins, m_options.connection.caFile); !made)
         return made;
     m_client->setEnrollmentToken(bundle->token);
     return {};
@@ -90,16 +92,16 @@ Status DaemonConnector::prepareFromBundle(const QString &bundleText)
 
 Status DaemonConnector::prepare()
 {
-    if (!m_options.bundle.isEmpty() && !m_options.tokenFile.isEmpty())
+    if (!m_options.connection.bundle.isEmpty() && !m_options.connection.tokenFile.isEmpty())
         return usage(QStringLiteral("give either --bundle or --token-file, not both"));
-    if (!m_options.tokenFile.isEmpty()) {
-        QFile file(m_options.tokenFile);
+    if (!m_options.connection.tokenFile.isEmpty()) {
+        QFile file(m_options.connection.tokenFile);
         if (!file.open(QIODevice::ReadOnly))
-            return usage(QStringLiteral("cannot read the token file %1: %2").arg(m_options.tokenFile, file.errorString()));
+            return usage(QStringLiteral("cannot read the token file %1: %2").arg(m_options.connection.tokenFile, file.errorString()));
         return prepareFromBundle(QString::fromUtf8(file.read(8192)));
     }
-    if (!m_options.bundle.isEmpty())
-        return prepareFromBundle(m_options.bundle);
+    if (!m_options.connection.bundle.isEmpty())
+        return prepareFromBundle(m_options.connection.bundle);
 
     auto loaded = m_credentialFile.load();
     if (!loaded)
@@ -114,7 +116,7 @@ Status DaemonConnector::prepare()
                              .arg(m_credentialFile.path(), command));
     }
     m_credential = *loaded->credential;
-    const QString caFile = m_options.caFile.isEmpty() ? m_credential.caFile : m_options.caFile;
+    const QString caFile = m_options.connection.caFile.isEmpty() ? m_credential.caFile : m_options.connection.caFile;
     if (Status made = makeClient(m_credential.server, m_credential.pin, caFile); !made)
         return made;
     m_client->setCredential(m_credential.credential);
@@ -166,11 +168,11 @@ void DaemonConnector::onEnrolled(const protocol::Enrolled &enrolled)
                                             .arg(roleName())
                                             .arg(enrolled.id)
                                             .arg(enrolled.name, m_credentialFile.path());
-    if (!m_options.tokenFile.isEmpty()) {
-        if (QFile::remove(m_options.tokenFile))
-            qCInfo(lcIdentity).noquote() << "deleted the redeemed token file" << m_options.tokenFile;
+    if (!m_options.connection.tokenFile.isEmpty()) {
+        if (QFile::remove(m_options.connection.tokenFile))
+            qCInfo(lcIdentity).noquote() << "deleted the redeemed token file" << m_options.connection.tokenFile;
         else
-            qCWarning(lcIdentity).noquote() << "could not delete the redeemed token file" << m_options.tokenFile;
+            qCWarning(lcIdentity).noquote() << "could not delete the redeemed token file" << m_options.connection.tokenFile;
     }
 }
 

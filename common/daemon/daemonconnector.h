@@ -22,15 +22,22 @@ inline constexpr int kExitFailure = 1;
 inline constexpr int kExitUsage = 2;
 inline constexpr int kExitRefused = 3;
 
-struct DaemonConnectorOptions
+// How a daemon reaches its hub, as its operator gave it.
+struct ConnectionOptions
 {
-    protocol::PeerRole role = protocol::PeerRole::Forwarder;
-    QString endpointPath; // /api/forwarders/connect
-    QString credentialPath; // ~/.cloop/forwarder.json
+    QString credentialPath; // empty: the daemon's default under ~/.cloop
     QString bundle; // for a first start
     QString tokenFile; // a file holding the bundle; deleted once redeemed
     QString caFile; // private CA for the hub's certificate
     bool insecurePlaintext = false;
+};
+
+struct DaemonConnectorOptions
+{
+    protocol::PeerRole role = protocol::PeerRole::Forwarder;
+    QString endpointPath; // /api/forwarders/connect
+    ConnectionOptions connection;
+    QString defaultCredentialFile; // "forwarder.json": under ~/.cloop unless connection says
     QJsonObject extra; // role settings saved with the credential (an agent's work root)
     QJsonObject capabilities; // sent with every hello
 };

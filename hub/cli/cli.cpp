@@ -5,6 +5,7 @@
 #include "hub/cli/approvalcommands.h"
 #include "hub/cli/auditcommand.h"
 #include "hub/cli/bindingcommands.h"
+#include "hub/cli/executorcommands.h"
 #include "hub/cli/forwardadmincommands.h"
 #include "hub/cli/hubcommands.h"
 #include "hub/cli/logincommands.h"
@@ -30,6 +31,11 @@ const char kUsage[] =
         "  forward revoke ID [--reason TEXT]  revoke a forwarder\n"
         "  forward [--bundle B | --token-file F] [--credential-file F] [--ca F]\n"
         "                                     run the forwarder on this machine\n"
+        "  executor enroll --name N           enroll an executor agent, print its one-time command\n"
+        "  executor list [--json] [--all]     list executor agents and what they can do\n"
+        "  executor revoke ID [--reason TEXT] revoke an executor agent\n"
+        "  executor agent [--bundle B | --token-file F] [--work-root DIR] [--label K=V]… [--max-concurrent N]\n"
+        "                                     run the executor agent on this machine\n"
         "\n"
         "Bindings and approvals\n"
         "  forward bind ID --project DIR [--ttl 8h] [--virtual-executor NAME] [--target IF --address CIDR]\n"
@@ -92,6 +98,8 @@ int run(const QStringList &arguments)
         // Anything else (options only) runs the forwarder daemon itself.
         return forward::runForwarderCommand(QStringList{QStringLiteral("cloop forward")} + arguments.mid(2));
     }
+    if (command == QLatin1String("executor"))
+        return runExecutorCommand(family);
     if (command == QLatin1String("approvals"))
         return runApprovalCommand(family);
     if (command == QLatin1String("project"))

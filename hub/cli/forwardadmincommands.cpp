@@ -2,6 +2,7 @@
 
 #include "hub/cli/argumentchecks.h"
 #include "hub/cli/command.h"
+#include "hub/cli/daemonadmin.h"
 #include "hub/cli/output.h"
 
 #include <QDateTime>
@@ -10,19 +11,6 @@
 namespace cloop::cli {
 
 namespace {
-
-QString lastSeen(const QJsonObject &forwarder)
-{
-    if (forwarder.value(QLatin1String("connected")).toBool())
-        return QStringLiteral("now");
-    const QString text = forwarder.value(QLatin1String("last_seen")).toString();
-    if (text.isEmpty())
-        return QStringLiteral("never");
-    const QDateTime time = QDateTime::fromString(text, Qt::ISODateWithMs);
-    if (time.secsTo(QDateTime::currentDateTimeUtc()) < 86400)
-        return formatDistance(time);
-    return formatTime(time);
-}
 
 int enroll(const QStringList &arguments)
 {
@@ -65,12 +53,7 @@ int enroll(const QStringList &arguments)
                       .arg(forwarder.value(QLatin1String("id")).toInteger())
                       .arg(forwarder.value(QLatin1String("name")).toString(),
                            forwarder.value(QLatin1String("device_description")).toString()));
-    printLine(QStringLiteral("On the machine wired to the device, run this once before %1:")
-                      .arg(formatTime(answer->value(QLatin1String("token_expires_at")))));
-    printLine(QString());
-    printLine(QStringLiteral("  ") + answer->value(QLatin1String("command")).toString());
-    printLine(QString());
-    printLine(QStringLiteral("The bundle works once; treat it like a password."));
+    printEnrollmentCommand(*answer, QStringLiteral("On the machine wired to the device"));
     return kExitOk;
 }
 
@@ -106,7 +89,7 @@ int list(const QStringList &arguments)
         rows.append({QString::number(forwarder.value(QLatin1String("id")).toInteger()),
                      forwarder.value(QLatin1String("name")).toString(),
                      forwarder.value(QLatin1String("device_description")).toString(),
-                     forwarder.value(QLatin1String("state")).toString(), lastSeen(forwarder)});
+                     forwarder.value(QLatin1String("state")).toString(), formatLastSeen(forwarder)});
     }
     printLine(formatTable({QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("DEVICE"),
                            QStringLiteral("STATE"), QStringLiteral("LAST SEEN")},
@@ -116,29 +99,7 @@ int list(const QStringList &arguments)
 
 int revoke(const QStringList &arguments)
 {
-    Command command(QStringLiteral("forward revoke"),
-                    QStringLiteral("Revoke a forwarder: its live session ends now and it can never "
-                                   "connect again."));
-    command.addPositional(QStringLiteral("ID"), QStringLiteral("The forwarder's id (see cloop forward list)."));
-    const QCommandLineOption reason(QStringLiteral("reason"), QStringLiteral("Why (kept in the audit log)."),
-                                    QStringLiteral("TEXT"));
-    command.addOptions({reason});
-    if (auto done = command.parse(arguments))
-        return *done;
-    auto given = command.positionals(1, QStringLiteral("cloop forward revoke ID [--reason TEXT]"));
-    if (!given)
-        return command.usageError(given.error().message);
-    auto id = parseId(given->first(), QStringLiteral("forwarder id"));
-    if (!id)
-        return command.usageError(id.error().message);
-    auto answer = command.post(QStringLiteral("/api/forwarders/%1/revoke").arg(*id),
-                               {{QStringLiteral("reason"), command.value(reason)}});
-    if (!answer)
-        return command.failed(answer.error());
-    printLine(QStringLiteral("Revoked forwarder %1 \"%2\".")
-                      .arg(*id)
-                      .arg(answer->value(QLatin1String("name")).toString()));
-    return kExitOk;
+    return revokeDaemon(arguments, kForwarderNoun);
 }
 
 constexpr Subcommand kSubcommands[] = {{"enroll", enroll}, {"list", list}, {"revoke", revoke}};

@@ -101,4 +101,17 @@ QString formatTable(const QStringList &header, const QList<QStringList> &rows)
     return lines.join(QLatin1Char('\n'));
 }
 
+QString formatLastSeen(const QJsonObject &daemon)
+{
+    if (daemon.value(QLatin1String("connected")).toBool())
+        return QStringLiteral("now");
+    const QString text = daemon.value(QLatin1String("last_seen")).toString();
+    if (text.isEmpty())
+        return QStringLiteral("never");
+    const QDateTime time = QDateTime::fromString(text, Qt::ISODateWithMs);
+    if (time.secsTo(QDateTime::currentDateTimeUtc()) < 86400)
+        return formatDistance(time);
+    return formatTime(time);
+}
+
 } // namespace cloop::cli

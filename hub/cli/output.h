@@ -32,6 +32,8 @@ QString formatTime(const QJsonValue &isoText);
 QString formatDistance(const QDateTime &time);
 // "2026-11-30 01:34 UTC (in 8h)".
 QString formatTimeAndDistance(const QJsonValue &isoText);
+// A daemon record's last sign of life: "now" while connected, else how long ago.
+QString formatLastSeen(const QJsonObject &daemon);
 
 // A plain text table with a header row, columns padded to their widest cell.
 QString formatTable(const QStringList &header, const QList<QStringList> &rows);

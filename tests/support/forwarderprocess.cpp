@@ -1,5 +1,7 @@
 #include "support/forwarderprocess.h"
 
+#include <QFileInfo>
+
 #include <csignal>
 
 namespace cloop::testing {
@@ -17,12 +19,27 @@ ForwarderProcess::~ForwarderProcess()
     }
 }
 
+QString ForwarderProcess::programPath() const
+{
+    switch (m_program) {
+    case Program::Umbrella:
+        return binaryPath(QStringLiteral("cloop"));
+    case Program::Agent:
+        return binaryPath(QStringLiteral("cloop-agent"));
+    case Program::Standalone:
+        break;
+    }
+    return binaryPath(QStringLiteral("cloop-forward"));
+}
+
+QStringList ForwarderProcess::programArguments() const
+{
+    return m_program == Program::Umbrella ? QStringList{QStringLiteral("forward")} + m_arguments : m_arguments;
+}
+
 QString ForwarderProcess::commandLine() const
 {
-    const QStringList words = m_program == Program::Umbrella
-            ? QStringList{QStringLiteral("cloop"), QStringLiteral("forward")} + m_arguments
-            : QStringList{QStringLiteral("cloop-forward")} + m_arguments;
-    return words.join(QLatin1Char(' '));
+    return (QStringList{QFileInfo(programPath()).fileName()} + programArguments()).join(QLatin1Char(' '));
 }
 
 bool ForwarderProcess::start()
@@ -30,13 +47,8 @@ bool ForwarderProcess::start()
     if (m_process)
         return false; // one process per object
     m_process = std::make_unique<QProcess>();
-    if (m_program == Program::Umbrella) {
-        m_process->setProgram(binaryPath(QStringLiteral("cloop")));
-        m_process->setArguments(QStringList{QStringLiteral("forward")} + m_arguments);
-    } else {
-        m_process->setProgram(binaryPath(QStringLiteral("cloop-forward")));
-        m_process->setArguments(m_arguments);
-    }
+    m_process->setProgram(programPath());
+    m_process->setArguments(programArguments());
     m_process->setProcessEnvironment(childEnvironment(m_home));
     m_process->setStandardInputFile(QProcess::nullDevice());
     QProcess *process = m_process.get();

@@ -1,7 +1,8 @@
 #pragma once
 
-// A running forwarder daemon: `cloop-forward ARGS`, or `cloop forward ARGS`
-// through the umbrella command, with a HOME of the test's choosing.
+// A running daemon: `cloop-forward ARGS`, `cloop forward ARGS` through the
+// umbrella command, or the executor agent `cloop-agent ARGS`, with a HOME of
+// the test's choosing.
 
 #include "support/processutil.h"
 
@@ -15,7 +16,7 @@ namespace cloop::testing {
 class ForwarderProcess
 {
 public:
-    enum class Program { Standalone, Umbrella };
+    enum class Program { Standalone, Umbrella, Agent };
 
     ForwarderProcess(QStringList arguments, QString home, Program program = Program::Standalone);
     ~ForwarderProcess(); // kills the process it started, by PID
@@ -46,6 +47,9 @@ public:
     QString describe() const;
 
 private:
+    QString programPath() const;
+    QStringList programArguments() const;
+
     QStringList m_arguments;
     QString m_home;
     Program m_program;

@@ -1,0 +1,59 @@
+#pragma once
+
+#include "common/daemon/daemonconnector.h"
+
+#include <QCommandLineOption>
+#include <QCommandLineParser>
+#include <QCoreApplication>
+
+#include <csignal>
+#include <optional>
+
+#include "common/util/unixsignalwatcher.h"
+
+namespace cloop::daemon {
+
+// The command line every daemon shares: how it enrolls (--bundle,
+// --token-file), where it keeps its credential, how it trusts the hub. A
+// daemon adds its own options to parser() before parse().
+class DaemonCommandLine
+{
+public:
+    DaemonCommandLine(QString commandName, const QString &description, const QString &defaultCredentialFile);
+
+    QCommandLineParser &parser() { return m_parser; }
+    // A value when the command is already over: --help printed (0), or bad
+    // arguments reported (kExitUsage).
+    std::optional<int> parse(const QStringList &arguments);
+    ConnectionOptions connection() const;
+    // "cloop NAME: message" on stderr; returns kExitUsage.
+    int usageError(const QString &message) const;
+
+private:
+    QString m_commandName;
+    QCommandLineParser m_parser;
+    QCommandLineOption m_bundle;
+    QCommandLineOption m_tokenFile;
+    QCommandLineOption m_credential;
+    QCommandLineOption m_ca;
+    QCommandLineOption m_insecure;
+};
+
+// Runs a prepared daemon until it finishes or SIGTERM/SIGINT stops it;
+// returns its exit code. Daemon has start(), stop() and finished(int).
+template<typename Daemon>
+int runUntilFinished(Daemon &daemon)
+{
+    int exitCode = kExitStopped;
+    QObject::connect(&daemon, &Daemon::finished, qApp, [&exitCode](int code) {
+        exitCode = code;
+        QCoreApplication::exit(code);
+    });
+    util::UnixSignalWatcher signalWatcher({SIGTERM, SIGINT});
+    QObject::connect(&signalWatcher, &util::UnixSignalWatcher::received, &daemon, [&daemon](int) { daemon.stop(); });
+    daemon.start();
+    QCoreApplication::exec();
+    return exitCode;
+}
+
+} // namespace cloop::daemon

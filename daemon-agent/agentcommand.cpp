@@ -1,0 +1,61 @@
+#include "daemon-agent/agentcommand.h"
+
+#include "common/daemon/daemoncommandline.h"
+#include "daemon-agent/agentdaemon.h"
+#include "daemon-agent/agentlogging.h"
+#include "daemon-agent/capabilities/capabilityprobe.h"
+
+namespace cloop::agent {
+
+int runAgentCommand(const QStringList &arguments)
+{
+    daemon::DaemonCommandLine commandLine(
+            QStringLiteral("cloop executor agent"),
+            QStringLiteral("Runs the sandboxed workloads the hub dispatches to this machine, over an outbound tunnel.\n"
+                           "First start: cloop executor agent --bundle cloopexe1.…  Afterwards: cloop executor agent"),
+            QStringLiteral("~/.cloop/agent.json"));
+    const QCommandLineOption workRoot(QStringLiteral("work-root"),
+                                      QStringLiteral("Where runs' workdirs are created (default ~/.cloop/work)."),
+                                      QStringLiteral("DIR"));
+    const QCommandLineOption label(QStringLiteral("label"), QStringLiteral("A label runs may select on (repeatable)."),
+                                   QStringLiteral("KEY=VALUE"));
+    const QCommandLineOption maxConcurrent(QStringLiteral("max-concurrent"),
+                                           QStringLiteral("How many runs at once (default 0: the number of CPUs)."),
+                                           QStringLiteral("N"), QStringLiteral("0"));
+    const QCommandLineOption hostMode(QStringLiteral("host-mode"),
+                                      QStringLiteral("Run workloads as plain processes, without a sandbox (no devices)."));
+    commandLine.parser().addOptions({workRoot, label, maxConcurrent, hostMode});
+    if (auto done = commandLine.parse(arguments))
+        return *done;
+    const QCommandLineParser &parser = commandLine.parser();
+
+    CapabilityProbe::Options choices;
+    for (const QString &pair : parser.values(label)) {
+        const int equals = pair.indexOf(QLatin1Char('='));
+        if (equals <= 0)
+            return commandLine.usageError(QStringLiteral("--label \"%1\" is not KEY=VALUE").arg(pair));
+        const QString key = pair.left(equals);
+        const QString value = pair.mid(equals + 1);
+        if (Status valid = AgentCapabilities::validateLabel(key, value); !valid)
+            return commandLine.usageError(valid.error().message);
+        choices.labels.insert(key, value);
+    }
+    bool numeric = false;
+    choices.maxConcurrent = parser.value(maxConcurrent).toInt(&numeric);
+    if (!numeric || choices.maxConcurrent < 0 || choices.maxConcurrent > AgentCapabilities::kMaxConcurrentCeiling)
+        return commandLine.usageError(QStringLiteral("--max-concurrent must be a number from 0 to %1")
+                                              .arg(AgentCapabilities::kMaxConcurrentCeiling));
+    choices.mode = parser.isSet(hostMode) ? AgentCapabilities::Mode::Host : AgentCapabilities::Mode::Container;
+
+    AgentDaemonOptions options;
+    options.connection = commandLine.connection();
+    options.workRoot = parser.value(workRoot);
+    options.capabilities = CapabilityProbe().probe(choices);
+
+    AgentDaemon agent(options);
+    if (Status prepared = agent.prepare(); !prepared)
+        return commandLine.usageError(prepared.error().message);
+    return daemon::runUntilFinished(agent);
+}
+
+} // namespace cloop::agent

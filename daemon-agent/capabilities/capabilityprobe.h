@@ -1,0 +1,77 @@
+#pragma once
+
+#include "daemon-agent/capabilities/agentcapabilities.h"
+#include "daemon-agent/system/sysfsroot.h"
+
+#include <QByteArray>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+#include <chrono>
+#include <functional>
+#include <memory>
+
+namespace cloop::agent {
+
+class CommandRunner;
+
+// Detects what this machine offers an executor agent (AgentCapabilities).
+// Everything it looks at can be replaced for tests: the kernel's file
+// systems (SysfsRoot), the host's tools (CommandRunner: `podman info`,
+// `nft`), the containers.conf files and the effective uid. probe() runs
+// a few short commands (each bounded by kCommandTimeout) and blocks until
+// they are done: call it at start-up or from a worker thread.
+class CapabilityProbe final
+{
+public:
+    using EffectiveUid = std::function<unsigned int()>;
+
+    static constexpr std::chrono::milliseconds kCommandTimeout{10'000};
+
+    // What the operator chose rather than what is detected.
+    struct Options
+    {
+        QMap<QString, QString> labels;
+        int maxConcurrent = 0; // 0: the number of CPUs
+        AgentCapabilities::Mode mode = AgentCapabilities::Mode::Container;
+    };
+
+    // This machine: SysfsRoot::fromEnvironment(), ProcessCommandRunner,
+    // the containers.conf files podman reads, geteuid().
+    CapabilityProbe();
+    // `runner` must not be null. An empty containersConfFiles reads none.
+    CapabilityProbe(SysfsRoot roots, std::unique_ptr<CommandRunner> runner, EffectiveUid euid,
+                    QStringList containersConfFiles);
+    ~CapabilityProbe();
+    Q_DISABLE_COPY_MOVE(CapabilityProbe)
+
+    AgentCapabilities probe(const Options &options) const;
+
+    // The parts of probe(), each usable alone.
+    qint64 memoryBytes() const;
+    AgentCapabilities::ContainerEngine detectEngine() const;
+    AgentCapabilities::Verdict detectKvm() const;
+    AgentCapabilities::PacketFilter detectPacketFilter() const;
+    QList<AgentCapabilities::UsbDevice> readUsbInventory() const;
+    AgentCapabilities::Verdict detectUsbAttach() const;
+    AgentCapabilities::Verdict detectL2Attach(AgentCapabilities::Mode mode,
+                                              const AgentCapabilities::ContainerEngine &engine) const;
+
+    // The engine from the JSON of `podman info --format json` (podman 4.x):
+    // version.Version and host.ociRuntime; fields it lacks are left empty.
+    // Error when the output is not a JSON object.
+    static Result<AgentCapabilities::ContainerEngine> parsePodmanInfo(const QByteArray &json);
+
+private:
+    bool isRoot() const;
+    QList<AgentCapabilities::OciRuntime> registeredRuntimes(const QString &defaultName,
+                                                           const QString &defaultPath) const;
+
+    SysfsRoot m_roots;
+    std::unique_ptr<CommandRunner> m_runner;
+    EffectiveUid m_euid;
+    QStringList m_containersConfFiles;
+};
+
+} // namespace cloop::agent

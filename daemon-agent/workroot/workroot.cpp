@@ -1,0 +1,373 @@
+#include "daemon-agent/workroot/workroot.h"
+
+#include "daemon-agent/agentlogging.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <utility>
+#include <vector>
+
+#include <QDir>
+#include <QFile>
+
+#include <fcntl.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace cloop::agent {
+
+namespace {
+
+// A symlink chain longer than this is refused, like the kernel's ELOOP.
+constexpr int kMaxSymlinks = 40;
+
+// Owns one file descriptor; the walk below holds one per directory level.
+class Fd final
+{
+public:
+    Fd() = default;
+    explicit Fd(int fd) : m_fd(fd) { }
+    Fd(Fd &&other) noexcept : m_fd(std::exchange(other.m_fd, -1)) { }
+    Fd &operator=(Fd &&other) noexcept
+    {
+        if (this != &other) {
+            reset();
+            m_fd = std::exchange(other.m_fd, -1);
+        }
+        return *this;
+    }
+    Fd(const Fd &) = delete;
+    Fd &operator=(const Fd &) = delete;
+    ~Fd() { reset(); }
+
+    int get() const { return m_fd; }
+    bool valid() const { return m_fd >= 0; }
+    void reset()
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = -1;
+    }
+
+private:
+    int m_fd = -1;
+};
+
+struct RunUserIds
+{
+    uid_t uid = 0;
+    gid_t gid = 0;
+};
+
+QString errnoText(int error)
+{
+    return QString::fromLocal8Bit(std::strerror(error));
+}
+
+Error escapeError(const QString &requested, const QString &root, const QString &detail)
+{
+    return Error::make(QStringLiteral("workdir_outside_root"),
+                       QStringLiteral("work directory \"%1\" resolves outside the work root %2: %3")
+                               .arg(requested, root, detail),
+                       true);
+}
+
+Error invalidError(const QString &requested, const QString &why)
+{
+    return Error::make(QStringLiteral("workdir_invalid"),
+                       QStringLiteral("work directory \"%1\" refused: %2").arg(requested, why),
+                       true);
+}
+
+Error ioError(const QString &what, const QString &path, int error)
+{
+    return Error::make(QStringLiteral("workroot_io"),
+                       QStringLiteral("%1 %2: %3").arg(what, path, errnoText(error)));
+}
+
+Result<RunUserIds> lookUpRunUser(const QString &name)
+{
+    const QByteArray encoded = name.toLocal8Bit();
+    long size = ::sysconf(_SC_GETPW_R_SIZE_MAX);
+    std::vector<char> buffer(size > 0 ? std::size_t(size) : 16384);
+    passwd entry {};
+    passwd *found = nullptr;
+    int rc = 0;
+    while ((rc = ::getpwnam_r(encoded.constData(), &entry, buffer.data(), buffer.size(), &found))
+           == ERANGE) {
+        buffer.resize(buffer.size() * 2);
+    }
+    if (rc != 0) {
+        return Error::make(QStringLiteral("run_user_lookup"),
+                           QStringLiteral("cannot look up the run user \"%1\": %2")
+                                   .arg(name, errnoText(rc)));
+    }
+    if (!found) {
+        // Permanent until an administrator acts: the install script creates
+        // the user; the agent only names it.
+        return Error::make(QStringLiteral("run_user_missing"),
+                           QStringLiteral("the run user \"%1\" does not exist on this host; "
+                                          "workloads of a root agent run as that unprivileged "
+                                          "user (create it, e.g. useradd --system "
+                                          "--no-create-home --shell /usr/sbin/nologin %1, or "
+                                          "configure another run user)")
+                                   .arg(name),
+                           true);
+    }
+    if (found->pw_uid == 0) {
+        return Error::make(QStringLiteral("run_user_privileged"),
+                           QStringLiteral("the run user \"%1\" has uid 0; it must be an "
+                                          "unprivileged user")
+                                   .arg(name),
+                           true);
+    }
+    return RunUserIds { found->pw_uid, found->pw_gid };
+}
+
+// Splits a path into components, dropping empty and "." ones, which name
+// the directory they are in and so cannot move the walk anywhere.
+void prependComponents(std::deque<QByteArray> &pending, const QByteArray &path)
+{
+    const QList<QByteArray> parts = path.split('/');
+    for (auto it = parts.crbegin(); it != parts.crend(); ++it) {
+        if (!it->isEmpty() && *it != ".")
+            pending.push_front(*it);
+    }
+}
+
+} // namespace
+
+QString WorkRoot::defaultPath()
+{
+    return QDir::homePath() + QStringLiteral("/.cloop/work");
+}
+
+QString WorkRoot::defaultRunUser()
+{
+    return QStringLiteral("cloop-run");
+}
+
+WorkRoot::WorkRoot(QString rootPath, QString runUser)
+    : m_rootPath(std::move(rootPath)), m_runUser(std::move(runUser))
+{
+}
+
+Status WorkRoot::ensureRoot() const
+{
+    if (m_rootPath.isEmpty() || !QDir::isAbsolutePath(m_rootPath)) {
+        return Error::make(QStringLiteral("workroot_invalid"),
+                           QStringLiteral("the work root must be an absolute path, not \"%1\"")
+                                   .arg(m_rootPath),
+                           true);
+    }
+    // mkdir -p, but every folder it creates is 0700 from the start rather
+    // than narrowed afterwards.
+    const QString clean = QDir::cleanPath(m_rootPath);
+    QString prefix;
+    const QStringList parts = clean.split(QLatin1Char('/'), Qt::SkipEmptyParts);
+    for (const QString &part : parts) {
+        prefix += QLatin1Char('/') + part;
+        const QByteArray encoded = QFile::encodeName(prefix);
+        if (::mkdir(encoded.constData(), 0700) != 0 && errno != EEXIST)
+            return ioError(QStringLiteral("cannot create"), prefix, errno);
+    }
+
+    const QByteArray encoded = QFile::encodeName(clean);
+    struct stat st {};
+    if (::stat(encoded.constData(), &st) != 0)
+        return ioError(QStringLiteral("cannot inspect the work root"), clean, errno);
+    if (!S_ISDIR(st.st_mode)) {
+        return Error::make(QStringLiteral("workroot_invalid"),
+                           QStringLiteral("the work root %1 is not a directory").arg(clean), true);
+    }
+    if (st.st_uid != ::geteuid()) {
+        return Error::make(QStringLiteral("workroot_invalid"),
+                           QStringLiteral("the work root %1 belongs to uid %2, not to the agent "
+                                          "(uid %3)")
+                                   .arg(clean)
+                                   .arg(st.st_uid)
+                                   .arg(::geteuid()),
+                           true);
+    }
+    if ((st.st_mode & 07777) != 0700) {
+        qCInfo(lcAgent) << "narrowing the work root" << clean << "to mode 0700";
+        if (::chmod(encoded.constData(), 0700) != 0)
+            return ioError(QStringLiteral("cannot set mode 0700 on"), clean, errno);
+    }
+    return {};
+}
+
+Result<QString> WorkRoot::workloadUser() const
+{
+    if (::geteuid() != 0)
+        return QString();
+    Result<RunUserIds> ids = lookUpRunUser(m_runUser);
+    if (!ids)
+        return ids.error();
+    return QStringLiteral("%1:%2").arg(ids->uid).arg(ids->gid);
+}
+
+Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
+{
+    // Refusals that need no filesystem: the name alone is wrong.
+    if (relativeFromHub.isEmpty())
+        return invalidError(relativeFromHub, QStringLiteral("the name is empty"));
+    if (relativeFromHub.contains(QChar(u'\0')))
+        return invalidError(relativeFromHub, QStringLiteral("the name contains a NUL byte"));
+    if (relativeFromHub.startsWith(QLatin1Char('/')))
+        return invalidError(relativeFromHub, QStringLiteral("absolute paths are not accepted"));
+    const QByteArray requested = QFile::encodeName(relativeFromHub);
+    std::deque<QByteArray> pending;
+    prependComponents(pending, requested);
+    for (const QByteArray &component : pending) {
+        if (component == "..")
+            return invalidError(
+                relativeFromHub, QStringLiteral("\"..\" components are not accepted"));
+    }
+    if (pending.empty())
+        return invalidError(relativeFromHub, QStringLiteral("the name has no components"));
+
+    // Look the run user up before touching the disk, so a missing user
+    // leaves no half-made workspace behind.
+    const bool asRoot = ::geteuid() == 0;
+    RunUserIds owner { ::geteuid(), ::getegid() };
+    if (asRoot) {
+        Result<RunUserIds> ids = lookUpRunUser(m_runUser);
+        if (!ids)
+            return ids.error();
+        owner = *ids;
+    }
+
+    if (Status made = ensureRoot(); !made)
+        return made.error();
+    char resolvedRoot[PATH_MAX];
+    if (!::realpath(QFile::encodeName(m_rootPath).constData(), resolvedRoot))
+        return ioError(QStringLiteral("cannot resolve the work root"), m_rootPath, errno);
+    const QByteArray rootReal(resolvedRoot);
+    const QString rootShown = QFile::decodeName(rootReal);
+
+    // The walk holds an open directory per level and opens each next name
+    // relative to it without following symlinks, so nothing can be swapped
+    // between a check and a use: a symlink is read and its target walked
+    // the same way, `..` pops a level, and popping the root is an escape.
+    struct Level
+    {
+        Fd fd;
+        QByteArray name;
+    };
+    std::vector<Level> levels;
+    auto openRoot = [&]() -> Status {
+        levels.clear();
+        Fd fd(::open(rootReal.constData(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        if (!fd.valid())
+            return ioError(QStringLiteral("cannot open the work root"), rootShown, errno);
+        levels.push_back(Level { std::move(fd), QByteArray() });
+        return {};
+    };
+    if (Status opened = openRoot(); !opened)
+        return opened.error();
+
+    auto shownPath = [&](const QByteArray &last) {
+        QByteArray path;
+        for (std::size_t i = 1; i < levels.size(); ++i)
+            path += levels[i].name + '/';
+        return QFile::decodeName(path + last);
+    };
+
+    int symlinksFollowed = 0;
+    while (!pending.empty()) {
+        const QByteArray name = pending.front();
+        pending.pop_front();
+        if (name == "..") {
+            // Only a symlink's target can bring ".." here.
+            if (levels.size() == 1) {
+                return escapeError(relativeFromHub, rootShown,
+                                   QStringLiteral("a symlink's \"..\" climbs above the root"));
+            }
+            levels.pop_back();
+            continue;
+        }
+        if (name.size() > NAME_MAX) {
+            return invalidError(relativeFromHub,
+                QStringLiteral("a component is longer than %1 bytes").arg(NAME_MAX));
+        }
+
+        const int parent = levels.back().fd.get();
+        Fd fd(::openat(parent, name.constData(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+        if (!fd.valid() && errno == ENOENT) {
+            if (::mkdirat(parent, name.constData(), 0700) != 0 && errno != EEXIST)
+                return ioError(QStringLiteral("cannot create"), shownPath(name), errno);
+            fd = Fd(::openat(parent, name.constData(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+        }
+        if (!fd.valid())
+            return ioError(QStringLiteral("cannot open"), shownPath(name), errno);
+
+        struct stat st {};
+        if (::fstat(fd.get(), &st) != 0)
+            return ioError(QStringLiteral("cannot inspect"), shownPath(name), errno);
+
+        if (S_ISLNK(st.st_mode)) {
+            if (++symlinksFollowed > kMaxSymlinks) {
+                return invalidError(relativeFromHub,
+                                    QStringLiteral("more than %1 symlinks").arg(kMaxSymlinks));
+            }
+            char target[PATH_MAX];
+            // An O_PATH descriptor of the link itself, read with an empty
+            // name: the link that was checked is the link that is read.
+            const ssize_t length = ::readlinkat(fd.get(), "", target, sizeof target);
+            if (length < 0)
+                return ioError(QStringLiteral("cannot read the symlink"), shownPath(name), errno);
+            const QByteArray targetPath(target, int(length));
+            const QString linkShown = shownPath(name);
+            if (targetPath.startsWith('/')) {
+                // An absolute target is a host path: acceptable only when
+                // it names something beneath the root; the walk restarts
+                // there.
+                if (targetPath != rootReal && !targetPath.startsWith(rootReal + '/')) {
+                    return escapeError(relativeFromHub, rootShown,
+                                       QStringLiteral("the symlink %1 points to %2")
+                                               .arg(linkShown, QFile::decodeName(targetPath)));
+                }
+                if (Status reopened = openRoot(); !reopened)
+                    return reopened.error();
+                prependComponents(pending, targetPath.mid(rootReal.size()));
+            } else {
+                prependComponents(pending, targetPath);
+            }
+            qCDebug(lcAgent) << "workdir" << relativeFromHub << "follows symlink" << linkShown
+                             << "->" << QFile::decodeName(targetPath);
+            continue;
+        }
+        if (!S_ISDIR(st.st_mode)) {
+            return invalidError(relativeFromHub,
+                                QStringLiteral("%1 exists and is not a directory")
+                                        .arg(shownPath(name)));
+        }
+        levels.push_back(Level { std::move(fd), name });
+    }
+
+    if (levels.size() == 1) {
+        return escapeError(relativeFromHub, rootShown,
+                           QStringLiteral("it resolves to the work root itself"));
+    }
+
+    // The workspace itself: a real descriptor (O_PATH cannot chown/chmod)
+    // opened through the level already proven to be inside.
+    Fd workspace(::openat(levels.back().fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    const QString resultPath = rootShown + QLatin1Char('/') + shownPath(QByteArray()).chopped(1);
+    if (!workspace.valid())
+        return ioError(QStringLiteral("cannot open"), resultPath, errno);
+    if (asRoot && ::fchown(workspace.get(), owner.uid, owner.gid) != 0)
+        return ioError(QStringLiteral("cannot hand over to the run user"), resultPath, errno);
+    if (::fchmod(workspace.get(), 0700) != 0)
+        return ioError(QStringLiteral("cannot set mode 0700 on"), resultPath, errno);
+
+    qCDebug(lcAgent) << "workdir" << relativeFromHub << "is" << resultPath;
+    return resultPath;
+}
+
+} // namespace cloop::agent
