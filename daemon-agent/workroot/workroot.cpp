@@ -2,6 +2,7 @@
 
 #include "daemon-agent/agentlogging.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdlib>
@@ -223,11 +224,9 @@ Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
     const QByteArray requested = QFile::encodeName(relativeFromHub);
     std::deque<QByteArray> pending;
     prependComponents(pending, requested);
-    for (const QByteArray &component : pending) {
-        if (component == "..")
-            return invalidError(
-                relativeFromHub, QStringLiteral("\"..\" components are not accepted"));
-    }
+    const auto climbs = [](const QByteArray &component) { return component == ".."; };
+    if (std::any_of(pending.cbegin(), pending.cend(), climbs))
+        return invalidError(relativeFromHub, QStringLiteral("\"..\" components are not accepted"));
     if (pending.empty())
         return invalidError(relativeFromHub, QStringLiteral("the name has no components"));
 
