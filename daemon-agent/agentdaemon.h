@@ -2,11 +2,13 @@
 
 #include "common/daemon/daemonconnector.h"
 #include "common/result.h"
-#include "daemon-agent/capabilities/agentcapabilities.h"
+#include "common/protocol/agentcapabilities.h"
 
 #include <QObject>
 
 namespace cloop::agent {
+
+using protocol::AgentCapabilities;
 
 struct AgentDaemonOptions
 {

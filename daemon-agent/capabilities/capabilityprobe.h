@@ -1,7 +1,7 @@
 #pragma once
 
-#include "daemon-agent/capabilities/agentcapabilities.h"
-#include "daemon-agent/system/sysfsroot.h"
+#include "common/protocol/agentcapabilities.h"
+#include "common/device/sysfsroot.h"
 
 #include <QByteArray>
 #include <QMap>
@@ -13,6 +13,10 @@
 #include <memory>
 
 namespace cloop::agent {
+
+// The shared value types, by the names the agent's code uses.
+using protocol::AgentCapabilities;
+using device::SysfsRoot;
 
 class CommandRunner;
 

@@ -1,7 +1,7 @@
 #include "hub/cli/executorcommands.h"
 
 #include "daemon-agent/agentcommand.h"
-#include "daemon-agent/capabilities/agentcapabilities.h"
+#include "common/protocol/agentcapabilities.h"
 #include "hub/cli/command.h"
 #include "hub/cli/daemonadmin.h"
 #include "hub/cli/output.h"
@@ -51,7 +51,7 @@ QString capabilitySummary(const QJsonObject &executor)
     const QJsonObject reported = executor.value(QLatin1String("capabilities")).toObject();
     if (reported.isEmpty())
         return QStringLiteral("-");
-    auto capabilities = agent::AgentCapabilities::fromJson(reported);
+    auto capabilities = protocol::AgentCapabilities::fromJson(reported);
     if (!capabilities)
         return QStringLiteral("unreadable: %1").arg(capabilities.error().message);
     return capabilities->summary();

@@ -6,12 +6,12 @@
 
 #include "cloop/buildinfo.h"
 #include "common/protocol/protocolversion.h"
-#include "daemon-agent/capabilities/agentcapabilities.h"
+#include "common/protocol/agentcapabilities.h"
 #include "daemon-agent/capabilities/capabilityprobe.h"
 #include "daemon-agent/capabilities/containersconf.h"
 #include "daemon-agent/system/commandrunner.h"
 #include "daemon-agent/system/processcommandrunner.h"
-#include "daemon-agent/system/sysfsroot.h"
+#include "common/device/sysfsroot.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -31,7 +31,7 @@ using namespace std::chrono_literals;
 
 using Caps = AgentCapabilities;
 
-Q_DECLARE_METATYPE(cloop::agent::AgentCapabilities)
+Q_DECLARE_METATYPE(cloop::protocol::AgentCapabilities)
 
 namespace {
 

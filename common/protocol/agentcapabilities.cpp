@@ -1,4 +1,4 @@
-#include "daemon-agent/capabilities/agentcapabilities.h"
+#include "common/protocol/agentcapabilities.h"
 
 #include <QFileInfo>
 #include <QJsonArray>
@@ -8,7 +8,7 @@
 
 #include <cmath>
 
-namespace cloop::agent {
+namespace cloop::protocol {
 
 namespace {
 
@@ -541,4 +541,4 @@ std::optional<AgentCapabilities::RuntimeKind> AgentCapabilities::runtimeKindOf(c
     return std::nullopt;
 }
 
-} // namespace cloop::agent
+} // namespace cloop::protocol

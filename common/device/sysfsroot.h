@@ -6,7 +6,7 @@
 
 #include <optional>
 
-namespace cloop::agent {
+namespace cloop::device {
 
 // The one door through which the agent reads the kernel's file systems:
 // /sys, /dev and /proc. Code always names the real absolute path
@@ -60,4 +60,4 @@ private:
     QString m_procRoot;
 };
 
-} // namespace cloop::agent
+} // namespace cloop::device

@@ -10,7 +10,7 @@
 
 #include <optional>
 
-namespace cloop::agent {
+namespace cloop::protocol {
 
 // What an executor agent can do, as detected on its machine (CapabilityProbe)
 // and sent to the hub in its hello. The hub parses what an agent sends with
@@ -135,4 +135,4 @@ struct AgentCapabilities
     friend bool operator==(const AgentCapabilities &, const AgentCapabilities &) = default;
 };
 
-} // namespace cloop::agent
+} // namespace cloop::protocol

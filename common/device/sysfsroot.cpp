@@ -1,4 +1,4 @@
-#include "daemon-agent/system/sysfsroot.h"
+#include "common/device/sysfsroot.h"
 
 #include <sys/stat.h>
 #include <unistd.h>
@@ -7,7 +7,7 @@
 #include <QFile>
 #include <QFileInfo>
 
-namespace cloop::agent {
+namespace cloop::device {
 
 namespace {
 
@@ -123,4 +123,4 @@ bool SysfsRoot::isWritable(QStringView absolutePath) const
     return ::access(QFile::encodeName(path(absolutePath)).constData(), W_OK) == 0;
 }
 
-} // namespace cloop::agent
+} // namespace cloop::device
