@@ -1,5 +1,6 @@
 #include "hub/server/daemondirectory.h"
 
+#include "common/protocol/agentcapabilities.h"
 #include "common/protocol/protocolversion.h"
 #include "hub/storage/executorstore.h"
 #include "hub/storage/forwarderstore.h"
@@ -45,7 +46,17 @@ Status ForwarderDirectory::touchLastSeen(qint64 id)
 Result<AdmittedDaemon> ExecutorDirectory::admit(qint64 id, const QString &software, int protocol,
                                                 const QJsonObject &capabilities)
 {
-    if (Status recorded = m_store.recordHello(id, software, protocol, capabilities); !recorded)
+    // The agent's report decides what it is given later; it is read the way
+    // every input from a daemon is, and kept only in its checked form.
+    QJsonObject checked;
+    if (!capabilities.isEmpty()) {
+        auto parsed = AgentCapabilities::fromJson(capabilities);
+        if (!parsed)
+            return Error::make(QStringLiteral("protocol_error"),
+                               QStringLiteral("the agent's capabilities are malformed: %1").arg(parsed.error().message));
+        checked = parsed->toJson();
+    }
+    if (Status recorded = m_store.recordHello(id, software, protocol, checked); !recorded)
         return recorded.error();
     auto record = m_store.find(id);
     if (!record)
