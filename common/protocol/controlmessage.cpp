@@ -1,7 +1,9 @@
 #include "common/protocol/controlmessage.h"
 
 #include <QJsonDocument>
+#include <QJsonArray>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 #include <cmath>
 
@@ -120,6 +122,52 @@ Result<ControlMessage> finish(const FieldReader &reader, T message)
 constexpr qint64 kMaxProtocol = 10000;
 constexpr qint64 kMaxId = (qint64(1) << 53);
 
+// Structure only; what a path or a command means is the agent's to check
+// (WorkRoot confines the workdir, the sandbox runs argv).
+Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &object)
+{
+    static const QRegularExpression envName(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,127}$"));
+    RunStart start;
+    start.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+    start.image = read.string(QLatin1StringView("image"), 256, false);
+    start.workdir = read.string(QLatin1StringView("workdir"), 1024);
+    start.runtime = read.string(QLatin1StringView("runtime"), 64, false);
+    start.hostProcess = read.boolean(QLatin1StringView("host_process"));
+    if (object.contains(QLatin1String("resume_offset")))
+        start.resumeOffset = read.integer(QLatin1StringView("resume_offset"), 0, kMaxId);
+    const QJsonValue argv = object.value(QLatin1String("argv"));
+    if (!argv.isArray() || argv.toArray().isEmpty() || argv.toArray().size() > kMaxArgv) {
+        read.fail(QStringLiteral("\"argv\" must be an array of 1..%1 strings").arg(kMaxArgv));
+    } else {
+        for (const QJsonValue &arg : argv.toArray()) {
+            if (!arg.isString() || arg.toString().size() > kMaxArgLength || arg.toString().contains(QChar(u'\0'))) {
+                read.fail(QStringLiteral("\"argv\" entries must be strings of at most %1 characters without NUL")
+                                  .arg(kMaxArgLength));
+                break;
+            }
+            start.argv.append(arg.toString());
+        }
+    }
+    const QJsonValue env = object.value(QLatin1String("env"));
+    if (!env.isUndefined() && !env.isNull()) {
+        if (!env.isObject() || env.toObject().size() > kMaxEnv) {
+            read.fail(QStringLiteral("\"env\" must be an object of at most %1 entries").arg(kMaxEnv));
+        } else {
+            const QJsonObject entries = env.toObject();
+            for (auto it = entries.begin(); it != entries.end(); ++it) {
+                if (!envName.match(it.key()).hasMatch() || !it.value().isString()
+                    || it.value().toString().size() > kMaxArgLength || it.value().toString().contains(QChar(u'\n'))
+                    || it.value().toString().contains(QChar(u'\0'))) {
+                    read.fail(QStringLiteral("\"env\" entry \"%1\" is not NAME: single-line text").arg(it.key().left(64)));
+                    break;
+                }
+                start.env.insert(it.key(), it.value().toString());
+            }
+        }
+    }
+    return finish(read, std::move(start));
+}
+
 } // namespace
 
 QString roleName(PeerRole role)
@@ -198,6 +246,36 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
         error.permanent = read.boolean(QLatin1StringView("permanent"));
         return finish(read, std::move(error));
     }
+    if (type == messagetype::kRunStart)
+        return parseRunStart(read, object);
+    if (type == messagetype::kRunCancel) {
+        RunCancel cancel;
+        cancel.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+        cancel.reason = read.string(QLatin1StringView("reason"), 1024, false);
+        return finish(read, std::move(cancel));
+    }
+    if (type == messagetype::kRunAck) {
+        RunAck ack;
+        ack.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+        ack.offset = read.integer(QLatin1StringView("offset"), 0, kMaxId);
+        return finish(read, std::move(ack));
+    }
+    if (type == messagetype::kRunStarted) {
+        RunStarted started;
+        started.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+        return finish(read, std::move(started));
+    }
+    if (type == messagetype::kRunFinished) {
+        RunFinished finished;
+        finished.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+        if (const QJsonValue code = object.value(QLatin1String("exit_code")); !code.isUndefined() && !code.isNull())
+            finished.exitCode = static_cast<int>(read.integer(QLatin1StringView("exit_code"), -255, 255));
+        finished.error = read.string(QLatin1StringView("error"), 4096, false);
+        finished.endOffset = read.integer(QLatin1StringView("end_offset"), 0, kMaxId);
+        if (!finished.exitCode && finished.error.isEmpty())
+            read.fail(QStringLiteral("a finished run needs an exit code or an error"));
+        return finish(read, std::move(finished));
+    }
     return protocolError(QStringLiteral("unknown control message type \"%1\"").arg(type.left(64)));
 }
 
@@ -242,6 +320,52 @@ struct Serializer
                            {QStringLiteral("name"), m.name}};
         if (m.device)
             object.insert(QStringLiteral("device"), m.device->toJson());
+        return object;
+    }
+    QJsonObject operator()(const RunStart &m) const
+    {
+        QJsonObject env;
+        for (auto it = m.env.begin(); it != m.env.end(); ++it)
+            env.insert(it.key(), it.value());
+        QJsonObject object{{QStringLiteral("type"), messagetype::kRunStart},
+                           {QStringLiteral("run_id"), m.runId},
+                           {QStringLiteral("argv"), QJsonArray::fromStringList(m.argv)},
+                           {QStringLiteral("workdir"), m.workdir},
+                           {QStringLiteral("host_process"), m.hostProcess},
+                           {QStringLiteral("resume_offset"), m.resumeOffset}};
+        if (!m.image.isEmpty())
+            object.insert(QStringLiteral("image"), m.image);
+        if (!m.runtime.isEmpty())
+            object.insert(QStringLiteral("runtime"), m.runtime);
+        if (!env.isEmpty())
+            object.insert(QStringLiteral("env"), env);
+        return object;
+    }
+    QJsonObject operator()(const RunCancel &m) const
+    {
+        return {{QStringLiteral("type"), messagetype::kRunCancel},
+                {QStringLiteral("run_id"), m.runId},
+                {QStringLiteral("reason"), m.reason}};
+    }
+    QJsonObject operator()(const RunAck &m) const
+    {
+        return {{QStringLiteral("type"), messagetype::kRunAck},
+                {QStringLiteral("run_id"), m.runId},
+                {QStringLiteral("offset"), m.offset}};
+    }
+    QJsonObject operator()(const RunStarted &m) const
+    {
+        return {{QStringLiteral("type"), messagetype::kRunStarted}, {QStringLiteral("run_id"), m.runId}};
+    }
+    QJsonObject operator()(const RunFinished &m) const
+    {
+        QJsonObject object{{QStringLiteral("type"), messagetype::kRunFinished},
+                           {QStringLiteral("run_id"), m.runId},
+                           {QStringLiteral("end_offset"), m.endOffset}};
+        if (m.exitCode)
+            object.insert(QStringLiteral("exit_code"), *m.exitCode);
+        if (!m.error.isEmpty())
+            object.insert(QStringLiteral("error"), m.error);
         return object;
     }
     QJsonObject operator()(const ErrorMessage &m) const

@@ -4,6 +4,8 @@
 #include "common/result.h"
 
 #include <QByteArray>
+#include <QMap>
+#include <QStringList>
 #include <QJsonObject>
 #include <QString>
 
@@ -21,6 +23,11 @@ inline constexpr QLatin1StringView kRedeem{"redeem"};
 inline constexpr QLatin1StringView kEnrolled{"enrolled"};
 inline constexpr QLatin1StringView kWelcome{"welcome"};
 inline constexpr QLatin1StringView kError{"error"};
+inline constexpr QLatin1StringView kRunStart{"run.start"};
+inline constexpr QLatin1StringView kRunCancel{"run.cancel"};
+inline constexpr QLatin1StringView kRunAck{"run.ack"};
+inline constexpr QLatin1StringView kRunStarted{"run.started"};
+inline constexpr QLatin1StringView kRunFinished{"run.finished"};
 } // namespace messagetype
 
 // Which endpoint a daemon speaks to; a credential of one role never
@@ -38,6 +45,8 @@ struct Hello
     // What an executor agent can do (its detected capabilities); empty for
     // forwarders. Validated by the hub, not here: it is the agent's report.
     QJsonObject capabilities;
+
+    friend bool operator==(const Hello &, const Hello &) = default;
 };
 
 // Daemon -> hub, first message of a daemon holding a one-time token.
@@ -48,6 +57,8 @@ struct Redeem
     PeerRole role = PeerRole::Forwarder;
     QString token;
     QJsonObject capabilities;
+
+    friend bool operator==(const Redeem &, const Redeem &) = default;
 };
 
 // Hub -> daemon, answer to Redeem: the long-lived credential, sent once.
@@ -56,6 +67,8 @@ struct Enrolled
     qint64 id = 0;
     QString name;
     QString credential;
+
+    friend bool operator==(const Enrolled &, const Enrolled &) = default;
 };
 
 // Hub -> daemon: authenticated; what the daemon is for.
@@ -66,6 +79,8 @@ struct Welcome
     qint64 id = 0;
     QString name;
     std::optional<DeviceSpec> device; // forwarders only
+
+    friend bool operator==(const Welcome &, const Welcome &) = default;
 };
 
 // Either direction. A permanent error means "do not retry": the daemon
@@ -75,9 +90,73 @@ struct ErrorMessage
     QString code;
     QString message;
     bool permanent = false;
+
+    friend bool operator==(const ErrorMessage &, const ErrorMessage &) = default;
 };
 
-using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage>;
+// Hub -> agent: run this workload. The agent checks everything again
+// before acting on it: the hub is not trusted with the agent's files.
+struct RunStart
+{
+    qint64 runId = 0;
+    QString image; // empty: the agent's default image
+    QStringList argv;
+    QMap<QString, QString> env;
+    QString workdir; // relative to the agent's work root
+    QString runtime; // empty: the agent's default OCI runtime
+    bool hostProcess = false;
+    // Where the hub's stored log ends: output before it was received already.
+    qint64 resumeOffset = 0;
+
+    friend bool operator==(const RunStart &, const RunStart &) = default;
+};
+
+// Hub -> agent: stop that workload.
+struct RunCancel
+{
+    qint64 runId = 0;
+    QString reason;
+
+    friend bool operator==(const RunCancel &, const RunCancel &) = default;
+};
+
+// Hub -> agent: the run's log is stored up to `offset`; the agent may
+// forget what comes before it.
+struct RunAck
+{
+    qint64 runId = 0;
+    qint64 offset = 0;
+
+    friend bool operator==(const RunAck &, const RunAck &) = default;
+};
+
+// Agent -> hub: the workload is running (its sandbox started).
+struct RunStarted
+{
+    qint64 runId = 0;
+
+    friend bool operator==(const RunStarted &, const RunStarted &) = default;
+};
+
+// Agent -> hub: the workload ended; `error` is set when it never ran or
+// the sandbox failed (the engine's own message), exitCode when it ran.
+struct RunFinished
+{
+    qint64 runId = 0;
+    std::optional<int> exitCode;
+    QString error;
+    qint64 endOffset = 0; // the run's whole output is [0, endOffset)
+
+    friend bool operator==(const RunFinished &, const RunFinished &) = default;
+};
+
+using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart, RunCancel, RunAck,
+                                    RunStarted, RunFinished>;
+
+// Limits a RunStart is checked against.
+inline constexpr int kMaxArgv = 256;
+inline constexpr qsizetype kMaxArgLength = 8192;
+inline constexpr int kMaxEnv = 128;
 
 inline constexpr qsizetype kMaxControlMessageSize = 64 * 1024;
 

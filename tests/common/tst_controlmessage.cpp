@@ -20,44 +20,11 @@ QByteArray json(const QJsonObject &object)
     return QJsonDocument(object).toJson(QJsonDocument::Compact);
 }
 
-// Field-by-field equality; the message structs deliberately have no operator==.
-struct SameMessage
-{
-    const ControlMessage &other;
-
-    bool operator()(const Hello &a) const
-    {
-        const auto *b = std::get_if<Hello>(&other);
-        return b && a.protocol == b->protocol && a.software == b->software && a.role == b->role
-            && a.credential == b->credential;
-    }
-    bool operator()(const Redeem &a) const
-    {
-        const auto *b = std::get_if<Redeem>(&other);
-        return b && a.protocol == b->protocol && a.software == b->software && a.role == b->role
-            && a.token == b->token;
-    }
-    bool operator()(const Enrolled &a) const
-    {
-        const auto *b = std::get_if<Enrolled>(&other);
-        return b && a.id == b->id && a.name == b->name && a.credential == b->credential;
-    }
-    bool operator()(const Welcome &a) const
-    {
-        const auto *b = std::get_if<Welcome>(&other);
-        return b && a.protocol == b->protocol && a.software == b->software && a.id == b->id
-            && a.name == b->name && a.device == b->device;
-    }
-    bool operator()(const ErrorMessage &a) const
-    {
-        const auto *b = std::get_if<ErrorMessage>(&other);
-        return b && a.code == b->code && a.message == b->message && a.permanent == b->permanent;
-    }
-};
-
+// Equality of two messages, whatever their type.
 bool same(const ControlMessage &a, const ControlMessage &b)
 {
-    return std::visit(SameMessage { b }, a);
+    // Every message type compares field by field (defaulted operator==).
+    return a == b;
 }
 
 DeviceSpec usbDevice()
@@ -116,6 +83,10 @@ class TestControlMessage final : public QObject
 private Q_SLOTS:
     void roundTrip_data();
     void roundTrip();
+    void runMessagesRoundTrip_data();
+    void runMessagesRoundTrip();
+    void runMessagesRefused_data();
+    void runMessagesRefused();
     void refuses_data();
     void refuses();
     void sizeLimitIsInclusive();
@@ -391,6 +362,79 @@ void TestControlMessage::idsUpToTwoToThe53()
     QVERIFY(!parsed.ok());
     QCOMPARE(parsed.error().code, QStringLiteral("protocol_error"));
     QVERIFY(parsed.error().message.contains(QStringLiteral("\"id\"")));
+}
+
+void TestControlMessage::runMessagesRoundTrip_data()
+{
+    QTest::addColumn<ControlMessage>("message");
+    RunStart start;
+    start.runId = 41;
+    start.image = QStringLiteral("localhost/cloop-busybox:latest");
+    start.argv = {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo \"hi\"; exit 3")};
+    start.env = {{QStringLiteral("CLOOP_RUN"), QStringLiteral("41")}, {QStringLiteral("LANG"), QStringLiteral("C.UTF-8")}};
+    start.workdir = QStringLiteral("runs/41");
+    start.runtime = QStringLiteral("runc");
+    start.resumeOffset = 1234;
+    QTest::newRow("run.start") << ControlMessage(start);
+    RunStart hostProcess;
+    hostProcess.runId = 42;
+    hostProcess.argv = {QStringLiteral("true")};
+    hostProcess.workdir = QStringLiteral("runs/42");
+    hostProcess.hostProcess = true;
+    QTest::newRow("run.start host process") << ControlMessage(hostProcess);
+    QTest::newRow("run.cancel") << ControlMessage(RunCancel{41, QStringLiteral("cancelled by alice")});
+    QTest::newRow("run.ack") << ControlMessage(RunAck{41, 65536});
+    QTest::newRow("run.started") << ControlMessage(RunStarted{41});
+    QTest::newRow("run.finished exit") << ControlMessage(RunFinished{41, 3, QString(), 99});
+    QTest::newRow("run.finished error") << ControlMessage(RunFinished{41, std::nullopt, QStringLiteral("image not known"), 0});
+}
+
+void TestControlMessage::runMessagesRoundTrip()
+{
+    QFETCH(ControlMessage, message);
+    auto parsed = parseControlMessage(serializeControlMessage(message));
+    QVERIFY2(parsed.ok(), qPrintable(parsed.ok() ? QString() : parsed.error().message));
+    QVERIFY(same(*parsed, message));
+}
+
+void TestControlMessage::runMessagesRefused_data()
+{
+    QTest::addColumn<QByteArray>("json");
+    QTest::addColumn<QString>("mentions");
+    QTest::newRow("start without argv") << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"runs/1"})")
+                                        << QStringLiteral("argv");
+    QTest::newRow("start with empty argv") << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":[]})")
+                                           << QStringLiteral("argv");
+    QTest::newRow("start argv not strings") << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":[1]})")
+                                            << QStringLiteral("argv");
+    QTest::newRow("start env bad name")
+            << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"A-B":"1"}})")
+            << QStringLiteral("A-B");
+    QTest::newRow("start env multi-line")
+            << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"A":"1
+2"}})")
+            << QStringLiteral("env");
+    QTest::newRow("start run id 0") << QByteArray(R"({"type":"run.start","run_id":0,"workdir":"w","argv":["x"]})")
+                                    << QStringLiteral("run_id");
+    QTest::newRow("start without workdir") << QByteArray(R"({"type":"run.start","run_id":1,"argv":["x"]})")
+                                           << QStringLiteral("workdir");
+    QTest::newRow("ack negative offset") << QByteArray(R"({"type":"run.ack","run_id":1,"offset":-1})")
+                                         << QStringLiteral("offset");
+    QTest::newRow("finished with neither code nor error")
+            << QByteArray(R"({"type":"run.finished","run_id":1,"end_offset":0})") << QStringLiteral("exit code");
+    QTest::newRow("finished code out of range")
+            << QByteArray(R"({"type":"run.finished","run_id":1,"exit_code":1000,"end_offset":0})")
+            << QStringLiteral("exit_code");
+}
+
+void TestControlMessage::runMessagesRefused()
+{
+    QFETCH(QByteArray, json);
+    QFETCH(QString, mentions);
+    auto parsed = parseControlMessage(json);
+    QVERIFY(!parsed.ok());
+    QCOMPARE(parsed.error().code, QStringLiteral("protocol_error"));
+    QVERIFY2(parsed.error().message.contains(mentions), qPrintable(parsed.error().message));
 }
 
 QTEST_GUILESS_MAIN(TestControlMessage)
