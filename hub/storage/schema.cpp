@@ -101,11 +101,26 @@ QStringList version3(bool postgres)
     };
 }
 
+// Runs: a project's workload, queued on the hub until an executor takes it.
+QStringList version4(bool postgres)
+{
+    const QString id = idColumn(postgres);
+    return {
+        QStringLiteral("CREATE TABLE runs ("
+                       "%1, project_id BIGINT NOT NULL REFERENCES projects(id), "
+                       "requested_by TEXT NOT NULL, executor_id BIGINT REFERENCES executors(id), "
+                       "virtual_executor TEXT, image TEXT, argv TEXT NOT NULL, host_process INTEGER NOT NULL DEFAULT 0, "
+                       "state TEXT NOT NULL, exit_code INTEGER, error TEXT, created_at TEXT NOT NULL, "
+                       "dispatched_at TEXT, started_at TEXT, finished_at TEXT, log_end BIGINT NOT NULL DEFAULT 0)").arg(id),
+        QStringLiteral("CREATE INDEX runs_state ON runs (state, id)"),
+    };
+}
+
 } // namespace
 
 int latestVersion()
 {
-    return 3;
+    return 4;
 }
 
 QStringList migrationTo(int version, bool postgres)
@@ -117,6 +132,8 @@ QStringList migrationTo(int version, bool postgres)
         return version2(postgres);
     case 3:
         return version3(postgres);
+    case 4:
+        return version4(postgres);
     default:
         return {};
     }

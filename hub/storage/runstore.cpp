@@ -1,0 +1,195 @@
+#include "hub/storage/runstore.h"
+
+#include "hub/storage/database.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+
+namespace cloop::hub {
+
+namespace {
+
+const QString kColumns = QStringLiteral(
+        "SELECT r.id, r.project_id, p.path, r.requested_by, r.executor_id, r.virtual_executor, r.image, r.argv, "
+        "r.host_process, r.state, r.exit_code, r.error, r.created_at, r.dispatched_at, r.started_at, r.finished_at, "
+        "r.log_end FROM runs r JOIN projects p ON p.id = r.project_id");
+
+const QList<std::pair<RunRecord::State, QLatin1StringView>> kStateNames{
+    {RunRecord::State::Queued, QLatin1StringView("queued")},
+    {RunRecord::State::Dispatched, QLatin1StringView("dispatched")},
+    {RunRecord::State::Running, QLatin1StringView("running")},
+    {RunRecord::State::Succeeded, QLatin1StringView("succeeded")},
+    {RunRecord::State::Failed, QLatin1StringView("failed")},
+    {RunRecord::State::Cancelled, QLatin1StringView("cancelled")},
+    {RunRecord::State::Lost, QLatin1StringView("lost")},
+};
+
+RunRecord::State stateFromName(const QString &name)
+{
+    for (const auto &[state, text] : kStateNames) {
+        if (name == text)
+            return state;
+    }
+    return RunRecord::State::Lost;
+}
+
+RunRecord readRun(const Rows &q)
+{
+    RunRecord run;
+    run.id = q.value(0).toLongLong();
+    run.projectId = q.value(1).toLongLong();
+    run.projectPath = q.value(2).toString();
+    run.requestedBy = q.value(3).toString();
+    if (!q.value(4).isNull())
+        run.executorId = q.value(4).toLongLong();
+    run.virtualExecutor = q.value(5).toString();
+    run.image = q.value(6).toString();
+    for (const QJsonValue &arg : QJsonDocument::fromJson(q.value(7).toString().toUtf8()).array())
+        run.argv.append(arg.toString());
+    run.hostProcess = q.value(8).toInt() != 0;
+    run.state = stateFromName(q.value(9).toString());
+    if (!q.value(10).isNull())
+        run.exitCode = q.value(10).toInt();
+    run.error = q.value(11).toString();
+    run.createdAt = fromDbTime(q.value(12));
+    run.dispatchedAt = fromDbTime(q.value(13));
+    run.startedAt = fromDbTime(q.value(14));
+    run.finishedAt = fromDbTime(q.value(15));
+    run.logEnd = q.value(16).toLongLong();
+    return run;
+}
+
+QVariant nullIfEmpty(const QString &text)
+{
+    return text.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(text);
+}
+
+} // namespace
+
+QString runStateName(RunRecord::State state)
+{
+    for (const auto &[known, text] : kStateNames) {
+        if (known == state)
+            return QString(text);
+    }
+    return QStringLiteral("lost");
+}
+
+Result<QList<RunRecord>> RunStore::select(const QString &where, const QVariantList &binds)
+{
+    auto q = m_db.query(kColumns + where, binds);
+    if (!q)
+        return q.error();
+    QList<RunRecord> out;
+    while (q->next())
+        out.append(readRun(*q));
+    return out;
+}
+
+Result<RunRecord> RunStore::create(const NewRun &run, const QDateTime &now)
+{
+    auto inserted = m_db.query(
+            QStringLiteral("INSERT INTO runs (project_id, requested_by, executor_id, virtual_executor, image, argv, "
+                           "host_process, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?) RETURNING id"),
+            {run.projectId, run.requestedBy,
+             run.executorId ? QVariant(*run.executorId) : QVariant(QMetaType(QMetaType::LongLong)),
+             nullIfEmpty(run.virtualExecutor), nullIfEmpty(run.image),
+             QString::fromUtf8(QJsonDocument(QJsonArray::fromStringList(run.argv)).toJson(QJsonDocument::Compact)),
+             run.hostProcess ? 1 : 0, toDbTime(now)});
+    if (!inserted)
+        return inserted.error();
+    if (!inserted->next())
+        return Error::make(QStringLiteral("storage_error"), QStringLiteral("run insert returned no id"));
+    return find(inserted->value(0).toLongLong());
+}
+
+Result<RunRecord> RunStore::find(qint64 id)
+{
+    auto found = select(QStringLiteral(" WHERE r.id = ?"), {id});
+    if (!found)
+        return found.error();
+    if (found->isEmpty())
+        return Error::make(QStringLiteral("not_found"), QStringLiteral("no run with id %1").arg(id));
+    return found->first();
+}
+
+Result<QList<RunRecord>> RunStore::list(std::optional<QList<qint64>> projectIds, bool includeFinished)
+{
+    QString where = QStringLiteral(" WHERE 1 = 1");
+    QVariantList binds;
+    if (!includeFinished)
+        where += QStringLiteral(" AND r.state IN ('queued', 'dispatched', 'running')");
+    if (projectIds) {
+        if (projectIds->isEmpty())
+            return QList<RunRecord>();
+        QStringList marks;
+        for (const qint64 projectId : *projectIds) {
+            marks.append(QStringLiteral("?"));
+            binds.append(projectId);
+        }
+        where += QStringLiteral(" AND r.project_id IN (%1)").arg(marks.join(QLatin1Char(',')));
+    }
+    return select(where + QStringLiteral(" ORDER BY r.id"), binds);
+}
+
+Result<QList<RunRecord>> RunStore::queued()
+{
+    return select(QStringLiteral(" WHERE r.state = 'queued' ORDER BY r.id"), {});
+}
+
+Result<QList<RunRecord>> RunStore::activeOn(qint64 executorId)
+{
+    return select(QStringLiteral(" WHERE r.executor_id = ? AND r.state IN ('dispatched', 'running') ORDER BY r.id"),
+                  {executorId});
+}
+
+Result<RunRecord> RunStore::transition(qint64 id, const QStringList &from, const QString &assignments,
+                                       const QVariantList &binds)
+{
+    QStringList quoted;
+    for (const QString &state : from)
+        quoted.append(QLatin1Char('\'') + state + QLatin1Char('\''));
+    auto updated = m_db.query(QStringLiteral("UPDATE runs SET %1 WHERE id = ? AND state IN (%2)")
+                                      .arg(assignments, quoted.join(QLatin1Char(','))),
+                              QVariantList(binds) << id);
+    if (!updated)
+        return updated.error();
+    auto run = find(id);
+    if (!run)
+        return run.error();
+    if (updated->numRowsAffected() != 1)
+        return Error::make(QStringLiteral("run_state"),
+                           QStringLiteral("run %1 is %2; it cannot change that way").arg(id).arg(runStateName(run->state)));
+    return run;
+}
+
+Result<RunRecord> RunStore::markDispatched(qint64 id, qint64 executorId, const QDateTime &now)
+{
+    return transition(id, {QStringLiteral("queued")}, QStringLiteral("state = 'dispatched', executor_id = ?, dispatched_at = ?"),
+                      {executorId, toDbTime(now)});
+}
+
+Result<RunRecord> RunStore::markRunning(qint64 id, const QDateTime &now)
+{
+    return transition(id, {QStringLiteral("dispatched")}, QStringLiteral("state = 'running', started_at = ?"),
+                      {toDbTime(now)});
+}
+
+Result<RunRecord> RunStore::finish(qint64 id, RunRecord::State final, std::optional<int> exitCode, const QString &error,
+                                   const QDateTime &now)
+{
+    return transition(id, {QStringLiteral("queued"), QStringLiteral("dispatched"), QStringLiteral("running")},
+                      QStringLiteral("state = ?, exit_code = ?, error = ?, finished_at = ?"),
+                      {runStateName(final), exitCode ? QVariant(*exitCode) : QVariant(QMetaType(QMetaType::Int)),
+                       nullIfEmpty(error), toDbTime(now)});
+}
+
+Status RunStore::setLogEnd(qint64 id, qint64 logEnd)
+{
+    auto updated = m_db.query(QStringLiteral("UPDATE runs SET log_end = ? WHERE id = ?"), {logEnd, id});
+    if (!updated)
+        return updated.error();
+    return {};
+}
+
+} // namespace cloop::hub

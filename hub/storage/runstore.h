@@ -1,0 +1,87 @@
+#pragma once
+
+#include "common/result.h"
+
+#include <QDateTime>
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+#include <optional>
+
+namespace cloop::hub {
+
+class Database;
+
+struct RunRecord
+{
+    // queued -> dispatched -> running -> succeeded | failed | cancelled | lost
+    enum class State { Queued, Dispatched, Running, Succeeded, Failed, Cancelled, Lost };
+
+    qint64 id = 0;
+    qint64 projectId = 0;
+    QString projectPath;
+    QString requestedBy;
+    std::optional<qint64> executorId; // asked for, or the one it went to
+    QString virtualExecutor;
+    QString image;
+    QStringList argv;
+    bool hostProcess = false;
+    State state = State::Queued;
+    std::optional<int> exitCode;
+    QString error;
+    QDateTime createdAt;
+    QDateTime dispatchedAt;
+    QDateTime startedAt;
+    QDateTime finishedAt;
+    qint64 logEnd = 0;
+
+    bool isFinished() const
+    {
+        return state == State::Succeeded || state == State::Failed || state == State::Cancelled || state == State::Lost;
+    }
+};
+
+QString runStateName(RunRecord::State state);
+
+struct NewRun
+{
+    qint64 projectId = 0;
+    QString requestedBy;
+    std::optional<qint64> executorId;
+    QString virtualExecutor;
+    QString image;
+    QStringList argv;
+    bool hostProcess = false;
+};
+
+// Runs and their life on the hub. State changes are guarded by the state
+// they leave, so a late message (a finish after a cancel) changes nothing.
+class RunStore
+{
+public:
+    explicit RunStore(Database &db) : m_db(db) { }
+
+    Result<RunRecord> create(const NewRun &run, const QDateTime &now);
+    Result<RunRecord> find(qint64 id);
+    Result<QList<RunRecord>> list(std::optional<QList<qint64>> projectIds, bool includeFinished);
+    // Oldest first: the order the queue is served in.
+    Result<QList<RunRecord>> queued();
+    Result<QList<RunRecord>> activeOn(qint64 executorId);
+
+    Result<RunRecord> markDispatched(qint64 id, qint64 executorId, const QDateTime &now);
+    Result<RunRecord> markRunning(qint64 id, const QDateTime &now);
+    // From queued, dispatched or running to a final state.
+    Result<RunRecord> finish(qint64 id, RunRecord::State final, std::optional<int> exitCode, const QString &error,
+                             const QDateTime &now);
+    Status setLogEnd(qint64 id, qint64 logEnd);
+
+private:
+    Result<QList<RunRecord>> select(const QString &where, const QVariantList &binds);
+    Result<RunRecord> transition(qint64 id, const QStringList &from, const QString &assignments,
+                                 const QVariantList &binds);
+
+    Database &m_db;
+};
+
+} // namespace cloop::hub
