@@ -2,6 +2,8 @@
 
 #include "common/logging.h"
 #include "daemon-agent/agentlogging.h"
+#include "common/tunnel/tunnelclient.h"
+#include "daemon-agent/runs/runsupervisor.h"
 #include "daemon-agent/workroot/workroot.h"
 
 namespace cloop::agent {
@@ -36,13 +38,41 @@ QString AgentDaemon::workRoot() const
     return saved.isEmpty() ? WorkRoot::defaultPath() : saved;
 }
 
+constexpr qsizetype kMaxUnsentReports = 1024;
+
+void AgentDaemon::send(const protocol::ControlMessage &message)
+{
+    tunnel::TunnelConnection *connection = m_connector.client() ? m_connector.client()->connection() : nullptr;
+    if (connection && m_connector.client()->state() == tunnel::TunnelClient::State::Ready) {
+        connection->sendControl(message);
+        return;
+    }
+    if (m_unsent.size() >= kMaxUnsentReports) {
+        qCWarning(lcAgent) << "too many reports while the hub is away; dropping the oldest";
+        m_unsent.removeFirst();
+    }
+    m_unsent.append(message);
+}
+
 void AgentDaemon::start()
 {
+    m_supervisor = new RunSupervisor(WorkRoot(workRoot()), m_options.capabilities.mode, this);
+    connect(m_supervisor, &RunSupervisor::report, this, &AgentDaemon::send);
     connect(&m_connector, &daemon::DaemonConnector::ready, this, [this](const protocol::Welcome &welcome) {
         qCInfo(lcAgent).noquote() << "connected to the hub as executor" << welcome.id << welcome.name << "-"
                                   << m_options.capabilities.summary() << "- work root" << workRoot();
+        const QList<protocol::ControlMessage> unsent = std::exchange(m_unsent, {});
+        for (const protocol::ControlMessage &message : unsent)
+            send(message);
     });
     m_connector.start();
+    connect(m_connector.client(), &tunnel::TunnelClient::controlReceived, this,
+            [this](const protocol::ControlMessage &message) {
+                if (const auto *start = std::get_if<protocol::RunStart>(&message))
+                    m_supervisor->start(*start);
+                else if (const auto *cancel = std::get_if<protocol::RunCancel>(&message))
+                    m_supervisor->cancel(*cancel);
+            });
 }
 
 } // namespace cloop::agent

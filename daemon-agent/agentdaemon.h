@@ -4,11 +4,13 @@
 #include "common/result.h"
 #include "common/protocol/agentcapabilities.h"
 
+#include <QList>
 #include <QObject>
 
 namespace cloop::agent {
 
 using protocol::AgentCapabilities;
+class RunSupervisor;
 
 struct AgentDaemonOptions
 {
@@ -40,8 +42,13 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
+    void send(const protocol::ControlMessage &message);
+
     AgentDaemonOptions m_options;
     daemon::DaemonConnector m_connector;
+    RunSupervisor *m_supervisor = nullptr;
+    // Reports made while the hub was out of reach, sent once it is back.
+    QList<protocol::ControlMessage> m_unsent;
 };
 
 } // namespace cloop::agent

@@ -12,6 +12,7 @@
 #include "hub/server/eventstream.h"
 #include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
+#include "hub/server/rundispatcher.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
@@ -65,6 +66,7 @@ Hub::~Hub()
     m_server.reset();
     m_api.reset();
     m_eventStream.reset();
+    m_dispatcher.reset();
     m_gateways.reset();
 }
 
@@ -142,6 +144,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_core = std::make_unique<HubCore>(std::move(*database), *hub->m_clock,
                                             HubCore::Options{options.requestLifetime});
     hub->m_gateways = std::make_unique<HubGateways>(*hub->m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
+    hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(), hub->m_gateways->executors());
     hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core);
     hub->connectEvents();
 

@@ -19,6 +19,7 @@ class EventStream;
 class HubCore;
 class HubGateways;
 class HubHttpServer;
+class RunDispatcher;
 
 struct HubOptions
 {
@@ -64,6 +65,7 @@ private:
     std::unique_ptr<Clock> m_clock;
     std::unique_ptr<HubCore> m_core;
     std::unique_ptr<HubGateways> m_gateways;
+    std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStream> m_eventStream;
     std::unique_ptr<AdminApi> m_api;
     std::unique_ptr<HubHttpServer> m_server;

@@ -5,6 +5,7 @@
 #include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/forwarderservice.h"
+#include "hub/domain/runservice.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/bindingstore.h"
 #include "hub/storage/executorstore.h"
@@ -12,6 +13,7 @@
 #include "hub/storage/forwarderstore.h"
 #include "hub/storage/projectstore.h"
 #include "hub/storage/requeststore.h"
+#include "hub/storage/runstore.h"
 
 namespace cloop::hub {
 
@@ -24,12 +26,14 @@ HubCore::HubCore(std::unique_ptr<Database> database, const Clock &clock, Options
       m_projects(std::make_unique<ProjectStore>(*m_database)),
       m_bindingStore(std::make_unique<BindingStore>(*m_database)),
       m_requestStore(std::make_unique<RequestStore>(*m_database)),
+      m_runStore(std::make_unique<RunStore>(*m_database)),
       m_policy(std::make_unique<AccessPolicy>(*m_projects)),
       m_events(std::make_unique<EventBus>()),
       m_bindings(std::make_unique<BindingService>(
               BindingService::Stores{*m_database, *m_forwarderStore, *m_projects, *m_bindingStore, *m_requestStore},
               *m_policy, *m_events, m_clock, options.requestLifetime)),
-      m_forwarders(std::make_unique<ForwarderService>(*m_database, *m_forwarderStore, *m_bindings, *m_policy, *m_events))
+      m_forwarders(std::make_unique<ForwarderService>(*m_database, *m_forwarderStore, *m_bindings, *m_policy, *m_events)),
+      m_runs(std::make_unique<RunService>(*m_runStore, *m_projects, *m_executorStore, *m_policy, *m_events, m_clock))
 {
 }
 

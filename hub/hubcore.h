@@ -19,6 +19,8 @@ class ExecutorStore;
 class ForwarderStore;
 class ProjectStore;
 class RequestStore;
+class RunService;
+class RunStore;
 
 // The hub without its network: the database, the stores over it, who may
 // do what, the services that change things, and the event bus they report
@@ -44,6 +46,8 @@ public:
     ProjectStore &projects() { return *m_projects; }
     BindingStore &bindingStore() { return *m_bindingStore; }
     RequestStore &requestStore() { return *m_requestStore; }
+    RunStore &runStore() { return *m_runStore; }
+    RunService &runs() { return *m_runs; }
     const AccessPolicy &policy() const { return *m_policy; }
     EventBus &events() { return *m_events; }
     BindingService &bindings() { return *m_bindings; }
@@ -58,10 +62,12 @@ private:
     std::unique_ptr<ProjectStore> m_projects;
     std::unique_ptr<BindingStore> m_bindingStore;
     std::unique_ptr<RequestStore> m_requestStore;
+    std::unique_ptr<RunStore> m_runStore;
     std::unique_ptr<AccessPolicy> m_policy;
     std::unique_ptr<EventBus> m_events;
     std::unique_ptr<BindingService> m_bindings;
     std::unique_ptr<ForwarderService> m_forwarders;
+    std::unique_ptr<RunService> m_runs;
 };
 
 } // namespace cloop::hub

@@ -6,6 +6,7 @@
 #include "hub/cli/auditcommand.h"
 #include "hub/cli/bindingcommands.h"
 #include "hub/cli/executorcommands.h"
+#include "hub/cli/runcommands.h"
 #include "hub/cli/forwardadmincommands.h"
 #include "hub/cli/hubcommands.h"
 #include "hub/cli/logincommands.h"
@@ -36,6 +37,9 @@ const char kUsage[] =
         "  executor revoke ID [--reason TEXT] revoke an executor agent\n"
         "  executor agent [--bundle B | --token-file F] [--work-root DIR] [--label K=V]… [--max-concurrent N]\n"
         "                                     run the executor agent on this machine\n"
+        "  run --project DIR [--executor ID] [--image REF] -- CMD [ARGS…]\n"
+        "                                     run a command in a sandbox, exit with its exit code\n"
+        "  run list [--all] [--json]   run cancel ID [--reason TEXT]\n"
         "\n"
         "Bindings and approvals\n"
         "  forward bind ID --project DIR [--ttl 8h] [--virtual-executor NAME] [--target IF --address CIDR]\n"
@@ -100,6 +104,8 @@ int run(const QStringList &arguments)
     }
     if (command == QLatin1String("executor"))
         return runExecutorCommand(family);
+    if (command == QLatin1String("run"))
+        return runRunCommand(family);
     if (command == QLatin1String("approvals"))
         return runApprovalCommand(family);
     if (command == QLatin1String("project"))

@@ -36,6 +36,7 @@ public:
     bool isSet(const QCommandLineOption &option) const { return m_parser.isSet(option); }
     QString value(const QCommandLineOption &option) const { return m_parser.value(option); }
     QStringList values(const QCommandLineOption &option) const { return m_parser.values(option); }
+    QStringList positionalArguments() const { return m_parser.positionalArguments(); }
     // The option's value, trimmed; an error showing `syntax` when it is missing or blank.
     Result<QString> required(const QCommandLineOption &option, const QString &syntax) const;
     // Exactly `count` positional arguments, else an error showing `syntax`.

@@ -17,13 +17,15 @@ AdminApi::AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity ident
       m_executorRoutes(core.executorStore(), gateways.executors(), core.policy(), core.events(), m_identity),
       m_bindingRoutes(core.bindings(), core.clock()),
       m_peopleRoutes(core.projects(), core.tokens(), core.policy()),
-      m_auditRoutes(core.database(), core.policy(), core.clock())
+      m_auditRoutes(core.database(), core.policy(), core.clock()),
+      m_runRoutes(core.runs())
 {
     m_forwarderRoutes.registerIn(m_router);
     m_executorRoutes.registerIn(m_router);
     m_bindingRoutes.registerIn(m_router);
     m_peopleRoutes.registerIn(m_router);
     m_auditRoutes.registerIn(m_router);
+    m_runRoutes.registerIn(m_router);
 }
 
 ApiResponse AdminApi::handle(const ApiRequest &request)

@@ -5,6 +5,7 @@
 #include "hub/server/api/executorroutes.h"
 #include "hub/server/api/forwarderroutes.h"
 #include "hub/server/api/peopleroutes.h"
+#include "hub/server/api/runroutes.h"
 
 namespace cloop::hub {
 
@@ -33,6 +34,7 @@ private:
     BindingRoutes m_bindingRoutes;
     PeopleRoutes m_peopleRoutes;
     AuditRoutes m_auditRoutes;
+    RunRoutes m_runRoutes;
     ApiRouter m_router;
 };
 

@@ -21,6 +21,8 @@ int statusFor(const QString &code)
         {QStringLiteral("already_decided"), 409},
         {QStringLiteral("already_ended"), 409},
         {QStringLiteral("forwarder_revoked"), 409},
+        {QStringLiteral("executor_revoked"), 409},
+        {QStringLiteral("run_state"), 409},
         {QStringLiteral("project_exists"), 409},
         {QStringLiteral("user_exists"), 409},
         {QStringLiteral("body_too_large"), 413},

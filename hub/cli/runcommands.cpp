@@ -1,0 +1,168 @@
+#include "hub/cli/runcommands.h"
+
+#include "hub/cli/argumentchecks.h"
+#include "hub/cli/command.h"
+#include "hub/cli/output.h"
+
+#include <QEventLoop>
+#include <QJsonArray>
+#include <QTimer>
+
+#include <cstdio>
+
+namespace cloop::cli {
+
+namespace {
+
+constexpr int kPollIntervalMs = 300;
+
+void waitMilliseconds(int milliseconds)
+{
+    QEventLoop loop;
+    QTimer::singleShot(milliseconds, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+void note(const QString &line)
+{
+    std::fprintf(stderr, "%s\n", qPrintable(line));
+}
+
+int create(const QStringList &arguments)
+{
+    Command command(QStringLiteral("run"),
+                    QStringLiteral("Run a command in a sandbox on one of the project's executors, wait for it, and exit "
+                                   "with its exit code."));
+    const QCommandLineOption project(QStringLiteral("project"), QStringLiteral("The project (its directory on the hub)."),
+                                     QStringLiteral("DIR"));
+    const QCommandLineOption executor(QStringLiteral("executor"), QStringLiteral("Run on this executor (see cloop executor list)."),
+                                      QStringLiteral("ID"));
+    const QCommandLineOption image(QStringLiteral("image"), QStringLiteral("The container image (default: the agent's busybox)."),
+                                   QStringLiteral("REF"));
+    const QCommandLineOption noWait(QStringLiteral("no-wait"), QStringLiteral("Queue the run and print its id."));
+    command.addOptions({project, executor, image, noWait});
+    command.addPositional(QStringLiteral("CMD"), QStringLiteral("The command and its arguments, after --."),
+                          QStringLiteral("-- CMD [ARGS…]"));
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString syntax = QStringLiteral("cloop run --project DIR [--executor ID] [--image REF] -- CMD [ARGS…]");
+    auto projectPath = command.required(project, syntax);
+    if (!projectPath)
+        return command.usageError(projectPath.error().message);
+    const QStringList argv = command.positionalArguments();
+    if (argv.isEmpty())
+        return command.usageError(QStringLiteral("give the command after --: %1").arg(syntax));
+    QJsonObject body{{QStringLiteral("project"), *projectPath}, {QStringLiteral("argv"), QJsonArray::fromStringList(argv)}};
+    if (command.isSet(executor)) {
+        auto id = parseId(command.value(executor), QStringLiteral("executor id"));
+        if (!id)
+            return command.usageError(id.error().message);
+        body.insert(QStringLiteral("executor_id"), *id);
+    }
+    if (command.isSet(image))
+        body.insert(QStringLiteral("image"), command.value(image));
+    auto created = command.post(QStringLiteral("/api/runs"), body);
+    if (!created)
+        return command.failed(created.error());
+    const qint64 runId = created->value(QLatin1String("id")).toInteger();
+    if (command.isSet(noWait)) {
+        printLine(QString::number(runId));
+        return kExitOk;
+    }
+    note(QStringLiteral("run %1 queued").arg(runId));
+    QString lastState = created->value(QLatin1String("state")).toString();
+    for (;;) {
+        waitMilliseconds(kPollIntervalMs);
+        auto run = command.get(QStringLiteral("/api/runs/%1").arg(runId));
+        if (!run)
+            return command.failed(run.error());
+        const QString state = run->value(QLatin1String("state")).toString();
+        if (state != lastState) {
+            note(QStringLiteral("run %1 %2").arg(runId).arg(state));
+            lastState = state;
+        }
+        if (!run->value(QLatin1String("finished")).toBool())
+            continue;
+        const QJsonValue exitCode = run->value(QLatin1String("exit_code"));
+        if (!run->value(QLatin1String("error")).isNull())
+            note(QStringLiteral("run %1: %2").arg(runId).arg(run->value(QLatin1String("error")).toString()));
+        if (exitCode.isNull())
+            return kExitFailed;
+        return exitCode.toInt();
+    }
+}
+
+int list(const QStringList &arguments)
+{
+    Command command(QStringLiteral("run list"), QStringLiteral("List runs: the queue and those running (--all: every run)."));
+    const QCommandLineOption all(QStringLiteral("all"), QStringLiteral("Include finished runs."));
+    command.addOptions({all});
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    if (auto given = command.positionals(0, QStringLiteral("cloop run list [--all] [--json]")); !given)
+        return command.usageError(given.error().message);
+    QueryItems query;
+    if (command.isSet(all))
+        query.append({QStringLiteral("all"), QStringLiteral("1")});
+    auto answer = command.get(QStringLiteral("/api/runs"), query);
+    if (!answer)
+        return command.failed(answer.error());
+    const QJsonArray runs = answer->value(QLatin1String("runs")).toArray();
+    if (command.printedJson(runs))
+        return kExitOk;
+    QList<QStringList> rows;
+    for (const QJsonValue &value : runs) {
+        const QJsonObject run = value.toObject();
+        QStringList argv;
+        for (const QJsonValue &arg : run.value(QLatin1String("argv")).toArray())
+            argv.append(arg.toString());
+        const QJsonValue executor = run.value(QLatin1String("executor_id"));
+        const QJsonValue exitCode = run.value(QLatin1String("exit_code"));
+        rows.append({QString::number(run.value(QLatin1String("id")).toInteger()),
+                     run.value(QLatin1String("project")).toString(),
+                     executor.isNull() ? QStringLiteral("-") : QString::number(executor.toInteger()),
+                     run.value(QLatin1String("state")).toString(),
+                     exitCode.isNull() ? QStringLiteral("-") : QString::number(exitCode.toInt()),
+                     argv.join(QLatin1Char(' ')).left(60)});
+    }
+    printLine(formatTable({QStringLiteral("ID"), QStringLiteral("PROJECT"), QStringLiteral("EXECUTOR"),
+                           QStringLiteral("STATE"), QStringLiteral("EXIT"), QStringLiteral("COMMAND")},
+                          rows));
+    return kExitOk;
+}
+
+int cancel(const QStringList &arguments)
+{
+    Command command(QStringLiteral("run cancel"), QStringLiteral("Cancel a run: queued, it leaves the queue; running, it is stopped."));
+    command.addPositional(QStringLiteral("ID"), QStringLiteral("The run's id."));
+    const QCommandLineOption reason(QStringLiteral("reason"), QStringLiteral("Why."), QStringLiteral("TEXT"));
+    command.addOptions({reason});
+    if (auto done = command.parse(arguments))
+        return *done;
+    auto given = command.positionals(1, QStringLiteral("cloop run cancel ID [--reason TEXT]"));
+    if (!given)
+        return command.usageError(given.error().message);
+    auto id = parseId(given->first(), QStringLiteral("run id"));
+    if (!id)
+        return command.usageError(id.error().message);
+    auto answer = command.post(QStringLiteral("/api/runs/%1/cancel").arg(*id), {{QStringLiteral("reason"), command.value(reason)}});
+    if (!answer)
+        return command.failed(answer.error());
+    printLine(QStringLiteral("Cancelled run %1.").arg(*id));
+    return kExitOk;
+}
+
+constexpr Subcommand kSubcommands[] = {{"list", list}, {"cancel", cancel}};
+
+} // namespace
+
+int runRunCommand(const QStringList &arguments)
+{
+    // `cloop run list|cancel …` are subcommands; anything else starts a run.
+    if (hasSubcommand(kSubcommands, arguments.value(1)))
+        return runSubcommand(arguments, kSubcommands);
+    return create(QStringList{QStringLiteral("cloop run")} + arguments.mid(1));
+}
+
+} // namespace cloop::cli

@@ -1,0 +1,141 @@
+#include "hub/domain/runservice.h"
+
+#include "common/logging.h"
+#include "common/protocol/controlmessage.h"
+#include "hub/domain/accesspolicy.h"
+#include "hub/domain/clock.h"
+#include "hub/domain/eventbus.h"
+#include "hub/storage/database.h"
+#include "hub/storage/executorstore.h"
+#include "hub/storage/forwarderstore.h"
+#include "hub/storage/projectstore.h"
+
+#include <QJsonArray>
+
+namespace cloop::hub {
+
+namespace {
+Error invalid(const QString &message)
+{
+    return Error::make(QStringLiteral("invalid_request"), message);
+}
+
+QJsonValue timeOrNull(const QDateTime &time)
+{
+    return time.isValid() ? QJsonValue(toDbTime(time)) : QJsonValue(QJsonValue::Null);
+}
+} // namespace
+
+RunService::RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors, const AccessPolicy &policy,
+                       EventBus &events, const Clock &clock)
+    : m_runs(runs), m_projects(projects), m_executors(executors), m_policy(policy), m_events(events), m_clock(clock)
+{
+}
+
+QJsonObject RunService::runJson(const RunRecord &run)
+{
+    return QJsonObject{
+        {QStringLiteral("id"), run.id},
+        {QStringLiteral("project"), run.projectPath},
+        {QStringLiteral("requested_by"), run.requestedBy},
+        {QStringLiteral("executor_id"), run.executorId ? QJsonValue(*run.executorId) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("virtual_executor"),
+         run.virtualExecutor.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.virtualExecutor)},
+        {QStringLiteral("image"), run.image.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.image)},
+        {QStringLiteral("argv"), QJsonArray::fromStringList(run.argv)},
+        {QStringLiteral("host_process"), run.hostProcess},
+        {QStringLiteral("state"), runStateName(run.state)},
+        {QStringLiteral("exit_code"), run.exitCode ? QJsonValue(*run.exitCode) : QJsonValue(QJsonValue::Null)},
+        {QStringLiteral("error"), run.error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.error)},
+        {QStringLiteral("created_at"), timeOrNull(run.createdAt)},
+        {QStringLiteral("dispatched_at"), timeOrNull(run.dispatchedAt)},
+        {QStringLiteral("started_at"), timeOrNull(run.startedAt)},
+        {QStringLiteral("finished_at"), timeOrNull(run.finishedAt)},
+        {QStringLiteral("finished"), run.isFinished()},
+    };
+}
+
+Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObject &body)
+{
+    const QString path = body.value(QLatin1String("project")).toString();
+    if (Status valid = ProjectStore::validateProjectPath(path); !valid)
+        return valid.error();
+    auto project = m_projects.findProject(path);
+    if (!project)
+        return project.error();
+    if (Status allowed = m_policy.requireMember(caller, project->id, QStringLiteral("starting a run")); !allowed)
+        return allowed.error();
+
+    NewRun run;
+    run.projectId = project->id;
+    run.requestedBy = QStringLiteral("user:%1").arg(caller.userName);
+    const QJsonValue argv = body.value(QLatin1String("argv"));
+    if (!argv.isArray() || argv.toArray().isEmpty() || argv.toArray().size() > protocol::kMaxArgv)
+        return invalid(QStringLiteral("\"argv\" must be an array of 1..%1 strings: the command and its arguments")
+                               .arg(protocol::kMaxArgv));
+    for (const QJsonValue &arg : argv.toArray()) {
+        if (!arg.isString() || arg.toString().size() > protocol::kMaxArgLength || arg.toString().contains(QChar(u'\0')))
+            return invalid(QStringLiteral("\"argv\" entries must be strings of at most %1 characters")
+                                   .arg(protocol::kMaxArgLength));
+        run.argv.append(arg.toString());
+    }
+    run.image = body.value(QLatin1String("image")).toString();
+    if (run.image.size() > 256 || run.image.startsWith(QLatin1Char('-')))
+        return invalid(QStringLiteral("\"image\" is not an image reference"));
+    run.virtualExecutor = body.value(QLatin1String("virtual_executor")).toString();
+    if (!run.virtualExecutor.isEmpty() && !ForwarderStore::validateName(run.virtualExecutor))
+        return invalid(QStringLiteral("\"virtual_executor\" is not a name"));
+    run.hostProcess = body.value(QLatin1String("host_process")).toBool(false);
+    if (const QJsonValue executor = body.value(QLatin1String("executor_id")); !executor.isUndefined() && !executor.isNull()) {
+        auto record = m_executors.find(executor.toInteger());
+        if (!record)
+            return record.error();
+        if (record->isRevoked())
+            return Error::make(QStringLiteral("executor_revoked"),
+                               QStringLiteral("executor %1 (%2) was revoked").arg(record->id).arg(record->name));
+        run.executorId = record->id;
+    }
+    auto created = m_runs.create(run, m_clock.now());
+    if (!created)
+        return created.error();
+    qCInfo(lcHub).noquote() << caller.userName << "queued run" << created->id << "of" << path;
+    m_events.publish(HubEvent{QStringLiteral("run.queued"), runJson(*created), created->projectId, m_clock.now()});
+    Q_EMIT runQueued(created->id);
+    return created;
+}
+
+Result<QList<RunRecord>> RunService::list(const ApiPrincipal &caller, bool includeFinished)
+{
+    auto visible = m_policy.visibleProjects(caller);
+    if (!visible)
+        return visible.error();
+    return m_runs.list(*visible, includeFinished);
+}
+
+Result<RunRecord> RunService::find(const ApiPrincipal &caller, qint64 runId)
+{
+    auto run = m_runs.find(runId);
+    if (!run)
+        return run.error();
+    if (Status allowed = m_policy.requireMember(caller, run->projectId, QStringLiteral("reading a run")); !allowed)
+        return allowed.error();
+    return run;
+}
+
+Result<RunRecord> RunService::cancel(const ApiPrincipal &caller, qint64 runId, const QString &reason)
+{
+    auto run = find(caller, runId);
+    if (!run)
+        return run.error();
+    const QString why = reason.isEmpty() ? QStringLiteral("cancelled by %1").arg(caller.userName)
+                                         : QStringLiteral("cancelled by %1: %2").arg(caller.userName, reason);
+    auto cancelled = m_runs.finish(runId, RunRecord::State::Cancelled, std::nullopt, why, m_clock.now());
+    if (!cancelled)
+        return cancelled.error();
+    m_events.publish(HubEvent{QStringLiteral("run.finished"), runJson(*cancelled), cancelled->projectId, m_clock.now()});
+    if (run->executorId && (run->state == RunRecord::State::Dispatched || run->state == RunRecord::State::Running))
+        Q_EMIT runCancelled(runId, *run->executorId, why);
+    return cancelled;
+}
+
+} // namespace cloop::hub

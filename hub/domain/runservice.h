@@ -1,0 +1,52 @@
+#pragma once
+
+#include "common/result.h"
+#include "hub/storage/apitokenstore.h"
+#include "hub/storage/runstore.h"
+
+#include <QJsonObject>
+#include <QObject>
+
+namespace cloop::hub {
+
+class AccessPolicy;
+class Clock;
+class EventBus;
+class ExecutorStore;
+class ProjectStore;
+
+// A project's runs as people ask for them: created queued (by anyone with a
+// role in the project), listed, read, cancelled. Who runs them, and when, is
+// the dispatcher's business; it learns of changes through the signals.
+class RunService final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RunService)
+
+public:
+    RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors, const AccessPolicy &policy,
+               EventBus &events, const Clock &clock);
+
+    // {"project", "argv": [..], "image", "executor_id", "virtual_executor", "host_process"}
+    Result<RunRecord> create(const ApiPrincipal &caller, const QJsonObject &body);
+    Result<QList<RunRecord>> list(const ApiPrincipal &caller, bool includeFinished);
+    Result<RunRecord> find(const ApiPrincipal &caller, qint64 runId);
+    Result<RunRecord> cancel(const ApiPrincipal &caller, qint64 runId, const QString &reason);
+
+    static QJsonObject runJson(const RunRecord &run);
+
+Q_SIGNALS:
+    void runQueued(qint64 runId);
+    // The run was cancelled while an executor had it: tell the executor.
+    void runCancelled(qint64 runId, qint64 executorId, const QString &reason);
+
+private:
+    RunStore &m_runs;
+    ProjectStore &m_projects;
+    ExecutorStore &m_executors;
+    const AccessPolicy &m_policy;
+    EventBus &m_events;
+    const Clock &m_clock;
+};
+
+} // namespace cloop::hub

@@ -1,0 +1,164 @@
+#include "hub/server/rundispatcher.h"
+
+#include "common/logging.h"
+#include "common/protocol/agentcapabilities.h"
+#include "hub/domain/clock.h"
+#include "hub/domain/eventbus.h"
+#include "hub/domain/runservice.h"
+#include "hub/hubcore.h"
+#include "hub/server/daemongateway.h"
+#include "hub/storage/executorstore.h"
+#include "hub/storage/runstore.h"
+
+namespace cloop::hub {
+
+using namespace protocol;
+
+RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors,
+                             std::chrono::milliseconds grace, QObject *parent)
+    : QObject(parent), m_core(core), m_runs(runs), m_executors(executors), m_grace(grace)
+{
+    connect(&runs, &RunService::runQueued, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
+    connect(&runs, &RunService::runCancelled, this, [this](qint64 runId, qint64 executorId, const QString &reason) {
+        if (tunnel::TunnelConnection *session = m_executors.session(executorId))
+            session->sendControl(RunCancel{runId, reason});
+        QMetaObject::invokeMethod(this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
+    });
+    connect(&executors, &DaemonGateway::controlReceived, this, &RunDispatcher::onControl);
+    connect(&executors, &DaemonGateway::daemonConnected, this, &RunDispatcher::onExecutorConnected);
+    connect(&executors, &DaemonGateway::daemonDisconnected, this, &RunDispatcher::onExecutorDisconnected);
+
+    // Runs a previous hub process left with an executor get the same grace:
+    // their agent may well reconnect and carry on.
+    m_startupGrace.setSingleShot(true);
+    connect(&m_startupGrace, &QTimer::timeout, this, [this] {
+        auto active = m_core.runStore().list(std::nullopt, false);
+        if (!active)
+            return;
+        for (const RunRecord &run : std::as_const(*active)) {
+            if (run.executorId && !m_executors.isConnected(*run.executorId))
+                loseRunsOf(*run.executorId, QStringLiteral("its executor did not come back after the hub restarted"));
+        }
+    });
+    m_startupGrace.start(m_grace);
+}
+
+int RunDispatcher::ceilingOf(qint64 executorId) const
+{
+    auto executor = m_core.executorStore().find(executorId);
+    if (!executor)
+        return 0;
+    auto capabilities = AgentCapabilities::fromJson(executor->capabilities);
+    return capabilities ? std::max(1, capabilities->maxConcurrent) : 1;
+}
+
+void RunDispatcher::dispatchQueued()
+{
+    if (m_dispatching)
+        return;
+    m_dispatching = true;
+    auto queue = m_core.runStore().queued();
+    if (!queue) {
+        qCWarning(lcHub).noquote() << "cannot read the run queue:" << queue.error().message;
+        m_dispatching = false;
+        return;
+    }
+    for (const RunRecord &run : std::as_const(*queue)) {
+        const QList<qint64> candidates = run.executorId ? QList<qint64>{*run.executorId} : m_executors.connectedIds();
+        for (const qint64 executorId : candidates) {
+            tunnel::TunnelConnection *session = m_executors.session(executorId);
+            if (!session)
+                continue;
+            auto active = m_core.runStore().activeOn(executorId);
+            if (!active || active->size() >= ceilingOf(executorId))
+                continue;
+            auto dispatched = m_core.runStore().markDispatched(run.id, executorId, m_core.clock().now());
+            if (!dispatched)
+                break;
+            RunStart start;
+            start.runId = run.id;
+            start.image = run.image;
+            start.argv = run.argv;
+            start.workdir = QStringLiteral("runs/%1").arg(run.id);
+            start.hostProcess = run.hostProcess;
+            start.env = {{QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id)},
+                         {QStringLiteral("CLOOP_PROJECT"), run.projectPath}};
+            session->sendControl(start);
+            qCInfo(lcHub).noquote() << "run" << run.id << "dispatched to executor" << executorId;
+            break;
+        }
+    }
+    m_dispatching = false;
+}
+
+void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
+{
+    const QDateTime now = m_core.clock().now();
+    const auto belongsHere = [&](qint64 runId) {
+        auto run = m_core.runStore().find(runId);
+        return run && run->executorId == executorId;
+    };
+    if (const auto *started = std::get_if<RunStarted>(&message)) {
+        if (!belongsHere(started->runId))
+            return;
+        if (auto running = m_core.runStore().markRunning(started->runId, now); running)
+            m_core.events().publish(HubEvent{QStringLiteral("run.started"), RunService::runJson(*running),
+                                             running->projectId, now});
+        return;
+    }
+    if (const auto *finished = std::get_if<RunFinished>(&message)) {
+        if (!belongsHere(finished->runId))
+            return;
+        const bool succeeded = finished->exitCode && *finished->exitCode == 0 && finished->error.isEmpty();
+        auto ended = m_core.runStore().finish(finished->runId,
+                                              succeeded ? RunRecord::State::Succeeded : RunRecord::State::Failed,
+                                              finished->exitCode, finished->error, now);
+        if (ended) {
+            qCInfo(lcHub).noquote() << "run" << ended->id << runStateName(ended->state)
+                                    << (ended->exitCode ? QStringLiteral("exit %1").arg(*ended->exitCode) : ended->error);
+            m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*ended),
+                                             ended->projectId, now});
+        }
+        dispatchQueued();
+    }
+}
+
+void RunDispatcher::onExecutorConnected(qint64 executorId)
+{
+    if (QTimer *timer = m_graceTimers.take(executorId))
+        timer->deleteLater();
+    dispatchQueued();
+}
+
+void RunDispatcher::onExecutorDisconnected(qint64 executorId)
+{
+    if (m_graceTimers.contains(executorId))
+        return;
+    auto *timer = new QTimer(this);
+    timer->setSingleShot(true);
+    connect(timer, &QTimer::timeout, this, [this, executorId] {
+        if (QTimer *own = m_graceTimers.take(executorId))
+            own->deleteLater();
+        loseRunsOf(executorId, QStringLiteral("its executor went away and did not come back within %1 s")
+                                       .arg(m_grace.count() / 1000));
+    });
+    m_graceTimers.insert(executorId, timer);
+    timer->start(m_grace);
+}
+
+void RunDispatcher::loseRunsOf(qint64 executorId, const QString &reason)
+{
+    auto active = m_core.runStore().activeOn(executorId);
+    if (!active)
+        return;
+    const QDateTime now = m_core.clock().now();
+    for (const RunRecord &run : std::as_const(*active)) {
+        if (auto lost = m_core.runStore().finish(run.id, RunRecord::State::Lost, std::nullopt, reason, now); lost) {
+            qCWarning(lcHub).noquote() << "run" << run.id << "lost:" << reason;
+            m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*lost), lost->projectId, now});
+        }
+    }
+    dispatchQueued();
+}
+
+} // namespace cloop::hub

@@ -1,0 +1,51 @@
+#pragma once
+
+#include "common/protocol/controlmessage.h"
+
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+
+#include <chrono>
+
+namespace cloop::hub {
+
+class DaemonGateway;
+class HubCore;
+class RunService;
+
+// Gives queued runs to connected executor agents, oldest first, never more
+// at once than an agent's ceiling (max_concurrent in what it reported), and
+// follows what the agents report back. An agent that stays away longer than
+// the grace period loses its runs; one that comes back in time keeps them.
+class RunDispatcher final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(RunDispatcher)
+
+public:
+    static constexpr std::chrono::milliseconds kDefaultGrace{45'000};
+
+    RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors,
+                  std::chrono::milliseconds grace = kDefaultGrace, QObject *parent = nullptr);
+
+    // Serves the queue now; also runs whenever something changed.
+    void dispatchQueued();
+
+private:
+    void onControl(qint64 executorId, const protocol::ControlMessage &message);
+    void onExecutorConnected(qint64 executorId);
+    void onExecutorDisconnected(qint64 executorId);
+    void loseRunsOf(qint64 executorId, const QString &reason);
+    int ceilingOf(qint64 executorId) const;
+
+    HubCore &m_core;
+    RunService &m_runs;
+    DaemonGateway &m_executors;
+    std::chrono::milliseconds m_grace;
+    QHash<qint64, QTimer *> m_graceTimers;
+    QTimer m_startupGrace;
+    bool m_dispatching = false;
+};
+
+} // namespace cloop::hub
