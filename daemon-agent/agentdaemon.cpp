@@ -64,14 +64,19 @@ void AgentDaemon::start()
         const QList<protocol::ControlMessage> unsent = std::exchange(m_unsent, {});
         for (const protocol::ControlMessage &message : unsent)
             send(message);
+        m_supervisor->setChannels(m_connector.client()->connection()->channels());
     });
     m_connector.start();
+    connect(m_connector.client(), &tunnel::TunnelClient::disconnected, this,
+            [this](const QString &, qint64) { m_supervisor->setChannels(nullptr); });
     connect(m_connector.client(), &tunnel::TunnelClient::controlReceived, this,
             [this](const protocol::ControlMessage &message) {
                 if (const auto *start = std::get_if<protocol::RunStart>(&message))
                     m_supervisor->start(*start);
                 else if (const auto *cancel = std::get_if<protocol::RunCancel>(&message))
                     m_supervisor->cancel(*cancel);
+                else if (const auto *ack = std::get_if<protocol::RunAck>(&message))
+                    m_supervisor->acknowledge(*ack);
             });
 }
 

@@ -16,6 +16,7 @@
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
+#include "hub/storage/runlogstore.h"
 #include "hub/tls/devcertificate.h"
 
 #include <QDir>
@@ -144,7 +145,9 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_core = std::make_unique<HubCore>(std::move(*database), *hub->m_clock,
                                             HubCore::Options{options.requestLifetime});
     hub->m_gateways = std::make_unique<HubGateways>(*hub->m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
-    hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(), hub->m_gateways->executors());
+    hub->m_runLogs = std::make_unique<RunLogStore>(options.dataDir + QLatin1String("/runs"));
+    hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(), hub->m_gateways->executors(),
+                                                        *hub->m_runLogs);
     hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core);
     hub->connectEvents();
 
@@ -156,7 +159,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 
     // The public URL names the port, known only after listening; the
     // identity is completed below, before the event loop serves any call.
-    hub->m_api = std::make_unique<AdminApi>(*hub->m_core, *hub->m_gateways, HubIdentity{});
+    hub->m_api = std::make_unique<AdminApi>(*hub->m_core, *hub->m_gateways, HubIdentity{}, hub->m_runLogs.get());
     hub->m_server = std::make_unique<HubHttpServer>(*hub->m_api, *hub->m_gateways, *hub->m_eventStream);
     hub->m_server->sslSetup(tls);
     hub->m_port = hub->m_server->listen(options.listenAddress, options.port);

@@ -20,6 +20,7 @@ class HubCore;
 class HubGateways;
 class HubHttpServer;
 class RunDispatcher;
+class RunLogStore;
 
 struct HubOptions
 {
@@ -50,6 +51,7 @@ public:
     QUrl publicUrl() const { return m_publicUrl; }
     QString pin() const { return m_pin; }
     HubCore &core() { return *m_core; }
+    RunLogStore &runLogs() { return *m_runLogs; }
     HubGateways &gateways() { return *m_gateways; }
 
     static QString defaultCertificatePath(const QString &dataDir);
@@ -65,6 +67,7 @@ private:
     std::unique_ptr<Clock> m_clock;
     std::unique_ptr<HubCore> m_core;
     std::unique_ptr<HubGateways> m_gateways;
+    std::unique_ptr<RunLogStore> m_runLogs;
     std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStream> m_eventStream;
     std::unique_ptr<AdminApi> m_api;

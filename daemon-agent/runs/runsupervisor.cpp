@@ -3,6 +3,9 @@
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/sandbox/podmansandbox.h"
 #include "daemon-agent/sandbox/runspec.h"
+#include "common/tunnel/channelmultiplexer.h"
+
+#include <QJsonObject>
 
 namespace cloop::agent {
 
@@ -65,23 +68,34 @@ void RunSupervisor::start(const RunStart &run)
 
     auto *sandbox = new PodmanSandbox(this);
     const qint64 runId = run.runId;
-    m_active.insert(runId, Active{sandbox, 0});
+    m_active.insert(runId, Active{sandbox});
     connect(sandbox, &SandboxDriver::started, this, [this, runId](qint64) { Q_EMIT report(RunStarted{runId}); });
-    connect(sandbox, &SandboxDriver::output, this, [this, runId](SandboxDriver::Stream, const QByteArray &bytes) {
-        // The bytes go into the run's log stream (a later step); their count
-        // already bounds what the hub may expect.
-        if (auto it = m_active.find(runId); it != m_active.end())
-            it->outputBytes += bytes.size();
+    Log &log = m_logs[runId];
+    log.journal = std::make_unique<runs::OutputJournal>(m_retainBytes);
+    openLogChannel(runId, log);
+    connect(sandbox, &SandboxDriver::output, this, [this, runId](SandboxDriver::Stream stream, const QByteArray &bytes) {
+        auto it = m_logs.find(runId);
+        if (it == m_logs.end())
+            return;
+        it->second.journal->append(stream == SandboxDriver::Stream::Stdout ? runs::OutputStream::Stdout : runs::OutputStream::Stderr,
+                            bytes);
+        pump(runId);
     });
     connect(sandbox, &SandboxDriver::finished, this, [this, runId](int exitCode, const QString &error) {
         const Active active = m_active.take(runId);
-        RunFinished finished{runId, std::nullopt, error, active.outputBytes};
+        quint64 end = 0;
+        if (auto log = m_logs.find(runId); log != m_logs.end()) {
+            log->second.finished = true;
+            end = log->second.journal->endOffset();
+        }
+        RunFinished finished{runId, std::nullopt, error, static_cast<qint64>(end)};
         if (error.isEmpty())
             finished.exitCode = exitCode;
         qCInfo(lcAgent).noquote() << "run" << runId << "finished:" << (error.isEmpty() ? QStringLiteral("exit %1").arg(exitCode) : error);
         Q_EMIT report(finished);
         if (active.sandbox)
             active.sandbox->deleteLater();
+        forgetIfDone(runId);
     });
     if (Status started = sandbox->start(spec); !started) {
         m_active.remove(runId);
@@ -89,6 +103,94 @@ void RunSupervisor::start(const RunStart &run)
         return refuse(runId, started.error().message);
     }
     qCInfo(lcAgent).noquote() << "run" << runId << "starting in" << *workdir;
+}
+
+void RunSupervisor::setChannels(tunnel::ChannelMultiplexer *channels)
+{
+    m_channels = channels;
+    for (auto &[runId, log] : m_logs) {
+        log.channel.clear();
+        log.resumed = false;
+        if (channels)
+            openLogChannel(runId, log);
+    }
+}
+
+void RunSupervisor::openLogChannel(qint64 runId, Log &log)
+{
+    if (!m_channels)
+        return;
+    auto channel = m_channels->openChannel(QJsonObject{{QStringLiteral("kind"), QStringLiteral("run-log")},
+                                                       {QStringLiteral("run_id"), runId}});
+    if (!channel) {
+        qCWarning(lcAgent).noquote() << "run" << runId << "has no log channel:" << channel.error().message;
+        return;
+    }
+    log.channel = *channel;
+    log.resumed = false;
+    connect(*channel, &tunnel::Channel::writable, this, [this, runId] { pump(runId); });
+}
+
+void RunSupervisor::acknowledge(const RunAck &ack)
+{
+    auto found = m_logs.find(ack.runId);
+    if (found == m_logs.end())
+        return;
+    Log *it = &found->second;
+    const auto offset = static_cast<quint64>(ack.offset);
+    if (Status released = it->journal->acknowledge(offset); !released) {
+        qCWarning(lcAgent).noquote() << "run" << ack.runId << ":" << released.error().message;
+        return;
+    }
+    if (!it->resumed) {
+        // The first word of the hub on a channel is where its stored log
+        // ends: sending resumes exactly there.
+        it->resumed = true;
+        it->sent = std::max(offset, it->journal->acknowledgedOffset());
+    }
+    pump(ack.runId);
+    forgetIfDone(ack.runId);
+}
+
+void RunSupervisor::pump(qint64 runId)
+{
+    auto found = m_logs.find(runId);
+    if (found == m_logs.end() || !found->second.channel || !found->second.resumed)
+        return;
+    Log *it = &found->second;
+    auto records = it->journal->recordsFrom(it->sent);
+    if (!records) {
+        qCWarning(lcAgent).noquote() << "run" << runId << ":" << records.error().message;
+        return;
+    }
+    for (const protocol::LogRecord &record : std::as_const(*records)) {
+        // A refused write waits for writable(): the tunnel's flow control,
+        // not this buffer, decides the pace; the journal bounds memory.
+        if (!it->channel->write(protocol::encodeLogRecord(record)))
+            return;
+        it->sent = record.end();
+    }
+}
+
+void RunSupervisor::forgetIfDone(qint64 runId)
+{
+    auto found = m_logs.find(runId);
+    if (found == m_logs.end())
+        return;
+    const Log &log = found->second;
+    if (!log.finished || log.journal->acknowledgedOffset() < log.journal->endOffset())
+        return;
+    if (log.channel)
+        log.channel->close();
+    m_logs.erase(found);
+}
+
+qsizetype RunSupervisor::retainedBytes() const
+{
+    qsizetype total = 0;
+    for (const auto &[runId, log] : m_logs)
+        total += log.journal->retainedBytes();
+    return total;
 }
 
 void RunSupervisor::cancel(const RunCancel &cancel)

@@ -2,10 +2,20 @@
 
 #include "common/protocol/agentcapabilities.h"
 #include "common/protocol/controlmessage.h"
+#include "common/runs/outputjournal.h"
 #include "daemon-agent/workroot/workroot.h"
 
 #include <QHash>
 #include <QObject>
+#include <QPointer>
+
+#include <map>
+#include <memory>
+
+namespace cloop::tunnel {
+class Channel;
+class ChannelMultiplexer;
+} // namespace cloop::tunnel
 
 namespace cloop::agent {
 
@@ -26,7 +36,16 @@ public:
 
     void start(const protocol::RunStart &run);
     void cancel(const protocol::RunCancel &cancel);
+    // The hub stored a run's output up to the offset (also where to resume).
+    void acknowledge(const protocol::RunAck &ack);
     int activeCount() const { return static_cast<int>(m_active.size()); }
+
+    // The tunnel is up (again): every run with output the hub lacks gets a
+    // log channel on it. Null when the tunnel went down.
+    void setChannels(tunnel::ChannelMultiplexer *channels);
+    // Output retained per run while the hub has not stored it.
+    void setRetainBytes(qsizetype bytes) { m_retainBytes = bytes; }
+    qsizetype retainedBytes() const;
 
 Q_SIGNALS:
     void report(const cloop::protocol::ControlMessage &message);
@@ -35,14 +54,30 @@ private:
     struct Active
     {
         SandboxDriver *sandbox = nullptr;
-        qint64 outputBytes = 0;
+    };
+
+    // One run's output on its way to the hub: what it has not acknowledged
+    // (bounded, with explicit gaps), and what was sent on this connection.
+    struct Log
+    {
+        std::unique_ptr<runs::OutputJournal> journal;
+        QPointer<tunnel::Channel> channel;
+        quint64 sent = 0;
+        bool resumed = false; // the hub said where to start on this channel
+        bool finished = false;
     };
 
     void refuse(qint64 runId, const QString &error);
+    void openLogChannel(qint64 runId, Log &log);
+    void pump(qint64 runId);
+    void forgetIfDone(qint64 runId);
 
     WorkRoot m_workRoot;
     protocol::AgentCapabilities::Mode m_mode;
     QHash<qint64, Active> m_active;
+    std::map<qint64, Log> m_logs; // a journal is not copyable
+    QPointer<tunnel::ChannelMultiplexer> m_channels;
+    qsizetype m_retainBytes = runs::OutputJournal::kDefaultRetainBytes;
     bool m_imageReady = false;
 };
 

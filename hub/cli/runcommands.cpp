@@ -28,6 +28,44 @@ void note(const QString &line)
     std::fprintf(stderr, "%s\n", qPrintable(line));
 }
 
+// Prints a run's output from the hub as it arrives (stdout to stdout,
+// stderr to stderr, lost stretches as a note) until the run finished and
+// its whole log was printed; without `live`, what is stored now.
+Status followLog(Command &command, qint64 runId, bool live)
+{
+    qint64 offset = 0;
+    for (;;) {
+        auto log = command.get(QStringLiteral("/api/runs/%1/log").arg(runId),
+                               {{QStringLiteral("offset"), QString::number(offset)}});
+        if (!log)
+            return log.error();
+        const QJsonArray records = log->value(QLatin1String("records")).toArray();
+        for (const QJsonValue &value : records) {
+            const QJsonObject record = value.toObject();
+            const qint64 start = record.value(QLatin1String("offset")).toInteger();
+            if (record.contains(QLatin1String("lost"))) {
+                const qint64 lost = record.value(QLatin1String("lost")).toInteger();
+                note(QStringLiteral("[cloop: %1 bytes of output were dropped: more than the agent retains for a run waited for the hub]").arg(lost));
+                offset = start + lost;
+                continue;
+            }
+            const QByteArray data = QByteArray::fromBase64(record.value(QLatin1String("data")).toString().toLatin1());
+            std::FILE *stream = record.value(QLatin1String("stream")).toString() == QLatin1String("stderr") ? stderr : stdout;
+            std::fwrite(data.constData(), 1, static_cast<size_t>(data.size()), stream);
+            std::fflush(stream);
+            offset = start + data.size();
+        }
+        const bool finished = log->value(QLatin1String("finished")).toBool();
+        const bool complete = log->value(QLatin1String("complete")).toBool();
+        const bool nothingMoreComing = log->value(QLatin1String("expected_end")).isNull() && records.isEmpty();
+        if (!records.isEmpty() && offset < log->value(QLatin1String("end")).toInteger())
+            continue; // more is stored than one answer carries
+        if (!live || (finished && (complete || nothingMoreComing)))
+            return {};
+        waitMilliseconds(kPollIntervalMs);
+    }
+}
+
 int create(const QStringList &arguments)
 {
     Command command(QStringLiteral("run"),
@@ -70,26 +108,36 @@ int create(const QStringList &arguments)
         return kExitOk;
     }
     note(QStringLiteral("run %1 queued").arg(runId));
-    QString lastState = created->value(QLatin1String("state")).toString();
-    for (;;) {
-        waitMilliseconds(kPollIntervalMs);
-        auto run = command.get(QStringLiteral("/api/runs/%1").arg(runId));
-        if (!run)
-            return command.failed(run.error());
-        const QString state = run->value(QLatin1String("state")).toString();
-        if (state != lastState) {
-            note(QStringLiteral("run %1 %2").arg(runId).arg(state));
-            lastState = state;
-        }
-        if (!run->value(QLatin1String("finished")).toBool())
-            continue;
-        const QJsonValue exitCode = run->value(QLatin1String("exit_code"));
-        if (!run->value(QLatin1String("error")).isNull())
-            note(QStringLiteral("run %1: %2").arg(runId).arg(run->value(QLatin1String("error")).toString()));
-        if (exitCode.isNull())
-            return kExitFailed;
-        return exitCode.toInt();
-    }
+    auto followed = followLog(command, runId, true);
+    if (!followed)
+        return command.failed(followed.error());
+    auto run = command.get(QStringLiteral("/api/runs/%1").arg(runId));
+    if (!run)
+        return command.failed(run.error());
+    note(QStringLiteral("run %1 %2").arg(runId).arg(run->value(QLatin1String("state")).toString()));
+    if (!run->value(QLatin1String("error")).isNull())
+        note(QStringLiteral("run %1: %2").arg(runId).arg(run->value(QLatin1String("error")).toString()));
+    const QJsonValue exitCode = run->value(QLatin1String("exit_code"));
+    return exitCode.isNull() ? kExitFailed : exitCode.toInt();
+}
+
+int logs(const QStringList &arguments)
+{
+    Command command(QStringLiteral("run logs"), QStringLiteral("Print a run's output as the hub stored it."));
+    command.addPositional(QStringLiteral("ID"), QStringLiteral("The run's id."));
+    const QCommandLineOption follow(QStringLiteral("follow"), QStringLiteral("Keep printing until the run finished."));
+    command.addOptions({follow});
+    if (auto done = command.parse(arguments))
+        return *done;
+    auto given = command.positionals(1, QStringLiteral("cloop run logs ID [--follow]"));
+    if (!given)
+        return command.usageError(given.error().message);
+    auto id = parseId(given->first(), QStringLiteral("run id"));
+    if (!id)
+        return command.usageError(id.error().message);
+    if (Status followed = followLog(command, *id, command.isSet(follow)); !followed)
+        return command.failed(followed.error());
+    return kExitOk;
 }
 
 int list(const QStringList &arguments)
@@ -153,7 +201,7 @@ int cancel(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[] = {{"list", list}, {"cancel", cancel}};
+constexpr Subcommand kSubcommands[] = {{"list", list}, {"logs", logs}, {"cancel", cancel}};
 
 } // namespace
 

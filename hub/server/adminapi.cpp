@@ -10,7 +10,7 @@
 
 namespace cloop::hub {
 
-AdminApi::AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity identity)
+AdminApi::AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs)
     : m_core(core),
       m_identity(std::move(identity)),
       m_forwarderRoutes(core.forwarders(), gateways.forwarders(), m_identity),
@@ -18,7 +18,7 @@ AdminApi::AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity ident
       m_bindingRoutes(core.bindings(), core.clock()),
       m_peopleRoutes(core.projects(), core.tokens(), core.policy()),
       m_auditRoutes(core.database(), core.policy(), core.clock()),
-      m_runRoutes(core.runs())
+      m_runRoutes(core.runs(), runLogs)
 {
     m_forwarderRoutes.registerIn(m_router);
     m_executorRoutes.registerIn(m_router);

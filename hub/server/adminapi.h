@@ -10,6 +10,7 @@
 namespace cloop::hub {
 
 class HubGateways;
+class RunLogStore;
 class HubCore;
 
 // The admin REST API (JSON). Every route but /api/health needs a user's API
@@ -19,7 +20,8 @@ class HubCore;
 class AdminApi
 {
 public:
-    AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity identity);
+    // Without a log store (tests without a data folder), run logs are not served.
+    AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs = nullptr);
 
     ApiResponse handle(const ApiRequest &request);
     void setIdentity(HubIdentity identity) { m_identity = std::move(identity); }

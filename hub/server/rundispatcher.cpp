@@ -8,15 +8,21 @@
 #include "hub/hubcore.h"
 #include "hub/server/daemongateway.h"
 #include "hub/storage/executorstore.h"
+#include "hub/storage/runlogstore.h"
 #include "hub/storage/runstore.h"
+
+#include <QPointer>
+
+#include <memory>
 
 namespace cloop::hub {
 
 using namespace protocol;
+using protocol::CloseCode;
 
-RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors,
+RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, RunLogStore &logs,
                              std::chrono::milliseconds grace, QObject *parent)
-    : QObject(parent), m_core(core), m_runs(runs), m_executors(executors), m_grace(grace)
+    : QObject(parent), m_core(core), m_runs(runs), m_executors(executors), m_logs(logs), m_grace(grace)
 {
     connect(&runs, &RunService::runQueued, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
     connect(&runs, &RunService::runCancelled, this, [this](qint64 runId, qint64 executorId, const QString &reason) {
@@ -109,6 +115,8 @@ void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
     if (const auto *finished = std::get_if<RunFinished>(&message)) {
         if (!belongsHere(finished->runId))
             return;
+        if (Status expected = m_core.runStore().setLogExpected(finished->runId, finished->endOffset); !expected)
+            qCWarning(lcHub).noquote() << expected.error().message;
         const bool succeeded = finished->exitCode && *finished->exitCode == 0 && finished->error.isEmpty();
         auto ended = m_core.runStore().finish(finished->runId,
                                               succeeded ? RunRecord::State::Succeeded : RunRecord::State::Failed,
@@ -127,7 +135,52 @@ void RunDispatcher::onExecutorConnected(qint64 executorId)
 {
     if (QTimer *timer = m_graceTimers.take(executorId))
         timer->deleteLater();
+    if (tunnel::TunnelConnection *session = m_executors.session(executorId)) {
+        connect(session->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
+                [this, executorId](tunnel::Channel *channel) { acceptLogChannel(executorId, channel); });
+    }
     dispatchQueued();
+}
+
+void RunDispatcher::acceptLogChannel(qint64 executorId, tunnel::Channel *channel)
+{
+    const QJsonObject meta = channel->metadata();
+    const qint64 runId = meta.value(QLatin1String("run_id")).toInteger();
+    auto run = m_core.runStore().find(runId);
+    if (meta.value(QLatin1String("kind")).toString() != QLatin1String("run-log") || !run || run->executorId != executorId) {
+        channel->refuse(QStringLiteral("no run %1 of this executor takes output").arg(runId));
+        return;
+    }
+    channel->accept();
+    // The agent resends from where the stored log ends: nothing is lost or
+    // stored twice across reconnects.
+    auto decoder = std::make_shared<LogRecordDecoder>(static_cast<quint64>(run->logEnd));
+    tunnel::TunnelConnection *session = m_executors.session(executorId);
+    session->sendControl(RunAck{runId, run->logEnd});
+    QPointer<tunnel::Channel> guarded(channel);
+    QPointer<tunnel::TunnelConnection> guardedSession(session);
+    connect(channel, &tunnel::Channel::readyRead, this, [this, runId, decoder, guarded, guardedSession] {
+        if (!guarded)
+            return;
+        if (Status fed = decoder->feed(guarded->readAll()); !fed) {
+            qCWarning(lcHub).noquote() << "run" << runId << "log refused:" << fed.error().message;
+            guarded->close(CloseCode::ProtocolError, fed.error().message);
+            return;
+        }
+        const QList<LogRecord> records = decoder->takeRecords();
+        if (records.isEmpty())
+            return;
+        if (Status stored = m_logs.append(runId, records); !stored) {
+            qCWarning(lcHub).noquote() << "run" << runId << "log not stored:" << stored.error().message;
+            guarded->close(CloseCode::Overflow, stored.error().message);
+            return;
+        }
+        const qint64 end = static_cast<qint64>(records.last().end());
+        if (Status recorded = m_core.runStore().setLogEnd(runId, end); !recorded)
+            qCWarning(lcHub).noquote() << recorded.error().message;
+        if (guardedSession)
+            guardedSession->sendControl(RunAck{runId, end});
+    });
 }
 
 void RunDispatcher::onExecutorDisconnected(qint64 executorId)

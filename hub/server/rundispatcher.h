@@ -2,6 +2,10 @@
 
 #include "common/protocol/controlmessage.h"
 
+namespace cloop::tunnel {
+class Channel;
+}
+
 #include <QHash>
 #include <QObject>
 #include <QTimer>
@@ -12,6 +16,7 @@ namespace cloop::hub {
 
 class DaemonGateway;
 class HubCore;
+class RunLogStore;
 class RunService;
 
 // Gives queued runs to connected executor agents, oldest first, never more
@@ -26,7 +31,7 @@ class RunDispatcher final : public QObject
 public:
     static constexpr std::chrono::milliseconds kDefaultGrace{45'000};
 
-    RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors,
+    RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, RunLogStore &logs,
                   std::chrono::milliseconds grace = kDefaultGrace, QObject *parent = nullptr);
 
     // Serves the queue now; also runs whenever something changed.
@@ -37,11 +42,14 @@ private:
     void onExecutorConnected(qint64 executorId);
     void onExecutorDisconnected(qint64 executorId);
     void loseRunsOf(qint64 executorId, const QString &reason);
+    // A run's output arrives on a channel the agent opens per run and connection.
+    void acceptLogChannel(qint64 executorId, tunnel::Channel *channel);
     int ceilingOf(qint64 executorId) const;
 
     HubCore &m_core;
     RunService &m_runs;
     DaemonGateway &m_executors;
+    RunLogStore &m_logs;
     std::chrono::milliseconds m_grace;
     QHash<qint64, QTimer *> m_graceTimers;
     QTimer m_startupGrace;

@@ -12,7 +12,7 @@ namespace {
 const QString kColumns = QStringLiteral(
         "SELECT r.id, r.project_id, p.path, r.requested_by, r.executor_id, r.virtual_executor, r.image, r.argv, "
         "r.host_process, r.state, r.exit_code, r.error, r.created_at, r.dispatched_at, r.started_at, r.finished_at, "
-        "r.log_end FROM runs r JOIN projects p ON p.id = r.project_id");
+        "r.log_end, r.log_expected FROM runs r JOIN projects p ON p.id = r.project_id");
 
 const QList<std::pair<RunRecord::State, QLatin1StringView>> kStateNames{
     {RunRecord::State::Queued, QLatin1StringView("queued")},
@@ -56,6 +56,8 @@ RunRecord readRun(const Rows &q)
     run.startedAt = fromDbTime(q.value(14));
     run.finishedAt = fromDbTime(q.value(15));
     run.logEnd = q.value(16).toLongLong();
+    if (!q.value(17).isNull())
+        run.logExpected = q.value(17).toLongLong();
     return run;
 }
 
@@ -187,6 +189,14 @@ Result<RunRecord> RunStore::finish(qint64 id, RunRecord::State final, std::optio
 Status RunStore::setLogEnd(qint64 id, qint64 logEnd)
 {
     auto updated = m_db.query(QStringLiteral("UPDATE runs SET log_end = ? WHERE id = ?"), {logEnd, id});
+    if (!updated)
+        return updated.error();
+    return {};
+}
+
+Status RunStore::setLogExpected(qint64 id, qint64 logExpected)
+{
+    auto updated = m_db.query(QStringLiteral("UPDATE runs SET log_expected = ? WHERE id = ?"), {logExpected, id});
     if (!updated)
         return updated.error();
     return {};

@@ -34,8 +34,10 @@ struct RunRecord
     QDateTime dispatchedAt;
     QDateTime startedAt;
     QDateTime finishedAt;
-    qint64 logEnd = 0;
+    qint64 logEnd = 0; // the run's log is stored up to here
+    std::optional<qint64> logExpected; // where the agent said it ends
 
+    bool logComplete() const { return logExpected && logEnd >= *logExpected; }
     bool isFinished() const
     {
         return state == State::Succeeded || state == State::Failed || state == State::Cancelled || state == State::Lost;
@@ -75,6 +77,7 @@ public:
     Result<RunRecord> finish(qint64 id, RunRecord::State final, std::optional<int> exitCode, const QString &error,
                              const QDateTime &now);
     Status setLogEnd(qint64 id, qint64 logEnd);
+    Status setLogExpected(qint64 id, qint64 logExpected);
 
 private:
     Result<QList<RunRecord>> select(const QString &where, const QVariantList &binds);

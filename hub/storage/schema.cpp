@@ -111,7 +111,8 @@ QStringList version4(bool postgres)
                        "requested_by TEXT NOT NULL, executor_id BIGINT REFERENCES executors(id), "
                        "virtual_executor TEXT, image TEXT, argv TEXT NOT NULL, host_process INTEGER NOT NULL DEFAULT 0, "
                        "state TEXT NOT NULL, exit_code INTEGER, error TEXT, created_at TEXT NOT NULL, "
-                       "dispatched_at TEXT, started_at TEXT, finished_at TEXT, log_end BIGINT NOT NULL DEFAULT 0)").arg(id),
+                       "dispatched_at TEXT, started_at TEXT, finished_at TEXT, log_end BIGINT NOT NULL DEFAULT 0, "
+                       "log_expected BIGINT)").arg(id),
         QStringLiteral("CREATE INDEX runs_state ON runs (state, id)"),
     };
 }

@@ -29,6 +29,7 @@ private Q_SLOTS:
 
     void exitCodesAndEngineErrorsReachTheCaller();
     void theCeilingHoldsAndCancelFreesIt();
+    void outputArrivesCompleteAndInOrder();
 
 private:
     QJsonObject run(qint64 id);
@@ -135,6 +136,36 @@ void TestRuns::theCeilingHoldsAndCancelFreesIt()
     // The cancelled sandbox is gone.
     QVERIFY2(waitUntil([&] { return m_agent->stderrText().contains(QStringLiteral("run %1 finished").arg(first)); }),
              qPrintable(m_agent->describe()));
+}
+
+void TestRuns::outputArrivesCompleteAndInOrder()
+{
+    // 3000 numbered lines on stdout, a marker on stderr: well within what
+    // the agent retains, so nothing may be missing, doubled or reordered.
+    const QString script = QStringLiteral("i=0; while [ $i -lt 3000 ]; do echo \"line $i\"; i=$((i+1)); done; "
+                                          "echo done-on-stderr >&2");
+    const CliResult result = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
+                                               QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), script});
+    CLOOP_COMPARE_EXIT(result, 0);
+    QStringList expected;
+    for (int i = 0; i < 3000; ++i)
+        expected.append(QStringLiteral("line %1").arg(i));
+    QCOMPARE(result.stdoutText(), expected.join(QLatin1Char('\n')) + QLatin1Char('\n'));
+    QVERIFY2(result.stderrText().contains(QLatin1String("done-on-stderr")), qPrintable(result.describe()));
+    QVERIFY(!result.stderrText().contains(QLatin1String("dropped")));
+
+    // The stored log replays the same bytes.
+    const qint64 id = m_rig->hub()
+                              .cliJson({QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--all"),
+                                        QStringLiteral("--json")})
+                              .toArray()
+                              .last()
+                              .toObject()
+                              .value(QLatin1String("id"))
+                              .toInteger();
+    const CliResult replay = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("logs"), QString::number(id)});
+    CLOOP_COMPARE_EXIT(replay, 0);
+    QCOMPARE(replay.out, result.out);
 }
 
 QTEST_GUILESS_MAIN(TestRuns)
