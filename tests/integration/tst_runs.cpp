@@ -7,6 +7,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QFile>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -30,6 +31,8 @@ private Q_SLOTS:
     void exitCodesAndEngineErrorsReachTheCaller();
     void theCeilingHoldsAndCancelFreesIt();
     void outputArrivesCompleteAndInOrder();
+    void logSurvivesAHubRestart();
+    void outputWhileTheHubIsDownBecomesOneExactGap();
 
 private:
     QJsonObject run(qint64 id);
@@ -166,6 +169,62 @@ void TestRuns::outputArrivesCompleteAndInOrder()
     const CliResult replay = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("logs"), QString::number(id)});
     CLOOP_COMPARE_EXIT(replay, 0);
     QCOMPARE(replay.out, result.out);
+}
+
+void TestRuns::logSurvivesAHubRestart()
+{
+    HubProcess &hub = m_rig->hub();
+    // A run that talks for a while; the hub dies in the middle of it.
+    const qint64 id = queue({QStringLiteral("sh"), QStringLiteral("-c"),
+                             QStringLiteral("i=1; while [ $i -le 60 ]; do echo \"tick $i\"; i=$((i+1)); sleep 0.1; done")});
+    QVERIFY(id > 0);
+    QVERIFY(waitUntil([&] { return run(id).value(QLatin1String("state")).toString() == QLatin1String("running"); }));
+    QVERIFY(m_agent->waitForStderr(QStringLiteral("starting in")));
+    hub.kill();
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("not connected")), qPrintable(m_agent->describe()));
+    QVERIFY2(hub.start(), qPrintable(hub.lastError()));
+
+    // The agent comes back, the run finishes, and the log has every line once.
+    QVERIFY(waitUntil([&] { return run(id).value(QLatin1String("finished")).toBool(); }));
+    QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("succeeded"));
+    const CliResult replay = hub.cli({QStringLiteral("run"), QStringLiteral("logs"), QString::number(id)});
+    CLOOP_COMPARE_EXIT(replay, 0);
+    QStringList expected;
+    for (int i = 1; i <= 60; ++i)
+        expected.append(QStringLiteral("tick %1").arg(i));
+    QCOMPARE(replay.stdoutText(), expected.join(QLatin1Char('\n')) + QLatin1Char('\n'));
+    QVERIFY(!replay.stderrText().contains(QLatin1String("dropped")));
+}
+
+void TestRuns::outputWhileTheHubIsDownBecomesOneExactGap()
+{
+    HubProcess &hub = m_rig->hub();
+    // 5 MiB written while the hub is away: the agent keeps 1 MiB and says
+    // exactly how much it dropped.
+    const qint64 id = queue({QStringLiteral("sh"), QStringLiteral("-c"),
+                             QStringLiteral("while [ ! -e /work/go ]; do sleep 0.1; done; "
+                                            "head -c 5242880 /dev/zero | tr '\\0' x; echo; echo end")});
+    QVERIFY(id > 0);
+    QVERIFY(waitUntil([&] { return run(id).value(QLatin1String("state")).toString() == QLatin1String("running"); }));
+    hub.kill();
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("not connected")), qPrintable(m_agent->describe()));
+    // Release the workload only now, through its run directory.
+    QFile go(m_agent->home() + QStringLiteral("/.cloop/work/runs/%1/go").arg(id));
+    QVERIFY(go.open(QIODevice::WriteOnly));
+    go.close();
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("run %1 finished").arg(id)), qPrintable(m_agent->describe()));
+    QVERIFY2(hub.start(), qPrintable(hub.lastError()));
+    QVERIFY(waitUntil([&] { return run(id).value(QLatin1String("finished")).toBool(); }));
+
+    const CliResult replay = hub.cli({QStringLiteral("run"), QStringLiteral("logs"), QString::number(id)});
+    CLOOP_COMPARE_EXIT(replay, 0);
+    // One note for one gap, and what it says plus what arrived is everything.
+    const QString notes = replay.stderrText();
+    QCOMPARE(notes.count(QLatin1String("bytes of output were dropped")), 1);
+    const qint64 lost = notes.section(QLatin1String("[cloop: "), 1).section(QLatin1Char(' '), 0, 0).toLongLong();
+    QVERIFY2(lost > 0, qPrintable(notes));
+    QCOMPARE(qint64(replay.out.size()) + lost, qint64(5242880 + 1 + 4));
+    QVERIFY(replay.out.endsWith("x\nend\n"));
 }
 
 QTEST_GUILESS_MAIN(TestRuns)
