@@ -24,7 +24,11 @@ int runAgentCommand(const QStringList &arguments)
                                            QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption hostMode(QStringLiteral("host-mode"),
                                       QStringLiteral("Run workloads as plain processes, without a sandbox (no devices)."));
-    commandLine.parser().addOptions({workRoot, label, maxConcurrent, hostMode});
+    const QCommandLineOption retainBytes(QStringLiteral("retain-bytes"),
+                                         QStringLiteral("Output kept per run while the hub has not stored it; past it the "
+                                                        "oldest is dropped and marked as a gap (default 1 MiB)."),
+                                         QStringLiteral("BYTES"), QStringLiteral("1048576"));
+    commandLine.parser().addOptions({workRoot, label, maxConcurrent, hostMode, retainBytes});
     if (auto done = commandLine.parse(arguments))
         return *done;
     const QCommandLineParser &parser = commandLine.parser();
@@ -50,6 +54,9 @@ int runAgentCommand(const QStringList &arguments)
     AgentDaemonOptions options;
     options.connection = commandLine.connection();
     options.workRoot = parser.value(workRoot);
+    options.retainBytes = parser.value(retainBytes).toLongLong(&numeric);
+    if (!numeric || options.retainBytes < 64 * 1024 || options.retainBytes > qsizetype(1) << 30)
+        return commandLine.usageError(QStringLiteral("--retain-bytes must be a number of bytes from 65536 to 1073741824"));
     options.capabilities = CapabilityProbe().probe(choices);
 
     AgentDaemon agent(options);

@@ -16,6 +16,7 @@ struct AgentDaemonOptions
 {
     daemon::ConnectionOptions connection;
     QString workRoot; // ~/.cloop/work by default; kept in agent.json at enrollment
+    qsizetype retainBytes = 1024 * 1024; // per run, while the hub has not stored it
     AgentCapabilities capabilities; // detected at start
 };
 

@@ -147,7 +147,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_gateways = std::make_unique<HubGateways>(*hub->m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
     hub->m_runLogs = std::make_unique<RunLogStore>(options.dataDir + QLatin1String("/runs"));
     hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(), hub->m_gateways->executors(),
-                                                        *hub->m_runLogs);
+                                                        *hub->m_runLogs, options.runGrace);
     hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core);
     hub->connectEvents();
 

@@ -32,6 +32,8 @@ struct HubOptions
     QUrl publicUrl; // what bundles tell daemons to dial; derived when empty
     QString adminName = QStringLiteral("admin");
     std::chrono::seconds requestLifetime{7 * 24 * 3600};
+    // How long an executor may stay away before its runs are lost.
+    std::chrono::milliseconds runGrace{45'000};
     DaemonGateway::Options gateway;
 };
 

@@ -113,7 +113,10 @@ int serve(const QStringList &arguments)
     const QCommandLineOption requestTtl(QStringLiteral("request-ttl"),
                                         QStringLiteral("How long a binding request waits for a decision (default 7d)."),
                                         QStringLiteral("DURATION"), QStringLiteral("7d"));
-    command.addOptions({kDataOption, listen, cert, key, publicUrl, requestTtl});
+    const QCommandLineOption lostAfter(QStringLiteral("lost-after"),
+                                       QStringLiteral("How long an executor may stay away before its runs are lost (default 45s)."),
+                                       QStringLiteral("DURATION"), QStringLiteral("45s"));
+    command.addOptions({kDataOption, listen, cert, key, publicUrl, requestTtl, lostAfter});
     if (auto done = command.parse(arguments))
         return *done;
     const QString &name = command.name();
@@ -132,6 +135,12 @@ int serve(const QStringList &arguments)
                                   .arg(command.value(requestTtl)),
                     kExitUsage);
     options.requestLifetime = *lifetime;
+    auto grace = util::parseDuration(command.value(lostAfter));
+    if (!grace || grace->count() < 1)
+        return fail(name, QStringLiteral("--lost-after \"%1\" is not a duration of a second or more (e.g. 45s)")
+                                  .arg(command.value(lostAfter)),
+                    kExitUsage);
+    options.runGrace = std::chrono::duration_cast<std::chrono::milliseconds>(*grace);
     if (command.isSet(publicUrl)) {
         options.publicUrl = QUrl(command.value(publicUrl), QUrl::StrictMode);
         if (auto check = net::checkHubUrl(options.publicUrl, false); !check)

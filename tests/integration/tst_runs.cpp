@@ -8,6 +8,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QFile>
+#include <QProcess>
 #include <QStandardPaths>
 #include <QTest>
 
@@ -33,6 +34,7 @@ private Q_SLOTS:
     void outputArrivesCompleteAndInOrder();
     void logSurvivesAHubRestart();
     void outputWhileTheHubIsDownBecomesOneExactGap();
+    void aVanishedAgentsRunIsLost();
 
 private:
     QJsonObject run(qint64 id);
@@ -225,6 +227,29 @@ void TestRuns::outputWhileTheHubIsDownBecomesOneExactGap()
     QVERIFY2(lost > 0, qPrintable(notes));
     QCOMPARE(qint64(replay.out.size()) + lost, qint64(5242880 + 1 + 4));
     QVERIFY(replay.out.endsWith("x\nend\n"));
+}
+
+void TestRuns::aVanishedAgentsRunIsLost()
+{
+    HubProcess &hub = m_rig->hub();
+    // A hub that gives up on an absent executor after 2 s.
+    hub.kill();
+    hub.setServeArguments({QStringLiteral("--lost-after"), QStringLiteral("2s")});
+    QVERIFY2(hub.start(), qPrintable(hub.lastError()));
+    QVERIFY(waitUntil([&] { return m_agent->stderrCount(QStringLiteral("connected to the hub as executor")) >= 2; }));
+
+    const qint64 id = queue({QStringLiteral("sleep"), QStringLiteral("600")});
+    QVERIFY(waitUntil([&] { return run(id).value(QLatin1String("state")).toString() == QLatin1String("running"); }));
+    // The agent dies without a word.
+    QVERIFY(m_agent->kill());
+    QVERIFY(waitUntil([&] { return run(id).value(QLatin1String("finished")).toBool(); }));
+    const QJsonObject lost = run(id);
+    QCOMPARE(lost.value(QLatin1String("state")).toString(), QStringLiteral("lost"));
+    QVERIFY2(lost.value(QLatin1String("error")).toString().contains(QLatin1String("executor")),
+             qPrintable(QString::fromUtf8(QJsonDocument(lost).toJson())));
+    // Its container is the agent host's to clean up (a restarted agent will).
+    QProcess::execute(QStringLiteral("podman"), {QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("--time"),
+                                                QStringLiteral("0"), QStringLiteral("cloop-run-%1").arg(id)});
 }
 
 QTEST_GUILESS_MAIN(TestRuns)

@@ -68,8 +68,9 @@ bool HubProcess::launch()
 {
     m_process = std::make_unique<QProcess>();
     m_process->setProgram(binaryPath(QStringLiteral("cloop")));
-    m_process->setArguments({QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"), m_dataDir,
-                             QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_port)});
+    m_process->setArguments(QStringList{QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"), m_dataDir,
+                                        QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_port)}
+                            + m_serveArguments);
     QProcessEnvironment environment = childEnvironment(m_homeDir);
     environment.insert(QStringLiteral("CLOOP_HUB_DATA"), m_dataDir);
     m_process->setProcessEnvironment(environment);

@@ -38,6 +38,8 @@ public:
 
     // `cloop hub tls-init --data DIR`; once, before the first start().
     bool initialise();
+    // More options for `cloop hub serve`, for every later start.
+    void setServeArguments(const QStringList &arguments) { m_serveArguments = arguments; }
     // First start listens on port 0 and learns the port from DIR/cli.json;
     // later starts reuse that port. Returns once /api/health answers.
     bool start();
@@ -96,6 +98,7 @@ private:
     QStringList m_transcript;
     QString m_lastError;
     std::unique_ptr<QProcess> m_process;
+    QStringList m_serveArguments;
 };
 
 } // namespace cloop::testing
