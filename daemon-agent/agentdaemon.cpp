@@ -59,6 +59,7 @@ void AgentDaemon::start()
     m_supervisor = new RunSupervisor(WorkRoot(workRoot()), m_options.capabilities.mode, this);
     m_supervisor->setRetainBytes(m_options.retainBytes);
     connect(m_supervisor, &RunSupervisor::report, this, &AgentDaemon::send);
+    m_supervisor->recoverLeftovers();
     connect(&m_connector, &daemon::DaemonConnector::ready, this, [this](const protocol::Welcome &welcome) {
         qCInfo(lcAgent).noquote() << "connected to the hub as executor" << welcome.id << welcome.name << "-"
                                   << m_options.capabilities.summary() << "- work root" << workRoot();

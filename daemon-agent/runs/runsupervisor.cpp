@@ -4,6 +4,12 @@
 #include "daemon-agent/sandbox/podmansandbox.h"
 #include "daemon-agent/sandbox/runspec.h"
 #include "common/tunnel/channelmultiplexer.h"
+#include "common/util/atomicfile.h"
+
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QProcess>
 
 #include <QJsonObject>
 
@@ -21,6 +27,50 @@ RunSupervisor::~RunSupervisor()
     // The sandboxes are children; their destructors remove their containers.
     for (const Active &active : std::as_const(m_active))
         active.sandbox->disconnect(this);
+}
+
+QString RunSupervisor::stateFilePath() const
+{
+    return m_workRoot.rootPath() + QLatin1String("/agent-runs.json");
+}
+
+void RunSupervisor::recordActiveRuns() const
+{
+    QJsonArray ids;
+    for (auto it = m_active.cbegin(); it != m_active.cend(); ++it)
+        ids.append(it.key());
+    if (Status root = m_workRoot.ensureRoot(); !root)
+        return;
+    if (Status written = util::writeFileAtomically(stateFilePath(),
+                                                    QJsonDocument(QJsonObject{{QStringLiteral("runs"), ids}}).toJson(),
+                                                    0600);
+        !written)
+        qCWarning(lcAgent).noquote() << "cannot record the active runs:" << written.error().message;
+}
+
+void RunSupervisor::recoverLeftovers()
+{
+    QFile file(stateFilePath());
+    if (!file.open(QIODevice::ReadOnly))
+        return;
+    const QJsonArray ids = QJsonDocument::fromJson(file.read(1024 * 1024)).object().value(QLatin1String("runs")).toArray();
+    file.close();
+    for (const QJsonValue &value : ids) {
+        const qint64 runId = value.toInteger();
+        if (runId <= 0)
+            continue;
+        const QString name = PodmanSandbox::containerNameFor(QString::number(runId));
+        QProcess removal;
+        removal.start(QStringLiteral("podman"), {QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("--time"),
+                                                 QStringLiteral("0"), name});
+        removal.waitForFinished(30'000);
+        qCInfo(lcAgent).noquote() << "removed" << name << "left by a previous agent process";
+        Q_EMIT report(RunFinished{runId, std::nullopt,
+                                  QStringLiteral("the executor agent restarted while the run was going; its sandbox "
+                                                 "was removed"),
+                                  0});
+    }
+    recordActiveRuns();
 }
 
 void RunSupervisor::refuse(qint64 runId, const QString &error)
@@ -83,6 +133,7 @@ void RunSupervisor::start(const RunStart &run)
     });
     connect(sandbox, &SandboxDriver::finished, this, [this, runId](int exitCode, const QString &error) {
         const Active active = m_active.take(runId);
+        recordActiveRuns();
         quint64 end = 0;
         if (auto log = m_logs.find(runId); log != m_logs.end()) {
             log->second.finished = true;
@@ -102,6 +153,7 @@ void RunSupervisor::start(const RunStart &run)
         sandbox->deleteLater();
         return refuse(runId, started.error().message);
     }
+    recordActiveRuns();
     qCInfo(lcAgent).noquote() << "run" << runId << "starting in" << *workdir;
 }
 

@@ -34,6 +34,10 @@ public:
     RunSupervisor(WorkRoot workRoot, protocol::AgentCapabilities::Mode mode, QObject *parent = nullptr);
     ~RunSupervisor() override;
 
+    // Runs a previous process of this agent recorded and left behind: their
+    // sandboxes are removed (nothing else is touched) and the hub is told.
+    void recoverLeftovers();
+
     void start(const protocol::RunStart &run);
     void cancel(const protocol::RunCancel &cancel);
     // The hub stored a run's output up to the offset (also where to resume).
@@ -71,6 +75,10 @@ private:
     void openLogChannel(qint64 runId, Log &log);
     void pump(qint64 runId);
     void forgetIfDone(qint64 runId);
+    // The runs with a sandbox, kept in the work root so a restarted agent
+    // knows what is its own to clean up.
+    void recordActiveRuns() const;
+    QString stateFilePath() const;
 
     WorkRoot m_workRoot;
     protocol::AgentCapabilities::Mode m_mode;

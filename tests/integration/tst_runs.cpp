@@ -247,9 +247,18 @@ void TestRuns::aVanishedAgentsRunIsLost()
     QCOMPARE(lost.value(QLatin1String("state")).toString(), QStringLiteral("lost"));
     QVERIFY2(lost.value(QLatin1String("error")).toString().contains(QLatin1String("executor")),
              qPrintable(QString::fromUtf8(QJsonDocument(lost).toJson())));
-    // Its container is the agent host's to clean up (a restarted agent will).
-    QProcess::execute(QStringLiteral("podman"), {QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("--time"),
-                                                QStringLiteral("0"), QStringLiteral("cloop-run-%1").arg(id)});
+    // Its sandbox outlived it; the agent's next process removes it, and only it.
+    const QString container = QStringLiteral("cloop-run-%1").arg(id);
+    const auto containerExists = [&] {
+        return QProcess::execute(QStringLiteral("podman"), {QStringLiteral("container"), QStringLiteral("exists"), container}) == 0;
+    };
+    QVERIFY(containerExists());
+    ForwarderProcess &again = m_rig->addForwarder({}, m_agent->home(), ForwarderProcess::Program::Agent);
+    QVERIFY(again.start());
+    QVERIFY2(again.waitForStderr(QStringLiteral("left by a previous agent process")), qPrintable(again.describe()));
+    QVERIFY(!containerExists());
+    QVERIFY2(again.waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(again.describe()));
+    QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("lost"));
 }
 
 QTEST_GUILESS_MAIN(TestRuns)
