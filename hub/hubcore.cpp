@@ -14,6 +14,7 @@
 #include "hub/storage/projectstore.h"
 #include "hub/storage/requeststore.h"
 #include "hub/storage/runstore.h"
+#include "hub/storage/virtualexecutorstore.h"
 
 namespace cloop::hub {
 
@@ -27,13 +28,15 @@ HubCore::HubCore(std::unique_ptr<Database> database, const Clock &clock, Options
       m_bindingStore(std::make_unique<BindingStore>(*m_database)),
       m_requestStore(std::make_unique<RequestStore>(*m_database)),
       m_runStore(std::make_unique<RunStore>(*m_database)),
+      m_virtualExecutors(std::make_unique<VirtualExecutorStore>(*m_database)),
       m_policy(std::make_unique<AccessPolicy>(*m_projects)),
       m_events(std::make_unique<EventBus>()),
       m_bindings(std::make_unique<BindingService>(
               BindingService::Stores{*m_database, *m_forwarderStore, *m_projects, *m_bindingStore, *m_requestStore},
               *m_policy, *m_events, m_clock, options.requestLifetime)),
       m_forwarders(std::make_unique<ForwarderService>(*m_database, *m_forwarderStore, *m_bindings, *m_policy, *m_events)),
-      m_runs(std::make_unique<RunService>(*m_runStore, *m_projects, *m_executorStore, *m_policy, *m_events, m_clock))
+      m_runs(std::make_unique<RunService>(*m_runStore, *m_projects, *m_executorStore, *m_virtualExecutors, *m_policy,
+                                          *m_events, m_clock))
 {
 }
 

@@ -21,6 +21,7 @@ class ProjectStore;
 class RequestStore;
 class RunService;
 class RunStore;
+class VirtualExecutorStore;
 
 // The hub without its network: the database, the stores over it, who may
 // do what, the services that change things, and the event bus they report
@@ -47,6 +48,7 @@ public:
     BindingStore &bindingStore() { return *m_bindingStore; }
     RequestStore &requestStore() { return *m_requestStore; }
     RunStore &runStore() { return *m_runStore; }
+    VirtualExecutorStore &virtualExecutors() { return *m_virtualExecutors; }
     RunService &runs() { return *m_runs; }
     const AccessPolicy &policy() const { return *m_policy; }
     EventBus &events() { return *m_events; }
@@ -63,6 +65,7 @@ private:
     std::unique_ptr<BindingStore> m_bindingStore;
     std::unique_ptr<RequestStore> m_requestStore;
     std::unique_ptr<RunStore> m_runStore;
+    std::unique_ptr<VirtualExecutorStore> m_virtualExecutors;
     std::unique_ptr<AccessPolicy> m_policy;
     std::unique_ptr<EventBus> m_events;
     std::unique_ptr<BindingService> m_bindings;

@@ -2,6 +2,7 @@
 
 #include "daemon-agent/agentcommand.h"
 #include "common/protocol/agentcapabilities.h"
+#include "hub/cli/argumentchecks.h"
 #include "hub/cli/command.h"
 #include "hub/cli/daemonadmin.h"
 #include "hub/cli/output.h"
@@ -108,7 +109,81 @@ int runAgent(const QStringList &arguments)
     return agent::runAgentCommand(arguments);
 }
 
-constexpr Subcommand kSubcommands[] = {{"enroll", enroll}, {"list", list}, {"revoke", revoke}, {"agent", runAgent}};
+int createVirtual(const QStringList &arguments)
+{
+    Command command(QStringLiteral("executor virtual create"),
+                    QStringLiteral("Name an agent plus sandbox settings; runs may target the name (--virtual-executor)."));
+    command.addPositional(QStringLiteral("NAME"), QStringLiteral("The virtual executor's name."));
+    const QCommandLineOption agentOption(QStringLiteral("agent"), QStringLiteral("The executor agent's id."), QStringLiteral("ID"));
+    const QCommandLineOption runtime(QStringLiteral("runtime"), QStringLiteral("The OCI runtime its runs use (runc, crun…)."),
+                                     QStringLiteral("NAME"));
+    command.addOptions({agentOption, runtime});
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString syntax = QStringLiteral("cloop executor virtual create NAME --agent ID [--runtime R]");
+    auto given = command.positionals(1, syntax);
+    if (!given)
+        return command.usageError(given.error().message);
+    auto agentId = command.required(agentOption, syntax);
+    if (!agentId)
+        return command.usageError(agentId.error().message);
+    auto id = parseId(*agentId, QStringLiteral("executor id"));
+    if (!id)
+        return command.usageError(id.error().message);
+    QJsonObject body{{QStringLiteral("name"), given->first()}, {QStringLiteral("executor_id"), *id}};
+    if (command.isSet(runtime))
+        body.insert(QStringLiteral("runtime"), command.value(runtime));
+    auto answer = command.post(QStringLiteral("/api/virtual-executors"), body);
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    printLine(QStringLiteral("Virtual executor \"%1\" runs on executor %2 (%3)%4.")
+                      .arg(given->first())
+                      .arg(*id)
+                      .arg(answer->value(QLatin1String("executor")).toString(),
+                           command.isSet(runtime) ? QStringLiteral(" with the %1 runtime").arg(command.value(runtime))
+                                                  : QString()));
+    return kExitOk;
+}
+
+int listVirtual(const QStringList &arguments)
+{
+    Command command(QStringLiteral("executor virtual list"), QStringLiteral("List the virtual executors."));
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    if (auto given = command.positionals(0, QStringLiteral("cloop executor virtual list [--json]")); !given)
+        return command.usageError(given.error().message);
+    auto answer = command.get(QStringLiteral("/api/virtual-executors"));
+    if (!answer)
+        return command.failed(answer.error());
+    const QJsonArray records = answer->value(QLatin1String("virtual_executors")).toArray();
+    if (command.printedJson(records))
+        return kExitOk;
+    QList<QStringList> rows;
+    for (const QJsonValue &value : records) {
+        const QJsonObject record = value.toObject();
+        rows.append({record.value(QLatin1String("name")).toString(),
+                     QStringLiteral("%1 (%2)").arg(record.value(QLatin1String("executor")).toString())
+                             .arg(record.value(QLatin1String("executor_id")).toInteger()),
+                     record.value(QLatin1String("runtime")).toString(QStringLiteral("default"))});
+    }
+    printLine(formatTable({QStringLiteral("NAME"), QStringLiteral("EXECUTOR"), QStringLiteral("RUNTIME")}, rows));
+    return kExitOk;
+}
+
+constexpr Subcommand kVirtualSubcommands[] = {{"create", createVirtual}, {"list", listVirtual}};
+
+int runVirtual(const QStringList &arguments)
+{
+    // arguments[0] is "cloop executor virtual": the nested family is its tail.
+    return runSubcommand(QStringList{QStringLiteral("executor virtual")} + arguments.mid(1), kVirtualSubcommands);
+}
+
+constexpr Subcommand kSubcommands[] = {{"enroll", enroll}, {"list", list}, {"revoke", revoke}, {"agent", runAgent},
+                                       {"virtual", runVirtual}};
 
 } // namespace
 

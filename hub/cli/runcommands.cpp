@@ -77,13 +77,17 @@ int create(const QStringList &arguments)
                                       QStringLiteral("ID"));
     const QCommandLineOption image(QStringLiteral("image"), QStringLiteral("The container image (default: the agent's busybox)."),
                                    QStringLiteral("REF"));
+    const QCommandLineOption virtualExecutor(QStringLiteral("virtual-executor"),
+                                             QStringLiteral("Run on this virtual executor (an agent plus sandbox settings)."),
+                                             QStringLiteral("NAME"));
     const QCommandLineOption noWait(QStringLiteral("no-wait"), QStringLiteral("Queue the run and print its id."));
-    command.addOptions({project, executor, image, noWait});
+    command.addOptions({project, executor, virtualExecutor, image, noWait});
     command.addPositional(QStringLiteral("CMD"), QStringLiteral("The command and its arguments, after --."),
                           QStringLiteral("-- CMD [ARGS…]"));
     if (auto done = command.parse(arguments))
         return *done;
-    const QString syntax = QStringLiteral("cloop run --project DIR [--executor ID] [--image REF] -- CMD [ARGS…]");
+    const QString syntax = QStringLiteral("cloop run --project DIR [--executor ID | --virtual-executor NAME] [--image REF] "
+                                          "-- CMD [ARGS…]");
     auto projectPath = command.required(project, syntax);
     if (!projectPath)
         return command.usageError(projectPath.error().message);
@@ -96,6 +100,11 @@ int create(const QStringList &arguments)
         if (!id)
             return command.usageError(id.error().message);
         body.insert(QStringLiteral("executor_id"), *id);
+    }
+    if (command.isSet(virtualExecutor)) {
+        if (command.isSet(executor))
+            return command.usageError(QStringLiteral("give --executor or --virtual-executor, not both"));
+        body.insert(QStringLiteral("virtual_executor"), command.value(virtualExecutor));
     }
     if (command.isSet(image))
         body.insert(QStringLiteral("image"), command.value(image));

@@ -9,6 +9,7 @@
 #include "hub/storage/executorstore.h"
 #include "hub/storage/forwarderstore.h"
 #include "hub/storage/projectstore.h"
+#include "hub/storage/virtualexecutorstore.h"
 
 #include <QJsonArray>
 
@@ -26,9 +27,16 @@ QJsonValue timeOrNull(const QDateTime &time)
 }
 } // namespace
 
-RunService::RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors, const AccessPolicy &policy,
-                       EventBus &events, const Clock &clock)
-    : m_runs(runs), m_projects(projects), m_executors(executors), m_policy(policy), m_events(events), m_clock(clock)
+RunService::RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors,
+                       VirtualExecutorStore &virtualExecutors, const AccessPolicy &policy, EventBus &events,
+                       const Clock &clock)
+    : m_runs(runs),
+      m_projects(projects),
+      m_executors(executors),
+      m_virtualExecutors(virtualExecutors),
+      m_policy(policy),
+      m_events(events),
+      m_clock(clock)
 {
 }
 
@@ -41,6 +49,7 @@ QJsonObject RunService::runJson(const RunRecord &run)
         {QStringLiteral("executor_id"), run.executorId ? QJsonValue(*run.executorId) : QJsonValue(QJsonValue::Null)},
         {QStringLiteral("virtual_executor"),
          run.virtualExecutor.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.virtualExecutor)},
+        {QStringLiteral("runtime"), run.runtime.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.runtime)},
         {QStringLiteral("image"), run.image.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.image)},
         {QStringLiteral("argv"), QJsonArray::fromStringList(run.argv)},
         {QStringLiteral("host_process"), run.hostProcess},
@@ -83,8 +92,16 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
     if (run.image.size() > 256 || run.image.startsWith(QLatin1Char('-')))
         return invalid(QStringLiteral("\"image\" is not an image reference"));
     run.virtualExecutor = body.value(QLatin1String("virtual_executor")).toString();
-    if (!run.virtualExecutor.isEmpty() && !ForwarderStore::validateName(run.virtualExecutor))
-        return invalid(QStringLiteral("\"virtual_executor\" is not a name"));
+    if (!run.virtualExecutor.isEmpty()) {
+        // A virtual executor names the agent and the sandbox settings.
+        auto virtualExecutor = m_virtualExecutors.find(run.virtualExecutor);
+        if (!virtualExecutor)
+            return virtualExecutor.error();
+        if (body.contains(QLatin1String("executor_id")))
+            return invalid(QStringLiteral("give \"executor_id\" or \"virtual_executor\", not both"));
+        run.executorId = virtualExecutor->executorId;
+        run.runtime = virtualExecutor->runtime;
+    }
     run.hostProcess = body.value(QLatin1String("host_process")).toBool(false);
     if (const QJsonValue executor = body.value(QLatin1String("executor_id")); !executor.isUndefined() && !executor.isNull()) {
         auto record = m_executors.find(executor.toInteger());

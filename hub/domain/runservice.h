@@ -14,6 +14,7 @@ class Clock;
 class EventBus;
 class ExecutorStore;
 class ProjectStore;
+class VirtualExecutorStore;
 
 // A project's runs as people ask for them: created queued (by anyone with a
 // role in the project), listed, read, cancelled. Who runs them, and when, is
@@ -24,8 +25,8 @@ class RunService final : public QObject
     Q_DISABLE_COPY_MOVE(RunService)
 
 public:
-    RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors, const AccessPolicy &policy,
-               EventBus &events, const Clock &clock);
+    RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors, VirtualExecutorStore &virtualExecutors,
+               const AccessPolicy &policy, EventBus &events, const Clock &clock);
 
     // {"project", "argv": [..], "image", "executor_id", "virtual_executor", "host_process"}
     Result<RunRecord> create(const ApiPrincipal &caller, const QJsonObject &body);
@@ -44,6 +45,7 @@ private:
     RunStore &m_runs;
     ProjectStore &m_projects;
     ExecutorStore &m_executors;
+    VirtualExecutorStore &m_virtualExecutors;
     const AccessPolicy &m_policy;
     EventBus &m_events;
     const Clock &m_clock;

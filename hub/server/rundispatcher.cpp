@@ -84,6 +84,7 @@ void RunDispatcher::dispatchQueued()
             RunStart start;
             start.runId = run.id;
             start.image = run.image;
+            start.runtime = run.runtime;
             start.argv = run.argv;
             start.workdir = QStringLiteral("runs/%1").arg(run.id);
             start.hostProcess = run.hostProcess;

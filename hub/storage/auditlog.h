@@ -18,6 +18,7 @@ inline constexpr QLatin1StringView kForwarderRevoke{"forwarder.revoke"};
 inline constexpr QLatin1StringView kExecutorEnroll{"executor.enroll"};
 inline constexpr QLatin1StringView kExecutorRedeem{"executor.redeem"};
 inline constexpr QLatin1StringView kExecutorRevoke{"executor.revoke"};
+inline constexpr QLatin1StringView kVirtualExecutorCreate{"executor.virtual_create"};
 inline constexpr QLatin1StringView kForwarderBind{"forwarder.bind"};
 inline constexpr QLatin1StringView kForwarderUnbind{"forwarder.unbind"};
 inline constexpr QLatin1StringView kBindingExpired{"forwarder.binding_expired"};

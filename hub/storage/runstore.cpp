@@ -12,7 +12,7 @@ namespace {
 const QString kColumns = QStringLiteral(
         "SELECT r.id, r.project_id, p.path, r.requested_by, r.executor_id, r.virtual_executor, r.image, r.argv, "
         "r.host_process, r.state, r.exit_code, r.error, r.created_at, r.dispatched_at, r.started_at, r.finished_at, "
-        "r.log_end, r.log_expected FROM runs r JOIN projects p ON p.id = r.project_id");
+        "r.log_end, r.log_expected, r.runtime FROM runs r JOIN projects p ON p.id = r.project_id");
 
 const QList<std::pair<RunRecord::State, QLatin1StringView>> kStateNames{
     {RunRecord::State::Queued, QLatin1StringView("queued")},
@@ -58,6 +58,7 @@ RunRecord readRun(const Rows &q)
     run.logEnd = q.value(16).toLongLong();
     if (!q.value(17).isNull())
         run.logExpected = q.value(17).toLongLong();
+    run.runtime = q.value(18).toString();
     return run;
 }
 
@@ -91,11 +92,11 @@ Result<QList<RunRecord>> RunStore::select(const QString &where, const QVariantLi
 Result<RunRecord> RunStore::create(const NewRun &run, const QDateTime &now)
 {
     auto inserted = m_db.query(
-            QStringLiteral("INSERT INTO runs (project_id, requested_by, executor_id, virtual_executor, image, argv, "
-                           "host_process, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?) RETURNING id"),
+            QStringLiteral("INSERT INTO runs (project_id, requested_by, executor_id, virtual_executor, runtime, image, argv, "
+                           "host_process, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?) RETURNING id"),
             {run.projectId, run.requestedBy,
              run.executorId ? QVariant(*run.executorId) : QVariant(QMetaType(QMetaType::LongLong)),
-             nullIfEmpty(run.virtualExecutor), nullIfEmpty(run.image),
+             nullIfEmpty(run.virtualExecutor), nullIfEmpty(run.runtime), nullIfEmpty(run.image),
              QString::fromUtf8(QJsonDocument(QJsonArray::fromStringList(run.argv)).toJson(QJsonDocument::Compact)),
              run.hostProcess ? 1 : 0, toDbTime(now)});
     if (!inserted)

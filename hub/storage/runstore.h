@@ -24,6 +24,7 @@ struct RunRecord
     QString requestedBy;
     std::optional<qint64> executorId; // asked for, or the one it went to
     QString virtualExecutor;
+    QString runtime; // from the virtual executor; empty: the agent's default
     QString image;
     QStringList argv;
     bool hostProcess = false;
@@ -52,6 +53,7 @@ struct NewRun
     QString requestedBy;
     std::optional<qint64> executorId;
     QString virtualExecutor;
+    QString runtime;
     QString image;
     QStringList argv;
     bool hostProcess = false;

@@ -109,11 +109,17 @@ QStringList version4(bool postgres)
         QStringLiteral("CREATE TABLE runs ("
                        "%1, project_id BIGINT NOT NULL REFERENCES projects(id), "
                        "requested_by TEXT NOT NULL, executor_id BIGINT REFERENCES executors(id), "
-                       "virtual_executor TEXT, image TEXT, argv TEXT NOT NULL, host_process INTEGER NOT NULL DEFAULT 0, "
+                       "virtual_executor TEXT, runtime TEXT, image TEXT, argv TEXT NOT NULL, "
+                       "host_process INTEGER NOT NULL DEFAULT 0, "
                        "state TEXT NOT NULL, exit_code INTEGER, error TEXT, created_at TEXT NOT NULL, "
                        "dispatched_at TEXT, started_at TEXT, finished_at TEXT, log_end BIGINT NOT NULL DEFAULT 0, "
                        "log_expected BIGINT)").arg(id),
         QStringLiteral("CREATE INDEX runs_state ON runs (state, id)"),
+        // A name for an agent plus sandbox settings; runs and bindings may
+        // name it instead of the agent.
+        QStringLiteral("CREATE TABLE virtual_executors ("
+                       "%1, name TEXT NOT NULL UNIQUE, executor_id BIGINT NOT NULL REFERENCES executors(id), "
+                       "runtime TEXT, created_at TEXT NOT NULL, created_by TEXT NOT NULL)").arg(id),
     };
 }
 

@@ -35,6 +35,7 @@ private Q_SLOTS:
     void logSurvivesAHubRestart();
     void outputWhileTheHubIsDownBecomesOneExactGap();
     void aVanishedAgentsRunIsLost();
+    void virtualExecutorsNameAnAgentAndItsRuntime();
 
 private:
     QJsonObject run(qint64 id);
@@ -259,6 +260,38 @@ void TestRuns::aVanishedAgentsRunIsLost()
     QVERIFY(!containerExists());
     QVERIFY2(again.waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(again.describe()));
     QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("lost"));
+}
+
+void TestRuns::virtualExecutorsNameAnAgentAndItsRuntime()
+{
+    HubProcess &hub = m_rig->hub();
+    const QJsonArray executors =
+            hub.cliJson({QStringLiteral("executor"), QStringLiteral("list"), QStringLiteral("--json")}).toArray();
+    QCOMPARE(executors.size(), 1);
+    const QString agentId = QString::number(executors.first().toObject().value(QLatin1String("id")).toInteger());
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("executor"), QStringLiteral("virtual"), QStringLiteral("create"),
+                                QStringLiteral("ci-small"), QStringLiteral("--agent"), agentId, QStringLiteral("--runtime"),
+                                QStringLiteral("runc")}),
+                       0);
+    const CliResult ran = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
+                                   QStringLiteral("--virtual-executor"), QStringLiteral("ci-small"), QStringLiteral("--"),
+                                   QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("exit 6")});
+    CLOOP_COMPARE_EXIT(ran, 6);
+    const QJsonObject last = hub.cliJson({QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--all"),
+                                          QStringLiteral("--json")})
+                                     .toArray()
+                                     .last()
+                                     .toObject();
+    QCOMPARE(last.value(QLatin1String("virtual_executor")).toString(), QStringLiteral("ci-small"));
+    QCOMPARE(last.value(QLatin1String("runtime")).toString(), QStringLiteral("runc"));
+    QCOMPARE(QString::number(last.value(QLatin1String("executor_id")).toInteger()), agentId);
+
+    // An unknown name is refused before anything is queued.
+    const CliResult unknown = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
+                                       QStringLiteral("--virtual-executor"), QStringLiteral("nowhere"), QStringLiteral("--"),
+                                       QStringLiteral("true")});
+    CLOOP_COMPARE_EXIT(unknown, 1);
+    QVERIFY2(unknown.stderrText().contains(QLatin1String("nowhere")), qPrintable(unknown.describe()));
 }
 
 QTEST_GUILESS_MAIN(TestRuns)

@@ -8,6 +8,7 @@
 #include "hub/server/daemongateway.h"
 #include "hub/storage/database.h"
 #include "hub/storage/executorstore.h"
+#include "hub/storage/virtualexecutorstore.h"
 
 #include <QJsonArray>
 
@@ -47,8 +48,53 @@ QJsonObject ExecutorRoutes::executorJson(const ExecutorRecord &record) const
     };
 }
 
+void ExecutorRoutes::registerVirtualExecutorRoutes(ApiRouter &router)
+{
+    const auto json = [](const VirtualExecutorRecord &record) {
+        return QJsonObject{{QStringLiteral("id"), record.id},
+                           {QStringLiteral("name"), record.name},
+                           {QStringLiteral("executor_id"), record.executorId},
+                           {QStringLiteral("executor"), record.executorName},
+                           {QStringLiteral("runtime"), record.runtime.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                                                                : QJsonValue(record.runtime)},
+                           {QStringLiteral("created_at"), toDbTime(record.createdAt)},
+                           {QStringLiteral("created_by"), record.createdBy}};
+    };
+    router.add("GET", QStringLiteral("/api/virtual-executors"), [this, json](const ApiCall &call) {
+        if (Status allowed = m_policy.requireAnyRole(call.caller, QStringLiteral("listing virtual executors")); !allowed)
+            return ApiResponse::fromError(allowed.error());
+        auto records = m_virtualExecutors.list();
+        if (!records)
+            return ApiResponse::fromError(records.error());
+        QJsonArray out;
+        for (const VirtualExecutorRecord &record : std::as_const(*records))
+            out.append(json(record));
+        return ApiResponse::ok(QJsonObject{{QStringLiteral("virtual_executors"), out}});
+    });
+    router.add("POST", QStringLiteral("/api/virtual-executors"), [this, json](const ApiCall &call) {
+        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("creating a virtual executor (executor.manage)"));
+            !allowed)
+            return ApiResponse::fromError(allowed.error());
+        auto name = call.text(QLatin1StringView("name"), true);
+        if (!name)
+            return ApiResponse::fromError(name.error());
+        auto runtime = call.text(QLatin1StringView("runtime"));
+        if (!runtime)
+            return ApiResponse::fromError(runtime.error());
+        const QJsonValue executor = call.body.value(QLatin1String("executor_id"));
+        if (!executor.isDouble())
+            return ApiResponse::error(400, QStringLiteral("invalid_request"), QStringLiteral("\"executor_id\" is required"));
+        auto created = m_virtualExecutors.create(*name, executor.toInteger(), *runtime,
+                                                 QStringLiteral("user:%1").arg(call.caller.userName));
+        if (!created)
+            return ApiResponse::fromError(created.error());
+        return ApiResponse::ok(json(*created), 201);
+    });
+}
+
 void ExecutorRoutes::registerIn(ApiRouter &router)
 {
+    registerVirtualExecutorRoutes(router);
     router.add("GET", QStringLiteral("/api/executors"), [this](const ApiCall &call) {
         if (Status allowed = m_policy.requireAnyRole(call.caller, QStringLiteral("listing executors")); !allowed)
             return ApiResponse::fromError(allowed.error());

@@ -8,6 +8,7 @@ class AccessPolicy;
 class DaemonGateway;
 class EventBus;
 class ExecutorStore;
+class VirtualExecutorStore;
 struct ExecutorRecord;
 struct HubIdentity;
 
@@ -16,9 +17,14 @@ struct HubIdentity;
 class ExecutorRoutes
 {
 public:
-    ExecutorRoutes(ExecutorStore &store, const DaemonGateway &gateway, const AccessPolicy &policy, EventBus &events,
-                   const HubIdentity &identity)
-        : m_store(store), m_gateway(gateway), m_policy(policy), m_events(events), m_identity(identity)
+    ExecutorRoutes(ExecutorStore &store, VirtualExecutorStore &virtualExecutors, const DaemonGateway &gateway,
+                   const AccessPolicy &policy, EventBus &events, const HubIdentity &identity)
+        : m_store(store),
+          m_virtualExecutors(virtualExecutors),
+          m_gateway(gateway),
+          m_policy(policy),
+          m_events(events),
+          m_identity(identity)
     {
     }
     void registerIn(ApiRouter &router);
@@ -26,7 +32,10 @@ public:
     QJsonObject executorJson(const ExecutorRecord &record) const;
 
 private:
+    void registerVirtualExecutorRoutes(ApiRouter &router);
+
     ExecutorStore &m_store;
+    VirtualExecutorStore &m_virtualExecutors;
     const DaemonGateway &m_gateway;
     const AccessPolicy &m_policy;
     EventBus &m_events;
