@@ -17,6 +17,8 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+
+#include "bench/benchutil.h"
 #include <QJsonObject>
 #include <QList>
 #include <QPointer>
@@ -41,11 +43,6 @@ struct Figures
     qsizetype peakTotal = 0;
 };
 
-[[noreturn]] void die(const char *what)
-{
-    std::fprintf(stderr, "bench_channelmux: %s\n", what);
-    std::exit(1);
-}
 
 // Two multiplexers and the frames between them.
 class Link
@@ -73,14 +70,14 @@ public:
         for (int i = 0; i < channelCount; ++i) {
             auto opened = m_hub.openChannel(QJsonObject{{QStringLiteral("bench"), i}});
             if (!opened)
-                die("cannot open a channel");
+                cloop::bench::die("bench_channelmux", "cannot open a channel");
             writers.append(*opened);
         }
         drain(); // open + accept: not part of the measurement
         for (const auto &writer : std::as_const(writers)) {
             const Channel *channel = writer.data();
             if (!channel || channel->state() != Channel::State::Open)
-                die("a channel did not open");
+                cloop::bench::die("bench_channelmux", "a channel did not open");
         }
 
         m_figures = Figures{};
@@ -96,7 +93,7 @@ public:
             for (int i = 0; i < channelCount; ++i) {
                 Channel *writer = writers.at(i).data();
                 if (!writer)
-                    die("a channel closed under the writer");
+                    cloop::bench::die("bench_channelmux", "a channel closed under the writer");
                 quint64 &done = written[static_cast<size_t>(i)];
                 while (done < perChannel) {
                     const auto size = static_cast<qsizetype>(
@@ -104,14 +101,14 @@ public:
                     if (writer->writableBytes() < size)
                         break;
                     if (!writer->write(size == writeSize ? chunk : chunk.left(size)))
-                        die("a write within writableBytes() was refused");
+                        cloop::bench::die("bench_channelmux", "a write within writableBytes() was refused");
                     done += static_cast<quint64>(size);
                     wrote = true;
                     sample(writers);
                 }
             }
             if (!wrote && m_queue.empty())
-                die("stalled: nothing to write and nothing in flight");
+                cloop::bench::die("bench_channelmux", "stalled: nothing to write and nothing in flight");
             drain(writers);
         }
         m_figures.seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
@@ -124,7 +121,7 @@ public:
         }
         drain();
         if (m_hub.channelCount() != 0 || m_daemon.channelCount() != 0)
-            die("channels left open after close");
+            cloop::bench::die("bench_channelmux", "channels left open after close");
         return result;
     }
 
@@ -151,7 +148,7 @@ private:
             if (next.to == &m_daemon && static_cast<FrameKind>(next.frame.at(0)) == FrameKind::Data)
                 ++m_figures.dataFrames;
             if (const auto status = next.to->handleFrame(next.frame); !status)
-                die(qPrintable(status.error().message));
+                cloop::bench::die("bench_channelmux", qPrintable(status.error().message));
             sample(writers);
         }
     }
@@ -176,12 +173,6 @@ private:
     Figures m_figures;
 };
 
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 void scenario(
     const char *name, int channels, qsizetype writeSize, quint64 totalBytes, int repetitions)
@@ -198,7 +189,7 @@ void scenario(
         QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
         if (figures.bytes
             != totalBytes / static_cast<quint64>(channels) * static_cast<quint64>(channels))
-            die("bytes lost on the way");
+            cloop::bench::die("bench_channelmux", "bytes lost on the way");
         mbPerSecond.push_back(static_cast<double>(figures.bytes) / 1e6 / figures.seconds);
         framesPerSecond.push_back(static_cast<double>(figures.dataFrames) / figures.seconds);
         peaks.peakInFlight = std::max(peaks.peakInFlight, figures.peakInFlight);
@@ -209,34 +200,21 @@ void scenario(
     }
     std::printf("channelmux %-22s %8.1f MB/s, %9.0f data frames/s, peak in flight %8lld B, "
                 "peak queued %8lld B, peak sum %8lld B (%llu data / %llu frames)\n",
-        name, median(mbPerSecond), median(framesPerSecond),
+        name, cloop::bench::median(mbPerSecond), cloop::bench::median(framesPerSecond),
         static_cast<long long>(peaks.peakInFlight), static_cast<long long>(peaks.peakQueued),
         static_cast<long long>(peaks.peakTotal), static_cast<unsigned long long>(peaks.dataFrames),
         static_cast<unsigned long long>(peaks.allFrames));
     std::fflush(stdout);
 }
 
-int parseArgument(const char *text, int fallback)
-{
-    if (!text)
-        return fallback;
-    char *end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    if (*end != '\0' || value < 1 || value > 1 << 20) {
-        std::fprintf(
-            stderr, "usage: bench_channelmux [MiB, default 256] [repetitions, default 3]\n");
-        std::exit(2);
-    }
-    return static_cast<int>(value);
-}
 
 } // namespace
 
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
-    const int mebibytes = parseArgument(argc > 1 ? argv[1] : nullptr, 256);
-    const int repetitions = parseArgument(argc > 2 ? argv[2] : nullptr, 3);
+    const int mebibytes = cloop::bench::argument(argc, argv, 1, 256, "bench_channelmux [MiB, default 256] [repetitions, default 3]");
+    const int repetitions = cloop::bench::argument(argc, argv, 2, 3, "bench_channelmux [MiB, default 256] [repetitions, default 3]");
     const quint64 total = static_cast<quint64>(mebibytes) * 1024 * 1024;
 
     const ChannelMultiplexer::Limits limits;

@@ -14,6 +14,8 @@
 
 #include <QElapsedTimer>
 
+#include "bench/benchutil.h"
+
 #include "common/protocol/channelframe.h"
 
 namespace protocol = cloop::protocol;
@@ -23,18 +25,7 @@ namespace {
 // Results land here so the optimiser cannot drop the work.
 volatile qsizetype g_sink = 0;
 
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
-[[noreturn]] void die(const char *what)
-{
-    std::fprintf(stderr, "bench_framecodec: %s\n", what);
-    std::exit(1);
-}
 
 enum class Work
 {
@@ -58,14 +49,14 @@ double timeOnce(Work work, const protocol::ChannelFrame &frame, qint64 count)
         case Work::Decode: {
             const auto decoded = protocol::decodeFrame(encoded);
             if (!decoded)
-                die("a frame failed to decode");
+                cloop::bench::die("bench_framecodec", "a frame failed to decode");
             sink += decoded->payload.size();
             break;
         }
         case Work::RoundTrip: {
             const auto decoded = protocol::decodeFrame(protocol::encodeFrame(frame));
             if (!decoded)
-                die("a frame failed to decode");
+                cloop::bench::die("bench_framecodec", "a frame failed to decode");
             sink += decoded->payload.size();
             break;
         }
@@ -96,33 +87,20 @@ void measure(const char *label, const protocol::ChannelFrame &frame, qint64 coun
         std::vector<double> seconds;
         for (int rep = 0; rep < repetitions; ++rep)
             seconds.push_back(timeOnce(work, frame, count));
-        const double perSecond = static_cast<double>(count) / median(seconds);
+        const double perSecond = static_cast<double>(count) / cloop::bench::median(seconds);
         std::printf("framecodec %-16s %-14s %8.3f M frames/s, %9.1f MB/s payload\n", label,
             workName(work), perSecond / 1e6, perSecond * payload / 1e6);
         std::fflush(stdout);
     }
 }
 
-int parseArgument(const char *text, int fallback)
-{
-    if (!text)
-        return fallback;
-    char *end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    if (*end != '\0' || value < 1 || value > 1 << 20) {
-        std::fprintf(
-            stderr, "usage: bench_framecodec [MiB, default 256] [repetitions, default 5]\n");
-        std::exit(2);
-    }
-    return static_cast<int>(value);
-}
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    const int mebibytes = parseArgument(argc > 1 ? argv[1] : nullptr, 256);
-    const int repetitions = parseArgument(argc > 2 ? argv[2] : nullptr, 5);
+    const int mebibytes = cloop::bench::argument(argc, argv, 1, 256, "bench_framecodec [MiB, default 256] [repetitions, default 5]");
+    const int repetitions = cloop::bench::argument(argc, argv, 2, 5, "bench_framecodec [MiB, default 256] [repetitions, default 5]");
     const qint64 largeCount = qint64(mebibytes) * 1024 * 1024 / protocol::kMaxDataPayload;
     const qint64 smallCount = qint64(mebibytes) * 4096;
 

@@ -19,6 +19,8 @@
 
 #include <QElapsedTimer>
 
+#include "bench/benchutil.h"
+
 #include "common/protocol/logrecord.h"
 #include "common/runs/outputjournal.h"
 
@@ -29,18 +31,7 @@ namespace {
 
 volatile qsizetype g_sink = 0;
 
-double median(std::vector<double> values)
-{
-    std::sort(values.begin(), values.end());
-    const size_t n = values.size();
-    return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
-[[noreturn]] void die(const char *what)
-{
-    std::fprintf(stderr, "bench_outputjournal: %s\n", what);
-    std::exit(1);
-}
 
 enum class Mode
 {
@@ -85,13 +76,13 @@ Run runOnce(Mode mode, qsizetype writeSize, qint64 totalBytes)
         if (mode == Mode::AckedAndSent) {
             const auto records = journal.recordsFrom(sent);
             if (!records)
-                die("recordsFrom failed");
+                cloop::bench::die("bench_outputjournal", "recordsFrom failed");
             sink += cloop::protocol::encodeLogRecords(*records).size();
             sent = journal.endOffset();
         }
         if (mode != Mode::Dropping && journal.endOffset() - journal.acknowledgedOffset() >= ackEvery) {
             if (!journal.acknowledge(journal.endOffset()))
-                die("acknowledge failed");
+                cloop::bench::die("bench_outputjournal", "acknowledge failed");
         }
         run.peakRetained = std::max(run.peakRetained, journal.retainedBytes());
     }
@@ -115,33 +106,20 @@ void measure(Mode mode, qsizetype writeSize, qint64 totalBytes, int repetitions)
     const double bytes = static_cast<double>(totalBytes / writeSize * writeSize);
     std::printf("outputjournal %5lld B writes %-11s %9.1f MB/s  peak retained %8lld B  "
                 "dropped %lld B\n",
-        static_cast<long long>(writeSize), modeName(mode), bytes / median(seconds) / 1e6,
+        static_cast<long long>(writeSize), modeName(mode), bytes / cloop::bench::median(seconds) / 1e6,
         static_cast<long long>(peak), static_cast<long long>(dropped));
     std::fflush(stdout);
     if (peak >= OutputJournal::kDefaultRetainBytes + cloop::protocol::kMaxLogPayload)
-        die("retainedBytes() went past its bound");
+        cloop::bench::die("bench_outputjournal", "retainedBytes() went past its bound");
 }
 
-int parseArgument(const char *text, int fallback)
-{
-    if (!text)
-        return fallback;
-    char *end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    if (*end != '\0' || value < 1 || value > 1 << 20) {
-        std::fprintf(
-            stderr, "usage: bench_outputjournal [MiB, default 256] [repetitions, default 3]\n");
-        std::exit(2);
-    }
-    return static_cast<int>(value);
-}
 
 } // namespace
 
 int main(int argc, char **argv)
 {
-    const int mebibytes = parseArgument(argc > 1 ? argv[1] : nullptr, 256);
-    const int repetitions = parseArgument(argc > 2 ? argv[2] : nullptr, 3);
+    const int mebibytes = cloop::bench::argument(argc, argv, 1, 256, "bench_outputjournal [MiB, default 256] [repetitions, default 3]");
+    const int repetitions = cloop::bench::argument(argc, argv, 2, 3, "bench_outputjournal [MiB, default 256] [repetitions, default 3]");
     const qint64 totalBytes = qint64(mebibytes) * 1024 * 1024;
 
     std::printf("outputjournal: median of %d, %d MiB per run, retain %lld B, "
