@@ -5,6 +5,7 @@
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
+#include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
 #include "hub/storage/executorstore.h"
 #include "hub/storage/forwarderstore.h"
@@ -112,9 +113,20 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
                                QStringLiteral("executor %1 (%2) was revoked").arg(record->id).arg(record->name));
         run.executorId = record->id;
     }
+    Database::Transaction transaction(m_runs.database());
+    if (!transaction.begin())
+        return transaction.begin().error();
     auto created = m_runs.create(run, m_clock.now());
     if (!created)
         return created.error();
+    if (Status audited = AuditLog(m_runs.database())
+                                 .append(run.requestedBy, auditaction::kRunStart, QStringLiteral("run:%1").arg(created->id),
+                                         {{QStringLiteral("project"), path},
+                                          {QStringLiteral("argv"), QJsonArray::fromStringList(run.argv)}});
+        !audited)
+        return audited.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
     qCInfo(lcHub).noquote() << caller.userName << "queued run" << created->id << "of" << path;
     m_events.publish(HubEvent{QStringLiteral("run.queued"), runJson(*created), created->projectId, m_clock.now()});
     Q_EMIT runQueued(created->id);
@@ -146,9 +158,19 @@ Result<RunRecord> RunService::cancel(const ApiPrincipal &caller, qint64 runId, c
         return run.error();
     const QString why = reason.isEmpty() ? QStringLiteral("cancelled by %1").arg(caller.userName)
                                          : QStringLiteral("cancelled by %1: %2").arg(caller.userName, reason);
+    Database::Transaction transaction(m_runs.database());
+    if (!transaction.begin())
+        return transaction.begin().error();
     auto cancelled = m_runs.finish(runId, RunRecord::State::Cancelled, std::nullopt, why, m_clock.now());
     if (!cancelled)
         return cancelled.error();
+    if (Status audited = AuditLog(m_runs.database())
+                                 .append(QStringLiteral("user:%1").arg(caller.userName), auditaction::kRunCancel,
+                                         QStringLiteral("run:%1").arg(runId), {{QStringLiteral("reason"), reason}});
+        !audited)
+        return audited.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
     m_events.publish(HubEvent{QStringLiteral("run.finished"), runJson(*cancelled), cancelled->projectId, m_clock.now()});
     if (run->executorId && (run->state == RunRecord::State::Dispatched || run->state == RunRecord::State::Running))
         Q_EMIT runCancelled(runId, *run->executorId, why);

@@ -19,6 +19,8 @@ inline constexpr QLatin1StringView kExecutorEnroll{"executor.enroll"};
 inline constexpr QLatin1StringView kExecutorRedeem{"executor.redeem"};
 inline constexpr QLatin1StringView kExecutorRevoke{"executor.revoke"};
 inline constexpr QLatin1StringView kVirtualExecutorCreate{"executor.virtual_create"};
+inline constexpr QLatin1StringView kRunStart{"run.start"};
+inline constexpr QLatin1StringView kRunCancel{"run.cancel"};
 inline constexpr QLatin1StringView kForwarderBind{"forwarder.bind"};
 inline constexpr QLatin1StringView kForwarderUnbind{"forwarder.unbind"};
 inline constexpr QLatin1StringView kBindingExpired{"forwarder.binding_expired"};

@@ -65,6 +65,7 @@ class RunStore
 {
 public:
     explicit RunStore(Database &db) : m_db(db) { }
+    Database &database() { return m_db; }
 
     Result<RunRecord> create(const NewRun &run, const QDateTime &now);
     Result<RunRecord> find(qint64 id);

@@ -219,7 +219,8 @@ public:
     {
         QStringList out;
         const char *const counted[] = { "users", "api_tokens", "forwarders", "enrollment_tokens",
-            "forwarder_credentials", "audit_log", "projects", "binding_requests", "bindings" };
+            "forwarder_credentials", "audit_log", "projects", "binding_requests", "bindings", "runs",
+            "executors", "virtual_executors" };
         for (const char *table : counted)
             out += rows(3,
                 QStringLiteral("SELECT '%1', count(*), coalesce(max(id), 0) FROM %1")
@@ -248,6 +249,7 @@ public:
             QStringLiteral(
                 "SELECT 'request', id, state, decided_by, decided_at, decision_reason, binding_id "
                 "FROM binding_requests ORDER BY id"));
+        out += rows(4, QStringLiteral("SELECT 'run', id, state, error FROM runs ORDER BY id"));
         return out;
     }
 

@@ -5,6 +5,7 @@
 
 #include "tests/hub/apiharness.h"
 
+#include <QJsonArray>
 #include <QtTest>
 
 #include <optional>
@@ -143,6 +144,18 @@ const QHash<QString, ActionSpec> &actions()
         { QStringLiteral("read audit"), { "GET", QStringLiteral("/api/audit"), {}, {}, {}, {} } },
         { QStringLiteral("whoami"),
             { "GET", QStringLiteral("/api/whoami"), {}, {}, {}, QStringLiteral("user") } },
+        { QStringLiteral("start a run of P"),
+            { "POST", QStringLiteral("/api/runs"),
+                { { QStringLiteral("project"), kP },
+                    { QStringLiteral("argv"), QJsonArray { QStringLiteral("true") } } },
+                {}, {}, {} } },
+        { QStringLiteral("list runs"),
+            { "GET", QStringLiteral("/api/runs"), {}, QStringLiteral("all=1"), QStringLiteral("runs"),
+                QStringLiteral("project") } },
+        { QStringLiteral("read a run of P"),
+            { "GET", QStringLiteral("/api/runs/{run}"), {}, {}, {}, QStringLiteral("project") } },
+        { QStringLiteral("cancel a run of P"),
+            { "POST", QStringLiteral("/api/runs/{run}/cancel"), {}, {}, {}, {} } },
     };
     return specs;
 }
@@ -183,6 +196,7 @@ private:
     qint64 m_spare = 0; // a USB forwarder nothing refers to
     qint64 m_binding = 0; // an active binding of P
     qint64 m_request = 0; // a pending request of P, filed by another maintainer of P
+    qint64 m_run = 0; // a queued run of P, started by another maintainer of P
 };
 
 void TestPermissions::init()
@@ -262,6 +276,15 @@ void TestPermissions::init()
         { { QStringLiteral("project"), kQ },
             { QStringLiteral("reason"), QStringLiteral("q run") } });
     QVERIFY2(qFiled.status == 201, qPrintable(describe(qFiled)));
+
+    // Queued runs: one of P and one of Q, started by those maintainers.
+    const ApiResponse pRun = m_hub->post(QStringLiteral("/api/runs"), tokenOfUser.value(QStringLiteral("filer")),
+        { { QStringLiteral("project"), kP }, { QStringLiteral("argv"), QJsonArray { QStringLiteral("true") } } });
+    QVERIFY2(pRun.status == 201, qPrintable(describe(pRun)));
+    m_run = bodyOf(pRun).value(QLatin1String("id")).toInteger();
+    const ApiResponse qRun = m_hub->post(QStringLiteral("/api/runs"), tokenOfUser.value(QStringLiteral("qfiler")),
+        { { QStringLiteral("project"), kQ }, { QStringLiteral("argv"), QJsonArray { QStringLiteral("true") } } });
+    QVERIFY2(qRun.status == 201, qPrintable(describe(qRun)));
 }
 
 void TestPermissions::cleanup()
@@ -274,7 +297,8 @@ QString TestPermissions::substitute(QString text) const
     return text.replace(QLatin1String("{free}"), QString::number(m_free))
         .replace(QLatin1String("{spare}"), QString::number(m_spare))
         .replace(QLatin1String("{binding}"), QString::number(m_binding))
-        .replace(QLatin1String("{request}"), QString::number(m_request));
+        .replace(QLatin1String("{request}"), QString::number(m_request))
+        .replace(QLatin1String("{run}"), QString::number(m_run));
 }
 
 void TestPermissions::addRows(
@@ -394,6 +418,23 @@ void TestPermissions::matrix_data()
         { { kHubAdmin, showing({ kP, kQ }) }, { kProjectAdmin, showing({ kP }) },
             { kMaintainer, showing({ kP }) }, { kNoRole, showing({}) },
             { kOtherAdmin, showing({ kQ }) } });
+    // Runs belong to a project: its members start, read and cancel them.
+    addRows(QStringLiteral("start a run of P"),
+        { { kHubAdmin, allowed(201, { QStringLiteral("run.start") }) },
+            { kProjectAdmin, allowed(201, { QStringLiteral("run.start") }) },
+            { kMaintainer, allowed(201, { QStringLiteral("run.start") }) }, { kNoRole, kRefused },
+            { kOtherAdmin, kRefused } });
+    addRows(QStringLiteral("list runs"),
+        { { kHubAdmin, showing({ kP, kQ }) }, { kProjectAdmin, showing({ kP }) },
+            { kMaintainer, showing({ kP }) }, { kNoRole, showing({}) }, { kOtherAdmin, showing({ kQ }) } });
+    addRows(QStringLiteral("read a run of P"),
+        { { kHubAdmin, showing({ kP }) }, { kProjectAdmin, showing({ kP }) }, { kMaintainer, showing({ kP }) },
+            { kNoRole, kRefused }, { kOtherAdmin, kRefused } });
+    addRows(QStringLiteral("cancel a run of P"),
+        { { kHubAdmin, allowed(200, { QStringLiteral("run.cancel") }) },
+            { kProjectAdmin, allowed(200, { QStringLiteral("run.cancel") }) },
+            { kMaintainer, allowed(200, { QStringLiteral("run.cancel") }) }, { kNoRole, kRefused },
+            { kOtherAdmin, kRefused } });
     addRows(QStringLiteral("whoami"),
         { { kHubAdmin, showing({ QStringLiteral("admin") }) },
             { kProjectAdmin, showing({ QStringLiteral("padmin") }) },
