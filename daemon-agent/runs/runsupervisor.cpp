@@ -1,6 +1,7 @@
 #include "daemon-agent/runs/runsupervisor.h"
 
 #include "daemon-agent/agentlogging.h"
+#include "daemon-agent/sandbox/hostprocessdriver.h"
 #include "daemon-agent/sandbox/podmansandbox.h"
 #include "daemon-agent/sandbox/runspec.h"
 #include "common/tunnel/channelmultiplexer.h"
@@ -83,10 +84,13 @@ void RunSupervisor::start(const RunStart &run)
 {
     if (m_active.contains(run.runId))
         return; // the hub repeated itself after a reconnect
-    if (run.hostProcess)
-        return refuse(run.runId, QStringLiteral("host-process runs are not supported by this agent; it runs every "
+    // A sandboxed run needs a container agent; a host-process run an agent
+    // its operator started in host mode. Neither falls back to the other.
+    const bool hostMode = m_mode == AgentCapabilities::Mode::Host;
+    if (run.hostProcess && !hostMode)
+        return refuse(run.runId, QStringLiteral("host-process runs need an agent in host mode; this agent runs every "
                                                 "workload in a sandbox"));
-    if (m_mode != AgentCapabilities::Mode::Container)
+    if (!run.hostProcess && hostMode)
         return refuse(run.runId, QStringLiteral("this agent is in host mode and has no sandbox for the run"));
     if (Status root = m_workRoot.ensureRoot(); !root)
         return refuse(run.runId, root.error().message);
@@ -109,14 +113,15 @@ void RunSupervisor::start(const RunStart &run)
     spec.user = *user;
     if (Status valid = spec.validate(); !valid)
         return refuse(run.runId, valid.error().message);
-    if (spec.image == RunSpec::defaultImage() && !m_imageReady) {
+    if (!run.hostProcess && spec.image == RunSpec::defaultImage() && !m_imageReady) {
         // The default image is made here from busybox, so runs need no registry.
         if (Status image = PodmanSandbox::ensureDefaultImage(); !image)
             return refuse(run.runId, image.error().message);
         m_imageReady = true;
     }
 
-    auto *sandbox = new PodmanSandbox(this);
+    SandboxDriver *sandbox = run.hostProcess ? static_cast<SandboxDriver *>(new HostProcessDriver(this))
+                                             : static_cast<SandboxDriver *>(new PodmanSandbox(this));
     const qint64 runId = run.runId;
     m_active.insert(runId, Active{sandbox});
     connect(sandbox, &SandboxDriver::started, this, [this, runId](qint64) { Q_EMIT report(RunStarted{runId}); });

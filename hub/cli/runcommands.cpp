@@ -80,8 +80,10 @@ int create(const QStringList &arguments)
     const QCommandLineOption virtualExecutor(QStringLiteral("virtual-executor"),
                                              QStringLiteral("Run on this virtual executor (an agent plus sandbox settings)."),
                                              QStringLiteral("NAME"));
+    const QCommandLineOption hostProcess(QStringLiteral("host-process"),
+                                         QStringLiteral("Run without a sandbox on an agent in host mode (no devices)."));
     const QCommandLineOption noWait(QStringLiteral("no-wait"), QStringLiteral("Queue the run and print its id."));
-    command.addOptions({project, executor, virtualExecutor, image, noWait});
+    command.addOptions({project, executor, virtualExecutor, image, hostProcess, noWait});
     command.addPositional(QStringLiteral("CMD"), QStringLiteral("The command and its arguments, after --."),
                           QStringLiteral("-- CMD [ARGS…]"));
     if (auto done = command.parse(arguments))
@@ -108,6 +110,8 @@ int create(const QStringList &arguments)
     }
     if (command.isSet(image))
         body.insert(QStringLiteral("image"), command.value(image));
+    if (command.isSet(hostProcess))
+        body.insert(QStringLiteral("host_process"), true);
     auto created = command.post(QStringLiteral("/api/runs"), body);
     if (!created)
         return command.failed(created.error());

@@ -49,13 +49,20 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
     m_startupGrace.start(m_grace);
 }
 
-int RunDispatcher::ceilingOf(qint64 executorId) const
+int RunDispatcher::ceilingOf(qint64 executorId, bool hostProcess) const
 {
     auto executor = m_core.executorStore().find(executorId);
     if (!executor)
         return 0;
     auto capabilities = AgentCapabilities::fromJson(executor->capabilities);
-    return capabilities ? std::max(1, capabilities->maxConcurrent) : 1;
+    if (!capabilities)
+        return 0;
+    // Sandboxed runs go to container agents, host-process runs to agents in
+    // host mode: an agent never does the other kind.
+    const bool hostMode = capabilities->mode == AgentCapabilities::Mode::Host;
+    if (hostMode != hostProcess)
+        return 0;
+    return std::max(1, capabilities->maxConcurrent);
 }
 
 void RunDispatcher::dispatchQueued()
@@ -76,7 +83,7 @@ void RunDispatcher::dispatchQueued()
             if (!session)
                 continue;
             auto active = m_core.runStore().activeOn(executorId);
-            if (!active || active->size() >= ceilingOf(executorId))
+            if (!active || active->size() >= ceilingOf(executorId, run.hostProcess))
                 continue;
             auto dispatched = m_core.runStore().markDispatched(run.id, executorId, m_core.clock().now());
             if (!dispatched)

@@ -44,7 +44,8 @@ private:
     void loseRunsOf(qint64 executorId, const QString &reason);
     // A run's output arrives on a channel the agent opens per run and connection.
     void acceptLogChannel(qint64 executorId, tunnel::Channel *channel);
-    int ceilingOf(qint64 executorId) const;
+    // How many runs of this kind the executor takes at once (0: none).
+    int ceilingOf(qint64 executorId, bool hostProcess) const;
 
     HubCore &m_core;
     RunService &m_runs;

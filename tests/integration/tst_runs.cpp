@@ -36,6 +36,7 @@ private Q_SLOTS:
     void outputWhileTheHubIsDownBecomesOneExactGap();
     void aVanishedAgentsRunIsLost();
     void virtualExecutorsNameAnAgentAndItsRuntime();
+    void hostProcessRunsGoToHostModeAgentsOnly();
 
 private:
     QJsonObject run(qint64 id);
@@ -292,6 +293,50 @@ void TestRuns::virtualExecutorsNameAnAgentAndItsRuntime()
                                        QStringLiteral("true")});
     CLOOP_COMPARE_EXIT(unknown, 1);
     QVERIFY2(unknown.stderrText().contains(QLatin1String("nowhere")), qPrintable(unknown.describe()));
+}
+
+void TestRuns::hostProcessRunsGoToHostModeAgentsOnly()
+{
+    HubProcess &hub = m_rig->hub();
+    // A second agent, started by its operator in host mode.
+    const QJsonObject enrolled = hub.cliJson({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
+                                              QStringLiteral("hostbox"), QStringLiteral("--json")})
+                                         .toObject();
+    ForwarderProcess &hostAgent = m_rig->addForwarder({QStringLiteral("--bundle"),
+                                                       enrolled.value(QLatin1String("bundle")).toString(),
+                                                       QStringLiteral("--host-mode")},
+                                                      m_rig->newHome(), ForwarderProcess::Program::Agent);
+    QVERIFY(hostAgent.start());
+    QVERIFY2(hostAgent.waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(hostAgent.describe()));
+    const qint64 hostId = enrolled.value(QLatin1String("executor")).toObject().value(QLatin1String("id")).toInteger();
+
+    // A host-process run lands there, runs in its run directory as the
+    // unprivileged run user, and its exit code comes back.
+    const CliResult hostRun = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
+                                       QStringLiteral("--host-process"), QStringLiteral("--"), QStringLiteral("sh"),
+                                       QStringLiteral("-c"), QStringLiteral("id -u; pwd; exit 2")});
+    CLOOP_COMPARE_EXIT(hostRun, 2);
+    const QStringList lines = hostRun.stdoutText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines.at(0) != QLatin1String("0"), "a root agent runs host-process workloads as the run user");
+    QVERIFY2(lines.at(1).startsWith(hostAgent.home() + QLatin1String("/.cloop/work/runs/")), qPrintable(lines.at(1)));
+    const QJsonObject hostRecord = hub.cliJson({QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--all"),
+                                                QStringLiteral("--json")})
+                                           .toArray()
+                                           .last()
+                                           .toObject();
+    QCOMPARE(hostRecord.value(QLatin1String("executor_id")).toInteger(), hostId);
+
+    // A sandboxed run never goes to the host-mode agent.
+    const CliResult sandboxed = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--"),
+                                         QStringLiteral("true")});
+    CLOOP_COMPARE_EXIT(sandboxed, 0);
+    const QJsonObject sandboxedRecord = hub.cliJson({QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--all"),
+                                                     QStringLiteral("--json")})
+                                                .toArray()
+                                                .last()
+                                                .toObject();
+    QVERIFY(sandboxedRecord.value(QLatin1String("executor_id")).toInteger() != hostId);
 }
 
 QTEST_GUILESS_MAIN(TestRuns)
