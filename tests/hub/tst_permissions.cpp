@@ -154,6 +154,8 @@ const QHash<QString, ActionSpec> &actions()
                 QStringLiteral("project") } },
         { QStringLiteral("read a run of P"),
             { "GET", QStringLiteral("/api/runs/{run}"), {}, {}, {}, QStringLiteral("project") } },
+        { QStringLiteral("read the log of a run of P"),
+            { "GET", QStringLiteral("/api/runs/{run}/log"), {}, {}, {}, {} } },
         { QStringLiteral("cancel a run of P"),
             { "POST", QStringLiteral("/api/runs/{run}/cancel"), {}, {}, {}, {} } },
     };
@@ -429,6 +431,9 @@ void TestPermissions::matrix_data()
             { kMaintainer, showing({ kP }) }, { kNoRole, showing({}) }, { kOtherAdmin, showing({ kQ }) } });
     addRows(QStringLiteral("read a run of P"),
         { { kHubAdmin, showing({ kP }) }, { kProjectAdmin, showing({ kP }) }, { kMaintainer, showing({ kP }) },
+            { kNoRole, kRefused }, { kOtherAdmin, kRefused } });
+    addRows(QStringLiteral("read the log of a run of P"),
+        { { kHubAdmin, allowed(200, {}) }, { kProjectAdmin, allowed(200, {}) }, { kMaintainer, allowed(200, {}) },
             { kNoRole, kRefused }, { kOtherAdmin, kRefused } });
     addRows(QStringLiteral("cancel a run of P"),
         { { kHubAdmin, allowed(200, { QStringLiteral("run.cancel") }) },
