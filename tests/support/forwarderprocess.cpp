@@ -89,6 +89,11 @@ bool ForwarderProcess::terminate()
     return m_process && signalProcess(*m_process, SIGTERM);
 }
 
+qint64 ForwarderProcess::processId() const
+{
+    return m_process && !m_exited ? m_process->processId() : 0;
+}
+
 bool ForwarderProcess::kill()
 {
     return m_process && signalProcess(*m_process, SIGKILL);

@@ -43,6 +43,8 @@ public:
     qsizetype stderrCount(const QString &needle) const { return stderrText().count(needle); }
     QString commandLine() const;
     QString home() const { return m_home; }
+    // The PID of the running process, 0 when it is not running.
+    qint64 processId() const;
     // For failure messages: command, state and everything it printed.
     QString describe() const;
 
