@@ -1,6 +1,7 @@
 #include "daemon-agent/agentdaemon.h"
 
 #include "common/logging.h"
+#include "common/protocol/protocolversion.h"
 #include "daemon-agent/agentlogging.h"
 #include "common/tunnel/tunnelclient.h"
 #include "daemon-agent/runs/runsupervisor.h"
@@ -66,6 +67,10 @@ void AgentDaemon::start()
         const QList<protocol::ControlMessage> unsent = std::exchange(m_unsent, {});
         for (const protocol::ControlMessage &message : unsent)
             send(message);
+        // After the kept reports, so a run that ended while the hub was away
+        // is already finished there when the hub reads this list.
+        if (welcome.protocol >= protocol::kMinimumForRunsHeld)
+            send(protocol::RunsHeld{m_supervisor->heldRunIds()});
         m_supervisor->setChannels(m_connector.client()->connection()->channels());
     });
     m_connector.start();

@@ -276,6 +276,23 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
             read.fail(QStringLiteral("a finished run needs an exit code or an error"));
         return finish(read, std::move(finished));
     }
+    if (type == messagetype::kRunsHeld) {
+        RunsHeld held;
+        const QJsonValue ids = object.value(QLatin1String("run_ids"));
+        if (!ids.isArray() || ids.toArray().size() > kMaxRunsHeld) {
+            read.fail(QStringLiteral("\"run_ids\" must be an array of at most %1 run ids").arg(kMaxRunsHeld));
+        } else {
+            for (const QJsonValue &id : ids.toArray()) {
+                const double number = id.toDouble(-1);
+                if (!id.isDouble() || number < 1 || number > double(kMaxId) || number != std::floor(number)) {
+                    read.fail(QStringLiteral("\"run_ids\" entries must be run ids (whole numbers from 1)"));
+                    break;
+                }
+                held.runIds.append(static_cast<qint64>(number));
+            }
+        }
+        return finish(read, std::move(held));
+    }
     return protocolError(QStringLiteral("unknown control message type \"%1\"").arg(type.left(64)));
 }
 
@@ -367,6 +384,13 @@ struct Serializer
         if (!m.error.isEmpty())
             object.insert(QStringLiteral("error"), m.error);
         return object;
+    }
+    QJsonObject operator()(const RunsHeld &m) const
+    {
+        QJsonArray ids;
+        for (const qint64 id : m.runIds)
+            ids.append(id);
+        return {{QStringLiteral("type"), messagetype::kRunsHeld}, {QStringLiteral("run_ids"), ids}};
     }
     QJsonObject operator()(const ErrorMessage &m) const
     {

@@ -28,6 +28,7 @@ inline constexpr QLatin1StringView kRunCancel{"run.cancel"};
 inline constexpr QLatin1StringView kRunAck{"run.ack"};
 inline constexpr QLatin1StringView kRunStarted{"run.started"};
 inline constexpr QLatin1StringView kRunFinished{"run.finished"};
+inline constexpr QLatin1StringView kRunsHeld{"runs.held"};
 } // namespace messagetype
 
 // Which endpoint a daemon speaks to; a credential of one role never
@@ -150,13 +151,26 @@ struct RunFinished
     friend bool operator==(const RunFinished &, const RunFinished &) = default;
 };
 
+// Agent -> hub, right after every welcome and after any reports it kept
+// while away: every run this agent process still has (running, or with
+// output the hub lacks). A run the hub gave it earlier that is not listed
+// never reached it, so the hub stops waiting for it.
+struct RunsHeld
+{
+    QList<qint64> runIds;
+
+    friend bool operator==(const RunsHeld &, const RunsHeld &) = default;
+};
+
 using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart, RunCancel, RunAck,
-                                    RunStarted, RunFinished>;
+                                    RunStarted, RunFinished, RunsHeld>;
 
 // Limits a RunStart is checked against.
 inline constexpr int kMaxArgv = 256;
 inline constexpr qsizetype kMaxArgLength = 8192;
 inline constexpr int kMaxEnv = 128;
+// Limit of RunsHeld, far above any agent's concurrency ceiling.
+inline constexpr int kMaxRunsHeld = 2048;
 
 inline constexpr qsizetype kMaxControlMessageSize = 64 * 1024;
 

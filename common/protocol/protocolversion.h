@@ -4,10 +4,15 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 22;
+inline constexpr int kVersion = 23;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
 inline constexpr int kMinimumForDevices = 22;
 
+} // namespace cloop::protocol
+
+namespace cloop::protocol {
+// Hubs from this version on take runs.held from an agent.
+inline constexpr int kMinimumForRunsHeld = 23;
 } // namespace cloop::protocol

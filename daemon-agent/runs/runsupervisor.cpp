@@ -14,6 +14,8 @@
 
 #include <QJsonObject>
 
+#include <algorithm>
+
 namespace cloop::agent {
 
 using namespace protocol;
@@ -240,6 +242,17 @@ void RunSupervisor::forgetIfDone(qint64 runId)
     if (log.channel)
         log.channel->close();
     m_logs.erase(found);
+}
+
+QList<qint64> RunSupervisor::heldRunIds() const
+{
+    QList<qint64> ids = m_active.keys();
+    for (const auto &[runId, log] : m_logs) {
+        if (!m_active.contains(runId))
+            ids.append(runId);
+    }
+    std::sort(ids.begin(), ids.end());
+    return ids;
 }
 
 qsizetype RunSupervisor::retainedBytes() const

@@ -98,6 +98,7 @@ void RunDispatcher::dispatchQueued()
             start.env = {{QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id)},
                          {QStringLiteral("CLOOP_PROJECT"), run.projectPath}};
             session->sendControl(start);
+            m_dispatchedThisSession[executorId].insert(run.id);
             qCInfo(lcHub).noquote() << "run" << run.id << "dispatched to executor" << executorId;
             break;
         }
@@ -118,6 +119,10 @@ void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
         if (auto running = m_core.runStore().markRunning(started->runId, now); running)
             m_core.events().publish(HubEvent{QStringLiteral("run.started"), RunService::runJson(*running),
                                              running->projectId, now});
+        return;
+    }
+    if (const auto *held = std::get_if<RunsHeld>(&message)) {
+        reconcile(executorId, *held);
         return;
     }
     if (const auto *finished = std::get_if<RunFinished>(&message)) {
@@ -143,6 +148,7 @@ void RunDispatcher::onExecutorConnected(qint64 executorId)
 {
     if (QTimer *timer = m_graceTimers.take(executorId))
         timer->deleteLater();
+    m_dispatchedThisSession.remove(executorId);
     if (tunnel::TunnelConnection *session = m_executors.session(executorId)) {
         connect(session->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
                 [this, executorId](tunnel::Channel *channel) { acceptLogChannel(executorId, channel); });
@@ -207,19 +213,44 @@ void RunDispatcher::onExecutorDisconnected(qint64 executorId)
     timer->start(m_grace);
 }
 
+void RunDispatcher::reconcile(qint64 executorId, const RunsHeld &held)
+{
+    auto active = m_core.runStore().activeOn(executorId);
+    if (!active) {
+        qCWarning(lcHub).noquote() << "cannot reconcile the runs of executor" << executorId << ":" << active.error().message;
+        return;
+    }
+    const QSet<qint64> holds(held.runIds.cbegin(), held.runIds.cend());
+    const QSet<qint64> inFlight = m_dispatchedThisSession.value(executorId);
+    bool freed = false;
+    for (const RunRecord &run : std::as_const(*active)) {
+        if (holds.contains(run.id) || inFlight.contains(run.id))
+            continue;
+        freed |= loseRun(run.id, QStringLiteral("its executor does not have it (the start never reached the agent)"));
+    }
+    if (freed)
+        dispatchQueued();
+}
+
 void RunDispatcher::loseRunsOf(qint64 executorId, const QString &reason)
 {
     auto active = m_core.runStore().activeOn(executorId);
     if (!active)
         return;
-    const QDateTime now = m_core.clock().now();
-    for (const RunRecord &run : std::as_const(*active)) {
-        if (auto lost = m_core.runStore().finish(run.id, RunRecord::State::Lost, std::nullopt, reason, now); lost) {
-            qCWarning(lcHub).noquote() << "run" << run.id << "lost:" << reason;
-            m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*lost), lost->projectId, now});
-        }
-    }
+    for (const RunRecord &run : std::as_const(*active))
+        loseRun(run.id, reason);
     dispatchQueued();
+}
+
+bool RunDispatcher::loseRun(qint64 runId, const QString &reason)
+{
+    const QDateTime now = m_core.clock().now();
+    auto lost = m_core.runStore().finish(runId, RunRecord::State::Lost, std::nullopt, reason, now);
+    if (!lost)
+        return false;
+    qCWarning(lcHub).noquote() << "run" << runId << "lost:" << reason;
+    m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*lost), lost->projectId, now});
+    return true;
 }
 
 } // namespace cloop::hub

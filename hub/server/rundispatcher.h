@@ -8,6 +8,7 @@ class Channel;
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 #include <chrono>
@@ -39,6 +40,11 @@ public:
 
 private:
     void onControl(qint64 executorId, const protocol::ControlMessage &message);
+    // Runs the hub gave this executor before its current session that the
+    // agent does not hold never reached it: they are lost, not waited for.
+    void reconcile(qint64 executorId, const protocol::RunsHeld &held);
+    // Ends one run as lost, with the reason; false if it had already ended.
+    bool loseRun(qint64 runId, const QString &reason);
     void onExecutorConnected(qint64 executorId);
     void onExecutorDisconnected(qint64 executorId);
     void loseRunsOf(qint64 executorId, const QString &reason);
@@ -53,6 +59,9 @@ private:
     RunLogStore &m_logs;
     std::chrono::milliseconds m_grace;
     QHash<qint64, QTimer *> m_graceTimers;
+    // Per executor, the runs dispatched on its current session: those may
+    // legitimately be missing from a runs.held that crossed their start.
+    QHash<qint64, QSet<qint64>> m_dispatchedThisSession;
     QTimer m_startupGrace;
     bool m_dispatching = false;
 };

@@ -387,6 +387,8 @@ void TestControlMessage::runMessagesRoundTrip_data()
     QTest::newRow("run.started") << ControlMessage(RunStarted{41});
     QTest::newRow("run.finished exit") << ControlMessage(RunFinished{41, 3, QString(), 99});
     QTest::newRow("run.finished error") << ControlMessage(RunFinished{41, std::nullopt, QStringLiteral("image not known"), 0});
+    QTest::newRow("runs.held") << ControlMessage(RunsHeld{{3, 41, 9007199254740991}});
+    QTest::newRow("runs.held none") << ControlMessage(RunsHeld{});
 }
 
 void TestControlMessage::runMessagesRoundTrip()
@@ -425,6 +427,12 @@ void TestControlMessage::runMessagesRefused_data()
     QTest::newRow("finished code out of range")
             << QByteArray(R"({"type":"run.finished","run_id":1,"exit_code":1000,"end_offset":0})")
             << QStringLiteral("exit_code");
+    QTest::newRow("held without ids") << QByteArray(R"({"type":"runs.held"})") << QStringLiteral("run_ids");
+    QTest::newRow("held id 0") << QByteArray(R"({"type":"runs.held","run_ids":[1,0]})") << QStringLiteral("run_ids");
+    QTest::newRow("held fraction") << QByteArray(R"({"type":"runs.held","run_ids":[1.5]})") << QStringLiteral("run_ids");
+    QTest::newRow("held string") << QByteArray(R"({"type":"runs.held","run_ids":["7"]})") << QStringLiteral("run_ids");
+    QTest::newRow("held too large") << QByteArray(R"({"type":"runs.held","run_ids":[10000000000000000]})")
+                                    << QStringLiteral("run_ids");
 }
 
 void TestControlMessage::runMessagesRefused()

@@ -335,7 +335,7 @@ void TestTunnelClient::pinnedSelfSignedConnects()
     QCOMPARE(hello.value(QLatin1String("type")).toString(), QStringLiteral("hello"));
     QCOMPARE(hello.value(QLatin1String("credential")).toString(), QStringLiteral("cred-abc"));
     QCOMPARE(hello.value(QLatin1String("role")).toString(), QStringLiteral("forwarder"));
-    QCOMPARE(hello.value(QLatin1String("protocol")).toInt(), 22);
+    QCOMPARE(hello.value(QLatin1String("protocol")).toInt(), cloop::protocol::kVersion);
     QCOMPARE(hello.value(QLatin1String("software")).toString(), software());
     QVERIFY(!hello.contains(QLatin1String("token")));
     QVERIFY(client.connection());
@@ -517,7 +517,7 @@ void TestTunnelClient::redeemThenEnrolled()
     QVERIFY2(redeem, qPrintable(hub.texts(0).join(QLatin1Char('\n'))));
     QCOMPARE(redeem->token, token);
     QCOMPARE(redeem->role, protocol::PeerRole::Forwarder);
-    QCOMPARE(redeem->protocol, 22);
+    QCOMPARE(redeem->protocol, cloop::protocol::kVersion);
     QCOMPARE(log.events, (QStringList { QStringLiteral("enrolled"), QStringLiteral("ready") }));
     QCOMPARE(log.enrolled.first().credential, credential);
     QCOMPARE(log.enrolled.first().id, qint64(7));

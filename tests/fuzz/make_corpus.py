@@ -122,6 +122,8 @@ def main():
                                         name="agent"),
             "error": message(type="error", code="revoked", message="credential revoked",
                              permanent=True),
+            "runs-held": message(type="runs.held", run_ids=[3, 41, 9007199254740991]),
+            "bad-runs-held": message(type="runs.held", run_ids=[1, 2.5, "3"]),
             "bad-not-json": b'{"type":"hello",',
             "bad-array": b'["hello"]',
             "bad-no-type": message(protocol=1),

@@ -1,5 +1,6 @@
 #include "common/crypto/secrets.h"
 #include "common/identity/enrollmentbundle.h"
+#include "common/protocol/protocolversion.h"
 #include "hub/domain/clock.h"
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
@@ -113,7 +114,7 @@ void TestAdminApi::healthNeedsNoToken()
 {
     const ApiResponse response = call("GET", QStringLiteral("/api/health"), {}, QStringLiteral(""));
     QCOMPARE(response.status, 200);
-    QCOMPARE(response.body.toObject().value(QLatin1String("protocol")).toInt(), 22);
+    QCOMPARE(response.body.toObject().value(QLatin1String("protocol")).toInt(), cloop::protocol::kVersion);
     QCOMPARE(response.body.toObject().value(QLatin1String("version")).toString(), QStringLiteral("9.9.9"));
 }
 

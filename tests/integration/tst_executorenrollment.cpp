@@ -3,6 +3,7 @@
 // `cloop-agent` on 127.0.0.1; every test function has a hub of its own.
 
 #include "support/pinnedhttp.h"
+#include "common/protocol/protocolversion.h"
 #include "support/testrig.h"
 
 #include <QFile>
@@ -100,7 +101,7 @@ void TestExecutorEnrollment::enrollConnectListRevoke()
 
     // The hub knows what it reported about itself.
     const QJsonObject listed = executor(id);
-    QCOMPARE(listed.value(QLatin1String("protocol")).toInt(), 22);
+    QCOMPARE(listed.value(QLatin1String("protocol")).toInt(), cloop::protocol::kVersion);
     QVERIFY(!listed.value(QLatin1String("version")).toString().isEmpty());
     const QJsonObject capabilities = listed.value(QLatin1String("capabilities")).toObject();
     QCOMPARE(capabilities.value(QLatin1String("max_concurrent")).toInt(), 3);

@@ -12,6 +12,7 @@
 #include <QStandardPaths>
 #include <QTest>
 
+#include <csignal>
 #include <unistd.h>
 
 using namespace cloop::testing;
@@ -37,6 +38,7 @@ private Q_SLOTS:
     void aVanishedAgentsRunIsLost();
     void virtualExecutorsNameAnAgentAndItsRuntime();
     void hostProcessRunsGoToHostModeAgentsOnly();
+    void aStartThatNeverReachedTheAgentIsLost();
 
 private:
     QJsonObject run(qint64 id);
@@ -261,6 +263,33 @@ void TestRuns::aVanishedAgentsRunIsLost()
     QVERIFY(!containerExists());
     QVERIFY2(again.waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(again.describe()));
     QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("lost"));
+}
+
+void TestRuns::aStartThatNeverReachedTheAgentIsLost()
+{
+    // The agent freezes, so the run's start waits unread in its socket, and
+    // then dies: its next process never heard of the run.
+    QVERIFY(::kill(static_cast<pid_t>(m_agent->processId()), SIGSTOP) == 0);
+    const qint64 id = queue({QStringLiteral("true")});
+    QVERIFY(id > 0);
+    QVERIFY(waitUntil([&] { return run(id).value(QLatin1String("state")).toString() == QLatin1String("dispatched"); }));
+    QVERIFY(m_agent->kill());
+    QVERIFY(m_agent->waitForExit());
+    ForwarderProcess &again = m_rig->addForwarder({}, m_agent->home(), ForwarderProcess::Program::Agent);
+    QVERIFY(again.start());
+    QVERIFY2(again.waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(again.describe()));
+
+    // Its list of runs does not have it: the hub stops waiting at once, well
+    // before any grace period, and says why.
+    QVERIFY(waitUntil([&] { return run(id).value(QLatin1String("finished")).toBool(); }));
+    const QJsonObject lost = run(id);
+    QCOMPARE(lost.value(QLatin1String("state")).toString(), QStringLiteral("lost"));
+    QVERIFY2(lost.value(QLatin1String("error")).toString().contains(QLatin1String("does not have it")),
+             qPrintable(QString::fromUtf8(QJsonDocument(lost).toJson())));
+    // The slot it held is free again, and a run started now is kept.
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--"),
+                                         QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("exit 4")}),
+                       4);
 }
 
 void TestRuns::virtualExecutorsNameAnAgentAndItsRuntime()
