@@ -100,6 +100,12 @@ Result<AdminEndpoint> EndpointOptions::resolve(const QCommandLineParser &parser)
     }();
     if (!source)
         return source.error();
+    // Whoever sets $CLOOP_TOKEN means to act as that token's owner, with
+    // whichever hub was found: never silently as the local administrator.
+    if (const QString token = qEnvironmentVariable("CLOOP_TOKEN"); !token.isEmpty() && source->token != token) {
+        source->token = token;
+        source->description = QStringLiteral("$CLOOP_TOKEN");
+    }
     if (Status acceptable = checkAdminUrl(source->url); !acceptable)
         return acceptable.error();
     auto trust = makeHubTrust(parser.isSet(m_pin) ? parser.value(m_pin) : source->pin,

@@ -19,6 +19,7 @@ private Q_SLOTS:
     void cleanup();
 
     void badInputClearErrors();
+    void theTokenInTheEnvironmentIsWhoActs();
 
 private:
     std::unique_ptr<TestRig> m_rig;
@@ -35,6 +36,35 @@ void TestCliErrors::cleanup()
     if (QTest::currentTestFailed() && m_rig)
         m_rig->printDiagnostics();
     m_rig.reset();
+}
+
+void TestCliErrors::theTokenInTheEnvironmentIsWhoActs()
+{
+    HubProcess &hub = m_rig->hub();
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("user"), QStringLiteral("add"), QStringLiteral("maria")}), 0);
+    const QString token = hub.cliJson({QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"),
+                                       QStringLiteral("maria"), QStringLiteral("--json")})
+                                  .toObject()
+                                  .value(QLatin1String("token"))
+                                  .toString();
+    QVERIFY(!token.isEmpty());
+    // The hub on this machine is found through its cli.json, which holds the
+    // administrator's token; $CLOOP_TOKEN still says who acts.
+    const auto whoamiWith = [&](const QString &value) {
+        QProcessEnvironment environment = childEnvironment(hub.homeDir());
+        environment.insert(QStringLiteral("CLOOP_HUB_DATA"), hub.dataDir());
+        environment.insert(QStringLiteral("CLOOP_TOKEN"), value);
+        return runProgram(binaryPath(QStringLiteral("cloop")), {QStringLiteral("whoami")}, environment);
+    };
+    const CliResult asMaria = whoamiWith(token);
+    CLOOP_COMPARE_EXIT(asMaria, 0);
+    QVERIFY2(asMaria.stdoutText().contains(QLatin1String("maria")), qPrintable(asMaria.describe()));
+    QVERIFY2(!asMaria.stdoutText().contains(QLatin1String("admin")), qPrintable(asMaria.describe()));
+    // A token the hub does not know is refused; it never falls back to the
+    // administrator's.
+    const CliResult bogus = whoamiWith(QStringLiteral("cat_notatokenthehubknows"));
+    CLOOP_COMPARE_EXIT(bogus, 1);
+    QVERIFY2(!bogus.stdoutText().contains(QLatin1String("admin")), qPrintable(bogus.describe()));
 }
 
 void TestCliErrors::badInputClearErrors()
