@@ -13,11 +13,21 @@ QJsonValue textOrNull(const QString &text)
     return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
 }
 
+} // namespace
+
 QJsonValue timeOrNull(const QDateTime &time)
 {
     return time.isValid() ? QJsonValue(toDbTime(time)) : QJsonValue(QJsonValue::Null);
 }
-} // namespace
+
+QString daemonStateName(bool revoked, bool enrolled, bool connected)
+{
+    if (revoked)
+        return QStringLiteral("revoked");
+    if (connected)
+        return QStringLiteral("connected");
+    return enrolled ? QStringLiteral("disconnected") : QStringLiteral("awaiting enrollment");
+}
 
 QJsonObject bindingJson(const BindingRecord &binding, const QDateTime &now)
 {

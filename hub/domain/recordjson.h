@@ -15,4 +15,9 @@ QJsonObject requestJson(const RequestRecord &request, const QDateTime &now);
 QJsonObject projectJson(const ProjectRecord &project);
 QJsonObject userJson(const UserRecord &user);
 
+// A time as the API writes it, or null when there is none.
+QJsonValue timeOrNull(const QDateTime &time);
+// What a forwarder or an executor is doing, as the API names it.
+QString daemonStateName(bool revoked, bool enrolled, bool connected);
+
 } // namespace cloop::hub

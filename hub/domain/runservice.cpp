@@ -5,6 +5,7 @@
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
+#include "hub/domain/recordjson.h"
 #include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
 #include "hub/storage/executorstore.h"
@@ -20,11 +21,6 @@ namespace {
 Error invalid(const QString &message)
 {
     return Error::make(QStringLiteral("invalid_request"), message);
-}
-
-QJsonValue timeOrNull(const QDateTime &time)
-{
-    return time.isValid() ? QJsonValue(toDbTime(time)) : QJsonValue(QJsonValue::Null);
 }
 } // namespace
 
@@ -176,5 +172,4 @@ Result<RunRecord> RunService::cancel(const ApiPrincipal &caller, qint64 runId, c
         Q_EMIT runCancelled(runId, *run->executorId, why);
     return cancelled;
 }
-
 } // namespace cloop::hub

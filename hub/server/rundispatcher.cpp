@@ -128,6 +128,7 @@ void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
     if (const auto *finished = std::get_if<RunFinished>(&message)) {
         if (!belongsHere(finished->runId))
             return;
+        m_dispatchedThisSession[executorId].remove(finished->runId);
         if (Status expected = m_core.runStore().setLogExpected(finished->runId, finished->endOffset); !expected)
             qCWarning(lcHub).noquote() << expected.error().message;
         const bool succeeded = finished->exitCode && *finished->exitCode == 0 && finished->error.isEmpty();
@@ -199,6 +200,7 @@ void RunDispatcher::acceptLogChannel(qint64 executorId, tunnel::Channel *channel
 
 void RunDispatcher::onExecutorDisconnected(qint64 executorId)
 {
+    m_dispatchedThisSession.remove(executorId);
     if (m_graceTimers.contains(executorId))
         return;
     auto *timer = new QTimer(this);

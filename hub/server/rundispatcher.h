@@ -59,8 +59,9 @@ private:
     RunLogStore &m_logs;
     std::chrono::milliseconds m_grace;
     QHash<qint64, QTimer *> m_graceTimers;
-    // Per executor, the runs dispatched on its current session: those may
-    // legitimately be missing from a runs.held that crossed their start.
+    // Per executor, the runs dispatched on its current session and not yet
+    // finished: those may legitimately be missing from a runs.held that
+    // crossed their start. Bounded by the executor's ceiling.
     QHash<qint64, QSet<qint64>> m_dispatchedThisSession;
     QTimer m_startupGrace;
     bool m_dispatching = false;

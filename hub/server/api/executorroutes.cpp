@@ -4,6 +4,7 @@
 #include "common/util/duration.h"
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/eventbus.h"
+#include "hub/domain/recordjson.h"
 #include "hub/server/api/forwarderroutes.h"
 #include "hub/server/daemongateway.h"
 #include "hub/storage/database.h"
@@ -14,23 +15,10 @@
 
 namespace cloop::hub {
 
-namespace {
-QJsonValue timeOrNull(const QDateTime &time)
-{
-    return time.isValid() ? QJsonValue(toDbTime(time)) : QJsonValue(QJsonValue::Null);
-}
-} // namespace
-
 QJsonObject ExecutorRoutes::executorJson(const ExecutorRecord &record) const
 {
     const bool connected = m_gateway.isConnected(record.id);
-    QString state = QStringLiteral("awaiting enrollment");
-    if (record.isRevoked())
-        state = QStringLiteral("revoked");
-    else if (connected)
-        state = QStringLiteral("connected");
-    else if (record.enrolledAt.isValid())
-        state = QStringLiteral("disconnected");
+    const QString state = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
     return QJsonObject{
         {QStringLiteral("id"), record.id},
         {QStringLiteral("name"), record.name},
@@ -170,5 +158,4 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
         return ApiResponse::ok(executorJson(*revoked));
     });
 }
-
 } // namespace cloop::hub

@@ -2,19 +2,13 @@
 
 #include "common/identity/enrollmentbundle.h"
 #include "hub/domain/forwarderservice.h"
+#include "hub/domain/recordjson.h"
 #include "hub/server/daemongateway.h"
 #include "hub/storage/database.h"
 
 #include <QJsonArray>
 
 namespace cloop::hub {
-
-namespace {
-QJsonValue timeOrNull(const QDateTime &time)
-{
-    return time.isValid() ? QJsonValue(toDbTime(time)) : QJsonValue(QJsonValue::Null);
-}
-} // namespace
 
 ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const HubIdentity &identity)
     : m_service(service), m_gateway(gateway), m_identity(identity)
@@ -24,13 +18,7 @@ ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway 
 QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
 {
     const bool connected = m_gateway.isConnected(record.id);
-    QString state = QStringLiteral("awaiting enrollment");
-    if (record.isRevoked())
-        state = QStringLiteral("revoked");
-    else if (connected)
-        state = QStringLiteral("connected");
-    else if (record.enrolledAt.isValid())
-        state = QStringLiteral("disconnected");
+    const QString state = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
     return QJsonObject{
         {QStringLiteral("id"), record.id},
         {QStringLiteral("name"), record.name},
@@ -93,5 +81,4 @@ void ForwarderRoutes::registerIn(ApiRouter &router)
         return ApiResponse::ok(forwarderJson(*revoked));
     });
 }
-
 } // namespace cloop::hub
