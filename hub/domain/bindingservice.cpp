@@ -62,8 +62,6 @@ void BindingService::publishRequest(const QString &event, const RequestRecord &r
 Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 forwarderId, const QString &projectPath,
                                            const QJsonObject &termsJson)
 {
-    if (Status valid = ProjectStore::validateProjectPath(projectPath); !valid)
-        return valid.error();
     auto project = m_stores.projects.findProject(projectPath);
     if (!project)
         return project.error();
@@ -163,8 +161,6 @@ Result<QList<BindingRecord>> BindingService::bindings(const ApiPrincipal &caller
 Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64 forwarderId, const QString &projectPath,
                                               const QJsonObject &termsJson, const QString &reason)
 {
-    if (Status valid = ProjectStore::validateProjectPath(projectPath); !valid)
-        return valid.error();
     auto project = m_stores.projects.findProject(projectPath);
     if (!project)
         return project.error();

@@ -64,8 +64,6 @@ QJsonObject RunService::runJson(const RunRecord &run)
 Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObject &body)
 {
     const QString path = body.value(QLatin1String("project")).toString();
-    if (Status valid = ProjectStore::validateProjectPath(path); !valid)
-        return valid.error();
     auto project = m_projects.findProject(path);
     if (!project)
         return project.error();

@@ -149,6 +149,9 @@ Result<QList<ProjectMember>> ProjectStore::membersOf(qint64 projectId)
 
 Result<ProjectRecord> ProjectStore::findProject(const QString &path)
 {
+    // A malformed path is told apart from an unknown project.
+    if (Status valid = validateProjectPath(path); !valid)
+        return valid.error();
     auto q = m_db.query(QStringLiteral("SELECT id FROM projects WHERE path = ?"), {path});
     if (!q)
         return q.error();

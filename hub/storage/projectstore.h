@@ -59,6 +59,7 @@ public:
     Result<QList<UserRecord>> users();
 
     Result<ProjectRecord> addProject(const QString &path, const QString &actor);
+    // Checks the path first (validateProjectPath), then looks it up.
     Result<ProjectRecord> findProject(const QString &path);
     Result<ProjectRecord> findProject(qint64 id);
     Result<QList<ProjectRecord>> projects();
