@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "hub/executor/ownexecutor.h"
 #include "hub/server/daemongateway.h"
 
 #include <QHostAddress>
@@ -10,6 +11,7 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 
 namespace cloop::hub {
 
@@ -35,6 +37,8 @@ struct HubOptions
     // How long an executor may stay away before its runs are lost.
     std::chrono::milliseconds runGrace{45'000};
     DaemonGateway::Options gateway;
+    // Set: the hub runs projects' runs itself too, as executor "hub".
+    std::optional<OwnExecutor::Options> ownExecutor;
 };
 
 // `cloop hub serve`: the data folder, the database and the services over
@@ -62,7 +66,10 @@ public:
 
 private:
     Hub();
+    // How programs on this machine reach the hub (loopback where it listens there).
+    QUrl localUrl(const HubOptions &options) const;
     Status writeLocalAccess(const HubOptions &options);
+    void startOwnExecutor(const HubOptions &options);
     void connectEvents();
     void sweep();
 
@@ -74,6 +81,7 @@ private:
     std::unique_ptr<EventStream> m_eventStream;
     std::unique_ptr<AdminApi> m_api;
     std::unique_ptr<HubHttpServer> m_server;
+    std::unique_ptr<OwnExecutor> m_ownExecutor;
     QTimer m_sweepTimer;
     quint16 m_port = 0;
     QUrl m_publicUrl;

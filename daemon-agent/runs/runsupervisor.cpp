@@ -32,6 +32,11 @@ RunSupervisor::~RunSupervisor()
         active.sandbox->disconnect(this);
 }
 
+QString RunSupervisor::sandboxIdFor(qint64 runId) const
+{
+    return QStringLiteral("%1-%2").arg(m_workRoot.sandboxTag()).arg(runId);
+}
+
 QString RunSupervisor::stateFilePath() const
 {
     return m_workRoot.rootPath() + QLatin1String("/agent-runs.json");
@@ -62,7 +67,7 @@ void RunSupervisor::recoverLeftovers()
         const qint64 runId = value.toInteger();
         if (runId <= 0)
             continue;
-        const QString name = PodmanSandbox::containerNameFor(QString::number(runId));
+        const QString name = PodmanSandbox::containerNameFor(sandboxIdFor(runId));
         QProcess removal;
         removal.start(QStringLiteral("podman"), {QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("--time"),
                                                  QStringLiteral("0"), name});
@@ -101,7 +106,7 @@ void RunSupervisor::start(const RunStart &run)
         return refuse(run.runId, workdir.error().message);
 
     RunSpec spec;
-    spec.runId = QString::number(run.runId);
+    spec.runId = sandboxIdFor(run.runId);
     if (!run.image.isEmpty())
         spec.image = run.image;
     if (!run.runtime.isEmpty())

@@ -81,6 +81,9 @@ private:
     // knows what is its own to clean up.
     void recordActiveRuns() const;
     QString stateFilePath() const;
+    // What the run's sandbox is known by on this machine: the hub's run id
+    // is unique only among that hub's runs.
+    QString sandboxIdFor(qint64 runId) const;
 
     WorkRoot m_workRoot;
     protocol::AgentCapabilities::Mode m_mode;

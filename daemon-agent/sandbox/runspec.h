@@ -36,7 +36,9 @@ struct RunSpec
     // defaults (nofile 1048576) make every container fail at setrlimit.
     static QList<Ulimit> defaultUlimits();
 
-    QString runId; // the container is named cloop-run-<runId>
+    // Unique on this machine (RunSupervisor adds its work root's tag to the
+    // hub's run id); the container is named cloop-run-<runId>.
+    QString runId;
     QString image = defaultImage();
     QStringList argv; // argv[0] is looked up in the image's PATH
     QMap<QString, QString> env; // names match [A-Z_][A-Z0-9_]*; values without line breaks

@@ -11,8 +11,10 @@
 #include <utility>
 #include <vector>
 
+#include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 
 #include <fcntl.h>
 #include <pwd.h>
@@ -155,6 +157,12 @@ QString WorkRoot::defaultRunUser()
 WorkRoot::WorkRoot(QString rootPath, QString runUser)
     : m_rootPath(std::move(rootPath)), m_runUser(std::move(runUser))
 {
+}
+
+QString WorkRoot::sandboxTag() const
+{
+    const QByteArray path = QFile::encodeName(QDir::cleanPath(QFileInfo(m_rootPath).absoluteFilePath()));
+    return QString::fromLatin1(QCryptographicHash::hash(path, QCryptographicHash::Sha256).toHex().left(8));
 }
 
 Status WorkRoot::ensureRoot() const

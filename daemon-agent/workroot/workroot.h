@@ -27,6 +27,10 @@ public:
 
     const QString &rootPath() const { return m_rootPath; }
     const QString &runUser() const { return m_runUser; }
+    // Eight hex digits naming this root on this machine. Sandbox names
+    // carry it, so agents sharing a machine (of one hub or of several, whose
+    // run ids overlap) never take or remove each other's containers.
+    QString sandboxTag() const;
 
     // Creates the root (and missing parents) 0700 and narrows an existing
     // root that is wider; refuses a root owned by another user, because

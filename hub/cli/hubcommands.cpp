@@ -2,6 +2,7 @@
 
 #include "common/logging.h"
 #include "common/net/hubtls.h"
+#include "common/protocol/agentcapabilities.h"
 #include "common/util/duration.h"
 #include "common/util/unixsignalwatcher.h"
 #include "hub/cli/command.h"
@@ -116,7 +117,13 @@ int serve(const QStringList &arguments)
     const QCommandLineOption lostAfter(QStringLiteral("lost-after"),
                                        QStringLiteral("How long an executor may stay away before its runs are lost (default 45s)."),
                                        QStringLiteral("DURATION"), QStringLiteral("45s"));
-    command.addOptions({kDataOption, listen, cert, key, publicUrl, requestTtl, lostAfter});
+    const QCommandLineOption ownExecutor(QStringLiteral("executor"),
+                                         QStringLiteral("Also run projects' runs here, in sandboxes, as executor \"hub\"."));
+    const QCommandLineOption ownExecutorMax(QStringLiteral("executor-max-concurrent"),
+                                            QStringLiteral("How many runs the hub's executor takes at once (default 0: the "
+                                                           "number of CPUs)."),
+                                            QStringLiteral("N"), QStringLiteral("0"));
+    command.addOptions({kDataOption, listen, cert, key, publicUrl, requestTtl, lostAfter, ownExecutor, ownExecutorMax});
     if (auto done = command.parse(arguments))
         return *done;
     const QString &name = command.name();
@@ -145,6 +152,19 @@ int serve(const QStringList &arguments)
         options.publicUrl = QUrl(command.value(publicUrl), QUrl::StrictMode);
         if (auto check = net::checkHubUrl(options.publicUrl, false); !check)
             return fail(name, check.error().message, kExitUsage);
+    }
+    if (command.isSet(ownExecutorMax) && !command.isSet(ownExecutor))
+        return fail(name, QStringLiteral("--executor-max-concurrent needs --executor"), kExitUsage);
+    if (command.isSet(ownExecutor)) {
+        bool numeric = false;
+        hub::OwnExecutor::Options executor;
+        executor.maxConcurrent = command.value(ownExecutorMax).toInt(&numeric);
+        if (!numeric || executor.maxConcurrent < 0
+            || executor.maxConcurrent > protocol::AgentCapabilities::kMaxConcurrentCeiling)
+            return fail(name, QStringLiteral("--executor-max-concurrent must be a number from 0 to %1")
+                                      .arg(protocol::AgentCapabilities::kMaxConcurrentCeiling),
+                        kExitUsage);
+        options.ownExecutor = executor;
     }
 
     // Nothing the hub writes (database, tokens, keys) is for other users.

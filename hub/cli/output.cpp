@@ -101,6 +101,17 @@ QString formatTable(const QStringList &header, const QList<QStringList> &rows)
     return lines.join(QLatin1Char('\n'));
 }
 
+QString formatFields(const QList<std::pair<QString, QString>> &fields)
+{
+    qsizetype width = 0;
+    for (const auto &[label, value] : fields)
+        width = std::max(width, label.size() + 1);
+    QStringList lines;
+    for (const auto &[label, value] : fields)
+        lines.append((label + QLatin1Char(':')).leftJustified(width + 2) + value);
+    return lines.join(QLatin1Char('\n'));
+}
+
 QString formatLastSeen(const QJsonObject &daemon)
 {
     if (daemon.value(QLatin1String("connected")).toBool())

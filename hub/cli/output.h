@@ -37,5 +37,7 @@ QString formatLastSeen(const QJsonObject &daemon);
 
 // A plain text table with a header row, columns padded to their widest cell.
 QString formatTable(const QStringList &header, const QList<QStringList> &rows);
+// One record as "label:  value" lines, the values aligned.
+QString formatFields(const QList<std::pair<QString, QString>> &fields);
 
 } // namespace cloop::cli

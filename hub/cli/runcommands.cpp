@@ -73,8 +73,8 @@ int create(const QStringList &arguments)
                                    "with its exit code."));
     const QCommandLineOption project(QStringLiteral("project"), QStringLiteral("The project (its directory on the hub)."),
                                      QStringLiteral("DIR"));
-    const QCommandLineOption executor(QStringLiteral("executor"), QStringLiteral("Run on this executor (see cloop executor list)."),
-                                      QStringLiteral("ID"));
+    const QCommandLineOption executor(QStringLiteral("executor"), QStringLiteral("Run on this executor, by id or name (see cloop executor list)."),
+                                      QStringLiteral("ID|NAME"));
     const QCommandLineOption image(QStringLiteral("image"), QStringLiteral("The container image (default: the agent's busybox)."),
                                    QStringLiteral("REF"));
     const QCommandLineOption virtualExecutor(QStringLiteral("virtual-executor"),
@@ -88,7 +88,7 @@ int create(const QStringList &arguments)
                           QStringLiteral("-- CMD [ARGS…]"));
     if (auto done = command.parse(arguments))
         return *done;
-    const QString syntax = QStringLiteral("cloop run --project DIR [--executor ID | --virtual-executor NAME] [--image REF] "
+    const QString syntax = QStringLiteral("cloop run --project DIR [--executor ID|NAME | --virtual-executor NAME] [--image REF] "
                                           "-- CMD [ARGS…]");
     auto projectPath = command.required(project, syntax);
     if (!projectPath)
@@ -98,10 +98,18 @@ int create(const QStringList &arguments)
         return command.usageError(QStringLiteral("give the command after --: %1").arg(syntax));
     QJsonObject body{{QStringLiteral("project"), *projectPath}, {QStringLiteral("argv"), QJsonArray::fromStringList(argv)}};
     if (command.isSet(executor)) {
-        auto id = parseId(command.value(executor), QStringLiteral("executor id"));
-        if (!id)
-            return command.usageError(id.error().message);
-        body.insert(QStringLiteral("executor_id"), *id);
+        // An id, or a name such as "hub" (the hub's own executor).
+        const QString given = command.value(executor);
+        bool numeric = false;
+        given.toLongLong(&numeric);
+        if (numeric) {
+            auto id = parseId(given, QStringLiteral("executor id"));
+            if (!id)
+                return command.usageError(id.error().message);
+            body.insert(QStringLiteral("executor_id"), *id);
+        } else {
+            body.insert(QStringLiteral("executor"), given);
+        }
     }
     if (command.isSet(virtualExecutor)) {
         if (command.isSet(executor))
@@ -193,6 +201,52 @@ int list(const QStringList &arguments)
     return kExitOk;
 }
 
+int show(const QStringList &arguments)
+{
+    Command command(QStringLiteral("run show"), QStringLiteral("Show one run: where it ran, its state, exit code or error."));
+    command.addPositional(QStringLiteral("ID"), QStringLiteral("The run's id."));
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    auto given = command.positionals(1, QStringLiteral("cloop run show ID [--json]"));
+    if (!given)
+        return command.usageError(given.error().message);
+    auto id = parseId(given->first(), QStringLiteral("run id"));
+    if (!id)
+        return command.usageError(id.error().message);
+    auto run = command.get(QStringLiteral("/api/runs/%1").arg(*id));
+    if (!run)
+        return command.failed(run.error());
+    if (command.printedJson(*run))
+        return kExitOk;
+    const auto text = [&run](const char *key) {
+        const QJsonValue value = run->value(QLatin1String(key));
+        if (value.isNull() || value.isUndefined())
+            return QStringLiteral("-");
+        return value.isDouble() ? QString::number(value.toInteger()) : value.toVariant().toString();
+    };
+    const auto time = [&run](const char *key) { return formatTime(run->value(QLatin1String(key))); };
+    QStringList argv;
+    for (const QJsonValue &arg : run->value(QLatin1String("argv")).toArray())
+        argv.append(arg.toString());
+    printLine(formatFields({
+            {QStringLiteral("run"), QString::number(*id)},
+            {QStringLiteral("project"), text("project")},
+            {QStringLiteral("command"), argv.join(QLatin1Char(' '))},
+            {QStringLiteral("requested by"), text("requested_by")},
+            {QStringLiteral("executor"), text("executor_id")},
+            {QStringLiteral("virtual executor"), text("virtual_executor")},
+            {QStringLiteral("image"), text("image")},
+            {QStringLiteral("state"), text("state")},
+            {QStringLiteral("exit code"), text("exit_code")},
+            {QStringLiteral("error"), text("error")},
+            {QStringLiteral("queued"), time("created_at")},
+            {QStringLiteral("started"), time("started_at")},
+            {QStringLiteral("finished"), time("finished_at")},
+    }));
+    return kExitOk;
+}
+
 int cancel(const QStringList &arguments)
 {
     Command command(QStringLiteral("run cancel"), QStringLiteral("Cancel a run: queued, it leaves the queue; running, it is stopped."));
@@ -214,7 +268,7 @@ int cancel(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[] = {{"list", list}, {"logs", logs}, {"cancel", cancel}};
+constexpr Subcommand kSubcommands[] = {{"list", list}, {"show", show}, {"logs", logs}, {"cancel", cancel}};
 
 } // namespace
 

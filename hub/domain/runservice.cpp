@@ -92,14 +92,22 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
         auto virtualExecutor = m_virtualExecutors.find(run.virtualExecutor);
         if (!virtualExecutor)
             return virtualExecutor.error();
-        if (body.contains(QLatin1String("executor_id")))
-            return invalid(QStringLiteral("give \"executor_id\" or \"virtual_executor\", not both"));
+        if (body.contains(QLatin1String("executor_id")) || body.contains(QLatin1String("executor")))
+            return invalid(QStringLiteral("give \"executor_id\", \"executor\" or \"virtual_executor\", not more than one"));
         run.executorId = virtualExecutor->executorId;
         run.runtime = virtualExecutor->runtime;
     }
     run.hostProcess = body.value(QLatin1String("host_process")).toBool(false);
-    if (const QJsonValue executor = body.value(QLatin1String("executor_id")); !executor.isUndefined() && !executor.isNull()) {
-        auto record = m_executors.find(executor.toInteger());
+    const QJsonValue executorId = body.value(QLatin1String("executor_id"));
+    const QJsonValue executorName = body.value(QLatin1String("executor"));
+    const bool byId = !executorId.isUndefined() && !executorId.isNull();
+    const bool byName = !executorName.isUndefined() && !executorName.isNull();
+    if (byId && byName)
+        return invalid(QStringLiteral("give \"executor_id\" or \"executor\" (a name), not both"));
+    if (byName && !executorName.isString())
+        return invalid(QStringLiteral("\"executor\" must be an executor's name"));
+    if (byId || byName) {
+        auto record = byId ? m_executors.find(executorId.toInteger()) : m_executors.findActive(executorName.toString());
         if (!record)
             return record.error();
         if (record->isRevoked())

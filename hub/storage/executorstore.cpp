@@ -114,6 +114,17 @@ Result<ExecutorRecord> ExecutorStore::find(qint64 id)
     return readExecutor(*q);
 }
 
+Result<ExecutorRecord> ExecutorStore::findActive(const QString &name)
+{
+    auto q = m_db.query(kColumns + QStringLiteral(" WHERE name = ? AND revoked_at IS NULL"), {name});
+    if (!q)
+        return q.error();
+    if (!q->next())
+        return Error::make(QStringLiteral("not_found"),
+                           QStringLiteral("no executor named \"%1\" (see cloop executor list)").arg(name.left(80)));
+    return readExecutor(*q);
+}
+
 Result<QList<ExecutorRecord>> ExecutorStore::list(bool includeRevoked)
 {
     auto q = m_db.query(kColumns + (includeRevoked ? QString() : QStringLiteral(" WHERE revoked_at IS NULL"))

@@ -50,6 +50,8 @@ public:
     Result<std::pair<ExecutorRecord, QString>> redeem(const QString &token);
     Result<ExecutorRecord> authenticate(const QString &credential);
     Result<ExecutorRecord> find(qint64 id);
+    // The executor of that name that is not revoked (names are unique among those).
+    Result<ExecutorRecord> findActive(const QString &name);
     Result<QList<ExecutorRecord>> list(bool includeRevoked = true);
     Result<ExecutorRecord> revoke(qint64 id, const QString &actor, const QString &reason);
     // The agent's self-description, stored at every hello.

@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -108,6 +109,7 @@ private Q_SLOTS:
     void fileInTheWayRefused();
     void rootOwnedByRunUser();
     void missingRunUserNamed();
+    void sandboxTagNamesTheRoot();
 
 private:
     // The root as the kernel names it (the temp folder may sit behind a
@@ -352,6 +354,16 @@ void TestWorkRoot::missingRunUserNamed()
     // Refused before anything was made.
     QVERIFY(!QFileInfo::exists(m_root + QStringLiteral("/p")));
     QVERIFY(!root.workloadUser().ok());
+}
+
+void TestWorkRoot::sandboxTagNamesTheRoot()
+{
+    const QString tag = WorkRoot(m_root).sandboxTag();
+    QVERIFY2(QRegularExpression(QStringLiteral("^[0-9a-f]{8}$")).match(tag).hasMatch(), qPrintable(tag));
+    // One root, however it is spelled, is one tag; another root is another.
+    QCOMPARE(WorkRoot(m_root + QLatin1String("/")).sandboxTag(), tag);
+    QCOMPARE(WorkRoot(m_root + QLatin1String("/runs/..")).sandboxTag(), tag);
+    QVERIFY(WorkRoot(m_outside).sandboxTag() != tag);
 }
 
 QTEST_GUILESS_MAIN(TestWorkRoot)

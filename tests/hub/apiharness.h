@@ -289,7 +289,6 @@ public:
         return q->value(0).isNull() ? QStringLiteral("NULL") : q->value(0).toString();
     }
 
-private:
     // Each row's first `columns` columns joined with '|'.
     QStringList rows(int columns, const QString &sql)
     {
@@ -308,6 +307,7 @@ private:
         return out;
     }
 
+private:
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<HubCore> m_core;
     std::unique_ptr<HubGateways> m_gateways;

@@ -2,6 +2,7 @@
 // with real podman sandboxes. Skipped, saying why, where podman or
 // busybox-static is missing or the test is not root (rootful podman).
 
+#include "daemon-agent/workroot/workroot.h"
 #include "support/testrig.h"
 
 #include <QJsonArray>
@@ -50,12 +51,8 @@ private:
 
 void TestRuns::initTestCase()
 {
-    if (::geteuid() != 0)
-        QSKIP("runs use rootful podman: run as root");
-    if (QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
-        QSKIP("podman is not installed (scripts/install-deps installs it)");
-    if (!QFile::exists(QStringLiteral("/bin/busybox")))
-        QSKIP("busybox-static is not installed (scripts/install-deps installs it)");
+    if (const QString why = sandboxesUnavailable(); !why.isEmpty())
+        QSKIP(qPrintable(why));
 }
 
 void TestRuns::init()
@@ -252,7 +249,8 @@ void TestRuns::aVanishedAgentsRunIsLost()
     QVERIFY2(lost.value(QLatin1String("error")).toString().contains(QLatin1String("executor")),
              qPrintable(QString::fromUtf8(QJsonDocument(lost).toJson())));
     // Its sandbox outlived it; the agent's next process removes it, and only it.
-    const QString container = QStringLiteral("cloop-run-%1").arg(id);
+    const QString workRoot = m_agent->home() + QLatin1String("/.cloop/work");
+    const QString container = QStringLiteral("cloop-run-%1-%2").arg(cloop::agent::WorkRoot(workRoot).sandboxTag()).arg(id);
     const auto containerExists = [&] {
         return QProcess::execute(QStringLiteral("podman"), {QStringLiteral("container"), QStringLiteral("exists"), container}) == 0;
     };

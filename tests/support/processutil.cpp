@@ -4,12 +4,15 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFile>
 #include <QFileInfo>
+#include <QStandardPaths>
 #include <QTimer>
 
 #include <algorithm>
 #include <csignal>
 #include <sys/types.h>
+#include <unistd.h>
 
 namespace cloop::testing {
 
@@ -125,6 +128,17 @@ CliResult runProgram(const QString &program, const QStringList &arguments,
     if (!result.timedOut && !result.crashed)
         result.exitCode = process.exitCode();
     return result;
+}
+
+QString sandboxesUnavailable()
+{
+    if (::geteuid() != 0)
+        return QStringLiteral("runs use rootful podman: run as root");
+    if (QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
+        return QStringLiteral("podman is not installed (scripts/install-deps installs it)");
+    if (!QFile::exists(QStringLiteral("/bin/busybox")))
+        return QStringLiteral("busybox-static is not installed (scripts/install-deps installs it)");
+    return {};
 }
 
 } // namespace cloop::testing

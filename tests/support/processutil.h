@@ -38,6 +38,10 @@ bool waitUntil(const std::function<bool()> &condition, int timeoutMs = kLongWait
 // while that process is still ours (not yet reaped). Returns whether sent.
 bool signalProcess(const QProcess &process, int signalNumber);
 
+// Why real podman sandboxes cannot run here, or empty when they can: they
+// need root (rootful podman), podman and busybox-static (the default image).
+QString sandboxesUnavailable();
+
 // What one finished command left behind.
 struct CliResult
 {

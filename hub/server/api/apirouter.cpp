@@ -16,6 +16,7 @@ int statusFor(const QString &code)
         {QStringLiteral("not_found"), 404},
         {QStringLiteral("method_not_allowed"), 405},
         {QStringLiteral("name_taken"), 409},
+        {QStringLiteral("name_reserved"), 409},
         {QStringLiteral("already_revoked"), 409},
         {QStringLiteral("already_bound"), 409},
         {QStringLiteral("already_decided"), 409},

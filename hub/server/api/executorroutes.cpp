@@ -1,6 +1,7 @@
 #include "hub/server/api/executorroutes.h"
 
 #include "common/identity/enrollmentbundle.h"
+#include "hub/executor/ownexecutor.h"
 #include "common/util/duration.h"
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/eventbus.h"
@@ -111,6 +112,11 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
         auto name = call.text(QLatin1StringView("name"), true);
         if (!name)
             return ApiResponse::fromError(name.error());
+        if (*name == OwnExecutor::kName)
+            return ApiResponse::fromError(Error::make(QStringLiteral("name_reserved"),
+                                                      QStringLiteral("\"%1\" names the hub's own executor (cloop hub "
+                                                                     "serve --executor); choose another name")
+                                                              .arg(*name)));
         std::chrono::seconds ttl{24 * 3600};
         if (const QJsonValue ttlValue = call.body.value(QLatin1String("token_ttl")); !ttlValue.isUndefined()) {
             auto parsed = util::parseDuration(ttlValue.toString());
