@@ -8,6 +8,7 @@ Q_LOGGING_CATEGORY(lcHubDb, "cloop.hub.db", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcHubApi, "cloop.hub.api", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcHubGateway, "cloop.hub.gateway", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcForward, "cloop.forward", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcDevice, "cloop.device", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcCli, "cloop.cli", QtWarningMsg)
 
 namespace cloop::logging {

@@ -1,6 +1,9 @@
 #include "daemon-forward/forwarderdaemon.h"
 
 #include "common/logging.h"
+#include "common/tunnel/channelmultiplexer.h"
+#include "common/tunnel/tunnelclient.h"
+#include "daemon-forward/segment/segmenttest.h"
 
 namespace cloop::forward {
 
@@ -24,11 +27,32 @@ ForwarderDaemon::ForwarderDaemon(const daemon::ConnectionOptions &connection, QO
 
 void ForwarderDaemon::start()
 {
-    connect(&m_connector, &daemon::DaemonConnector::ready, this, [](const protocol::Welcome &welcome) {
+    connect(&m_connector, &daemon::DaemonConnector::ready, this, [this](const protocol::Welcome &welcome) {
         qCInfo(lcForward).noquote() << "connected to the hub as forwarder" << welcome.id << welcome.name << "carrying"
                                     << (welcome.device ? welcome.device->describe() : QStringLiteral("nothing"));
+        m_device = welcome.device;
+        tunnel::TunnelConnection *connection = m_connector.client()->connection();
+        connect(connection->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
+                &ForwarderDaemon::onChannelRequested);
     });
     m_connector.start();
+}
+
+void ForwarderDaemon::onChannelRequested(tunnel::Channel *channel)
+{
+    const QString kind = channel->metadata().value(QLatin1String("kind")).toString();
+    if (kind != QLatin1String("device-test")) {
+        channel->refuse(QStringLiteral("this forwarder does not open \"%1\" channels").arg(kind.left(40)));
+        return;
+    }
+    if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Segment) {
+        channel->refuse(QStringLiteral("this forwarder carries a USB device; testing it is not available in this "
+                                       "version"));
+        return;
+    }
+    channel->accept();
+    qCInfo(lcForward).noquote() << "testing" << m_device->interfaceName << "for the hub";
+    (new SegmentTest(m_device->interfaceName, channel, SegmentTest::Options{}, this))->start();
 }
 
 } // namespace cloop::forward

@@ -1,9 +1,16 @@
 #pragma once
 
 #include "common/daemon/daemonconnector.h"
+#include "common/protocol/devicespec.h"
 #include "common/result.h"
 
+#include <optional>
+
 #include <QObject>
+
+namespace cloop::tunnel {
+class Channel;
+}
 
 namespace cloop::forward {
 
@@ -25,7 +32,11 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
+    // The hub opens channels to the device: a test, and (later) a stream.
+    void onChannelRequested(tunnel::Channel *channel);
+
     daemon::DaemonConnector m_connector;
+    std::optional<protocol::DeviceSpec> m_device; // as the hub's welcome names it
 };
 
 } // namespace cloop::forward

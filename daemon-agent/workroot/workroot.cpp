@@ -1,5 +1,6 @@
 #include "daemon-agent/workroot/workroot.h"
 
+#include "common/util/fd.h"
 #include "daemon-agent/agentlogging.h"
 
 #include <algorithm>
@@ -28,37 +29,7 @@ namespace {
 // A symlink chain longer than this is refused, like the kernel's ELOOP.
 constexpr int kMaxSymlinks = 40;
 
-// Owns one file descriptor; the walk below holds one per directory level.
-class Fd final
-{
-public:
-    Fd() = default;
-    explicit Fd(int fd) : m_fd(fd) { }
-    Fd(Fd &&other) noexcept : m_fd(std::exchange(other.m_fd, -1)) { }
-    Fd &operator=(Fd &&other) noexcept
-    {
-        if (this != &other) {
-            reset();
-            m_fd = std::exchange(other.m_fd, -1);
-        }
-        return *this;
-    }
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    ~Fd() { reset(); }
-
-    int get() const { return m_fd; }
-    bool valid() const { return m_fd >= 0; }
-    void reset()
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        m_fd = -1;
-    }
-
-private:
-    int m_fd = -1;
-};
+using util::Fd;
 
 struct RunUserIds
 {

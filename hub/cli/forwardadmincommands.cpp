@@ -102,7 +102,74 @@ int revoke(const QStringList &arguments)
     return revokeDaemon(arguments, kForwarderNoun);
 }
 
-constexpr Subcommand kSubcommands[] = {{"enroll", enroll}, {"list", list}, {"revoke", revoke}};
+int test(const QStringList &arguments)
+{
+    Command command(QStringLiteral("forward test"),
+                    QStringLiteral("Read what a forwarder's device shows (a segment's link, counters and a few frames) "
+                                   "without lending it to anything."));
+    command.addPositional(QStringLiteral("ID"), QStringLiteral("The forwarder's id."));
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    auto given = command.positionals(1, QStringLiteral("cloop forward test ID [--json]"));
+    if (!given)
+        return command.usageError(given.error().message);
+    auto id = parseId(given->first(), QStringLiteral("forwarder id"));
+    if (!id)
+        return command.usageError(id.error().message);
+    auto answer = command.post(QStringLiteral("/api/forwarders/%1/test").arg(*id), {});
+    if (!answer)
+        return command.failed(answer.error());
+    const QJsonObject report = answer->value(QLatin1String("report")).toObject();
+    const bool ok = report.value(QLatin1String("ok")).toBool();
+    if (command.printedJson(*answer))
+        return ok ? kExitOk : kExitFailed;
+    const QJsonObject forwarder = answer->value(QLatin1String("forwarder")).toObject();
+    printLine(QStringLiteral("Forwarder %1 \"%2\" (%3)")
+                      .arg(forwarder.value(QLatin1String("id")).toInteger())
+                      .arg(field(forwarder, "name"), field(forwarder, "device_description")));
+    if (!ok) {
+        printLine(QStringLiteral("  problem: %1").arg(field(report, "problem")));
+        return kExitFailed;
+    }
+    const QJsonObject link = report.value(QLatin1String("link")).toObject();
+    const QJsonObject counters = report.value(QLatin1String("counters")).toObject();
+    const auto count = [&counters](const char *key) { return counters.value(QLatin1String(key)).toInteger(); };
+    printLine(formatFields({
+            {QStringLiteral("  link"),
+             QStringLiteral("%1, %2, MTU %3, MAC %4")
+                     .arg(link.value(QLatin1String("up")).toBool() ? QStringLiteral("up") : QStringLiteral("down"),
+                          link.value(QLatin1String("carrier")).toBool() ? QStringLiteral("carrier")
+                                                                          : QStringLiteral("no carrier"))
+                     .arg(link.value(QLatin1String("mtu")).toInt())
+                     .arg(field(link, "mac"))},
+            {QStringLiteral("  received"), QStringLiteral("%1 frames, %2 bytes, %3 dropped")
+                                                   .arg(count("rx_packets"))
+                                                   .arg(count("rx_bytes"))
+                                                   .arg(count("rx_dropped"))},
+            {QStringLiteral("  sent"), QStringLiteral("%1 frames, %2 bytes, %3 dropped")
+                                               .arg(count("tx_packets"))
+                                               .arg(count("tx_bytes"))
+                                               .arg(count("tx_dropped"))},
+            {QStringLiteral("  seen"), QStringLiteral("%1 frames in %2 s")
+                                               .arg(report.value(QLatin1String("frames_seen")).toInt())
+                                               .arg(report.value(QLatin1String("listened_ms")).toInt() / 1000.0)},
+    }));
+    for (const QJsonValue &value : report.value(QLatin1String("frames")).toArray()) {
+        const QJsonObject frame = value.toObject();
+        const QString vlan = frame.contains(QLatin1String("vlan"))
+                ? QStringLiteral(" VLAN %1").arg(frame.value(QLatin1String("vlan")).toInt())
+                : QString();
+        const QString summary = frame.contains(QLatin1String("summary")) ? field(frame, "summary")
+                                                                          : QStringLiteral("ethertype %1").arg(field(frame, "ethertype"));
+        printLine(QStringLiteral("    %1 → %2%3  %4 (%5 bytes)")
+                          .arg(field(frame, "source"), field(frame, "destination"), vlan, summary)
+                          .arg(frame.value(QLatin1String("length")).toInt()));
+    }
+    return kExitOk;
+}
+
+constexpr Subcommand kSubcommands[] = {{"enroll", enroll}, {"list", list}, {"revoke", revoke}, {"test", test}};
 
 } // namespace
 

@@ -98,4 +98,12 @@ Result<ForwarderRecord> ForwarderService::find(const ApiPrincipal &caller, qint6
     return m_forwarders.find(forwarderId);
 }
 
+Result<ForwarderRecord> ForwarderService::findForTest(const ApiPrincipal &caller, qint64 forwarderId)
+{
+    if (Status allowed = m_policy.requireHubAdmin(caller, QStringLiteral("testing a forwarder's device (executor.manage)"));
+        !allowed)
+        return allowed.error();
+    return m_forwarders.find(forwarderId);
+}
+
 } // namespace cloop::hub

@@ -28,6 +28,8 @@ public:
     Result<ForwarderRecord> revoke(const ApiPrincipal &caller, qint64 forwarderId, const QString &reason);
     Result<QList<ForwarderRecord>> list(const ApiPrincipal &caller);
     Result<ForwarderRecord> find(const ApiPrincipal &caller, qint64 forwarderId);
+    // Testing opens the device (promiscuous on a segment): hub administrators only.
+    Result<ForwarderRecord> findForTest(const ApiPrincipal &caller, qint64 forwarderId);
 
 private:
     Database &m_db;

@@ -10,10 +10,11 @@
 
 namespace cloop::hub {
 
-AdminApi::AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs)
+AdminApi::AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs)
     : m_core(core),
       m_identity(std::move(identity)),
-      m_forwarderRoutes(core.forwarders(), gateways.forwarders(), m_identity),
+      m_deviceTester(gateways.forwarders()),
+      m_forwarderRoutes(core.forwarders(), gateways.forwarders(), m_identity, m_deviceTester),
       m_executorRoutes(core.executorStore(), core.virtualExecutors(), gateways.executors(), core.policy(), core.events(),
                        m_identity),
       m_bindingRoutes(core.bindings(), core.clock()),

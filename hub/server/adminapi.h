@@ -6,6 +6,7 @@
 #include "hub/server/api/forwarderroutes.h"
 #include "hub/server/api/peopleroutes.h"
 #include "hub/server/api/runroutes.h"
+#include "hub/server/devicetester.h"
 
 namespace cloop::hub {
 
@@ -21,7 +22,7 @@ class AdminApi
 {
 public:
     // Without a log store (tests without a data folder), run logs are not served.
-    AdminApi(HubCore &core, const HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs = nullptr);
+    AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs = nullptr);
 
     ApiResponse handle(const ApiRequest &request);
     void setIdentity(HubIdentity identity) { m_identity = std::move(identity); }
@@ -31,6 +32,7 @@ public:
 private:
     HubCore &m_core;
     HubIdentity m_identity;
+    DeviceTester m_deviceTester;
     ForwarderRoutes m_forwarderRoutes;
     ExecutorRoutes m_executorRoutes;
     BindingRoutes m_bindingRoutes;

@@ -1,5 +1,7 @@
 #include "hub/server/hubhttpserver.h"
 
+#include <QPointer>
+
 #include "common/logging.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/eventstream.h"
@@ -52,15 +54,36 @@ bool HubHttpServer::handleRequest(const QHttpServerRequest &request, QTcpSocket 
     apiRequest.body = request.body();
     apiRequest.query = QUrlQuery(request.url());
     const ApiResponse response = m_api.handle(apiRequest);
+    if (response.deferred && !response.deferred->isFinished()) {
+        // The answer needs a daemon's reply. Whoever made it keeps it alive
+        // until then; the client may leave before: nobody to write to.
+        auto responder = std::make_shared<QHttpServerResponder>(makeResponder(request, socket));
+        QPointer<QTcpSocket> client(socket);
+        connect(response.deferred.get(), &DeferredResponse::finished, this,
+                [responder, client](const ApiResponse &answer) {
+                    if (client)
+                        writeResponse(*responder, answer);
+                });
+        return true;
+    }
+    if (response.deferred) {
+        QHttpServerResponder responder = makeResponder(request, socket);
+        writeResponse(responder, response.deferred->result());
+        return true;
+    }
     qCDebug(lcHubApi).noquote() << apiRequest.method << apiRequest.path << "->" << response.status;
-
     QHttpServerResponder responder = makeResponder(request, socket);
+    writeResponse(responder, response);
+    return true;
+}
+
+void HubHttpServer::writeResponse(QHttpServerResponder &responder, const ApiResponse &response)
+{
     const QJsonDocument document = response.body.isArray() ? QJsonDocument(response.body.toArray())
                                                            : QJsonDocument(response.body.toObject());
     responder.write(document.toJson(QJsonDocument::Compact),
                     {{"Content-Type", "application/json"}, {"Cache-Control", "no-store"}},
                     static_cast<QHttpServerResponder::StatusCode>(response.status));
-    return true;
 }
 
 void HubHttpServer::missingHandler(const QHttpServerRequest &request, QTcpSocket *socket)

@@ -1,12 +1,14 @@
 #pragma once
 
 #include <QAbstractHttpServer>
+#include <QHttpServerResponder>
 
 namespace cloop::hub {
 
 class AdminApi;
 class EventStream;
 class HubGateways;
+struct ApiResponse;
 
 // The hub's one TLS port: admin REST calls go to AdminApi, WebSocket
 // upgrades to the gateway of the endpoint they name.
@@ -27,6 +29,7 @@ protected:
     void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
 
 private:
+    static void writeResponse(QHttpServerResponder &responder, const ApiResponse &response);
     void onNewWebSocket();
 
     AdminApi &m_api;

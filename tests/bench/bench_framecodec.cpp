@@ -27,12 +27,8 @@ volatile qsizetype g_sink = 0;
 
 
 
-enum class Work
-{
-    Encode,
-    Decode,
-    RoundTrip
-};
+using cloop::bench::Work;
+using cloop::bench::workName;
 
 // Seconds for `count` operations of one kind on `frame`.
 double timeOnce(Work work, const protocol::ChannelFrame &frame, qint64 count)
@@ -67,18 +63,6 @@ double timeOnce(Work work, const protocol::ChannelFrame &frame, qint64 count)
     return seconds;
 }
 
-const char *workName(Work work)
-{
-    switch (work) {
-    case Work::Encode:
-        return "encode";
-    case Work::Decode:
-        return "decode";
-    case Work::RoundTrip:
-        return "encode+decode";
-    }
-    return "?";
-}
 
 void measure(const char *label, const protocol::ChannelFrame &frame, qint64 count, int repetitions)
 {

@@ -38,4 +38,25 @@ inline int argument(int argc, char **argv, int index, int fallback, const char *
     return static_cast<int>(value);
 }
 
+// What a codec benchmark measures.
+enum class Work
+{
+    Encode,
+    Decode,
+    RoundTrip
+};
+
+inline const char *workName(Work work)
+{
+    switch (work) {
+    case Work::Encode:
+        return "encode";
+    case Work::Decode:
+        return "decode";
+    case Work::RoundTrip:
+        return "encode+decode";
+    }
+    return "?";
+}
+
 } // namespace cloop::bench

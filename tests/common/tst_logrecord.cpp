@@ -3,6 +3,7 @@
 // offsets, and chunking that must not matter.
 
 #include "common/protocol/logrecord.h"
+#include "streamdecoding.h"
 
 #include <QRandomGenerator>
 #include <QTest>
@@ -52,19 +53,7 @@ QList<LogRecord> sampleLog(quint64 start)
 
 QList<LogRecord> decodeAll(QByteArrayView bytes, qsizetype chunkSize)
 {
-    LogRecordDecoder decoder;
-    QList<LogRecord> records;
-    while (!bytes.isEmpty()) {
-        const qsizetype n = qMin(chunkSize, bytes.size());
-        const Status status = decoder.feed(bytes.first(n));
-        if (!status)
-            qFatal("unexpected decode error: %s", qPrintable(status.error().message));
-        records += decoder.takeRecords();
-        bytes = bytes.sliced(n);
-    }
-    if (decoder.bufferedBytes() != 0)
-        qFatal("bytes left over");
-    return records;
+    return cloop::testing::decodeInChunks<LogRecordDecoder, LogRecord>(bytes, chunkSize);
 }
 
 } // namespace

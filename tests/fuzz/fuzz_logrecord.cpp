@@ -17,37 +17,27 @@
 #include "common/protocol/logrecord.h"
 
 using cloop::fuzz::check;
+using cloop::fuzz::ChunkedInput;
 using namespace cloop::protocol;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    QByteArrayView input(data, static_cast<qsizetype>(size));
-    if (input.isEmpty())
-        return 0;
-    const qsizetype sizeCount = qMin(qsizetype(static_cast<uint8_t>(input[0]) & 0x0f),
-        input.size() - 1);
-    const QByteArrayView sizes = input.sliced(1, sizeCount);
-    const QByteArrayView stream = input.sliced(1 + sizeCount);
+    const ChunkedInput input(QByteArrayView(data, static_cast<qsizetype>(size)));
+    const QByteArrayView stream = input.stream();
 
     LogRecordDecoder chunked;
     QList<LogRecord> records;
-    qsizetype fed = 0;
-    for (qsizetype i = 0; fed < stream.size(); ++i) {
-        qsizetype chunk = stream.size() - fed;
-        if (!sizes.isEmpty()) {
-            const auto s = static_cast<uint8_t>(sizes[i % sizes.size()]);
-            chunk = qMin(chunk, qsizetype(1) + qsizetype(s) * s);
-        }
-        const bool ok = chunked.feed(stream.sliced(fed, chunk)).ok();
-        fed += chunk;
+    input.forEachChunk([&](QByteArrayView bytes, qsizetype, qsizetype fed) {
+        const bool ok = chunked.feed(bytes).ok();
         records += chunked.takeRecords();
         check(chunked.bufferedBytes() <= kLogRecordHeaderSize + kMaxLogPayload,
             "the decoder buffers at most one record");
         if (!ok)
-            break;
+            return false;
         check(chunked.consumedBytes() + quint64(chunked.bufferedBytes()) == quint64(fed),
             "a healthy decoder accounts for every byte fed");
-    }
+        return true;
+    });
     check(chunked.failed() || chunked.consumedBytes() + quint64(chunked.bufferedBytes())
             == quint64(stream.size()),
         "a decoder that did not fail took the whole stream");
@@ -61,19 +51,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             check(records[i].offset == records[i - 1].end(), "records are contiguous");
     }
     const QByteArray encoded = encodeLogRecords(records);
-    check(quint64(encoded.size()) == chunked.consumedBytes(),
-        "re-encoded records are as long as the consumed prefix");
-    check(QByteArrayView(encoded) == stream.first(encoded.size()),
-        "encode(decode(bytes)) == the consumed prefix");
-
-    LogRecordDecoder whole;
-    const bool wholeOk = whole.feed(stream).ok();
-    check(wholeOk == !chunked.failed(), "chunking does not change the verdict");
-    check(whole.consumedBytes() == chunked.consumedBytes(),
-        "chunking does not change what is consumed");
-    check(whole.takeRecords() == records, "chunking does not change the records");
-    if (!wholeOk)
-        check(whole.error().message == chunked.error().message,
-            "chunking does not change the error");
+    cloop::fuzz::checkAgainstWholeDecoding(stream, chunked, records, encoded);
     return 0;
 }

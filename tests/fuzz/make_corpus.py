@@ -4,8 +4,8 @@ invalid inputs per fuzz target. Run once after changing the wire formats;
 the generated files are committed. Inputs that reproduced a crash are added
 by hand under corpus/<target>/crash-<what> and are not touched here.
 
-Formats follow common/protocol/channelframe.h, controlmessage.h and
-common/identity/enrollmentbundle.h."""
+Formats follow common/protocol/channelframe.h, controlmessage.h,
+framerecord.h and common/identity/enrollmentbundle.h."""
 
 import base64
 import hashlib
@@ -72,6 +72,115 @@ def bundle_json(url, tok, pins):
 def bundle(prefix, body):
     checksum = hashlib.sha256(prefix.encode() + body).digest()[:4]
     return (prefix + b64url(body + checksum)).encode()
+
+
+# --- layer-2 frame records (common/protocol/framerecord.h) ---------------------
+NEEDS_CSUM, DATA_VALID = 0x01, 0x02
+GSO_TCPV4, GSO_ECN = 1, 0x80
+MACS = bytes.fromhex("020000000001020000000002")
+
+
+def vnet(flags=0, gso_type=0, hdr_len=0, gso_size=0, csum_start=0, csum_offset=0):
+    """virtio_net_hdr: little-endian, unlike everything else here."""
+    return struct.pack("<BBHHHH", flags, gso_type, hdr_len, gso_size, csum_start, csum_offset)
+
+
+def frame_record(header, eth_frame):
+    return struct.pack(">I", len(header) + len(eth_frame)) + header + eth_frame
+
+
+def ones_sum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack(">%dH" % (len(data) // 2), data))
+    while total >> 16:
+        total = (total & 0xFFFF) + (total >> 16)
+    return total
+
+
+def ipv4(proto, l4_len, src=bytes([192, 168, 10, 1]), dst=bytes([192, 168, 10, 2])):
+    head = struct.pack(">BBHHHBBH4s4s", 0x45, 0, 20 + l4_len, 0x1234, 0x4000, 64, proto, 0,
+                       src, dst)
+    return head[:10] + struct.pack(">H", ~ones_sum(head) & 0xFFFF) + head[12:], src, dst
+
+
+def partial_udp4(payload, tag=b""):
+    """A UDP/IPv4 frame as checksum offload leaves it: the field holds the
+    folded pseudo-header sum. Returns (frame, csum_start)."""
+    l4_len = 8 + len(payload)
+    ip, src, dst = ipv4(17, l4_len)
+    seed = ones_sum(src + dst + struct.pack(">BBH", 0, 17, l4_len))
+    udp = struct.pack(">HHHH", 54321, 53, l4_len, seed) + payload
+    return MACS + tag + b"\x08\x00" + ip + udp, 14 + len(tag) + 20
+
+
+def partial_tcp4(payload):
+    l4_len = 20 + len(payload)
+    ip, src, dst = ipv4(6, l4_len)
+    seed = ones_sum(src + dst + struct.pack(">BBH", 0, 6, l4_len))
+    tcp = struct.pack(">HHIIBBHHH", 50000, 80, 1, 2, 0x50, 0x18, 64240, seed, 0) + payload
+    return MACS + b"\x08\x00" + ip + tcp, 34
+
+
+def sctp4(chunk_data):
+    sctp = struct.pack(">HHII", 2905, 2905, 0x11223344, 0) + \
+        struct.pack(">BBHIHHI", 0, 3, 16 + len(chunk_data), 1, 0, 0, 0) + chunk_data
+    ip, _, _ = ipv4(132, len(sctp))
+    return MACS + b"\x08\x00" + ip + sctp, 34
+
+
+def partial_udp6(payload):
+    l4_len = 8 + len(payload)
+    src = bytes.fromhex("fd000000000000000000000000000001")
+    dst = bytes.fromhex("fd0000000000000000000000000000ff")
+    seed = ones_sum(src + dst + struct.pack(">I3xB", l4_len, 17))
+    ip = struct.pack(">IHBB", 0x60000000, l4_len, 17, 64) + src + dst
+    udp = struct.pack(">HHHH", 54321, 53, l4_len, seed) + payload
+    return MACS + b"\x86\xdd" + ip + udp, 54
+
+
+def l2_input(*records, chunks=b""):
+    """The fuzz_framerecord input format: a count of chunk-size bytes, the
+    sizes, then the record stream."""
+    return bytes([len(chunks)]) + chunks + b"".join(records)
+
+
+def l2_corpus():
+    arp = MACS + b"\x08\x06" + bytes(range(28))
+    udp, udp_start = partial_udp4(b"hello, segment")
+    udp_odd, _ = partial_udp4(b"odd")
+    tagged, tagged_start = partial_udp4(b"already tagged", tag=b"\x81\x00\x00\x64")
+    tcp, tcp_start = partial_tcp4(bytes(range(256)) * 3)
+    sctp, sctp_start = sctp4(b"abcd")
+    udp6, udp6_start = partial_udp6(b"v6 payload")
+    return {
+        "arp": l2_input(frame_record(vnet(), arp)),
+        "arp-bytewise": l2_input(frame_record(vnet(), arp), chunks=b"\x00"),
+        "udp4-needs-csum": l2_input(frame_record(vnet(NEEDS_CSUM, 0, 0, 0, udp_start, 6), udp)),
+        "udp4-odd-payload": l2_input(frame_record(vnet(NEEDS_CSUM, 0, 0, 0, udp_start, 6),
+                                                  udp_odd)),
+        "udp4-inline-tag": l2_input(frame_record(vnet(NEEDS_CSUM, 0, 0, 0, tagged_start, 6),
+                                                 tagged)),
+        "udp4-8021ad": l2_input(frame_record(vnet(NEEDS_CSUM | 0x40, 0, 0, 0, udp_start, 6), udp)),
+        "udp6-needs-csum": l2_input(frame_record(vnet(NEEDS_CSUM, 0, 0, 0, udp6_start, 6), udp6)),
+        "tcp4-needs-csum": l2_input(frame_record(vnet(NEEDS_CSUM, 0, 0, 0, tcp_start, 16), tcp)),
+        "tcp4-gso": l2_input(frame_record(
+            vnet(NEEDS_CSUM, GSO_TCPV4 | GSO_ECN, 54, 200, tcp_start, 16), tcp)),
+        "sctp4": l2_input(frame_record(vnet(NEEDS_CSUM, 0, 0, 0, sctp_start, 8), sctp)),
+        "data-valid": l2_input(frame_record(vnet(DATA_VALID), udp)),
+        "three-in-chunks": l2_input(
+            frame_record(vnet(), arp),
+            frame_record(vnet(NEEDS_CSUM, 0, 0, 0, udp_start, 6), udp),
+            frame_record(vnet(NEEDS_CSUM, 0, 0, 0, sctp_start, 8), sctp),
+            chunks=b"\x02\x09\x00"),
+        "partial-record": l2_input(frame_record(vnet(), arp)[:30]),
+        "bad-csum-start": l2_input(frame_record(vnet(NEEDS_CSUM, 0, 0, 0, 200, 6), udp)),
+        "bad-csum-offset": l2_input(frame_record(vnet(NEEDS_CSUM, 0, 0, 0, udp_start, 40), udp)),
+        "bad-sctp-offset": l2_input(frame_record(vnet(NEEDS_CSUM, 0, 0, 0, sctp_start, 6), sctp)),
+        "bad-length-short": l2_input(struct.pack(">I", 23) + bytes(23)),
+        "bad-length-huge": l2_input(struct.pack(">I", 0xFFFFFFFF) + bytes(16)),
+        "bad-after-good": l2_input(frame_record(vnet(), arp), struct.pack(">I", 65564)),
+    }
 
 
 # --- control messages ----------------------------------------------------------
@@ -183,6 +292,7 @@ def main():
             "bad-credit-overflow": mux_stream(accept_frame(2, 1024), credit_frame(2, 64 * 1024 * 1024)),
             "bad-frame": mux_stream(b"\x03\x00\x00"),
         },
+        "fuzz_framerecord": l2_corpus(),
     }
 
     for target, inputs in corpora.items():

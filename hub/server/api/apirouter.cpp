@@ -23,6 +23,8 @@ int statusFor(const QString &code)
         {QStringLiteral("already_ended"), 409},
         {QStringLiteral("forwarder_revoked"), 409},
         {QStringLiteral("executor_revoked"), 409},
+        {QStringLiteral("forwarder_offline"), 409},
+        {QStringLiteral("forwarder_busy"), 409},
         {QStringLiteral("run_state"), 409},
         {QStringLiteral("project_exists"), 409},
         {QStringLiteral("user_exists"), 409},
@@ -33,11 +35,19 @@ int statusFor(const QString &code)
 }
 } // namespace
 
+void DeferredResponse::finish(ApiResponse response)
+{
+    if (std::exchange(m_finished, true))
+        return;
+    m_result = std::move(response);
+    Q_EMIT finished(*m_result);
+}
+
 ApiResponse ApiResponse::error(int status, const QString &code, const QString &message)
 {
-    return ApiResponse{status, QJsonObject{{QStringLiteral("error"),
-                                            QJsonObject{{QStringLiteral("code"), code},
-                                                        {QStringLiteral("message"), message}}}}};
+    return ok(QJsonObject{{QStringLiteral("error"),
+                           QJsonObject{{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}},
+              status);
 }
 
 ApiResponse ApiResponse::fromError(const Error &error)

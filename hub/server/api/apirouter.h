@@ -7,11 +7,14 @@
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
+#include <QObject>
 #include <QRegularExpression>
 #include <QString>
 #include <QUrlQuery>
 
 #include <functional>
+#include <memory>
+#include <optional>
 
 namespace cloop::hub {
 
@@ -26,15 +29,42 @@ struct ApiRequest
     QUrlQuery query;
 };
 
+class DeferredResponse;
+
 struct ApiResponse
 {
     int status = 200;
     QJsonValue body;
+    // Set when the answer comes later (it needs a daemon's reply): the
+    // server answers when it finishes; status and body are unused.
+    std::shared_ptr<DeferredResponse> deferred;
 
     static ApiResponse error(int status, const QString &code, const QString &message);
     // The HTTP status follows from the error's code (docs/api.md).
     static ApiResponse fromError(const Error &error);
-    static ApiResponse ok(QJsonValue body, int status = 200) { return ApiResponse{status, std::move(body)}; }
+    static ApiResponse ok(QJsonValue body, int status = 200) { return ApiResponse{status, std::move(body), nullptr}; }
+};
+
+// An answer on its way. Whoever makes one must finish it, exactly once and
+// within a bounded time (the caller waits on an open HTTP request).
+class DeferredResponse final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(DeferredResponse)
+
+public:
+    DeferredResponse() = default;
+    // Later calls are ignored.
+    void finish(ApiResponse response);
+    bool isFinished() const { return m_finished; }
+    const ApiResponse &result() const { return *m_result; }
+
+Q_SIGNALS:
+    void finished(const cloop::hub::ApiResponse &response);
+
+private:
+    bool m_finished = false;
+    std::optional<ApiResponse> m_result;
 };
 
 // One authenticated call, as a route handler gets it.

@@ -4,14 +4,16 @@
 #include "hub/domain/forwarderservice.h"
 #include "hub/domain/recordjson.h"
 #include "hub/server/daemongateway.h"
+#include "hub/server/devicetester.h"
 #include "hub/storage/database.h"
 
 #include <QJsonArray>
 
 namespace cloop::hub {
 
-ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const HubIdentity &identity)
-    : m_service(service), m_gateway(gateway), m_identity(identity)
+ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const HubIdentity &identity,
+                                 DeviceTester &tester)
+    : m_service(service), m_gateway(gateway), m_identity(identity), m_tester(tester)
 {
 }
 
@@ -79,6 +81,13 @@ void ForwarderRoutes::registerIn(ApiRouter &router)
         if (!revoked)
             return ApiResponse::fromError(revoked.error());
         return ApiResponse::ok(forwarderJson(*revoked));
+    });
+
+    router.add("POST", QStringLiteral("/api/forwarders/{id}/test"), [this](const ApiCall &call) {
+        auto forwarder = m_service.findForTest(call.caller, call.id());
+        if (!forwarder)
+            return ApiResponse::fromError(forwarder.error());
+        return m_tester.test(*forwarder, forwarderJson(*forwarder));
     });
 }
 } // namespace cloop::hub

@@ -7,6 +7,7 @@
 namespace cloop::hub {
 
 class DaemonGateway;
+class DeviceTester;
 class ForwarderService;
 struct ForwarderRecord;
 
@@ -18,11 +19,12 @@ struct HubIdentity
     QString software;
 };
 
-// /api/forwarders: enroll, list, read, revoke.
+// /api/forwarders: enroll, list, read, revoke, test.
 class ForwarderRoutes
 {
 public:
-    ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const HubIdentity &identity);
+    ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const HubIdentity &identity,
+                    DeviceTester &tester);
     void registerIn(ApiRouter &router);
 
     QJsonObject forwarderJson(const ForwarderRecord &record) const;
@@ -31,6 +33,7 @@ private:
     ForwarderService &m_service;
     const DaemonGateway &m_gateway;
     const HubIdentity &m_identity;
+    DeviceTester &m_tester;
 };
 
 } // namespace cloop::hub

@@ -1,0 +1,166 @@
+#include "daemon-forward/segment/segmentport.h"
+
+#include "common/logging.h"
+#include "common/tunnel/channelmultiplexer.h"
+
+namespace cloop::forward {
+
+using device::l2::PacketSocket;
+using device::l2::VnetHeader;
+
+namespace {
+// Frames read per wake-up, so a busy segment cannot starve the tunnel.
+constexpr int kFramesPerWake = 64;
+// Records are handed to the channel in batches of about this size.
+constexpr qsizetype kBatchBytes = 64 * 1024;
+} // namespace
+
+SegmentPort::SegmentPort(std::unique_ptr<PacketSocket> socket, tunnel::Channel *channel, QObject *parent)
+    : QObject(parent), m_socket(std::move(socket)), m_channel(channel)
+{
+    m_batch.reserve(kBatchBytes + protocol::kMaxFrameRecordBytes);
+    m_readable = std::make_unique<QSocketNotifier>(m_socket->fd(), QSocketNotifier::Read);
+    connect(m_readable.get(), &QSocketNotifier::activated, this, &SegmentPort::onInterfaceReadable);
+    connect(channel, &tunnel::Channel::readyRead, this, &SegmentPort::onChannelReadable);
+    // Room again: read the interface again.
+    connect(channel, &tunnel::Channel::writable, this, [this] {
+        if (!m_ended)
+            m_readable->setEnabled(true);
+    });
+    connect(channel, &tunnel::Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
+        end(code == protocol::CloseCode::Normal ? QStringLiteral("the stream was closed")
+                                                : QStringLiteral("the stream ended: %1").arg(reason));
+    });
+}
+
+SegmentPort::~SegmentPort() = default;
+
+SegmentPort::Counters SegmentPort::counters() const
+{
+    Counters counters = m_counters;
+    if (m_socket) {
+        counters.kernelDrops = m_socket->kernelDrops();
+        counters.truncated = m_socket->truncatedFrames();
+    }
+    return counters;
+}
+
+void SegmentPort::onInterfaceReadable()
+{
+    if (!m_channel || m_ended)
+        return;
+    m_batch.clear();
+    int batchFrames = 0;
+    const auto flush = [&] {
+        if (m_batch.isEmpty())
+            return true;
+        // All or nothing: a refused batch is dropped whole, so the stream
+        // never carries half a record.
+        const bool taken = m_channel->write(m_batch);
+        if (!taken)
+            m_counters.droppedUp += static_cast<quint64>(batchFrames);
+        m_batch.clear();
+        batchFrames = 0;
+        return taken;
+    };
+    bool refused = false;
+    for (int i = 0; i < kFramesPerWake && !refused; ++i) {
+        auto packet = m_socket->receive();
+        if (!packet) {
+            flush();
+            fail(QStringLiteral("the interface failed: %1").arg(packet.error().message));
+            return;
+        }
+        if (!*packet)
+            break;
+        auto header = VnetHeader::parse((*packet)->bytes);
+        if (!header) {
+            ++m_counters.droppedUp;
+            continue;
+        }
+        QByteArray frame = (*packet)->bytes.sliced(VnetHeader::kSize);
+        if ((*packet)->aux.hasVlanTag()) {
+            if (!device::l2::restoreVlanTag(frame, *header, (*packet)->aux.vlanTci, (*packet)->aux.tagProtocol())) {
+                ++m_counters.droppedUp;
+                continue;
+            }
+        }
+        if (!device::l2::completeChecksum(frame, *header) || !protocol::validateFrameRecord(frame)) {
+            ++m_counters.droppedUp;
+            continue;
+        }
+        protocol::appendFrameRecord(m_batch, *header, frame);
+        ++batchFrames;
+        ++m_counters.framesUp;
+        m_counters.bytesUp += static_cast<quint64>(frame.size());
+        if (m_batch.size() >= kBatchBytes)
+            refused = !flush();
+    }
+    if (!refused)
+        refused = !flush();
+    // The channel is full: let the kernel hold (and, past its buffer, drop)
+    // what comes until writable() says the channel drained.
+    if (refused)
+        m_readable->setEnabled(false);
+}
+
+void SegmentPort::onChannelReadable()
+{
+    if (!m_channel || m_ended)
+        return;
+    if (Status fed = m_decoder.feed(m_channel->readAll()); !fed) {
+        end(QStringLiteral("the stream broke the frame format: %1").arg(fed.error().message));
+        m_channel->close(protocol::CloseCode::ProtocolError, fed.error().message);
+        return;
+    }
+    protocol::FrameRecord record;
+    QByteArray out;
+    while (m_decoder.next(record)) {
+        out.resize(0);
+        record.header.appendTo(out);
+        out += record.frame;
+        if (Status sent = m_socket->send(out); !sent) {
+            if (sent.error().code != QLatin1String("would_block") && sent.error().code != QLatin1String("invalid_frame")) {
+                fail(QStringLiteral("the interface failed: %1").arg(sent.error().message));
+                return;
+            }
+            ++m_counters.droppedDown;
+            continue;
+        }
+        ++m_counters.framesDown;
+        m_counters.bytesDown += static_cast<quint64>(record.frame.size());
+    }
+}
+
+void SegmentPort::fail(const QString &reason)
+{
+    end(reason);
+    if (m_channel)
+        m_channel->close(protocol::CloseCode::DeviceGone, reason);
+}
+
+void SegmentPort::stop(const QString &reason)
+{
+    end(reason);
+    if (m_channel)
+        m_channel->close(protocol::CloseCode::Normal, reason);
+}
+
+void SegmentPort::end(const QString &reason)
+{
+    if (std::exchange(m_ended, true))
+        return;
+    m_readable->setEnabled(false);
+    const Counters totals = counters();
+    qCInfo(lcForward).noquote() << QStringLiteral("segment stream on %1 ended (%2): up %3 frames, down %4 frames, "
+                                                  "dropped %5 up / %6 down / %7 in the kernel")
+                                           .arg(m_socket->interfaceName(), reason)
+                                           .arg(totals.framesUp)
+                                           .arg(totals.framesDown)
+                                           .arg(totals.droppedUp)
+                                           .arg(totals.droppedDown)
+                                           .arg(totals.kernelDrops);
+    Q_EMIT ended(reason);
+}
+
+} // namespace cloop::forward
