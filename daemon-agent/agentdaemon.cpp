@@ -4,6 +4,8 @@
 #include "common/protocol/protocolversion.h"
 #include "daemon-agent/agentlogging.h"
 #include "common/tunnel/tunnelclient.h"
+#include "common/tunnel/channelmultiplexer.h"
+#include "daemon-agent/devices/deviceattacher.h"
 #include "daemon-agent/runs/runsupervisor.h"
 #include "daemon-agent/workroot/workroot.h"
 
@@ -59,6 +61,11 @@ void AgentDaemon::start()
 {
     m_supervisor = new RunSupervisor(WorkRoot(workRoot()), m_options.capabilities.mode, this);
     m_supervisor->setRetainBytes(m_options.retainBytes);
+    if (m_options.capabilities.mode == AgentCapabilities::Mode::Container) {
+        m_devices = new DeviceAttacher(workRoot(), this);
+        m_devices->recoverLeftovers();
+        m_supervisor->setDeviceAttacher(m_devices);
+    }
     connect(m_supervisor, &RunSupervisor::report, this, &AgentDaemon::send);
     m_supervisor->recoverLeftovers();
     connect(&m_connector, &daemon::DaemonConnector::ready, this, [this](const protocol::Welcome &welcome) {
@@ -71,7 +78,15 @@ void AgentDaemon::start()
         // is already finished there when the hub reads this list.
         if (welcome.protocol >= protocol::kMinimumForRunsHeld)
             send(protocol::RunsHeld{m_supervisor->heldRunIds()});
-        m_supervisor->setChannels(m_connector.client()->connection()->channels());
+        tunnel::ChannelMultiplexer *channels = m_connector.client()->connection()->channels();
+        m_supervisor->setChannels(channels);
+        // The hub opens a channel per forwarded device, just before a start.
+        connect(channels, &tunnel::ChannelMultiplexer::channelRequested, this, [this](tunnel::Channel *channel) {
+            if (channel->metadata().value(QLatin1String("kind")).toString() == QLatin1String("device") && m_devices)
+                m_devices->acceptChannel(channel);
+            else
+                channel->refuse(QStringLiteral("this agent does not open such channels"));
+        });
     });
     m_connector.start();
     connect(m_connector.client(), &tunnel::TunnelClient::disconnected, this,

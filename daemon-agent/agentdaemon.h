@@ -10,6 +10,7 @@
 namespace cloop::agent {
 
 using protocol::AgentCapabilities;
+class DeviceAttacher;
 class RunSupervisor;
 
 struct AgentDaemonOptions
@@ -48,6 +49,7 @@ private:
     AgentDaemonOptions m_options;
     daemon::DaemonConnector m_connector;
     RunSupervisor *m_supervisor = nullptr;
+    DeviceAttacher *m_devices = nullptr; // container mode only
     // Reports made while the hub was out of reach, sent once it is back.
     QList<protocol::ControlMessage> m_unsent;
 };

@@ -3,6 +3,7 @@
 #include "common/logging.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
+#include "daemon-forward/segment/segmentport.h"
 #include "daemon-forward/segment/segmenttest.h"
 
 namespace cloop::forward {
@@ -41,18 +42,43 @@ void ForwarderDaemon::start()
 void ForwarderDaemon::onChannelRequested(tunnel::Channel *channel)
 {
     const QString kind = channel->metadata().value(QLatin1String("kind")).toString();
-    if (kind != QLatin1String("device-test")) {
+    if (kind != QLatin1String("device-test") && kind != QLatin1String("segment")) {
         channel->refuse(QStringLiteral("this forwarder does not open \"%1\" channels").arg(kind.left(40)));
         return;
     }
     if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Segment) {
-        channel->refuse(QStringLiteral("this forwarder carries a USB device; testing it is not available in this "
-                                       "version"));
+        channel->refuse(kind == QLatin1String("segment")
+                                ? QStringLiteral("this forwarder carries a USB device, not a segment")
+                                : QStringLiteral("this forwarder carries a USB device; testing it is not available in "
+                                                 "this version"));
+        return;
+    }
+    if (kind == QLatin1String("device-test")) {
+        channel->accept();
+        qCInfo(lcForward).noquote() << "testing" << m_device->interfaceName << "for the hub";
+        (new SegmentTest(m_device->interfaceName, channel, SegmentTest::Options{}, this))->start();
+        return;
+    }
+    openSegmentStream(channel);
+}
+
+void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel)
+{
+    const QJsonObject meta = channel->metadata();
+    const QString what = QStringLiteral("run %1 (binding %2)")
+                                 .arg(meta.value(QLatin1String("run_id")).toInteger())
+                                 .arg(meta.value(QLatin1String("binding_id")).toInteger());
+    auto socket = device::l2::PacketSocket::open(device::l2::PacketSocket::Options{m_device->interfaceName});
+    if (!socket) {
+        qCWarning(lcForward).noquote() << "cannot lend" << m_device->interfaceName << "to" << what << ":"
+                                       << socket.error().message;
+        channel->refuse(socket.error().message);
         return;
     }
     channel->accept();
-    qCInfo(lcForward).noquote() << "testing" << m_device->interfaceName << "for the hub";
-    (new SegmentTest(m_device->interfaceName, channel, SegmentTest::Options{}, this))->start();
+    auto *port = new SegmentPort(std::move(*socket), channel, this);
+    connect(port, &SegmentPort::ended, port, &QObject::deleteLater);
+    qCInfo(lcForward).noquote() << "lending" << m_device->interfaceName << "to" << what;
 }
 
 } // namespace cloop::forward

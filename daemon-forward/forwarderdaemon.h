@@ -32,8 +32,10 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
-    // The hub opens channels to the device: a test, and (later) a stream.
+    // The hub opens channels to the device: a test, or a run's stream.
     void onChannelRequested(tunnel::Channel *channel);
+    // A run's stream: frames of the segment both ways while it lasts.
+    void openSegmentStream(tunnel::Channel *channel);
 
     daemon::DaemonConnector m_connector;
     std::optional<protocol::DeviceSpec> m_device; // as the hub's welcome names it

@@ -17,6 +17,7 @@ namespace cloop::hub {
 
 class AdminApi;
 class Clock;
+class DeviceStreams;
 class EventStream;
 class HubCore;
 class HubGateways;
@@ -77,6 +78,7 @@ private:
     std::unique_ptr<HubCore> m_core;
     std::unique_ptr<HubGateways> m_gateways;
     std::unique_ptr<RunLogStore> m_runLogs;
+    std::unique_ptr<DeviceStreams> m_deviceStreams;
     std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStream> m_eventStream;
     std::unique_ptr<AdminApi> m_api;

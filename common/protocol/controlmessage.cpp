@@ -165,6 +165,44 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
             }
         }
     }
+    const QJsonValue devices = object.value(QLatin1String("devices"));
+    if (!devices.isUndefined() && !devices.isNull()) {
+        static const QRegularExpression deviceName(QStringLiteral("^[a-z0-9][a-z0-9._-]{0,63}$"));
+        static const QRegularExpression interfaceName(QStringLiteral("^[A-Za-z0-9_.-]{1,15}$"));
+        if (!devices.isArray() || devices.toArray().size() > kMaxDevices) {
+            read.fail(QStringLiteral("\"devices\" must be an array of at most %1 devices").arg(kMaxDevices));
+        } else {
+            for (const QJsonValue &entry : devices.toArray()) {
+                if (!entry.isObject()) {
+                    read.fail(QStringLiteral("\"devices\" entries must be objects"));
+                    break;
+                }
+                const QJsonObject fields = entry.toObject();
+                FieldReader device(fields, QStringLiteral("run.start device"));
+                ForwardedDevice forwarded;
+                forwarded.bindingId = device.integer(QLatin1StringView("binding_id"), 1, kMaxId);
+                forwarded.name = device.string(QLatin1StringView("name"), 64);
+                forwarded.kind = device.string(QLatin1StringView("kind"), 8);
+                if (forwarded.kind == QLatin1String("l2")) {
+                    forwarded.target = device.string(QLatin1StringView("target"), 15);
+                    forwarded.address = device.string(QLatin1StringView("address"), 64, false);
+                    if (fields.contains(QLatin1String("mtu")))
+                        forwarded.mtu = static_cast<int>(device.integer(QLatin1StringView("mtu"), 68, 65521));
+                    if (!device.error() && !interfaceName.match(forwarded.target).hasMatch())
+                        device.fail(QStringLiteral("\"target\" is not an interface name"));
+                } else if (forwarded.kind != QLatin1String("usb") && !device.error()) {
+                    device.fail(QStringLiteral("\"kind\" must be \"l2\" or \"usb\""));
+                }
+                if (!device.error() && !deviceName.match(forwarded.name).hasMatch())
+                    device.fail(QStringLiteral("\"name\" is not a device name"));
+                if (device.error()) {
+                    read.fail(device.error()->message);
+                    break;
+                }
+                start.devices.append(forwarded);
+            }
+        }
+    }
     return finish(read, std::move(start));
 }
 
@@ -356,6 +394,22 @@ struct Serializer
             object.insert(QStringLiteral("runtime"), m.runtime);
         if (!env.isEmpty())
             object.insert(QStringLiteral("env"), env);
+        if (!m.devices.isEmpty()) {
+            QJsonArray devices;
+            for (const ForwardedDevice &device : m.devices) {
+                QJsonObject entry{{QStringLiteral("binding_id"), device.bindingId},
+                                  {QStringLiteral("name"), device.name},
+                                  {QStringLiteral("kind"), device.kind}};
+                if (device.kind == QLatin1String("l2")) {
+                    entry.insert(QStringLiteral("target"), device.target);
+                    entry.insert(QStringLiteral("mtu"), device.mtu);
+                    if (!device.address.isEmpty())
+                        entry.insert(QStringLiteral("address"), device.address);
+                }
+                devices.append(entry);
+            }
+            object.insert(QStringLiteral("devices"), devices);
+        }
         return object;
     }
     QJsonObject operator()(const RunCancel &m) const

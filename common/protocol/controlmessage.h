@@ -97,6 +97,21 @@ struct ErrorMessage
 
 // Hub -> agent: run this workload. The agent checks everything again
 // before acting on it: the hub is not trusted with the agent's files.
+// A device the hub lends to a run. Its stream arrives on a channel the hub
+// opens just before the start, with the metadata {"kind": "device",
+// "run_id", "binding_id"}; the agent attaches it before the workload starts.
+struct ForwardedDevice
+{
+    qint64 bindingId = 0;
+    QString name; // "fwd-lab": the key in CLOOP_FORWARDED_DEVICES
+    QString kind; // "l2" (a segment) or "usb"
+    QString target; // l2: the interface's name in the sandbox
+    QString address; // l2: CIDR, or empty
+    int mtu = 1500; // l2
+
+    friend bool operator==(const ForwardedDevice &, const ForwardedDevice &) = default;
+};
+
 struct RunStart
 {
     qint64 runId = 0;
@@ -108,6 +123,7 @@ struct RunStart
     bool hostProcess = false;
     // Where the hub's stored log ends: output before it was received already.
     qint64 resumeOffset = 0;
+    QList<ForwardedDevice> devices; // at most kMaxDevices
 
     friend bool operator==(const RunStart &, const RunStart &) = default;
 };
@@ -169,6 +185,7 @@ using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessa
 inline constexpr int kMaxArgv = 256;
 inline constexpr qsizetype kMaxArgLength = 8192;
 inline constexpr int kMaxEnv = 128;
+inline constexpr int kMaxDevices = 8;
 // Limit of RunsHeld, far above any agent's concurrency ceiling.
 inline constexpr int kMaxRunsHeld = 2048;
 

@@ -1,6 +1,7 @@
 #include "daemon-agent/runs/runsupervisor.h"
 
 #include "daemon-agent/agentlogging.h"
+#include "daemon-agent/devices/deviceattacher.h"
 #include "daemon-agent/sandbox/hostprocessdriver.h"
 #include "daemon-agent/sandbox/podmansandbox.h"
 #include "daemon-agent/sandbox/runspec.h"
@@ -83,6 +84,9 @@ void RunSupervisor::recoverLeftovers()
 
 void RunSupervisor::refuse(qint64 runId, const QString &error)
 {
+    // Devices attached for a run that will not start go now.
+    if (m_devices)
+        m_devices->runEnded(runId);
     qCWarning(lcAgent).noquote() << "run" << runId << "refused:" << error;
     Q_EMIT report(RunFinished{runId, std::nullopt, error, 0});
 }
@@ -113,6 +117,14 @@ void RunSupervisor::start(const RunStart &run)
         spec.runtime = run.runtime;
     spec.argv = run.argv;
     spec.env = run.env;
+    if (!run.devices.isEmpty()) {
+        if (!m_devices)
+            return refuse(run.runId, QStringLiteral("this agent does not attach forwarded devices"));
+        if (Status ready = m_devices->checkReady(run); !ready)
+            return refuse(run.runId, ready.error().message);
+        spec.env.insert(QStringLiteral("CLOOP_FORWARDED_DEVICES"), DeviceAttacher::environmentValue(run));
+        spec.addedCapabilities = {QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW")};
+    }
     spec.workdir = *workdir;
     auto user = m_workRoot.workloadUser();
     if (!user)
@@ -131,7 +143,11 @@ void RunSupervisor::start(const RunStart &run)
                                              : static_cast<SandboxDriver *>(new PodmanSandbox(this));
     const qint64 runId = run.runId;
     m_active.insert(runId, Active{sandbox});
-    connect(sandbox, &SandboxDriver::started, this, [this, runId](qint64) { Q_EMIT report(RunStarted{runId}); });
+    connect(sandbox, &SandboxDriver::started, this, [this, runId, run](qint64 pid) {
+        Q_EMIT report(RunStarted{runId});
+        if (m_devices && !run.devices.isEmpty())
+            m_devices->sandboxStarted(run, pid);
+    });
     Log &log = m_logs[runId];
     log.journal = std::make_unique<runs::OutputJournal>(m_retainBytes);
     openLogChannel(runId, log);
@@ -147,10 +163,12 @@ void RunSupervisor::start(const RunStart &run)
         const Active active = m_active.take(runId);
         recordActiveRuns();
         quint64 end = 0;
-        if (auto log = m_logs.find(runId); log != m_logs.end()) {
-            log->second.finished = true;
-            end = log->second.journal->endOffset();
+        if (auto found = m_logs.find(runId); found != m_logs.end()) {
+            found->second.finished = true;
+            end = found->second.journal->endOffset();
         }
+        if (m_devices)
+            m_devices->runEnded(runId);
         RunFinished finished{runId, std::nullopt, error, static_cast<qint64>(end)};
         if (error.isEmpty())
             finished.exitCode = exitCode;

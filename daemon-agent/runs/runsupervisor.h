@@ -19,6 +19,7 @@ class ChannelMultiplexer;
 
 namespace cloop::agent {
 
+class DeviceAttacher;
 class SandboxDriver;
 
 // The runs the hub gave this agent: each workload confined to its run
@@ -51,6 +52,9 @@ public:
     void setChannels(tunnel::ChannelMultiplexer *channels);
     // Output retained per run while the hub has not stored it.
     void setRetainBytes(qsizetype bytes) { m_retainBytes = bytes; }
+    // Where runs' forwarded devices are attached (not owned; may be null:
+    // then a run with devices is refused).
+    void setDeviceAttacher(DeviceAttacher *attacher) { m_devices = attacher; }
     qsizetype retainedBytes() const;
 
 Q_SIGNALS:
@@ -91,6 +95,7 @@ private:
     std::map<qint64, Log> m_logs; // a journal is not copyable
     QPointer<tunnel::ChannelMultiplexer> m_channels;
     qsizetype m_retainBytes = runs::OutputJournal::kDefaultRetainBytes;
+    DeviceAttacher *m_devices = nullptr;
     bool m_imageReady = false;
 };
 

@@ -295,6 +295,8 @@ QStringList PodmanSandbox::runArguments(const RunSpec &spec, const QString &envF
         QStringLiteral("--init"),
         QStringLiteral("--cap-drop"), QStringLiteral("ALL"),
         QStringLiteral("--security-opt"), QStringLiteral("no-new-privileges"),
+        // (podman gives --cap-add capabilities to a non-root --user as
+        // ambient ones, so the workload has them.)
         // The image is shared by every run: read-only, with a private /tmp.
         QStringLiteral("--read-only"),
         QStringLiteral("--read-only-tmpfs=false"),
@@ -304,6 +306,8 @@ QStringList PodmanSandbox::runArguments(const RunSpec &spec, const QString &envF
         QStringLiteral("--cgroupns"), QStringLiteral("private"),
         QStringLiteral("--pids-limit"), QString::number(spec.pidsLimit),
     };
+    for (const QString &capability : spec.addedCapabilities)
+        args << QStringLiteral("--cap-add") << capability;
     for (const Ulimit &limit : spec.ulimits) {
         args << QStringLiteral("--ulimit")
              << QStringLiteral("%1=%2:%3").arg(limit.name).arg(limit.soft).arg(limit.hard);

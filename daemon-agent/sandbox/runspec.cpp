@@ -47,6 +47,11 @@ QList<Ulimit> RunSpec::defaultUlimits()
 
 Status RunSpec::validate() const
 {
+    // Only what a forwarded device needs; everything else stays dropped.
+    for (const QString &capability : addedCapabilities) {
+        if (capability != QLatin1String("NET_ADMIN") && capability != QLatin1String("NET_RAW"))
+            return invalid(QStringLiteral("capability \"%1\" is not one a sandbox may be given").arg(capability.left(32)));
+    }
     // podman's container name alphabet; the id also appears in labels.
     if (!matches(QStringLiteral("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}"), runId))
         return invalid(

@@ -51,6 +51,10 @@ struct RunSpec
     int pidsLimit = 4096;
     qint64 tmpSizeBytes = 256LL * 1024 * 1024; // the writable /tmp (tmpfs)
     QString user; // "uid:gid", or empty for the image's default user
+    // Capabilities beyond none, within the sandbox's own namespaces: a run
+    // with a forwarded segment configures its interface (NET_ADMIN) and
+    // speaks raw Ethernet, DHCP and ping on it (NET_RAW).
+    QStringList addedCapabilities;
 
     // An error naming the first field that is unusable; never touches the
     // system (the workdir's existence is the driver's business).

@@ -6,7 +6,11 @@
 #include "hub/domain/eventbus.h"
 #include "hub/domain/runservice.h"
 #include "hub/hubcore.h"
+#include "hub/domain/deviceplan.h"
 #include "hub/server/daemongateway.h"
+#include "hub/server/devicestreams.h"
+#include "hub/storage/bindingstore.h"
+#include "hub/storage/forwarderstore.h"
 #include "hub/storage/executorstore.h"
 #include "hub/storage/runlogstore.h"
 #include "hub/storage/runstore.h"
@@ -20,15 +24,39 @@ namespace cloop::hub {
 using namespace protocol;
 using protocol::CloseCode;
 
-RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, RunLogStore &logs,
-                             std::chrono::milliseconds grace, QObject *parent)
-    : QObject(parent), m_core(core), m_runs(runs), m_executors(executors), m_logs(logs), m_grace(grace)
+RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, DaemonGateway &forwarders,
+                             RunLogStore &logs, DeviceStreams &devices, std::chrono::milliseconds grace, QObject *parent)
+    : QObject(parent),
+      m_core(core),
+      m_runs(runs),
+      m_executors(executors),
+      m_forwarders(forwarders),
+      m_logs(logs),
+      m_devices(devices),
+      m_grace(grace)
 {
     connect(&runs, &RunService::runQueued, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
     connect(&runs, &RunService::runCancelled, this, [this](qint64 runId, qint64 executorId, const QString &reason) {
+        m_devices.detachRun(runId, QStringLiteral("the run was cancelled"));
         if (tunnel::TunnelConnection *session = m_executors.session(executorId))
             session->sendControl(RunCancel{runId, reason});
         QMetaObject::invokeMethod(this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
+    });
+    // A binding that ends takes its device out of every run at once.
+    connect(&m_core.events(), &EventBus::published, this, [this](const HubEvent &event) {
+        if (event.name != QLatin1String("binding.ended"))
+            return;
+        const qint64 bindingId = event.data.value(QLatin1String("id")).toInteger();
+        const QString state = event.data.value(QLatin1String("state")).toString();
+        const QString by = event.data.value(QLatin1String("ended_by")).toString();
+        const QString reason = event.data.value(QLatin1String("end_reason")).toString();
+        QString cause = QStringLiteral("binding %1 ended (%2").arg(bindingId).arg(state);
+        if (!by.isEmpty())
+            cause += QStringLiteral(" by ") + by;
+        cause += QLatin1Char(')');
+        if (!reason.isEmpty())
+            cause += QStringLiteral(": ") + reason;
+        m_devices.detachBinding(bindingId, cause);
     });
     connect(&executors, &DaemonGateway::controlReceived, this, &RunDispatcher::onControl);
     connect(&executors, &DaemonGateway::daemonConnected, this, &RunDispatcher::onExecutorConnected);
@@ -76,34 +104,101 @@ void RunDispatcher::dispatchQueued()
         m_dispatching = false;
         return;
     }
-    for (const RunRecord &run : std::as_const(*queue)) {
-        const QList<qint64> candidates = run.executorId ? QList<qint64>{*run.executorId} : m_executors.connectedIds();
-        for (const qint64 executorId : candidates) {
-            tunnel::TunnelConnection *session = m_executors.session(executorId);
-            if (!session)
-                continue;
-            auto active = m_core.runStore().activeOn(executorId);
-            if (!active || active->size() >= ceilingOf(executorId, run.hostProcess))
-                continue;
-            auto dispatched = m_core.runStore().markDispatched(run.id, executorId, m_core.clock().now());
-            if (!dispatched)
-                break;
-            RunStart start;
-            start.runId = run.id;
-            start.image = run.image;
-            start.runtime = run.runtime;
-            start.argv = run.argv;
-            start.workdir = QStringLiteral("runs/%1").arg(run.id);
-            start.hostProcess = run.hostProcess;
-            start.env = {{QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id)},
-                         {QStringLiteral("CLOOP_PROJECT"), run.projectPath}};
-            session->sendControl(start);
-            m_dispatchedThisSession[executorId].insert(run.id);
-            qCInfo(lcHub).noquote() << "run" << run.id << "dispatched to executor" << executorId;
-            break;
-        }
-    }
+    for (const RunRecord &run : std::as_const(*queue))
+        dispatchRun(run);
     m_dispatching = false;
+}
+
+void RunDispatcher::refuseRun(const RunRecord &run, const QString &reason)
+{
+    const QDateTime now = m_core.clock().now();
+    auto ended = m_core.runStore().finish(run.id, RunRecord::State::Failed, std::nullopt, reason, now);
+    if (!ended)
+        return;
+    qCWarning(lcHub).noquote() << "run" << run.id << "refused:" << reason;
+    m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*ended), ended->projectId, now});
+}
+
+void RunDispatcher::dispatchRun(const RunRecord &run)
+{
+    const QDateTime now = m_core.clock().now();
+    // Step 1: the project's bindings now, and their forwarders.
+    DevicePlanInput input;
+    input.run = run;
+    auto bindings = m_core.bindingStore().list(now, run.projectId, false);
+    if (!bindings) {
+        qCWarning(lcHub).noquote() << "run" << run.id << "waits: cannot read its bindings:" << bindings.error().message;
+        return;
+    }
+    for (const BindingRecord &binding : std::as_const(*bindings)) {
+        if (!binding.isActiveAt(now))
+            continue;
+        auto forwarder = m_core.forwarderStore().find(binding.forwarderId);
+        if (!forwarder)
+            continue;
+        input.bindings.append(binding);
+        input.forwarders.insert(forwarder->id, *forwarder);
+    }
+    input.forwarderConnected = [this](qint64 id) { return m_forwarders.isConnected(id); };
+
+    QString refusal;
+    bool capableButBusy = false;
+    const QList<qint64> candidates = run.executorId ? QList<qint64>{*run.executorId} : m_executors.connectedIds();
+    for (const qint64 executorId : candidates) {
+        tunnel::TunnelConnection *session = m_executors.session(executorId);
+        if (!session)
+            continue;
+        auto executor = m_core.executorStore().find(executorId);
+        if (!executor)
+            continue;
+        input.executor = *executor;
+        // Steps 2 and 3.
+        auto plan = planDevices(input);
+        if (!plan) {
+            if (plan.error().code != QLatin1String("executor_cannot_attach"))
+                return refuseRun(run, plan.error().message);
+            refusal = plan.error().message;
+            continue;
+        }
+        auto active = m_core.runStore().activeOn(executorId);
+        if (!active || active->size() >= ceilingOf(executorId, run.hostProcess)) {
+            capableButBusy |= ceilingOf(executorId, run.hostProcess) > 0;
+            continue;
+        }
+        auto dispatched = m_core.runStore().markDispatched(run.id, executorId, now);
+        if (!dispatched)
+            return;
+        // Step 4: the streams first, so the agent has its device channels
+        // before it reads the start and attaches before the workload runs.
+        if (Status opened = m_devices.open(*dispatched, executorId, *plan); !opened) {
+            auto ended = m_core.runStore().finish(run.id, RunRecord::State::Failed, std::nullopt,
+                                                  opened.error().message, now);
+            if (ended)
+                m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*ended),
+                                                 ended->projectId, now});
+            return;
+        }
+        RunStart start;
+        start.runId = run.id;
+        start.image = run.image;
+        start.runtime = run.runtime;
+        start.argv = run.argv;
+        start.workdir = QStringLiteral("runs/%1").arg(run.id);
+        start.hostProcess = run.hostProcess;
+        start.env = {{QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id)},
+                     {QStringLiteral("CLOOP_PROJECT"), run.projectPath}};
+        for (const PlannedDevice &device : std::as_const(*plan))
+            start.devices.append(device.device);
+        session->sendControl(start);
+        m_dispatchedThisSession[executorId].insert(run.id);
+        qCInfo(lcHub).noquote() << "run" << run.id << "dispatched to executor" << executorId
+                                << (plan->isEmpty() ? QString() : QStringLiteral("with %1 device(s)").arg(plan->size()));
+        return;
+    }
+    // No connected executor can take the run's devices, and none that could
+    // is merely busy: waiting would not help.
+    if (!refusal.isEmpty() && !capableButBusy)
+        refuseRun(run, refusal);
 }
 
 void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
@@ -129,6 +224,7 @@ void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
         if (!belongsHere(finished->runId))
             return;
         m_dispatchedThisSession[executorId].remove(finished->runId);
+        m_devices.detachRun(finished->runId, QStringLiteral("the run ended"));
         if (Status expected = m_core.runStore().setLogExpected(finished->runId, finished->endOffset); !expected)
             qCWarning(lcHub).noquote() << expected.error().message;
         const bool succeeded = finished->exitCode && *finished->exitCode == 0 && finished->error.isEmpty();
@@ -247,6 +343,7 @@ void RunDispatcher::loseRunsOf(qint64 executorId, const QString &reason)
 bool RunDispatcher::loseRun(qint64 runId, const QString &reason)
 {
     const QDateTime now = m_core.clock().now();
+    m_devices.detachRun(runId, QStringLiteral("the run was lost: %1").arg(reason));
     auto lost = m_core.runStore().finish(runId, RunRecord::State::Lost, std::nullopt, reason, now);
     if (!lost)
         return false;

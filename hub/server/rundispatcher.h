@@ -16,7 +16,9 @@ class Channel;
 namespace cloop::hub {
 
 class DaemonGateway;
+class DeviceStreams;
 class HubCore;
+struct RunRecord;
 class RunLogStore;
 class RunService;
 
@@ -32,13 +34,19 @@ class RunDispatcher final : public QObject
 public:
     static constexpr std::chrono::milliseconds kDefaultGrace{45'000};
 
-    RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, RunLogStore &logs,
-                  std::chrono::milliseconds grace = kDefaultGrace, QObject *parent = nullptr);
+    RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, DaemonGateway &forwarders,
+                  RunLogStore &logs, DeviceStreams &devices, std::chrono::milliseconds grace = kDefaultGrace,
+                  QObject *parent = nullptr);
 
     // Serves the queue now; also runs whenever something changed.
     void dispatchQueued();
 
 private:
+    // Gives one queued run to an executor that can take it and its devices;
+    // ends it at once when no connected executor ever could.
+    void dispatchRun(const RunRecord &run);
+    // Ends a queued run that cannot run, saying why.
+    void refuseRun(const RunRecord &run, const QString &reason);
     void onControl(qint64 executorId, const protocol::ControlMessage &message);
     // Runs the hub gave this executor before its current session that the
     // agent does not hold never reached it: they are lost, not waited for.
@@ -56,7 +64,9 @@ private:
     HubCore &m_core;
     RunService &m_runs;
     DaemonGateway &m_executors;
+    DaemonGateway &m_forwarders;
     RunLogStore &m_logs;
+    DeviceStreams &m_devices;
     std::chrono::milliseconds m_grace;
     QHash<qint64, QTimer *> m_graceTimers;
     // Per executor, the runs dispatched on its current session and not yet

@@ -261,6 +261,10 @@ void TestPodmanSandbox::specValidation_data()
     QTest::newRow("user ok") << QStringLiteral("user") << QStringLiteral("1000:1000") << true;
     QTest::newRow("runtime option") << QStringLiteral("runtime") << QStringLiteral("--x") << false;
     QTest::newRow("memory tiny") << QStringLiteral("memory") << QStringLiteral("1024") << false;
+    QTest::newRow("capability for a segment") << QStringLiteral("capability") << QStringLiteral("NET_ADMIN") << true;
+    QTest::newRow("capability raw") << QStringLiteral("capability") << QStringLiteral("NET_RAW") << true;
+    QTest::newRow("capability sys admin") << QStringLiteral("capability") << QStringLiteral("SYS_ADMIN") << false;
+    QTest::newRow("capability all") << QStringLiteral("capability") << QStringLiteral("ALL") << false;
 }
 
 void TestPodmanSandbox::specValidation()
@@ -289,6 +293,8 @@ void TestPodmanSandbox::specValidation()
         s.user = value;
     else if (field == QLatin1String("runtime"))
         s.runtime = value;
+    else if (field == QLatin1String("capability"))
+        s.addedCapabilities = { value };
     else if (field == QLatin1String("memory"))
         s.memoryLimitBytes = value.toLongLong();
     const cloop::Status status = s.validate();
@@ -340,6 +346,13 @@ void TestPodmanSandbox::argumentsCarryTheSandbox()
     QCOMPARE(args.mid(args.size() - 4),
              QStringList({ RunSpec::defaultImage(), s.argv.at(0), s.argv.at(1), s.argv.at(2) }));
     QCOMPARE(args.indexOf(QStringLiteral("--privileged")), -1);
+
+    // A run with a segment may configure it, and nothing more.
+    s.addedCapabilities = { QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW") };
+    const QStringList withDevice = PodmanSandbox::runArguments(s, QStringLiteral("/private/env"));
+    QCOMPARE(withDevice.count(QStringLiteral("--cap-add")), 2);
+    QVERIFY(withDevice.indexOf(QStringLiteral("--cap-add")) > withDevice.indexOf(QStringLiteral("--cap-drop")));
+    QVERIFY(withDevice.contains(QStringLiteral("NET_ADMIN")) && withDevice.contains(QStringLiteral("NET_RAW")));
 }
 
 void TestPodmanSandbox::missingEngineReported()

@@ -382,6 +382,12 @@ void TestControlMessage::runMessagesRoundTrip_data()
     hostProcess.workdir = QStringLiteral("runs/42");
     hostProcess.hostProcess = true;
     QTest::newRow("run.start host process") << ControlMessage(hostProcess);
+    RunStart withDevices = start;
+    withDevices.devices = {ForwardedDevice{7, QStringLiteral("fwd-lab"), QStringLiteral("l2"), QStringLiteral("fwd0"),
+                                           QStringLiteral("192.0.2.10/24"), 9000},
+                           ForwardedDevice{8, QStringLiteral("fwd-lab2"), QStringLiteral("l2"), QStringLiteral("fwd1"),
+                                           QString(), 1500}};
+    QTest::newRow("run.start with devices") << ControlMessage(withDevices);
     QTest::newRow("run.cancel") << ControlMessage(RunCancel{41, QStringLiteral("cancelled by alice")});
     QTest::newRow("run.ack") << ControlMessage(RunAck{41, 65536});
     QTest::newRow("run.started") << ControlMessage(RunStarted{41});
@@ -420,6 +426,27 @@ void TestControlMessage::runMessagesRefused_data()
                                     << QStringLiteral("run_id");
     QTest::newRow("start without workdir") << QByteArray(R"({"type":"run.start","run_id":1,"argv":["x"]})")
                                            << QStringLiteral("workdir");
+    const QByteArray startHead = R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"devices":)";
+    QTest::newRow("device list not an array") << startHead + R"({}})" << QStringLiteral("devices");
+    QTest::newRow("device of an unknown kind")
+            << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"serial"}]})" << QStringLiteral("kind");
+    QTest::newRow("device target not an interface")
+            << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"../../x"}]})" << QStringLiteral("target");
+    QTest::newRow("device target too long")
+            << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"abcdefghijklmnopq"}]})"
+            << QStringLiteral("target");
+    QTest::newRow("device name with a comma")
+            << startHead + R"([{"binding_id":1,"name":"a,b=c","kind":"l2","target":"fwd0"}]})" << QStringLiteral("name");
+    QTest::newRow("device mtu too small")
+            << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"fwd0","mtu":10}]})"
+            << QStringLiteral("mtu");
+    QTest::newRow("device without binding")
+            << startHead + R"([{"name":"fwd-a","kind":"l2","target":"fwd0"}]})" << QStringLiteral("binding_id");
+    QByteArray nine = startHead + "[";
+    for (int i = 1; i <= 9; ++i)
+        nine += QByteArray(i > 1 ? "," : "") + R"({"binding_id":)" + QByteArray::number(i)
+                + R"(,"name":"fwd-a","kind":"l2","target":"fwd0"})";
+    QTest::newRow("too many devices") << nine + "]}" << QStringLiteral("devices");
     QTest::newRow("ack negative offset") << QByteArray(R"({"type":"run.ack","run_id":1,"offset":-1})")
                                          << QStringLiteral("offset");
     QTest::newRow("finished with neither code nor error")

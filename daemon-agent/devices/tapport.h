@@ -1,0 +1,99 @@
+#pragma once
+
+#include "common/device/l2/tapdevice.h"
+#include "common/protocol/channelframe.h"
+#include "common/protocol/framerecord.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QSocketNotifier>
+
+#include <memory>
+#include <optional>
+
+namespace cloop::tunnel {
+class Channel;
+}
+
+namespace cloop::agent {
+
+// The agent's half of a forwarded segment: a TAP ⇄ a device channel, the
+// mirror image of the forwarder's SegmentPort. Frames the sandbox sends
+// come out of the TAP with their vnet header and go up the channel as frame
+// records as they are: a checksum or segmentation left to offload stays
+// so, for the forwarder's kernel (or NIC) to finish on the wire. Frames from
+// the channel go into the TAP.
+//
+// Ethernet may drop, and this does rather than wait: while the channel has
+// no room the TAP is not read, so the kernel drops at the TAP's queue; a
+// frame the TAP cannot take now (its queue is full, or it is down, which it
+// is from its creation until the sandbox brings it up after the move) is
+// dropped and counted. Memory stays bounded by the channel's queue and one
+// batch.
+class TapPort final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(TapPort)
+
+public:
+    struct Counters
+    {
+        quint64 framesIn = 0; // channel → TAP
+        quint64 bytesIn = 0;
+        quint64 framesOut = 0; // TAP → channel
+        quint64 bytesOut = 0;
+        quint64 droppedIn = 0; // the TAP could not take them now: down or full
+        quint64 droppedOut = 0; // the channel was full
+        // The TAP's kernel refused the frame itself (e.g. a vnet header it
+        // will not take); the peer sent something no retry fixes.
+        quint64 rejectedIn = 0;
+        // What the TAP gave could not be a frame record (no vnet header, or
+        // a size outside the record's bounds).
+        quint64 invalidOut = 0;
+    };
+
+    // Takes the channel as it is (accepted); the port ends when it closes.
+    TapPort(std::unique_ptr<device::l2::TapDevice> tap, tunnel::Channel *channel,
+        QObject *parent = nullptr);
+    // The TAP goes with the port: its descriptor closes and the kernel
+    // removes the interface, wherever it was moved. A channel still open is
+    // closed normally, so the hub's side does not wait on a stream nobody
+    // feeds.
+    ~TapPort() override;
+
+    device::l2::TapDevice &tap() { return *m_tap; }
+    Counters counters() const { return m_counters; }
+    bool hasEnded() const { return m_ended; }
+    // Ends the stream (normal close) and stops reading the TAP.
+    void stop(const QString &reason);
+
+Q_SIGNALS:
+    // Once, when the stream is over: the channel closed, the peer broke the
+    // frame format, or the TAP is gone (its sandbox's namespace was
+    // destroyed; the reason then starts with "device gone"). The port may
+    // be deleted then; from a slot of this signal, with deleteLater().
+    void ended(const QString &reason);
+
+private:
+    void onTapReadable();
+    void onChannelReadable();
+    // False when the port ended on it.
+    bool deliver(const protocol::FrameRecord &record);
+    // `closeWith`: how the peer is told, when the port is the one ending
+    // the stream.
+    void end(const QString &reason, std::optional<protocol::CloseCode> closeWith = std::nullopt);
+    void logSummary(const QString &reason) const;
+
+    std::unique_ptr<device::l2::TapDevice> m_tap;
+    QPointer<tunnel::Channel> m_channel;
+    // Declared after m_tap so it is destroyed before the descriptor closes.
+    std::unique_ptr<QSocketNotifier> m_readable;
+    protocol::FrameRecordDecoder m_decoder;
+    QByteArray m_batch;
+    QByteArray m_outgoing; // one frame for the TAP, reused
+    Counters m_counters;
+    bool m_ended = false;
+    bool m_rejectionLogged = false;
+};
+
+} // namespace cloop::agent

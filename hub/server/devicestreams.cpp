@@ -1,0 +1,156 @@
+#include "hub/server/devicestreams.h"
+
+#include "common/logging.h"
+#include "common/tunnel/channelmultiplexer.h"
+#include "common/tunnel/channelsplice.h"
+#include "hub/domain/eventbus.h"
+#include "hub/server/daemongateway.h"
+
+namespace cloop::hub {
+
+using protocol::CloseCode;
+
+DeviceStreams::DeviceStreams(DaemonGateway &forwarders, DaemonGateway &executors, EventBus &events, QObject *parent)
+    : QObject(parent), m_forwarders(forwarders), m_executors(executors), m_events(events)
+{
+}
+
+DeviceStreams::~DeviceStreams()
+{
+    // The daemons see their streams end with the hub.
+    const auto keys = [this] {
+        QList<Key> out;
+        for (const auto &[key, stream] : m_streams)
+            out.append(key);
+        return out;
+    }();
+    for (const Key &key : keys)
+        finish(key, QStringLiteral("the hub is stopping"));
+}
+
+Status DeviceStreams::open(const RunRecord &run, qint64 executorId, const QList<PlannedDevice> &devices)
+{
+    tunnel::TunnelConnection *agent = m_executors.session(executorId);
+    if (!agent && !devices.isEmpty())
+        return Error::make(QStringLiteral("executor_offline"), QStringLiteral("executor %1 went away").arg(executorId));
+    for (const PlannedDevice &device : devices) {
+        tunnel::TunnelConnection *forwarder = m_forwarders.session(device.forwarder.id);
+        if (!forwarder) {
+            detachRun(run.id, QStringLiteral("forwarder %1 went away").arg(device.forwarder.id));
+            return Error::make(QStringLiteral("forwarder_offline"),
+                               QStringLiteral("forwarder %1 (%2) went away while run %3 was dispatched")
+                                       .arg(device.forwarder.id)
+                                       .arg(device.forwarder.name)
+                                       .arg(run.id));
+        }
+        const QJsonObject meta{{QStringLiteral("run_id"), run.id}, {QStringLiteral("binding_id"), device.binding.id}};
+        QJsonObject toForwarder = meta;
+        toForwarder.insert(QStringLiteral("kind"), QStringLiteral("segment"));
+        QJsonObject toAgent = meta;
+        toAgent.insert(QStringLiteral("kind"), QStringLiteral("device"));
+        toAgent.insert(QStringLiteral("name"), device.device.name);
+        auto forwarderSide = forwarder->channels()->openChannel(toForwarder);
+        auto agentSide = forwarderSide ? agent->channels()->openChannel(toAgent) : Result<tunnel::Channel *>(forwarderSide.error());
+        if (!forwarderSide || !agentSide) {
+            if (forwarderSide)
+                (*forwarderSide)->close(CloseCode::Refused, QStringLiteral("the agent's side could not be opened"));
+            const Error error = forwarderSide ? agentSide.error() : forwarderSide.error();
+            detachRun(run.id, error.message);
+            return error;
+        }
+        const Key key{run.id, device.binding.id};
+        Stream &stream = m_streams[key];
+        stream = Stream{run.id, run.projectId, device.binding.id, device.forwarder.id, executorId,
+                        device.device.name, *forwarderSide, *agentSide, nullptr};
+        for (tunnel::Channel *side : {*forwarderSide, *agentSide}) {
+            connect(side, &tunnel::Channel::opened, this, [this, key] { joinIfReady(key); });
+            // Before the join, a side that ends takes the stream with it.
+            connect(side, &tunnel::Channel::closed, this, [this, key](CloseCode, const QString &reason) {
+                auto found = m_streams.find(key);
+                if (found != m_streams.end() && !found->second.splice)
+                    finish(key, reason.isEmpty() ? QStringLiteral("a side of the stream closed") : reason);
+            });
+        }
+        qCInfo(lcHub).noquote() << "run" << run.id << "gets" << device.device.name << "from forwarder"
+                                << device.forwarder.id << "on binding" << device.binding.id;
+    }
+    return {};
+}
+
+void DeviceStreams::joinIfReady(const Key &key)
+{
+    auto found = m_streams.find(key);
+    if (found == m_streams.end())
+        return;
+    Stream &stream = found->second;
+    if (stream.splice || !stream.forwarderSide || !stream.agentSide
+        || stream.forwarderSide->state() != tunnel::Channel::State::Open
+        || stream.agentSide->state() != tunnel::Channel::State::Open)
+        return;
+    stream.splice = new tunnel::ChannelSplice(stream.forwarderSide, stream.agentSide, this);
+    connect(stream.splice, &tunnel::ChannelSplice::ended, this, [this, key](CloseCode, const QString &reason) {
+        finish(key, reason);
+    });
+    m_events.publish(HubEvent{QStringLiteral("device.attached"),
+                              {{QStringLiteral("run_id"), stream.runId},
+                               {QStringLiteral("binding_id"), stream.bindingId},
+                               {QStringLiteral("forwarder_id"), stream.forwarderId},
+                               {QStringLiteral("executor_id"), stream.executorId},
+                               {QStringLiteral("device"), stream.deviceName}},
+                              stream.projectId});
+}
+
+void DeviceStreams::finish(const Key &key, const QString &cause)
+{
+    auto found = m_streams.find(key);
+    if (found == m_streams.end())
+        return;
+    Stream stream = found->second;
+    m_streams.erase(found);
+    if (stream.splice) {
+        stream.splice->disconnect(this);
+        stream.splice->end(CloseCode::Normal, cause);
+        stream.splice->deleteLater();
+    } else {
+        for (tunnel::Channel *side : {stream.forwarderSide.data(), stream.agentSide.data()}) {
+            if (side && side->state() != tunnel::Channel::State::Closed) {
+                side->disconnect(this);
+                side->close(CloseCode::Refused, cause);
+            }
+        }
+    }
+    qCInfo(lcHub).noquote() << "run" << stream.runId << "detached" << stream.deviceName << "(binding" << stream.bindingId
+                            << "):" << cause;
+    m_events.publish(HubEvent{QStringLiteral("device.detached"),
+                              {{QStringLiteral("run_id"), stream.runId},
+                               {QStringLiteral("binding_id"), stream.bindingId},
+                               {QStringLiteral("forwarder_id"), stream.forwarderId},
+                               {QStringLiteral("executor_id"), stream.executorId},
+                               {QStringLiteral("device"), stream.deviceName},
+                               {QStringLiteral("reason"), cause}},
+                              stream.projectId});
+}
+
+void DeviceStreams::detachRun(qint64 runId, const QString &cause)
+{
+    QList<Key> keys;
+    for (const auto &[key, stream] : m_streams) {
+        if (key.first == runId)
+            keys.append(key);
+    }
+    for (const Key &key : keys)
+        finish(key, cause);
+}
+
+void DeviceStreams::detachBinding(qint64 bindingId, const QString &cause)
+{
+    QList<Key> keys;
+    for (const auto &[key, stream] : m_streams) {
+        if (key.second == bindingId)
+            keys.append(key);
+    }
+    for (const Key &key : keys)
+        finish(key, cause);
+}
+
+} // namespace cloop::hub

@@ -1,0 +1,67 @@
+#pragma once
+
+#include "hub/domain/deviceplan.h"
+
+#include <QObject>
+#include <QPointer>
+
+#include <map>
+
+namespace cloop::tunnel {
+class Channel;
+class ChannelSplice;
+} // namespace cloop::tunnel
+
+namespace cloop::hub {
+
+class DaemonGateway;
+class EventBus;
+
+// Step 4 of dispatch and every detach: for each device a run gets, a stream
+// opened to the forwarder and a device channel opened on the agent's own
+// tunnel, joined once both sides have accepted. Detached when the run ends,
+// the binding ends, or either daemon goes away (its tunnel's channels close
+// and the join passes that on); each detach is logged and published as
+// device.detached with its cause.
+class DeviceStreams final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(DeviceStreams)
+
+public:
+    DeviceStreams(DaemonGateway &forwarders, DaemonGateway &executors, EventBus &events, QObject *parent = nullptr);
+    ~DeviceStreams() override;
+
+    // Opens both channels of every device; the agent's arrive on its tunnel
+    // before the run's start, which the caller sends right after.
+    Status open(const RunRecord &run, qint64 executorId, const QList<PlannedDevice> &devices);
+    void detachRun(qint64 runId, const QString &cause);
+    void detachBinding(qint64 bindingId, const QString &cause);
+
+    int streamCount() const { return static_cast<int>(m_streams.size()); }
+
+private:
+    struct Stream
+    {
+        qint64 runId = 0;
+        qint64 projectId = 0;
+        qint64 bindingId = 0;
+        qint64 forwarderId = 0;
+        qint64 executorId = 0;
+        QString deviceName;
+        QPointer<tunnel::Channel> forwarderSide;
+        QPointer<tunnel::Channel> agentSide;
+        QPointer<tunnel::ChannelSplice> splice;
+    };
+    using Key = std::pair<qint64, qint64>; // run, binding
+
+    void joinIfReady(const Key &key);
+    void finish(const Key &key, const QString &cause);
+
+    DaemonGateway &m_forwarders;
+    DaemonGateway &m_executors;
+    EventBus &m_events;
+    std::map<Key, Stream> m_streams;
+};
+
+} // namespace cloop::hub
