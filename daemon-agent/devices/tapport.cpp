@@ -37,9 +37,9 @@ TapPort::TapPort(std::unique_ptr<TapDevice> tap, tunnel::Channel *channel, QObje
     });
     connect(channel, &tunnel::Channel::closed, this,
         [this](protocol::CloseCode code, const QString &reason) {
-            end(code == protocol::CloseCode::Normal
-                    ? QStringLiteral("the stream was closed")
-                    : QStringLiteral("the stream ended: %1").arg(reason));
+            end(code != protocol::CloseCode::Normal ? QStringLiteral("the stream ended: %1").arg(reason)
+                    : reason.isEmpty()                ? QStringLiteral("the stream was closed")
+                                                      : QStringLiteral("the stream was closed: %1").arg(reason));
         });
     // Bytes that arrived before the port existed raised readyRead for nobody.
     if (channel->bytesAvailable() > 0)

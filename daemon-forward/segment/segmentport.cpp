@@ -28,8 +28,9 @@ SegmentPort::SegmentPort(std::unique_ptr<PacketSocket> socket, tunnel::Channel *
             m_readable->setEnabled(true);
     });
     connect(channel, &tunnel::Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
-        end(code == protocol::CloseCode::Normal ? QStringLiteral("the stream was closed")
-                                                : QStringLiteral("the stream ended: %1").arg(reason));
+        end(code != protocol::CloseCode::Normal ? QStringLiteral("the stream ended: %1").arg(reason)
+                : reason.isEmpty()                ? QStringLiteral("the stream was closed")
+                                                  : QStringLiteral("the stream was closed: %1").arg(reason));
     });
 }
 

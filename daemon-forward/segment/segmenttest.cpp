@@ -31,6 +31,8 @@ QString ipv4Text(QByteArrayView bytes)
 QString ipProtocolName(quint8 protocol)
 {
     switch (protocol) {
+    case 0:
+        return QStringLiteral("hop-by-hop options");
     case 1:
         return QStringLiteral("ICMP");
     case 6:

@@ -68,6 +68,12 @@ CliResult runProgram(const QString &program, const QStringList &arguments,
 } // namespace cloop::testing
 
 // Checks a command's exit code and prints everything about it when wrong.
+// `result` is evaluated once (QVERIFY2 builds its message whether or not the
+// check fails, so naming a command there would run it twice).
 #define CLOOP_COMPARE_EXIT(result, expected)                                                           \
-    QVERIFY2((result).exitCode == (expected),                                                          \
-             qPrintable(QStringLiteral("expected exit code %1; ").arg(expected) + (result).describe()))
+    do {                                                                                               \
+        const ::cloop::testing::CliResult &cloopExitResult_ = (result);                                \
+        QVERIFY2(cloopExitResult_.exitCode == (expected),                                              \
+                 qPrintable(QStringLiteral("expected exit code %1; ").arg(expected)                    \
+                            + cloopExitResult_.describe()));                                           \
+    } while (false)

@@ -1,0 +1,294 @@
+// End to end, as root, in network namespaces this test makes: a run of a
+// bound project gets the lab's segment in its sandbox. A real hub, a real
+// cloop-forward on one end of a veth pair, a real cloop-agent with podman
+// sandboxes, and a lab namespace on the other end with a DHCP server
+// (dnsmasq). Skipped, saying why, without root, podman or dnsmasq.
+
+#include "support/labnetwork.h"
+#include "support/testrig.h"
+
+#include <QElapsedTimer>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTest>
+
+#include <csignal>
+
+using namespace cloop::testing;
+
+namespace {
+const QString kSegment = QStringLiteral("cl-seg");
+const QString kLabEnd = QStringLiteral("cl-lab");
+const QString kProject = QStringLiteral("/srv/projects/lab");
+const QString kOtherProject = QStringLiteral("/srv/projects/other");
+
+// What a workload does to use the segment: wait for the interface (it
+// appears a moment after the sandbox starts), take a DHCP lease, say what it
+// got, ping the lab. The lease script sets the address busybox's udhcpc
+// hands over.
+QString leaseAndPing(const QString &after)
+{
+    return QStringLiteral(
+                   "i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; "
+                   "echo devices=$CLOOP_FORWARDED_DEVICES; "
+                   "printf '#!/bin/sh\\n[ \"$1\" = bound ] && ip addr add $ip/$mask dev $interface\\nexit 0\\n' > /tmp/lease; "
+                   "chmod +x /tmp/lease; "
+                   "udhcpc -i fwd0 -n -q -t 10 -T 1 -s /tmp/lease >/dev/null 2>&1 || { echo no-lease; exit 5; }; "
+                   "echo leased=$(ip -4 -o addr show fwd0 | awk '{print $4}'); "
+                   "ping -c 2 -W 2 192.0.2.1 >/dev/null && echo ping-lab-ok; ")
+            + after;
+}
+} // namespace
+
+class TestSegmentForward final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void aBoundRunLeasesAnAddressAndPingsBothWays();
+    void aRunOfAnUnboundProjectSeesNoForwardedInterface();
+    void runsThatCannotGetTheDeviceAreRefusedSayingWhy();
+    void unbindingDetachesAtOnce();
+    void aForwarderThatGoesAwayDetachesAndRefusesNewRuns();
+
+private:
+    qint64 queue(const QString &project, const QString &script, const QStringList &extra = {});
+    QJsonObject run(qint64 id);
+    QString logOf(qint64 id);
+    bool waitForLog(qint64 id, const QString &needle, int timeoutMs = kLongWaitMs);
+
+    std::unique_ptr<LabNetwork> m_lab;
+    std::unique_ptr<QProcess> m_dhcp;
+    std::unique_ptr<TestRig> m_rig;
+    ForwarderProcess *m_forwarder = nullptr;
+    ForwarderProcess *m_agent = nullptr;
+    qint64 m_forwarderId = 0;
+    qint64 m_agentId = 0;
+    qint64 m_bindingId = 0;
+};
+
+void TestSegmentForward::initTestCase()
+{
+    if (const QString why = sandboxesUnavailable(); !why.isEmpty())
+        QSKIP(qPrintable(why));
+    if (QStandardPaths::findExecutable(QStringLiteral("dnsmasq"), {QStringLiteral("/usr/sbin"), QStringLiteral("/sbin")})
+                .isEmpty())
+        QSKIP("dnsmasq is not installed (scripts/install-deps installs dnsmasq-base)");
+    if (const QString why = enterPrivateNetwork(); !why.isEmpty())
+        QSKIP(qPrintable(why));
+}
+
+void TestSegmentForward::init()
+{
+    m_lab = std::make_unique<LabNetwork>(kSegment, kLabEnd, QStringLiteral("192.0.2.1/24"));
+    QVERIFY2(m_lab->create(), qPrintable(m_lab->lastError()));
+    // The lab's DHCP server; no DNS (port 0), nothing written to disk.
+    m_dhcp = std::make_unique<QProcess>();
+    m_dhcp->setProcessChannelMode(QProcess::MergedChannels);
+    const QStringList dhcp = m_lab->labCommand(
+            {QStringLiteral("dnsmasq"), QStringLiteral("--no-daemon"), QStringLiteral("--port=0"),
+             QStringLiteral("--interface=") + kLabEnd, QStringLiteral("--bind-interfaces"),
+             QStringLiteral("--dhcp-range=192.0.2.50,192.0.2.99,255.255.255.0,1h"), QStringLiteral("--dhcp-authoritative"),
+             QStringLiteral("--leasefile-ro"), QStringLiteral("--no-resolv"), QStringLiteral("--no-hosts"),
+             QStringLiteral("--pid-file=")});
+    m_dhcp->start(dhcp.first(), dhcp.mid(1));
+    QVERIFY(m_dhcp->waitForStarted());
+
+    m_rig = std::make_unique<TestRig>();
+    QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
+    HubProcess &hub = m_rig->hub();
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject}), 0);
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), kOtherProject}), 0);
+
+    const Enrollment forwarder = hub.enroll(QStringLiteral("lab"), {QStringLiteral("--interface"), kSegment});
+    QVERIFY2(forwarder.ok, qPrintable(forwarder.error));
+    m_forwarderId = forwarder.id;
+    m_forwarder = &m_rig->addForwarder({QStringLiteral("--bundle"), forwarder.bundle});
+    QVERIFY(m_rig->startAndAwaitConnection(*m_forwarder, forwarder.id));
+
+    const QJsonObject agent = hub.cliJson({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
+                                           QStringLiteral("bench"), QStringLiteral("--json")})
+                                      .toObject();
+    m_agentId = agent.value(QLatin1String("executor")).toObject().value(QLatin1String("id")).toInteger();
+    m_agent = &m_rig->addForwarder({QStringLiteral("--bundle"), agent.value(QLatin1String("bundle")).toString(),
+                                    QStringLiteral("--max-concurrent"), QStringLiteral("2")},
+                                   m_rig->newHome(), ForwarderProcess::Program::Agent);
+    QVERIFY(m_agent->start());
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(m_agent->describe()));
+
+    const QJsonObject binding = hub.cliJson({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(m_forwarderId),
+                                             QStringLiteral("--project"), kProject, QStringLiteral("--ttl"),
+                                             QStringLiteral("1h"), QStringLiteral("--json")})
+                                        .toObject();
+    m_bindingId = binding.value(QLatin1String("id")).toInteger();
+    QVERIFY2(m_bindingId > 0, qPrintable(hub.transcript()));
+}
+
+void TestSegmentForward::cleanup()
+{
+    if (QTest::currentTestFailed() && m_rig) {
+        m_rig->printDiagnostics();
+        if (m_dhcp)
+            qInfo().noquote() << "dnsmasq:" << m_dhcp->readAll();
+    }
+    m_forwarder = nullptr;
+    m_agent = nullptr;
+    m_rig.reset();
+    if (m_dhcp && m_dhcp->state() != QProcess::NotRunning) {
+        signalProcess(*m_dhcp, SIGTERM);
+        m_dhcp->waitForFinished(5000);
+    }
+    m_dhcp.reset();
+    m_lab.reset();
+}
+
+qint64 TestSegmentForward::queue(const QString &project, const QString &script, const QStringList &extra)
+{
+    const CliResult queued = m_rig->hub().cli(QStringList{QStringLiteral("run"), QStringLiteral("--project"), project,
+                                                          QStringLiteral("--no-wait")}
+                                              + extra
+                                              + QStringList{QStringLiteral("--"), QStringLiteral("sh"),
+                                                            QStringLiteral("-c"), script});
+    return queued.exitCode == 0 ? queued.stdoutText().trimmed().toLongLong() : 0;
+}
+
+QJsonObject TestSegmentForward::run(qint64 id)
+{
+    return m_rig->hub()
+            .cliJson({QStringLiteral("run"), QStringLiteral("show"), QString::number(id), QStringLiteral("--json")})
+            .toObject();
+}
+
+QString TestSegmentForward::logOf(qint64 id)
+{
+    return m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("logs"), QString::number(id)}).stdoutText();
+}
+
+bool TestSegmentForward::waitForLog(qint64 id, const QString &needle, int timeoutMs)
+{
+    return waitUntil([&] { return logOf(id).contains(needle); }, timeoutMs);
+}
+
+void TestSegmentForward::aBoundRunLeasesAnAddressAndPingsBothWays()
+{
+    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral("echo waiting; sleep 30")));
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("waiting")), qPrintable(logOf(id) + m_agent->stderrText()));
+    const QString log = logOf(id);
+    QVERIFY2(log.contains(QLatin1String("devices=fwd-lab=l2:fwd0")), qPrintable(log));
+    const QRegularExpressionMatch leased = QRegularExpression(QStringLiteral("leased=(192\\.0\\.2\\.\\d+)/24")).match(log);
+    QVERIFY2(leased.hasMatch(), qPrintable(log));
+    QVERIFY2(log.contains(QLatin1String("ping-lab-ok")), qPrintable(log));
+    // And from the lab to the sandbox, through forwarder, hub and agent.
+    const CliResult ping = m_lab->inLab({QStringLiteral("ping"), QStringLiteral("-c"), QStringLiteral("2"),
+                                         QStringLiteral("-W"), QStringLiteral("2"), leased.captured(1)});
+    CLOOP_COMPARE_EXIT(ping, 0);
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+}
+
+void TestSegmentForward::aRunOfAnUnboundProjectSeesNoForwardedInterface()
+{
+    const CliResult unbound = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("--project"), kOtherProject,
+                                                QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+                                                QStringLiteral("sleep 1; ls /sys/class/net; echo devices=[$CLOOP_FORWARDED_DEVICES]")});
+    CLOOP_COMPARE_EXIT(unbound, 0);
+    QCOMPARE(unbound.stdoutText().split(QLatin1Char('\n'), Qt::SkipEmptyParts),
+             QStringList({QStringLiteral("lo"), QStringLiteral("devices=[]")}));
+    // Nothing was opened to the forwarder for it.
+    QVERIFY(!m_forwarder->stderrText().contains(QLatin1String("lending")));
+}
+
+void TestSegmentForward::runsThatCannotGetTheDeviceAreRefusedSayingWhy()
+{
+    HubProcess &hub = m_rig->hub();
+    // A host process has no sandbox to receive the device.
+    const CliResult hostProcess = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
+                                           QStringLiteral("--host-process"), QStringLiteral("--"), QStringLiteral("true")});
+    CLOOP_COMPARE_EXIT(hostProcess, 1);
+    QVERIFY2(hostProcess.stderrText().contains(QLatin1String("host-process run")), qPrintable(hostProcess.describe()));
+    QVERIFY2(hostProcess.stderrText().contains(QLatin1String("forwarder")), qPrintable(hostProcess.describe()));
+    // gVisor cannot receive a host device, whatever the agent says about it.
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("executor"), QStringLiteral("virtual"), QStringLiteral("create"),
+                                QStringLiteral("gvisor"), QStringLiteral("--agent"), QString::number(m_agentId),
+                                QStringLiteral("--runtime"), QStringLiteral("runsc")}),
+                       0);
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("forward"), QStringLiteral("unbind"), QString::number(m_bindingId),
+                                QStringLiteral("--reason"), QStringLiteral("rebind narrowed")}),
+                       0);
+    const QJsonObject narrowed = hub.cliJson({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(m_forwarderId),
+                                              QStringLiteral("--project"), kProject, QStringLiteral("--virtual-executor"),
+                                              QStringLiteral("gvisor"), QStringLiteral("--json")})
+                                         .toObject();
+    QVERIFY(narrowed.value(QLatin1String("id")).toInteger() > 0);
+    const CliResult gvisor = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
+                                      QStringLiteral("--virtual-executor"), QStringLiteral("gvisor"), QStringLiteral("--"),
+                                      QStringLiteral("true")});
+    CLOOP_COMPARE_EXIT(gvisor, 1);
+    QVERIFY2(gvisor.stderrText().contains(QLatin1String("runsc")), qPrintable(gvisor.describe()));
+    // The narrowed binding gives nothing to a run on the agent itself.
+    const CliResult plain = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--"),
+                                     QStringLiteral("sh"), QStringLiteral("-c"),
+                                     QStringLiteral("sleep 1; ls /sys/class/net")});
+    CLOOP_COMPARE_EXIT(plain, 0);
+    QCOMPARE(plain.stdoutText().trimmed(), QStringLiteral("lo"));
+    QVERIFY(!m_forwarder->stderrText().contains(QLatin1String("lending")));
+}
+
+void TestSegmentForward::unbindingDetachesAtOnce()
+{
+    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral(
+            "echo attached; while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; echo detached; sleep 30")));
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QElapsedTimer clock;
+    clock.start();
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("forward"), QStringLiteral("unbind"), QString::number(m_bindingId),
+                                         QStringLiteral("--reason"), QStringLiteral("the lab is needed")}),
+                       0);
+    // The agent removes the TAP (and with it the sandbox's fwd0) at once.
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    const qint64 detachMs = clock.elapsed();
+    QVERIFY2(detachMs < 1000, qPrintable(QStringLiteral("detached after %1 ms").arg(detachMs)));
+    QVERIFY2(m_agent->stderrText().contains(QLatin1String("unbound")), qPrintable(m_agent->describe()));
+    QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
+    QVERIFY(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")));
+    // The run carries on without it.
+    QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+}
+
+void TestSegmentForward::aForwarderThatGoesAwayDetachesAndRefusesNewRuns()
+{
+    const qint64 id = queue(kProject, QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do "
+                                                     "sleep 0.1; i=$((i+1)); done; echo attached; "
+                                                     "while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; "
+                                                     "echo detached; sleep 30"));
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(m_forwarder->kill());
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    // A killed forwarder is noticed when its TCP connection drops.
+    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("detached after %1 ms").arg(clock.elapsed())));
+    QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
+    // A new run of the project is refused, naming the forwarder.
+    const CliResult refused = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
+                                                QStringLiteral("--"), QStringLiteral("true")});
+    CLOOP_COMPARE_EXIT(refused, 1);
+    QVERIFY2(refused.stderrText().contains(QStringLiteral("forwarder %1 (lab").arg(m_forwarderId)),
+             qPrintable(refused.describe()));
+    QVERIFY2(refused.stderrText().contains(QLatin1String("not connected")), qPrintable(refused.describe()));
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+}
+
+QTEST_GUILESS_MAIN(TestSegmentForward)
+#include "tst_segmentforward.moc"
