@@ -168,6 +168,10 @@ void ChannelSplice::step()
     }
     const Leg &gone = survivor == &m_a ? m_b : m_a;
     Channel *channel = survivor->channel;
+    if (!channel) {
+        terminate(CloseCode::Normal, reason, reason);
+        return;
+    }
     // A normal close of a channel still opening would drop what is queued
     // in it; opened() brings the pump back.
     if (channel->state() == Channel::State::Opening)

@@ -83,11 +83,12 @@ void DeviceStreams::joinIfReady(const Key &key)
     if (found == m_streams.end())
         return;
     Stream &stream = found->second;
-    if (stream.splice || !stream.forwarderSide || !stream.agentSide
-        || stream.forwarderSide->state() != tunnel::Channel::State::Open
-        || stream.agentSide->state() != tunnel::Channel::State::Open)
+    tunnel::Channel *forwarderSide = stream.forwarderSide.data();
+    tunnel::Channel *agentSide = stream.agentSide.data();
+    if (stream.splice || !forwarderSide || !agentSide || forwarderSide->state() != tunnel::Channel::State::Open
+        || agentSide->state() != tunnel::Channel::State::Open)
         return;
-    stream.splice = new tunnel::ChannelSplice(stream.forwarderSide, stream.agentSide, this);
+    stream.splice = new tunnel::ChannelSplice(forwarderSide, agentSide, this);
     connect(stream.splice, &tunnel::ChannelSplice::ended, this, [this, key](CloseCode, const QString &reason) {
         finish(key, reason);
     });
