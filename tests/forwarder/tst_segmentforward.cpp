@@ -4,6 +4,7 @@
 // sandboxes, and a lab namespace on the other end with a DHCP server
 // (dnsmasq). Skipped, saying why, without root, podman or dnsmasq.
 
+#include "daemon-agent/workroot/workroot.h"
 #include "support/labnetwork.h"
 #include "support/testrig.h"
 
@@ -21,6 +22,35 @@
 using namespace cloop::testing;
 
 namespace {
+// Python for a raw Ethernet socket on an interface: `send` puts one frame
+// on it; `capture` waits (5 s at most) for a frame whose payload holds a
+// marker and prints its VLAN tag as the kernel reports it (auxdata).
+const char *const kSendFrame = R"(import socket, sys
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((sys.argv[1], 0))
+s.send(bytes.fromhex(sys.argv[2]))
+)";
+const char *const kCaptureFrame = R"(import select, socket, struct, sys, time
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW, socket.htons(3))
+s.bind((sys.argv[1], 0))
+s.setsockopt(263, 8, 1)
+print('listening', flush=True)
+end = time.time() + 5
+while time.time() < end:
+    if not select.select([s], [], [], 0.2)[0]:
+        continue
+    data, ancillary, flags, address = s.recvmsg(65535, socket.CMSG_SPACE(20))
+    if sys.argv[2].encode() not in data:
+        continue
+    for level, kind, aux in ancillary:
+        if level == 263 and kind == 8:
+            status, length, snap, mac, net, tci, tpid = struct.unpack('IIIHHHH', aux[:20])
+            print('vlan' if status & 0x10 else 'untagged', hex(tci), 'ethertype', data[12:14].hex(), flush=True)
+    sys.exit(0)
+print('nothing', flush=True)
+sys.exit(1)
+)";
+
 const QString kSegment = QStringLiteral("cl-seg");
 const QString kLabEnd = QStringLiteral("cl-lab");
 const QString kProject = QStringLiteral("/srv/projects/lab");
@@ -56,10 +86,15 @@ private Q_SLOTS:
     void aBoundRunLeasesAnAddressAndPingsBothWays();
     void aRunOfAnUnboundProjectSeesNoForwardedInterface();
     void runsThatCannotGetTheDeviceAreRefusedSayingWhy();
+    void vlanTagsAndOffloadedChecksumsCrossTheChain();
     void unbindingDetachesAtOnce();
     void aForwarderThatGoesAwayDetachesAndRefusesNewRuns();
 
 private:
+    // The host pid of the run's sandbox, for looking into its namespace.
+    qint64 sandboxPid(qint64 runId);
+    // A command run inside the sandbox's network namespace (host tools).
+    CliResult inSandbox(qint64 pid, const QStringList &command, int timeoutMs = kLongWaitMs);
     qint64 queue(const QString &project, const QString &script, const QStringList &extra = {});
     QJsonObject run(qint64 id);
     QString logOf(qint64 id);
@@ -160,6 +195,26 @@ qint64 TestSegmentForward::queue(const QString &project, const QString &script, 
     return queued.exitCode == 0 ? queued.stdoutText().trimmed().toLongLong() : 0;
 }
 
+qint64 TestSegmentForward::sandboxPid(qint64 runId)
+{
+    const QString workRoot = m_agent->home() + QLatin1String("/.cloop/work");
+    const QString container =
+            QStringLiteral("cloop-run-%1-%2").arg(cloop::agent::WorkRoot(workRoot).sandboxTag()).arg(runId);
+    const CliResult found = runProgram(QStringLiteral("podman"),
+                                       {QStringLiteral("inspect"), QStringLiteral("--format"),
+                                        QStringLiteral("{{.State.Pid}}"), container},
+                                       QProcessEnvironment::systemEnvironment());
+    return found.exitCode == 0 ? found.stdoutText().trimmed().toLongLong() : 0;
+}
+
+CliResult TestSegmentForward::inSandbox(qint64 pid, const QStringList &command, int timeoutMs)
+{
+    return runProgram(QStringLiteral("nsenter"),
+                      QStringList{QStringLiteral("-t"), QString::number(pid), QStringLiteral("-n"), QStringLiteral("--")}
+                              + command,
+                      QProcessEnvironment::systemEnvironment(), timeoutMs);
+}
+
 QJsonObject TestSegmentForward::run(qint64 id)
 {
     return m_rig->hub()
@@ -240,6 +295,75 @@ void TestSegmentForward::runsThatCannotGetTheDeviceAreRefusedSayingWhy()
     CLOOP_COMPARE_EXIT(plain, 0);
     QCOMPARE(plain.stdoutText().trimmed(), QStringLiteral("lo"));
     QVERIFY(!m_forwarder->stderrText().contains(QLatin1String("lending")));
+}
+
+void TestSegmentForward::vlanTagsAndOffloadedChecksumsCrossTheChain()
+{
+    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral(
+            "echo ready; nc -l -p 5000 >/dev/null & sleep 60")));
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("ready")), qPrintable(logOf(id) + m_agent->stderrText()));
+    const QRegularExpressionMatch leased =
+            QRegularExpression(QStringLiteral("leased=(192\\.0\\.2\\.\\d+)/24")).match(logOf(id));
+    QVERIFY(leased.hasMatch());
+    const qint64 pid = sandboxPid(id);
+    QVERIFY(pid > 0);
+    const auto python = [](const char *script, const QStringList &arguments) {
+        return QStringList{QStringLiteral("python3"), QStringLiteral("-c"), QString::fromLatin1(script)} + arguments;
+    };
+
+    // A tagged frame from the lab arrives tagged in the sandbox (priority 3, VID 100)...
+    const QString fromLab = QStringLiteral("ffffffffffff020000000002810060" "6488b5") + QString::fromLatin1(QByteArray("from-the-lab").toHex());
+    QProcess capture;
+    const QStringList inside = QStringList{QStringLiteral("-t"), QString::number(pid), QStringLiteral("-n"), QStringLiteral("--")}
+            + python(kCaptureFrame, {QStringLiteral("fwd0"), QStringLiteral("from-the-lab")});
+    capture.setProcessChannelMode(QProcess::MergedChannels);
+    capture.start(QStringLiteral("nsenter"), inside);
+    QVERIFY(capture.waitForReadyRead(10'000));
+    CLOOP_COMPARE_EXIT(m_lab->inLab(python(kSendFrame, {kLabEnd, fromLab})), 0);
+    QVERIFY(capture.state() == QProcess::NotRunning || capture.waitForFinished(10'000));
+    const QString seenInside = QString::fromUtf8(capture.readAll());
+    QVERIFY2(seenInside.contains(QLatin1String("vlan 0x6064 ethertype 88b5")), qPrintable(seenInside));
+
+    // ...and one from the sandbox arrives tagged in the lab.
+    const QString fromSandbox = QStringLiteral("ffffffffffff02000000000a8100a0c888b5") + QString::fromLatin1(QByteArray("from-the-sandbox").toHex());
+    QProcess labCapture;
+    const QStringList inLab = m_lab->labCommand(python(kCaptureFrame, {kLabEnd, QStringLiteral("from-the-sandbox")}));
+    labCapture.setProcessChannelMode(QProcess::MergedChannels);
+    labCapture.start(inLab.first(), inLab.mid(1));
+    QVERIFY(labCapture.waitForReadyRead(10'000));
+    CLOOP_COMPARE_EXIT(inSandbox(pid, python(kSendFrame, {QStringLiteral("fwd0"), fromSandbox})), 0);
+    QVERIFY(labCapture.state() == QProcess::NotRunning || labCapture.waitForFinished(10'000));
+    const QString seenInLab = QString::fromUtf8(labCapture.readAll());
+    QVERIFY2(seenInLab.contains(QLatin1String("vlan 0xa0c8 ethertype 88b5")), qPrintable(seenInLab));
+
+    // A UDP datagram and a TCP connection whose checksums the lab's kernel
+    // left to offload arrive in the sandbox with valid checksums.
+    QProcess dump;
+    dump.setProcessChannelMode(QProcess::MergedChannels);
+    dump.start(QStringLiteral("nsenter"), {QStringLiteral("-t"), QString::number(pid), QStringLiteral("-n"), QStringLiteral("--"),
+                                           QStringLiteral("tcpdump"), QStringLiteral("-l"), QStringLiteral("-n"), QStringLiteral("-vv"),
+                                           QStringLiteral("-i"), QStringLiteral("fwd0"), QStringLiteral("-c"), QStringLiteral("2"),
+                                           QStringLiteral("udp port 4000 or (tcp port 5000 and tcp[tcpflags] & tcp-syn != 0)")});
+    QVERIFY(dump.waitForStarted());
+    // tcpdump says so once its capture is open.
+    QByteArray dumped;
+    QVERIFY(waitUntil([&] {
+        dumped += dump.readAll();
+        return dumped.contains("listening on");
+    }));
+    CLOOP_COMPARE_EXIT(m_lab->inLab({QStringLiteral("python3"), QStringLiteral("-c"),
+                                     QStringLiteral("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+                                                    "s.sendto(b'checksum' * 50, ('%1', 4000)); "
+                                                    "t = socket.create_connection(('%1', 5000), 5); t.sendall(b'x' * 100); t.close()")
+                                             .arg(leased.captured(1))}),
+                       0);
+    QVERIFY(dump.state() == QProcess::NotRunning || dump.waitForFinished(10'000));
+    dumped += dump.readAll();
+    QVERIFY2(dumped.contains("udp sum ok"), dumped.constData());
+    QVERIFY2(dumped.contains("(correct)"), dumped.constData());
+    QVERIFY2(!dumped.contains("incorrect") && !dumped.contains("bad udp cksum"), dumped.constData());
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
 }
 
 void TestSegmentForward::unbindingDetachesAtOnce()
