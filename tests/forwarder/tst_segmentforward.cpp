@@ -9,6 +9,7 @@
 #include "support/testrig.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -87,6 +88,8 @@ private Q_SLOTS:
     void aRunOfAnUnboundProjectSeesNoForwardedInterface();
     void runsThatCannotGetTheDeviceAreRefusedSayingWhy();
     void vlanTagsAndOffloadedChecksumsCrossTheChain();
+    void theHubsOwnExecutorAttachesTheSegmentToo();
+    void aRestartedAgentCleansUpOnlyWhatItRecorded();
     void unbindingDetachesAtOnce();
     void aForwarderThatGoesAwayDetachesAndRefusesNewRuns();
 
@@ -364,6 +367,66 @@ void TestSegmentForward::vlanTagsAndOffloadedChecksumsCrossTheChain()
     QVERIFY2(dumped.contains("(correct)"), dumped.constData());
     QVERIFY2(!dumped.contains("incorrect") && !dumped.contains("bad udp cksum"), dumped.constData());
     CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+}
+
+void TestSegmentForward::theHubsOwnExecutorAttachesTheSegmentToo()
+{
+    HubProcess &hub = m_rig->hub();
+    QCOMPARE(hub.stop(), 0);
+    hub.setServeArguments({QStringLiteral("--executor")});
+    QVERIFY2(hub.start(), qPrintable(hub.lastError()));
+    QVERIFY(waitUntil([&] {
+        const QJsonArray executors = hub.cliJson({QStringLiteral("executor"), QStringLiteral("list"), QStringLiteral("--json")}).toArray();
+        for (const QJsonValue &executor : executors) {
+            if (executor.toObject().value(QLatin1String("name")).toString() == QLatin1String("hub")
+                && executor.toObject().value(QLatin1String("connected")).toBool())
+                return true;
+        }
+        return false;
+    }));
+    QVERIFY(waitUntil([&] { return hub.forwarderConnected(m_forwarderId); }));
+    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral("echo done")), {QStringLiteral("--executor"), QStringLiteral("hub")});
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("done")), qPrintable(logOf(id) + hub.log()));
+    const QString log = logOf(id);
+    QVERIFY2(log.contains(QLatin1String("leased=192.0.2.")), qPrintable(log));
+    QVERIFY2(log.contains(QLatin1String("ping-lab-ok")), qPrintable(log));
+    QVERIFY2(hub.log().contains(QLatin1String("sees fwd-lab as fwd0")), qPrintable(hub.log()));
+}
+
+void TestSegmentForward::aRestartedAgentCleansUpOnlyWhatItRecorded()
+{
+    // A TAP someone else made on this machine, named like the agent's.
+    const CliResult foreign = runProgram(QStringLiteral("ip"),
+                                         {QStringLiteral("tuntap"), QStringLiteral("add"), QStringLiteral("cltap77"),
+                                          QStringLiteral("mode"), QStringLiteral("tap")},
+                                         QProcessEnvironment::systemEnvironment());
+    CLOOP_COMPARE_EXIT(foreign, 0);
+    const qint64 id = queue(kProject, QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do "
+                                                     "sleep 0.1; i=$((i+1)); done; echo attached; sleep 60"));
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    const QString workRoot = m_agent->home() + QLatin1String("/.cloop/work");
+    QFile ledger(workRoot + QLatin1String("/attachments.json"));
+    QVERIFY(ledger.open(QIODevice::ReadOnly));
+    QVERIFY2(ledger.readAll().contains("fwd0"), "the attachment was not recorded");
+    ledger.close();
+
+    // The agent dies at once; its TAP goes with its descriptor.
+    QVERIFY(m_agent->kill());
+    ForwarderProcess &again = m_rig->addForwarder({}, m_agent->home(), ForwarderProcess::Program::Agent);
+    QVERIFY(again.start());
+    QVERIFY2(again.waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(again.describe()));
+    // Its sandbox is removed, the record emptied, and the TAP it never made is still there.
+    QVERIFY2(again.stderrText().contains(QLatin1String("left by a previous agent process")), qPrintable(again.describe()));
+    QVERIFY(ledger.open(QIODevice::ReadOnly));
+    QVERIFY2(!ledger.readAll().contains("fwd0"), "the record still lists the attachment");
+    const CliResult stillThere = runProgram(QStringLiteral("ip"), {QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("cltap77")},
+                                            QProcessEnvironment::systemEnvironment());
+    CLOOP_COMPARE_EXIT(stillThere, 0);
+    runProgram(QStringLiteral("ip"), {QStringLiteral("link"), QStringLiteral("delete"), QStringLiteral("cltap77")},
+               QProcessEnvironment::systemEnvironment());
+    m_agent = &again;
 }
 
 void TestSegmentForward::unbindingDetachesAtOnce()
