@@ -3,6 +3,8 @@
 #include "common/logging.h"
 #include "common/tunnel/channelmultiplexer.h"
 
+#include <algorithm>
+
 namespace cloop::forward {
 
 using device::l2::PacketSocket;
@@ -94,6 +96,7 @@ void SegmentPort::onInterfaceReadable()
         ++batchFrames;
         ++m_counters.framesUp;
         m_counters.bytesUp += static_cast<quint64>(frame.size());
+        m_counters.largestUp = std::max(m_counters.largestUp, frame.size());
         if (m_batch.size() >= kBatchBytes)
             refused = !flush();
     }
@@ -130,6 +133,7 @@ void SegmentPort::onChannelReadable()
         }
         ++m_counters.framesDown;
         m_counters.bytesDown += static_cast<quint64>(record.frame.size());
+        m_counters.largestDown = std::max(m_counters.largestDown, record.frame.size());
     }
 }
 
@@ -154,13 +158,16 @@ void SegmentPort::end(const QString &reason)
     m_readable->setEnabled(false);
     const Counters totals = counters();
     qCInfo(lcForward).noquote() << QStringLiteral("segment stream on %1 ended (%2): up %3 frames, down %4 frames, "
-                                                  "dropped %5 up / %6 down / %7 in the kernel")
+                                                  "dropped %5 up / %6 down / %7 in the kernel; largest frames %8 up / "
+                                                  "%9 down bytes")
                                            .arg(m_socket->interfaceName(), reason)
                                            .arg(totals.framesUp)
                                            .arg(totals.framesDown)
                                            .arg(totals.droppedUp)
                                            .arg(totals.droppedDown)
-                                           .arg(totals.kernelDrops);
+                                           .arg(totals.kernelDrops)
+                                           .arg(totals.largestUp)
+                                           .arg(totals.largestDown);
     Q_EMIT ended(reason);
 }
 

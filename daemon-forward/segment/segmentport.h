@@ -39,6 +39,9 @@ public:
         quint64 droppedDown = 0; // the interface could not take them
         quint64 kernelDrops = 0; // the socket buffer overflowed while the channel was full
         quint64 truncated = 0; // larger than any record
+        // The largest frames each way: above the MTU, GRO/TSO frames went whole.
+        qsizetype largestUp = 0;
+        qsizetype largestDown = 0;
     };
 
     // Takes the channel as it is (accepted); the port ends when it closes.

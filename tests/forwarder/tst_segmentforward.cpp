@@ -88,6 +88,7 @@ private Q_SLOTS:
     void aRunOfAnUnboundProjectSeesNoForwardedInterface();
     void runsThatCannotGetTheDeviceAreRefusedSayingWhy();
     void vlanTagsAndOffloadedChecksumsCrossTheChain();
+    void bulkTcpWithSegmentationOffloadArrivesWhole();
     void theHubsOwnExecutorAttachesTheSegmentToo();
     void aRestartedAgentCleansUpOnlyWhatItRecorded();
     void unbindingDetachesAtOnce();
@@ -369,6 +370,36 @@ void TestSegmentForward::vlanTagsAndOffloadedChecksumsCrossTheChain()
     CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
 }
 
+void TestSegmentForward::bulkTcpWithSegmentationOffloadArrivesWhole()
+{
+    // The lab counts what arrives on TCP 5001; the sandbox sends 32 MiB.
+    // Both kernels hand the TAP and the packet socket frames far larger
+    // than the MTU (TSO/GRO); they cross whole with their vnet header.
+    QProcess sink;
+    sink.setProcessChannelMode(QProcess::MergedChannels);
+    const QStringList listen = m_lab->labCommand(
+            {QStringLiteral("python3"), QStringLiteral("-c"),
+             QStringLiteral("import socket\ns = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+                            "s.bind(('192.0.2.1', 5001)); s.listen(1); print('listening', flush=True)\n"
+                            "c, _ = s.accept(); n = 0\nwhile True:\n    b = c.recv(1 << 20)\n    if not b: break\n    n += len(b)\n"
+                            "print('received', n, flush=True)")});
+    sink.start(listen.first(), listen.mid(1));
+    QVERIFY(sink.waitForReadyRead(10'000));
+    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral(
+            "dd if=/dev/zero bs=1048576 count=32 2>/dev/null | nc 192.0.2.1 5001 && echo sent")));
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("sent"), 120'000), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY(sink.state() == QProcess::NotRunning || sink.waitForFinished(30'000));
+    const QString received = QString::fromUtf8(sink.readAll());
+    QVERIFY2(received.contains(QStringLiteral("received %1").arg(32 * 1048576)), qPrintable(received));
+    // The stream ends with the run; the forwarder says how large its frames got.
+    QVERIFY(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")));
+    const QRegularExpressionMatch largest =
+            QRegularExpression(QStringLiteral("largest frames (\\d+) up / (\\d+) down")).match(m_forwarder->stderrText());
+    QVERIFY2(largest.hasMatch(), qPrintable(m_forwarder->stderrText()));
+    QVERIFY2(largest.captured(2).toInt() > 1514, qPrintable(largest.captured(0)));
+}
+
 void TestSegmentForward::theHubsOwnExecutorAttachesTheSegmentToo()
 {
     HubProcess &hub = m_rig->hub();
@@ -412,8 +443,13 @@ void TestSegmentForward::aRestartedAgentCleansUpOnlyWhatItRecorded()
     QVERIFY2(ledger.readAll().contains("fwd0"), "the attachment was not recorded");
     ledger.close();
 
-    // The agent dies at once; its TAP goes with its descriptor.
+    // The agent dies at once; its TAP goes with its descriptor, and the
+    // forwarder's end of the stream within a second.
+    QElapsedTimer clock;
+    clock.start();
     QVERIFY(m_agent->kill());
+    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")), qPrintable(m_forwarder->describe()));
+    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("the forwarder's stream ended after %1 ms").arg(clock.elapsed())));
     ForwarderProcess &again = m_rig->addForwarder({}, m_agent->home(), ForwarderProcess::Program::Agent);
     QVERIFY(again.start());
     QVERIFY2(again.waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(again.describe()));
