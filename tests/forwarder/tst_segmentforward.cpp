@@ -92,6 +92,7 @@ private Q_SLOTS:
     void theHubsOwnExecutorAttachesTheSegmentToo();
     void aRestartedAgentCleansUpOnlyWhatItRecorded();
     void unbindingDetachesAtOnce();
+    void anExpiredBindingDetachesWithinASecond();
     void aForwarderThatGoesAwayDetachesAndRefusesNewRuns();
 
 private:
@@ -486,6 +487,33 @@ void TestSegmentForward::unbindingDetachesAtOnce()
     // The run carries on without it.
     QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
     CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+}
+
+void TestSegmentForward::anExpiredBindingDetachesWithinASecond()
+{
+    HubProcess &hub = m_rig->hub();
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("forward"), QStringLiteral("unbind"), QString::number(m_bindingId),
+                                QStringLiteral("--reason"), QStringLiteral("a short one instead")}),
+                       0);
+    const QJsonObject shortBinding = hub.cliJson({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(m_forwarderId),
+                                                  QStringLiteral("--project"), kProject, QStringLiteral("--ttl"),
+                                                  QStringLiteral("6s"), QStringLiteral("--json")})
+                                             .toObject();
+    const QDateTime expires = QDateTime::fromString(shortBinding.value(QLatin1String("expires_at")).toString(), Qt::ISODateWithMs);
+    QVERIFY2(expires.isValid(), qPrintable(QString::fromUtf8(QJsonDocument(shortBinding).toJson())));
+    const qint64 id = queue(kProject, QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do "
+                                                     "sleep 0.1; i=$((i+1)); done; echo attached; "
+                                                     "while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; "
+                                                     "echo detached; sleep 30"));
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY2(QDateTime::currentDateTimeUtc() < expires, "the run attached only after the binding expired; give it longer");
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    const qint64 lateMs = expires.msecsTo(QDateTime::currentDateTimeUtc());
+    QVERIFY2(lateMs < 1000, qPrintable(QStringLiteral("detached %1 ms after the expiry").arg(lateMs)));
+    QVERIFY2(m_agent->stderrText().contains(QLatin1String("expired")), qPrintable(m_agent->describe()));
+    QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
 }
 
 void TestSegmentForward::aForwarderThatGoesAwayDetachesAndRefusesNewRuns()
