@@ -15,8 +15,6 @@ using device::l2::VnetHeader;
 namespace {
 // Frames read per wake-up, so a chatty sandbox cannot starve the tunnel.
 constexpr int kFramesPerWake = 64;
-// Records are handed to the channel in batches of about this size.
-constexpr qsizetype kBatchBytes = 64 * 1024;
 } // namespace
 
 TapPort::TapPort(std::unique_ptr<TapDevice> tap, tunnel::Channel *channel, QObject *parent)
@@ -26,7 +24,6 @@ TapPort::TapPort(std::unique_ptr<TapDevice> tap, tunnel::Channel *channel, QObje
 {
     Q_ASSERT(m_tap);
     Q_ASSERT(channel);
-    m_batch.reserve(kBatchBytes + protocol::kMaxFrameRecordBytes);
     m_readable = std::make_unique<QSocketNotifier>(m_tap->fd(), QSocketNotifier::Read);
     connect(m_readable.get(), &QSocketNotifier::activated, this, &TapPort::onTapReadable);
     connect(channel, &tunnel::Channel::readyRead, this, &TapPort::onChannelReadable);
@@ -65,26 +62,15 @@ void TapPort::onTapReadable()
 {
     if (!m_channel || m_ended)
         return;
-    // resize(0) rather than clear(): the reserved capacity stays.
-    m_batch.resize(0);
-    quint64 batchFrames = 0;
-    quint64 batchBytes = 0;
-    const auto flush = [&] {
-        if (m_batch.isEmpty())
-            return true;
-        // All or nothing: a refused batch is dropped whole, so the stream
-        // never carries half a record.
-        const bool taken = m_channel->write(m_batch);
-        if (taken) {
-            m_counters.framesOut += batchFrames;
-            m_counters.bytesOut += batchBytes;
+    const auto flush = [this] {
+        const tunnel::FrameRecordBatch::Flushed flushed = m_batch.flush(*m_channel);
+        if (flushed.taken) {
+            m_counters.framesOut += flushed.frames;
+            m_counters.bytesOut += flushed.bytes;
         } else {
-            m_counters.droppedOut += batchFrames;
+            m_counters.droppedOut += flushed.frames;
         }
-        m_batch.resize(0);
-        batchFrames = 0;
-        batchBytes = 0;
-        return taken;
+        return flushed.taken;
     };
     bool refused = false;
     for (int i = 0; i < kFramesPerWake && !refused; ++i) {
@@ -118,10 +104,8 @@ void TapPort::onTapReadable()
             ++m_counters.invalidOut;
             continue;
         }
-        protocol::appendFrameRecord(m_batch, header, frame);
-        ++batchFrames;
-        batchBytes += static_cast<quint64>(frame.size());
-        if (m_batch.size() >= kBatchBytes)
+        m_batch.append(header, frame);
+        if (m_batch.isFull())
             refused = !flush();
     }
     if (!refused)

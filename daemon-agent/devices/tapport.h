@@ -3,6 +3,7 @@
 #include "common/device/l2/tapdevice.h"
 #include "common/protocol/channelframe.h"
 #include "common/protocol/framerecord.h"
+#include "common/tunnel/framerecordbatch.h"
 
 #include <QObject>
 #include <QPointer>
@@ -89,7 +90,7 @@ private:
     // Declared after m_tap so it is destroyed before the descriptor closes.
     std::unique_ptr<QSocketNotifier> m_readable;
     protocol::FrameRecordDecoder m_decoder;
-    QByteArray m_batch;
+    tunnel::FrameRecordBatch m_batch;
     QByteArray m_outgoing; // one frame for the TAP, reused
     Counters m_counters;
     bool m_ended = false;

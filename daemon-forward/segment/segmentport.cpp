@@ -13,14 +13,11 @@ using device::l2::VnetHeader;
 namespace {
 // Frames read per wake-up, so a busy segment cannot starve the tunnel.
 constexpr int kFramesPerWake = 64;
-// Records are handed to the channel in batches of about this size.
-constexpr qsizetype kBatchBytes = 64 * 1024;
 } // namespace
 
 SegmentPort::SegmentPort(std::unique_ptr<PacketSocket> socket, tunnel::Channel *channel, QObject *parent)
     : QObject(parent), m_socket(std::move(socket)), m_channel(channel)
 {
-    m_batch.reserve(kBatchBytes + protocol::kMaxFrameRecordBytes);
     m_readable = std::make_unique<QSocketNotifier>(m_socket->fd(), QSocketNotifier::Read);
     connect(m_readable.get(), &QSocketNotifier::activated, this, &SegmentPort::onInterfaceReadable);
     connect(channel, &tunnel::Channel::readyRead, this, &SegmentPort::onChannelReadable);
@@ -52,19 +49,15 @@ void SegmentPort::onInterfaceReadable()
 {
     if (!m_channel || m_ended)
         return;
-    m_batch.clear();
-    int batchFrames = 0;
-    const auto flush = [&] {
-        if (m_batch.isEmpty())
-            return true;
-        // All or nothing: a refused batch is dropped whole, so the stream
-        // never carries half a record.
-        const bool taken = m_channel->write(m_batch);
-        if (!taken)
-            m_counters.droppedUp += static_cast<quint64>(batchFrames);
-        m_batch.clear();
-        batchFrames = 0;
-        return taken;
+    const auto flush = [this] {
+        const tunnel::FrameRecordBatch::Flushed flushed = m_batch.flush(*m_channel);
+        if (flushed.taken) {
+            m_counters.framesUp += flushed.frames;
+            m_counters.bytesUp += flushed.bytes;
+        } else {
+            m_counters.droppedUp += flushed.frames;
+        }
+        return flushed.taken;
     };
     bool refused = false;
     for (int i = 0; i < kFramesPerWake && !refused; ++i) {
@@ -92,12 +85,9 @@ void SegmentPort::onInterfaceReadable()
             ++m_counters.droppedUp;
             continue;
         }
-        protocol::appendFrameRecord(m_batch, *header, frame);
-        ++batchFrames;
-        ++m_counters.framesUp;
-        m_counters.bytesUp += static_cast<quint64>(frame.size());
+        m_batch.append(*header, frame);
         m_counters.largestUp = std::max(m_counters.largestUp, frame.size());
-        if (m_batch.size() >= kBatchBytes)
+        if (m_batch.isFull())
             refused = !flush();
     }
     if (!refused)

@@ -2,6 +2,7 @@
 
 #include "common/device/l2/packetsocket.h"
 #include "common/protocol/framerecord.h"
+#include "common/tunnel/framerecordbatch.h"
 
 #include <QObject>
 #include <QPointer>
@@ -68,7 +69,7 @@ private:
     QPointer<tunnel::Channel> m_channel;
     std::unique_ptr<QSocketNotifier> m_readable;
     protocol::FrameRecordDecoder m_decoder;
-    QByteArray m_batch;
+    tunnel::FrameRecordBatch m_batch;
     Counters m_counters;
     bool m_ended = false;
 };

@@ -1,0 +1,32 @@
+#include "common/tunnel/framerecordbatch.h"
+
+#include "common/protocol/framerecord.h"
+#include "common/tunnel/channelmultiplexer.h"
+
+namespace cloop::tunnel {
+
+FrameRecordBatch::FrameRecordBatch()
+{
+    m_records.reserve(kTargetBytes + protocol::kMaxFrameRecordBytes);
+}
+
+void FrameRecordBatch::append(const device::l2::VnetHeader &header, QByteArrayView frame)
+{
+    protocol::appendFrameRecord(m_records, header, frame);
+    ++m_frames;
+    m_bytes += static_cast<quint64>(frame.size());
+}
+
+FrameRecordBatch::Flushed FrameRecordBatch::flush(Channel &channel)
+{
+    Flushed flushed{true, m_frames, m_bytes};
+    if (m_frames > 0)
+        flushed.taken = channel.write(m_records);
+    // resize(0) rather than clear(): the reserved capacity stays.
+    m_records.resize(0);
+    m_frames = 0;
+    m_bytes = 0;
+    return flushed;
+}
+
+} // namespace cloop::tunnel

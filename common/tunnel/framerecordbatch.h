@@ -1,0 +1,45 @@
+#pragma once
+
+#include "common/device/l2/ethernetframe.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+
+namespace cloop::tunnel {
+
+class Channel;
+
+// Ethernet frames on their way into a device channel, as frame records in
+// batches of about 64 KiB. A batch is written all or nothing, so a channel
+// without room drops whole records (and the batch says how many) and the
+// stream never carries half of one. Both ends of a segment use it: the
+// forwarder's packet socket and the agent's TAP.
+class FrameRecordBatch
+{
+public:
+    static constexpr qsizetype kTargetBytes = 64 * 1024;
+
+    struct Flushed
+    {
+        bool taken = true; // false: the channel refused, the frames were dropped
+        quint64 frames = 0;
+        quint64 bytes = 0; // of frames, without record headers
+    };
+
+    FrameRecordBatch();
+
+    // Precondition: protocol::validateFrameRecord(frame) holds.
+    void append(const device::l2::VnetHeader &header, QByteArrayView frame);
+    bool isFull() const { return m_records.size() >= kTargetBytes; }
+    bool isEmpty() const { return m_frames == 0; }
+
+    // Hands the batch to `channel` and starts a new one, whatever the answer.
+    Flushed flush(Channel &channel);
+
+private:
+    QByteArray m_records;
+    quint64 m_frames = 0;
+    quint64 m_bytes = 0;
+};
+
+} // namespace cloop::tunnel
