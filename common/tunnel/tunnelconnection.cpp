@@ -15,6 +15,8 @@ void enableLowDelay(QWebSocket *socket)
     const auto sockets = socket->findChildren<QAbstractSocket *>();
     for (QAbstractSocket *tcp : sockets)
         tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+    if (sockets.isEmpty())
+        qCWarning(lcTunnel) << "no TCP socket under the WebSocket: Nagle's algorithm stays on for this tunnel";
 }
 
 TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side side,
@@ -26,7 +28,6 @@ TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side 
       m_heartbeat(new net::Heartbeat(socket, timing.heartbeatInterval, timing.heartbeatTimeout))
 {
     m_socket->setParent(this);
-    enableLowDelay(m_socket);
     m_socket->setMaxAllowedIncomingMessageSize(
             std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
     m_socket->setMaxAllowedIncomingFrameSize(

@@ -45,7 +45,13 @@ bool HubHttpServer::handleRequest(const QHttpServerRequest &request, QTcpSocket 
     // authenticated afterwards, by their first message on the socket.
     if (request.value("upgrade").compare("websocket", Qt::CaseInsensitive) == 0) {
         const QString path = request.url().path();
-        return path == kForwarderEndpoint || path == kExecutorEndpoint || path == kEventsEndpoint;
+        const bool known = path == kForwarderEndpoint || path == kExecutorEndpoint || path == kEventsEndpoint;
+        // Device data rides these sockets, and Nagle's algorithm would hold
+        // small frames back. Only here is the TCP socket within reach: the
+        // WebSocket made from it does not own it.
+        if (known)
+            socket->setSocketOption(QAbstractSocket::LowDelayOption, 1);
+        return known;
     }
     ApiRequest apiRequest;
     apiRequest.method = methodName(request.method());
