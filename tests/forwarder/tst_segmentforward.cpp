@@ -93,6 +93,7 @@ private Q_SLOTS:
     void aRestartedAgentCleansUpOnlyWhatItRecorded();
     void unbindingDetachesAtOnce();
     void anExpiredBindingDetachesWithinASecond();
+    void revokingTheForwarderDetachesAtOnce();
     void aForwarderThatGoesAwayDetachesAndRefusesNewRuns();
 
 private:
@@ -514,6 +515,29 @@ void TestSegmentForward::anExpiredBindingDetachesWithinASecond()
     QVERIFY2(m_agent->stderrText().contains(QLatin1String("expired")), qPrintable(m_agent->describe()));
     QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
     CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+}
+
+void TestSegmentForward::revokingTheForwarderDetachesAtOnce()
+{
+    const qint64 id = queue(kProject, QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do "
+                                                     "sleep 0.1; i=$((i+1)); done; echo attached; "
+                                                     "while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; "
+                                                     "echo detached; sleep 30"));
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QElapsedTimer clock;
+    clock.start();
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("forward"), QStringLiteral("revoke"), QString::number(m_forwarderId),
+                                         QStringLiteral("--reason"), QStringLiteral("the lab was rewired")}),
+                       0);
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("detached after %1 ms").arg(clock.elapsed())));
+    QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
+    // The forwarder stops for good; the hub says why it detached.
+    QVERIFY(m_forwarder->waitForExit());
+    QCOMPARE(m_forwarder->exitCode(), 3);
+    QVERIFY2(m_rig->hub().log().contains(QLatin1String("detached fwd-lab")), qPrintable(m_rig->hub().log()));
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
 }
 
 void TestSegmentForward::aForwarderThatGoesAwayDetachesAndRefusesNewRuns()
