@@ -61,6 +61,13 @@ const QString kOtherProject = QStringLiteral("/srv/projects/other");
 // appears a moment after the sandbox starts), take a DHCP lease, say what it
 // got, ping the lab. The lease script sets the address busybox's udhcpc
 // hands over.
+// Says "attached" once fwd0 is there and "detached" once it is gone again.
+QString watchTheSegment()
+{
+    return QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; "
+                          "echo attached; while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; echo detached; sleep 30");
+}
+
 QString leaseAndPing(const QString &after)
 {
     return QStringLiteral(
@@ -502,10 +509,7 @@ void TestSegmentForward::anExpiredBindingDetachesWithinASecond()
                                              .toObject();
     const QDateTime expires = QDateTime::fromString(shortBinding.value(QLatin1String("expires_at")).toString(), Qt::ISODateWithMs);
     QVERIFY2(expires.isValid(), qPrintable(QString::fromUtf8(QJsonDocument(shortBinding).toJson())));
-    const qint64 id = queue(kProject, QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do "
-                                                     "sleep 0.1; i=$((i+1)); done; echo attached; "
-                                                     "while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; "
-                                                     "echo detached; sleep 30"));
+    const qint64 id = queue(kProject, watchTheSegment());
     QVERIFY(id > 0);
     QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
     QVERIFY2(QDateTime::currentDateTimeUtc() < expires, "the run attached only after the binding expired; give it longer");
@@ -519,10 +523,7 @@ void TestSegmentForward::anExpiredBindingDetachesWithinASecond()
 
 void TestSegmentForward::revokingTheForwarderDetachesAtOnce()
 {
-    const qint64 id = queue(kProject, QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do "
-                                                     "sleep 0.1; i=$((i+1)); done; echo attached; "
-                                                     "while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; "
-                                                     "echo detached; sleep 30"));
+    const qint64 id = queue(kProject, watchTheSegment());
     QVERIFY(id > 0);
     QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
     QElapsedTimer clock;
@@ -542,10 +543,7 @@ void TestSegmentForward::revokingTheForwarderDetachesAtOnce()
 
 void TestSegmentForward::aForwarderThatGoesAwayDetachesAndRefusesNewRuns()
 {
-    const qint64 id = queue(kProject, QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do "
-                                                     "sleep 0.1; i=$((i+1)); done; echo attached; "
-                                                     "while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; "
-                                                     "echo detached; sleep 30"));
+    const qint64 id = queue(kProject, watchTheSegment());
     QVERIFY(id > 0);
     QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
     QElapsedTimer clock;
