@@ -1,6 +1,8 @@
 #include "daemon-forward/forwarderdaemon.h"
 
+#include "common/device/l2/packetsocket.h"
 #include "common/logging.h"
+#include "common/protocol/protocolversion.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
 #include "daemon-forward/segment/segmentport.h"
@@ -33,6 +35,14 @@ void ForwarderDaemon::start()
                                     << (welcome.device ? welcome.device->describe() : QStringLiteral("nothing"));
         m_device = welcome.device;
         tunnel::TunnelConnection *connection = m_connector.client()->connection();
+        // The hub lends the segment with the MTU it has here.
+        if (m_device && m_device->kind == protocol::DeviceSpec::Kind::Segment
+            && welcome.protocol >= protocol::kMinimumForDeviceState) {
+            if (auto state = device::l2::InterfaceState::read(m_device->interfaceName); state)
+                connection->sendControl(protocol::DeviceState{state->mtu, state->up, state->running});
+            else
+                qCWarning(lcForward).noquote() << "cannot read" << m_device->interfaceName << ":" << state.error().message;
+        }
         connect(connection->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
                 &ForwarderDaemon::onChannelRequested);
     });

@@ -10,6 +10,7 @@
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/devicestreams.h"
+#include "hub/server/forwarderstates.h"
 #include "hub/server/eventstream.h"
 #include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
@@ -73,6 +74,7 @@ Hub::~Hub()
     m_api.reset();
     m_eventStream.reset();
     m_dispatcher.reset();
+    m_forwarderStates.reset();
     m_deviceStreams.reset();
     m_gateways.reset();
 }
@@ -154,9 +156,11 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_runLogs = std::make_unique<RunLogStore>(options.dataDir + QLatin1String("/runs"));
     hub->m_deviceStreams = std::make_unique<DeviceStreams>(hub->m_gateways->forwarders(), hub->m_gateways->executors(),
                                                            hub->m_core->events());
+    hub->m_forwarderStates = std::make_unique<ForwarderStates>(hub->m_gateways->forwarders());
     hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(), hub->m_gateways->executors(),
                                                         hub->m_gateways->forwarders(), *hub->m_runLogs,
-                                                        *hub->m_deviceStreams, options.runGrace);
+                                                        *hub->m_deviceStreams, *hub->m_forwarderStates,
+                                                        options.runGrace);
     hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core);
     hub->connectEvents();
 

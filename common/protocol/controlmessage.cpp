@@ -331,6 +331,13 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
         }
         return finish(read, std::move(held));
     }
+    if (type == messagetype::kDeviceState) {
+        DeviceState state;
+        state.mtu = static_cast<int>(read.integer(QLatin1StringView("mtu"), 68, 65535));
+        state.up = read.boolean(QLatin1StringView("up"));
+        state.carrier = read.boolean(QLatin1StringView("carrier"));
+        return finish(read, state);
+    }
     return protocolError(QStringLiteral("unknown control message type \"%1\"").arg(type.left(64)));
 }
 
@@ -438,6 +445,13 @@ struct Serializer
         if (!m.error.isEmpty())
             object.insert(QStringLiteral("error"), m.error);
         return object;
+    }
+    QJsonObject operator()(const DeviceState &m) const
+    {
+        return {{QStringLiteral("type"), messagetype::kDeviceState},
+                {QStringLiteral("mtu"), m.mtu},
+                {QStringLiteral("up"), m.up},
+                {QStringLiteral("carrier"), m.carrier}};
     }
     QJsonObject operator()(const RunsHeld &m) const
     {

@@ -29,6 +29,7 @@ inline constexpr QLatin1StringView kRunAck{"run.ack"};
 inline constexpr QLatin1StringView kRunStarted{"run.started"};
 inline constexpr QLatin1StringView kRunFinished{"run.finished"};
 inline constexpr QLatin1StringView kRunsHeld{"runs.held"};
+inline constexpr QLatin1StringView kDeviceState{"device.state"};
 } // namespace messagetype
 
 // Which endpoint a daemon speaks to; a credential of one role never
@@ -178,8 +179,20 @@ struct RunsHeld
     friend bool operator==(const RunsHeld &, const RunsHeld &) = default;
 };
 
+// Forwarder -> hub, after the welcome (to hubs of protocol 24 or newer):
+// the state of the segment it carries, as its machine sees it. The hub lends
+// the segment to sandboxes with this MTU.
+struct DeviceState
+{
+    int mtu = 1500;
+    bool up = false;
+    bool carrier = false;
+
+    friend bool operator==(const DeviceState &, const DeviceState &) = default;
+};
+
 using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart, RunCancel, RunAck,
-                                    RunStarted, RunFinished, RunsHeld>;
+                                    RunStarted, RunFinished, RunsHeld, DeviceState>;
 
 // Limits a RunStart is checked against.
 inline constexpr int kMaxArgv = 256;

@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 23;
+inline constexpr int kVersion = 24;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -15,4 +15,6 @@ inline constexpr int kMinimumForDevices = 22;
 namespace cloop::protocol {
 // Hubs from this version on take runs.held from an agent.
 inline constexpr int kMinimumForRunsHeld = 23;
+// Hubs from this version on take device.state from a forwarder.
+inline constexpr int kMinimumForDeviceState = 24;
 } // namespace cloop::protocol

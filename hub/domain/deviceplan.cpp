@@ -104,6 +104,12 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
                 ? QString(bindingterms::kDefaultTarget)
                 : device.binding.terms.targetInterface;
         device.device.address = device.binding.terms.targetAddress;
+        // The sandbox's side matches the segment: a relay of frames cannot
+        // answer a too-large packet with "fragmentation needed".
+        if (input.segmentMtu) {
+            if (const std::optional<int> mtu = input.segmentMtu(forwarder.id))
+                device.device.mtu = *mtu;
+        }
     }
     // Two segments cannot both be fwd0 in one sandbox.
     for (qsizetype i = 0; i < planned.size(); ++i) {

@@ -33,6 +33,8 @@ struct DevicePlanInput
     QList<BindingRecord> bindings;
     QHash<qint64, ForwarderRecord> forwarders; // by id, for every binding
     std::function<bool(qint64 forwarderId)> forwarderConnected;
+    // The segment's MTU as its forwarder reported it; none: 1500.
+    std::function<std::optional<int>(qint64 forwarderId)> segmentMtu;
 };
 
 // Steps 1 to 3 of dispatch (DESIGN.md, "Dispatch"): the bindings that apply

@@ -9,6 +9,7 @@
 #include "hub/domain/deviceplan.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicestreams.h"
+#include "hub/server/forwarderstates.h"
 #include "hub/storage/bindingstore.h"
 #include "hub/storage/forwarderstore.h"
 #include "hub/storage/executorstore.h"
@@ -25,7 +26,8 @@ using namespace protocol;
 using protocol::CloseCode;
 
 RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, DaemonGateway &forwarders,
-                             RunLogStore &logs, DeviceStreams &devices, std::chrono::milliseconds grace, QObject *parent)
+                             RunLogStore &logs, DeviceStreams &devices, const ForwarderStates &forwarderStates,
+                             std::chrono::milliseconds grace, QObject *parent)
     : QObject(parent),
       m_core(core),
       m_runs(runs),
@@ -33,6 +35,7 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
       m_forwarders(forwarders),
       m_logs(logs),
       m_devices(devices),
+      m_forwarderStates(forwarderStates),
       m_grace(grace)
 {
     connect(&runs, &RunService::runQueued, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
@@ -140,6 +143,10 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         input.forwarders.insert(forwarder->id, *forwarder);
     }
     input.forwarderConnected = [this](qint64 id) { return m_forwarders.isConnected(id); };
+    input.segmentMtu = [this](qint64 id) -> std::optional<int> {
+        const auto state = m_forwarderStates.stateOf(id);
+        return state ? std::optional<int>(state->mtu) : std::nullopt;
+    };
 
     QString refusal;
     bool capableButBusy = false;

@@ -17,6 +17,7 @@ namespace cloop::hub {
 
 class DaemonGateway;
 class DeviceStreams;
+class ForwarderStates;
 class HubCore;
 struct RunRecord;
 class RunLogStore;
@@ -35,8 +36,8 @@ public:
     static constexpr std::chrono::milliseconds kDefaultGrace{45'000};
 
     RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, DaemonGateway &forwarders,
-                  RunLogStore &logs, DeviceStreams &devices, std::chrono::milliseconds grace = kDefaultGrace,
-                  QObject *parent = nullptr);
+                  RunLogStore &logs, DeviceStreams &devices, const ForwarderStates &forwarderStates,
+                  std::chrono::milliseconds grace = kDefaultGrace, QObject *parent = nullptr);
 
     // Serves the queue now; also runs whenever something changed.
     void dispatchQueued();
@@ -67,6 +68,7 @@ private:
     DaemonGateway &m_forwarders;
     RunLogStore &m_logs;
     DeviceStreams &m_devices;
+    const ForwarderStates &m_forwarderStates;
     std::chrono::milliseconds m_grace;
     QHash<qint64, QTimer *> m_graceTimers;
     // Per executor, the runs dispatched on its current session and not yet

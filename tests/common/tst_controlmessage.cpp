@@ -395,6 +395,8 @@ void TestControlMessage::runMessagesRoundTrip_data()
     QTest::newRow("run.finished error") << ControlMessage(RunFinished{41, std::nullopt, QStringLiteral("image not known"), 0});
     QTest::newRow("runs.held") << ControlMessage(RunsHeld{{3, 41, 9007199254740991}});
     QTest::newRow("runs.held none") << ControlMessage(RunsHeld{});
+    QTest::newRow("device.state jumbo") << ControlMessage(DeviceState{9000, true, true});
+    QTest::newRow("device.state down") << ControlMessage(DeviceState{1500, false, false});
 }
 
 void TestControlMessage::runMessagesRoundTrip()
@@ -447,6 +449,12 @@ void TestControlMessage::runMessagesRefused_data()
         nine += QByteArray(i > 1 ? "," : "") + R"({"binding_id":)" + QByteArray::number(i)
                 + R"(,"name":"fwd-a","kind":"l2","target":"fwd0"})";
     QTest::newRow("too many devices") << nine + "]}" << QStringLiteral("devices");
+    QTest::newRow("device state mtu too small") << QByteArray(R"({"type":"device.state","mtu":20,"up":true})")
+                                              << QStringLiteral("mtu");
+    QTest::newRow("device state mtu not a number")
+            << QByteArray(R"({"type":"device.state","mtu":"9000","up":true})") << QStringLiteral("mtu");
+    QTest::newRow("device state up not a boolean")
+            << QByteArray(R"({"type":"device.state","mtu":1500,"up":"yes"})") << QStringLiteral("up");
     QTest::newRow("ack negative offset") << QByteArray(R"({"type":"run.ack","run_id":1,"offset":-1})")
                                          << QStringLiteral("offset");
     QTest::newRow("finished with neither code nor error")

@@ -96,6 +96,7 @@ private Q_SLOTS:
     void runsThatCannotGetTheDeviceAreRefusedSayingWhy();
     void vlanTagsAndOffloadedChecksumsCrossTheChain();
     void bulkTcpWithSegmentationOffloadArrivesWhole();
+    void jumboFramesCrossAtTheSegmentsMtu();
     void theHubsOwnExecutorAttachesTheSegmentToo();
     void aRestartedAgentCleansUpOnlyWhatItRecorded();
     void unbindingDetachesAtOnce();
@@ -407,6 +408,37 @@ void TestSegmentForward::bulkTcpWithSegmentationOffloadArrivesWhole()
             QRegularExpression(QStringLiteral("largest frames (\\d+) up / (\\d+) down")).match(m_forwarder->stderrText());
     QVERIFY2(largest.hasMatch(), qPrintable(m_forwarder->stderrText()));
     QVERIFY2(largest.captured(2).toInt() > 1514, qPrintable(largest.captured(0)));
+}
+
+void TestSegmentForward::jumboFramesCrossAtTheSegmentsMtu()
+{
+    // The lab runs jumbo frames; the forwarder, restarted, says so.
+    const auto ip = [](const QStringList &arguments) {
+        return runProgram(QStringLiteral("ip"), arguments, QProcessEnvironment::systemEnvironment());
+    };
+    CLOOP_COMPARE_EXIT(ip({QStringLiteral("link"), QStringLiteral("set"), kSegment, QStringLiteral("mtu"), QStringLiteral("9000")}), 0);
+    CLOOP_COMPARE_EXIT(ip({QStringLiteral("-n"), m_lab->name(), QStringLiteral("link"), QStringLiteral("set"), kLabEnd,
+                           QStringLiteral("mtu"), QStringLiteral("9000")}),
+                       0);
+    QVERIFY(m_forwarder->terminate());
+    QVERIFY(waitUntil([&] { return !m_rig->hub().forwarderConnected(m_forwarderId); }));
+    ForwarderProcess &again = m_rig->addForwarder({}, m_forwarder->home());
+    QVERIFY(m_rig->startAndAwaitConnection(again, m_forwarderId));
+    m_forwarder = &again;
+    QVERIFY(waitUntil([&] { return m_rig->hub().log().contains(QLatin1String("MTU 9000")); }));
+
+    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral(
+            "echo mtu=$(cat /sys/class/net/fwd0/mtu); ping -c 2 -W 2 -s 8000 192.0.2.1 >/dev/null && echo jumbo-ok")));
+    QVERIFY(id > 0);
+    QVERIFY2(waitUntil([&] { return run(id).value(QLatin1String("finished")).toBool(); }), qPrintable(logOf(id)));
+    const QString log = logOf(id);
+    QVERIFY2(log.contains(QLatin1String("mtu=9000")), qPrintable(log));
+    QVERIFY2(log.contains(QLatin1String("jumbo-ok")), qPrintable(log + m_agent->stderrText()));
+    QVERIFY(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")));
+    const QRegularExpressionMatch largest =
+            QRegularExpression(QStringLiteral("largest frames (\\d+) up / (\\d+) down")).match(m_forwarder->stderrText());
+    QVERIFY2(largest.hasMatch(), qPrintable(m_forwarder->stderrText()));
+    QVERIFY2(largest.captured(1).toInt() >= 8042 && largest.captured(2).toInt() >= 8042, qPrintable(largest.captured(0)));
 }
 
 void TestSegmentForward::theHubsOwnExecutorAttachesTheSegmentToo()

@@ -233,6 +233,7 @@ def main():
                              permanent=True),
             "runs-held": message(type="runs.held", run_ids=[3, 41, 9007199254740991]),
             "bad-runs-held": message(type="runs.held", run_ids=[1, 2.5, "3"]),
+            "device-state": message(type="device.state", mtu=9000, up=True, carrier=True),
             "run-start-devices": message(type="run.start", run_id=12, workdir="runs/12", argv=["sh", "-c", "true"],
                                          devices=[{"binding_id": 3, "name": "fwd-lab", "kind": "l2",
                                                    "target": "fwd0", "address": "192.0.2.10/24", "mtu": 1500}]),

@@ -85,6 +85,7 @@ private Q_SLOTS:
     void executorsThatCannotTakeTheDeviceAreRefused_data();
     void executorsThatCannotTakeTheDeviceAreRefused();
     void twoSegmentsCannotShareAName();
+    void theSandboxGetsTheSegmentsMtu();
 
 private:
     DevicePlanInput m_input;
@@ -218,6 +219,17 @@ void TestDevicePlan::twoSegmentsCannotShareAName()
     QVERIFY(both);
     QCOMPARE(both->size(), 2);
     QCOMPARE(both->at(1).device.name, QStringLiteral("fwd-lab2"));
+}
+
+void TestDevicePlan::theSandboxGetsTheSegmentsMtu()
+{
+    m_input.bindings = {bindingOf(3, m_lab)};
+    // A forwarder that never said: Ethernet's 1500.
+    QCOMPARE(planDevices(m_input)->first().device.mtu, 1500);
+    m_input.segmentMtu = [](qint64) { return std::optional<int>(); };
+    QCOMPARE(planDevices(m_input)->first().device.mtu, 1500);
+    m_input.segmentMtu = [](qint64 id) { return id == 7 ? std::optional<int>(9000) : std::nullopt; };
+    QCOMPARE(planDevices(m_input)->first().device.mtu, 9000);
 }
 
 QTEST_GUILESS_MAIN(TestDevicePlan)

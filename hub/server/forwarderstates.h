@@ -1,0 +1,31 @@
+#pragma once
+
+#include "common/protocol/controlmessage.h"
+
+#include <QHash>
+#include <QObject>
+
+#include <optional>
+
+namespace cloop::hub {
+
+class DaemonGateway;
+
+// What each connected forwarder last said about its device (device.state):
+// a segment's MTU and link. Forgotten when the forwarder disconnects, since
+// the next session reports afresh.
+class ForwarderStates final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ForwarderStates)
+
+public:
+    explicit ForwarderStates(DaemonGateway &forwarders, QObject *parent = nullptr);
+
+    std::optional<protocol::DeviceState> stateOf(qint64 forwarderId) const;
+
+private:
+    QHash<qint64, protocol::DeviceState> m_states;
+};
+
+} // namespace cloop::hub
