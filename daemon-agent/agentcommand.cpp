@@ -44,16 +44,16 @@ int runAgentCommand(const QStringList &arguments)
             return commandLine.usageError(valid.error().message);
         choices.labels.insert(key, value);
     }
-    bool numeric = false;
-    choices.maxConcurrent = parser.value(maxConcurrent).toInt(&numeric);
-    if (!numeric || choices.maxConcurrent < 0 || choices.maxConcurrent > AgentCapabilities::kMaxConcurrentCeiling)
-        return commandLine.usageError(QStringLiteral("--max-concurrent must be a number from 0 to %1")
-                                              .arg(AgentCapabilities::kMaxConcurrentCeiling));
+    auto ceiling = AgentCapabilities::parseMaxConcurrent(parser.value(maxConcurrent), QStringLiteral("--max-concurrent"));
+    if (!ceiling)
+        return commandLine.usageError(ceiling.error().message);
+    choices.maxConcurrent = *ceiling;
     choices.mode = parser.isSet(hostMode) ? AgentCapabilities::Mode::Host : AgentCapabilities::Mode::Container;
 
     AgentDaemonOptions options;
     options.connection = commandLine.connection();
     options.workRoot = parser.value(workRoot);
+    bool numeric = false;
     options.retainBytes = parser.value(retainBytes).toLongLong(&numeric);
     if (!numeric || options.retainBytes < 64 * 1024 || options.retainBytes > qsizetype(1) << 30)
         return commandLine.usageError(QStringLiteral("--retain-bytes must be a number of bytes from 65536 to 1073741824"));

@@ -480,6 +480,16 @@ QString AgentCapabilities::summary() const
     return withoutControlCharacters(parts.join(QStringLiteral(", ")));
 }
 
+Result<int> AgentCapabilities::parseMaxConcurrent(const QString &text, const QString &option)
+{
+    bool numeric = false;
+    const int value = text.toInt(&numeric);
+    if (!numeric || value < 0 || value > kMaxConcurrentCeiling)
+        return Error::make(QStringLiteral("usage"),
+                           QStringLiteral("%1 must be a number from 0 to %2").arg(option).arg(kMaxConcurrentCeiling), true);
+    return value;
+}
+
 Status AgentCapabilities::validateLabel(const QString &key, const QString &value)
 {
     static const QRegularExpression keyPattern(

@@ -125,6 +125,9 @@ struct AgentCapabilities
     // Checks one --label: key 1..63 of [A-Za-z0-9._/-] starting with a
     // letter or digit; value up to 128 printable characters.
     static Status validateLabel(const QString &key, const QString &value);
+    // The concurrency ceiling an operator gave (`option` names it in the
+    // error): 0 (the number of CPUs) to kMaxConcurrentCeiling.
+    static Result<int> parseMaxConcurrent(const QString &text, const QString &option);
 
     static QString modeName(Mode mode);           // "host", "container"
     static QString runtimeKindName(RuntimeKind kind); // "runc", "crun", "gvisor", "kata"

@@ -335,4 +335,11 @@ Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
     return {};
 }
 
+QString describeClose(protocol::CloseCode code, const QString &reason)
+{
+    if (code != protocol::CloseCode::Normal)
+        return QStringLiteral("the stream ended: %1").arg(reason);
+    return reason.isEmpty() ? QStringLiteral("the stream was closed") : QStringLiteral("the stream was closed: %1").arg(reason);
+}
+
 } // namespace cloop::tunnel

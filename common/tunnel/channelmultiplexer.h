@@ -96,6 +96,10 @@ private:
     bool m_wasWritableBlocked = false;
 };
 
+// How a channel's end reads in a log: "the stream was closed: REASON" for a
+// normal close, "the stream ended: REASON" for any other.
+QString describeClose(protocol::CloseCode code, const QString &reason);
+
 // Carries many channels over one ordered message transport (the tunnel's
 // WebSocket). Transport-agnostic: frames leave through frameReady() and
 // arrive through handleFrame(), so tests can wire two of them back to back.

@@ -17,16 +17,20 @@ void FrameRecordBatch::append(const device::l2::VnetHeader &header, QByteArrayVi
     m_bytes += static_cast<quint64>(frame.size());
 }
 
-FrameRecordBatch::Flushed FrameRecordBatch::flush(Channel &channel)
+bool FrameRecordBatch::flush(Channel &channel)
 {
-    Flushed flushed{true, m_frames, m_bytes};
-    if (m_frames > 0)
-        flushed.taken = channel.write(m_records);
+    const bool taken = m_frames == 0 || channel.write(m_records);
+    if (taken) {
+        m_sentFrames += m_frames;
+        m_sentBytes += m_bytes;
+    } else {
+        m_droppedFrames += m_frames;
+    }
     // resize(0) rather than clear(): the reserved capacity stays.
     m_records.resize(0);
     m_frames = 0;
     m_bytes = 0;
-    return flushed;
+    return taken;
 }
 
 } // namespace cloop::tunnel

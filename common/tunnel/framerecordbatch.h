@@ -19,13 +19,6 @@ class FrameRecordBatch
 public:
     static constexpr qsizetype kTargetBytes = 64 * 1024;
 
-    struct Flushed
-    {
-        bool taken = true; // false: the channel refused, the frames were dropped
-        quint64 frames = 0;
-        quint64 bytes = 0; // of frames, without record headers
-    };
-
     FrameRecordBatch();
 
     // Precondition: protocol::validateFrameRecord(frame) holds.
@@ -33,13 +26,23 @@ public:
     bool isFull() const { return m_records.size() >= kTargetBytes; }
     bool isEmpty() const { return m_frames == 0; }
 
-    // Hands the batch to `channel` and starts a new one, whatever the answer.
-    Flushed flush(Channel &channel);
+    // Hands the batch to `channel` and starts a new one, whatever the
+    // answer; false when the channel refused it (its frames were dropped).
+    bool flush(Channel &channel);
+
+    // Since construction: frames (and their bytes, without record headers)
+    // the channel took, and frames dropped because it had no room.
+    quint64 sentFrames() const { return m_sentFrames; }
+    quint64 sentBytes() const { return m_sentBytes; }
+    quint64 droppedFrames() const { return m_droppedFrames; }
 
 private:
     QByteArray m_records;
     quint64 m_frames = 0;
     quint64 m_bytes = 0;
+    quint64 m_sentFrames = 0;
+    quint64 m_sentBytes = 0;
+    quint64 m_droppedFrames = 0;
 };
 
 } // namespace cloop::tunnel

@@ -34,9 +34,7 @@ TapPort::TapPort(std::unique_ptr<TapDevice> tap, tunnel::Channel *channel, QObje
     });
     connect(channel, &tunnel::Channel::closed, this,
         [this](protocol::CloseCode code, const QString &reason) {
-            end(code != protocol::CloseCode::Normal ? QStringLiteral("the stream ended: %1").arg(reason)
-                    : reason.isEmpty()                ? QStringLiteral("the stream was closed")
-                                                      : QStringLiteral("the stream was closed: %1").arg(reason));
+            end(tunnel::describeClose(code, reason));
         });
     // Bytes that arrived before the port existed raised readyRead for nobody.
     if (channel->bytesAvailable() > 0)
@@ -58,20 +56,20 @@ TapPort::~TapPort()
     }
 }
 
+TapPort::Counters TapPort::counters() const
+{
+    Counters counters = m_counters;
+    counters.framesOut = m_batch.sentFrames();
+    counters.bytesOut = m_batch.sentBytes();
+    counters.droppedOut = m_batch.droppedFrames();
+    return counters;
+}
+
 void TapPort::onTapReadable()
 {
     if (!m_channel || m_ended)
         return;
-    const auto flush = [this] {
-        const tunnel::FrameRecordBatch::Flushed flushed = m_batch.flush(*m_channel);
-        if (flushed.taken) {
-            m_counters.framesOut += flushed.frames;
-            m_counters.bytesOut += flushed.bytes;
-        } else {
-            m_counters.droppedOut += flushed.frames;
-        }
-        return flushed.taken;
-    };
+    const auto flush = [this] { return m_batch.flush(*m_channel); };
     bool refused = false;
     for (int i = 0; i < kFramesPerWake && !refused; ++i) {
         auto read = m_tap->readFrame();
@@ -134,17 +132,18 @@ void TapPort::onChannelReadable()
 
 bool TapPort::deliver(const protocol::FrameRecord &record)
 {
-    m_outgoing.resize(0);
+    char head[VnetHeader::kSize];
+    QByteArrayView headView;
     if (m_tap->hasVnetHeader()) {
-        record.header.appendTo(m_outgoing);
+        record.header.writeTo(head);
+        headView = QByteArrayView(head, VnetHeader::kSize);
     } else if (record.header.isGso() || record.header.needsChecksum()) {
         // Without a vnet header the TAP cannot be told what is left to do
         // with the frame, and a sandbox should not get it half done.
         ++m_counters.rejectedIn;
         return true;
     }
-    m_outgoing += record.frame;
-    const Status written = m_tap->writeFrame(m_outgoing);
+    const Status written = m_tap->writeFrame(headView, record.frame);
     if (written) {
         ++m_counters.framesIn;
         m_counters.bytesIn += static_cast<quint64>(record.frame.size());
@@ -196,7 +195,7 @@ void TapPort::end(const QString &reason, std::optional<protocol::CloseCode> clos
 
 void TapPort::logSummary(const QString &reason) const
 {
-    const Counters totals = m_counters;
+    const Counters totals = counters();
     qCInfo(lcAgent).noquote() << QStringLiteral(
         "segment stream on TAP %1 ended (%2): in %3 frames, out %4 "
         "frames, dropped %5 in / %6 out, refused %7 in / %8 out")

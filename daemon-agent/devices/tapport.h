@@ -63,7 +63,7 @@ public:
     ~TapPort() override;
 
     device::l2::TapDevice &tap() { return *m_tap; }
-    Counters counters() const { return m_counters; }
+    Counters counters() const;
     bool hasEnded() const { return m_ended; }
     // Ends the stream (normal close) and stops reading the TAP.
     void stop(const QString &reason);
@@ -91,7 +91,6 @@ private:
     std::unique_ptr<QSocketNotifier> m_readable;
     protocol::FrameRecordDecoder m_decoder;
     tunnel::FrameRecordBatch m_batch;
-    QByteArray m_outgoing; // one frame for the TAP, reused
     Counters m_counters;
     bool m_ended = false;
     bool m_rejectionLogged = false;

@@ -27,9 +27,7 @@ SegmentPort::SegmentPort(std::unique_ptr<PacketSocket> socket, tunnel::Channel *
             m_readable->setEnabled(true);
     });
     connect(channel, &tunnel::Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
-        end(code != protocol::CloseCode::Normal ? QStringLiteral("the stream ended: %1").arg(reason)
-                : reason.isEmpty()                ? QStringLiteral("the stream was closed")
-                                                  : QStringLiteral("the stream was closed: %1").arg(reason));
+        end(tunnel::describeClose(code, reason));
     });
 }
 
@@ -38,6 +36,9 @@ SegmentPort::~SegmentPort() = default;
 SegmentPort::Counters SegmentPort::counters() const
 {
     Counters counters = m_counters;
+    counters.framesUp = m_batch.sentFrames();
+    counters.bytesUp = m_batch.sentBytes();
+    counters.droppedUp += m_batch.droppedFrames();
     if (m_socket) {
         counters.kernelDrops = m_socket->kernelDrops();
         counters.truncated = m_socket->truncatedFrames();
@@ -49,16 +50,7 @@ void SegmentPort::onInterfaceReadable()
 {
     if (!m_channel || m_ended)
         return;
-    const auto flush = [this] {
-        const tunnel::FrameRecordBatch::Flushed flushed = m_batch.flush(*m_channel);
-        if (flushed.taken) {
-            m_counters.framesUp += flushed.frames;
-            m_counters.bytesUp += flushed.bytes;
-        } else {
-            m_counters.droppedUp += flushed.frames;
-        }
-        return flushed.taken;
-    };
+    const auto flush = [this] { return m_batch.flush(*m_channel); };
     bool refused = false;
     for (int i = 0; i < kFramesPerWake && !refused; ++i) {
         auto packet = m_socket->receive();
@@ -74,14 +66,24 @@ void SegmentPort::onInterfaceReadable()
             ++m_counters.droppedUp;
             continue;
         }
-        QByteArray frame = (*packet)->bytes.sliced(VnetHeader::kSize);
-        if ((*packet)->aux.hasVlanTag()) {
-            if (!device::l2::restoreVlanTag(frame, *header, (*packet)->aux.vlanTci, (*packet)->aux.tagProtocol())) {
+        const device::l2::PacketAuxdata &aux = (*packet)->aux;
+        QByteArrayView frame = QByteArrayView((*packet)->bytes).sliced(VnetHeader::kSize);
+        // Most frames go up as the kernel gave them; only a tag to put back
+        // or a checksum to finish needs a copy to change.
+        QByteArray fixed;
+        if (aux.hasVlanTag() || (header->needsChecksum() && !header->isGso())) {
+            fixed = frame.toByteArray();
+            if (aux.hasVlanTag() && !device::l2::restoreVlanTag(fixed, *header, aux.vlanTci, aux.tagProtocol())) {
                 ++m_counters.droppedUp;
                 continue;
             }
+            if (!device::l2::completeChecksum(fixed, *header)) {
+                ++m_counters.droppedUp;
+                continue;
+            }
+            frame = fixed;
         }
-        if (!device::l2::completeChecksum(frame, *header) || !protocol::validateFrameRecord(frame)) {
+        if (!protocol::validateFrameRecord(frame)) {
             ++m_counters.droppedUp;
             continue;
         }
@@ -108,12 +110,10 @@ void SegmentPort::onChannelReadable()
         return;
     }
     protocol::FrameRecord record;
-    QByteArray out;
+    char head[VnetHeader::kSize];
     while (m_decoder.next(record)) {
-        out.resize(0);
-        record.header.appendTo(out);
-        out += record.frame;
-        if (Status sent = m_socket->send(out); !sent) {
+        record.header.writeTo(head);
+        if (Status sent = m_socket->send(QByteArrayView(head, VnetHeader::kSize), record.frame); !sent) {
             if (sent.error().code != QLatin1String("would_block") && sent.error().code != QLatin1String("invalid_frame")) {
                 fail(QStringLiteral("the interface failed: %1").arg(sent.error().message));
                 return;

@@ -36,7 +36,7 @@ public:
         quint64 bytesUp = 0;
         quint64 framesDown = 0; // channel → interface
         quint64 bytesDown = 0;
-        quint64 droppedUp = 0; // by this port (a frame it could not make whole)
+        quint64 droppedUp = 0; // the channel was full, or a frame could not be made whole
         quint64 droppedDown = 0; // the interface could not take them
         quint64 kernelDrops = 0; // the socket buffer overflowed while the channel was full
         quint64 truncated = 0; // larger than any record

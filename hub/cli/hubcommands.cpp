@@ -156,14 +156,12 @@ int serve(const QStringList &arguments)
     if (command.isSet(ownExecutorMax) && !command.isSet(ownExecutor))
         return fail(name, QStringLiteral("--executor-max-concurrent needs --executor"), kExitUsage);
     if (command.isSet(ownExecutor)) {
-        bool numeric = false;
+        auto ceiling = protocol::AgentCapabilities::parseMaxConcurrent(command.value(ownExecutorMax),
+                                                                        QStringLiteral("--executor-max-concurrent"));
+        if (!ceiling)
+            return fail(name, ceiling.error().message, kExitUsage);
         hub::OwnExecutor::Options executor;
-        executor.maxConcurrent = command.value(ownExecutorMax).toInt(&numeric);
-        if (!numeric || executor.maxConcurrent < 0
-            || executor.maxConcurrent > protocol::AgentCapabilities::kMaxConcurrentCeiling)
-            return fail(name, QStringLiteral("--executor-max-concurrent must be a number from 0 to %1")
-                                      .arg(protocol::AgentCapabilities::kMaxConcurrentCeiling),
-                        kExitUsage);
+        executor.maxConcurrent = *ceiling;
         options.ownExecutor = executor;
     }
 

@@ -80,12 +80,9 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
     m_startupGrace.start(m_grace);
 }
 
-int RunDispatcher::ceilingOf(qint64 executorId, bool hostProcess) const
+int RunDispatcher::ceilingOf(const ExecutorRecord &executor, bool hostProcess)
 {
-    auto executor = m_core.executorStore().find(executorId);
-    if (!executor)
-        return 0;
-    auto capabilities = AgentCapabilities::fromJson(executor->capabilities);
+    auto capabilities = AgentCapabilities::fromJson(executor.capabilities);
     if (!capabilities)
         return 0;
     // Sandboxed runs go to container agents, host-process runs to agents in
@@ -168,8 +165,9 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
             continue;
         }
         auto active = m_core.runStore().activeOn(executorId);
-        if (!active || active->size() >= ceilingOf(executorId, run.hostProcess)) {
-            capableButBusy |= ceilingOf(executorId, run.hostProcess) > 0;
+        const int ceiling = ceilingOf(*executor, run.hostProcess);
+        if (!active || active->size() >= ceiling) {
+            capableButBusy |= ceiling > 0;
             continue;
         }
         auto dispatched = m_core.runStore().markDispatched(run.id, executorId, now);

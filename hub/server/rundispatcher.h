@@ -19,6 +19,7 @@ class DaemonGateway;
 class DeviceStreams;
 class ForwarderStates;
 class HubCore;
+struct ExecutorRecord;
 struct RunRecord;
 class RunLogStore;
 class RunService;
@@ -60,7 +61,7 @@ private:
     // A run's output arrives on a channel the agent opens per run and connection.
     void acceptLogChannel(qint64 executorId, tunnel::Channel *channel);
     // How many runs of this kind the executor takes at once (0: none).
-    int ceilingOf(qint64 executorId, bool hostProcess) const;
+    static int ceilingOf(const ExecutorRecord &executor, bool hostProcess);
 
     HubCore &m_core;
     RunService &m_runs;

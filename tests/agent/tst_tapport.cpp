@@ -8,6 +8,7 @@
 #include "common/protocol/framerecord.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "daemon-agent/devices/tapport.h"
+#include "support/framerecords.h"
 #include "support/labnetwork.h"
 #include "support/processutil.h"
 
@@ -296,27 +297,9 @@ bool TestTapPort::moveIntoSandbox()
     return bool(moved);
 }
 
-std::optional<FrameRecord> TestTapPort::receiveUntil(
-    const std::function<bool(const FrameRecord &)> &match)
+std::optional<FrameRecord> TestTapPort::receiveUntil(const std::function<bool(const FrameRecord &)> &match)
 {
-    std::optional<FrameRecord> found;
-    waitUntil(
-        [&] {
-            if (m_hubChannel && m_hubChannel->bytesAvailable() > 0) {
-                if (!m_decoder.feed(m_hubChannel->readAll()))
-                    return true;
-            }
-            FrameRecord record;
-            while (m_decoder.next(record)) {
-                if (match(record)) {
-                    found = record;
-                    return true;
-                }
-            }
-            return false;
-        },
-        kWaitMs);
-    return found;
+    return receiveFrameRecord(m_hubChannel, m_decoder, match, kWaitMs);
 }
 
 bool TestTapPort::sendToSandbox(const QByteArray &frame)

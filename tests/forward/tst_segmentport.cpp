@@ -7,6 +7,7 @@
 #include "common/protocol/framerecord.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "daemon-forward/segment/segmentport.h"
+#include "support/framerecords.h"
 #include "support/labnetwork.h"
 
 #include <QtEndian>
@@ -151,24 +152,7 @@ bool TestSegmentPort::openPort()
 
 std::optional<FrameRecord> TestSegmentPort::receiveUntil(const std::function<bool(const FrameRecord &)> &match)
 {
-    std::optional<FrameRecord> found;
-    const bool matched = QTest::qWaitFor(
-            [&] {
-                if (m_hubChannel && m_hubChannel->bytesAvailable() > 0) {
-                    if (!m_decoder.feed(m_hubChannel->readAll()))
-                        return true;
-                }
-                FrameRecord record;
-                while (m_decoder.next(record)) {
-                    if (match(record)) {
-                        found = record;
-                        return true;
-                    }
-                }
-                return false;
-            },
-            5000);
-    return matched ? found : std::nullopt;
+    return receiveFrameRecord(m_hubChannel, m_decoder, match, 5000);
 }
 
 void TestSegmentPort::sendFromLab(const QString &python)

@@ -219,12 +219,23 @@ quint64 PacketSocket::kernelDrops()
 
 Status PacketSocket::send(QByteArrayView bytes)
 {
+    return send(QByteArrayView(), bytes);
+}
+
+Status PacketSocket::send(QByteArrayView head, QByteArrayView rest)
+{
+    const qsizetype total = head.size() + rest.size();
     const qsizetype minimum = (m_vnetHeader ? kVnetHeaderBytes : 0) + 14;
-    if (bytes.size() < minimum || bytes.size() > minimum - 14 + kMaxFrameBytes)
+    if (total < minimum || total > minimum - 14 + kMaxFrameBytes)
         return Error::make(QStringLiteral("invalid_frame"),
-                           QStringLiteral("a frame of %1 bytes cannot be sent on %2").arg(bytes.size()).arg(m_interfaceName));
+                           QStringLiteral("a frame of %1 bytes cannot be sent on %2").arg(total).arg(m_interfaceName));
+    iovec parts[2] = {{const_cast<char *>(head.data()), static_cast<size_t>(head.size())},
+                      {const_cast<char *>(rest.data()), static_cast<size_t>(rest.size())}};
+    msghdr message{};
+    message.msg_iov = parts;
+    message.msg_iovlen = 2;
     for (;;) {
-        const ssize_t sent = ::send(m_fd, bytes.data(), static_cast<size_t>(bytes.size()), MSG_DONTWAIT);
+        const ssize_t sent = ::sendmsg(m_fd, &message, MSG_DONTWAIT);
         if (sent >= 0)
             return {};
         if (errno == EINTR)

@@ -94,6 +94,9 @@ public:
     // One frame (after the virtio_net_hdr when the socket has one). A full
     // socket buffer is the error "would_block": Ethernet may drop.
     Status send(QByteArrayView bytes);
+    // The same frame in two parts (the vnet header, then the Ethernet
+    // frame), sent at once without joining them first.
+    Status send(QByteArrayView head, QByteArrayView rest);
 
     quint64 truncatedFrames() const { return m_truncated; }
     // Frames the kernel dropped because this socket's buffer was full, since

@@ -26,6 +26,7 @@
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 namespace cloop::device::l2 {
@@ -438,18 +439,28 @@ Result<std::optional<QByteArray>> TapDevice::readFrame()
 
 Status TapDevice::writeFrame(QByteArrayView frame)
 {
-    if (frame.size() < minWriteBytes() || frame.size() > maxWriteBytes()) {
+    return writeFrame(QByteArrayView(), frame);
+}
+
+Status TapDevice::writeFrame(QByteArrayView head, QByteArrayView rest)
+{
+    const qsizetype total = head.size() + rest.size();
+    if (total < minWriteBytes() || total > maxWriteBytes()) {
         return Error::make(QStringLiteral("frame_size"),
             QStringLiteral("a frame for TAP %1 must be %2-%3 bytes%4, not %5")
                 .arg(m_name)
                 .arg(minWriteBytes())
                 .arg(maxWriteBytes())
                 .arg(m_vnetHeader ? QStringLiteral(" with its vnet header") : QString())
-                .arg(frame.size()));
+                .arg(total));
     }
+    // One write of both parts: the TAP takes exactly one frame per call,
+    // and joining them first would copy every frame once more.
+    iovec parts[2] = {{const_cast<char *>(head.data()), std::size_t(head.size())},
+                      {const_cast<char *>(rest.data()), std::size_t(rest.size())}};
     ssize_t written = 0;
     do {
-        written = ::write(m_fd.get(), frame.data(), std::size_t(frame.size()));
+        written = ::writev(m_fd.get(), parts, 2);
     } while (written < 0 && errno == EINTR);
     if (written < 0) {
         const int error = errno;
@@ -469,12 +480,12 @@ Status TapDevice::writeFrame(QByteArrayView frame)
     }
     // The TAP takes a frame whole or not at all; anything else is a bug
     // worth hearing about rather than a partial frame on the segment.
-    if (written != frame.size()) {
+    if (written != total) {
         return Error::make(QStringLiteral("tap_write"),
             QStringLiteral("TAP %1 took %2 of %3 bytes")
                 .arg(m_name)
                 .arg(written)
-                .arg(frame.size()));
+                .arg(total));
     }
     return {};
 }

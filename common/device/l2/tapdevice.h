@@ -98,6 +98,9 @@ public:
     // "would_block" (retry later), "link_down" (the interface is not up,
     // e.g. before or right after a move), "device_gone", "tap_write".
     Status writeFrame(QByteArrayView frame);
+    // The same frame in two parts (the vnet header, then the Ethernet
+    // frame), written at once.
+    Status writeFrame(QByteArrayView head, QByteArrayView rest);
 
     // Hands the TAP to the network namespace of process `pid` under
     // `interfaceName`, with `mtu`, the optional `address` ("ADDRESS/PREFIX")
