@@ -71,12 +71,12 @@ void Channel::flush()
         return;
     const qsizetype before = m_sendQueue.size();
     while (m_sendCredit > 0 && !m_sendQueue.isEmpty()) {
-        const qsizetype chunk = std::min<qsizetype>(
-                {static_cast<qsizetype>(m_sendCredit), protocol::kMaxDataPayload, m_sendQueue.size()});
-        m_mux->send(ChannelFrame::data(m_id, m_sendQueue.left(chunk)));
-        m_sendQueue.remove(0, chunk);
-        m_sendCredit -= static_cast<quint32>(chunk);
-        m_bytesSent += static_cast<quint64>(chunk);
+        QByteArray chunk = m_sendQueue.take(
+                std::min<qsizetype>(static_cast<qsizetype>(m_sendCredit), protocol::kMaxDataPayload));
+        const auto size = static_cast<quint32>(chunk.size());
+        m_mux->send(ChannelFrame::data(m_id, std::move(chunk)));
+        m_sendCredit -= size;
+        m_bytesSent += size;
     }
     const qsizetype sent = before - m_sendQueue.size();
     m_mux->adjustQueued(-sent);
@@ -116,8 +116,7 @@ void Channel::onPeerClose(CloseCode code, const QString &reason)
 
 QByteArray Channel::read(qsizetype maxBytes)
 {
-    const QByteArray out = m_receiveBuffer.left(maxBytes);
-    m_receiveBuffer.remove(0, out.size());
+    const QByteArray out = m_receiveBuffer.take(maxBytes);
     // A closing channel still receives (the peer may be flushing its own
     // backlog before its close), so it still grants.
     if (out.isEmpty() || m_peerClosed
@@ -316,7 +315,7 @@ Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
                                      .arg(channel->m_peerAllowance));
         channel->m_peerAllowance -= size;
         channel->m_bytesReceived += size;
-        channel->m_receiveBuffer.append(frame.payload);
+        channel->m_receiveBuffer.append(std::move(frame.payload));
         Q_EMIT channel->readyRead();
         break;
     }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/protocol/channelframe.h"
+#include "common/tunnel/chunkqueue.h"
 #include "common/result.h"
 
 #include <QByteArray>
@@ -45,6 +46,8 @@ public:
     quint32 sendCredit() const { return m_sendCredit; }
 
     qsizetype bytesAvailable() const { return m_receiveBuffer.size(); }
+    // At most maxBytes, possibly fewer while more is waiting: payloads are
+    // handed on as they arrived (see ChunkQueue::take).
     QByteArray read(qsizetype maxBytes);
     QByteArray readAll() { return read(m_receiveBuffer.size()); }
 
@@ -81,10 +84,10 @@ private:
     QString m_pendingCloseReason;
     bool m_peerClosed = false;
 
-    QByteArray m_sendQueue;
+    ChunkQueue m_sendQueue;
     quint32 m_sendCredit = 0;
 
-    QByteArray m_receiveBuffer;
+    ChunkQueue m_receiveBuffer;
     quint32 m_receiveWindow;
     // How many more bytes the peer may send before it hears from us again.
     quint32 m_peerAllowance;

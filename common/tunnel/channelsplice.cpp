@@ -211,12 +211,16 @@ void ChannelSplice::move(Leg &from, Leg &to)
         // refusal that follows comes with the destination full.
         const qsizetype size
             = std::min({ from.carry.size(), kPiece, std::max<qsizetype>(room, 1) });
-        const QByteArray piece = from.carry.first(size);
+        // The whole carry is shared with the destination, not copied.
+        const QByteArray piece = size == from.carry.size() ? from.carry : from.carry.first(size);
         if (!destination->write(piece))
             return;
         if (m_ended)
             return;
-        from.carry.remove(0, size);
+        if (size == from.carry.size())
+            from.carry.clear();
+        else
+            from.carry.remove(0, size);
         from.forwarded += static_cast<quint64>(size);
     }
 }

@@ -3,11 +3,19 @@
 #include "common/protocol/framerecord.h"
 #include "common/tunnel/channelmultiplexer.h"
 
+#include <algorithm>
+
 namespace cloop::tunnel {
 
 FrameRecordBatch::FrameRecordBatch()
 {
-    m_records.reserve(kTargetBytes + protocol::kMaxFrameRecordBytes);
+    m_records.reserve(std::max(protocol::kMaxDataPayload, protocol::kMaxFrameRecordBytes));
+}
+
+bool FrameRecordBatch::hasRoomFor(qsizetype frameBytes) const
+{
+    const qsizetype record = protocol::kFrameRecordLengthBytes + device::l2::VnetHeader::kSize + frameBytes;
+    return isEmpty() || m_records.size() + record <= protocol::kMaxDataPayload;
 }
 
 void FrameRecordBatch::append(const device::l2::VnetHeader &header, QByteArrayView frame)

@@ -10,20 +10,22 @@ namespace cloop::tunnel {
 class Channel;
 
 // Ethernet frames on their way into a device channel, as frame records in
-// batches of about 64 KiB. A batch is written all or nothing, so a channel
+// batches of at most one DATA frame's payload (a single larger record goes
+// alone), so a batch crosses the tunnel as one frame and the relay hands it
+// on without cutting or copying it. A batch is written all or nothing, so a channel
 // without room drops whole records (and the batch says how many) and the
 // stream never carries half of one. Both ends of a segment use it: the
 // forwarder's packet socket and the agent's TAP.
 class FrameRecordBatch
 {
 public:
-    static constexpr qsizetype kTargetBytes = 64 * 1024;
-
     FrameRecordBatch();
 
+    // Whether a frame of this size may join the batch without taking it
+    // past one DATA frame; flush first when not. An empty batch takes any.
+    bool hasRoomFor(qsizetype frameBytes) const;
     // Precondition: protocol::validateFrameRecord(frame) holds.
     void append(const device::l2::VnetHeader &header, QByteArrayView frame);
-    bool isFull() const { return m_records.size() >= kTargetBytes; }
     bool isEmpty() const { return m_frames == 0; }
 
     // Hands the batch to `channel` and starts a new one, whatever the

@@ -46,7 +46,7 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel)
     }
     auto tap = device::l2::TapDevice::create(device::l2::TapDevice::Options{});
     if (!tap) {
-        qCWarning(lcAgent).noquote() << "run" << runId << "cannot attach" << name << ":" << tap.error().message;
+        qCWarning(lcAgent).noquote() << QStringLiteral("run %1 cannot attach %2: %3").arg(runId).arg(name, tap.error().message);
         channel->refuse(tap.error().message);
         return;
     }
@@ -55,7 +55,7 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel)
     auto *port = new TapPort(std::move(*tap), channel, this);
     m_ports[key] = Attached{name, port};
     connect(port, &TapPort::ended, this, [this, key](const QString &reason) { drop(key, reason); });
-    qCInfo(lcAgent).noquote() << "run" << runId << "has" << name << "on" << hostName << "(binding" << bindingId << ")";
+    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 has %2 on %3 (binding %4)").arg(runId).arg(name, hostName).arg(bindingId);
 }
 
 Status DeviceAttacher::checkReady(const RunStart &run) const
@@ -97,16 +97,18 @@ void DeviceAttacher::sandboxStarted(const RunStart &run, qint64 pid)
         const QString hostName = tap.name();
         const std::optional<QString> address = device.address.isEmpty() ? std::nullopt : std::optional(device.address);
         if (Status moved = tap.moveInto(pid, device.target, address, device.mtu); !moved) {
-            qCWarning(lcAgent).noquote() << "run" << run.runId << "could not get" << device.name << ":"
-                                         << moved.error().message;
+            qCWarning(lcAgent).noquote()
+                    << QStringLiteral("run %1 could not get %2: %3").arg(run.runId).arg(device.name, moved.error().message);
             drop(found->first, QStringLiteral("could not move it into the sandbox: %1").arg(moved.error().message));
             continue;
         }
         const Attachment attachment{run.runId, device.bindingId, device.kind, hostName, device.target, pid};
         if (Status recorded = m_ledger->record(attachment); !recorded)
             qCWarning(lcAgent).noquote() << "cannot record the attachment:" << recorded.error().message;
-        qCInfo(lcAgent).noquote() << "run" << run.runId << "sees" << device.name << "as" << device.target
-                                  << (device.address.isEmpty() ? QString() : device.address);
+        qCInfo(lcAgent).noquote() << QStringLiteral("run %1 sees %2 as %3%4")
+                                             .arg(run.runId)
+                                             .arg(device.name, device.target,
+                                                  device.address.isEmpty() ? QString() : QLatin1Char(' ') + device.address);
     }
 }
 
@@ -135,7 +137,7 @@ void DeviceAttacher::drop(const Key &key, const QString &reason)
     attached.port->deleteLater();
     if (Status forgotten = m_ledger->forget(key.first, key.second); !forgotten)
         qCWarning(lcAgent).noquote() << "cannot update the attachment record:" << forgotten.error().message;
-    qCInfo(lcAgent).noquote() << "run" << key.first << "lost" << attached.name << ":" << reason;
+    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 lost %2: %3").arg(key.first).arg(attached.name, reason);
     Q_EMIT detached(key.first, attached.name, reason);
 }
 

@@ -102,9 +102,11 @@ void TapPort::onTapReadable()
             ++m_counters.invalidOut;
             continue;
         }
-        m_batch.append(header, frame);
-        if (m_batch.isFull())
+        // A frame read when the channel then refuses the full batch stays
+        // in the next one, which goes out once writable() re-enables reads.
+        if (!m_batch.hasRoomFor(frame.size()))
             refused = !flush();
+        m_batch.append(header, frame);
     }
     if (!refused)
         refused = !flush();

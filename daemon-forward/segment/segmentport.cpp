@@ -87,10 +87,12 @@ void SegmentPort::onInterfaceReadable()
             ++m_counters.droppedUp;
             continue;
         }
+        // A frame read when the channel then refuses the full batch stays
+        // in the next one, which goes out once writable() re-enables reads.
+        if (!m_batch.hasRoomFor(frame.size()))
+            refused = !flush();
         m_batch.append(*header, frame);
         m_counters.largestUp = std::max(m_counters.largestUp, frame.size());
-        if (m_batch.isFull())
-            refused = !flush();
     }
     if (!refused)
         refused = !flush();

@@ -15,6 +15,7 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -24,8 +25,15 @@
 #include <QTemporaryDir>
 #include <QThread>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <stdexcept>
+#include <vector>
+
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace cloop::testing;
 
@@ -36,9 +44,16 @@ const char *g_program = "bench_segment";
 const QString kImage = QStringLiteral("localhost/cloop-bench-iperf3:latest");
 const QString kProject = QStringLiteral("/srv/projects/bench");
 
+// Thrown rather than exiting, so the namespaces, processes and sandboxes
+// made so far are taken down by their destructors on the way out.
+struct BenchFailed : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
 [[noreturn]] void fail(const QString &what)
 {
-    cloop::bench::die(g_program, qPrintable(what));
+    throw BenchFailed(what.toStdString());
 }
 
 CliResult sh(const QString &script, int timeoutMs = 120'000)
@@ -145,11 +160,47 @@ Figures measureChain(TestRig &rig, LabNetwork &lab, int seconds)
     return figures;
 }
 
-} // namespace
-
-int main(int argc, char **argv)
+// The median round trip of a 64-byte message between two processes over a
+// socketpair when both sleep in between, as ping's do: what waking an idle
+// process costs on this machine, twice. Each ping through the chain wakes
+// about seven (agent, hub, forwarder, and back, then ping itself).
+double idleWakeupRoundTripMs()
 {
-    QCoreApplication app(argc, argv);
+    int pair[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, pair) != 0)
+        fail(QStringLiteral("socketpair failed"));
+    const pid_t child = ::fork();
+    if (child < 0)
+        fail(QStringLiteral("fork failed"));
+    char buffer[64] = {};
+    if (child == 0) {
+        ::close(pair[0]);
+        while (::read(pair[1], buffer, sizeof buffer) > 0) {
+            if (::write(pair[1], buffer, sizeof buffer) != sizeof buffer)
+                break;
+        }
+        ::_exit(0);
+    }
+    ::close(pair[1]);
+    std::vector<qint64> nanoseconds;
+    for (int i = 0; i < 100; ++i) {
+        QThread::msleep(20);
+        QElapsedTimer clock;
+        clock.start();
+        if (::write(pair[0], buffer, sizeof buffer) != sizeof buffer || ::read(pair[0], buffer, sizeof buffer) <= 0)
+            break;
+        nanoseconds.push_back(clock.nsecsElapsed());
+    }
+    ::close(pair[0]);
+    ::waitpid(child, nullptr, 0);
+    if (nanoseconds.empty())
+        fail(QStringLiteral("the wake-up probe's echo process did not answer"));
+    std::nth_element(nanoseconds.begin(), nanoseconds.begin() + nanoseconds.size() / 2, nanoseconds.end());
+    return double(nanoseconds[nanoseconds.size() / 2]) / 1e6;
+}
+
+int runBench(int argc, char **argv)
+{
     const int seconds = cloop::bench::argument(argc, argv, 1, 5, kUsage);
     const int repetitions = cloop::bench::argument(argc, argv, 2, 1, kUsage);
     if (const QString why = sandboxesUnavailable(); !why.isEmpty())
@@ -199,5 +250,18 @@ int main(int argc, char **argv)
                     direct.rttMs > 0 ? chain.rttMs / direct.rttMs : 0);
         std::fflush(stdout);
     }
+    std::printf("%-34s %12s %14.3f\n", "idle 2-process round trip", "", idleWakeupRoundTripMs());
     return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    try {
+        return runBench(argc, argv);
+    } catch (const BenchFailed &failure) {
+        cloop::bench::die(g_program, failure.what());
+    }
 }

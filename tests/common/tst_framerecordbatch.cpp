@@ -18,6 +18,7 @@ class TestFrameRecordBatch : public QObject
 private Q_SLOTS:
     void recordsGoOutWholeAndInOrder();
     void aRefusedBatchIsDroppedWholeAndCounted();
+    void aBatchFillsOneDataFrameAndCrossesAsOne();
 };
 
 void TestFrameRecordBatch::recordsGoOutWholeAndInOrder()
@@ -38,7 +39,7 @@ void TestFrameRecordBatch::recordsGoOutWholeAndInOrder()
         batch.append(header, frame);
         protocol::appendFrameRecord(expected, header, frame);
     }
-    QVERIFY(!batch.isFull());
+    QVERIFY(batch.hasRoomFor(1514));
     QVERIFY(batch.flush(**channel));
     QCOMPARE(batch.sentFrames(), 10u);
     QCOMPARE(batch.sentBytes(), quint64(10 * 114 + 45));
@@ -61,7 +62,7 @@ void TestFrameRecordBatch::aRefusedBatchIsDroppedWholeAndCounted()
     const QByteArray frame = QByteArray(14, 'h') + QByteArray(9000, 'j');
     // Nobody grants credit: the channel's queue fills to its cap.
     for (int round = 0; round < 40; ++round) {
-        while (!batch.isFull())
+        while (batch.hasRoomFor(frame.size()))
             batch.append(VnetHeader{}, frame);
         batch.flush(**channel);
         QVERIFY(batch.isEmpty());
@@ -74,6 +75,48 @@ void TestFrameRecordBatch::aRefusedBatchIsDroppedWholeAndCounted()
     QCOMPARE((*channel)->queuedBytes() % recordBytes, 0);
     QCOMPARE(quint64((*channel)->queuedBytes() / recordBytes), taken);
     QVERIFY((*channel)->queuedBytes() <= mux.limits().maxQueuedPerChannel);
+}
+
+void TestFrameRecordBatch::aBatchFillsOneDataFrameAndCrossesAsOne()
+{
+    ChannelMultiplexer hub(ChannelMultiplexer::Side::Hub);
+    ChannelMultiplexer daemon(ChannelMultiplexer::Side::Daemon);
+    QList<protocol::ChannelFrame> dataFrames;
+    connect(&hub, &ChannelMultiplexer::frameReady, this, [&](const QByteArray &bytes) {
+        auto frame = protocol::decodeFrame(bytes);
+        QVERIFY(frame);
+        if (frame->kind == protocol::FrameKind::Data)
+            dataFrames.append(*frame);
+        QVERIFY(daemon.handleFrame(bytes));
+    });
+    connect(&daemon, &ChannelMultiplexer::frameReady, this,
+            [&](const QByteArray &bytes) { QVERIFY(hub.handleFrame(bytes)); });
+    connect(&daemon, &ChannelMultiplexer::channelRequested, this, [](tunnel::Channel *c) { c->accept(); });
+    auto channel = hub.openChannel(QJsonObject{{QStringLiteral("kind"), QStringLiteral("segment")}});
+    QVERIFY(channel);
+    QCOMPARE((*channel)->state(), tunnel::Channel::State::Open);
+
+    const QByteArray frame = QByteArray(14, 'h') + QByteArray(1500, 'j');
+    const qsizetype recordBytes = protocol::kFrameRecordLengthBytes + VnetHeader::kSize + frame.size();
+    FrameRecordBatch batch;
+    int frames = 0;
+    while (batch.hasRoomFor(frame.size())) {
+        batch.append(VnetHeader{}, frame);
+        ++frames;
+    }
+    // As many records as one DATA payload holds, and not one more.
+    QCOMPARE(frames, int(protocol::kMaxDataPayload / recordBytes));
+    QVERIFY(batch.flush(**channel));
+    QCOMPARE(dataFrames.size(), 1);
+    QCOMPARE(dataFrames.first().payload.size(), frames * recordBytes);
+
+    // An empty batch takes even the largest frame, which then goes alone.
+    const QByteArray largest(device::l2::kMaxFrameBytes, 'g');
+    QVERIFY(batch.hasRoomFor(largest.size()));
+    batch.append(VnetHeader{}, largest);
+    QVERIFY(!batch.hasRoomFor(60));
+    QVERIFY(batch.flush(**channel));
+    QCOMPARE(batch.sentFrames(), quint64(frames + 1));
 }
 
 QTEST_GUILESS_MAIN(TestFrameRecordBatch)

@@ -103,6 +103,7 @@ private Q_SLOTS:
     void anExpiredBindingDetachesWithinASecond();
     void revokingTheForwarderDetachesAtOnce();
     void aForwarderThatGoesAwayDetachesAndRefusesNewRuns();
+    void anAgentThatLosesItsTunnelDetachesBothEndsAndComesBack();
 
 private:
     // The host pid of the run's sandbox, for looking into its namespace.
@@ -592,6 +593,53 @@ void TestSegmentForward::aForwarderThatGoesAwayDetachesAndRefusesNewRuns()
     QVERIFY2(refused.stderrText().contains(QStringLiteral("forwarder %1 (lab").arg(m_forwarderId)),
              qPrintable(refused.describe()));
     QVERIFY2(refused.stderrText().contains(QLatin1String("not connected")), qPrintable(refused.describe()));
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+}
+
+void TestSegmentForward::anAgentThatLosesItsTunnelDetachesBothEndsAndComesBack()
+{
+    const qint64 id = queue(kProject, watchTheSegment());
+    QVERIFY(id > 0);
+    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    // The agent's own TCP connection to the hub, told apart from the
+    // forwarder's by the owning process; this test's namespace holds no other.
+    const QString hubEnd = QStringLiteral("127.0.0.1:%1").arg(m_rig->hub().port());
+    const CliResult sockets = runProgram(QStringLiteral("ss"), {QStringLiteral("-Htnp"), QStringLiteral("state"), QStringLiteral("established"),
+                                                                QStringLiteral("dst"), hubEnd},
+                                         QProcessEnvironment::systemEnvironment());
+    CLOOP_COMPARE_EXIT(sockets, 0);
+    QString agentEnd;
+    for (const QString &line : sockets.stdoutText().split(QLatin1Char('\n'))) {
+        if (line.contains(QStringLiteral("pid=%1,").arg(m_agent->processId())))
+            agentEnd = line.simplified().split(QLatin1Char(' ')).value(2);
+    }
+    QVERIFY2(!agentEnd.isEmpty(), qPrintable(sockets.describe()));
+    const qsizetype connections = m_agent->stderrCount(QStringLiteral("connected to the hub as executor"));
+
+    QElapsedTimer clock;
+    clock.start();
+    // The connection is torn down under the agent, which itself lives on.
+    CLOOP_COMPARE_EXIT(runProgram(QStringLiteral("ss"), {QStringLiteral("-K"), QStringLiteral("src"), agentEnd, QStringLiteral("dst"), hubEnd},
+                                  QProcessEnvironment::systemEnvironment()),
+                       0);
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")), qPrintable(m_forwarder->describe()));
+    const qint64 detachMs = clock.elapsed();
+    QVERIFY2(detachMs < 1000, qPrintable(QStringLiteral("detached after %1 ms").arg(detachMs)));
+    QVERIFY(m_agent->isRunning());
+    // The hub says why it let go of the forwarder's end.
+    QVERIFY2(waitUntil([&] { return m_rig->hub().log().contains(QLatin1String("detached fwd-lab")); }, kLongWaitMs),
+             qPrintable(m_rig->hub().log()));
+    // The agent dials again; the run's sandbox has no forwarded interface left.
+    QVERIFY2(waitUntil([&] { return m_agent->stderrCount(QStringLiteral("connected to the hub as executor")) > connections; },
+                       kLongWaitMs),
+             qPrintable(m_agent->describe()));
+    QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
+    const qint64 pid = sandboxPid(id);
+    QVERIFY(pid > 0);
+    const CliResult links = inSandbox(pid, {QStringLiteral("ip"), QStringLiteral("-o"), QStringLiteral("link")});
+    CLOOP_COMPARE_EXIT(links, 0);
+    QVERIFY2(!links.stdoutText().contains(QLatin1String("fwd0")), qPrintable(links.describe()));
     CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
 }
 
