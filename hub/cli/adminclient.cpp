@@ -2,106 +2,32 @@
 
 #include <QBuffer>
 #include <QEventLoop>
-#include <QJsonDocument>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
-#include <QNetworkRequest>
-#include <QStringList>
-#include <QTimer>
 
 namespace cloop::cli {
-
-Status checkAdminUrl(const QUrl &url)
-{
-    auto check = net::checkHubUrl(url, false);
-    if (check)
-        return {};
-    if (check.error().code == QLatin1String("insecure_url"))
-        return Error::make(check.error().code,
-                           QStringLiteral("refusing plaintext %1:// to %2: API tokens travel only over wss:// "
-                                          "(plain ws:// only to this machine)")
-                                   .arg(url.scheme(), url.host()),
-                           true);
-    return check.error();
-}
 
 Result<QJsonObject> AdminClient::call(const QByteArray &method, const QString &path, const QJsonObject &body,
                                       const QueryItems &query)
 {
-    if (Status check = checkAdminUrl(m_endpoint.url); !check)
-        return check.error();
-    QUrl url = m_endpoint.url;
-    if (url.scheme() == QLatin1String("wss"))
-        url.setScheme(QStringLiteral("https"));
-    else if (url.scheme() == QLatin1String("ws"))
-        url.setScheme(QStringLiteral("http"));
-    url.setPath(path);
-    // Every reserved character encoded, '+' and '&' in a project path included.
-    if (!query.isEmpty()) {
-        QStringList pairs;
-        for (const auto &[name, value] : query)
-            pairs.append(QString::fromLatin1(QUrl::toPercentEncoding(name) + '=' + QUrl::toPercentEncoding(value)));
-        url.setQuery(pairs.join(QLatin1Char('&')), QUrl::StrictMode);
-    }
-    if (Status check = checkAdminUrl(url); !check)
-        return check.error();
-
+    auto request = api::adminRequest(m_endpoint, path, query);
+    if (!request)
+        return request.error();
     QNetworkAccessManager network;
     network.setStrictTransportSecurityEnabled(false);
-    QNetworkRequest request(url);
-    request.setSslConfiguration(m_endpoint.trust.configuration());
-    request.setRawHeader("Authorization", "Bearer " + m_endpoint.token.toUtf8());
-    request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
-    request.setAttribute(QNetworkRequest::Http2AllowedAttribute, false);
-    request.setTransferTimeout(30'000);
-
-    const QByteArray payload = body.isEmpty() && method == "GET"
-            ? QByteArray()
-            : QJsonDocument(body).toJson(QJsonDocument::Compact);
     QBuffer buffer;
-    buffer.setData(payload);
+    buffer.setData(api::adminPayload(method, body));
     buffer.open(QIODevice::ReadOnly);
-    QNetworkReply *reply = network.sendCustomRequest(request, method, &buffer);
-
+    QNetworkReply *reply = network.sendCustomRequest(*request, method, &buffer);
     std::optional<Error> trustError;
-    QObject::connect(reply, &QNetworkReply::sslErrors, reply, [&](const QList<QSslError> &errors) {
-        auto verdict = m_endpoint.trust.judge(errors, reply->sslConfiguration().peerCertificate());
-        if (verdict)
-            reply->ignoreSslErrors(*verdict);
-        else
-            trustError = verdict.error();
-    });
-    // Checked again once encrypted, before the request (and its token) is sent.
-    QObject::connect(reply, &QNetworkReply::encrypted, reply, [&] {
-        if (Status pinned = m_endpoint.trust.verifyPeer(reply->sslConfiguration().peerCertificate()); !pinned) {
-            trustError = pinned.error();
-            reply->abort();
-        }
-    });
+    api::guardTrust(reply, m_endpoint.trust, &trustError);
     QEventLoop loop;
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     loop.exec();
     reply->deleteLater();
-
     if (trustError)
         return *trustError;
-    const QByteArray answer = reply->readAll();
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status == 0)
-        return Error::make(QStringLiteral("unreachable"),
-                           QStringLiteral("cannot reach the hub at %1: %2").arg(url.authority(), reply->errorString()));
-    QJsonParseError parseError{};
-    const QJsonDocument document = QJsonDocument::fromJson(answer, &parseError);
-    if (parseError.error != QJsonParseError::NoError || !document.isObject())
-        return Error::make(QStringLiteral("bad_answer"),
-                           QStringLiteral("the hub answered HTTP %1 without JSON").arg(status));
-    const QJsonObject object = document.object();
-    if (status >= 400) {
-        const QJsonObject error = object.value(QLatin1String("error")).toObject();
-        return Error::make(error.value(QLatin1String("code")).toString(QStringLiteral("http_%1").arg(status)),
-                           error.value(QLatin1String("message")).toString(QStringLiteral("HTTP %1").arg(status)));
-    }
-    return object;
+    return api::readAdminAnswer(reply);
 }
 
 } // namespace cloop::cli

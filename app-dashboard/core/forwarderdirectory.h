@@ -1,0 +1,71 @@
+#pragma once
+
+#include "app-dashboard/core/forwarderlistmodel.h"
+#include "app-dashboard/core/hubapi.h"
+
+#include <QObject>
+
+namespace cloop::dashboard {
+
+class EventStream;
+
+// What a binding asks for: the fields of the Bind… and Request dialogs.
+struct BindingTerms
+{
+    QString project;
+    QString ttl;             // "8h"; empty for the hub's default (24 h)
+    QString virtualExecutor; // empty: any executor
+    QString target;          // segments only
+    QString address;         // segments only, CIDR
+    QJsonObject toJson() const;
+};
+
+// The forwarders screen's logic: keeps a ForwarderListModel filled from the
+// admin API and live from the event stream, and carries out the card's
+// actions. Widgets call these and show the answer; none of them talks to
+// the hub itself.
+class ForwarderDirectory final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ForwarderDirectory)
+
+public:
+    ForwarderDirectory(HubApi *api, EventStream *events, QObject *parent = nullptr);
+
+    ForwarderListModel *model() { return &m_model; }
+
+    void refresh();
+    bool isLoading() const { return m_loading > 0; }
+    QString lastError() const { return m_lastError; }
+
+    // A device is "usb VID:PID[:SERIAL]" or an interface name.
+    void enroll(const QString &name, const QString &usb, const QString &interface, QObject *context,
+                HubApi::Callback done);
+    void bind(qint64 forwarderId, const BindingTerms &terms, QObject *context, HubApi::Callback done);
+    void unbind(qint64 bindingId, const QString &reason, QObject *context, HubApi::Callback done);
+    void revoke(qint64 forwarderId, const QString &reason, QObject *context, HubApi::Callback done);
+    // The result lands in the model's TestSummaryRole as well.
+    void test(qint64 forwarderId, QObject *context, HubApi::Callback done);
+
+Q_SIGNALS:
+    void loadingChanged(bool loading);
+    // A refresh failed: what the screen shows above the cards.
+    void errorChanged(const QString &error);
+
+private:
+    void load(const QString &path, const QString &key, const std::function<void(const QJsonArray &)> &apply);
+    void setError(const QString &error);
+    // After an action succeeds: the answer, then a refresh for whatever
+    // else it changed.
+    HubApi::Callback thenRefresh(HubApi::Callback done);
+
+    HubApi *m_api;
+    ForwarderListModel m_model;
+    int m_loading = 0;
+    QString m_lastError;
+};
+
+// A Test report (POST /api/forwarders/{id}/test) in a few words for a card.
+QString describeTestReport(const QJsonObject &report);
+
+} // namespace cloop::dashboard

@@ -1,0 +1,229 @@
+#include "app-dashboard/core/forwarderlistmodel.h"
+
+#include <QSet>
+
+namespace cloop::dashboard {
+
+namespace {
+
+QString text(const QJsonObject &object, const char *key)
+{
+    return object.value(QLatin1String(key)).toString();
+}
+
+QDateTime time(const QJsonObject &object, const char *key)
+{
+    return QDateTime::fromString(text(object, key), Qt::ISODateWithMs);
+}
+
+qint64 idOf(const QJsonObject &object, const char *key = "id")
+{
+    return object.value(QLatin1String(key)).toInteger();
+}
+
+} // namespace
+
+qint64 ForwarderListModel::Row::id() const
+{
+    return idOf(forwarder);
+}
+
+ForwarderListModel::ForwarderListModel(QObject *parent) : QAbstractListModel(parent) { }
+
+int ForwarderListModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+QVariant ForwarderListModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Row &row = m_rows.at(index.row());
+    const QJsonObject &f = row.forwarder;
+    const QJsonObject &b = row.binding;
+    switch (role) {
+    case Qt::DisplayRole:
+    case NameRole:
+        return text(f, "name");
+    case IdRole:
+        return row.id();
+    case DeviceRole:
+        return text(f, "device_description");
+    case KindRole:
+        return f.value(QLatin1String("device")).toObject().value(QLatin1String("kind")).toString();
+    case StateRole:
+        return text(f, "state");
+    case ConnectedRole:
+        return f.value(QLatin1String("connected")).toBool();
+    case LastSeenRole:
+        return time(f, "last_seen");
+    case BindingIdRole:
+        return idOf(b);
+    case BindingProjectRole:
+        return text(b, "project");
+    case BindingExecutorRole:
+        return text(b, "virtual_executor");
+    case BindingTargetRole:
+        return text(b, "target");
+    case BindingAddressRole:
+        return text(b, "address");
+    case BindingExpiresRole:
+        return time(b, "expires_at");
+    case BindingCreatedByRole:
+        return text(b, "created_by");
+    case TestSummaryRole:
+        return row.testSummary;
+    case TestRunningRole:
+        return row.testRunning;
+    default:
+        return {};
+    }
+}
+
+QHash<int, QByteArray> ForwarderListModel::roleNames() const
+{
+    QHash<int, QByteArray> names = QAbstractListModel::roleNames();
+    names.insert({{IdRole, "forwarderId"},
+                  {NameRole, "name"},
+                  {DeviceRole, "device"},
+                  {KindRole, "kind"},
+                  {StateRole, "state"},
+                  {ConnectedRole, "connected"},
+                  {LastSeenRole, "lastSeen"},
+                  {BindingIdRole, "bindingId"},
+                  {BindingProjectRole, "bindingProject"},
+                  {BindingExecutorRole, "bindingExecutor"},
+                  {BindingTargetRole, "bindingTarget"},
+                  {BindingAddressRole, "bindingAddress"},
+                  {BindingExpiresRole, "bindingExpires"},
+                  {BindingCreatedByRole, "bindingCreatedBy"},
+                  {TestSummaryRole, "testSummary"},
+                  {TestRunningRole, "testRunning"}});
+    return names;
+}
+
+void ForwarderListModel::setForwarders(const QJsonArray &forwarders)
+{
+    QSet<qint64> present;
+    for (const QJsonValue &value : forwarders)
+        present.insert(idOf(value.toObject()));
+    for (int row = int(m_rows.size()) - 1; row >= 0; --row) {
+        if (present.contains(m_rows.at(row).id()))
+            continue;
+        beginRemoveRows({}, row, row);
+        m_rows.removeAt(row);
+        endRemoveRows();
+    }
+    for (const QJsonValue &value : forwarders) {
+        const QJsonObject forwarder = value.toObject();
+        const qint64 id = idOf(forwarder);
+        if (id <= 0)
+            continue;
+        if (const int row = rowOf(id); row >= 0) {
+            if (m_rows[row].forwarder != forwarder) {
+                m_rows[row].forwarder = forwarder;
+                changed(row);
+            }
+            continue;
+        }
+        const int row = int(m_rows.size());
+        beginInsertRows({}, row, row);
+        m_rows.append(Row{forwarder, {}, {}, false});
+        endInsertRows();
+    }
+}
+
+void ForwarderListModel::setBindings(const QJsonArray &bindings)
+{
+    QHash<qint64, QJsonObject> byForwarder;
+    for (const QJsonValue &value : bindings) {
+        const QJsonObject binding = value.toObject();
+        if (text(binding, "state") == QLatin1String("active"))
+            byForwarder.insert(idOf(binding, "forwarder_id"), binding);
+    }
+    for (int row = 0; row < m_rows.size(); ++row) {
+        const QJsonObject binding = byForwarder.value(m_rows.at(row).id());
+        if (m_rows.at(row).binding != binding) {
+            m_rows[row].binding = binding;
+            changed(row);
+        }
+    }
+}
+
+bool ForwarderListModel::applyEvent(const QString &event, const QJsonObject &data)
+{
+    const bool aboutBinding = event.startsWith(QLatin1String("binding."));
+    const int row = rowOf(aboutBinding ? idOf(data, "forwarder_id") : idOf(data));
+    if (row < 0)
+        return !event.startsWith(QLatin1String("forwarder.")) && !aboutBinding;
+    Row &r = m_rows[row];
+    if (event == QLatin1String("forwarder.connected")) {
+        r.forwarder.insert(QStringLiteral("connected"), true);
+        r.forwarder.insert(QStringLiteral("state"), QStringLiteral("connected"));
+    } else if (event == QLatin1String("forwarder.disconnected")) {
+        r.forwarder.insert(QStringLiteral("connected"), false);
+        r.forwarder.insert(QStringLiteral("state"), QStringLiteral("disconnected"));
+        r.forwarder.insert(QStringLiteral("last_seen"),
+                           QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+    } else if (event == QLatin1String("forwarder.revoked")) {
+        r.forwarder.insert(QStringLiteral("connected"), false);
+        r.forwarder.insert(QStringLiteral("state"), QStringLiteral("revoked"));
+        r.binding = {};
+    } else if (event == QLatin1String("binding.created")) {
+        if (text(data, "state") == QLatin1String("active"))
+            r.binding = data;
+    } else if (event == QLatin1String("binding.ended")) {
+        if (idOf(r.binding) == idOf(data))
+            r.binding = {};
+    } else {
+        return true;
+    }
+    changed(row);
+    return true;
+}
+
+void ForwarderListModel::setTestRunning(qint64 forwarderId, bool running)
+{
+    const int row = rowOf(forwarderId);
+    if (row < 0 || m_rows.at(row).testRunning == running)
+        return;
+    m_rows[row].testRunning = running;
+    changed(row);
+}
+
+void ForwarderListModel::setTestSummary(qint64 forwarderId, const QString &summary)
+{
+    const int row = rowOf(forwarderId);
+    if (row < 0)
+        return;
+    m_rows[row].testSummary = summary;
+    changed(row);
+}
+
+int ForwarderListModel::rowOf(qint64 forwarderId) const
+{
+    for (int row = 0; row < m_rows.size(); ++row) {
+        if (m_rows.at(row).id() == forwarderId)
+            return row;
+    }
+    return -1;
+}
+
+QJsonObject ForwarderListModel::forwarder(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).forwarder : QJsonObject();
+}
+
+QJsonObject ForwarderListModel::binding(int row) const
+{
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).binding : QJsonObject();
+}
+
+void ForwarderListModel::changed(int row)
+{
+    const QModelIndex at = index(row);
+    Q_EMIT dataChanged(at, at);
+}
+
+} // namespace cloop::dashboard

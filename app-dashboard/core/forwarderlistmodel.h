@@ -1,0 +1,77 @@
+#pragma once
+
+#include <QAbstractListModel>
+#include <QDateTime>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QList>
+
+namespace cloop::dashboard {
+
+// The hub's device forwarders, one row each, with the binding that holds the
+// forwarder's device (a forwarder lends to one binding at a time) and the
+// outcome of its last Test. Rows are keyed by forwarder id: a refresh or an
+// event updates a row in place, so views keep selection and scroll.
+class ForwarderListModel final : public QAbstractListModel
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ForwarderListModel)
+
+public:
+    enum Role {
+        IdRole = Qt::UserRole + 1,
+        NameRole,
+        DeviceRole,       // "usb 1050:0407:A1" or "l2 eth1", as the hub describes it
+        KindRole,         // "usb" or "l2"
+        StateRole,        // awaiting enrollment, connected, disconnected, revoked
+        ConnectedRole,
+        LastSeenRole,     // QDateTime, invalid when never seen
+        BindingIdRole,    // 0 when nothing is bound
+        BindingProjectRole,
+        BindingExecutorRole,
+        BindingTargetRole,
+        BindingAddressRole,
+        BindingExpiresRole, // QDateTime
+        BindingCreatedByRole,
+        TestSummaryRole,  // the last Test's outcome in words, empty when none
+        TestRunningRole,
+    };
+    Q_ENUM(Role)
+
+    explicit ForwarderListModel(QObject *parent = nullptr);
+
+    int rowCount(const QModelIndex &parent = {}) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    // GET /api/forwarders's list: rows not in it go, new ones are appended.
+    void setForwarders(const QJsonArray &forwarders);
+    // GET /api/bindings's active bindings: each lands on its forwarder's row.
+    void setBindings(const QJsonArray &bindings);
+    // One event from the hub's event stream. Returns false when the event
+    // names a forwarder this model does not know yet (refresh to learn it).
+    bool applyEvent(const QString &event, const QJsonObject &data);
+
+    void setTestRunning(qint64 forwarderId, bool running);
+    void setTestSummary(qint64 forwarderId, const QString &summary);
+
+    int rowOf(qint64 forwarderId) const;
+    QJsonObject forwarder(int row) const;
+    QJsonObject binding(int row) const;
+
+private:
+    struct Row
+    {
+        QJsonObject forwarder;
+        QJsonObject binding;
+        QString testSummary;
+        bool testRunning = false;
+        qint64 id() const;
+    };
+
+    void changed(int row);
+
+    QList<Row> m_rows;
+};
+
+} // namespace cloop::dashboard

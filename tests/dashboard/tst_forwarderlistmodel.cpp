@@ -1,0 +1,179 @@
+// ForwarderListModel: rows keyed by forwarder id, updated in place by
+// refreshes and events, checked by QAbstractItemModelTester throughout.
+
+#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwarderlistmodel.h"
+
+#include <QAbstractItemModelTester>
+#include <QJsonArray>
+#include <QSignalSpy>
+#include <QtTest>
+
+using cloop::dashboard::ForwarderListModel;
+
+namespace {
+
+QJsonObject forwarder(qint64 id, const QString &name, const QString &state = QStringLiteral("disconnected"))
+{
+    return {{QStringLiteral("id"), id},
+            {QStringLiteral("name"), name},
+            {QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("l2")},
+                                                   {QStringLiteral("interface"), QStringLiteral("eth1")}}},
+            {QStringLiteral("device_description"), QStringLiteral("l2 eth1")},
+            {QStringLiteral("state"), state},
+            {QStringLiteral("connected"), state == QLatin1String("connected")}};
+}
+
+QJsonObject binding(qint64 id, qint64 forwarderId, const QString &project, const QString &state = QStringLiteral("active"))
+{
+    return {{QStringLiteral("id"), id},
+            {QStringLiteral("forwarder_id"), forwarderId},
+            {QStringLiteral("project"), project},
+            {QStringLiteral("state"), state},
+            {QStringLiteral("created_by"), QStringLiteral("user:alice")},
+            {QStringLiteral("expires_at"), QStringLiteral("2026-11-30T08:00:00.000Z")}};
+}
+
+} // namespace
+
+class TestForwarderListModel : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void refreshesKeepRowsByIdAndDropTheGone();
+    void bindingsLandOnTheirForwarder();
+    void eventsUpdateTheRowInPlace();
+    void anEventAboutAnUnknownForwarderAsksForARefresh();
+    void testOutcomeIsKeptPerRow();
+    void testReportsReadAsWords();
+};
+
+void TestForwarderListModel::refreshesKeepRowsByIdAndDropTheGone()
+{
+    ForwarderListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"))});
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(1).data(ForwarderListModel::NameRole).toString(), QStringLiteral("hsm"));
+    QCOMPARE(model.index(0).data(ForwarderListModel::KindRole).toString(), QStringLiteral("l2"));
+
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    // lab goes, hsm changes state, bench is new.
+    model.setForwarders({forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")), forwarder(3, QStringLiteral("bench"))});
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(removed.count(), 1);
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.rowOf(1), -1);
+    QCOMPARE(model.rowOf(2), 0);
+    QCOMPARE(model.index(0).data(ForwarderListModel::ConnectedRole).toBool(), true);
+    QCOMPARE(changed.count(), 1);
+    // The same list again changes nothing.
+    model.setForwarders({forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")), forwarder(3, QStringLiteral("bench"))});
+    QCOMPARE(changed.count(), 1);
+    // An entry without an id is not a forwarder.
+    model.setForwarders({forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")), QJsonObject{}});
+    QCOMPARE(model.rowCount(), 1);
+}
+
+void TestForwarderListModel::bindingsLandOnTheirForwarder()
+{
+    ForwarderListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"))});
+    model.setBindings({binding(7, 2, QStringLiteral("/srv/p")), binding(8, 1, QStringLiteral("/srv/q"), QStringLiteral("unbound"))});
+    QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 7);
+    QCOMPARE(model.index(1).data(ForwarderListModel::BindingProjectRole).toString(), QStringLiteral("/srv/p"));
+    QVERIFY(model.index(1).data(ForwarderListModel::BindingExpiresRole).toDateTime().isValid());
+    // An ended binding holds nothing.
+    QCOMPARE(model.index(0).data(ForwarderListModel::BindingIdRole).toLongLong(), 0);
+    model.setBindings({});
+    QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 0);
+}
+
+void TestForwarderListModel::eventsUpdateTheRowInPlace()
+{
+    ForwarderListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"))});
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.connected"), {{QStringLiteral("id"), 2}}));
+    QCOMPARE(model.index(1).data(ForwarderListModel::StateRole).toString(), QStringLiteral("connected"));
+    QCOMPARE(changed.last().at(0).toModelIndex().row(), 1);
+
+    QVERIFY(model.applyEvent(QStringLiteral("binding.created"), binding(9, 2, QStringLiteral("/srv/p"))));
+    QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 9);
+    // The end of another binding leaves this one.
+    QVERIFY(model.applyEvent(QStringLiteral("binding.ended"), binding(5, 2, QStringLiteral("/srv/p"), QStringLiteral("unbound"))));
+    QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 9);
+
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.disconnected"), {{QStringLiteral("id"), 2}}));
+    QCOMPARE(model.index(1).data(ForwarderListModel::ConnectedRole).toBool(), false);
+    QVERIFY(model.index(1).data(ForwarderListModel::LastSeenRole).toDateTime().isValid());
+
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.revoked"), {{QStringLiteral("id"), 2}}));
+    QCOMPARE(model.index(1).data(ForwarderListModel::StateRole).toString(), QStringLiteral("revoked"));
+    QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 0);
+    // Row 0 was never touched.
+    QCOMPARE(model.index(0).data(ForwarderListModel::StateRole).toString(), QStringLiteral("disconnected"));
+    // Events about other things are not this model's business.
+    const int before = int(changed.count());
+    QVERIFY(model.applyEvent(QStringLiteral("request.filed"), {{QStringLiteral("id"), 1}}));
+    QCOMPARE(changed.count(), before);
+}
+
+void TestForwarderListModel::anEventAboutAnUnknownForwarderAsksForARefresh()
+{
+    ForwarderListModel model;
+    model.setForwarders({forwarder(1, QStringLiteral("lab"))});
+    QVERIFY(!model.applyEvent(QStringLiteral("forwarder.enrolled"), {{QStringLiteral("id"), 4}}));
+    QVERIFY(!model.applyEvent(QStringLiteral("binding.created"), binding(3, 4, QStringLiteral("/srv/p"))));
+    QCOMPARE(model.rowCount(), 1);
+}
+
+void TestForwarderListModel::testOutcomeIsKeptPerRow()
+{
+    ForwarderListModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"))});
+    model.setTestRunning(2, true);
+    QCOMPARE(model.index(1).data(ForwarderListModel::TestRunningRole).toBool(), true);
+    model.setTestSummary(2, QStringLiteral("eth1 · link up"));
+    model.setTestRunning(2, false);
+    QCOMPARE(model.index(1).data(ForwarderListModel::TestSummaryRole).toString(), QStringLiteral("eth1 · link up"));
+    QCOMPARE(model.index(0).data(ForwarderListModel::TestSummaryRole).toString(), QString());
+    // A refresh keeps what the Test said.
+    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected"))});
+    QCOMPARE(model.index(1).data(ForwarderListModel::TestSummaryRole).toString(), QStringLiteral("eth1 · link up"));
+}
+
+void TestForwarderListModel::testReportsReadAsWords()
+{
+    using cloop::dashboard::describeTestReport;
+    const QJsonObject segment{
+            {QStringLiteral("kind"), QStringLiteral("l2")},
+            {QStringLiteral("interface"), QStringLiteral("eth1")},
+            {QStringLiteral("ok"), true},
+            {QStringLiteral("link"), QJsonObject{{QStringLiteral("up"), true}, {QStringLiteral("carrier"), true}, {QStringLiteral("mtu"), 1500}}},
+            {QStringLiteral("listened_ms"), 1500},
+            {QStringLiteral("frames_seen"), 12},
+            {QStringLiteral("frames"), QJsonArray{QJsonObject{{QStringLiteral("summary"), QStringLiteral("ARP who-has 192.0.2.1")}}}}};
+    const QString words = describeTestReport(segment);
+    QVERIFY2(words.contains(QLatin1String("eth1")) && words.contains(QLatin1String("link up"))
+                     && words.contains(QLatin1String("MTU 1500")) && words.contains(QLatin1String("12 frames in 1.5 s"))
+                     && words.contains(QLatin1String("ARP who-has 192.0.2.1")),
+             qPrintable(words));
+    QJsonObject noCarrier = segment;
+    noCarrier.insert(QStringLiteral("link"), QJsonObject{{QStringLiteral("up"), true}, {QStringLiteral("carrier"), false}});
+    QVERIFY(describeTestReport(noCarrier).contains(QLatin1String("no carrier")));
+    const QJsonObject problem{{QStringLiteral("kind"), QStringLiteral("l2")},
+                              {QStringLiteral("ok"), false},
+                              {QStringLiteral("problem"), QStringLiteral("no interface eth9")}};
+    QCOMPARE(describeTestReport(problem), QStringLiteral("Problem on the forwarder: no interface eth9"));
+}
+
+QTEST_GUILESS_MAIN(TestForwarderListModel)
+#include "tst_forwarderlistmodel.moc"
