@@ -1,0 +1,78 @@
+// cloop-dashboard: sign in, then the window. Everything else lives in the
+// dashboard libraries, which the tests drive directly.
+
+#include "app-dashboard/core/hubapi.h"
+#include "app-dashboard/ui/mainwindow.h"
+#include "app-dashboard/ui/signindialog.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QLineEdit>
+#include <QPointer>
+#include <QSettings>
+
+using namespace cloop::dashboard;
+
+namespace {
+
+// Signs in (the dialog prefilled with what was remembered) and opens the
+// window; signing out comes back here.
+void signIn(HubApi *api, const QString &token)
+{
+    QSettings settings;
+    auto *dialog = new SignInDialog(api);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setHub(settings.value(QStringLiteral("hub/url")).toString(), settings.value(QStringLiteral("hub/pin")).toString());
+    dialog->setToken(token);
+    QObject::connect(dialog, &QDialog::accepted, api, [api, dialog] {
+        QSettings remembered;
+        remembered.setValue(QStringLiteral("hub/url"), dialog->urlEdit()->text().trimmed());
+        remembered.setValue(QStringLiteral("hub/pin"), dialog->pinEdit()->text().trimmed());
+        auto *window = new MainWindow(api, dialog->identity());
+        window->setAttribute(Qt::WA_DeleteOnClose);
+        QObject::connect(window, &MainWindow::signOutRequested, api, [api, window] {
+            window->close();
+            signIn(api, QString());
+        });
+        window->show();
+    });
+    QObject::connect(dialog, &QDialog::rejected, qApp, [] {
+        if (QApplication::topLevelWidgets().size() <= 1)
+            QApplication::quit();
+    });
+    dialog->show();
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("cloop-dashboard"));
+    QApplication::setOrganizationName(QStringLiteral("cloop"));
+    QApplication::setQuitOnLastWindowClosed(false);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Bind, unbind and test device forwarders of a cloop hub."));
+    parser.addHelpOption();
+    const QCommandLineOption hub(QStringLiteral("hub"), QStringLiteral("The hub's address (wss://HOST:PORT)."), QStringLiteral("URL"));
+    const QCommandLineOption pin(QStringLiteral("pin"), QStringLiteral("The hub's key pin (sha256:...)."), QStringLiteral("PIN"));
+    parser.addOptions({hub, pin});
+    parser.process(app);
+    if (parser.isSet(hub) || parser.isSet(pin)) {
+        QSettings settings;
+        if (parser.isSet(hub))
+            settings.setValue(QStringLiteral("hub/url"), parser.value(hub));
+        if (parser.isSet(pin))
+            settings.setValue(QStringLiteral("hub/pin"), parser.value(pin));
+    }
+
+    HubApi api;
+    // A token in the environment saves typing it; it is never written anywhere.
+    signIn(&api, qEnvironmentVariable("CLOOP_TOKEN"));
+    QObject::connect(&app, &QApplication::lastWindowClosed, &app, [] {
+        if (QApplication::topLevelWidgets().isEmpty())
+            QApplication::quit();
+    });
+    return app.exec();
+}

@@ -1,0 +1,139 @@
+#include "app-dashboard/ui/enrolldialog.h"
+
+#include "app-dashboard/core/forwarderdirectory.h"
+#include "common/device/l2/tapdevice.h"
+
+#include <QApplication>
+#include <QButtonGroup>
+#include <QClipboard>
+#include <QDateTime>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QRegularExpression>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace cloop::dashboard {
+
+namespace {
+
+const QRegularExpression kName(QStringLiteral("^[a-z0-9._-]{1,63}$"));
+const QRegularExpression kUsb(QStringLiteral("^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(:[!-~]{1,126})?$"));
+
+} // namespace
+
+EnrollDialog::EnrollDialog(ForwarderDirectory *directory, QWidget *parent)
+    : FormDialog(tr("Enroll a forwarder"), tr("Enroll"), parent),
+      m_directory(directory),
+      m_pages(new QStackedWidget(this)),
+      m_name(new QLineEdit(this)),
+      m_usbChoice(new QRadioButton(tr("&USB device"), this)),
+      m_interfaceChoice(new QRadioButton(tr("&Network segment"), this)),
+      m_device(new QLineEdit(this)),
+      m_command(new QLineEdit(this)),
+      m_validity(new QLabel(this))
+{
+    m_name->setObjectName(QStringLiteral("name"));
+    m_name->setPlaceholderText(tr("bench-hsm"));
+    m_device->setObjectName(QStringLiteral("device"));
+    m_usbChoice->setChecked(true);
+    auto *kinds = new QButtonGroup(this);
+    kinds->addButton(m_usbChoice);
+    kinds->addButton(m_interfaceChoice);
+
+    auto *askPage = new QWidget(this);
+    auto *kindRow = new QHBoxLayout;
+    kindRow->addWidget(m_usbChoice);
+    kindRow->addWidget(m_interfaceChoice);
+    kindRow->addStretch();
+    auto *form = new QFormLayout(askPage);
+    form->setContentsMargins(0, 0, 0, 0);
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("Carries:"), kindRow);
+    form->addRow(tr("&Device:"), m_device);
+
+    auto *commandPage = new QWidget(this);
+    m_command->setObjectName(QStringLiteral("command"));
+    m_command->setReadOnly(true);
+    auto *copy = new QPushButton(tr("&Copy"), commandPage);
+    copy->setObjectName(QStringLiteral("copy"));
+    auto *commandRow = new QHBoxLayout;
+    commandRow->addWidget(m_command, 1);
+    commandRow->addWidget(copy);
+    auto *explain = new QLabel(tr("Run this once on the machine the device is attached to. It works a single time."),
+                               commandPage);
+    explain->setWordWrap(true);
+    m_validity->setObjectName(QStringLiteral("validity"));
+    auto *commandLayout = new QVBoxLayout(commandPage);
+    commandLayout->setContentsMargins(0, 0, 0, 0);
+    commandLayout->addWidget(explain);
+    commandLayout->addLayout(commandRow);
+    commandLayout->addWidget(m_validity);
+
+    m_pages->addWidget(askPage);
+    m_pages->addWidget(commandPage);
+    auto *content = new QVBoxLayout;
+    content->addWidget(m_pages);
+    setContent(content);
+    setMinimumWidth(520);
+
+    const auto placeholder = [this] {
+        m_device->setPlaceholderText(m_usbChoice->isChecked() ? tr("vendor:product[:serial], such as 1050:0407")
+                                                              : tr("interface name, such as eth1"));
+    };
+    placeholder();
+    connect(m_usbChoice, &QRadioButton::toggled, this, [this, placeholder] {
+        placeholder();
+        revalidate();
+    });
+    connect(m_name, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
+    connect(m_device, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
+    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_command->text()); });
+    revalidate();
+}
+
+QString EnrollDialog::problem() const
+{
+    const QString name = m_name->text().trimmed();
+    if (name.isEmpty())
+        return tr("Give the forwarder a name.");
+    if (!kName.match(name).hasMatch())
+        return tr("A name is 1 to 63 of a–z, 0–9, '.', '_' and '-'.");
+    const QString device = m_device->text().trimmed();
+    if (device.isEmpty())
+        return m_usbChoice->isChecked() ? tr("Which USB device: vendor:product, and the serial when several are alike.")
+                                        : tr("Which network interface the forwarder carries.");
+    if (m_usbChoice->isChecked() && !kUsb.match(device).hasMatch())
+        return tr("A USB device is four hex digits, a colon, four hex digits, and optionally a colon and its serial.");
+    if (m_interfaceChoice->isChecked()) {
+        if (Status valid = device::l2::validateInterfaceName(device); !valid)
+            return valid.error().message;
+    }
+    return {};
+}
+
+void EnrollDialog::carryOut(QObject *context, HubApi::Callback done)
+{
+    const QString device = m_device->text().trimmed();
+    m_directory->enroll(m_name->text(), m_usbChoice->isChecked() ? device : QString(),
+                        m_interfaceChoice->isChecked() ? device : QString(), context, std::move(done));
+}
+
+void EnrollDialog::succeeded(const QJsonObject &answer)
+{
+    m_command->setText(answer.value(QLatin1String("command")).toString());
+    const QDateTime until = QDateTime::fromString(answer.value(QLatin1String("token_expires_at")).toString(), Qt::ISODateWithMs);
+    m_validity->setText(until.isValid() ? tr("Valid until %1.").arg(QLocale().toString(until.toLocalTime(), QLocale::LongFormat))
+                                        : QString());
+    m_pages->setCurrentIndex(1);
+    settle(tr("Close"));
+    m_command->setFocus();
+    m_command->selectAll();
+}
+
+} // namespace cloop::dashboard

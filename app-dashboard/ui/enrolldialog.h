@@ -1,0 +1,53 @@
+#pragma once
+
+#include "app-dashboard/ui/formdialog.h"
+
+#include <QJsonObject>
+
+class QLabel;
+class QLineEdit;
+class QRadioButton;
+class QStackedWidget;
+
+namespace cloop::dashboard {
+
+class ForwarderDirectory;
+
+// + Enroll forwarder: a name and the device (a USB vendor:product[:serial]
+// or a network interface), checked as typed; then the single-use command
+// for the bench machine, with Copy and how long it stays valid.
+class EnrollDialog final : public FormDialog
+{
+    Q_OBJECT
+
+public:
+    explicit EnrollDialog(ForwarderDirectory *directory, QWidget *parent = nullptr);
+
+    QString problem() const override;
+
+    QLineEdit *nameEdit() const { return m_name; }
+    QRadioButton *usbChoice() const { return m_usbChoice; }
+    QRadioButton *interfaceChoice() const { return m_interfaceChoice; }
+    QLineEdit *deviceEdit() const { return m_device; }
+    // After a successful enrollment: the command and its validity.
+    QLineEdit *commandEdit() const { return m_command; }
+    QLabel *validityLabel() const { return m_validity; }
+
+protected:
+    void carryOut(QObject *context, HubApi::Callback done) override;
+    // Shows the command instead of closing.
+    void succeeded(const QJsonObject &answer) override;
+
+private:
+
+    ForwarderDirectory *m_directory;
+    QStackedWidget *m_pages;
+    QLineEdit *m_name;
+    QRadioButton *m_usbChoice;
+    QRadioButton *m_interfaceChoice;
+    QLineEdit *m_device;
+    QLineEdit *m_command;
+    QLabel *m_validity;
+};
+
+} // namespace cloop::dashboard

@@ -1,0 +1,223 @@
+#include "app-dashboard/ui/forwarderspage.h"
+
+#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/logging.h"
+#include "app-dashboard/ui/binddialog.h"
+#include "app-dashboard/ui/enrolldialog.h"
+#include "app-dashboard/ui/forwardercard.h"
+#include "app-dashboard/ui/reasondialog.h"
+
+#include <QHBoxLayout>
+#include <QJsonArray>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSortFilterProxyModel>
+#include <QVBoxLayout>
+
+namespace cloop::dashboard {
+
+namespace {
+
+// Matches a forwarder by name, device or the project that holds it.
+class ForwarderFilter final : public QSortFilterProxyModel
+{
+public:
+    using QSortFilterProxyModel::QSortFilterProxyModel;
+
+    void setNeedle(const QString &needle)
+    {
+        m_needle = needle.trimmed();
+        invalidateFilter();
+    }
+
+protected:
+    bool filterAcceptsRow(int row, const QModelIndex &parent) const override
+    {
+        if (m_needle.isEmpty())
+            return true;
+        const QModelIndex at = sourceModel()->index(row, 0, parent);
+        for (int role : {int(ForwarderListModel::NameRole), int(ForwarderListModel::DeviceRole),
+                         int(ForwarderListModel::BindingProjectRole)}) {
+            if (at.data(role).toString().contains(m_needle, Qt::CaseInsensitive))
+                return true;
+        }
+        return false;
+    }
+
+private:
+    QString m_needle;
+};
+
+} // namespace
+
+ForwardersPage::ForwardersPage(HubApi *api, ForwarderDirectory *directory, QWidget *parent)
+    : QWidget(parent),
+      m_api(api),
+      m_directory(directory),
+      m_filter(new ForwarderFilter(this)),
+      m_search(new QLineEdit(this)),
+      m_enroll(new QPushButton(tr("+ Enroll forwarder"), this)),
+      m_error(new QLabel(this)),
+      m_empty(new QLabel(this)),
+      m_cardLayout(new QVBoxLayout)
+{
+    m_filter->setSourceModel(directory->model());
+    m_search->setObjectName(QStringLiteral("search"));
+    m_search->setPlaceholderText(tr("Search by name, device or project"));
+    m_search->setClearButtonEnabled(true);
+    m_enroll->setObjectName(QStringLiteral("enroll"));
+    m_error->setObjectName(QStringLiteral("error"));
+    m_error->setWordWrap(true);
+    m_error->setVisible(false);
+    m_empty->setAlignment(Qt::AlignCenter);
+    m_empty->setWordWrap(true);
+
+    auto *title = new QLabel(tr("Device forwarders"), this);
+    QFont titleFont = title->font();
+    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.4);
+    title->setFont(titleFont);
+    auto *bar = new QHBoxLayout;
+    bar->addWidget(title);
+    bar->addStretch();
+    bar->addWidget(m_search, 1);
+    bar->addWidget(m_enroll);
+
+    auto *cardsHost = new QWidget;
+    auto *hostLayout = new QVBoxLayout(cardsHost);
+    hostLayout->addLayout(m_cardLayout);
+    hostLayout->addWidget(m_empty);
+    hostLayout->addStretch();
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setWidget(cardsHost);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(bar);
+    layout->addWidget(m_error);
+    layout->addWidget(scroll, 1);
+    setTabOrder(m_search, m_enroll);
+
+    connect(m_search, &QLineEdit::textChanged, this,
+            [this](const QString &text) { static_cast<ForwarderFilter *>(m_filter)->setNeedle(text); });
+    connect(m_enroll, &QPushButton::clicked, this, &ForwardersPage::openEnroll);
+    connect(directory, &ForwarderDirectory::errorChanged, this, [this](const QString &error) {
+        m_error->setText(error.isEmpty() ? QString() : tr("Cannot load the forwarders: %1").arg(error));
+        m_error->setVisible(!error.isEmpty());
+    });
+    connect(m_filter, &QAbstractItemModel::rowsInserted, this, &ForwardersPage::rebuildCards);
+    connect(m_filter, &QAbstractItemModel::rowsRemoved, this, &ForwardersPage::rebuildCards);
+    connect(m_filter, &QAbstractItemModel::rowsMoved, this, &ForwardersPage::rebuildCards);
+    connect(m_filter, &QAbstractItemModel::modelReset, this, &ForwardersPage::rebuildCards);
+    connect(m_filter, &QAbstractItemModel::layoutChanged, this, &ForwardersPage::rebuildCards);
+    connect(m_filter, &QAbstractItemModel::dataChanged, this, &ForwardersPage::refreshCards);
+    rebuildCards();
+}
+
+ForwarderCard *ForwardersPage::cardFor(qint64 forwarderId) const
+{
+    for (ForwarderCard *card : m_cards) {
+        if (card->forwarderId() == forwarderId)
+            return card;
+    }
+    return nullptr;
+}
+
+void ForwardersPage::rebuildCards()
+{
+    // Few enough cards that rebuilding is simpler than moving them about.
+    qDeleteAll(m_cards);
+    m_cards.clear();
+    for (int row = 0; row < m_filter->rowCount(); ++row) {
+        auto *card = new ForwarderCard(QPersistentModelIndex(m_filter->index(row, 0)), this);
+        connect(card, &ForwarderCard::bindRequested, this, &ForwardersPage::openBind);
+        connect(card, &ForwarderCard::unbindRequested, this, &ForwardersPage::openUnbind);
+        connect(card, &ForwarderCard::testRequested, this, [this](qint64 id) {
+            m_directory->test(id, this, [](const Result<QJsonObject> &) {});
+        });
+        connect(card, &ForwarderCard::revokeRequested, this, &ForwardersPage::openRevoke);
+        m_cardLayout->addWidget(card);
+        m_cards.append(card);
+    }
+    const bool anyAtAll = m_directory->model()->rowCount() > 0;
+    m_empty->setText(anyAtAll ? tr("No forwarder matches “%1”.").arg(m_search->text())
+                              : tr("No device forwarders yet. Use + Enroll forwarder to lend a USB device or a "
+                                   "network segment to projects."));
+    m_empty->setVisible(m_cards.isEmpty());
+}
+
+void ForwardersPage::refreshCards(const QModelIndex &first, const QModelIndex &last)
+{
+    for (int row = first.row(); row <= last.row() && row < m_cards.size(); ++row)
+        m_cards.at(row)->refresh();
+}
+
+void ForwardersPage::show(QDialog *dialog)
+{
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->open();
+    Q_EMIT dialogOpened(dialog);
+}
+
+void ForwardersPage::openEnroll()
+{
+    show(new EnrollDialog(m_directory, this));
+}
+
+void ForwardersPage::openBind(qint64 forwarderId)
+{
+    const int row = m_directory->model()->rowOf(forwarderId);
+    auto *dialog = new BindDialog(m_directory, m_directory->model()->forwarder(row), this);
+    const QPointer<BindDialog> guard(dialog);
+    m_api->get(QStringLiteral("/api/projects"), dialog, [guard](const Result<QJsonObject> &answer) {
+        if (!answer || !guard)
+            return;
+        QStringList paths;
+        for (const QJsonValue &project : answer->value(QLatin1String("projects")).toArray())
+            paths.append(project.toObject().value(QLatin1String("path")).toString());
+        guard->setProjects(paths);
+    });
+    show(dialog);
+}
+
+void ForwardersPage::openUnbind(qint64 forwarderId)
+{
+    const int row = m_directory->model()->rowOf(forwarderId);
+    const QJsonObject binding = m_directory->model()->binding(row);
+    const qint64 bindingId = binding.value(QLatin1String("id")).toInteger();
+    if (bindingId <= 0)
+        return;
+    const QString name = m_directory->model()->forwarder(row).value(QLatin1String("name")).toString();
+    show(new ReasonDialog(tr("Unbind %1").arg(name),
+                          tr("%1 stops lending its device to %2. Runs using it now lose it at once.")
+                                  .arg(name, binding.value(QLatin1String("project")).toString()),
+                          tr("Unbind"), true,
+                          [this, bindingId](const QString &reason, QObject *context, HubApi::Callback done) {
+                              m_directory->unbind(bindingId, reason, context, std::move(done));
+                          },
+                          this));
+}
+
+void ForwardersPage::openRevoke(qint64 forwarderId)
+{
+    const int row = m_directory->model()->rowOf(forwarderId);
+    const QJsonObject forwarder = m_directory->model()->forwarder(row);
+    const QJsonObject binding = m_directory->model()->binding(row);
+    const QString name = forwarder.value(QLatin1String("name")).toString();
+    QString consequence = tr("%1 is cut off for good: its credential stops working and it can never connect again.")
+                                  .arg(name);
+    if (!binding.isEmpty())
+        consequence += QLatin1Char(' ')
+                + tr("Its binding to %1 ends, and runs using the device lose it at once.")
+                          .arg(binding.value(QLatin1String("project")).toString());
+    show(new ReasonDialog(tr("Revoke %1").arg(name), consequence, tr("Revoke"), false,
+                          [this, forwarderId](const QString &reason, QObject *context, HubApi::Callback done) {
+                              m_directory->revoke(forwarderId, reason, context, std::move(done));
+                          },
+                          this));
+}
+
+} // namespace cloop::dashboard

@@ -1,0 +1,60 @@
+#pragma once
+
+#include <QList>
+#include <QPointer>
+#include <QWidget>
+
+class QAbstractItemModel;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSortFilterProxyModel;
+class QVBoxLayout;
+
+namespace cloop::dashboard {
+
+class BindDialog;
+class ForwarderCard;
+class ForwarderDirectory;
+class HubApi;
+
+// Executors → Device forwarders: a search field, + Enroll forwarder, and one
+// card per forwarder that matches, kept in step with the directory's model.
+class ForwardersPage final : public QWidget
+{
+    Q_OBJECT
+
+public:
+    ForwardersPage(HubApi *api, ForwarderDirectory *directory, QWidget *parent = nullptr);
+
+    QLineEdit *searchEdit() const { return m_search; }
+    QPushButton *enrollButton() const { return m_enroll; }
+    QLabel *errorLabel() const { return m_error; }
+    QList<ForwarderCard *> cards() const { return m_cards; }
+    ForwarderCard *cardFor(qint64 forwarderId) const;
+
+Q_SIGNALS:
+    // A dialog opened by this page (tests drive it; it is modal to the window).
+    void dialogOpened(QDialog *dialog);
+
+private:
+    void rebuildCards();
+    void refreshCards(const QModelIndex &first, const QModelIndex &last);
+    void openEnroll();
+    void openBind(qint64 forwarderId);
+    void openUnbind(qint64 forwarderId);
+    void openRevoke(qint64 forwarderId);
+    void show(QDialog *dialog);
+
+    HubApi *m_api;
+    ForwarderDirectory *m_directory;
+    QSortFilterProxyModel *m_filter;
+    QLineEdit *m_search;
+    QPushButton *m_enroll;
+    QLabel *m_error;
+    QLabel *m_empty;
+    QVBoxLayout *m_cardLayout;
+    QList<ForwarderCard *> m_cards;
+};
+
+} // namespace cloop::dashboard

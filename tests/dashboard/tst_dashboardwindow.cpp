@@ -1,0 +1,249 @@
+// The dashboard as a user drives it, against a real hub on 127.0.0.1: sign
+// in, + Enroll forwarder, watch the card turn live, Bind…, Unbind with a
+// reason, Test, see it grey out, Revoke. Clicks go to the real widgets.
+// With CLOOP_SCREENSHOT_DIR set, each screen is saved there as a PNG.
+
+#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/hubapi.h"
+#include "app-dashboard/ui/binddialog.h"
+#include "app-dashboard/ui/enrolldialog.h"
+#include "app-dashboard/ui/forwardercard.h"
+#include "app-dashboard/ui/forwarderspage.h"
+#include "app-dashboard/ui/mainwindow.h"
+#include "app-dashboard/ui/reasondialog.h"
+#include "app-dashboard/ui/signindialog.h"
+#include "support/testrig.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QPushButton>
+#include <QRadioButton>
+#include <QSignalSpy>
+#include <QTest>
+
+using namespace cloop;
+using namespace cloop::dashboard;
+using namespace cloop::testing;
+
+namespace {
+
+const QString kProject = QStringLiteral("/srv/projects/bench");
+
+void click(QAbstractButton *button)
+{
+    QVERIFY(button);
+    QVERIFY2(button->isEnabled(), qPrintable(button->text() + QLatin1String(" is disabled")));
+    QTest::mouseClick(button, Qt::LeftButton);
+}
+
+void type(QLineEdit *edit, const QString &text)
+{
+    edit->clear();
+    QTest::keyClicks(edit, text);
+}
+
+void screenshot(QWidget *widget, const QString &name)
+{
+    const QString folder = qEnvironmentVariable("CLOOP_SCREENSHOT_DIR");
+    if (folder.isEmpty())
+        return;
+    QApplication::processEvents();
+    widget->grab().save(folder + QLatin1Char('/') + name + QLatin1String(".png"));
+}
+
+} // namespace
+
+class TestDashboardWindow final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+    void signInRefusesAWrongTokenAndAcceptsTheRightOne();
+    void aForwardersWholeLifeThroughTheWindow();
+
+private:
+    QString hubUrl() const;
+
+    std::unique_ptr<TestRig> m_rig;
+};
+
+void TestDashboardWindow::init()
+{
+    m_rig = std::make_unique<TestRig>();
+    QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("project"), QStringLiteral("add"), kProject}), 0);
+}
+
+void TestDashboardWindow::cleanup()
+{
+    if (QTest::currentTestFailed() && m_rig)
+        m_rig->printDiagnostics();
+    m_rig.reset();
+}
+
+QString TestDashboardWindow::hubUrl() const
+{
+    return QStringLiteral("wss://127.0.0.1:%1").arg(m_rig->hub().port());
+}
+
+void TestDashboardWindow::signInRefusesAWrongTokenAndAcceptsTheRightOne()
+{
+    HubApi api;
+    SignInDialog dialog(&api);
+    dialog.show();
+    QPushButton *signIn = dialog.buttons()->button(QDialogButtonBox::Ok);
+    QVERIFY(!signIn->isEnabled());
+    // A plaintext address to another machine is refused as typed.
+    type(dialog.urlEdit(), QStringLiteral("ws://192.0.2.1:8443"));
+    QVERIFY(dialog.messageLabel()->text().contains(QLatin1String("plaintext")));
+    type(dialog.urlEdit(), hubUrl());
+    type(dialog.pinEdit(), m_rig->hub().pin());
+    type(dialog.tokenEdit(), QStringLiteral("cat_wrong"));
+    screenshot(&dialog, QStringLiteral("sign-in"));
+    click(signIn);
+    QVERIFY(QTest::qWaitFor([&] { return dialog.messageLabel()->text().startsWith(QLatin1String("Not signed in")); },
+                            kLongWaitMs));
+    QVERIFY(dialog.isVisible());
+    // Nothing typed was lost; the right token signs in.
+    QCOMPARE(dialog.urlEdit()->text(), hubUrl());
+    type(dialog.tokenEdit(), m_rig->hub().adminToken());
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    click(signIn);
+    QVERIFY(QTest::qWaitFor([&] { return accepted.count() == 1; }, kLongWaitMs));
+    QCOMPARE(dialog.identity().value(QLatin1String("hub_admin")).toBool(), true);
+}
+
+void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
+{
+    HubApi api;
+    {
+        SignInDialog signIn(&api);
+        signIn.setHub(hubUrl(), m_rig->hub().pin());
+        signIn.setToken(m_rig->hub().adminToken());
+        QSignalSpy accepted(&signIn, &QDialog::accepted);
+        click(signIn.buttons()->button(QDialogButtonBox::Ok));
+        QVERIFY(QTest::qWaitFor([&] { return accepted.count() == 1; }, kLongWaitMs));
+    }
+    MainWindow window(&api, QJsonObject{{QStringLiteral("user"), QStringLiteral("admin")}, {QStringLiteral("hub_admin"), true}});
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    ForwardersPage *page = window.forwardersPage();
+    QVERIFY(QTest::qWaitFor([&] { return window.liveLabel()->text().contains(QLatin1String("live")); }, kLongWaitMs));
+    QVERIFY(page->cards().isEmpty());
+    screenshot(&window, QStringLiteral("forwarders-empty"));
+
+    // + Enroll forwarder.
+    QPointer<QDialog> opened;
+    connect(page, &ForwardersPage::dialogOpened, this, [&opened](QDialog *dialog) { opened = dialog; });
+    click(page->enrollButton());
+    auto *enroll = qobject_cast<EnrollDialog *>(opened.data());
+    QVERIFY(enroll);
+    QPushButton *enrollOk = enroll->buttons()->button(QDialogButtonBox::Ok);
+    type(enroll->nameEdit(), QStringLiteral("Bench HSM"));
+    QVERIFY(!enrollOk->isEnabled());
+    type(enroll->nameEdit(), QStringLiteral("bench-hsm"));
+    type(enroll->deviceEdit(), QStringLiteral("10:20"));
+    QVERIFY(!enrollOk->isEnabled());
+    QVERIFY(enroll->messageLabel()->text().contains(QLatin1String("hex")));
+    type(enroll->deviceEdit(), QStringLiteral("1050:0407"));
+    QVERIFY(enrollOk->isEnabled());
+    screenshot(enroll, QStringLiteral("enroll"));
+    click(enrollOk);
+    QVERIFY(QTest::qWaitFor([&] { return !enroll->commandEdit()->text().isEmpty(); }, kLongWaitMs));
+    const QString command = enroll->commandEdit()->text();
+    QVERIFY2(command.startsWith(QLatin1String("cloop forward --bundle ")), qPrintable(command));
+    QVERIFY(enroll->validityLabel()->text().startsWith(QLatin1String("Valid until")));
+    screenshot(enroll, QStringLiteral("enroll-command"));
+    QSignalSpy enrollClosed(enroll, &QDialog::accepted);
+    QCOMPARE(enroll->buttons()->buttons().size(), 1);
+    click(enroll->actionButton());
+    QCOMPARE(enrollClosed.count(), 1);
+
+    // The card appears, waiting; the forwarder connects and it turns live.
+    QVERIFY(QTest::qWaitFor([&] { return page->cards().size() == 1; }, kLongWaitMs));
+    const qint64 id = page->cards().constFirst()->forwarderId();
+    const auto card = [&] { return page->cardFor(id); };
+    QVERIFY(card()->stateText().contains(QLatin1String("waiting")));
+    QVERIFY(!card()->testButton()->isEnabled());
+    ForwarderProcess &forwarder = m_rig->addForwarder({QStringLiteral("--bundle"), command.section(QLatin1Char(' '), 3, 3)});
+    QVERIFY(forwarder.start());
+    QVERIFY2(QTest::qWaitFor([&] { return card()->stateText().contains(QLatin1String("connected")); }, kLongWaitMs),
+             qPrintable(forwarder.describe()));
+
+    // Bind…
+    click(card()->bindButton());
+    auto *bind = qobject_cast<BindDialog *>(opened.data());
+    QVERIFY(bind);
+    QPushButton *bindOk = bind->buttons()->button(QDialogButtonBox::Ok);
+    QVERIFY(!bindOk->isEnabled());
+    type(bind->projectBox()->lineEdit(), kProject);
+    bind->ttlBox()->setCurrentIndex(bind->ttlBox()->findData(QStringLiteral("8h")));
+    type(bind->ttlBox()->lineEdit(), QStringLiteral("91d"));
+    QVERIFY(!bindOk->isEnabled());
+    QVERIFY(bind->messageLabel()->text().contains(QLatin1String("90 days")));
+    type(bind->ttlBox()->lineEdit(), QStringLiteral("8h"));
+    QCOMPARE(bind->terms().ttl, QStringLiteral("8h"));
+    screenshot(bind, QStringLiteral("bind"));
+    QSignalSpy bound(bind, &QDialog::accepted);
+    click(bindOk);
+    QVERIFY(QTest::qWaitFor([&] { return bound.count() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return card()->bindingText().contains(kProject); }, kLongWaitMs));
+    QVERIFY2(card()->bindingText().contains(QLatin1String("by user:admin")), qPrintable(card()->bindingText()));
+    QVERIFY(!card()->bindButton()->isEnabled());
+    screenshot(&window, QStringLiteral("forwarders-bound"));
+
+    // Unbind asks for a reason first.
+    click(card()->unbindButton());
+    auto *unbind = qobject_cast<ReasonDialog *>(opened.data());
+    QVERIFY(unbind);
+    QVERIFY(!unbind->buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+    type(unbind->reasonEdit(), QStringLiteral("the bench is returned"));
+    QSignalSpy unbound(unbind, &QDialog::accepted);
+    click(unbind->buttons()->button(QDialogButtonBox::Ok));
+    QVERIFY(QTest::qWaitFor([&] { return unbound.count() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return card()->bindingText() == QLatin1String("Not bound"); }, kLongWaitMs));
+
+    // Test: the card shows what the hub answered.
+    click(card()->testButton());
+    QVERIFY(QTest::qWaitFor([&] { return !card()->testText().isEmpty() && card()->testText() != QStringLiteral(u"Testing…"); },
+                            kLongWaitMs));
+    screenshot(&window, QStringLiteral("forwarders-tested"));
+
+    // The forwarder goes away: the card greys out within a second.
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(forwarder.kill());
+    QVERIFY(QTest::qWaitFor([&] { return card()->stateText().contains(QLatin1String("offline")); }, kLongWaitMs));
+    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("greyed out after %1 ms").arg(clock.elapsed())));
+    QVERIFY(!card()->testButton()->isEnabled());
+
+    // Revoke confirms, naming what it cuts.
+    click(card()->revokeButton());
+    auto *revoke = qobject_cast<ReasonDialog *>(opened.data());
+    QVERIFY(revoke);
+    QVERIFY(revoke->buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+    QSignalSpy revoked(revoke, &QDialog::accepted);
+    screenshot(revoke, QStringLiteral("revoke"));
+    click(revoke->buttons()->button(QDialogButtonBox::Ok));
+    QVERIFY(QTest::qWaitFor([&] { return revoked.count() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return card()->stateText() == QLatin1String("revoked"); }, kLongWaitMs));
+    QVERIFY(!card()->bindButton()->isEnabled());
+    QVERIFY(!card()->revokeButton()->isEnabled());
+
+    // Search narrows the cards.
+    type(page->searchEdit(), QStringLiteral("nothing-like-it"));
+    QVERIFY(page->cards().isEmpty());
+    type(page->searchEdit(), QStringLiteral("1050"));
+    QCOMPARE(page->cards().size(), 1);
+    screenshot(&window, QStringLiteral("forwarders-revoked"));
+}
+
+QTEST_MAIN(TestDashboardWindow)
+#include "tst_dashboardwindow.moc"
