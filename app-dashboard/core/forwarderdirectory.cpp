@@ -124,6 +124,31 @@ void ForwarderDirectory::test(qint64 forwarderId, QObject *context, HubApi::Call
                 });
 }
 
+void ForwarderDirectory::request(qint64 forwarderId, const BindingTerms &terms, const QString &reason, QObject *context,
+                                 HubApi::Callback done)
+{
+    QJsonObject body = terms.toJson();
+    body.insert(QStringLiteral("reason"), reason.trimmed());
+    m_api->post(QStringLiteral("/api/forwarders/%1/request").arg(forwarderId), body, context, std::move(done));
+}
+
+void ForwarderDirectory::approve(qint64 requestId, const QString &ttl, const QString &executor, QObject *context,
+                                 HubApi::Callback done)
+{
+    QJsonObject body;
+    if (!ttl.trimmed().isEmpty())
+        body.insert(QStringLiteral("ttl"), ttl.trimmed());
+    if (!executor.trimmed().isEmpty())
+        body.insert(QStringLiteral("virtual_executor"), executor.trimmed());
+    m_api->post(QStringLiteral("/api/requests/%1/approve").arg(requestId), body, context, thenRefresh(std::move(done)));
+}
+
+void ForwarderDirectory::deny(qint64 requestId, const QString &reason, QObject *context, HubApi::Callback done)
+{
+    m_api->post(QStringLiteral("/api/requests/%1/deny").arg(requestId), QJsonObject{{QStringLiteral("reason"), reason.trimmed()}},
+                context, std::move(done));
+}
+
 QString describeTestReport(const QJsonObject &report)
 {
     const auto tr = [](const char *text) { return QCoreApplication::translate("ForwarderDirectory", text); };

@@ -46,6 +46,12 @@ public:
     void revoke(qint64 forwarderId, const QString &reason, QObject *context, HubApi::Callback done);
     // The result lands in the model's TestSummaryRole as well.
     void test(qint64 forwarderId, QObject *context, HubApi::Callback done);
+    // A maintainer's request for a binding, and an administrator's decision.
+    void request(qint64 forwarderId, const BindingTerms &terms, const QString &reason, QObject *context,
+                 HubApi::Callback done);
+    // Empty ttl or executor: as requested.
+    void approve(qint64 requestId, const QString &ttl, const QString &executor, QObject *context, HubApi::Callback done);
+    void deny(qint64 requestId, const QString &reason, QObject *context, HubApi::Callback done);
 
 Q_SIGNALS:
     void loadingChanged(bool loading);

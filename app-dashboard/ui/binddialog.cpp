@@ -13,21 +13,54 @@ namespace {
 
 constexpr std::chrono::seconds kLongestBinding = std::chrono::hours(24 * 90);
 
+QString titleFor(BindDialog::Mode mode, const QJsonObject &forwarder, const QString &project)
+{
+    const QString name = forwarder.value(QLatin1String("name")).toString();
+    if (mode == BindDialog::Mode::Request)
+        return name.isEmpty() ? BindDialog::tr("Request a device for %1").arg(project) : BindDialog::tr("Request %1").arg(name);
+    return name.isEmpty() ? BindDialog::tr("Bind a device to %1").arg(project) : BindDialog::tr("Bind %1").arg(name);
+}
+
 } // namespace
 
-BindDialog::BindDialog(ForwarderDirectory *directory, const QJsonObject &forwarder, QWidget *parent)
-    : FormDialog(tr("Bind %1").arg(forwarder.value(QLatin1String("name")).toString()), tr("Bind"), parent),
+BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObject &forwarder, const QString &project,
+                       QWidget *parent)
+    : FormDialog(titleFor(mode, forwarder, project), mode == Mode::Bind ? tr("Bind") : tr("Request"), parent),
       m_directory(directory),
-      m_forwarderId(forwarder.value(QLatin1String("id")).toInteger()),
-      m_segment(forwarder.value(QLatin1String("device")).toObject().value(QLatin1String("kind")).toString()
-                == QLatin1String("l2")),
+      m_mode(mode),
+      m_fixedForwarder(forwarder),
+      m_form(new QFormLayout),
       m_project(new QComboBox(this)),
       m_executor(new QLineEdit(this)),
-      m_ttl(new QComboBox(this))
+      m_ttl(new QComboBox(this)),
+      m_target(new QLineEdit(this)),
+      m_address(new QLineEdit(this))
 {
+    if (forwarder.isEmpty()) {
+        m_forwarder = new QComboBox(this);
+        m_forwarder->setObjectName(QStringLiteral("forwarder"));
+        const ForwarderListModel *model = directory->model();
+        for (int row = 0; row < model->rowCount(); ++row) {
+            const QJsonObject candidate = model->forwarder(row);
+            if (candidate.value(QLatin1String("state")).toString() == QLatin1String("revoked"))
+                continue;
+            m_forwarder->addItem(QStringLiteral("%1 — %2").arg(candidate.value(QLatin1String("name")).toString(),
+                                                               candidate.value(QLatin1String("device_description")).toString()),
+                                 candidate.value(QLatin1String("id")).toInteger());
+        }
+        m_form->addRow(tr("&Forwarder:"), m_forwarder);
+        connect(m_forwarder, &QComboBox::currentIndexChanged, this, [this] {
+            showSegmentFields();
+            revalidate();
+        });
+    }
     m_project->setEditable(true);
     m_project->setObjectName(QStringLiteral("project"));
     m_project->lineEdit()->setPlaceholderText(tr("/srv/projects/…"));
+    if (!project.isEmpty()) {
+        m_project->setCurrentText(project);
+        m_project->setEnabled(false);
+    }
     m_executor->setObjectName(QStringLiteral("executor"));
     m_executor->setPlaceholderText(tr("any executor"));
     m_ttl->setEditable(true);
@@ -39,28 +72,53 @@ BindDialog::BindDialog(ForwarderDirectory *directory, const QJsonObject &forward
         m_ttl->addItem(text, value);
     m_ttl->setCurrentIndex(2);
     m_ttl->setToolTip(tr("A preset, or a duration such as 90m, 12h or 1d12h; at most 90 days"));
+    m_target->setObjectName(QStringLiteral("target"));
+    m_target->setPlaceholderText(QStringLiteral("fwd0"));
+    m_address->setObjectName(QStringLiteral("address"));
+    m_address->setPlaceholderText(tr("none (DHCP or static inside)"));
 
-    auto *form = new QFormLayout;
-    form->addRow(tr("&Project:"), m_project);
-    form->addRow(tr("&Executor:"), m_executor);
-    form->addRow(tr("&How long:"), m_ttl);
-    if (m_segment) {
-        m_target = new QLineEdit(this);
-        m_target->setObjectName(QStringLiteral("target"));
-        m_target->setPlaceholderText(QStringLiteral("fwd0"));
-        m_address = new QLineEdit(this);
-        m_address->setObjectName(QStringLiteral("address"));
-        m_address->setPlaceholderText(tr("none (DHCP or static inside)"));
-        form->addRow(tr("&Interface in the sandbox:"), m_target);
-        form->addRow(tr("&Address:"), m_address);
-        connect(m_target, &QLineEdit::textChanged, this, &BindDialog::revalidate);
-        connect(m_address, &QLineEdit::textChanged, this, &BindDialog::revalidate);
+    m_form->addRow(tr("&Project:"), m_project);
+    m_form->addRow(tr("&Executor:"), m_executor);
+    m_form->addRow(tr("&How long:"), m_ttl);
+    m_form->addRow(tr("&Interface in the sandbox:"), m_target);
+    m_form->addRow(tr("&Address:"), m_address);
+    if (mode == Mode::Request) {
+        m_reason = new QLineEdit(this);
+        m_reason->setObjectName(QStringLiteral("reason"));
+        m_reason->setPlaceholderText(tr("what the device is needed for"));
+        m_form->addRow(tr("&Reason:"), m_reason);
+        connect(m_reason, &QLineEdit::textChanged, this, &BindDialog::revalidate);
     }
-    setContent(form);
+    setContent(m_form);
+    setMinimumWidth(480);
+    showSegmentFields();
     connect(m_project, &QComboBox::currentTextChanged, this, &BindDialog::revalidate);
     connect(m_executor, &QLineEdit::textChanged, this, &BindDialog::revalidate);
     connect(m_ttl, &QComboBox::currentTextChanged, this, &BindDialog::revalidate);
+    connect(m_target, &QLineEdit::textChanged, this, &BindDialog::revalidate);
+    connect(m_address, &QLineEdit::textChanged, this, &BindDialog::revalidate);
     revalidate();
+}
+
+QJsonObject BindDialog::chosenForwarder() const
+{
+    if (!m_forwarder)
+        return m_fixedForwarder;
+    const ForwarderListModel *model = m_directory->model();
+    return model->forwarder(model->rowOf(m_forwarder->currentData().toLongLong()));
+}
+
+bool BindDialog::isSegment() const
+{
+    return chosenForwarder().value(QLatin1String("device")).toObject().value(QLatin1String("kind")).toString()
+            == QLatin1String("l2");
+}
+
+void BindDialog::showSegmentFields()
+{
+    // Name and address inside the sandbox mean something for a segment only.
+    m_form->setRowVisible(m_target, isSegment());
+    m_form->setRowVisible(m_address, isSegment());
 }
 
 void BindDialog::setProjects(const QStringList &projects)
@@ -79,7 +137,7 @@ BindingTerms BindDialog::terms() const
     // A preset's text is for people; its data is what the hub reads.
     const int preset = m_ttl->findText(m_ttl->currentText());
     terms.ttl = preset >= 0 ? m_ttl->itemData(preset).toString() : m_ttl->currentText().trimmed();
-    if (m_segment) {
+    if (isSegment()) {
         terms.target = m_target->text().trimmed();
         terms.address = m_address->text().trimmed();
     }
@@ -88,6 +146,8 @@ BindingTerms BindDialog::terms() const
 
 QString BindDialog::problem() const
 {
+    if (chosenForwarder().isEmpty())
+        return tr("There is no forwarder to choose; enroll one first.");
     const BindingTerms t = terms();
     if (t.project.isEmpty())
         return tr("Choose the project whose runs get the device.");
@@ -98,22 +158,26 @@ QString BindDialog::problem() const
         return tr("How long: write a duration such as 8h, 90m or 1d12h.");
     if (*ttl > kLongestBinding)
         return tr("How long: a binding lasts at most 90 days.");
-    if (m_segment) {
-        if (!t.target.isEmpty()) {
-            if (Status name = device::l2::validateInterfaceName(t.target); !name)
-                return tr("Interface: %1").arg(name.error().message);
-        }
-        if (!t.address.isEmpty()) {
-            if (Status address = device::l2::validateInterfaceAddress(t.address); !address)
-                return tr("Address: %1").arg(address.error().message);
-        }
+    if (!t.target.isEmpty()) {
+        if (Status name = device::l2::validateInterfaceName(t.target); !name)
+            return tr("Interface: %1").arg(name.error().message);
     }
+    if (!t.address.isEmpty()) {
+        if (Status address = device::l2::validateInterfaceAddress(t.address); !address)
+            return tr("Address: %1").arg(address.error().message);
+    }
+    if (m_reason && m_reason->text().trimmed().isEmpty())
+        return tr("Say what the device is needed for; the approver reads it.");
     return {};
 }
 
 void BindDialog::carryOut(QObject *context, HubApi::Callback done)
 {
-    m_directory->bind(m_forwarderId, terms(), context, std::move(done));
+    const qint64 forwarderId = chosenForwarder().value(QLatin1String("id")).toInteger();
+    if (m_mode == Mode::Request)
+        m_directory->request(forwarderId, terms(), m_reason->text(), context, std::move(done));
+    else
+        m_directory->bind(forwarderId, terms(), context, std::move(done));
 }
 
 } // namespace cloop::dashboard

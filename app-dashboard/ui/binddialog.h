@@ -4,45 +4,60 @@
 #include "app-dashboard/ui/formdialog.h"
 
 class QComboBox;
+class QFormLayout;
 class QLineEdit;
 
 namespace cloop::dashboard {
 
-// Bind…: which project may use the forwarder's device, on which executor,
-// for how long, and for a segment under which name and address. Every field
-// is checked as it is typed.
+// Bind… (an administrator) or Request… (a maintainer, with a reason): which
+// project may use which forwarder's device, on which executor, for how long,
+// and for a segment under which name and address. Opened from a card the
+// forwarder is fixed; opened from a project's overview the project is.
+// Every field is checked as it is typed.
 class BindDialog final : public FormDialog
 {
     Q_OBJECT
 
 public:
-    BindDialog(ForwarderDirectory *directory, const QJsonObject &forwarder, QWidget *parent = nullptr);
+    enum class Mode { Bind, Request };
+
+    // An empty `forwarder` offers the directory's live forwarders to choose
+    // from; a non-empty `project` is fixed.
+    BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObject &forwarder, const QString &project = {},
+               QWidget *parent = nullptr);
 
     // The projects the hub knows, offered in the project box.
     void setProjects(const QStringList &projects);
     BindingTerms terms() const;
-    // What is wrong with the fields now, empty when they may be sent.
     QString problem() const override;
 
+    QComboBox *forwarderBox() const { return m_forwarder; }
     QComboBox *projectBox() const { return m_project; }
     QComboBox *ttlBox() const { return m_ttl; }
     QLineEdit *executorEdit() const { return m_executor; }
     QLineEdit *targetEdit() const { return m_target; }
     QLineEdit *addressEdit() const { return m_address; }
+    QLineEdit *reasonEdit() const { return m_reason; }
 
 protected:
     void carryOut(QObject *context, HubApi::Callback done) override;
 
 private:
+    QJsonObject chosenForwarder() const;
+    bool isSegment() const;
+    void showSegmentFields();
 
     ForwarderDirectory *m_directory;
-    qint64 m_forwarderId;
-    bool m_segment;
+    Mode m_mode;
+    QJsonObject m_fixedForwarder;
+    QFormLayout *m_form;
+    QComboBox *m_forwarder = nullptr;
     QComboBox *m_project;
     QLineEdit *m_executor;
     QComboBox *m_ttl;
-    QLineEdit *m_target = nullptr;
-    QLineEdit *m_address = nullptr;
+    QLineEdit *m_target;
+    QLineEdit *m_address;
+    QLineEdit *m_reason = nullptr;
 };
 
 } // namespace cloop::dashboard

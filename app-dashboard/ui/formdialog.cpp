@@ -91,4 +91,11 @@ void FormDialog::submit()
     });
 }
 
+void openModal(QDialog *dialog)
+{
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->setWindowModality(Qt::WindowModal);
+    dialog->open();
+}
+
 } // namespace cloop::dashboard

@@ -51,4 +51,7 @@ private:
     bool m_settled = false;
 };
 
+// Opens `dialog` modal to its window, to be deleted once closed.
+void openModal(QDialog *dialog);
+
 } // namespace cloop::dashboard

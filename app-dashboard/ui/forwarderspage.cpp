@@ -5,6 +5,7 @@
 #include "app-dashboard/ui/binddialog.h"
 #include "app-dashboard/ui/enrolldialog.h"
 #include "app-dashboard/ui/forwardercard.h"
+#include "app-dashboard/ui/pagetitle.h"
 #include "app-dashboard/ui/reasondialog.h"
 
 #include <QHBoxLayout>
@@ -74,10 +75,7 @@ ForwardersPage::ForwardersPage(HubApi *api, ForwarderDirectory *directory, QWidg
     m_empty->setAlignment(Qt::AlignCenter);
     m_empty->setWordWrap(true);
 
-    auto *title = new QLabel(tr("Device forwarders"), this);
-    QFont titleFont = title->font();
-    titleFont.setPointSizeF(titleFont.pointSizeF() * 1.4);
-    title->setFont(titleFont);
+    auto *title = new PageTitle(tr("Device forwarders"), this);
     auto *bar = new QHBoxLayout;
     bar->addWidget(title);
     bar->addStretch();
@@ -156,9 +154,7 @@ void ForwardersPage::refreshCards(const QModelIndex &first, const QModelIndex &l
 
 void ForwardersPage::show(QDialog *dialog)
 {
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setWindowModality(Qt::WindowModal);
-    dialog->open();
+    openModal(dialog);
     Q_EMIT dialogOpened(dialog);
 }
 
@@ -170,7 +166,7 @@ void ForwardersPage::openEnroll()
 void ForwardersPage::openBind(qint64 forwarderId)
 {
     const int row = m_directory->model()->rowOf(forwarderId);
-    auto *dialog = new BindDialog(m_directory, m_directory->model()->forwarder(row), this);
+    auto *dialog = new BindDialog(m_directory, BindDialog::Mode::Bind, m_directory->model()->forwarder(row), {}, this);
     const QPointer<BindDialog> guard(dialog);
     m_api->get(QStringLiteral("/api/projects"), dialog, [guard](const Result<QJsonObject> &answer) {
         if (!answer || !guard)
@@ -190,15 +186,8 @@ void ForwardersPage::openUnbind(qint64 forwarderId)
     const qint64 bindingId = binding.value(QLatin1String("id")).toInteger();
     if (bindingId <= 0)
         return;
-    const QString name = m_directory->model()->forwarder(row).value(QLatin1String("name")).toString();
-    show(new ReasonDialog(tr("Unbind %1").arg(name),
-                          tr("%1 stops lending its device to %2. Runs using it now lose it at once.")
-                                  .arg(name, binding.value(QLatin1String("project")).toString()),
-                          tr("Unbind"), true,
-                          [this, bindingId](const QString &reason, QObject *context, HubApi::Callback done) {
-                              m_directory->unbind(bindingId, reason, context, std::move(done));
-                          },
-                          this));
+    show(makeUnbindDialog(m_directory, bindingId, m_directory->model()->forwarder(row).value(QLatin1String("name")).toString(),
+                          binding.value(QLatin1String("project")).toString(), this));
 }
 
 void ForwardersPage::openRevoke(qint64 forwarderId)

@@ -3,7 +3,11 @@
 #include "app-dashboard/core/eventstream.h"
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/hubapi.h"
+#include "app-dashboard/ui/approvalspage.h"
+#include "app-dashboard/ui/auditpage.h"
+#include "app-dashboard/ui/executorspage.h"
 #include "app-dashboard/ui/forwarderspage.h"
+#include "app-dashboard/ui/projectspage.h"
 
 #include <QApplication>
 #include <QJsonArray>
@@ -24,20 +28,44 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
       m_navigation(new QListWidget(this)),
       m_pages(new QStackedWidget(this)),
       m_forwarders(new ForwardersPage(api, m_directory, this)),
+      m_projects(new ProjectsPage(api, m_events, m_directory, identity, this)),
+      m_approvals(new ApprovalsPage(api, m_events, m_directory, this)),
+      m_executors(new ExecutorsPage(api, m_events, this)),
       m_live(new QLabel(this))
 {
     setWindowTitle(tr("cloop dashboard — %1").arg(api->endpoint().url.host()));
     m_navigation->setObjectName(QStringLiteral("navigation"));
     m_navigation->addItem(tr("Device forwarders"));
-    m_navigation->setCurrentRow(0);
-    m_navigation->setMaximumWidth(240);
+    m_navigation->addItem(tr("Projects"));
+    m_navigation->addItem(tr("Approvals"));
+    m_navigation->addItem(tr("Executors"));
     m_pages->addWidget(m_forwarders);
+    m_pages->addWidget(m_projects);
+    m_pages->addWidget(m_approvals);
+    m_pages->addWidget(m_executors);
+    // The audit log is the hub administrators' alone.
+    if (identity.value(QLatin1String("hub_admin")).toBool()) {
+        m_audit = new AuditPage(api, this);
+        m_navigation->addItem(tr("Audit log"));
+        m_pages->addWidget(m_audit);
+    }
+    m_navigation->setCurrentRow(0);
+    m_navigation->setMaximumWidth(220);
+    m_navigation->setMinimumWidth(150);
+    connect(m_approvals, &ApprovalsPage::pendingCountChanged, this, [this](int count) {
+        m_navigation->item(Approvals)->setText(count > 0 ? tr("Approvals (%1)").arg(count) : tr("Approvals"));
+    });
     auto *split = new QSplitter(this);
     split->addWidget(m_navigation);
     split->addWidget(m_pages);
     split->setStretchFactor(1, 1);
     setCentralWidget(split);
-    connect(m_navigation, &QListWidget::currentRowChanged, m_pages, &QStackedWidget::setCurrentIndex);
+    connect(m_navigation, &QListWidget::currentRowChanged, this, [this](int row) {
+        m_pages->setCurrentIndex(row);
+        // The audit log is read when looked at, not pushed.
+        if (row == Audit && m_audit)
+            m_audit->refresh();
+    });
 
     QMenu *session = menuBar()->addMenu(tr("&Session"));
     session->addAction(tr("&Refresh"), QKeySequence::Refresh, m_directory, &ForwarderDirectory::refresh);
@@ -71,8 +99,14 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     resize(1024, 700);
     m_events->start(api->endpoint());
     m_directory->refresh();
+    m_approvals->refresh();
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::showPage(Page page)
+{
+    m_navigation->setCurrentRow(page);
+}
 
 } // namespace cloop::dashboard

@@ -11,10 +11,14 @@ class QStackedWidget;
 
 namespace cloop::dashboard {
 
+class ApprovalsPage;
+class AuditPage;
 class EventStream;
+class ExecutorsPage;
 class ForwarderDirectory;
 class ForwardersPage;
 class HubApi;
+class ProjectsPage;
 
 // The signed-in window: navigation on the left, the chosen screen on the
 // right, who is signed in and whether the view is live in the status bar.
@@ -26,7 +30,16 @@ public:
     MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent = nullptr);
     ~MainWindow() override;
 
+    enum Page { Forwarders, Projects, Approvals, Executors, Audit };
+
     ForwardersPage *forwardersPage() const { return m_forwarders; }
+    ProjectsPage *projectsPage() const { return m_projects; }
+    ApprovalsPage *approvalsPage() const { return m_approvals; }
+    ExecutorsPage *executorsPage() const { return m_executors; }
+    // Null for a user who is not a hub administrator.
+    AuditPage *auditPage() const { return m_audit; }
+    QListWidget *navigation() const { return m_navigation; }
+    void showPage(Page page);
     ForwarderDirectory *directory() const { return m_directory; }
     QLabel *liveLabel() const { return m_live; }
 
@@ -40,6 +53,10 @@ private:
     QListWidget *m_navigation;
     QStackedWidget *m_pages;
     ForwardersPage *m_forwarders;
+    ProjectsPage *m_projects;
+    ApprovalsPage *m_approvals;
+    ExecutorsPage *m_executors;
+    AuditPage *m_audit = nullptr;
     QLabel *m_live;
 };
 

@@ -1,5 +1,7 @@
 #include "app-dashboard/ui/reasondialog.h"
 
+#include "app-dashboard/core/forwarderdirectory.h"
+
 #include <QLabel>
 #include <QLineEdit>
 #include <QVBoxLayout>
@@ -35,6 +37,19 @@ QString ReasonDialog::problem() const
 void ReasonDialog::carryOut(QObject *context, HubApi::Callback done)
 {
     m_action(m_reason->text().trimmed(), context, std::move(done));
+}
+
+ReasonDialog *makeUnbindDialog(ForwarderDirectory *directory, qint64 bindingId, const QString &forwarder,
+                               const QString &project, QWidget *parent)
+{
+    return new ReasonDialog(ReasonDialog::tr("Unbind %1").arg(forwarder),
+                            ReasonDialog::tr("%1 stops lending its device to %2. Runs using it now lose it at once.")
+                                    .arg(forwarder, project),
+                            ReasonDialog::tr("Unbind"), true,
+                            [directory, bindingId](const QString &reason, QObject *context, HubApi::Callback done) {
+                                directory->unbind(bindingId, reason, context, std::move(done));
+                            },
+                            parent);
 }
 
 } // namespace cloop::dashboard

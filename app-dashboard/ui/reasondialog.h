@@ -30,4 +30,11 @@ private:
     QLineEdit *m_reason;
 };
 
+class ForwarderDirectory;
+
+// Unbind: ends binding `bindingId` (forwarder `forwarder`, project `project`)
+// once a reason is given.
+ReasonDialog *makeUnbindDialog(ForwarderDirectory *directory, qint64 bindingId, const QString &forwarder,
+                               const QString &project, QWidget *parent);
+
 } // namespace cloop::dashboard

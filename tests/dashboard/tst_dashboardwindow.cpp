@@ -5,12 +5,19 @@
 
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/hubapi.h"
+#include "app-dashboard/core/jsontablemodel.h"
+#include "app-dashboard/ui/approvalspage.h"
+#include "app-dashboard/ui/approvedialog.h"
+#include "app-dashboard/ui/auditpage.h"
 #include "app-dashboard/ui/binddialog.h"
+#include "app-dashboard/ui/executorspage.h"
 #include "app-dashboard/ui/enrolldialog.h"
 #include "app-dashboard/ui/forwardercard.h"
 #include "app-dashboard/ui/forwarderspage.h"
 #include "app-dashboard/ui/mainwindow.h"
+#include "app-dashboard/ui/projectspage.h"
 #include "app-dashboard/ui/reasondialog.h"
+#include "app-dashboard/ui/recordtable.h"
 #include "app-dashboard/ui/signindialog.h"
 #include "support/testrig.h"
 
@@ -18,6 +25,10 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QElapsedTimer>
+#include <QJsonArray>
+#include <QListWidget>
+#include <QTabWidget>
+#include <QTableView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPointer>
@@ -67,9 +78,14 @@ private Q_SLOTS:
     void cleanup();
     void signInRefusesAWrongTokenAndAcceptsTheRightOne();
     void aForwardersWholeLifeThroughTheWindow();
+    void aMaintainersRequestIsApprovedByAnotherAdministrator();
 
 private:
     QString hubUrl() const;
+    // A user with `role` in kProject and an API token of their own.
+    QString addPerson(const QString &name, const QString &role);
+    // Signs in through the dialog; the identity the hub answered.
+    QJsonObject signIn(HubApi &api, const QString &token);
 
     std::unique_ptr<TestRig> m_rig;
 };
@@ -91,6 +107,35 @@ void TestDashboardWindow::cleanup()
 QString TestDashboardWindow::hubUrl() const
 {
     return QStringLiteral("wss://127.0.0.1:%1").arg(m_rig->hub().port());
+}
+
+QString TestDashboardWindow::addPerson(const QString &name, const QString &role)
+{
+    HubProcess &hub = m_rig->hub();
+    if (hub.cli({QStringLiteral("user"), QStringLiteral("add"), name}).exitCode != 0)
+        return {};
+    if (hub.cli({QStringLiteral("project"), QStringLiteral("grant"), kProject, QStringLiteral("--user"), name,
+                 QStringLiteral("--role"), role})
+                .exitCode
+        != 0)
+        return {};
+    return hub.cliJson({QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"), name,
+                        QStringLiteral("--label"), QStringLiteral("dashboard"), QStringLiteral("--json")})
+            .toObject()
+            .value(QLatin1String("token"))
+            .toString();
+}
+
+QJsonObject TestDashboardWindow::signIn(HubApi &api, const QString &token)
+{
+    SignInDialog dialog(&api);
+    dialog.setHub(hubUrl(), m_rig->hub().pin());
+    dialog.setToken(token);
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    QTest::mouseClick(dialog.actionButton(), Qt::LeftButton);
+    if (!QTest::qWaitFor([&] { return accepted.count() == 1; }, kLongWaitMs))
+        return {};
+    return dialog.identity();
 }
 
 void TestDashboardWindow::signInRefusesAWrongTokenAndAcceptsTheRightOne()
@@ -123,15 +168,9 @@ void TestDashboardWindow::signInRefusesAWrongTokenAndAcceptsTheRightOne()
 void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
 {
     HubApi api;
-    {
-        SignInDialog signIn(&api);
-        signIn.setHub(hubUrl(), m_rig->hub().pin());
-        signIn.setToken(m_rig->hub().adminToken());
-        QSignalSpy accepted(&signIn, &QDialog::accepted);
-        click(signIn.buttons()->button(QDialogButtonBox::Ok));
-        QVERIFY(QTest::qWaitFor([&] { return accepted.count() == 1; }, kLongWaitMs));
-    }
-    MainWindow window(&api, QJsonObject{{QStringLiteral("user"), QStringLiteral("admin")}, {QStringLiteral("hub_admin"), true}});
+    const QJsonObject identity = signIn(api, m_rig->hub().adminToken());
+    QVERIFY(!identity.isEmpty());
+    MainWindow window(&api, identity);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     ForwardersPage *page = window.forwardersPage();
@@ -243,6 +282,138 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     type(page->searchEdit(), QStringLiteral("1050"));
     QCOMPARE(page->cards().size(), 1);
     screenshot(&window, QStringLiteral("forwarders-revoked"));
+}
+
+void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
+{
+    HubProcess &hub = m_rig->hub();
+    const Enrollment lab = hub.enroll(QStringLiteral("lab"), {QStringLiteral("--interface"), QStringLiteral("eth1")});
+    QVERIFY2(lab.ok, qPrintable(lab.error));
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
+                                QStringLiteral("buildbox")}),
+                       0);
+    const QString mariaToken = addPerson(QStringLiteral("maria"), QStringLiteral("maintainer"));
+    const QString bobToken = addPerson(QStringLiteral("bob"), QStringLiteral("administrator"));
+    QVERIFY(!mariaToken.isEmpty() && !bobToken.isEmpty());
+
+    // Maria, a maintainer, asks for the lab segment from her project's overview.
+    HubApi mariaApi;
+    const QJsonObject maria = signIn(mariaApi, mariaToken);
+    QCOMPARE(maria.value(QLatin1String("user")).toString(), QStringLiteral("maria"));
+    MainWindow mariaWindow(&mariaApi, maria);
+    mariaWindow.show();
+    QVERIFY(!mariaWindow.auditPage());
+    mariaWindow.showPage(MainWindow::Projects);
+    ProjectsPage *projects = mariaWindow.projectsPage();
+    QVERIFY(QTest::qWaitFor([&] { return projects->projects()->selectRecord(1); }, kLongWaitMs));
+    QCOMPARE(projects->currentProject(), kProject);
+    QVERIFY(projects->requestButton()->isVisible());
+    QVERIFY(!projects->bindButton()->isVisible());
+    QPointer<QDialog> opened;
+    connect(projects, &ProjectsPage::dialogOpened, this, [&opened](QDialog *dialog) { opened = dialog; });
+    QVERIFY(QTest::qWaitFor([&] { return mariaWindow.directory()->model()->rowCount() == 1; }, kLongWaitMs));
+    click(projects->requestButton());
+    auto *request = qobject_cast<BindDialog *>(opened.data());
+    QVERIFY(request);
+    QCOMPARE(request->forwarderBox()->count(), 1);
+    QVERIFY(!request->projectBox()->isEnabled());
+    // A segment: the sandbox-side fields are offered and checked.
+    QVERIFY(request->targetEdit()->isVisibleTo(request));
+    type(request->addressEdit(), QStringLiteral("10.0.0.300/24"));
+    QVERIFY(!request->actionButton()->isEnabled());
+    type(request->addressEdit(), QStringLiteral("10.0.0.30/24"));
+    QVERIFY(!request->actionButton()->isEnabled()); // no reason yet
+    type(request->reasonEdit(), QStringLiteral("tonight's run"));
+    request->ttlBox()->setCurrentIndex(request->ttlBox()->findData(QStringLiteral("8h")));
+    screenshot(request, QStringLiteral("request"));
+    QSignalSpy filed(request, &QDialog::accepted);
+    click(request->actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return filed.count() == 1; }, kLongWaitMs));
+
+    // Her own request waits in "Your requests"; she has nothing to decide.
+    ApprovalsPage *mariaApprovals = mariaWindow.approvalsPage();
+    mariaApprovals->refresh();
+    QVERIFY(QTest::qWaitFor([&] { return mariaApprovals->mine()->visibleRows() == 1; }, kLongWaitMs));
+    QCOMPARE(mariaApprovals->inbox()->visibleRows(), 0);
+    const QJsonObject mine = mariaApprovals->mine()->view()->model()->index(0, 0).data(JsonTableModel::RecordRole).toJsonObject();
+    const qint64 requestId = mine.value(QLatin1String("id")).toInteger();
+    QCOMPARE(mine.value(QLatin1String("state")).toString(), QStringLiteral("pending"));
+    // Approving it herself is refused (a maintainer decides nothing), and
+    // leaves no binding behind.
+    std::optional<Result<QJsonObject>> own;
+    mariaWindow.directory()->approve(requestId, {}, {}, this, [&own](const Result<QJsonObject> &answer) { own = answer; });
+    QVERIFY(QTest::qWaitFor([&] { return own.has_value(); }, kLongWaitMs));
+    QVERIFY(!*own);
+    QCOMPARE(own->error().code, QStringLiteral("forbidden"));
+    QCOMPARE(hub.cliJson({QStringLiteral("forward"), QStringLiteral("bindings"), QStringLiteral("--json")})
+                     .toObject()
+                     .value(QLatin1String("bindings"))
+                     .toArray()
+                     .size(),
+             0);
+
+    // Bob, an administrator of the project, sees it in his inbox with a count.
+    HubApi bobApi;
+    const QJsonObject bob = signIn(bobApi, bobToken);
+    MainWindow bobWindow(&bobApi, bob);
+    bobWindow.show();
+    QVERIFY(QTest::qWaitFor([&] { return bobWindow.navigation()->item(MainWindow::Approvals)->text() == QLatin1String("Approvals (1)"); },
+                            kLongWaitMs));
+    bobWindow.showPage(MainWindow::Approvals);
+    ApprovalsPage *approvals = bobWindow.approvalsPage();
+    QPointer<QDialog> decision;
+    connect(approvals, &ApprovalsPage::dialogOpened, this, [&decision](QDialog *dialog) { decision = dialog; });
+    QVERIFY(!approvals->approveButton()->isEnabled());
+    QVERIFY(approvals->inbox()->selectRecord(requestId));
+    screenshot(&bobWindow, QStringLiteral("approvals"));
+    click(approvals->approveButton());
+    auto *approve = qobject_cast<ApproveDialog *>(decision.data());
+    QVERIFY(approve);
+    // He may shorten the time, not lengthen it.
+    type(approve->ttlBox()->lineEdit(), QStringLiteral("9h"));
+    QVERIFY(!approve->actionButton()->isEnabled());
+    approve->ttlBox()->setCurrentIndex(approve->ttlBox()->findData(QStringLiteral("1h")));
+    QCOMPARE(approve->ttl(), QStringLiteral("1h"));
+    screenshot(approve, QStringLiteral("approve"));
+    QSignalSpy approved(approve, &QDialog::accepted);
+    click(approve->actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return approved.count() == 1; }, kLongWaitMs));
+
+    // The binding appears, for an hour, on the card and in the project's devices.
+    ForwardersPage *cards = bobWindow.forwardersPage();
+    QVERIFY(QTest::qWaitFor([&] { return cards->cardFor(lab.id) && cards->cardFor(lab.id)->bindingText().contains(kProject); },
+                            kLongWaitMs));
+    QVERIFY2(cards->cardFor(lab.id)->bindingText().contains(QLatin1String("min left")), qPrintable(cards->cardFor(lab.id)->bindingText()));
+    QVERIFY2(cards->cardFor(lab.id)->bindingText().contains(QLatin1String("10.0.0.30/24")), qPrintable(cards->cardFor(lab.id)->bindingText()));
+    QVERIFY(QTest::qWaitFor([&] { return projects->devices()->visibleRows() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return bobWindow.navigation()->item(MainWindow::Approvals)->text() == QLatin1String("Approvals"); },
+                            kLongWaitMs));
+    // Maria's request now reads as decided.
+    QVERIFY(QTest::qWaitFor([&] {
+        return mariaApprovals->mine()->view()->model()->index(0, 2).data().toString() == QLatin1String("approved");
+    }, kLongWaitMs));
+
+    // Executors and the audit log, as the hub's administrator sees them.
+    HubApi adminApi;
+    const QJsonObject admin = signIn(adminApi, hub.adminToken());
+    MainWindow adminWindow(&adminApi, admin);
+    adminWindow.show();
+    QVERIFY(adminWindow.auditPage());
+    QVERIFY(QTest::qWaitFor([&] { return adminWindow.executorsPage()->table()->visibleRows() == 1; }, kLongWaitMs));
+    adminWindow.showPage(MainWindow::Executors);
+    screenshot(&adminWindow, QStringLiteral("executors"));
+    adminWindow.showPage(MainWindow::Audit);
+    AuditPage *audit = adminWindow.auditPage();
+    QVERIFY(QTest::qWaitFor([&] { return audit->table()->visibleRows() > 0; }, kLongWaitMs));
+    type(audit->table()->filterEdit(), QStringLiteral("forwarder.approve"));
+    QCOMPARE(audit->table()->visibleRows(), 1);
+    type(audit->table()->filterEdit(), QString());
+    screenshot(&adminWindow, QStringLiteral("audit"));
+    adminWindow.showPage(MainWindow::Projects);
+    QVERIFY(QTest::qWaitFor([&] { return adminWindow.projectsPage()->projects()->selectRecord(1); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return adminWindow.projectsPage()->devices()->visibleRows() == 1; }, kLongWaitMs));
+    QVERIFY(adminWindow.projectsPage()->bindButton()->isVisible());
+    screenshot(&adminWindow, QStringLiteral("project-overview"));
 }
 
 QTEST_MAIN(TestDashboardWindow)

@@ -1,0 +1,58 @@
+#include "app-dashboard/core/jsonlisting.h"
+
+#include "app-dashboard/core/eventstream.h"
+
+namespace cloop::dashboard {
+
+JsonListing::JsonListing(HubApi *api, QString key, JsonTableModel *model, QObject *parent)
+    : QObject(parent), m_api(api), m_key(std::move(key)), m_model(model)
+{
+}
+
+void JsonListing::setPath(const QString &path, const api::QueryItems &query)
+{
+    m_path = path;
+    m_query = query;
+}
+
+void JsonListing::followEvents(EventStream *events, const QStringList &eventPrefixes)
+{
+    connect(events, &EventStream::subscribed, this, &JsonListing::refresh);
+    connect(events, &EventStream::eventReceived, this, [this, eventPrefixes](const QString &event) {
+        for (const QString &prefix : eventPrefixes) {
+            if (event.startsWith(prefix)) {
+                refresh();
+                return;
+            }
+        }
+    });
+}
+
+void JsonListing::refresh()
+{
+    if (m_path.isEmpty())
+        return;
+    // One load at a time; a burst of events becomes one more load after it.
+    if (m_loading) {
+        m_again = true;
+        return;
+    }
+    m_loading = true;
+    m_api->get(m_path, this, [this](const Result<QJsonObject> &answer) {
+        m_loading = false;
+        const QString error = answer ? QString() : answer.error().message;
+        if (answer)
+            m_model->setRecords(answer->value(m_key).toArray());
+        if (error != m_lastError) {
+            m_lastError = error;
+            Q_EMIT errorChanged(error);
+        }
+        Q_EMIT loaded();
+        if (m_again) {
+            m_again = false;
+            refresh();
+        }
+    }, m_query);
+}
+
+} // namespace cloop::dashboard

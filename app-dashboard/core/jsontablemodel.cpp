@@ -1,0 +1,127 @@
+#include "app-dashboard/core/jsontablemodel.h"
+
+#include <QDateTime>
+#include <QLocale>
+#include <QSet>
+
+namespace cloop::dashboard {
+
+namespace {
+
+qint64 idOf(const QJsonObject &record)
+{
+    return record.value(QLatin1String("id")).toInteger();
+}
+
+} // namespace
+
+JsonTableModel::JsonTableModel(QList<Column> columns, QObject *parent)
+    : QAbstractTableModel(parent), m_columns(std::move(columns))
+{
+}
+
+int JsonTableModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_records.size());
+}
+
+int JsonTableModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_columns.size());
+}
+
+QVariant JsonTableModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const QJsonObject &record = m_records.at(index.row());
+    const Column &column = m_columns.at(index.column());
+    switch (role) {
+    case Qt::DisplayRole:
+    case Qt::ToolTipRole:
+        return column.text(record);
+    case RecordRole:
+        return record;
+    case SortRole:
+        return column.sortKey ? column.sortKey(record) : QVariant(column.text(record));
+    default:
+        return {};
+    }
+}
+
+QVariant JsonTableModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= m_columns.size())
+        return {};
+    return m_columns.at(section).header;
+}
+
+void JsonTableModel::setRecords(const QJsonArray &records)
+{
+    QSet<qint64> present;
+    for (const QJsonValue &value : records)
+        present.insert(idOf(value.toObject()));
+    for (int row = int(m_records.size()) - 1; row >= 0; --row) {
+        if (present.contains(idOf(m_records.at(row))))
+            continue;
+        beginRemoveRows({}, row, row);
+        m_records.removeAt(row);
+        endRemoveRows();
+    }
+    QList<QJsonObject> added;
+    for (const QJsonValue &value : records) {
+        const QJsonObject record = value.toObject();
+        if (idOf(record) <= 0)
+            continue;
+        if (const int row = rowOf(idOf(record)); row >= 0) {
+            if (m_records.at(row) != record) {
+                m_records[row] = record;
+                Q_EMIT dataChanged(index(row, 0), index(row, columnCount() - 1));
+            }
+        } else {
+            added.append(record);
+        }
+    }
+    if (added.isEmpty())
+        return;
+    beginInsertRows({}, int(m_records.size()), int(m_records.size() + added.size() - 1));
+    m_records.append(added);
+    endInsertRows();
+}
+
+QJsonObject JsonTableModel::record(int row) const
+{
+    return row >= 0 && row < m_records.size() ? m_records.at(row) : QJsonObject();
+}
+
+int JsonTableModel::rowOf(qint64 id) const
+{
+    for (int row = 0; row < m_records.size(); ++row) {
+        if (idOf(m_records.at(row)) == id)
+            return row;
+    }
+    return -1;
+}
+
+JsonTableModel::Column textColumn(const QString &header, const QString &key)
+{
+    return {header, [key](const QJsonObject &record) {
+                const QJsonValue value = record.value(key);
+                return value.isDouble() ? QString::number(value.toInteger()) : value.toString();
+            }};
+}
+
+JsonTableModel::Column timeColumn(const QString &header, const QString &key)
+{
+    const auto instant = [key](const QJsonObject &record) {
+        return QDateTime::fromString(record.value(key).toString(), Qt::ISODateWithMs);
+    };
+    return {header,
+            [instant](const QJsonObject &record) {
+                const QDateTime at = instant(record);
+                return at.isValid() ? QLocale().toString(at.toLocalTime(), QLocale::ShortFormat) : QString();
+            },
+            [instant](const QJsonObject &record) { return QVariant(instant(record).toMSecsSinceEpoch()); }};
+}
+
+} // namespace cloop::dashboard

@@ -1,0 +1,80 @@
+#include "app-dashboard/ui/approvedialog.h"
+
+#include "app-dashboard/core/forwarderdirectory.h"
+#include "common/util/duration.h"
+
+#include <QComboBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+
+namespace cloop::dashboard {
+
+ApproveDialog::ApproveDialog(ForwarderDirectory *directory, const QJsonObject &request, QWidget *parent)
+    : FormDialog(tr("Approve request %1").arg(request.value(QLatin1String("id")).toInteger()), tr("Approve"), parent),
+      m_directory(directory),
+      m_request(request),
+      m_ttl(new QComboBox(this)),
+      m_executor(new QLineEdit(this))
+{
+    const auto field = [&request](const char *key) { return request.value(QLatin1String(key)).toString(); };
+    const QString asked = field("ttl");
+    m_ttl->setEditable(true);
+    m_ttl->setObjectName(QStringLiteral("ttl"));
+    m_ttl->addItem(tr("as requested (%1)").arg(asked), QString());
+    const auto askedSeconds = request.value(QLatin1String("ttl_seconds")).toInteger();
+    for (const QString &shorter : {QStringLiteral("1h"), QStringLiteral("4h"), QStringLiteral("8h"), QStringLiteral("24h")}) {
+        const auto seconds = util::parseDuration(shorter);
+        if (seconds && seconds->count() < askedSeconds)
+            m_ttl->addItem(shorter, shorter);
+    }
+    m_executor->setObjectName(QStringLiteral("executor"));
+    const QString askedExecutor = field("virtual_executor");
+    m_executor->setPlaceholderText(askedExecutor.isEmpty() ? tr("any executor, as requested") : askedExecutor);
+
+    auto *form = new QFormLayout;
+    const auto info = [this, form](const QString &label, const QString &text) {
+        auto *value = new QLabel(text, this);
+        value->setWordWrap(true);
+        value->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        form->addRow(label, value);
+    };
+    info(tr("Forwarder:"), field("forwarder"));
+    info(tr("Project:"), field("project"));
+    info(tr("Asked by:"), field("requested_by"));
+    info(tr("Because:"), field("reason"));
+    form->addRow(tr("&How long:"), m_ttl);
+    form->addRow(tr("&Executor:"), m_executor);
+    setContent(form);
+    setMinimumWidth(460);
+    connect(m_ttl, &QComboBox::currentTextChanged, this, &ApproveDialog::revalidate);
+    connect(m_executor, &QLineEdit::textChanged, this, &ApproveDialog::revalidate);
+    revalidate();
+}
+
+QString ApproveDialog::ttl() const
+{
+    const int preset = m_ttl->findText(m_ttl->currentText());
+    return preset >= 0 ? m_ttl->itemData(preset).toString() : m_ttl->currentText().trimmed();
+}
+
+QString ApproveDialog::problem() const
+{
+    const QString chosen = ttl();
+    if (chosen.isEmpty())
+        return {};
+    const auto seconds = util::parseDuration(chosen);
+    if (!seconds)
+        return tr("How long: write a duration such as 4h or 90m, or keep what was requested.");
+    if (seconds->count() > m_request.value(QLatin1String("ttl_seconds")).toInteger())
+        return tr("An approval may shorten the time asked for, not lengthen it.");
+    return {};
+}
+
+void ApproveDialog::carryOut(QObject *context, HubApi::Callback done)
+{
+    m_directory->approve(m_request.value(QLatin1String("id")).toInteger(), ttl(), m_executor->text(), context,
+                         std::move(done));
+}
+
+} // namespace cloop::dashboard

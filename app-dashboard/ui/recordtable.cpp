@@ -1,0 +1,115 @@
+#include "app-dashboard/ui/recordtable.h"
+
+#include "app-dashboard/core/jsonlisting.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace cloop::dashboard {
+
+RecordTable::RecordTable(JsonListing *listing, const QString &filterHint, QWidget *parent)
+    : QWidget(parent),
+      m_listing(listing),
+      m_proxy(new QSortFilterProxyModel(this)),
+      m_view(new QTableView(this)),
+      m_filter(new QLineEdit(this)),
+      m_error(new QLabel(this)),
+      m_empty(new QLabel(this)),
+      m_bar(new QHBoxLayout)
+{
+    m_proxy->setSourceModel(listing->model());
+    m_proxy->setSortRole(JsonTableModel::SortRole);
+    m_proxy->setFilterCaseSensitivity(Qt::CaseInsensitive);
+    m_proxy->setFilterKeyColumn(-1);
+    m_view->setModel(m_proxy);
+    m_view->setSortingEnabled(true);
+    m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+    m_view->setSelectionMode(QAbstractItemView::SingleSelection);
+    m_view->setAlternatingRowColors(true);
+    m_view->setWordWrap(false);
+    m_view->verticalHeader()->hide();
+    m_view->horizontalHeader()->setStretchLastSection(true);
+    m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    m_filter->setObjectName(QStringLiteral("filter"));
+    m_filter->setPlaceholderText(filterHint);
+    m_filter->setClearButtonEnabled(true);
+    m_error->setWordWrap(true);
+    m_error->setVisible(false);
+    m_empty->setWordWrap(true);
+    m_empty->setVisible(false);
+
+    m_bar->addWidget(m_filter, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addLayout(m_bar);
+    layout->addWidget(m_error);
+    layout->addWidget(m_view, 1);
+    layout->addWidget(m_empty);
+
+    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+        updateButtons();
+        Q_EMIT selectionChanged();
+    });
+    connect(m_view, &QTableView::activated, this, [this](const QModelIndex &index) {
+        Q_EMIT activated(index.data(JsonTableModel::RecordRole).toJsonObject());
+    });
+    connect(listing, &JsonListing::errorChanged, this, [this](const QString &error) {
+        m_error->setText(error.isEmpty() ? QString() : tr("Cannot load this list: %1").arg(error));
+        m_error->setVisible(!error.isEmpty());
+    });
+    connect(listing, &JsonListing::loaded, this, [this] {
+        m_view->resizeColumnsToContents();
+        m_empty->setVisible(m_proxy->rowCount() == 0 && !m_empty->text().isEmpty());
+        updateButtons();
+    });
+}
+
+void RecordTable::addButton(QWidget *button, bool needsSelection)
+{
+    m_bar->addWidget(button);
+    if (needsSelection)
+        m_selectionButtons.append(button);
+    updateButtons();
+}
+
+void RecordTable::setEmptyText(const QString &text)
+{
+    m_empty->setText(text);
+}
+
+QJsonObject RecordTable::selectedRecord() const
+{
+    const QModelIndexList rows = m_view->selectionModel()->selectedRows();
+    return rows.isEmpty() ? QJsonObject() : rows.first().data(JsonTableModel::RecordRole).toJsonObject();
+}
+
+bool RecordTable::selectRecord(qint64 id)
+{
+    const int sourceRow = m_listing->model()->rowOf(id);
+    const QModelIndex at = m_proxy->mapFromSource(m_listing->model()->index(sourceRow, 0));
+    if (!at.isValid())
+        return false;
+    m_view->selectRow(at.row());
+    return true;
+}
+
+int RecordTable::visibleRows() const
+{
+    return m_proxy->rowCount();
+}
+
+void RecordTable::updateButtons()
+{
+    const bool selected = !selectedRecord().isEmpty();
+    for (QWidget *button : std::as_const(m_selectionButtons))
+        button->setEnabled(selected);
+}
+
+} // namespace cloop::dashboard
