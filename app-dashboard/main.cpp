@@ -2,6 +2,7 @@
 // dashboard libraries, which the tests drive directly.
 
 #include "app-dashboard/core/hubapi.h"
+#include "app-dashboard/ui/language.h"
 #include "app-dashboard/ui/mainwindow.h"
 #include "app-dashboard/ui/signindialog.h"
 
@@ -57,8 +58,11 @@ int main(int argc, char **argv)
     parser.addHelpOption();
     const QCommandLineOption hub(QStringLiteral("hub"), QStringLiteral("The hub's address (wss://HOST:PORT)."), QStringLiteral("URL"));
     const QCommandLineOption pin(QStringLiteral("pin"), QStringLiteral("The hub's key pin (sha256:...)."), QStringLiteral("PIN"));
-    parser.addOptions({hub, pin});
+    const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("The language (en, de); the system's by default."),
+                                  QStringLiteral("LANGUAGE"));
+    parser.addOptions({hub, pin, lang});
     parser.process(app);
+    installTranslations(parser.value(lang));
     if (parser.isSet(hub) || parser.isSet(pin)) {
         QSettings settings;
         if (parser.isSet(hub))

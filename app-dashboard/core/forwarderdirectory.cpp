@@ -151,17 +151,16 @@ void ForwarderDirectory::deny(qint64 requestId, const QString &reason, QObject *
 
 QString describeTestReport(const QJsonObject &report)
 {
-    const auto tr = [](const char *text) { return QCoreApplication::translate("ForwarderDirectory", text); };
     if (!report.value(QLatin1String("ok")).toBool(false)) {
         const QString problem = report.value(QLatin1String("problem")).toString();
-        return tr("Problem on the forwarder: %1").arg(problem.isEmpty() ? tr("no details") : problem);
+        return ForwarderDirectory::tr("Problem on the forwarder: %1").arg(problem.isEmpty() ? ForwarderDirectory::tr("no details") : problem);
     }
     if (report.value(QLatin1String("kind")).toString() == QLatin1String("l2")) {
         const QJsonObject link = report.value(QLatin1String("link")).toObject();
         const QString state = link.value(QLatin1String("up")).toBool()
-                ? (link.value(QLatin1String("carrier")).toBool() ? tr("link up") : tr("up, no carrier"))
-                : tr("link down");
-        QString summary = tr("%1 · %2, MTU %3 · %4 frames in %5 s")
+                ? (link.value(QLatin1String("carrier")).toBool() ? ForwarderDirectory::tr("link up") : ForwarderDirectory::tr("up, no carrier"))
+                : ForwarderDirectory::tr("link down");
+        QString summary = ForwarderDirectory::tr("%1 · %2, MTU %3 · %4 frames in %5 s")
                                   .arg(report.value(QLatin1String("interface")).toString(), state)
                                   .arg(link.value(QLatin1String("mtu")).toInt())
                                   .arg(report.value(QLatin1String("frames_seen")).toInt())
@@ -173,7 +172,7 @@ QString describeTestReport(const QJsonObject &report)
     }
     // Other kinds report in their own shape; until a card knows it, the
     // verdict is what matters.
-    return tr("%1 device answered").arg(report.value(QLatin1String("kind")).toString());
+    return ForwarderDirectory::tr("%1 device answered").arg(report.value(QLatin1String("kind")).toString());
 }
 
 } // namespace cloop::dashboard

@@ -50,6 +50,8 @@ QVariant ForwarderListModel::data(const QModelIndex &index, int role) const
         return row.id();
     case DeviceRole:
         return text(f, "device_description");
+    case DeviceNameRole:
+        return deviceName(f.value(QLatin1String("device")).toObject());
     case KindRole:
         return f.value(QLatin1String("device")).toObject().value(QLatin1String("kind")).toString();
     case StateRole:
@@ -87,6 +89,7 @@ QHash<int, QByteArray> ForwarderListModel::roleNames() const
     names.insert({{IdRole, "forwarderId"},
                   {NameRole, "name"},
                   {DeviceRole, "device"},
+                  {DeviceNameRole, "deviceName"},
                   {KindRole, "kind"},
                   {StateRole, "state"},
                   {ConnectedRole, "connected"},
@@ -101,6 +104,26 @@ QHash<int, QByteArray> ForwarderListModel::roleNames() const
                   {TestSummaryRole, "testSummary"},
                   {TestRunningRole, "testRunning"}});
     return names;
+}
+
+QString ForwarderListModel::deviceName(const QJsonObject &device) const
+{
+    if (device.value(QLatin1String("kind")).toString() != QLatin1String("usb"))
+        return {};
+    bool vendorOk = false;
+    bool productOk = false;
+    const auto vendor = quint16(device.value(QLatin1String("vendor")).toString().toUInt(&vendorOk, 16));
+    const auto product = quint16(device.value(QLatin1String("product")).toString().toUInt(&productOk, 16));
+    if (!vendorOk || !productOk)
+        return {};
+    // Read on first need: most screens never name a USB device.
+    const device::usb::UsbIdDatabase &ids = m_usbIds ? *m_usbIds : device::usb::UsbIdDatabase::system();
+    QStringList names;
+    for (const QString &name : {ids.vendorName(vendor), ids.productName(vendor, product)}) {
+        if (!name.isEmpty())
+            names.append(name);
+    }
+    return names.join(QStringLiteral(" · "));
 }
 
 void ForwarderListModel::setForwarders(const QJsonArray &forwarders)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/device/usb/usbiddatabase.h"
+
 #include <QAbstractListModel>
 #include <QDateTime>
 #include <QJsonArray>
@@ -22,6 +24,7 @@ public:
         IdRole = Qt::UserRole + 1,
         NameRole,
         DeviceRole,       // "usb 1050:0407:A1" or "l2 eth1", as the hub describes it
+        DeviceNameRole,   // "Yubico.com · Yubikey 4/5 OTP+U2F+CCID" from the USB ID database; empty when unknown
         KindRole,         // "usb" or "l2"
         StateRole,        // awaiting enrollment, connected, disconnected, revoked
         ConnectedRole,
@@ -39,6 +42,8 @@ public:
     Q_ENUM(Role)
 
     explicit ForwarderListModel(QObject *parent = nullptr);
+    // Tests name devices from a database of their own.
+    void setUsbIds(const device::usb::UsbIdDatabase *ids) { m_usbIds = ids; }
 
     int rowCount(const QModelIndex &parent = {}) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
@@ -71,7 +76,10 @@ private:
 
     void changed(int row);
 
+    QString deviceName(const QJsonObject &device) const;
+
     QList<Row> m_rows;
+    const device::usb::UsbIdDatabase *m_usbIds = nullptr;
 };
 
 } // namespace cloop::dashboard

@@ -104,7 +104,10 @@ void ForwarderCard::refresh()
     const bool connected = value(ForwarderListModel::ConnectedRole).toBool();
     const bool revoked = state == QLatin1String("revoked");
     m_nameLabel->setText(value(ForwarderListModel::NameRole).toString());
-    m_deviceLabel->setText(value(ForwarderListModel::DeviceRole).toString());
+    const QString deviceName = value(ForwarderListModel::DeviceNameRole).toString();
+    m_deviceLabel->setText(deviceName.isEmpty()
+                                   ? value(ForwarderListModel::DeviceRole).toString()
+                                   : QStringLiteral("%1 · %2").arg(value(ForwarderListModel::DeviceRole).toString(), deviceName));
 
     QString stateText;
     if (connected) {

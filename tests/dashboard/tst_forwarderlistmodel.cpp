@@ -47,6 +47,7 @@ private Q_SLOTS:
     void anEventAboutAnUnknownForwarderAsksForARefresh();
     void testOutcomeIsKeptPerRow();
     void testReportsReadAsWords();
+    void usbDevicesAreNamedFromTheIdDatabase();
 };
 
 void TestForwarderListModel::refreshesKeepRowsByIdAndDropTheGone()
@@ -173,6 +174,31 @@ void TestForwarderListModel::testReportsReadAsWords()
                               {QStringLiteral("ok"), false},
                               {QStringLiteral("problem"), QStringLiteral("no interface eth9")}};
     QCOMPARE(describeTestReport(problem), QStringLiteral("Problem on the forwarder: no interface eth9"));
+}
+
+void TestForwarderListModel::usbDevicesAreNamedFromTheIdDatabase()
+{
+    const auto ids = cloop::device::usb::UsbIdDatabase::parse("1050  Yubico.com\n\t0407  Yubikey 4/5 OTP+U2F+CCID\n"
+                                                                "0bda  Realtek\n");
+    ForwarderListModel model;
+    model.setUsbIds(&ids);
+    QJsonObject key = forwarder(1, QStringLiteral("hsm"));
+    key.insert(QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("usb")},
+                                                     {QStringLiteral("vendor"), QStringLiteral("1050")},
+                                                     {QStringLiteral("product"), QStringLiteral("0407")}});
+    QJsonObject unknownProduct = forwarder(2, QStringLiteral("nic"));
+    unknownProduct.insert(QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("usb")},
+                                                                {QStringLiteral("vendor"), QStringLiteral("0bda")},
+                                                                {QStringLiteral("product"), QStringLiteral("ffff")}});
+    QJsonObject garbage = forwarder(3, QStringLiteral("odd"));
+    garbage.insert(QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("usb")},
+                                                         {QStringLiteral("vendor"), QStringLiteral("zz")}});
+    model.setForwarders({key, unknownProduct, garbage, forwarder(4, QStringLiteral("lab"))});
+    QCOMPARE(model.index(0).data(ForwarderListModel::DeviceNameRole).toString(),
+             QStringLiteral(u"Yubico.com · Yubikey 4/5 OTP+U2F+CCID"));
+    QCOMPARE(model.index(1).data(ForwarderListModel::DeviceNameRole).toString(), QStringLiteral("Realtek"));
+    QCOMPARE(model.index(2).data(ForwarderListModel::DeviceNameRole).toString(), QString());
+    QCOMPARE(model.index(3).data(ForwarderListModel::DeviceNameRole).toString(), QString());
 }
 
 QTEST_GUILESS_MAIN(TestForwarderListModel)

@@ -300,6 +300,11 @@ def main():
             "bad-frame": mux_stream(b"\x03\x00\x00"),
         },
         "fuzz_framerecord": l2_corpus(),
+        "fuzz_usbids": {
+            "vendors-and-classes": b"# seed\n1050  Yubico.com\n\t0407  Yubikey 4/5 OTP+U2F+CCID\n\t\t00  iface\n"
+                                   b"1d6b  Linux Foundation\n\t0002  2.0 root hub\nC 03  HID\n",
+            "latin1-and-damage": b"0001  Fry\xe9s\r\n\tzz00  bad\n12\n",
+        },
     }
 
     for target, inputs in corpora.items():

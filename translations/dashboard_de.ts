@@ -1,0 +1,924 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="de_DE">
+<context>
+    <name>ForwarderDirectory</name>
+    <message>
+        <source>Test failed: %1</source>
+        <translation>Test fehlgeschlagen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ApprovalsPage</name>
+    <message>
+        <source>State</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>waiting for approval</source>
+        <translation>wartet auf Genehmigung</translation>
+    </message>
+    <message>
+        <source>&amp;Approve…</source>
+        <translation>&amp;Genehmigen…</translation>
+    </message>
+    <message>
+        <source>&amp;Deny…</source>
+        <translation>&amp;Ablehnen…</translation>
+    </message>
+    <message>
+        <source>Forwarder</source>
+        <translation>Forwarder</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>Projekt</translation>
+    </message>
+    <message>
+        <source>Asked by</source>
+        <translation>Angefragt von</translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation>Begründung</translation>
+    </message>
+    <message>
+        <source>For</source>
+        <translation>Dauer</translation>
+    </message>
+    <message>
+        <source>Executor</source>
+        <translation>Executor</translation>
+    </message>
+    <message>
+        <source>Asked at</source>
+        <translation>Angefragt am</translation>
+    </message>
+    <message>
+        <source>Filter the requests waiting for you</source>
+        <translation>Auf Sie wartende Anfragen filtern</translation>
+    </message>
+    <message>
+        <source>Nothing waits for your decision.</source>
+        <translation>Keine Anfrage wartet auf Ihre Entscheidung.</translation>
+    </message>
+    <message>
+        <source>Decided by</source>
+        <translation>Entschieden von</translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation>Entscheidungsgrund</translation>
+    </message>
+    <message>
+        <source>Filter your requests</source>
+        <translation>Eigene Anfragen filtern</translation>
+    </message>
+    <message>
+        <source>You have not asked for a device.</source>
+        <translation>Sie haben noch kein Gerät angefragt.</translation>
+    </message>
+    <message>
+        <source>Decided at</source>
+        <translation>Entschieden am</translation>
+    </message>
+    <message>
+        <source>Filter the history</source>
+        <translation>Verlauf filtern</translation>
+    </message>
+    <message>
+        <source>Waiting for you</source>
+        <translation>Wartet auf Sie</translation>
+    </message>
+    <message>
+        <source>Your requests</source>
+        <translation>Ihre Anfragen</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>Verlauf</translation>
+    </message>
+    <message>
+        <source>Approvals</source>
+        <translation>Genehmigungen</translation>
+    </message>
+    <message>
+        <source>Deny request %1</source>
+        <translation>Anfrage %1 ablehnen</translation>
+    </message>
+    <message>
+        <source>%1 asked for %2 for %3. They will see your reason.</source>
+        <translation>%1 hat %2 für %3 angefragt und bekommt Ihre Begründung zu sehen.</translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation>Ablehnen</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ApproveDialog</name>
+    <message>
+        <source>Approve request %1</source>
+        <translation>Anfrage %1 genehmigen</translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation>Genehmigen</translation>
+    </message>
+    <message>
+        <source>as requested (%1)</source>
+        <translation>wie angefragt (%1)</translation>
+    </message>
+    <message>
+        <source>any executor, as requested</source>
+        <translation>beliebiger Executor, wie angefragt</translation>
+    </message>
+    <message>
+        <source>Forwarder:</source>
+        <translation>Forwarder:</translation>
+    </message>
+    <message>
+        <source>Project:</source>
+        <translation>Projekt:</translation>
+    </message>
+    <message>
+        <source>Asked by:</source>
+        <translation>Angefragt von:</translation>
+    </message>
+    <message>
+        <source>Because:</source>
+        <translation>Begründung:</translation>
+    </message>
+    <message>
+        <source>&amp;How long:</source>
+        <translation>&amp;Dauer:</translation>
+    </message>
+    <message>
+        <source>&amp;Executor:</source>
+        <translation>&amp;Executor:</translation>
+    </message>
+    <message>
+        <source>How long: write a duration such as 4h or 90m, or keep what was requested.</source>
+        <translation>Dauer: Eine Zeitspanne wie 4h oder 90m angeben oder die angefragte beibehalten.</translation>
+    </message>
+    <message>
+        <source>An approval may shorten the time asked for, not lengthen it.</source>
+        <translation>Eine Genehmigung kann die angefragte Dauer verkürzen, aber nicht verlängern.</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::AuditPage</name>
+    <message>
+        <source>When</source>
+        <translation>Zeitpunkt</translation>
+    </message>
+    <message>
+        <source>Who</source>
+        <translation>Wer</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>Aktion</translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation>Objekt</translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation>Details</translation>
+    </message>
+    <message>
+        <source>Filter by who, action, subject or detail</source>
+        <translation>Nach Person, Aktion, Objekt oder Details filtern</translation>
+    </message>
+    <message>
+        <source>Nothing happened in this period.</source>
+        <translation>In diesem Zeitraum ist nichts geschehen.</translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation>Letzte Stunde</translation>
+    </message>
+    <message>
+        <source>Last 24 hours</source>
+        <translation>Letzte 24 Stunden</translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation>Letzte 7 Tage</translation>
+    </message>
+    <message>
+        <source>Last 90 days</source>
+        <translation>Letzte 90 Tage</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>Neu laden</translation>
+    </message>
+    <message>
+        <source>Audit log</source>
+        <translation>Audit-Protokoll</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::BindDialog</name>
+    <message>
+        <source>Request a device for %1</source>
+        <translation>Gerät für %1 anfragen</translation>
+    </message>
+    <message>
+        <source>Request %1</source>
+        <translation>%1 anfragen</translation>
+    </message>
+    <message>
+        <source>Bind a device to %1</source>
+        <translation>Gerät an %1 binden</translation>
+    </message>
+    <message>
+        <source>Bind %1</source>
+        <translation>%1 binden</translation>
+    </message>
+    <message>
+        <source>Bind</source>
+        <translation>Binden</translation>
+    </message>
+    <message>
+        <source>Request</source>
+        <translation>Anfragen</translation>
+    </message>
+    <message>
+        <source>&amp;Forwarder:</source>
+        <translation>&amp;Forwarder:</translation>
+    </message>
+    <message>
+        <source>/srv/projects/…</source>
+        <translation>/srv/projects/…</translation>
+    </message>
+    <message>
+        <source>any executor</source>
+        <translation>beliebiger Executor</translation>
+    </message>
+    <message>
+        <source>1 hour</source>
+        <translation>1 Stunde</translation>
+    </message>
+    <message>
+        <source>8 hours</source>
+        <translation>8 Stunden</translation>
+    </message>
+    <message>
+        <source>24 hours</source>
+        <translation>24 Stunden</translation>
+    </message>
+    <message>
+        <source>7 days</source>
+        <translation>7 Tage</translation>
+    </message>
+    <message>
+        <source>30 days</source>
+        <translation>30 Tage</translation>
+    </message>
+    <message>
+        <source>90 days</source>
+        <translation>90 Tage</translation>
+    </message>
+    <message>
+        <source>A preset, or a duration such as 90m, 12h or 1d12h; at most 90 days</source>
+        <translation>Eine Vorgabe oder eine Dauer wie 90m, 12h oder 1d12h; höchstens 90 Tage</translation>
+    </message>
+    <message>
+        <source>none (DHCP or static inside)</source>
+        <translation>keine (DHCP oder statisch in der Sandbox)</translation>
+    </message>
+    <message>
+        <source>&amp;Project:</source>
+        <translation>&amp;Projekt:</translation>
+    </message>
+    <message>
+        <source>&amp;Executor:</source>
+        <translation>&amp;Executor:</translation>
+    </message>
+    <message>
+        <source>&amp;How long:</source>
+        <translation>&amp;Dauer:</translation>
+    </message>
+    <message>
+        <source>&amp;Interface in the sandbox:</source>
+        <translation>&amp;Schnittstelle in der Sandbox:</translation>
+    </message>
+    <message>
+        <source>&amp;Address:</source>
+        <translation>&amp;Adresse:</translation>
+    </message>
+    <message>
+        <source>what the device is needed for</source>
+        <translation>wofür das Gerät gebraucht wird</translation>
+    </message>
+    <message>
+        <source>&amp;Reason:</source>
+        <translation>&amp;Begründung:</translation>
+    </message>
+    <message>
+        <source>There is no forwarder to choose; enroll one first.</source>
+        <translation>Es gibt keinen Forwarder zur Auswahl; bitte zuerst einen registrieren.</translation>
+    </message>
+    <message>
+        <source>Choose the project whose runs get the device.</source>
+        <translation>Das Projekt auswählen, dessen Läufe das Gerät erhalten sollen.</translation>
+    </message>
+    <message>
+        <source>A project is named by its absolute path, such as /srv/projects/bench.</source>
+        <translation>Ein Projekt wird mit seinem absoluten Pfad angegeben, etwa /srv/projects/bench.</translation>
+    </message>
+    <message>
+        <source>How long: write a duration such as 8h, 90m or 1d12h.</source>
+        <translation>Dauer: Eine Zeitspanne wie 8h, 90m oder 1d12h angeben.</translation>
+    </message>
+    <message>
+        <source>How long: a binding lasts at most 90 days.</source>
+        <translation>Dauer: Eine Bindung gilt höchstens 90 Tage.</translation>
+    </message>
+    <message>
+        <source>Interface: %1</source>
+        <translation>Schnittstelle: %1</translation>
+    </message>
+    <message>
+        <source>Address: %1</source>
+        <translation>Adresse: %1</translation>
+    </message>
+    <message>
+        <source>Say what the device is needed for; the approver reads it.</source>
+        <translation>Bitte angeben, wofür das Gerät gebraucht wird; die genehmigende Person liest es.</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::EnrollDialog</name>
+    <message>
+        <source>Enroll a forwarder</source>
+        <translation>Forwarder registrieren</translation>
+    </message>
+    <message>
+        <source>Enroll</source>
+        <translation>Registrieren</translation>
+    </message>
+    <message>
+        <source>&amp;USB device</source>
+        <translation>&amp;USB-Gerät</translation>
+    </message>
+    <message>
+        <source>&amp;Network segment</source>
+        <translation>Netz&amp;segment</translation>
+    </message>
+    <message>
+        <source>bench-hsm</source>
+        <translation>bench-hsm</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>Carries:</source>
+        <translation>Leitet weiter:</translation>
+    </message>
+    <message>
+        <source>&amp;Device:</source>
+        <translation>&amp;Gerät:</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>&amp;Kopieren</translation>
+    </message>
+    <message>
+        <source>Run this once on the machine the device is attached to. It works a single time.</source>
+        <translation>Diesen Befehl einmal auf dem Rechner ausführen, an den das Gerät angeschlossen ist. Er funktioniert nur ein einziges Mal.</translation>
+    </message>
+    <message>
+        <source>vendor:product[:serial], such as 1050:0407</source>
+        <translation>vendor:product[:serial], etwa 1050:0407</translation>
+    </message>
+    <message>
+        <source>interface name, such as eth1</source>
+        <translation>Schnittstellenname, etwa eth1</translation>
+    </message>
+    <message>
+        <source>Give the forwarder a name.</source>
+        <translation>Bitte dem Forwarder einen Namen geben.</translation>
+    </message>
+    <message>
+        <source>A name is 1 to 63 of a–z, 0–9, &apos;.&apos;, &apos;_&apos; and &apos;-&apos;.</source>
+        <translation>Ein Name besteht aus 1 bis 63 der Zeichen a–z, 0–9, &apos;.&apos;, &apos;_&apos; und &apos;-&apos;.</translation>
+    </message>
+    <message>
+        <source>Which USB device: vendor:product, and the serial when several are alike.</source>
+        <translation>Welches USB-Gerät: vendor:product, bei mehreren gleichartigen Geräten zusätzlich die Seriennummer.</translation>
+    </message>
+    <message>
+        <source>Which network interface the forwarder carries.</source>
+        <translation>Welche Netzwerkschnittstelle der Forwarder weiterleitet.</translation>
+    </message>
+    <message>
+        <source>A USB device is four hex digits, a colon, four hex digits, and optionally a colon and its serial.</source>
+        <translation>Ein USB-Gerät besteht aus vier Hex-Ziffern, einem Doppelpunkt, vier Hex-Ziffern und optional einem Doppelpunkt mit der Seriennummer.</translation>
+    </message>
+    <message>
+        <source>Valid until %1.</source>
+        <translation>Gültig bis %1.</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ExecutorsPage</name>
+    <message>
+        <source>not reported yet</source>
+        <translation>noch nicht gemeldet</translation>
+    </message>
+    <message>
+        <source>%1: yes</source>
+        <translation>%1: ja</translation>
+    </message>
+    <message>
+        <source>%1: no</source>
+        <translation>%1: nein</translation>
+    </message>
+    <message>
+        <source>%1: no (%2)</source>
+        <translation>%1: nein (%2)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n CPUs</source>
+        <translation>
+            <numerusform>%n CPU</numerusform>
+            <numerusform>%n CPUs</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>segments</source>
+        <translation>Netzsegmente</translation>
+    </message>
+    <message>
+        <source>USB</source>
+        <translation>USB</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>connected</source>
+        <translation>verbunden</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>Version</translation>
+    </message>
+    <message>
+        <source>Protocol</source>
+        <translation>Protokoll</translation>
+    </message>
+    <message>
+        <source>Last seen</source>
+        <translation>Zuletzt gesehen</translation>
+    </message>
+    <message>
+        <source>Can do</source>
+        <translation>Fähigkeiten</translation>
+    </message>
+    <message>
+        <source>Filter by name, state or capability</source>
+        <translation>Nach Name, Status oder Fähigkeit filtern</translation>
+    </message>
+    <message>
+        <source>No executors yet. Enroll one with: cloop executor enroll --name NAME</source>
+        <translation>Noch keine Executors. Einen registrieren mit: cloop executor enroll --name NAME</translation>
+    </message>
+    <message>
+        <source>Executors</source>
+        <translation>Executors</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::FormDialog</name>
+    <message>
+        <source>Asking the hub…</source>
+        <translation>Anfrage an den Hub…</translation>
+    </message>
+    <message>
+        <source>The hub refused: %1</source>
+        <translation>Der Hub hat abgelehnt: %1</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ForwarderCard</name>
+    <message>
+        <source>expired</source>
+        <translation>abgelaufen</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n s left</source>
+        <translation>
+            <numerusform>noch %n s</numerusform>
+            <numerusform>noch %n s</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min left</source>
+        <translation>
+            <numerusform>noch %n min</numerusform>
+            <numerusform>noch %n min</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 h %2 min left</source>
+        <translation>noch %1 h %2 min</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days left</source>
+        <translation>
+            <numerusform>noch %n Tag</numerusform>
+            <numerusform>noch %n Tage</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Bind…</source>
+        <translation>Binden…</translation>
+    </message>
+    <message>
+        <source>Unbind</source>
+        <translation>Bindung lösen</translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation>Testen</translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation>Widerrufen</translation>
+    </message>
+    <message>
+        <source>● connected</source>
+        <translation>● verbunden</translation>
+    </message>
+    <message>
+        <source>revoked</source>
+        <translation>widerrufen</translation>
+    </message>
+    <message>
+        <source>waiting for its first connection</source>
+        <translation>wartet auf die erste Verbindung</translation>
+    </message>
+    <message>
+        <source>○ offline, last seen %1</source>
+        <translation>○ offline, zuletzt gesehen %1</translation>
+    </message>
+    <message>
+        <source>○ offline</source>
+        <translation>○ offline</translation>
+    </message>
+    <message>
+        <source>Bound to %1</source>
+        <translation>Gebunden an %1</translation>
+    </message>
+    <message>
+        <source>on %1 only</source>
+        <translation>nur auf %1</translation>
+    </message>
+    <message>
+        <source>as %1</source>
+        <translation>als %1</translation>
+    </message>
+    <message>
+        <source>by %1</source>
+        <translation>von %1</translation>
+    </message>
+    <message>
+        <source>Not bound</source>
+        <translation>Nicht gebunden</translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation>Test läuft…</translation>
+    </message>
+    <message>
+        <source>Ask the forwarder what its device shows, without lending it</source>
+        <translation>Den Forwarder fragen, was sein Gerät zeigt, ohne es zu verleihen</translation>
+    </message>
+    <message>
+        <source>The forwarder is not connected</source>
+        <translation>Der Forwarder ist nicht verbunden</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ForwarderDirectory</name>
+    <message>
+        <source>Problem on the forwarder: %1</source>
+        <translation>Problem auf dem Forwarder: %1</translation>
+    </message>
+    <message>
+        <source>no details</source>
+        <translation>keine Details</translation>
+    </message>
+    <message>
+        <source>link up</source>
+        <translation>Link aktiv</translation>
+    </message>
+    <message>
+        <source>up, no carrier</source>
+        <translation>aktiv, kein Trägersignal</translation>
+    </message>
+    <message>
+        <source>link down</source>
+        <translation>Link inaktiv</translation>
+    </message>
+    <message>
+        <source>%1 · %2, MTU %3 · %4 frames in %5 s</source>
+        <translation>%1 · %2, MTU %3 · %4 Frames in %5 s</translation>
+    </message>
+    <message>
+        <source>%1 device answered</source>
+        <translation>Gerät vom Typ %1 hat geantwortet</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ForwardersPage</name>
+    <message>
+        <source>+ Enroll forwarder</source>
+        <translation>+ Forwarder registrieren</translation>
+    </message>
+    <message>
+        <source>Search by name, device or project</source>
+        <translation>Nach Name, Gerät oder Projekt suchen</translation>
+    </message>
+    <message>
+        <source>Device forwarders</source>
+        <translation>Geräte-Forwarder</translation>
+    </message>
+    <message>
+        <source>Cannot load the forwarders: %1</source>
+        <translation>Die Forwarder können nicht geladen werden: %1</translation>
+    </message>
+    <message>
+        <source>No forwarder matches “%1”.</source>
+        <translation>Kein Forwarder passt zu „%1“.</translation>
+    </message>
+    <message>
+        <source>No device forwarders yet. Use + Enroll forwarder to lend a USB device or a network segment to projects.</source>
+        <translation>Noch keine Geräte-Forwarder. Mit „+ Forwarder registrieren“ lässt sich ein USB-Gerät oder ein Netzsegment an Projekte verleihen.</translation>
+    </message>
+    <message>
+        <source>%1 is cut off for good: its credential stops working and it can never connect again.</source>
+        <translation>%1 wird endgültig ausgesperrt: Seine Zugangsdaten werden ungültig, und er kann sich nie wieder verbinden.</translation>
+    </message>
+    <message>
+        <source>Its binding to %1 ends, and runs using the device lose it at once.</source>
+        <translation>Seine Bindung an %1 endet, und Läufe, die das Gerät nutzen, verlieren es sofort.</translation>
+    </message>
+    <message>
+        <source>Revoke %1</source>
+        <translation>%1 widerrufen</translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation>Widerrufen</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::MainWindow</name>
+    <message>
+        <source>cloop dashboard — %1</source>
+        <translation>cloop dashboard — %1</translation>
+    </message>
+    <message>
+        <source>Device forwarders</source>
+        <translation>Geräte-Forwarder</translation>
+    </message>
+    <message>
+        <source>Projects</source>
+        <translation>Projekte</translation>
+    </message>
+    <message>
+        <source>Approvals</source>
+        <translation>Genehmigungen</translation>
+    </message>
+    <message>
+        <source>Executors</source>
+        <translation>Executors</translation>
+    </message>
+    <message>
+        <source>Audit log</source>
+        <translation>Audit-Protokoll</translation>
+    </message>
+    <message>
+        <source>Approvals (%1)</source>
+        <translation>Genehmigungen (%1)</translation>
+    </message>
+    <message>
+        <source>&amp;Session</source>
+        <translation>&amp;Sitzung</translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation>&amp;Aktualisieren</translation>
+    </message>
+    <message>
+        <source>Sign &amp;out</source>
+        <translation>Ab&amp;melden</translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation>&amp;Beenden</translation>
+    </message>
+    <message>
+        <source>Signed in as %1 (hub administrator)</source>
+        <translation>Angemeldet als %1 (Hub-Administrator)</translation>
+    </message>
+    <message>
+        <source>Signed in as %1</source>
+        <translation>Angemeldet als %1</translation>
+    </message>
+    <message>
+        <source>● live</source>
+        <translation>● live</translation>
+    </message>
+    <message>
+        <source>reconnecting…</source>
+        <translation>Verbindung wird wiederhergestellt…</translation>
+    </message>
+    <message>
+        <source>not live: %1</source>
+        <translation>nicht live: %1</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ProjectsPage</name>
+    <message>
+        <source>&amp;Bind a device…</source>
+        <translation>Gerät &amp;binden…</translation>
+    </message>
+    <message>
+        <source>&amp;Request a device…</source>
+        <translation>Gerät &amp;anfragen…</translation>
+    </message>
+    <message>
+        <source>&amp;Unbind…</source>
+        <translation>Bindung &amp;lösen…</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>Projekt</translation>
+    </message>
+    <message>
+        <source>Your role</source>
+        <translation>Ihre Rolle</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>keine</translation>
+    </message>
+    <message>
+        <source>Filter projects</source>
+        <translation>Projekte filtern</translation>
+    </message>
+    <message>
+        <source>No projects you can see.</source>
+        <translation>Keine sichtbaren Projekte.</translation>
+    </message>
+    <message>
+        <source>Until</source>
+        <translation>Bis</translation>
+    </message>
+    <message>
+        <source>Forwarder</source>
+        <translation>Forwarder</translation>
+    </message>
+    <message>
+        <source>Executor</source>
+        <translation>Executor</translation>
+    </message>
+    <message>
+        <source>any</source>
+        <translation>beliebig</translation>
+    </message>
+    <message>
+        <source>In the sandbox as</source>
+        <translation>In der Sandbox als</translation>
+    </message>
+    <message>
+        <source>Bound by</source>
+        <translation>Gebunden von</translation>
+    </message>
+    <message>
+        <source>Filter this project&apos;s devices</source>
+        <translation>Geräte dieses Projekts filtern</translation>
+    </message>
+    <message>
+        <source>Nothing is bound to this project.</source>
+        <translation>An dieses Projekt ist nichts gebunden.</translation>
+    </message>
+    <message>
+        <source>Projects</source>
+        <translation>Projekte</translation>
+    </message>
+    <message>
+        <source>Choose a project to see its forwarded devices.</source>
+        <translation>Ein Projekt auswählen, um seine weitergeleiteten Geräte zu sehen.</translation>
+    </message>
+    <message>
+        <source>Forwarded devices of %1</source>
+        <translation>Weitergeleitete Geräte von %1</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ReasonDialog</name>
+    <message>
+        <source>Reason (kept in the audit log)</source>
+        <translation>Begründung (wird im Audit-Protokoll festgehalten)</translation>
+    </message>
+    <message>
+        <source>Reason (optional, kept in the audit log)</source>
+        <translation>Begründung (optional, wird im Audit-Protokoll festgehalten)</translation>
+    </message>
+    <message>
+        <source>Say why, for the audit log.</source>
+        <translation>Bitte eine Begründung für das Audit-Protokoll angeben.</translation>
+    </message>
+    <message>
+        <source>Unbind %1</source>
+        <translation>Bindung von %1 lösen</translation>
+    </message>
+    <message>
+        <source>%1 stops lending its device to %2. Runs using it now lose it at once.</source>
+        <translation>%1 verleiht sein Gerät nicht länger an %2. Läufe, die es gerade nutzen, verlieren es sofort.</translation>
+    </message>
+    <message>
+        <source>Unbind</source>
+        <translation>Bindung lösen</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::RecordTable</name>
+    <message>
+        <source>Cannot load this list: %1</source>
+        <translation>Diese Liste kann nicht geladen werden: %1</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::SignInDialog</name>
+    <message>
+        <source>Sign in to a cloop hub</source>
+        <translation>Bei einem cloop-Hub anmelden</translation>
+    </message>
+    <message>
+        <source>Sign in</source>
+        <translation>Anmelden</translation>
+    </message>
+    <message>
+        <source>sha256:… (cloop hub pin, on the hub)</source>
+        <translation>sha256:… (cloop hub pin, auf dem Hub)</translation>
+    </message>
+    <message>
+        <source>The fingerprint of the hub&apos;s key. It proves you reach your hub and not an impostor.</source>
+        <translation>Der Fingerabdruck des Hub-Schlüssels. Er belegt, dass Sie mit Ihrem Hub verbunden sind und nicht mit einem Betrüger.</translation>
+    </message>
+    <message>
+        <source>cat_… (cloop token create)</source>
+        <translation>cat_… (cloop token create)</translation>
+    </message>
+    <message>
+        <source>&amp;Hub:</source>
+        <translation>&amp;Hub:</translation>
+    </message>
+    <message>
+        <source>Key &amp;pin:</source>
+        <translation>Schlüssel-&amp;Pin:</translation>
+    </message>
+    <message>
+        <source>&amp;Token:</source>
+        <translation>&amp;Token:</translation>
+    </message>
+    <message>
+        <source>the dashboard</source>
+        <translation>das Dashboard</translation>
+    </message>
+    <message>
+        <source>Where is the hub? Its address starts with wss://.</source>
+        <translation>Wo ist der Hub? Seine Adresse beginnt mit wss://.</translation>
+    </message>
+    <message>
+        <source>Paste your API token.</source>
+        <translation>Bitte Ihr API-Token einfügen.</translation>
+    </message>
+    <message>
+        <source>Not signed in: %1</source>
+        <translation>Nicht angemeldet: %1</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,924 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en_US">
+<context>
+    <name>ForwarderDirectory</name>
+    <message>
+        <source>Test failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ApprovalsPage</name>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting for approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Approve…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Deny…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forwarder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asked by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>For</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Executor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asked at</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter the requests waiting for you</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing waits for your decision.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decided by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Why</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter your requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>You have not asked for a device.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Decided at</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter the history</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Waiting for you</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your requests</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approvals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deny request %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 asked for %2 for %3. They will see your reason.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Deny</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ApproveDialog</name>
+    <message>
+        <source>Approve request %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approve</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>as requested (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>any executor, as requested</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forwarder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asked by:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Because:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;How long:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Executor:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How long: write a duration such as 4h or 90m, or keep what was requested.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>An approval may shorten the time asked for, not lengthen it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::AuditPage</name>
+    <message>
+        <source>When</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Who</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Subject</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter by who, action, subject or detail</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing happened in this period.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last hour</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last 24 hours</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last 7 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last 90 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit log</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::BindDialog</name>
+    <message>
+        <source>Request a device for %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bind a device to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bind %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Forwarder:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>/srv/projects/…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>any executor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>1 hour</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>8 hours</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>24 hours</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>7 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>30 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>90 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A preset, or a duration such as 90m, 12h or 1d12h; at most 90 days</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none (DHCP or static inside)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Project:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Executor:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;How long:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Interface in the sandbox:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Address:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>what the device is needed for</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Reason:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>There is no forwarder to choose; enroll one first.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose the project whose runs get the device.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A project is named by its absolute path, such as /srv/projects/bench.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How long: write a duration such as 8h, 90m or 1d12h.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>How long: a binding lasts at most 90 days.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Interface: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Address: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Say what the device is needed for; the approver reads it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::EnrollDialog</name>
+    <message>
+        <source>Enroll a forwarder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enroll</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;USB device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Network segment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>bench-hsm</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Carries:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Device:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Run this once on the machine the device is attached to. It works a single time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>vendor:product[:serial], such as 1050:0407</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>interface name, such as eth1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give the forwarder a name.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A name is 1 to 63 of a–z, 0–9, &apos;.&apos;, &apos;_&apos; and &apos;-&apos;.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Which USB device: vendor:product, and the serial when several are alike.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Which network interface the forwarder carries.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A USB device is four hex digits, a colon, four hex digits, and optionally a colon and its serial.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Valid until %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ExecutorsPage</name>
+    <message>
+        <source>not reported yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: yes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: no</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1: no (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n CPUs</source>
+        <translation>
+            <numerusform>%n CPU</numerusform>
+            <numerusform>%n CPUs</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>segments</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>USB</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>State</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Protocol</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Last seen</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Can do</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter by name, state or capability</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No executors yet. Enroll one with: cloop executor enroll --name NAME</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Executors</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::FormDialog</name>
+    <message>
+        <source>Asking the hub…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The hub refused: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ForwarderCard</name>
+    <message>
+        <source>expired</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n s left</source>
+        <translation>
+            <numerusform>%n s left</numerusform>
+            <numerusform>%n s left</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min left</source>
+        <translation>
+            <numerusform>%n min left</numerusform>
+            <numerusform>%n min left</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 h %2 min left</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days left</source>
+        <translation>
+            <numerusform>%n day left</numerusform>
+            <numerusform>%n days left</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Bind…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unbind</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Test</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>● connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>revoked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>waiting for its first connection</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>○ offline, last seen %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>○ offline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bound to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>on %1 only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>as %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>by %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Testing…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask the forwarder what its device shows, without lending it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The forwarder is not connected</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ForwarderDirectory</name>
+    <message>
+        <source>Problem on the forwarder: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no details</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>link up</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>up, no carrier</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>link down</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 · %2, MTU %3 · %4 frames in %5 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 device answered</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ForwardersPage</name>
+    <message>
+        <source>+ Enroll forwarder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Search by name, device or project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device forwarders</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cannot load the forwarders: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No forwarder matches “%1”.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No device forwarders yet. Use + Enroll forwarder to lend a USB device or a network segment to projects.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is cut off for good: its credential stops working and it can never connect again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its binding to %1 ends, and runs using the device lose it at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::MainWindow</name>
+    <message>
+        <source>cloop dashboard — %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device forwarders</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Projects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approvals</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Executors</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Audit log</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Approvals (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Session</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Refresh</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign &amp;out</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quit</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signed in as %1 (hub administrator)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signed in as %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>● live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>reconnecting…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>not live: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ProjectsPage</name>
+    <message>
+        <source>&amp;Bind a device…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Request a device…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Unbind…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Your role</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter projects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>No projects you can see.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Until</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forwarder</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Executor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>any</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>In the sandbox as</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Bound by</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Filter this project&apos;s devices</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing is bound to this project.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Projects</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Choose a project to see its forwarded devices.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forwarded devices of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ReasonDialog</name>
+    <message>
+        <source>Reason (kept in the audit log)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reason (optional, kept in the audit log)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Say why, for the audit log.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unbind %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 stops lending its device to %2. Runs using it now lose it at once.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unbind</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::RecordTable</name>
+    <message>
+        <source>Cannot load this list: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::SignInDialog</name>
+    <message>
+        <source>Sign in to a cloop hub</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sign in</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sha256:… (cloop hub pin, on the hub)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The fingerprint of the hub&apos;s key. It proves you reach your hub and not an impostor.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cat_… (cloop token create)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Hub:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Key &amp;pin:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Token:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the dashboard</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Where is the hub? Its address starts with wss://.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Paste your API token.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not signed in: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+</TS>
