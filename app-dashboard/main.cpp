@@ -2,6 +2,7 @@
 // dashboard libraries, which the tests drive directly.
 
 #include "app-dashboard/core/hubapi.h"
+#include "app-dashboard/core/tokenstore.h"
 #include "app-dashboard/ui/language.h"
 #include "app-dashboard/ui/mainwindow.h"
 #include "app-dashboard/ui/signindialog.h"
@@ -12,28 +13,39 @@
 #include <QPointer>
 #include <QSettings>
 
+using namespace cloop;
 using namespace cloop::dashboard;
 
 namespace {
 
-// Signs in (the dialog prefilled with what was remembered) and opens the
-// window; signing out comes back here.
-void signIn(HubApi *api, const QString &token)
+// Signs in (the dialog prefilled with what was remembered, the token from
+// the keyring when it holds one) and opens the window; signing out forgets
+// the token and comes back here.
+void signIn(HubApi *api, TokenStore *tokens, const QString &token)
 {
     QSettings settings;
-    auto *dialog = new SignInDialog(api);
+    auto *dialog = new SignInDialog(api, tokens);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
-    dialog->setHub(settings.value(QStringLiteral("hub/url")).toString(), settings.value(QStringLiteral("hub/pin")).toString());
+    const QString url = settings.value(QStringLiteral("hub/url")).toString();
+    dialog->setHub(url, settings.value(QStringLiteral("hub/pin")).toString());
     dialog->setToken(token);
-    QObject::connect(dialog, &QDialog::accepted, api, [api, dialog] {
+    if (token.isEmpty() && !url.isEmpty()) {
+        tokens->load(url, dialog, [dialog](const Result<QString> &kept) {
+            if (kept && dialog->tokenEdit()->text().isEmpty())
+                dialog->setToken(*kept);
+        });
+    }
+    QObject::connect(dialog, &QDialog::accepted, api, [api, tokens, dialog] {
         QSettings remembered;
         remembered.setValue(QStringLiteral("hub/url"), dialog->urlEdit()->text().trimmed());
         remembered.setValue(QStringLiteral("hub/pin"), dialog->pinEdit()->text().trimmed());
         auto *window = new MainWindow(api, dialog->identity());
         window->setAttribute(Qt::WA_DeleteOnClose);
-        QObject::connect(window, &MainWindow::signOutRequested, api, [api, window] {
+        const QString hub = dialog->urlEdit()->text().trimmed();
+        QObject::connect(window, &MainWindow::signOutRequested, api, [api, tokens, window, hub] {
             window->close();
-            signIn(api, QString());
+            tokens->forget(hub, api, [](const Status &) {});
+            signIn(api, tokens, QString());
         });
         window->show();
     });
@@ -72,8 +84,9 @@ int main(int argc, char **argv)
     }
 
     HubApi api;
+    TokenStore tokens;
     // A token in the environment saves typing it; it is never written anywhere.
-    signIn(&api, qEnvironmentVariable("CLOOP_TOKEN"));
+    signIn(&api, &tokens, qEnvironmentVariable("CLOOP_TOKEN"));
     QObject::connect(&app, &QApplication::lastWindowClosed, &app, [] {
         if (QApplication::topLevelWidgets().isEmpty())
             QApplication::quit();

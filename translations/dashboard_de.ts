@@ -691,6 +691,21 @@
     </message>
 </context>
 <context>
+    <name>cloop::dashboard::KeyProbe</name>
+    <message>
+        <source>the hub did not complete a TLS handshake within 10 s</source>
+        <translation>der Hub hat den TLS-Handshake nicht innerhalb von 10 s abgeschlossen</translation>
+    </message>
+    <message>
+        <source>the hub presented no certificate</source>
+        <translation>der Hub hat kein Zertifikat vorgelegt</translation>
+    </message>
+    <message>
+        <source>cannot reach the hub: %1</source>
+        <translation>der Hub ist nicht erreichbar: %1</translation>
+    </message>
+</context>
+<context>
     <name>cloop::dashboard::MainWindow</name>
     <message>
         <source>cloop dashboard — %1</source>
@@ -881,10 +896,6 @@
         <translation>Anmelden</translation>
     </message>
     <message>
-        <source>sha256:… (cloop hub pin, on the hub)</source>
-        <translation>sha256:… (cloop hub pin, auf dem Hub)</translation>
-    </message>
-    <message>
         <source>The fingerprint of the hub&apos;s key. It proves you reach your hub and not an impostor.</source>
         <translation>Der Fingerabdruck des Hub-Schlüssels. Er belegt, dass Sie mit Ihrem Hub verbunden sind und nicht mit einem Betrüger.</translation>
     </message>
@@ -919,6 +930,57 @@
     <message>
         <source>Not signed in: %1</source>
         <translation>Nicht angemeldet: %1</translation>
+    </message>
+    <message>
+        <source>&amp;Keep the token in this desktop&apos;s keyring</source>
+        <translation>Token im Schlüsselbund dieses Desktops &amp;behalten</translation>
+    </message>
+    <message>
+        <source>empty: read it from the hub first</source>
+        <translation>leer: zuerst vom Hub auslesen</translation>
+    </message>
+    <message>
+        <source>&amp;Read the hub&apos;s key</source>
+        <translation>Schlüssel des Hubs &amp;auslesen</translation>
+    </message>
+    <message>
+        <source>Reading the key the hub presents…</source>
+        <translation>Der vom Hub vorgelegte Schlüssel wird gelesen…</translation>
+    </message>
+    <message>
+        <source>Asking the hub…</source>
+        <translation>Anfrage an den Hub…</translation>
+    </message>
+    <message>
+        <source>The hub presents the key %1. Compare it with what `cloop hub pin` prints on the hub (or what its administrator gave you); sign in only if they are the same.</source>
+        <translation>Der Hub legt den Schlüssel %1 vor. Vergleichen Sie ihn mit der Ausgabe von `cloop hub pin` auf dem Hub (oder mit dem, was Ihnen die Administration gegeben hat); melden Sie sich nur an, wenn beide übereinstimmen.</translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation>Weiter</translation>
+    </message>
+    <message>
+        <source>Signed in as %1. The token was not kept: %2. You will be asked for it next time.</source>
+        <translation>Angemeldet als %1. Das Token wurde nicht behalten: %2. Beim nächsten Mal wird erneut danach gefragt.</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::TokenStore</name>
+    <message>
+        <source>the keyring holds no token for this hub</source>
+        <translation>der Schlüsselbund enthält kein Token für diesen Hub</translation>
+    </message>
+    <message>
+        <source>no keyring is reachable on this desktop (%1)</source>
+        <translation>auf diesem Desktop ist kein Schlüsselbund erreichbar (%1)</translation>
+    </message>
+    <message>
+        <source>the keyring refused: %1</source>
+        <translation>der Schlüsselbund hat abgelehnt: %1</translation>
+    </message>
+    <message>
+        <source>the keyring failed: %1</source>
+        <translation>der Schlüsselbund ist fehlgeschlagen: %1</translation>
     </message>
 </context>
 </TS>

@@ -691,6 +691,21 @@
     </message>
 </context>
 <context>
+    <name>cloop::dashboard::KeyProbe</name>
+    <message>
+        <source>the hub did not complete a TLS handshake within 10 s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the hub presented no certificate</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>cannot reach the hub: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>cloop::dashboard::MainWindow</name>
     <message>
         <source>cloop dashboard — %1</source>
@@ -881,10 +896,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>sha256:… (cloop hub pin, on the hub)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>The fingerprint of the hub&apos;s key. It proves you reach your hub and not an impostor.</source>
         <translation type="unfinished"></translation>
     </message>
@@ -918,6 +929,57 @@
     </message>
     <message>
         <source>Not signed in: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Keep the token in this desktop&apos;s keyring</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>empty: read it from the hub first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Read the hub&apos;s key</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Reading the key the hub presents…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asking the hub…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The hub presents the key %1. Compare it with what `cloop hub pin` prints on the hub (or what its administrator gave you); sign in only if they are the same.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Continue</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Signed in as %1. The token was not kept: %2. You will be asked for it next time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::TokenStore</name>
+    <message>
+        <source>the keyring holds no token for this hub</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no keyring is reachable on this desktop (%1)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the keyring refused: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the keyring failed: %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -1,24 +1,32 @@
 #include "app-dashboard/ui/signindialog.h"
 
 #include "app-dashboard/core/hubapi.h"
+#include "app-dashboard/core/keyprobe.h"
+#include "app-dashboard/core/tokenstore.h"
 #include "common/net/spkipin.h"
 
+#include <QCheckBox>
 #include <QFormLayout>
+#include <QLabel>
+#include <QPushButton>
 #include <QLineEdit>
 
 namespace cloop::dashboard {
 
-SignInDialog::SignInDialog(HubApi *api, QWidget *parent)
+SignInDialog::SignInDialog(HubApi *api, TokenStore *tokens, QWidget *parent)
     : FormDialog(tr("Sign in to a cloop hub"), tr("Sign in"), parent),
       m_api(api),
+      m_tokens(tokens),
+      m_probe(new KeyProbe(this)),
       m_url(new QLineEdit(this)),
       m_pin(new QLineEdit(this)),
-      m_token(new QLineEdit(this))
+      m_token(new QLineEdit(this)),
+      m_remember(new QCheckBox(tr("&Keep the token in this desktop's keyring"), this))
 {
     m_url->setObjectName(QStringLiteral("url"));
     m_url->setPlaceholderText(QStringLiteral("wss://hub.example.org:8443"));
     m_pin->setObjectName(QStringLiteral("pin"));
-    m_pin->setPlaceholderText(tr("sha256:… (cloop hub pin, on the hub)"));
+    m_pin->setPlaceholderText(tr("empty: read it from the hub first"));
     m_pin->setToolTip(tr("The fingerprint of the hub's key. It proves you reach your hub and not an impostor."));
     m_token->setObjectName(QStringLiteral("token"));
     m_token->setEchoMode(QLineEdit::Password);
@@ -27,11 +35,18 @@ SignInDialog::SignInDialog(HubApi *api, QWidget *parent)
     form->addRow(tr("&Hub:"), m_url);
     form->addRow(tr("Key &pin:"), m_pin);
     form->addRow(tr("&Token:"), m_token);
+    form->addRow(QString(), m_remember);
+    m_remember->setObjectName(QStringLiteral("remember"));
+    m_remember->setChecked(tokens != nullptr);
+    m_remember->setVisible(tokens != nullptr);
     setContent(form);
     setMinimumWidth(560);
-    for (QLineEdit *edit : {m_url, m_pin, m_token})
+    for (QLineEdit *edit : {m_url, m_pin, m_token}) {
         connect(edit, &QLineEdit::textChanged, this, &SignInDialog::revalidate);
+        connect(edit, &QLineEdit::textChanged, this, &SignInDialog::updateAction);
+    }
     revalidate();
+    updateAction();
 }
 
 void SignInDialog::setHub(const QString &url, const QString &pin)
@@ -52,6 +67,17 @@ api::AdminEndpoint SignInDialog::endpoint() const
                               net::HubTrust(pins ? *pins : net::PinSet(), {}), tr("the dashboard")};
 }
 
+bool SignInDialog::needsKeyCheck() const
+{
+    return m_pin->text().trimmed().isEmpty();
+}
+
+void SignInDialog::updateAction()
+{
+    if (QPushButton *action = actionButton())
+        action->setText(needsKeyCheck() ? tr("&Read the hub's key") : tr("Sign in"));
+}
+
 QString SignInDialog::problem() const
 {
     const QUrl url(m_url->text().trimmed());
@@ -59,7 +85,7 @@ QString SignInDialog::problem() const
         return tr("Where is the hub? Its address starts with wss://.");
     if (Status check = api::checkAdminUrl(url); !check)
         return check.error().message;
-    if (!m_pin->text().trimmed().isEmpty()) {
+    if (!needsKeyCheck()) {
         if (auto pins = net::PinSet::parse(m_pin->text().trimmed()); !pins)
             return pins.error().message;
     }
@@ -68,8 +94,22 @@ QString SignInDialog::problem() const
     return {};
 }
 
+QString SignInDialog::busyText() const
+{
+    return needsKeyCheck() ? tr("Reading the key the hub presents…") : tr("Asking the hub…");
+}
+
 void SignInDialog::carryOut(QObject *context, HubApi::Callback done)
 {
+    if (needsKeyCheck()) {
+        m_probe->probe(QUrl(m_url->text().trimmed()), context, [done = std::move(done)](const Result<QString> &pin) {
+            if (pin)
+                done(QJsonObject{{QStringLiteral("pin"), *pin}});
+            else
+                done(pin.error());
+        });
+        return;
+    }
     m_api->setEndpoint(endpoint());
     m_api->get(QStringLiteral("/api/whoami"), context, std::move(done));
 }
@@ -81,8 +121,31 @@ QString SignInDialog::refusalText(const Error &error) const
 
 void SignInDialog::succeeded(const QJsonObject &answer)
 {
+    if (needsKeyCheck()) {
+        // Shown, not yet trusted: the person compares it, then signs in.
+        m_pin->setText(answer.value(QLatin1String("pin")).toString());
+        messageLabel()->setText(tr("The hub presents the key %1. Compare it with what `cloop hub pin` prints on the hub "
+                                   "(or what its administrator gave you); sign in only if they are the same.")
+                                        .arg(m_pin->text()));
+        return;
+    }
     m_identity = answer;
-    accept();
+    if (!m_tokens || !m_remember->isChecked()) {
+        accept();
+        return;
+    }
+    actionButton()->setEnabled(false);
+    m_tokens->save(m_url->text().trimmed(), m_token->text().trimmed(), this, [this](const Status &kept) {
+        actionButton()->setEnabled(true);
+        if (kept) {
+            accept();
+            return;
+        }
+        // Never silently: the person learns the token was not kept, and why.
+        settle(tr("Continue"));
+        messageLabel()->setText(tr("Signed in as %1. The token was not kept: %2. You will be asked for it next time.")
+                                        .arg(m_identity.value(QLatin1String("user")).toString(), kept.error().message));
+    });
 }
 
 } // namespace cloop::dashboard

@@ -22,6 +22,7 @@ const char kUsage[] =
         "\n"
         "Hub\n"
         "  hub tls-init [--data DIR]          create the hub's development TLS certificate\n"
+        "  hub pin [--data DIR]               print the key pin clients compare on first contact\n"
         "  hub serve [--data DIR] [--listen HOST:PORT]\n"
         "                                     run the hub\n"
         "\n"

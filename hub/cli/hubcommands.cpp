@@ -2,6 +2,7 @@
 
 #include "common/logging.h"
 #include "common/net/hubtls.h"
+#include "common/net/spkipin.h"
 #include "common/protocol/agentcapabilities.h"
 #include "common/util/duration.h"
 #include "common/util/unixsignalwatcher.h"
@@ -13,6 +14,7 @@
 
 #include <QCoreApplication>
 #include <QFileInfo>
+#include <QSslCertificate>
 
 #include <csignal>
 #include <sys/stat.h>
@@ -178,7 +180,30 @@ int serve(const QStringList &arguments)
     return QCoreApplication::exec();
 }
 
-constexpr Subcommand kSubcommands[] = {{"tls-init", tlsInit}, {"serve", serve}};
+// What a person signing in for the first time compares with what their
+// dashboard or `cloop login` shows.
+int pin(const QStringList &arguments)
+{
+    Command command(QStringLiteral("hub pin"),
+                    QStringLiteral("Print the key pin of the hub's TLS certificate, to compare with what a client shows\n"
+                                   "on its first connection."),
+                    Command::Endpoint::None);
+    const QCommandLineOption certificate(QStringLiteral("certificate"),
+                                         QStringLiteral("The certificate file (default: the one in the data folder)."),
+                                         QStringLiteral("FILE"));
+    command.addOptions({kDataOption, certificate});
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString dataDir = command.isSet(kDataOption) ? command.value(kDataOption) : hub::defaultHubDataDir();
+    const QString path = command.isSet(certificate) ? command.value(certificate) : hub::Hub::defaultCertificatePath(dataDir);
+    const QList<QSslCertificate> found = QSslCertificate::fromPath(path, QSsl::Pem);
+    if (found.isEmpty())
+        return fail(command.name(), QStringLiteral("no PEM certificate at %1 (create one with cloop hub tls-init)").arg(path));
+    printLine(net::PinSet::pinOf(found.first()));
+    return kExitOk;
+}
+
+constexpr Subcommand kSubcommands[] = {{"tls-init", tlsInit}, {"serve", serve}, {"pin", pin}};
 
 } // namespace
 

@@ -6,6 +6,7 @@
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/jsontablemodel.h"
+#include "app-dashboard/core/tokenstore.h"
 #include "app-dashboard/ui/approvalspage.h"
 #include "app-dashboard/ui/approvedialog.h"
 #include "app-dashboard/ui/auditpage.h"
@@ -22,6 +23,7 @@
 #include "support/testrig.h"
 
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QElapsedTimer>
@@ -74,9 +76,12 @@ class TestDashboardWindow final : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase();
     void init();
     void cleanup();
     void signInRefusesAWrongTokenAndAcceptsTheRightOne();
+    void aFirstSignInShowsTheHubsKeyBeforeSendingTheToken();
+    void withoutAKeyringTheTokenIsNotKeptAndThePersonIsTold();
     void aForwardersWholeLifeThroughTheWindow();
     void aMaintainersRequestIsApprovedByAnotherAdministrator();
 
@@ -89,6 +94,13 @@ private:
 
     std::unique_ptr<TestRig> m_rig;
 };
+
+void TestDashboardWindow::initTestCase()
+{
+    // No desktop session bus, whatever the machine has: the keyring test
+    // expects none, and no test may touch a real keyring.
+    qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=cloop-test-no-such-bus");
+}
 
 void TestDashboardWindow::init()
 {
@@ -128,7 +140,7 @@ QString TestDashboardWindow::addPerson(const QString &name, const QString &role)
 
 QJsonObject TestDashboardWindow::signIn(HubApi &api, const QString &token)
 {
-    SignInDialog dialog(&api);
+    SignInDialog dialog(&api, nullptr);
     dialog.setHub(hubUrl(), m_rig->hub().pin());
     dialog.setToken(token);
     QSignalSpy accepted(&dialog, &QDialog::accepted);
@@ -141,7 +153,7 @@ QJsonObject TestDashboardWindow::signIn(HubApi &api, const QString &token)
 void TestDashboardWindow::signInRefusesAWrongTokenAndAcceptsTheRightOne()
 {
     HubApi api;
-    SignInDialog dialog(&api);
+    SignInDialog dialog(&api, nullptr);
     dialog.show();
     QPushButton *signIn = dialog.buttons()->button(QDialogButtonBox::Ok);
     QVERIFY(!signIn->isEnabled());
@@ -163,6 +175,55 @@ void TestDashboardWindow::signInRefusesAWrongTokenAndAcceptsTheRightOne()
     click(signIn);
     QVERIFY(QTest::qWaitFor([&] { return accepted.count() == 1; }, kLongWaitMs));
     QCOMPARE(dialog.identity().value(QLatin1String("hub_admin")).toBool(), true);
+}
+
+void TestDashboardWindow::aFirstSignInShowsTheHubsKeyBeforeSendingTheToken()
+{
+    HubApi api;
+    SignInDialog dialog(&api, nullptr);
+    dialog.show();
+    type(dialog.urlEdit(), hubUrl());
+    type(dialog.tokenEdit(), m_rig->hub().adminToken());
+    QVERIFY(dialog.needsKeyCheck());
+    QVERIFY(dialog.actionButton()->text().contains(QLatin1String("key")));
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    click(dialog.actionButton());
+    // The key's pin is shown to be compared; nothing is signed in yet.
+    QVERIFY(QTest::qWaitFor([&] { return !dialog.pinEdit()->text().isEmpty(); }, kLongWaitMs));
+    QCOMPARE(dialog.pinEdit()->text(), m_rig->hub().pin());
+    QVERIFY2(dialog.messageLabel()->text().contains(m_rig->hub().pin()), qPrintable(dialog.messageLabel()->text()));
+    QCOMPARE(accepted.count(), 0);
+    QCOMPARE(api.pendingCalls(), 0);
+    screenshot(&dialog, QStringLiteral("sign-in-key"));
+    QCOMPARE(dialog.actionButton()->text(), QStringLiteral("Sign in"));
+    click(dialog.actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return accepted.count() == 1; }, kLongWaitMs));
+    QCOMPARE(dialog.identity().value(QLatin1String("user")).toString(), QStringLiteral("admin"));
+}
+
+void TestDashboardWindow::withoutAKeyringTheTokenIsNotKeptAndThePersonIsTold()
+{
+    // initTestCase took the session bus away, so no keyring is reachable.
+    HubApi api;
+    TokenStore tokens(QStringLiteral("cloop-dashboard-test"));
+    SignInDialog dialog(&api, &tokens);
+    dialog.show();
+    QVERIFY(dialog.rememberBox()->isChecked());
+    dialog.setHub(hubUrl(), m_rig->hub().pin());
+    dialog.setToken(m_rig->hub().adminToken());
+    QSignalSpy accepted(&dialog, &QDialog::accepted);
+    click(dialog.actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return dialog.messageLabel()->text().contains(QLatin1String("not kept")); }, kLongWaitMs));
+    QCOMPARE(accepted.count(), 0);
+    QVERIFY2(dialog.messageLabel()->text().contains(QLatin1String("next time")), qPrintable(dialog.messageLabel()->text()));
+    screenshot(&dialog, QStringLiteral("sign-in-no-keyring"));
+    click(dialog.actionButton());
+    QCOMPARE(accepted.count(), 1);
+    // And nothing can be read back.
+    std::optional<Result<QString>> kept;
+    tokens.load(hubUrl(), this, [&kept](const Result<QString> &token) { kept = token; });
+    QVERIFY(QTest::qWaitFor([&] { return kept.has_value(); }, kLongWaitMs));
+    QVERIFY(!*kept);
 }
 
 void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()

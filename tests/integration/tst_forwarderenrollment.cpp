@@ -80,6 +80,14 @@ void TestForwarderEnrollment::enrollConnectList()
 {
     HubProcess &hub = m_rig->hub();
     QCOMPARE(hub.pin(), hub.tlsInitPin());
+    // `cloop hub pin` prints the same, for comparing with a client's first contact.
+    const CliResult pinned = hub.cli({QStringLiteral("hub"), QStringLiteral("pin"), QStringLiteral("--data"), hub.dataDir()});
+    CLOOP_COMPARE_EXIT(pinned, 0);
+    QCOMPARE(pinned.stdoutText().trimmed(), hub.pin());
+    const CliResult missing = hub.cli({QStringLiteral("hub"), QStringLiteral("pin"), QStringLiteral("--certificate"),
+                                       hub.dataDir() + QLatin1String("/no-such.pem")});
+    CLOOP_COMPARE_EXIT(missing, 1);
+    QVERIFY2(missing.stderrText().contains(QLatin1String("tls-init")), qPrintable(missing.describe()));
 
     // Given an enrollment made with the command line
     const Enrollment enrollment = hub.enroll(QStringLiteral("lab-key"));
