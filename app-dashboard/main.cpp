@@ -3,6 +3,7 @@
 
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/tokenstore.h"
+#include "app-dashboard/ui/appearance.h"
 #include "app-dashboard/ui/language.h"
 #include "app-dashboard/ui/mainwindow.h"
 #include "app-dashboard/ui/signindialog.h"
@@ -12,6 +13,8 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QSettings>
+
+#include <cstdio>
 
 using namespace cloop;
 using namespace cloop::dashboard;
@@ -72,9 +75,19 @@ int main(int argc, char **argv)
     const QCommandLineOption pin(QStringLiteral("pin"), QStringLiteral("The hub's key pin (sha256:...)."), QStringLiteral("PIN"));
     const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("The language (en, de); the system's by default."),
                                   QStringLiteral("LANGUAGE"));
-    parser.addOptions({hub, pin, lang});
+    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark; the desktop's own by default."),
+                                   QStringLiteral("THEME"));
+    parser.addOptions({hub, pin, lang, theme});
     parser.process(app);
     installTranslations(parser.value(lang));
+    if (parser.isSet(theme)) {
+        const auto chosen = themeNamed(parser.value(theme));
+        if (!chosen) {
+            std::fprintf(stderr, "cloop-dashboard: --theme is light or dark, not \"%s\"\n", qPrintable(parser.value(theme)));
+            return 2;
+        }
+        applyTheme(app, *chosen);
+    }
     if (parser.isSet(hub) || parser.isSet(pin)) {
         QSettings settings;
         if (parser.isSet(hub))

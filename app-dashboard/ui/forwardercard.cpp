@@ -4,6 +4,7 @@
 
 #include <QDateTime>
 #include <QHBoxLayout>
+#include <QIcon>
 #include <QLabel>
 #include <QLocale>
 #include <QPushButton>
@@ -31,6 +32,7 @@ ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent
     : QFrame(parent),
       m_index(index),
       m_forwarderId(index.data(ForwarderListModel::IdRole).toLongLong()),
+      m_kindIcon(new QLabel(this)),
       m_nameLabel(new QLabel(this)),
       m_stateLabel(new QLabel(this)),
       m_deviceLabel(new QLabel(this)),
@@ -55,6 +57,7 @@ ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent
     m_testLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto *title = new QHBoxLayout;
+    title->addWidget(m_kindIcon);
     title->addWidget(m_nameLabel);
     title->addStretch();
     title->addWidget(m_stateLabel);
@@ -73,6 +76,10 @@ ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent
     layout->addWidget(m_testLabel);
     layout->addLayout(buttons);
 
+    m_bindButton->setIcon(QIcon(QStringLiteral(":/icons/bind.svg")));
+    m_unbindButton->setIcon(QIcon(QStringLiteral(":/icons/unbind.svg")));
+    m_testButton->setIcon(QIcon(QStringLiteral(":/icons/test.svg")));
+    m_revokeButton->setIcon(QIcon(QStringLiteral(":/icons/revoke.svg")));
     connect(m_bindButton, &QPushButton::clicked, this, [this] { Q_EMIT bindRequested(m_forwarderId); });
     connect(m_unbindButton, &QPushButton::clicked, this, [this] { Q_EMIT unbindRequested(m_forwarderId); });
     connect(m_testButton, &QPushButton::clicked, this, [this] { Q_EMIT testRequested(m_forwarderId); });
@@ -104,6 +111,11 @@ void ForwarderCard::refresh()
     const bool connected = value(ForwarderListModel::ConnectedRole).toBool();
     const bool revoked = state == QLatin1String("revoked");
     m_nameLabel->setText(value(ForwarderListModel::NameRole).toString());
+    const QString kind = value(ForwarderListModel::KindRole).toString();
+    m_kindIcon->setPixmap(QIcon(kind == QLatin1String("usb") ? QStringLiteral(":/icons/usb.svg")
+                                                              : QStringLiteral(":/icons/segment.svg"))
+                                  .pixmap(QSize(20, 20)));
+    m_kindIcon->setToolTip(kind == QLatin1String("usb") ? tr("a USB device") : tr("a network segment"));
     const QString deviceName = value(ForwarderListModel::DeviceNameRole).toString();
     m_deviceLabel->setText(deviceName.isEmpty()
                                    ? value(ForwarderListModel::DeviceRole).toString()

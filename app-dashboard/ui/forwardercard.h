@@ -39,6 +39,7 @@ Q_SIGNALS:
 private:
     QPersistentModelIndex m_index;
     qint64 m_forwarderId = 0;
+    QLabel *m_kindIcon;
     QLabel *m_nameLabel;
     QLabel *m_stateLabel;
     QLabel *m_deviceLabel;

@@ -14,6 +14,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QProgressBar>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -35,10 +36,12 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
 {
     setWindowTitle(tr("cloop dashboard — %1").arg(api->endpoint().url.host()));
     m_navigation->setObjectName(QStringLiteral("navigation"));
-    m_navigation->addItem(tr("Device forwarders"));
-    m_navigation->addItem(tr("Projects"));
-    m_navigation->addItem(tr("Approvals"));
-    m_navigation->addItem(tr("Executors"));
+    m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/forwarders.svg")), tr("Device forwarders")));
+    m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/projects.svg")), tr("Projects")));
+    m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/approvals.svg")), tr("Approvals")));
+    m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/executors.svg")), tr("Executors")));
+    m_navigation->setIconSize(QSize(20, 20));
+    m_navigation->setSpacing(2);
     m_pages->addWidget(m_forwarders);
     m_pages->addWidget(m_projects);
     m_pages->addWidget(m_approvals);
@@ -46,7 +49,7 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     // The audit log is the hub administrators' alone.
     if (identity.value(QLatin1String("hub_admin")).toBool()) {
         m_audit = new AuditPage(api, this);
-        m_navigation->addItem(tr("Audit log"));
+        m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/audit.svg")), tr("Audit log")));
         m_pages->addWidget(m_audit);
     }
     m_navigation->setCurrentRow(0);
@@ -79,6 +82,16 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
                                             : tr("Signed in as %1").arg(user),
                                       this));
     m_live->setObjectName(QStringLiteral("live"));
+    // Slow calls show as a moving bar, so a wait never looks like a hang.
+    auto *busy = new QProgressBar(this);
+    busy->setObjectName(QStringLiteral("busy"));
+    busy->setRange(0, 0);
+    busy->setMaximumWidth(120);
+    busy->setMaximumHeight(12);
+    busy->setTextVisible(false);
+    busy->setVisible(api->pendingCalls() > 0);
+    connect(api, &HubApi::busyChanged, busy, &QWidget::setVisible);
+    statusBar()->addPermanentWidget(busy);
     statusBar()->addPermanentWidget(m_live);
     connect(m_events, &EventStream::stateChanged, this, [this](EventStream::State state) {
         switch (state) {

@@ -7,6 +7,7 @@
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/jsontablemodel.h"
 #include "app-dashboard/core/tokenstore.h"
+#include "app-dashboard/ui/appearance.h"
 #include "app-dashboard/ui/approvalspage.h"
 #include "app-dashboard/ui/approvedialog.h"
 #include "app-dashboard/ui/auditpage.h"
@@ -60,13 +61,16 @@ void type(QLineEdit *edit, const QString &text)
     QTest::keyClicks(edit, text);
 }
 
+// CLOOP_SCREENSHOT_THEME=dark takes them in the dark palette, named dark-*.
 void screenshot(QWidget *widget, const QString &name)
 {
     const QString folder = qEnvironmentVariable("CLOOP_SCREENSHOT_DIR");
     if (folder.isEmpty())
         return;
     QApplication::processEvents();
-    widget->grab().save(folder + QLatin1Char('/') + name + QLatin1String(".png"));
+    const QString theme = qEnvironmentVariable("CLOOP_SCREENSHOT_THEME");
+    const QString prefix = theme.isEmpty() ? QString() : theme + QLatin1Char('-');
+    widget->grab().save(folder + QLatin1Char('/') + prefix + name + QLatin1String(".png"));
 }
 
 } // namespace
@@ -100,6 +104,8 @@ void TestDashboardWindow::initTestCase()
     // No desktop session bus, whatever the machine has: the keyring test
     // expects none, and no test may touch a real keyring.
     qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=cloop-test-no-such-bus");
+    if (const auto theme = themeNamed(qEnvironmentVariable("CLOOP_SCREENSHOT_THEME")))
+        applyTheme(*qApp, *theme);
 }
 
 void TestDashboardWindow::init()
