@@ -304,6 +304,12 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     QVERIFY2(card()->bindingText().contains(QLatin1String("by user:admin")), qPrintable(card()->bindingText()));
     QVERIFY(!card()->bindButton()->isEnabled());
     screenshot(&window, QStringLiteral("forwarders-bound"));
+    // The same binding in the project's Forwarded devices.
+    window.showPage(MainWindow::Projects);
+    QVERIFY(QTest::qWaitFor([&] { return window.projectsPage()->projects()->selectRecord(1); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return window.projectsPage()->devices()->visibleRows() == 1; }, kLongWaitMs));
+    QCOMPARE(window.projectsPage()->devices()->view()->model()->index(0, 0).data().toString(), QStringLiteral("bench-hsm"));
+    window.showPage(MainWindow::Forwarders);
 
     // Unbind asks for a reason first.
     click(card()->unbindButton());
@@ -322,6 +328,16 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
                             kLongWaitMs));
     screenshot(&window, QStringLiteral("forwarders-tested"));
 
+    // Bound again, for Revoke to cut.
+    click(card()->bindButton());
+    auto *rebind = qobject_cast<BindDialog *>(opened.data());
+    QVERIFY(rebind);
+    type(rebind->projectBox()->lineEdit(), kProject);
+    QSignalSpy rebound(rebind, &QDialog::accepted);
+    click(rebind->actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return rebound.count() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return card()->bindingText().contains(kProject); }, kLongWaitMs));
+
     // The forwarder goes away: the card greys out within a second.
     QElapsedTimer clock;
     clock.start();
@@ -335,6 +351,11 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     auto *revoke = qobject_cast<ReasonDialog *>(opened.data());
     QVERIFY(revoke);
     QVERIFY(revoke->buttons()->button(QDialogButtonBox::Ok)->isEnabled());
+    // It names what it cuts: the binding to the project.
+    const auto labels = revoke->findChildren<QLabel *>();
+    QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel *label) {
+        return label->text().contains(kProject) && label->text().contains(QLatin1String("for good"));
+    }));
     QSignalSpy revoked(revoke, &QDialog::accepted);
     screenshot(revoke, QStringLiteral("revoke"));
     click(revoke->buttons()->button(QDialogButtonBox::Ok));
@@ -342,6 +363,9 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     QVERIFY(QTest::qWaitFor([&] { return card()->stateText() == QLatin1String("revoked"); }, kLongWaitMs));
     QVERIFY(!card()->bindButton()->isEnabled());
     QVERIFY(!card()->revokeButton()->isEnabled());
+    // Its binding is gone with it, on the card and in the project.
+    QVERIFY(QTest::qWaitFor([&] { return !card()->bindingText().contains(kProject); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return window.projectsPage()->devices()->visibleRows() == 0; }, kLongWaitMs));
 
     // Search narrows the cards.
     type(page->searchEdit(), QStringLiteral("nothing-like-it"));
@@ -459,6 +483,31 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     QVERIFY(QTest::qWaitFor([&] {
         return mariaApprovals->mine()->view()->model()->index(0, 2).data().toString() == QLatin1String("approved");
     }, kLongWaitMs));
+
+    // A second request, denied with a reason Maria then reads.
+    click(projects->requestButton());
+    auto *second = qobject_cast<BindDialog *>(opened.data());
+    QVERIFY(second);
+    type(second->reasonEdit(), QStringLiteral("and the weekend too"));
+    QSignalSpy filedAgain(second, &QDialog::accepted);
+    click(second->actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return filedAgain.count() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return approvals->inbox()->visibleRows() == 1; }, kLongWaitMs));
+    const qint64 secondId = approvals->inbox()->view()->model()->index(0, 0).data(JsonTableModel::RecordRole).toJsonObject()
+                                    .value(QLatin1String("id")).toInteger();
+    QVERIFY(approvals->inbox()->selectRecord(secondId));
+    click(approvals->denyButton());
+    auto *deny = qobject_cast<ReasonDialog *>(decision.data());
+    QVERIFY(deny);
+    QVERIFY(!deny->actionButton()->isEnabled());
+    type(deny->reasonEdit(), QStringLiteral("the lab is closed at weekends"));
+    QSignalSpy denied(deny, &QDialog::accepted);
+    click(deny->actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return denied.count() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return approvals->inbox()->visibleRows() == 0; }, kLongWaitMs));
+    mariaApprovals->mine()->filterEdit()->setText(QStringLiteral("denied"));
+    QVERIFY(QTest::qWaitFor([&] { return mariaApprovals->mine()->visibleRows() == 1; }, kLongWaitMs));
+    QVERIFY(mariaApprovals->mine()->view()->model()->index(0, 6).data().toString().contains(QLatin1String("weekends")));
 
     // Executors and the audit log, as the hub's administrator sees them.
     HubApi adminApi;
