@@ -4,14 +4,11 @@
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/tokenstore.h"
 #include "app-dashboard/ui/appearance.h"
+#include "app-dashboard/ui/dashboardsession.h"
 #include "app-dashboard/ui/language.h"
-#include "app-dashboard/ui/mainwindow.h"
-#include "app-dashboard/ui/signindialog.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QLineEdit>
-#include <QPointer>
 #include <QSettings>
 
 #include <cstdio>
@@ -19,54 +16,11 @@
 using namespace cloop;
 using namespace cloop::dashboard;
 
-namespace {
-
-// Signs in (the dialog prefilled with what was remembered, the token from
-// the keyring when it holds one) and opens the window; signing out forgets
-// the token and comes back here.
-void signIn(HubApi *api, TokenStore *tokens, const QString &token)
-{
-    QSettings settings;
-    auto *dialog = new SignInDialog(api, tokens);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
-    const QString url = settings.value(QStringLiteral("hub/url")).toString();
-    dialog->setHub(url, settings.value(QStringLiteral("hub/pin")).toString());
-    dialog->setToken(token);
-    if (token.isEmpty() && !url.isEmpty()) {
-        tokens->load(url, dialog, [dialog](const Result<QString> &kept) {
-            if (kept && dialog->tokenEdit()->text().isEmpty())
-                dialog->setToken(*kept);
-        });
-    }
-    QObject::connect(dialog, &QDialog::accepted, api, [api, tokens, dialog] {
-        QSettings remembered;
-        remembered.setValue(QStringLiteral("hub/url"), dialog->urlEdit()->text().trimmed());
-        remembered.setValue(QStringLiteral("hub/pin"), dialog->pinEdit()->text().trimmed());
-        auto *window = new MainWindow(api, dialog->identity());
-        window->setAttribute(Qt::WA_DeleteOnClose);
-        const QString hub = dialog->urlEdit()->text().trimmed();
-        QObject::connect(window, &MainWindow::signOutRequested, api, [api, tokens, window, hub] {
-            window->close();
-            tokens->forget(hub, api, [](const Status &) {});
-            signIn(api, tokens, QString());
-        });
-        window->show();
-    });
-    QObject::connect(dialog, &QDialog::rejected, qApp, [] {
-        if (QApplication::topLevelWidgets().size() <= 1)
-            QApplication::quit();
-    });
-    dialog->show();
-}
-
-} // namespace
-
 int main(int argc, char **argv)
 {
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("cloop-dashboard"));
     QApplication::setOrganizationName(QStringLiteral("cloop"));
-    QApplication::setQuitOnLastWindowClosed(false);
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral("Bind, unbind and test device forwarders of a cloop hub."));
@@ -98,11 +52,9 @@ int main(int argc, char **argv)
 
     HubApi api;
     TokenStore tokens;
+    QSettings settings;
+    DashboardSession session(&api, &tokens, &settings);
     // A token in the environment saves typing it; it is never written anywhere.
-    signIn(&api, &tokens, qEnvironmentVariable("CLOOP_TOKEN"));
-    QObject::connect(&app, &QApplication::lastWindowClosed, &app, [] {
-        if (QApplication::topLevelWidgets().isEmpty())
-            QApplication::quit();
-    });
+    session.start(qEnvironmentVariable("CLOOP_TOKEN"));
     return app.exec();
 }

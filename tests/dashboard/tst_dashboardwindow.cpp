@@ -12,6 +12,7 @@
 #include "app-dashboard/ui/approvedialog.h"
 #include "app-dashboard/ui/auditpage.h"
 #include "app-dashboard/ui/binddialog.h"
+#include "app-dashboard/ui/dashboardsession.h"
 #include "app-dashboard/ui/executorspage.h"
 #include "app-dashboard/ui/enrolldialog.h"
 #include "app-dashboard/ui/forwardercard.h"
@@ -30,6 +31,9 @@
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QListWidget>
+#include <QMenuBar>
+#include <QSettings>
+#include <QTemporaryDir>
 #include <QTabWidget>
 #include <QTableView>
 #include <QLabel>
@@ -86,6 +90,7 @@ private Q_SLOTS:
     void signInRefusesAWrongTokenAndAcceptsTheRightOne();
     void aFirstSignInShowsTheHubsKeyBeforeSendingTheToken();
     void withoutAKeyringTheTokenIsNotKeptAndThePersonIsTold();
+    void signingOutReturnsToSignInWithTheHubRemembered();
     void aForwardersWholeLifeThroughTheWindow();
     void aMaintainersRequestIsApprovedByAnotherAdministrator();
 
@@ -230,6 +235,44 @@ void TestDashboardWindow::withoutAKeyringTheTokenIsNotKeptAndThePersonIsTold()
     tokens.load(hubUrl(), this, [&kept](const Result<QString> &token) { kept = token; });
     QVERIFY(QTest::qWaitFor([&] { return kept.has_value(); }, kLongWaitMs));
     QVERIFY(!*kept);
+}
+
+void TestDashboardWindow::signingOutReturnsToSignInWithTheHubRemembered()
+{
+    QTemporaryDir folder;
+    QSettings settings(folder.filePath(QStringLiteral("dashboard.ini")), QSettings::IniFormat);
+    HubApi api;
+    DashboardSession session(&api, nullptr, &settings);
+    session.start(m_rig->hub().adminToken());
+    QPointer<SignInDialog> first = session.signInDialog();
+    QVERIFY(first && first->isVisible());
+    QVERIFY(first->urlEdit()->text().isEmpty());
+    type(first->urlEdit(), hubUrl());
+    type(first->pinEdit(), m_rig->hub().pin());
+    click(first->actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return session.window() != nullptr; }, kLongWaitMs));
+    QPointer<MainWindow> window = session.window();
+    QVERIFY(window->isVisible());
+    QCOMPARE(settings.value(QStringLiteral("hub/url")).toString(), hubUrl());
+    QCOMPARE(settings.value(QStringLiteral("hub/pin")).toString(), m_rig->hub().pin());
+
+    // Session → Sign out.
+    QAction *signOut = nullptr;
+    for (QAction *action : window->menuBar()->actions().constFirst()->menu()->actions()) {
+        if (action->text().remove(QLatin1Char('&')) == QLatin1String("Sign out"))
+            signOut = action;
+    }
+    QVERIFY(signOut);
+    signOut->trigger();
+    QVERIFY(QTest::qWaitFor([&] { return window.isNull(); }, kLongWaitMs));
+    SignInDialog *again = session.signInDialog();
+    QVERIFY(again && again != first.data());
+    QVERIFY(again->isVisible());
+    // The hub and its pin are remembered; the token is not.
+    QCOMPARE(again->urlEdit()->text(), hubUrl());
+    QCOMPARE(again->pinEdit()->text(), m_rig->hub().pin());
+    QVERIFY(again->tokenEdit()->text().isEmpty());
+    QVERIFY(!again->actionButton()->isEnabled());
 }
 
 void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
