@@ -615,6 +615,18 @@
         <source>The forwarder is not connected</source>
         <translation>Der Forwarder ist nicht verbunden</translation>
     </message>
+    <message>
+        <source>a USB device</source>
+        <translation>ein USB-Gerät</translation>
+    </message>
+    <message>
+        <source>a network segment</source>
+        <translation>ein Netzsegment</translation>
+    </message>
+    <message>
+        <source>● connected via %1</source>
+        <translation>● verbunden über %1</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ForwarderDirectory</name>

@@ -615,6 +615,18 @@
         <source>The forwarder is not connected</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>a USB device</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>a network segment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>● connected via %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ForwarderDirectory</name>

@@ -28,7 +28,9 @@ ForwarderDirectory::ForwarderDirectory(HubApi *api, EventStream *events, QObject
         return;
     connect(events, &EventStream::subscribed, this, &ForwarderDirectory::refresh);
     connect(events, &EventStream::eventReceived, this, [this](const QString &event, const QJsonObject &data) {
-        if (!m_model.applyEvent(event, data) || event == QLatin1String("forwarder.enrolled"))
+        // A connection's event does not say which hub holds it; the list does.
+        if (!m_model.applyEvent(event, data) || event == QLatin1String("forwarder.enrolled")
+            || event == QLatin1String("forwarder.connected"))
             refresh();
     });
 }

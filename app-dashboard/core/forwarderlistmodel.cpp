@@ -58,6 +58,8 @@ QVariant ForwarderListModel::data(const QModelIndex &index, int role) const
         return text(f, "state");
     case ConnectedRole:
         return f.value(QLatin1String("connected")).toBool();
+    case HubMemberRole:
+        return f.value(QLatin1String("connected")).toBool() ? text(f, "hub_member") : QString();
     case LastSeenRole:
         return time(f, "last_seen");
     case BindingIdRole:
@@ -93,6 +95,7 @@ QHash<int, QByteArray> ForwarderListModel::roleNames() const
                   {KindRole, "kind"},
                   {StateRole, "state"},
                   {ConnectedRole, "connected"},
+                  {HubMemberRole, "hubMember"},
                   {LastSeenRole, "lastSeen"},
                   {BindingIdRole, "bindingId"},
                   {BindingProjectRole, "bindingProject"},

@@ -28,6 +28,7 @@ public:
         KindRole,         // "usb" or "l2"
         StateRole,        // awaiting enrollment, connected, disconnected, revoked
         ConnectedRole,
+        HubMemberRole,    // the hub holding its session, empty when offline
         LastSeenRole,     // QDateTime, invalid when never seen
         BindingIdRole,    // 0 when nothing is bound
         BindingProjectRole,

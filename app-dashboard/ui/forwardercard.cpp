@@ -123,7 +123,8 @@ void ForwarderCard::refresh()
 
     QString stateText;
     if (connected) {
-        stateText = tr("● connected");
+        const QString member = value(ForwarderListModel::HubMemberRole).toString();
+        stateText = member.isEmpty() ? tr("● connected") : tr("● connected via %1").arg(member);
     } else if (revoked) {
         stateText = tr("revoked");
     } else if (state == QLatin1String("awaiting enrollment")) {

@@ -200,6 +200,9 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
     QVERIFY(forwarder.start());
     QVERIFY2(QTest::qWaitFor([&] { return role(ForwarderListModel::ConnectedRole).toBool(); }, kLongWaitMs),
              qPrintable(forwarder.describe()));
+    // Through which hub: this one, by its public host:port.
+    QVERIFY(QTest::qWaitFor([&] { return !role(ForwarderListModel::HubMemberRole).toString().isEmpty(); }, kLongWaitMs));
+    QCOMPARE(role(ForwarderListModel::HubMemberRole).toString(), QStringLiteral("127.0.0.1:%1").arg(hub.port()));
 
     // Bind…: the binding shows on the card.
     dashboard::BindingTerms terms;
@@ -245,6 +248,7 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
     QVERIFY(QTest::qWaitFor([&] { return !role(ForwarderListModel::ConnectedRole).toBool(); }, kLongWaitMs));
     QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("greyed out after %1 ms").arg(clock.elapsed())));
     QCOMPARE(role(ForwarderListModel::StateRole).toString(), QStringLiteral("disconnected"));
+    QCOMPARE(role(ForwarderListModel::HubMemberRole).toString(), QString());
 
     // Revoke: the card says so.
     const auto revoked = answerOf([&](QObject *context, auto done) {

@@ -111,8 +111,14 @@ void TestForwarderListModel::eventsUpdateTheRowInPlace()
     QVERIFY(model.applyEvent(QStringLiteral("binding.ended"), binding(5, 2, QStringLiteral("/srv/p"), QStringLiteral("unbound"))));
     QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 9);
 
+    QJsonObject held = forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected"));
+    held.insert(QStringLiteral("hub_member"), QStringLiteral("hub-a:7443"));
+    model.setForwarders({forwarder(1, QStringLiteral("lab")), held});
+    QCOMPARE(model.index(1).data(ForwarderListModel::HubMemberRole).toString(), QStringLiteral("hub-a:7443"));
     QVERIFY(model.applyEvent(QStringLiteral("forwarder.disconnected"), {{QStringLiteral("id"), 2}}));
     QCOMPARE(model.index(1).data(ForwarderListModel::ConnectedRole).toBool(), false);
+    // No session, so no hub holds it, whatever the last list said.
+    QCOMPARE(model.index(1).data(ForwarderListModel::HubMemberRole).toString(), QString());
     QVERIFY(model.index(1).data(ForwarderListModel::LastSeenRole).toDateTime().isValid());
 
     QVERIFY(model.applyEvent(QStringLiteral("forwarder.revoked"), {{QStringLiteral("id"), 2}}));

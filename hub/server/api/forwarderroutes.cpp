@@ -28,6 +28,7 @@ QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
         {QStringLiteral("device_description"), record.device.describe()},
         {QStringLiteral("state"), state},
         {QStringLiteral("connected"), connected},
+        {QStringLiteral("hub_member"), connected ? QJsonValue(m_identity.member()) : QJsonValue()},
         {QStringLiteral("last_seen"), connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
                                                 : timeOrNull(record.lastSeenAt)},
         {QStringLiteral("created_at"), timeOrNull(record.createdAt)},

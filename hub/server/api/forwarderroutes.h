@@ -17,6 +17,9 @@ struct HubIdentity
     QUrl publicUrl; // wss://host:port
     QString pin; // the TLS key's SPKI pin
     QString software;
+    // How records name this hub as the holder of a daemon's session: its
+    // public host:port, which tells cluster members apart too.
+    QString member() const { return publicUrl.authority(); }
 };
 
 // /api/forwarders: enroll, list, read, revoke, test.
