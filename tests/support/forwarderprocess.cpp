@@ -46,7 +46,7 @@ bool ForwarderProcess::start()
 {
     if (m_process)
         return false; // one process per object
-    m_process = std::make_unique<QProcess>();
+    m_process = makeDaemonProcess();
     m_process->setProgram(programPath());
     m_process->setArguments(programArguments());
     m_process->setProcessEnvironment(childEnvironment(m_home));

@@ -66,7 +66,7 @@ bool HubProcess::initialise()
 
 bool HubProcess::launch()
 {
-    m_process = std::make_unique<QProcess>();
+    m_process = makeDaemonProcess();
     m_process->setProgram(binaryPath(QStringLiteral("cloop")));
     m_process->setArguments(QStringList{QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"), m_dataDir,
                                         QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_port)}

@@ -10,6 +10,9 @@
 #include <QTimer>
 
 #include <algorithm>
+
+#include <csignal>
+#include <sys/prctl.h>
 #include <csignal>
 #include <sys/types.h>
 #include <unistd.h>
@@ -54,6 +57,14 @@ bool waitUntil(const std::function<bool()> &condition, int timeoutMs)
                            &QEventLoop::quit);
         loop.exec();
     }
+}
+
+std::unique_ptr<QProcess> makeDaemonProcess()
+{
+    auto process = std::make_unique<QProcess>();
+    // Runs in the child between fork and exec; prctl is async-signal-safe.
+    process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
+    return process;
 }
 
 bool signalProcess(const QProcess &process, int signalNumber)

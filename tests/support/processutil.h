@@ -7,6 +7,8 @@
 #include <QByteArray>
 #include <QProcess>
 #include <QProcessEnvironment>
+
+#include <memory>
 #include <QString>
 #include <QStringList>
 
@@ -33,6 +35,11 @@ QProcessEnvironment childEnvironment(const QString &home);
 // condition() holds or timeoutMs passed; returns condition()'s last value.
 // The condition is never re-entered.
 bool waitUntil(const std::function<bool()> &condition, int timeoutMs = kLongWaitMs);
+
+// A QProcess for a daemon a test starts: should the test process die
+// without its destructors (an abort, a crash), the kernel sends the daemon
+// SIGTERM, so no hub or forwarder outlives the test that started it.
+std::unique_ptr<QProcess> makeDaemonProcess();
 
 // Sends a signal to the process a QProcess started, by its PID, and only
 // while that process is still ours (not yet reaped). Returns whether sent.
