@@ -1,5 +1,6 @@
 #include "app-dashboard/ui/formdialog.h"
 
+#include <QAbstractButton>
 #include <QDialogButtonBox>
 #include <QLabel>
 #include <QPushButton>
@@ -34,9 +35,40 @@ QPushButton *FormDialog::actionButton() const
     return nullptr;
 }
 
+namespace {
+
+// The focusable widgets a layout holds, in the order they appear (rows,
+// then columns; nested layouts and the pages of a stack included).
+void collectFields(QLayout *layout, QList<QWidget *> &out)
+{
+    for (int i = 0; i < layout->count(); ++i) {
+        QLayoutItem *item = layout->itemAt(i);
+        if (QLayout *inner = item->layout()) {
+            collectFields(inner, out);
+        } else if (QWidget *widget = item->widget()) {
+            if (widget->layout())
+                collectFields(widget->layout(), out);
+            if (widget->focusPolicy() & Qt::TabFocus)
+                out.append(widget);
+        }
+    }
+}
+
+} // namespace
+
 void FormDialog::setContent(QLayout *content)
 {
     static_cast<QVBoxLayout *>(layout())->insertLayout(0, content);
+    // The buttons were made first; Tab should walk the fields top to bottom
+    // and reach them last, and typing should start in the first field.
+    QList<QWidget *> chain;
+    collectFields(content, chain);
+    for (QAbstractButton *button : m_buttons->buttons())
+        chain.append(button);
+    for (qsizetype i = 1; i < chain.size(); ++i)
+        QWidget::setTabOrder(chain.at(i - 1), chain.at(i));
+    if (!chain.isEmpty())
+        chain.first()->setFocus();
 }
 
 void FormDialog::revalidate()

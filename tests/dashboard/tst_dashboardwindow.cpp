@@ -66,6 +66,19 @@ void type(QLineEdit *edit, const QString &text)
 }
 
 // CLOOP_SCREENSHOT_THEME=dark takes them in the dark palette, named dark-*.
+// What Tab visits in `dialog`, from its first field: the focusable, shown
+// and enabled widgets in focus-chain order.
+QList<QWidget *> tabOrder(QWidget *dialog)
+{
+    QList<QWidget *> order;
+    QWidget *at = dialog;
+    while ((at = at->nextInFocusChain()) != dialog) {
+        if ((at->focusPolicy() & Qt::TabFocus) && at->isVisibleTo(dialog) && at->isEnabled())
+            order.append(at);
+    }
+    return order;
+}
+
 void screenshot(QWidget *widget, const QString &name)
 {
     const QString folder = qEnvironmentVariable("CLOOP_SCREENSHOT_DIR");
@@ -295,6 +308,16 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     auto *enroll = qobject_cast<EnrollDialog *>(opened.data());
     QVERIFY(enroll);
     QPushButton *enrollOk = enroll->buttons()->button(QDialogButtonBox::Ok);
+    // Tab walks the fields top to bottom and reaches the buttons last.
+    type(enroll->nameEdit(), QStringLiteral("x"));
+    type(enroll->deviceEdit(), QStringLiteral("1050:0407"));
+    const QList<QWidget *> order = tabOrder(enroll);
+    QVERIFY(order.size() >= 5);
+    QCOMPARE(order.at(0), enroll->nameEdit());
+    QCOMPARE(order.at(1), enroll->usbChoice());
+    QVERIFY(order.indexOf(enroll->deviceEdit()) > order.indexOf(enroll->interfaceChoice()));
+    QVERIFY(order.indexOf(enrollOk) > order.indexOf(enroll->deviceEdit()));
+    QCOMPARE(order.indexOf(enrollOk), order.size() - 2);
     type(enroll->nameEdit(), QStringLiteral("Bench HSM"));
     QVERIFY(!enrollOk->isEnabled());
     type(enroll->nameEdit(), QStringLiteral("bench-hsm"));
