@@ -38,8 +38,17 @@ void JsonListing::refresh()
         return;
     }
     m_loading = true;
-    m_api->get(m_path, this, [this](const Result<QJsonObject> &answer) {
+    const QString path = m_path;
+    const api::QueryItems query = m_query;
+    m_api->get(m_path, this, [this, path, query](const Result<QJsonObject> &answer) {
         m_loading = false;
+        // The list asked for changed meanwhile (another project chosen):
+        // this answer is about the old one, and the new one is on its way.
+        if (path != m_path || query != m_query) {
+            m_again = false;
+            refresh();
+            return;
+        }
         const QString error = answer ? QString() : answer.error().message;
         if (answer)
             m_model->setRecords(answer->value(m_key).toArray());

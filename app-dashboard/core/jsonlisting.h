@@ -21,6 +21,8 @@ class JsonListing final : public QObject
 public:
     JsonListing(HubApi *api, QString key, JsonTableModel *model, QObject *parent = nullptr);
 
+    // A new path's list replaces the old one's; an answer still on its way
+    // for the old path is dropped.
     void setPath(const QString &path, const api::QueryItems &query = {});
     void followEvents(EventStream *events, const QStringList &eventPrefixes);
     void refresh();

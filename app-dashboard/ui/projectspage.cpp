@@ -111,10 +111,10 @@ void ProjectsPage::showProject(const QString &path)
     m_bind->setEnabled(!path.isEmpty());
     m_request->setEnabled(!path.isEmpty());
     m_devices->setEnabled(!path.isEmpty());
-    if (path.isEmpty()) {
-        m_deviceListing->model()->setRecords({});
+    // Another project's devices never show under this one's heading.
+    m_deviceListing->model()->setRecords({});
+    if (path.isEmpty())
         return;
-    }
     m_deviceListing->setPath(QStringLiteral("/api/bindings"), {{QStringLiteral("project"), path}});
     m_deviceListing->refresh();
 }

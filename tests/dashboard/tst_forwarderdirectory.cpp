@@ -6,6 +6,7 @@
 #include "app-dashboard/core/eventstream.h"
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/hubapi.h"
+#include "app-dashboard/core/jsonlisting.h"
 #include "common/net/spkipin.h"
 #include "support/testrig.h"
 
@@ -56,6 +57,7 @@ private Q_SLOTS:
     void anAnswerForAContextThatIsGoneIsDropped();
     void theEventStreamRefusesAWrongToken();
     void theDirectoryFollowsAForwarderThroughItsLife();
+    void aListingDropsTheAnswerForAListItLeft();
 
 private:
     api::AdminEndpoint endpoint(const QString &token = {}, const QString &pin = {}) const;
@@ -258,6 +260,39 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
     QVERIFY(QTest::qWaitFor([&] { return role(ForwarderListModel::StateRole).toString() == QLatin1String("revoked"); },
                             kLongWaitMs));
     QVERIFY(directory.lastError().isEmpty());
+}
+
+void TestForwarderDirectory::aListingDropsTheAnswerForAListItLeft()
+{
+    HubProcess &hub = m_rig->hub();
+    const QString other = QStringLiteral("/srv/projects/other");
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject}), 0);
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), other}), 0);
+    const Enrollment lab = hub.enroll(QStringLiteral("lab"), {QStringLiteral("--interface"), QStringLiteral("eth1")});
+    QVERIFY(lab.ok);
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(lab.id),
+                                QStringLiteral("--project"), kProject}),
+                       0);
+    dashboard::HubApi api;
+    api.setEndpoint(endpoint());
+    dashboard::JsonTableModel model({dashboard::textColumn(QStringLiteral("Forwarder"), QStringLiteral("forwarder"))});
+    dashboard::JsonListing listing(&api, QStringLiteral("bindings"), &model);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy loaded(&listing, &dashboard::JsonListing::loaded);
+    // The person picks the bound project, then at once another one.
+    listing.setPath(QStringLiteral("/api/bindings"), {{QStringLiteral("project"), kProject}});
+    listing.refresh();
+    listing.setPath(QStringLiteral("/api/bindings"), {{QStringLiteral("project"), other}});
+    listing.refresh();
+    QVERIFY(QTest::qWaitFor([&] { return loaded.count() >= 1 && api.pendingCalls() == 0; }, kLongWaitMs));
+    // The first project's binding never showed.
+    QCOMPARE(inserted.count(), 0);
+    QCOMPARE(model.rowCount(), 0);
+    // Back to the bound project, it shows.
+    listing.setPath(QStringLiteral("/api/bindings"), {{QStringLiteral("project"), kProject}});
+    listing.refresh();
+    QVERIFY(QTest::qWaitFor([&] { return model.rowCount() == 1; }, kLongWaitMs));
+    QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("lab"));
 }
 
 QTEST_GUILESS_MAIN(TestForwarderDirectory)
