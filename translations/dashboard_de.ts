@@ -504,6 +504,10 @@
         <source>Executors</source>
         <translation>Executors</translation>
     </message>
+    <message>
+        <source>connected via %1</source>
+        <translation>verbunden über %1</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::FormDialog</name>

@@ -504,6 +504,10 @@
         <source>Executors</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>connected via %1</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::FormDialog</name>

@@ -34,8 +34,10 @@ ExecutorsPage::ExecutorsPage(HubApi *api, EventStream *events, QWidget *parent) 
             {textColumn(tr("Name"), QStringLiteral("name")),
              {tr("State"),
               [](const QJsonObject &e) {
-                  return e.value(QLatin1String("connected")).toBool() ? tr("connected")
-                                                                      : e.value(QLatin1String("state")).toString();
+                  if (!e.value(QLatin1String("connected")).toBool())
+                      return e.value(QLatin1String("state")).toString();
+                  const QString member = e.value(QLatin1String("hub_member")).toString();
+                  return member.isEmpty() ? tr("connected") : tr("connected via %1").arg(member);
               }},
              textColumn(tr("Version"), QStringLiteral("version")),
              textColumn(tr("Protocol"), QStringLiteral("protocol")),

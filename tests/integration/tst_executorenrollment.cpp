@@ -167,6 +167,11 @@ void TestExecutorEnrollment::credentialsOnlyOpenTheirOwnDoor()
     // The agent that was connected is untouched by all of this.
     QVERIFY(agent->isRunning());
     QVERIFY(executor(id).value(QLatin1String("connected")).toBool());
+    // It names the hub that holds its session; one never seen has none.
+    QCOMPARE(executor(id).value(QLatin1String("hub_member")).toString(), QStringLiteral("127.0.0.1:%1").arg(m_rig->hub().port()));
+    QVERIFY(executor(second.value(QLatin1String("executor")).toObject().value(QLatin1String("id")).toInteger())
+                    .value(QLatin1String("hub_member"))
+                    .isNull());
 }
 
 QTEST_GUILESS_MAIN(TestExecutorEnrollment)

@@ -25,6 +25,7 @@ QJsonObject ExecutorRoutes::executorJson(const ExecutorRecord &record) const
         {QStringLiteral("name"), record.name},
         {QStringLiteral("state"), state},
         {QStringLiteral("connected"), connected},
+        {QStringLiteral("hub_member"), connected ? QJsonValue(m_identity.member()) : QJsonValue()},
         {QStringLiteral("last_seen"), connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
                                                 : timeOrNull(record.lastSeenAt)},
         {QStringLiteral("version"), record.software.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(record.software)},
