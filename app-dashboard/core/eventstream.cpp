@@ -29,6 +29,12 @@ EventStream::EventStream(QObject *parent) : QObject(parent)
     });
     connect(&m_socket, &QWebSocket::textMessageReceived, this, &EventStream::onText);
     connect(&m_socket, &QWebSocket::disconnected, this, &EventStream::onDisconnected);
+    // A dial that never connects (hub down, refused) ends in no
+    // disconnected(), only in UnconnectedState: it must be retried too.
+    connect(&m_socket, &QWebSocket::stateChanged, this, [this](QAbstractSocket::SocketState state) {
+        if (state == QAbstractSocket::UnconnectedState)
+            QMetaObject::invokeMethod(this, &EventStream::onDisconnected, Qt::QueuedConnection);
+    });
 }
 
 EventStream::~EventStream()
@@ -96,7 +102,9 @@ void EventStream::onDisconnected()
         setState(State::Refused);
         return;
     }
-    if (m_state == State::Refused || m_state == State::Stopped)
+    // Both signals may report one drop; the first schedules the retry.
+    if (m_state == State::Refused || m_state == State::Stopped || m_retry.isActive()
+        || m_socket.state() != QAbstractSocket::UnconnectedState)
         return;
     if (m_lastError.isEmpty() || m_state == State::Live)
         m_lastError = m_socket.errorString();

@@ -152,7 +152,7 @@ void ForwardersPage::refreshCards(const QModelIndex &first, const QModelIndex &l
         m_cards.at(row)->refresh();
 }
 
-void ForwardersPage::show(QDialog *dialog)
+void ForwardersPage::openDialog(QDialog *dialog)
 {
     openModal(dialog);
     Q_EMIT dialogOpened(dialog);
@@ -160,7 +160,7 @@ void ForwardersPage::show(QDialog *dialog)
 
 void ForwardersPage::openEnroll()
 {
-    show(new EnrollDialog(m_directory, this));
+    openDialog(new EnrollDialog(m_directory, this));
 }
 
 void ForwardersPage::openBind(qint64 forwarderId)
@@ -176,7 +176,7 @@ void ForwardersPage::openBind(qint64 forwarderId)
             paths.append(project.toObject().value(QLatin1String("path")).toString());
         guard->setProjects(paths);
     });
-    show(dialog);
+    openDialog(dialog);
 }
 
 void ForwardersPage::openUnbind(qint64 forwarderId)
@@ -186,7 +186,7 @@ void ForwardersPage::openUnbind(qint64 forwarderId)
     const qint64 bindingId = binding.value(QLatin1String("id")).toInteger();
     if (bindingId <= 0)
         return;
-    show(makeUnbindDialog(m_directory, bindingId, m_directory->model()->forwarder(row).value(QLatin1String("name")).toString(),
+    openDialog(makeUnbindDialog(m_directory, bindingId, m_directory->model()->forwarder(row).value(QLatin1String("name")).toString(),
                           binding.value(QLatin1String("project")).toString(), this));
 }
 
@@ -202,7 +202,7 @@ void ForwardersPage::openRevoke(qint64 forwarderId)
         consequence += QLatin1Char(' ')
                 + tr("Its binding to %1 ends, and runs using the device lose it at once.")
                           .arg(binding.value(QLatin1String("project")).toString());
-    show(new ReasonDialog(tr("Revoke %1").arg(name), consequence, tr("Revoke"), false,
+    openDialog(new ReasonDialog(tr("Revoke %1").arg(name), consequence, tr("Revoke"), false,
                           [this, forwarderId](const QString &reason, QObject *context, HubApi::Callback done) {
                               m_directory->revoke(forwarderId, reason, context, std::move(done));
                           },

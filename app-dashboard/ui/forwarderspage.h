@@ -44,7 +44,7 @@ private:
     void openBind(qint64 forwarderId);
     void openUnbind(qint64 forwarderId);
     void openRevoke(qint64 forwarderId);
-    void show(QDialog *dialog);
+    void openDialog(QDialog *dialog);
 
     HubApi *m_api;
     ForwarderDirectory *m_directory;

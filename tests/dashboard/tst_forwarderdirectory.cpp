@@ -56,6 +56,7 @@ private Q_SLOTS:
     void plaintextToAnotherMachineIsRefusedWithoutDialing();
     void anAnswerForAContextThatIsGoneIsDropped();
     void theEventStreamRefusesAWrongToken();
+    void theEventStreamComesBackWhenTheHubDoes();
     void theDirectoryFollowsAForwarderThroughItsLife();
     void aListingDropsTheAnswerForAListItLeft();
 
@@ -167,6 +168,28 @@ void TestForwarderDirectory::theEventStreamRefusesAWrongToken()
     // It does not dial again on its own.
     QTest::qWait(1500);
     QCOMPARE(events.state(), dashboard::EventStream::State::Refused);
+}
+
+void TestForwarderDirectory::theEventStreamComesBackWhenTheHubDoes()
+{
+    HubProcess &hub = m_rig->hub();
+    const api::AdminEndpoint live = endpoint();
+    dashboard::EventStream events;
+    QSignalSpy subscribed(&events, &dashboard::EventStream::subscribed);
+    // Started while the hub is down: it keeps dialling.
+    QCOMPARE(hub.stop(), 0);
+    events.start(live);
+    QTest::qWait(1500);
+    QCOMPARE(events.state(), dashboard::EventStream::State::Connecting);
+    QVERIFY(hub.start());
+    QVERIFY(QTest::qWaitFor([&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+    QCOMPARE(subscribed.count(), 1);
+    // The hub goes away under a live stream, and comes back.
+    QCOMPARE(hub.stop(), 0);
+    QVERIFY(QTest::qWaitFor([&] { return events.state() == dashboard::EventStream::State::Connecting; }, kLongWaitMs));
+    QVERIFY(hub.start());
+    QVERIFY(QTest::qWaitFor([&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+    QCOMPARE(subscribed.count(), 2);
 }
 
 void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
