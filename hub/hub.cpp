@@ -88,10 +88,12 @@ void Hub::sweep()
 void Hub::connectEvents()
 {
     EventBus &bus = m_core->events();
-    const auto announce = [&bus](DaemonGateway &gateway, const QString &noun) {
-        connect(&gateway, &DaemonGateway::daemonConnected, &bus, [&bus, noun](qint64 id, const QString &name) {
+    const auto announce = [this, &bus](DaemonGateway &gateway, const QString &noun) {
+        connect(&gateway, &DaemonGateway::daemonConnected, &bus, [this, &bus, noun](qint64 id, const QString &name) {
             bus.publish(HubEvent{noun + QLatin1String(".connected"),
-                                 {{QStringLiteral("id"), id}, {QStringLiteral("name"), name}},
+                                 {{QStringLiteral("id"), id},
+                                  {QStringLiteral("name"), name},
+                                  {QStringLiteral("hub_member"), hubMemberName(m_publicUrl)}},
                                  std::nullopt});
         });
         connect(&gateway, &DaemonGateway::daemonDisconnected, &bus, [&bus, noun](qint64 id, const QString &reason) {

@@ -4,6 +4,7 @@
 
 #include <QCoreApplication>
 #include <QJsonArray>
+#include <QPointer>
 
 namespace cloop::dashboard {
 
@@ -28,9 +29,7 @@ ForwarderDirectory::ForwarderDirectory(HubApi *api, EventStream *events, QObject
         return;
     connect(events, &EventStream::subscribed, this, &ForwarderDirectory::refresh);
     connect(events, &EventStream::eventReceived, this, [this](const QString &event, const QJsonObject &data) {
-        // A connection's event does not say which hub holds it; the list does.
-        if (!m_model.applyEvent(event, data) || event == QLatin1String("forwarder.enrolled")
-            || event == QLatin1String("forwarder.connected"))
+        if (!m_model.applyEvent(event, data) || event == QLatin1String("forwarder.enrolled"))
             refresh();
     });
 }

@@ -187,6 +187,7 @@ bool ForwarderListModel::applyEvent(const QString &event, const QJsonObject &dat
     if (event == QLatin1String("forwarder.connected")) {
         r.forwarder.insert(QStringLiteral("connected"), true);
         r.forwarder.insert(QStringLiteral("state"), QStringLiteral("connected"));
+        r.forwarder.insert(QStringLiteral("hub_member"), data.value(QLatin1String("hub_member")));
     } else if (event == QLatin1String("forwarder.disconnected")) {
         r.forwarder.insert(QStringLiteral("connected"), false);
         r.forwarder.insert(QStringLiteral("state"), QStringLiteral("disconnected"));

@@ -3,6 +3,7 @@
 #include "app-dashboard/core/logging.h"
 
 #include <QNetworkReply>
+#include <QPointer>
 #include <QTimer>
 
 #include <memory>

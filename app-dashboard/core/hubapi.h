@@ -6,7 +6,6 @@
 #include <QJsonObject>
 #include <QNetworkAccessManager>
 #include <QObject>
-#include <QPointer>
 
 #include <functional>
 

@@ -1,6 +1,7 @@
 #include "app-dashboard/core/jsontablemodel.h"
 
 #include <QDateTime>
+#include <QHash>
 #include <QLocale>
 #include <QSet>
 
@@ -61,19 +62,31 @@ void JsonTableModel::setRecords(const QJsonArray &records)
     QSet<qint64> present;
     for (const QJsonValue &value : records)
         present.insert(idOf(value.toObject()));
-    for (int row = int(m_records.size()) - 1; row >= 0; --row) {
-        if (present.contains(idOf(m_records.at(row))))
+    // Gone records leave in contiguous runs, from the end: an audit log
+    // narrowed from 90 days to an hour drops thousands of rows at once.
+    for (int last = int(m_records.size()) - 1; last >= 0;) {
+        if (present.contains(idOf(m_records.at(last)))) {
+            --last;
             continue;
-        beginRemoveRows({}, row, row);
-        m_records.removeAt(row);
+        }
+        int first = last;
+        while (first > 0 && !present.contains(idOf(m_records.at(first - 1))))
+            --first;
+        beginRemoveRows({}, first, last);
+        m_records.remove(first, last - first + 1);
         endRemoveRows();
+        last = first - 1;
     }
+    QHash<qint64, int> rowById;
+    rowById.reserve(m_records.size());
+    for (int row = 0; row < m_records.size(); ++row)
+        rowById.insert(idOf(m_records.at(row)), row);
     QList<QJsonObject> added;
     for (const QJsonValue &value : records) {
         const QJsonObject record = value.toObject();
         if (idOf(record) <= 0)
             continue;
-        if (const int row = rowOf(idOf(record)); row >= 0) {
+        if (const int row = rowById.value(idOf(record), -1); row >= 0) {
             if (m_records.at(row) != record) {
                 m_records[row] = record;
                 Q_EMIT dataChanged(index(row, 0), index(row, columnCount() - 1));

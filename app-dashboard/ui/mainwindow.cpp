@@ -23,7 +23,6 @@ namespace cloop::dashboard {
 
 MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent)
     : QMainWindow(parent),
-      m_api(api),
       m_events(new EventStream(this)),
       m_directory(new ForwarderDirectory(api, m_events, this)),
       m_navigation(new QListWidget(this)),

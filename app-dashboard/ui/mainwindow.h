@@ -47,7 +47,6 @@ Q_SIGNALS:
     void signOutRequested();
 
 private:
-    HubApi *m_api;
     EventStream *m_events;
     ForwarderDirectory *m_directory;
     QListWidget *m_navigation;

@@ -4,7 +4,7 @@
 #include "common/protocol/protocolversion.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/capabilities/containersconf.h"
-#include "daemon-agent/system/processcommandrunner.h"
+#include "common/util/processcommandrunner.h"
 
 #include <fcntl.h>
 #include <linux/kvm.h>
@@ -24,6 +24,8 @@
 #include <cstring>
 
 namespace cloop::agent {
+
+using util::ProcessCommandRunner;
 
 namespace {
 

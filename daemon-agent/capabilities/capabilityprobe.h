@@ -12,13 +12,16 @@
 #include <functional>
 #include <memory>
 
+namespace cloop::util {
+class CommandRunner;
+}
+
 namespace cloop::agent {
 
 // The shared value types, by the names the agent's code uses.
 using protocol::AgentCapabilities;
 using device::SysfsRoot;
-
-class CommandRunner;
+using util::CommandRunner;
 
 // Detects what this machine offers an executor agent (AgentCapabilities).
 // Everything it looks at can be replaced for tests: the kernel's file

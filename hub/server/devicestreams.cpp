@@ -134,20 +134,20 @@ void DeviceStreams::finish(const Key &key, const QString &cause)
 
 void DeviceStreams::detachRun(qint64 runId, const QString &cause)
 {
-    QList<Key> keys;
-    for (const auto &[key, stream] : m_streams) {
-        if (key.first == runId)
-            keys.append(key);
-    }
-    for (const Key &key : keys)
-        finish(key, cause);
+    detachWhere([runId](const Key &key) { return key.first == runId; }, cause);
 }
 
 void DeviceStreams::detachBinding(qint64 bindingId, const QString &cause)
 {
+    detachWhere([bindingId](const Key &key) { return key.second == bindingId; }, cause);
+}
+
+void DeviceStreams::detachWhere(const std::function<bool(const Key &)> &matches, const QString &cause)
+{
+    // Collected first: finishing a stream erases it from the map.
     QList<Key> keys;
     for (const auto &[key, stream] : m_streams) {
-        if (key.second == bindingId)
+        if (matches(key))
             keys.append(key);
     }
     for (const Key &key : keys)

@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QPointer>
 
+#include <functional>
 #include <map>
 
 namespace cloop::tunnel {
@@ -57,6 +58,7 @@ private:
 
     void joinIfReady(const Key &key);
     void finish(const Key &key, const QString &cause);
+    void detachWhere(const std::function<bool(const Key &)> &matches, const QString &cause);
 
     DaemonGateway &m_forwarders;
     DaemonGateway &m_executors;

@@ -9,8 +9,8 @@
 #include "common/protocol/agentcapabilities.h"
 #include "daemon-agent/capabilities/capabilityprobe.h"
 #include "daemon-agent/capabilities/containersconf.h"
-#include "daemon-agent/system/commandrunner.h"
-#include "daemon-agent/system/processcommandrunner.h"
+#include "common/util/commandrunner.h"
+#include "common/util/processcommandrunner.h"
 #include "common/device/sysfsroot.h"
 
 #include <QDir>
@@ -27,6 +27,8 @@
 
 using namespace cloop;
 using namespace cloop::agent;
+using cloop::util::CommandOutput;
+using cloop::util::ProcessCommandRunner;
 using namespace std::chrono_literals;
 
 using Caps = AgentCapabilities;

@@ -1,23 +1,20 @@
 #include "common/device/l2/tapdevice.h"
 
 #include "common/logging.h"
+#include "common/util/processcommandrunner.h"
 
 #include <chrono>
 #include <climits>
 #include <cstring>
 #include <utility>
 
-#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QHostAddress>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
-#include <QProcessEnvironment>
 #include <QSet>
-#include <QStandardPaths>
 
 #include <fcntl.h>
 #include <linux/if_tun.h>
@@ -38,7 +35,6 @@ using namespace std::chrono_literals;
 // ip and nsenter answer in milliseconds; a tool that takes longer is stuck
 // (a wedged rtnl lock, a hung namespace) and waiting longer helps nobody.
 constexpr auto kToolTimeout = 5000ms;
-constexpr auto kReapTimeout = 1000ms;
 // Enough of a tool's complaint to act on, without flooding a log line.
 constexpr qsizetype kMaxQuotedOutput = 400;
 constexpr qsizetype kMaxInterfaceName = IFNAMSIZ - 1;
@@ -163,19 +159,12 @@ Status validateNameTemplate(const QString &nameTemplate)
     return {};
 }
 
-// Like the agent's capability probe: a root daemon started from a minimal
-// environment may lack the sbin folders in PATH, and the probe and this
-// class must agree on whether a tool is there.
+// The agent's capability probe finds tools the same way (sbin folders too,
+// which a root daemon started from a minimal environment may lack in PATH),
+// so the probe and this class agree on whether a tool is there.
 QString findTool(const QString &name)
 {
-    QString found = QStandardPaths::findExecutable(name);
-    if (found.isEmpty()) {
-        static const QStringList systemFolders { QStringLiteral("/usr/local/sbin"),
-            QStringLiteral("/usr/local/bin"), QStringLiteral("/usr/sbin"),
-            QStringLiteral("/usr/bin"), QStringLiteral("/sbin"), QStringLiteral("/bin") };
-        found = QStandardPaths::findExecutable(name, systemFolders);
-    }
-    return found;
+    return util::ProcessCommandRunner().findExecutable(name);
 }
 
 QString quoted(const QByteArray &output)
@@ -186,57 +175,27 @@ QString quoted(const QByteArray &output)
     return text.isEmpty() ? QStringLiteral("(no output)") : text;
 }
 
-struct ToolOutput
-{
-    int exitCode = 0;
-    QByteArray standardOutput;
-    QByteArray standardError;
-};
-
 QString commandLine(const QString &program, const QStringList &arguments)
 {
     return QFileInfo(program).fileName() + QLatin1Char(' ') + arguments.join(QLatin1Char(' '));
 }
 
 // Runs a tool to completion; a non-zero exit is the caller's to judge.
-Result<ToolOutput> runTool(
+Result<util::CommandOutput> runTool(
     const QString &code, const QString &program, const QStringList &arguments)
 {
-    QProcess process;
-    // English messages whatever the host's locale: they are quoted in errors.
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    environment.insert(QStringLiteral("LC_ALL"), QStringLiteral("C"));
-    process.setProcessEnvironment(environment);
-    process.setStandardInputFile(QProcess::nullDevice());
-
-    const QDeadlineTimer deadline(kToolTimeout);
-    process.start(program, arguments);
-    if (!process.waitForStarted(int(deadline.remainingTime()))) {
-        return Error::make(code,
-            QStringLiteral("cannot start `%1`: %2")
-                .arg(commandLine(program, arguments), process.errorString()));
-    }
-    if (!process.waitForFinished(int(deadline.remainingTime()))) {
-        process.kill();
-        process.waitForFinished(int(kReapTimeout.count()));
-        return Error::make(code,
-            QStringLiteral("`%1` did not finish within %2 ms")
-                .arg(commandLine(program, arguments))
-                .arg(kToolTimeout.count()));
-    }
-    if (process.exitStatus() == QProcess::CrashExit) {
-        return Error::make(code,
-            QStringLiteral("`%1` was killed by a signal").arg(commandLine(program, arguments)));
-    }
-    return ToolOutput { process.exitCode(), process.readAllStandardOutput(),
-        process.readAllStandardError() };
+    util::ProcessCommandRunner runner;
+    Result<util::CommandOutput> output = runner.run(program, arguments, kToolTimeout);
+    if (!output)
+        return Error::make(code, QStringLiteral("`%1`: %2").arg(commandLine(program, arguments), output.error().message));
+    return output;
 }
 
 // A tool that must succeed: its stderr becomes the error text.
 Status runStep(
     const QString &code, const QString &step, const QString &program, const QStringList &arguments)
 {
-    Result<ToolOutput> output = runTool(code, program, arguments);
+    Result<util::CommandOutput> output = runTool(code, program, arguments);
     if (!output)
         return Error::make(code, QStringLiteral("%1: %2").arg(step, output.error().message));
     if (output->exitCode != 0) {
@@ -623,7 +582,7 @@ Status TapDevice::moveInto(
     // The kernel applies the move before the rename in one request and
     // keeps the move when the rename fails, so a taken name is caught here,
     // where refusing still changes nothing.
-    Result<ToolOutput> listing = runTool(QStringLiteral("namespace_unreachable"), nsenter,
+    Result<util::CommandOutput> listing = runTool(QStringLiteral("namespace_unreachable"), nsenter,
         enter
             + QStringList { QStringLiteral("-j"), QStringLiteral("link"), QStringLiteral("show") });
     if (!listing)

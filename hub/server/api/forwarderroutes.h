@@ -11,15 +11,20 @@ class DeviceTester;
 class ForwarderService;
 struct ForwarderRecord;
 
+// How records and events name a hub as the holder of a daemon's session:
+// its public host:port, which tells cluster members apart too.
+inline QString hubMemberName(const QUrl &publicUrl)
+{
+    return publicUrl.authority();
+}
+
 // What bundles tell daemons: where the hub is and which key it has.
 struct HubIdentity
 {
     QUrl publicUrl; // wss://host:port
     QString pin; // the TLS key's SPKI pin
     QString software;
-    // How records name this hub as the holder of a daemon's session: its
-    // public host:port, which tells cluster members apart too.
-    QString member() const { return publicUrl.authority(); }
+    QString member() const { return hubMemberName(publicUrl); }
 };
 
 // /api/forwarders: enroll, list, read, revoke, test.

@@ -8,7 +8,7 @@
 
 #include <chrono>
 
-namespace cloop::agent {
+namespace cloop::util {
 
 // What a finished command left behind. A command that could not be found,
 // started or finished in time is an Error instead.
@@ -19,8 +19,8 @@ struct CommandOutput
     QByteArray standardError;
 };
 
-// How the agent runs the host's tools (podman, nft, ...) when it only wants
-// their answer. An interface so that tests can give canned answers without
+// How the daemons run the host's tools (podman, nft, ip, ...) when they only
+// want their answer. An interface so that tests can give canned answers without
 // the tools installed; ProcessCommandRunner is the real one.
 class CommandRunner
 {
@@ -39,4 +39,4 @@ public:
                                       std::chrono::milliseconds timeout) = 0;
 };
 
-} // namespace cloop::agent
+} // namespace cloop::util

@@ -1,4 +1,4 @@
-#include "daemon-agent/system/processcommandrunner.h"
+#include "common/util/processcommandrunner.h"
 
 #include <QDeadlineTimer>
 #include <QFileInfo>
@@ -6,7 +6,7 @@
 #include <QProcessEnvironment>
 #include <QStandardPaths>
 
-namespace cloop::agent {
+namespace cloop::util {
 
 namespace {
 
@@ -100,4 +100,4 @@ Result<CommandOutput> ProcessCommandRunner::run(const QString &program, const QS
     return output;
 }
 
-} // namespace cloop::agent
+} // namespace cloop::util

@@ -1,8 +1,8 @@
 #pragma once
 
-#include "daemon-agent/system/commandrunner.h"
+#include "common/util/commandrunner.h"
 
-namespace cloop::agent {
+namespace cloop::util {
 
 // CommandRunner on QProcess. run() blocks the calling thread (at most the
 // timeout plus a second to reap a killed child), so it belongs in probes
@@ -18,4 +18,4 @@ public:
                               std::chrono::milliseconds timeout) override;
 };
 
-} // namespace cloop::agent
+} // namespace cloop::util
