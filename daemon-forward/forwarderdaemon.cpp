@@ -7,6 +7,8 @@
 #include "common/tunnel/tunnelclient.h"
 #include "daemon-forward/segment/segmentport.h"
 #include "daemon-forward/segment/segmenttest.h"
+#include "daemon-forward/usb/usbdevicewatch.h"
+#include "daemon-forward/usb/usbipserversession.h"
 
 namespace cloop::forward {
 
@@ -28,30 +30,65 @@ ForwarderDaemon::ForwarderDaemon(const daemon::ConnectionOptions &connection, QO
     connect(&m_connector, &daemon::DaemonConnector::finished, this, &ForwarderDaemon::finished);
 }
 
+ForwarderDaemon::~ForwarderDaemon() = default;
+
 void ForwarderDaemon::start()
 {
     connect(&m_connector, &daemon::DaemonConnector::ready, this, [this](const protocol::Welcome &welcome) {
         qCInfo(lcForward).noquote() << "connected to the hub as forwarder" << welcome.id << welcome.name << "carrying"
                                     << (welcome.device ? welcome.device->describe() : QStringLiteral("nothing"));
         m_device = welcome.device;
+        m_hubProtocol = welcome.protocol;
         tunnel::TunnelConnection *connection = m_connector.client()->connection();
-        // The hub lends the segment with the MTU it has here.
-        if (m_device && m_device->kind == protocol::DeviceSpec::Kind::Segment
-            && welcome.protocol >= protocol::kMinimumForDeviceState) {
-            if (auto state = device::l2::InterfaceState::read(m_device->interfaceName); state)
-                connection->sendControl(protocol::DeviceState{state->mtu, state->up, state->running});
-            else
-                qCWarning(lcForward).noquote() << "cannot read" << m_device->interfaceName << ":" << state.error().message;
+        if (m_device && m_device->kind == protocol::DeviceSpec::Kind::Usb
+            && (!m_usb || !(m_usb->spec() == *m_device))) {
+            m_usb = std::make_unique<UsbDeviceWatch>(*m_device, device::SysfsRoot::fromEnvironment());
+            connect(m_usb.get(), &UsbDeviceWatch::presenceChanged, this, &ForwarderDaemon::reportDeviceState);
+            if (Status watching = m_usb->start(); !watching)
+                qCWarning(lcForward).noquote() << "USB devices coming and going will go unnoticed:"
+                                               << watching.error().message;
         }
+        reportDeviceState();
         connect(connection->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
                 &ForwarderDaemon::onChannelRequested);
     });
     m_connector.start();
 }
 
+void ForwarderDaemon::reportDeviceState()
+{
+    tunnel::TunnelConnection *connection = m_connector.client() ? m_connector.client()->connection() : nullptr;
+    if (!connection || !m_device || m_hubProtocol < protocol::kMinimumForDeviceState)
+        return;
+    if (m_device->kind == protocol::DeviceSpec::Kind::Usb) {
+        if (m_usb && m_hubProtocol >= protocol::kMinimumForUsb) {
+            protocol::DeviceState state;
+            state.usb = true;
+            state.usbBusId = m_usb->busId();
+            connection->sendControl(state);
+        }
+        return;
+    }
+    // The hub lends the segment with the MTU it has here.
+    auto state = device::l2::InterfaceState::read(m_device->interfaceName);
+    if (!state) {
+        qCWarning(lcForward).noquote() << "cannot read" << m_device->interfaceName << ":" << state.error().message;
+        return;
+    }
+    protocol::DeviceState report;
+    report.mtu = state->mtu;
+    report.up = state->up;
+    report.carrier = state->running;
+    connection->sendControl(report);
+}
+
 void ForwarderDaemon::onChannelRequested(tunnel::Channel *channel)
 {
     const QString kind = channel->metadata().value(QLatin1String("kind")).toString();
+    if (kind == QLatin1String("usb")) {
+        openUsbSession(channel);
+        return;
+    }
     if (kind != QLatin1String("device-test") && kind != QLatin1String("segment")) {
         channel->refuse(QStringLiteral("this forwarder does not open \"%1\" channels").arg(kind.left(40)));
         return;
@@ -59,8 +96,7 @@ void ForwarderDaemon::onChannelRequested(tunnel::Channel *channel)
     if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Segment) {
         channel->refuse(kind == QLatin1String("segment")
                                 ? QStringLiteral("this forwarder carries a USB device, not a segment")
-                                : QStringLiteral("this forwarder carries a USB device; testing it is not available in "
-                                                 "this version"));
+                                : QStringLiteral("this forwarder carries a USB device; it is tested over a usb channel"));
         return;
     }
     if (kind == QLatin1String("device-test")) {
@@ -89,6 +125,28 @@ void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel)
     auto *port = new SegmentPort(std::move(*socket), channel, this);
     connect(port, &SegmentPort::ended, port, &QObject::deleteLater);
     qCInfo(lcForward).noquote() << "lending" << m_device->interfaceName << "to" << what;
+}
+
+void ForwarderDaemon::openUsbSession(tunnel::Channel *channel)
+{
+    if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Usb || !m_usb) {
+        channel->refuse(QStringLiteral("this forwarder carries a network segment, not a USB device"));
+        return;
+    }
+    const QJsonObject meta = channel->metadata();
+    const bool test = meta.value(QLatin1String("purpose")).toString() == QLatin1String("test");
+    channel->accept();
+    auto *session = new UsbipServerSession(channel, *m_usb,
+                                           test ? UsbipServerSession::Purpose::Test : UsbipServerSession::Purpose::Run,
+                                           this);
+    const QString what = test ? QStringLiteral("a test")
+                              : QStringLiteral("run %1 (binding %2)")
+                                        .arg(meta.value(QLatin1String("run_id")).toInteger())
+                                        .arg(meta.value(QLatin1String("binding_id")).toInteger());
+    connect(session, &UsbipServerSession::ended, session, [session, what](const QString &reason) {
+        qCInfo(lcForward).noquote() << "USB/IP connection of" << what << "ended:" << reason;
+        session->deleteLater();
+    });
 }
 
 } // namespace cloop::forward

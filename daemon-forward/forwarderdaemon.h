@@ -4,6 +4,7 @@
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
 
+#include <memory>
 #include <optional>
 
 #include <QObject>
@@ -14,6 +15,8 @@ class Channel;
 
 namespace cloop::forward {
 
+class UsbDeviceWatch;
+
 // `cloop forward`: enrolls with a bundle once, then keeps one outbound
 // tunnel to the hub for the one device it was enrolled for.
 class ForwarderDaemon final : public QObject
@@ -23,6 +26,7 @@ class ForwarderDaemon final : public QObject
 
 public:
     explicit ForwarderDaemon(const daemon::ConnectionOptions &connection, QObject *parent = nullptr);
+    ~ForwarderDaemon() override;
 
     Status prepare() { return m_connector.prepare(); }
     void start();
@@ -36,9 +40,15 @@ private:
     void onChannelRequested(tunnel::Channel *channel);
     // A run's stream: frames of the segment both ways while it lasts.
     void openSegmentStream(tunnel::Channel *channel);
+    // A USB/IP connection: a run's import, or a test's device list.
+    void openUsbSession(tunnel::Channel *channel);
+    // Tells the hub where the device is now (device.state).
+    void reportDeviceState();
 
     daemon::DaemonConnector m_connector;
     std::optional<protocol::DeviceSpec> m_device; // as the hub's welcome names it
+    int m_hubProtocol = 0;
+    std::unique_ptr<UsbDeviceWatch> m_usb; // for a USB device
 };
 
 } // namespace cloop::forward

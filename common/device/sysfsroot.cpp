@@ -1,7 +1,11 @@
 #include "common/device/sysfsroot.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <QDir>
 #include <QFile>
@@ -10,6 +14,8 @@
 namespace cloop::device {
 
 namespace {
+
+KernelStandIn *g_kernelStandIn = nullptr;
 
 QString normalisedRoot(QString root)
 {
@@ -104,6 +110,60 @@ QStringList SysfsRoot::list(QStringView absoluteDir) const
     return QDir(path(absoluteDir))
             .entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot,
                        QDir::Name);
+}
+
+std::optional<QString> SysfsRoot::resolve(QStringView absolutePath) const
+{
+    const QString clean = absoluteCleanPath(absolutePath);
+    const QString canonical = QFileInfo(path(clean)).canonicalFilePath();
+    if (canonical.isEmpty())
+        return std::nullopt;
+    // The same root the path was mapped below: /sys links stay in /sys.
+    const QString mappedRoot = path(clean).chopped(clean.size());
+    if (mappedRoot.isEmpty())
+        return canonical;
+    const QString root = QFileInfo(mappedRoot).canonicalFilePath();
+    if (!canonical.startsWith(root) || canonical.size() == root.size()
+        || canonical.at(root.size()) != QLatin1Char('/'))
+        return std::nullopt;
+    return canonical.mid(root.size());
+}
+
+Status SysfsRoot::writeAttribute(QStringView absolutePath, QByteArrayView bytes) const
+{
+    const QString real = path(absolutePath);
+    if (g_kernelStandIn)
+        return g_kernelStandIn->write(absoluteCleanPath(absolutePath), real, bytes);
+    const auto failed = [&](int error) {
+        return Error::make(QStringLiteral("kernel_write"),
+                           QStringLiteral("writing \"%1\" to %2: %3")
+                                   .arg(QString::fromUtf8(bytes.trimmed()).left(80), absolutePath.toString(),
+                                        QString::fromLocal8Bit(std::strerror(error))));
+    };
+    const int fd = ::open(QFile::encodeName(real).constData(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return failed(errno);
+    ssize_t written = 0;
+    do {
+        written = ::write(fd, bytes.data(), size_t(bytes.size()));
+    } while (written < 0 && errno == EINTR);
+    const int writeError = errno;
+    ::close(fd);
+    if (written < 0)
+        return failed(writeError);
+    if (written != bytes.size())
+        return failed(EIO);
+    return {};
+}
+
+void SysfsRoot::installKernelStandIn(KernelStandIn *standIn)
+{
+    g_kernelStandIn = standIn;
+}
+
+KernelStandIn *SysfsRoot::kernelStandIn()
+{
+    return g_kernelStandIn;
 }
 
 bool SysfsRoot::exists(QStringView absolutePath) const

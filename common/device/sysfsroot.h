@@ -1,12 +1,35 @@
 #pragma once
 
+#include "common/result.h"
+
+#include <QByteArrayView>
 #include <QString>
 #include <QStringList>
 #include <QStringView>
 
+#include <functional>
 #include <optional>
 
 namespace cloop::device {
+
+// What answers writes to the kernel's control files. On a real machine that
+// is the kernel itself, through the file. Where the kernel lacks a driver
+// (this project's CI kernels have no USB), a test may install a stand-in
+// that plays the driver behind the same files, in the same process, so it
+// can take file descriptors written to files such as usbip_sockfd or
+// vhci_hcd's attach; everything above the files stays the real code.
+class KernelStandIn
+{
+public:
+    virtual ~KernelStandIn() = default;
+    // Answers a write to `absolutePath` (a kernel path; `realPath` is where
+    // the fixture keeps it), as the driver would: an error names what the
+    // driver would refuse.
+    virtual Status write(QStringView absolutePath, const QString &realPath, QByteArrayView bytes) = 0;
+    // Calls `changed` whenever USB devices come or go, as uevents would.
+    // Returns false when this stand-in has no USB devices to watch.
+    virtual bool watchUsbDevices(std::function<void()> changed) = 0;
+};
 
 // The one door through which the agent reads the kernel's file systems:
 // /sys, /dev and /proc. Code always names the real absolute path
@@ -43,6 +66,22 @@ public:
     // Names in a folder (files, folders and links, "." and ".." left out),
     // sorted; empty when the folder is missing.
     QStringList list(QStringView absoluteDir) const;
+
+    // Where a link (or a path through links) really leads, as a kernel path:
+    // "/sys/bus/usb/devices/1-1" -> "/sys/devices/pci0000:00/.../usb1/1-1".
+    // nullopt when it does not exist or leads out of its root.
+    std::optional<QString> resolve(QStringView absolutePath) const;
+
+    // Writes a control file in one write(2), exactly these bytes (sysfs
+    // takes a write whole; several kernel files refuse a newline). Errors:
+    // "kernel_write" with the path and the kernel's errno text. With a
+    // stand-in installed, it answers instead.
+    Status writeAttribute(QStringView absolutePath, QByteArrayView bytes) const;
+
+    // Process-wide, like the kernel it stands for; not owned; nullptr
+    // removes it. Only tests and test programs install one.
+    static void installKernelStandIn(KernelStandIn *standIn);
+    static KernelStandIn *kernelStandIn();
 
     bool exists(QStringView absolutePath) const;
     bool isCharacterDevice(QStringView absolutePath) const;

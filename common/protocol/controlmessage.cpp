@@ -1,5 +1,7 @@
 #include "common/protocol/controlmessage.h"
 
+#include "common/device/usb/usbipprotocol.h"
+
 #include <QJsonDocument>
 #include <QJsonArray>
 #include <QJsonObject>
@@ -190,7 +192,11 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
                         forwarded.mtu = static_cast<int>(device.integer(QLatin1StringView("mtu"), 68, 65521));
                     if (!device.error() && !interfaceName.match(forwarded.target).hasMatch())
                         device.fail(QStringLiteral("\"target\" is not an interface name"));
-                } else if (forwarded.kind != QLatin1String("usb") && !device.error()) {
+                } else if (forwarded.kind == QLatin1String("usb")) {
+                    forwarded.busId = device.string(QLatin1StringView("busid"), 31);
+                    if (!device.error() && !device::usb::usbip::isValidBusId(forwarded.busId.toLatin1()))
+                        device.fail(QStringLiteral("\"busid\" is not a USB bus id"));
+                } else if (!device.error()) {
                     device.fail(QStringLiteral("\"kind\" must be \"l2\" or \"usb\""));
                 }
                 if (!device.error() && !deviceName.match(forwarded.name).hasMatch())
@@ -336,6 +342,10 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
         state.mtu = static_cast<int>(read.integer(QLatin1StringView("mtu"), 68, 65535));
         state.up = read.boolean(QLatin1StringView("up"));
         state.carrier = read.boolean(QLatin1StringView("carrier"));
+        if (object.contains(QLatin1String("usb_busid"))) {
+            state.usb = true;
+            state.usbBusId = read.string(QLatin1StringView("usb_busid"), 31, false);
+        }
         return finish(read, state);
     }
     return protocolError(QStringLiteral("unknown control message type \"%1\"").arg(type.left(64)));
@@ -412,6 +422,8 @@ struct Serializer
                     entry.insert(QStringLiteral("mtu"), device.mtu);
                     if (!device.address.isEmpty())
                         entry.insert(QStringLiteral("address"), device.address);
+                } else if (device.kind == QLatin1String("usb")) {
+                    entry.insert(QStringLiteral("busid"), device.busId);
                 }
                 devices.append(entry);
             }
@@ -448,10 +460,13 @@ struct Serializer
     }
     QJsonObject operator()(const DeviceState &m) const
     {
-        return {{QStringLiteral("type"), messagetype::kDeviceState},
-                {QStringLiteral("mtu"), m.mtu},
-                {QStringLiteral("up"), m.up},
-                {QStringLiteral("carrier"), m.carrier}};
+        QJsonObject object{{QStringLiteral("type"), messagetype::kDeviceState},
+                           {QStringLiteral("mtu"), m.mtu},
+                           {QStringLiteral("up"), m.up},
+                           {QStringLiteral("carrier"), m.carrier}};
+        if (m.usb)
+            object.insert(QStringLiteral("usb_busid"), m.usbBusId);
+        return object;
     }
     QJsonObject operator()(const RunsHeld &m) const
     {

@@ -109,6 +109,7 @@ struct ForwardedDevice
     QString target; // l2: the interface's name in the sandbox
     QString address; // l2: CIDR, or empty
     int mtu = 1500; // l2
+    QString busId; // usb: the forwarder's bus id, which the agent imports
 
     friend bool operator==(const ForwardedDevice &, const ForwardedDevice &) = default;
 };
@@ -184,9 +185,14 @@ struct RunsHeld
 // the segment to sandboxes with this MTU.
 struct DeviceState
 {
+    // A segment's interface.
     int mtu = 1500;
     bool up = false;
     bool carrier = false;
+    // A USB device: the bus id it has now, empty while it is unplugged.
+    // Consumers import by this bus id; anything else is refused.
+    bool usb = false;
+    QString usbBusId;
 
     friend bool operator==(const DeviceState &, const DeviceState &) = default;
 };

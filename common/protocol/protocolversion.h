@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 24;
+inline constexpr int kVersion = 25;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -17,4 +17,10 @@ namespace cloop::protocol {
 inline constexpr int kMinimumForRunsHeld = 23;
 // Hubs from this version on take device.state from a forwarder.
 inline constexpr int kMinimumForDeviceState = 24;
+} // namespace cloop::protocol
+
+namespace cloop::protocol {
+// From this version on a forwarder reports its USB device's bus id in
+// device.state, and hubs lend USB devices to runs.
+inline constexpr int kMinimumForUsb = 25;
 } // namespace cloop::protocol

@@ -1,9 +1,11 @@
 #include "daemon-agent/devices/attachmentledger.h"
 
 #include "common/device/l2/tapdevice.h"
+#include "common/device/usb/usbipprotocol.h"
 #include "common/util/atomicfile.h"
 #include "common/util/fd.h"
 #include "daemon-agent/agentlogging.h"
+#include "daemon-agent/devices/vhcicontroller.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -74,7 +76,9 @@ QJsonObject toJson(const Attachment &attachment)
         { QStringLiteral("kind"), attachment.kind },
         { QStringLiteral("host_name"), attachment.hostName },
         { QStringLiteral("sandbox_name"), attachment.sandboxName },
-        { QStringLiteral("sandbox_pid"), attachment.sandboxPid } };
+        { QStringLiteral("sandbox_pid"), attachment.sandboxPid },
+        { QStringLiteral("vhci_port"), attachment.vhciPort },
+        { QStringLiteral("usb_devid"), qint64(attachment.usbDeviceId) } };
 }
 
 Status validate(const Attachment &attachment)
@@ -87,6 +91,13 @@ Status validate(const Attachment &attachment)
         return invalid(QStringLiteral("run and binding ids must be positive"));
     if (attachment.kind.isEmpty())
         return invalid(QStringLiteral("no kind"));
+    if (attachment.kind == QLatin1String("usb")) {
+        if (attachment.vhciPort < 0 || attachment.vhciPort > 65535)
+            return invalid(QStringLiteral("a USB attachment needs its vhci port"));
+        if (!device::usb::usbip::isValidBusId(attachment.hostName.toLatin1()))
+            return invalid(QStringLiteral("\"%1\" is not a USB bus id").arg(attachment.hostName.left(32)));
+        return {};
+    }
     if (Status name = device::l2::validateInterfaceName(attachment.hostName); !name)
         return invalid(name.error().message);
     if (!attachment.sandboxName.isEmpty()) {
@@ -122,6 +133,10 @@ Result<Attachment> fromJson(const QJsonValue &value)
     attachment.hostName = object.value(QLatin1String("host_name")).toString();
     attachment.sandboxName = object.value(QLatin1String("sandbox_name")).toString();
     attachment.sandboxPid = wholeNumber(object.value(QLatin1String("sandbox_pid")));
+    if (object.contains(QLatin1String("vhci_port")))
+        attachment.vhciPort = int(std::min<qint64>(wholeNumber(object.value(QLatin1String("vhci_port"))), 65536));
+    const qint64 devid = wholeNumber(object.value(QLatin1String("usb_devid")));
+    attachment.usbDeviceId = devid >= 0 && devid <= 0xffffffffLL ? quint32(devid) : 0;
     if (Status valid = validate(attachment); !valid)
         return valid.error();
     return attachment;
@@ -236,12 +251,32 @@ AttachmentLedger::AttachmentLedger(QString workRoot)
         &AttachmentLedger::removeIdleTap)
 { }
 
-AttachmentLedger::AttachmentLedger(QString workRoot, InterfaceProbe probe, TapRemover remover)
+AttachmentLedger::AttachmentLedger(QString workRoot, InterfaceProbe probe, TapRemover remover,
+                                   UsbPortReleaser releaser)
     : m_workRoot(std::move(workRoot))
     , m_probe(std::move(probe))
     , m_remover(std::move(remover))
+    , m_releaser(std::move(releaser))
 {
     readPrevious();
+}
+
+Result<bool> AttachmentLedger::releaseUsbPort(int port, quint32 deviceId)
+{
+    const VhciController vhci(device::SysfsRoot::fromEnvironment());
+    if (!vhci.isLoaded())
+        return false;
+    const auto state = vhci.port(port);
+    if (!state || state->isFree())
+        return false;
+    if (state->deviceId != deviceId)
+        return Error::make(QStringLiteral("port_reused"),
+                           QStringLiteral("vhci port %1 holds another device now (devid %2)")
+                                   .arg(port)
+                                   .arg(state->deviceId, 8, 16, QLatin1Char('0')));
+    if (Status detached = vhci.detach(port); !detached)
+        return detached.error();
+    return true;
 }
 
 QString AttachmentLedger::filePath() const
@@ -348,6 +383,16 @@ AttachmentLedger::Recovery AttachmentLedger::recoverLeftovers()
         const auto skip = [&](const QString &why) {
             recovery.skipped.append(QStringLiteral("%1: %2").arg(describe(leftover), why));
         };
+        if (leftover.kind == QLatin1String("usb")) {
+            // Usually the port went with the previous process's end of the
+            // connection; only a port still holding that device is freed.
+            Result<bool> released = m_releaser(leftover.vhciPort, leftover.usbDeviceId);
+            if (!released)
+                skip(released.error().message);
+            else if (*released)
+                recovery.removed.append(describe(leftover) + QStringLiteral(" on vhci port %1").arg(leftover.vhciPort));
+            continue;
+        }
         if (leftover.kind != QLatin1String("l2")) {
             skip(QStringLiteral("kind \"%1\" leaves nothing on the host to remove")
                      .arg(leftover.kind));
@@ -389,7 +434,7 @@ AttachmentLedger::Recovery AttachmentLedger::recoverLeftovers()
             QStringLiteral("%1: cannot be rewritten: %2").arg(fileName(), written.error().message));
 
     for (const QString &removed : std::as_const(recovery.removed))
-        qCInfo(lcAgent).noquote() << "removed TAP" << removed << "left by a previous agent process";
+        qCInfo(lcAgent).noquote() << "removed" << removed << "left by a previous agent process";
     for (const QString &skipped : std::as_const(recovery.skipped))
         qCWarning(lcAgent).noquote() << "left alone after a restart:" << skipped;
     return recovery;

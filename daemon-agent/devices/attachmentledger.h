@@ -11,15 +11,18 @@
 namespace cloop::agent {
 
 // One device lent to a run: for a forwarded segment ("l2"), the TAP the
-// agent created on the host and handed to the run's sandbox.
+// agent created on the host and handed to the run's sandbox; for a USB
+// device ("usb"), the vhci_hcd port it was attached on.
 struct Attachment
 {
     qint64 runId = 0;
     qint64 bindingId = 0;
-    QString kind; // "l2"
-    QString hostName; // the TAP's name on the host when it was created
-    QString sandboxName; // its name inside the sandbox, e.g. "fwd0"
+    QString kind; // "l2" or "usb"
+    QString hostName; // l2: the TAP's name on the host; usb: its bus id here ("3-1")
+    QString sandboxName; // l2: its name inside the sandbox, e.g. "fwd0"; usb: the node
     qint64 sandboxPid = 0;
+    int vhciPort = -1; // usb
+    quint32 usbDeviceId = 0; // usb: the devid the port was attached with
 
     friend bool operator==(const Attachment &, const Attachment &) = default;
 };
@@ -42,6 +45,10 @@ class AttachmentLedger final
 public:
     using InterfaceProbe = std::function<Result<HostInterface>(const QString &name)>;
     using TapRemover = std::function<Status(const QString &name)>;
+    // Detaches vhci port `port` if it still holds the device `deviceId`:
+    // true when it did, false when the port is free; an error when another
+    // device is there now ("port_reused") or the kernel refused.
+    using UsbPortReleaser = std::function<Result<bool>(int port, quint32 deviceId)>;
 
     static QString fileName() { return QStringLiteral("attachments.json"); }
 
@@ -63,7 +70,10 @@ public:
     explicit AttachmentLedger(QString workRoot);
     // The same with the host interfaces seen and removed through `probe`
     // and `remover` (tests).
-    AttachmentLedger(QString workRoot, InterfaceProbe probe, TapRemover remover);
+    AttachmentLedger(QString workRoot, InterfaceProbe probe, TapRemover remover,
+                     UsbPortReleaser releaser = &AttachmentLedger::releaseUsbPort);
+    // The real release, through SysfsRoot::fromEnvironment().
+    static Result<bool> releaseUsbPort(int port, quint32 deviceId);
 
     QString filePath() const;
 
@@ -79,7 +89,9 @@ public:
     // What this process recorded.
     QList<Attachment> attachments() const { return m_attachments; }
 
-    // For a restarted agent. Each TAP the previous process recorded is
+    // For a restarted agent. Each vhci port the previous process recorded
+    // is detached if it still holds the device it attached (a port that
+    // holds another device now is left alone). Each TAP it recorded is
     // removed if it still exists on the host under its recorded host name,
     // is a TAP, and is not held by a running process (a TAP that is never
     // made persistent vanishes with the process that held it, so usually
@@ -103,6 +115,7 @@ private:
     QString m_workRoot;
     InterfaceProbe m_probe;
     TapRemover m_remover;
+    UsbPortReleaser m_releaser;
     QList<Attachment> m_attachments;
     // The previous process's, until recoverLeftovers() has dealt with them.
     QList<Attachment> m_inherited;

@@ -1,26 +1,41 @@
 #include "daemon-agent/devices/deviceattacher.h"
 
 #include "common/device/l2/tapdevice.h"
+#include "common/device/usb/usbipprotocol.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/devices/attachmentledger.h"
 #include "daemon-agent/devices/tapport.h"
+#include "daemon-agent/devices/usbimport.h"
+
+#include <QFile>
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 namespace cloop::agent {
 
 using protocol::ForwardedDevice;
 using protocol::RunStart;
 
+DeviceAttacher::DeviceAttacher(QString workRoot, device::SysfsRoot roots, QObject *parent)
+    : QObject(parent), m_roots(std::move(roots)), m_ledger(std::make_unique<AttachmentLedger>(std::move(workRoot)))
+{
+}
+
 DeviceAttacher::DeviceAttacher(QString workRoot, QObject *parent)
-    : QObject(parent), m_ledger(std::make_unique<AttachmentLedger>(std::move(workRoot)))
+    : DeviceAttacher(std::move(workRoot), device::SysfsRoot::fromEnvironment(), parent)
 {
 }
 
 DeviceAttacher::~DeviceAttacher()
 {
     for (auto &[key, attached] : m_ports) {
-        attached.port->disconnect(this);
-        delete attached.port;
+        QObject *holder = attached.port ? static_cast<QObject *>(attached.port) : attached.usb;
+        holder->disconnect(this);
+        delete holder;
     }
 }
 
@@ -44,6 +59,15 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel)
         channel->refuse(QStringLiteral("a device channel needs a new run and binding"));
         return;
     }
+    const QString kind = meta.value(QLatin1String("device_kind")).toString(QStringLiteral("l2"));
+    if (kind == QLatin1String("usb")) {
+        acceptUsbChannel(channel, key, name);
+        return;
+    }
+    if (kind != QLatin1String("l2")) {
+        channel->refuse(QStringLiteral("this agent cannot attach \"%1\" devices").arg(kind.left(16)));
+        return;
+    }
     auto tap = device::l2::TapDevice::create(device::l2::TapDevice::Options{});
     if (!tap) {
         qCWarning(lcAgent).noquote() << QStringLiteral("run %1 cannot attach %2: %3").arg(runId).arg(name, tap.error().message);
@@ -53,22 +77,73 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel)
     channel->accept();
     const QString hostName = (*tap)->name();
     auto *port = new TapPort(std::move(*tap), channel, this);
-    m_ports[key] = Attached{name, port};
+    m_ports[key] = Attached{name, port, nullptr};
     connect(port, &TapPort::ended, this, [this, key](const QString &reason) { drop(key, reason); });
     qCInfo(lcAgent).noquote() << QStringLiteral("run %1 has %2 on %3 (binding %4)").arg(runId).arg(name, hostName).arg(bindingId);
+}
+
+void DeviceAttacher::acceptUsbChannel(tunnel::Channel *channel, const Key &key, const QString &name)
+{
+    const QString busId = channel->metadata().value(QLatin1String("busid")).toString();
+    if (!device::usb::usbip::isValidBusId(busId.toLatin1())) {
+        channel->refuse(QStringLiteral("a USB device channel needs the forwarder's bus id"));
+        return;
+    }
+    channel->accept();
+    auto *usb = new UsbImport(channel, busId, m_roots, this);
+    m_ports[key] = Attached{name, nullptr, usb};
+    connect(usb, &UsbImport::ready, this, [this, key, usb] {
+        Attachment attachment{key.first, key.second, QStringLiteral("usb"), usb->localBusId(), usb->nodePath(), 0};
+        attachment.vhciPort = usb->vhciPort();
+        attachment.usbDeviceId = usb->deviceId();
+        if (Status recorded = m_ledger->record(attachment); !recorded)
+            qCWarning(lcAgent).noquote() << "cannot record the attachment:" << recorded.error().message;
+        Q_EMIT devicesSettled(key.first);
+    });
+    connect(usb, &UsbImport::ended, this, [this, key](const QString &reason) {
+        drop(key, reason);
+        Q_EMIT devicesSettled(key.first);
+    });
+    usb->start();
+    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 imports %2 (USB bus id %3 on the forwarder, binding %4)")
+                                         .arg(key.first)
+                                         .arg(name, busId)
+                                         .arg(key.second);
+}
+
+bool DeviceAttacher::isPending(const RunStart &run) const
+{
+    for (const ForwardedDevice &device : run.devices) {
+        const auto found = m_ports.find(Key{run.runId, device.bindingId});
+        if (found != m_ports.end() && found->second.usb && found->second.usb->state() != UsbImport::State::Ready
+            && !found->second.usb->hasEnded())
+            return true;
+    }
+    return false;
 }
 
 Status DeviceAttacher::checkReady(const RunStart &run) const
 {
     for (const ForwardedDevice &device : run.devices) {
-        if (device.kind != QLatin1String("l2"))
+        if (device.kind != QLatin1String("l2") && device.kind != QLatin1String("usb"))
             return Error::make(QStringLiteral("device_unavailable"),
                                QStringLiteral("%1: this agent cannot attach %2 devices").arg(device.name, device.kind));
-        if (m_ports.count(Key{run.runId, device.bindingId}) == 0)
+        const auto found = m_ports.find(Key{run.runId, device.bindingId});
+        if (found == m_ports.end()) {
+            const auto ending = m_endings.find(Key{run.runId, device.bindingId});
             return Error::make(QStringLiteral("device_unavailable"),
-                               QStringLiteral("%1 (binding %2) could not be attached on this machine; see the agent's log")
+                               QStringLiteral("%1 (binding %2) could not be attached on this machine: %3")
                                        .arg(device.name)
-                                       .arg(device.bindingId));
+                                       .arg(device.bindingId)
+                                       .arg(ending != m_endings.end() ? ending->second
+                                                                      : QStringLiteral("its stream never came; see the agent's log")));
+        }
+        if (device.kind == QLatin1String("usb")) {
+            if (!found->second.usb || found->second.usb->state() != UsbImport::State::Ready)
+                return Error::make(QStringLiteral("device_unavailable"),
+                                   QStringLiteral("%1 (binding %2) is not attached yet").arg(device.name).arg(device.bindingId));
+            continue;
+        }
         if (Status valid = device::l2::validateInterfaceName(device.target); !valid)
             return valid.error();
         if (!device.address.isEmpty()) {
@@ -79,20 +154,49 @@ Status DeviceAttacher::checkReady(const RunStart &run) const
     return {};
 }
 
-QString DeviceAttacher::environmentValue(const RunStart &run)
+QString DeviceAttacher::environmentValue(const RunStart &run) const
 {
     QStringList entries;
-    for (const ForwardedDevice &device : run.devices)
-        entries.append(QStringLiteral("%1=%2:%3").arg(device.name, device.kind, device.target));
+    for (const ForwardedDevice &device : run.devices) {
+        QString where = device.target;
+        if (device.kind == QLatin1String("usb")) {
+            const auto found = m_ports.find(Key{run.runId, device.bindingId});
+            where = found != m_ports.end() && found->second.usb ? found->second.usb->nodePath() : QString();
+        }
+        entries.append(QStringLiteral("%1=%2:%3").arg(device.name, device.kind, where));
+    }
     return entries.join(QLatin1Char(','));
+}
+
+Result<QList<RunSpec::DeviceNode>> DeviceAttacher::deviceNodes(const RunStart &run, const QString &user) const
+{
+    QList<RunSpec::DeviceNode> nodes;
+    for (const ForwardedDevice &device : run.devices) {
+        const auto found = m_ports.find(Key{run.runId, device.bindingId});
+        if (device.kind != QLatin1String("usb") || found == m_ports.end() || !found->second.usb)
+            continue;
+        const QString node = found->second.usb->nodePath();
+        const QString hostPath = m_roots.path(node);
+        // The workload runs as its own user; the node exists only while this
+        // run has the device, so it may own it.
+        const QStringList ids = user.split(QLatin1Char(':'));
+        if (ids.size() == 2) {
+            if (::chown(QFile::encodeName(hostPath).constData(), ids[0].toUInt(), ids[1].toUInt()) != 0)
+                return Error::make(QStringLiteral("device_unavailable"),
+                                   QStringLiteral("%1: cannot hand %2 to the workload's user: %3")
+                                           .arg(device.name, node, QString::fromLocal8Bit(std::strerror(errno))));
+        }
+        nodes.append(RunSpec::DeviceNode{hostPath, node});
+    }
+    return nodes;
 }
 
 void DeviceAttacher::sandboxStarted(const RunStart &run, qint64 pid)
 {
     for (const ForwardedDevice &device : run.devices) {
         auto found = m_ports.find(Key{run.runId, device.bindingId});
-        if (found == m_ports.end())
-            continue; // its stream ended before the sandbox ran
+        if (found == m_ports.end() || !found->second.port)
+            continue; // its stream ended before the sandbox ran, or it is a node
         device::l2::TapDevice &tap = found->second.port->tap();
         const QString hostName = tap.name();
         const std::optional<QString> address = device.address.isEmpty() ? std::nullopt : std::optional(device.address);
@@ -121,6 +225,7 @@ void DeviceAttacher::runEnded(qint64 runId)
     }
     for (const Key &key : keys)
         drop(key, QStringLiteral("the run ended"));
+    std::erase_if(m_endings, [runId](const auto &entry) { return entry.first.first == runId; });
 }
 
 void DeviceAttacher::drop(const Key &key, const QString &reason)
@@ -130,11 +235,20 @@ void DeviceAttacher::drop(const Key &key, const QString &reason)
         return;
     const Attached attached = found->second;
     m_ports.erase(found);
-    attached.port->disconnect(this);
-    if (!attached.port->hasEnded())
-        attached.port->stop(reason);
-    // The TAP goes with its port, wherever it was moved.
-    attached.port->deleteLater();
+    m_endings[key] = reason;
+    if (attached.port) {
+        attached.port->disconnect(this);
+        if (!attached.port->hasEnded())
+            attached.port->stop(reason);
+        // The TAP goes with its port, wherever it was moved.
+        attached.port->deleteLater();
+    } else {
+        attached.usb->disconnect(this);
+        // Frees the vhci port; the node goes with the device.
+        if (!attached.usb->hasEnded())
+            attached.usb->stop(reason);
+        attached.usb->deleteLater();
+    }
     if (Status forgotten = m_ledger->forget(key.first, key.second); !forgotten)
         qCWarning(lcAgent).noquote() << "cannot update the attachment record:" << forgotten.error().message;
     qCInfo(lcAgent).noquote() << QStringLiteral("run %1 lost %2: %3").arg(key.first).arg(attached.name, reason);

@@ -1,7 +1,9 @@
 #pragma once
 
+#include "common/device/sysfsroot.h"
 #include "common/protocol/controlmessage.h"
 #include "common/result.h"
+#include "daemon-agent/sandbox/runspec.h"
 
 #include <QObject>
 
@@ -16,20 +18,26 @@ namespace cloop::agent {
 
 class AttachmentLedger;
 class TapPort;
+class UsbImport;
 
 // A run's forwarded devices on this machine. The hub opens a device channel
-// per device just before the run's start; each becomes a TAP fed by its
-// stream at once (attached BEFORE the start). When the sandbox runs, each
-// TAP moves into its network namespace under the binding's name, with the
-// binding's address, and comes up. Every attachment is recorded in the
-// work root (AttachmentLedger), and ends with the run, with its stream (the
-// binding ended, the forwarder went away), or with the hub's tunnel.
+// per device just before the run's start, and each is attached BEFORE the
+// start. A segment becomes a TAP fed by its stream at once; when the
+// sandbox runs, the TAP moves into its network namespace under the
+// binding's name, with the binding's address, and comes up. A USB device is
+// imported over its stream and attached to vhci_hcd; once the kernel has
+// enumerated it, its node under /dev/bus/usb is the one device node the
+// sandbox is given. Every attachment is recorded in the work root
+// (AttachmentLedger), and ends with the run, with its stream (the binding
+// ended, the forwarder went away, the device was unplugged), or with the
+// hub's tunnel.
 class DeviceAttacher final : public QObject
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(DeviceAttacher)
 
 public:
+    DeviceAttacher(QString workRoot, device::SysfsRoot roots, QObject *parent = nullptr);
     explicit DeviceAttacher(QString workRoot, QObject *parent = nullptr);
     ~DeviceAttacher() override;
 
@@ -38,10 +46,17 @@ public:
 
     // A channel of kind "device" the hub opened: a TAP for it now.
     void acceptChannel(tunnel::Channel *channel);
-    // Every device of the start has its stream and TAP, or why not.
+    // Whether a device of the start is still being attached (a USB device
+    // the kernel is enumerating); devicesSettled() follows.
+    bool isPending(const protocol::RunStart &run) const;
+    // Every device of the start has its stream and TAP or node, or why not.
     Status checkReady(const protocol::RunStart &run) const;
-    // "fwd-lab=l2:fwd0,…" for CLOOP_FORWARDED_DEVICES; empty without devices.
-    static QString environmentValue(const protocol::RunStart &run);
+    // "fwd-lab=l2:fwd0,fwd-key=usb:/dev/bus/usb/003/002" for
+    // CLOOP_FORWARDED_DEVICES; empty without devices.
+    QString environmentValue(const protocol::RunStart &run) const;
+    // The USB device nodes the run's sandbox is given, handed to the
+    // workload's user ("uid:gid"; empty: left as they are).
+    Result<QList<RunSpec::DeviceNode>> deviceNodes(const protocol::RunStart &run, const QString &user) const;
     // The sandbox runs as `pid`: the TAPs go into its network namespace.
     void sandboxStarted(const protocol::RunStart &run, qint64 pid);
     // The run is over: its TAPs and streams go.
@@ -52,19 +67,26 @@ public:
 Q_SIGNALS:
     // One device of a run is gone, and why (for the run's log).
     void detached(qint64 runId, const QString &deviceName, const QString &reason);
+    // A device of the run finished attaching, or failed to.
+    void devicesSettled(qint64 runId);
 
 private:
     using Key = std::pair<qint64, qint64>; // run, binding
     struct Attached
     {
         QString name;
-        TapPort *port = nullptr;
+        TapPort *port = nullptr; // a segment
+        UsbImport *usb = nullptr; // a USB device
     };
 
+    void acceptUsbChannel(tunnel::Channel *channel, const Key &key, const QString &name);
     void drop(const Key &key, const QString &reason);
 
+    device::SysfsRoot m_roots;
     std::unique_ptr<AttachmentLedger> m_ledger;
     std::map<Key, Attached> m_ports;
+    // Why an attachment ended, for the start that finds it missing.
+    std::map<Key, QString> m_endings;
 };
 
 } // namespace cloop::agent

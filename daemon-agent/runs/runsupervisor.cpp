@@ -82,6 +82,27 @@ void RunSupervisor::recoverLeftovers()
     recordActiveRuns();
 }
 
+void RunSupervisor::setDeviceAttacher(DeviceAttacher *attacher)
+{
+    m_devices = attacher;
+    if (!attacher)
+        return;
+    connect(attacher, &DeviceAttacher::devicesSettled, this, [this](qint64 runId) {
+        const auto waiting = m_waitingForDevices.constFind(runId);
+        if (waiting == m_waitingForDevices.constEnd() || !m_devices || m_devices->isPending(*waiting))
+            return;
+        start(m_waitingForDevices.take(runId));
+    });
+}
+
+void RunSupervisor::waitForDevices(const RunStart &run)
+{
+    // Bounded by the attachments themselves: each ends, ready or failed,
+    // within its own time limit.
+    qCInfo(lcAgent).noquote() << "run" << run.runId << "waits for its devices to attach";
+    m_waitingForDevices.insert(run.runId, run);
+}
+
 void RunSupervisor::refuse(qint64 runId, const QString &error)
 {
     // Devices attached for a run that will not start go now.
@@ -93,7 +114,7 @@ void RunSupervisor::refuse(qint64 runId, const QString &error)
 
 void RunSupervisor::start(const RunStart &run)
 {
-    if (m_active.contains(run.runId))
+    if (m_active.contains(run.runId) || m_waitingForDevices.contains(run.runId))
         return; // the hub repeated itself after a reconnect
     // A sandboxed run needs a container agent; a host-process run an agent
     // its operator started in host mode. Neither falls back to the other.
@@ -117,19 +138,28 @@ void RunSupervisor::start(const RunStart &run)
         spec.runtime = run.runtime;
     spec.argv = run.argv;
     spec.env = run.env;
-    if (!run.devices.isEmpty()) {
-        if (!m_devices)
-            return refuse(run.runId, QStringLiteral("this agent does not attach forwarded devices"));
-        if (Status ready = m_devices->checkReady(run); !ready)
-            return refuse(run.runId, ready.error().message);
-        spec.env.insert(QStringLiteral("CLOOP_FORWARDED_DEVICES"), DeviceAttacher::environmentValue(run));
-        spec.addedCapabilities = {QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW")};
-    }
-    spec.workdir = *workdir;
     auto user = m_workRoot.workloadUser();
     if (!user)
         return refuse(run.runId, user.error().message);
     spec.user = *user;
+    if (!run.devices.isEmpty()) {
+        if (!m_devices)
+            return refuse(run.runId, QStringLiteral("this agent does not attach forwarded devices"));
+        if (m_devices->isPending(run))
+            return waitForDevices(run);
+        if (Status ready = m_devices->checkReady(run); !ready)
+            return refuse(run.runId, ready.error().message);
+        spec.env.insert(QStringLiteral("CLOOP_FORWARDED_DEVICES"), m_devices->environmentValue(run));
+        const bool segment = std::any_of(run.devices.cbegin(), run.devices.cend(),
+                                         [](const ForwardedDevice &device) { return device.kind == QLatin1String("l2"); });
+        if (segment)
+            spec.addedCapabilities = {QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW")};
+        auto nodes = m_devices->deviceNodes(run, spec.user);
+        if (!nodes)
+            return refuse(run.runId, nodes.error().message);
+        spec.deviceNodes = *nodes;
+    }
+    spec.workdir = *workdir;
     if (Status valid = spec.validate(); !valid)
         return refuse(run.runId, valid.error().message);
     if (!run.hostProcess && spec.image == RunSpec::defaultImage() && !m_imageReady) {
@@ -288,6 +318,10 @@ qsizetype RunSupervisor::retainedBytes() const
 
 void RunSupervisor::cancel(const RunCancel &cancel)
 {
+    if (m_waitingForDevices.remove(cancel.runId)) {
+        refuse(cancel.runId, QStringLiteral("cancelled before it started: %1").arg(cancel.reason));
+        return;
+    }
     auto it = m_active.find(cancel.runId);
     if (it == m_active.end())
         return;

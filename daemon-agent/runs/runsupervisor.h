@@ -54,7 +54,7 @@ public:
     void setRetainBytes(qsizetype bytes) { m_retainBytes = bytes; }
     // Where runs' forwarded devices are attached (not owned; may be null:
     // then a run with devices is refused).
-    void setDeviceAttacher(DeviceAttacher *attacher) { m_devices = attacher; }
+    void setDeviceAttacher(DeviceAttacher *attacher);
     qsizetype retainedBytes() const;
 
 Q_SIGNALS:
@@ -78,6 +78,8 @@ private:
     };
 
     void refuse(qint64 runId, const QString &error);
+    // The start waits until its devices have attached (or failed to).
+    void waitForDevices(const protocol::RunStart &run);
     void openLogChannel(qint64 runId, Log &log);
     void pump(qint64 runId);
     void forgetIfDone(qint64 runId);
@@ -96,6 +98,7 @@ private:
     QPointer<tunnel::ChannelMultiplexer> m_channels;
     qsizetype m_retainBytes = runs::OutputJournal::kDefaultRetainBytes;
     DeviceAttacher *m_devices = nullptr;
+    QHash<qint64, protocol::RunStart> m_waitingForDevices;
     bool m_imageReady = false;
 };
 

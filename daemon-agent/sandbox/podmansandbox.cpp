@@ -308,6 +308,9 @@ QStringList PodmanSandbox::runArguments(const RunSpec &spec, const QString &envF
     };
     for (const QString &capability : spec.addedCapabilities)
         args << QStringLiteral("--cap-add") << capability;
+    // Read, write and mknod in the device cgroup for exactly these nodes.
+    for (const RunSpec::DeviceNode &node : spec.deviceNodes)
+        args << QStringLiteral("--device") << QStringLiteral("%1:%2:rwm").arg(node.hostPath, node.sandboxPath);
     for (const Ulimit &limit : spec.ulimits) {
         args << QStringLiteral("--ulimit")
              << QStringLiteral("%1=%2:%3").arg(limit.name).arg(limit.soft).arg(limit.hard);

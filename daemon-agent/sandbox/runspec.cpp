@@ -52,6 +52,15 @@ Status RunSpec::validate() const
         if (capability != QLatin1String("NET_ADMIN") && capability != QLatin1String("NET_RAW"))
             return invalid(QStringLiteral("capability \"%1\" is not one a sandbox may be given").arg(capability.left(32)));
     }
+    // USB device nodes only, named as the kernel names them.
+    static const QRegularExpression usbNode(QStringLiteral("^/dev/bus/usb/[0-9]{3}/[0-9]{3}$"));
+    for (const DeviceNode &node : deviceNodes) {
+        if (!usbNode.match(node.sandboxPath).hasMatch())
+            return invalid(QStringLiteral("device node \"%1\" is not a USB device node").arg(node.sandboxPath.left(64)));
+        if (!node.hostPath.startsWith(QLatin1Char('/')) || node.hostPath.contains(QLatin1Char(':'))
+            || node.hostPath.contains(QLatin1Char(',')))
+            return invalid(QStringLiteral("device node path \"%1\" is not usable").arg(node.hostPath.left(128)));
+    }
     // podman's container name alphabet; the id also appears in labels.
     if (!matches(QStringLiteral("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}"), runId))
         return invalid(

@@ -55,6 +55,16 @@ struct RunSpec
     // with a forwarded segment configures its interface (NET_ADMIN) and
     // speaks raw Ethernet, DHCP and ping on it (NET_RAW).
     QStringList addedCapabilities;
+    // Device nodes the sandbox is given, and nothing else of the host's
+    // /dev: a forwarded USB device's /dev/bus/usb/BBB/DDD.
+    struct DeviceNode
+    {
+        QString hostPath; // where the node is on this machine
+        QString sandboxPath; // "/dev/bus/usb/BBB/DDD"
+
+        friend bool operator==(const DeviceNode &, const DeviceNode &) = default;
+    };
+    QList<DeviceNode> deviceNodes;
 
     // An error naming the first field that is unusable; never touches the
     // system (the workdir's existence is the driver's business).

@@ -1,4 +1,5 @@
 #include "hub/cli/forwardadmincommands.h"
+#include "common/device/usb/usbiddatabase.h"
 
 #include "hub/cli/argumentchecks.h"
 #include "hub/cli/command.h"
@@ -7,6 +8,7 @@
 
 #include <QDateTime>
 #include <QJsonArray>
+#include <QRegularExpression>
 
 namespace cloop::cli {
 
@@ -102,11 +104,42 @@ int revoke(const QStringList &arguments)
     return revokeDaemon(arguments, kForwarderNoun);
 }
 
+// The USB/IP device list a USB forwarder exports, one device a line.
+void printUsbDevices(const QJsonObject &report)
+{
+    const auto &names = device::usb::UsbIdDatabase::system();
+    for (const QJsonValue &value : report.value(QLatin1String("devices")).toArray()) {
+        const QJsonObject device = value.toObject();
+        const quint16 vendor = quint16(field(device, "vendor_id").toUInt(nullptr, 16));
+        const quint16 product = quint16(field(device, "product_id").toUInt(nullptr, 16));
+        const QString name = QStringList{names.vendorName(vendor), names.productName(vendor, product)}
+                                     .filter(QRegularExpression(QStringLiteral("."))).join(QStringLiteral(" · "));
+        QStringList interfaces;
+        for (const QJsonValue &each : device.value(QLatin1String("interfaces")).toArray()) {
+            const QJsonObject interface = each.toObject();
+            interfaces.append(QStringLiteral("%1/%2/%3").arg(field(interface, "class"), field(interface, "subclass"),
+                                                             field(interface, "protocol")));
+        }
+        printLine(QStringLiteral("  exports %1  %2:%3%4").arg(field(device, "busid"), field(device, "vendor_id"),
+                                                             field(device, "product_id"),
+                                                             name.isEmpty() ? QString() : QStringLiteral("  ") + name));
+        printLine(formatFields({
+                {QStringLiteral("    speed"), field(device, "speed")},
+                {QStringLiteral("    class"), QStringLiteral("%1, configuration %2, interfaces %3")
+                                                      .arg(field(device, "class"))
+                                                      .arg(device.value(QLatin1String("configuration")).toInt())
+                                                      .arg(interfaces.isEmpty() ? QStringLiteral("none")
+                                                                                : interfaces.join(QStringLiteral(", ")))},
+                {QStringLiteral("    sysfs"), field(device, "path")},
+        }));
+    }
+}
+
 int test(const QStringList &arguments)
 {
     Command command(QStringLiteral("forward test"),
-                    QStringLiteral("Read what a forwarder's device shows (a segment's link, counters and a few frames) "
-                                   "without lending it to anything."));
+                    QStringLiteral("Read what a forwarder's device shows (a segment's link, counters and a few frames; "
+                                   "a USB device's USB/IP device list) without lending it to anything."));
     command.addPositional(QStringLiteral("ID"), QStringLiteral("The forwarder's id."));
     command.addJsonOption();
     if (auto done = command.parse(arguments))
@@ -131,6 +164,10 @@ int test(const QStringList &arguments)
     if (!ok) {
         printLine(QStringLiteral("  problem: %1").arg(field(report, "problem")));
         return kExitFailed;
+    }
+    if (field(report, "kind") == QLatin1String("usb")) {
+        printUsbDevices(report);
+        return kExitOk;
     }
     const QJsonObject link = report.value(QLatin1String("link")).toObject();
     const QJsonObject counters = report.value(QLatin1String("counters")).toObject();

@@ -48,7 +48,7 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
         planned.append(device);
     }
     // Step 2 before step 3: an absent forwarder refuses the run on any executor.
-    for (const PlannedDevice &device : std::as_const(planned)) {
+    for (PlannedDevice &device : planned) {
         if (!input.forwarderConnected || !input.forwarderConnected(device.forwarder.id))
             return Error::make(QStringLiteral("forwarder_offline"),
                                QStringLiteral("project %1 is bound to forwarder %2 (%3, %4), which is not connected: "
@@ -57,6 +57,24 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
                                        .arg(device.forwarder.id)
                                        .arg(device.forwarder.name, device.forwarder.device.describe())
                                        .arg(device.binding.id));
+        if (device.forwarder.device.kind != protocol::DeviceSpec::Kind::Usb)
+            continue;
+        // A USB device can be unplugged while its forwarder stays connected.
+        const std::optional<QString> busId = input.usbBusId ? input.usbBusId(device.forwarder.id) : std::nullopt;
+        if (!busId)
+            return Error::make(QStringLiteral("forwarder_outdated"),
+                               QStringLiteral("forwarder %1 (%2) has not said where its USB device is; it runs a "
+                                              "version before protocol %3: upgrade cloop on its machine")
+                                       .arg(device.forwarder.id)
+                                       .arg(device.forwarder.name)
+                                       .arg(protocol::kMinimumForUsb));
+        if (busId->isEmpty())
+            return Error::make(QStringLiteral("device_unplugged"),
+                               QStringLiteral("forwarder %1 (%2) is connected but its USB device %3 is unplugged: "
+                                              "plug it in on the forwarder's machine")
+                                       .arg(device.forwarder.id)
+                                       .arg(device.forwarder.name, device.forwarder.device.describe()));
+        device.device.busId = *busId;
     }
     if (planned.isEmpty())
         return planned;
@@ -94,11 +112,18 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
                                 QStringLiteral("the agent reported it cannot attach %1: %2")
                                         .arg(segment ? QStringLiteral("a network segment") : QStringLiteral("a USB device"),
                                              verdict.reason.isEmpty() ? QStringLiteral("no reason given") : verdict.reason));
-        if (!segment)
-            return cannotAttach(executor, forwarder,
-                                QStringLiteral("lending USB devices to runs is not available in this version of the hub"));
         device.device.bindingId = device.binding.id;
         device.device.name = deviceNameFor(forwarder);
+        if (!segment) {
+            if (executor.protocol < protocol::kMinimumForUsb)
+                return cannotAttach(executor, forwarder,
+                                    QStringLiteral("the agent speaks protocol %1 and USB devices need %2 or newer; "
+                                                   "upgrade cloop on that machine")
+                                            .arg(executor.protocol)
+                                            .arg(protocol::kMinimumForUsb));
+            device.device.kind = QStringLiteral("usb");
+            continue;
+        }
         device.device.kind = QStringLiteral("l2");
         device.device.target = device.binding.terms.targetInterface.isEmpty()
                 ? QString(bindingterms::kDefaultTarget)
@@ -114,7 +139,8 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
     // Two segments cannot both be fwd0 in one sandbox.
     for (qsizetype i = 0; i < planned.size(); ++i) {
         for (qsizetype j = i + 1; j < planned.size(); ++j) {
-            if (planned[i].device.target == planned[j].device.target)
+            if (planned[i].device.kind == QLatin1String("l2") && planned[j].device.kind == QLatin1String("l2")
+                && planned[i].device.target == planned[j].device.target)
                 return Error::make(QStringLiteral("device_clash"),
                                    QStringLiteral("bindings %1 (forwarder %2) and %3 (forwarder %4) of project %5 both "
                                                   "name %6 in the sandbox; bind one with another --target")

@@ -35,6 +35,9 @@ struct DevicePlanInput
     std::function<bool(qint64 forwarderId)> forwarderConnected;
     // The segment's MTU as its forwarder reported it; none: 1500.
     std::function<std::optional<int>(qint64 forwarderId)> segmentMtu;
+    // Where a USB forwarder's device is now, as it reported: nullopt when it
+    // never said, empty while unplugged.
+    std::function<std::optional<QString>(qint64 forwarderId)> usbBusId;
 };
 
 // Steps 1 to 3 of dispatch (DESIGN.md, "Dispatch"): the bindings that apply

@@ -45,10 +45,14 @@ Status DeviceStreams::open(const RunRecord &run, qint64 executorId, const QList<
         }
         const QJsonObject meta{{QStringLiteral("run_id"), run.id}, {QStringLiteral("binding_id"), device.binding.id}};
         QJsonObject toForwarder = meta;
-        toForwarder.insert(QStringLiteral("kind"), QStringLiteral("segment"));
+        const bool usb = device.device.kind == QLatin1String("usb");
+        toForwarder.insert(QStringLiteral("kind"), usb ? QStringLiteral("usb") : QStringLiteral("segment"));
         QJsonObject toAgent = meta;
         toAgent.insert(QStringLiteral("kind"), QStringLiteral("device"));
         toAgent.insert(QStringLiteral("name"), device.device.name);
+        toAgent.insert(QStringLiteral("device_kind"), device.device.kind);
+        if (usb)
+            toAgent.insert(QStringLiteral("busid"), device.device.busId);
         auto forwarderSide = forwarder->channels()->openChannel(toForwarder);
         auto agentSide = forwarderSide ? agent->channels()->openChannel(toAgent) : Result<tunnel::Channel *>(forwarderSide.error());
         if (!forwarderSide || !agentSide) {

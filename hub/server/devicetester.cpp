@@ -1,10 +1,12 @@
 #include "hub/server/devicetester.h"
 
+#include "common/device/usb/usbipprotocol.h"
 #include "common/logging.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "hub/server/daemongateway.h"
 #include "hub/storage/forwarderstore.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
 #include <QTimer>
@@ -30,10 +32,18 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
                                                                  "cannot be tested")
                                                           .arg(forwarder.id)
                                                           .arg(forwarder.name)));
-    auto opened = session->channels()->openChannel(QJsonObject{{QStringLiteral("kind"), QStringLiteral("device-test")}});
+    const bool usb = forwarder.device.kind == protocol::DeviceSpec::Kind::Usb;
+    const QJsonObject meta = usb ? QJsonObject{{QStringLiteral("kind"), QStringLiteral("usb")},
+                                               {QStringLiteral("purpose"), QStringLiteral("test")}}
+                                 : QJsonObject{{QStringLiteral("kind"), QStringLiteral("device-test")}};
+    auto opened = session->channels()->openChannel(meta);
     if (!opened)
         return ApiResponse::fromError(Error::make(QStringLiteral("forwarder_busy"), opened.error().message));
     QPointer<tunnel::Channel> channel(*opened);
+    if (usb) {
+        connect(*opened, &tunnel::Channel::opened, *opened,
+                [channel] { channel->write(device::usb::usbip::encodeDevlistRequest()); });
+    }
 
     // The deferred answer and what gathers it live until the channel ends
     // or the time is up, whichever comes first.
@@ -67,10 +77,20 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
         }
     });
     connect(*opened, &tunnel::Channel::closed, timer,
-            [report, finish, forwarderJson](protocol::CloseCode code, const QString &reason) {
+            [report, finish, forwarderJson, usb](protocol::CloseCode code, const QString &reason) {
                 if (code != protocol::CloseCode::Normal) {
                     finish(ApiResponse::error(502, QStringLiteral("test_failed"),
                                               reason.isEmpty() ? QStringLiteral("the forwarder ended the test") : reason));
+                    return;
+                }
+                if (usb) {
+                    auto decoded = usbReport(*report);
+                    if (!decoded) {
+                        finish(ApiResponse::error(502, QStringLiteral("bad_test_report"), decoded.error().message));
+                        return;
+                    }
+                    finish(ApiResponse::ok(QJsonObject{{QStringLiteral("forwarder"), forwarderJson},
+                                                       {QStringLiteral("report"), *decoded}}));
                     return;
                 }
                 QJsonParseError parseError{};
@@ -89,6 +109,46 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
     ApiResponse pending;
     pending.deferred = deferred;
     return pending;
+}
+
+Result<QJsonObject> DeviceTester::usbReport(const QByteArray &devlistReply)
+{
+    namespace usbip = device::usb::usbip;
+    auto decoded = usbip::decodeDevlistReply(devlistReply);
+    if (!decoded)
+        return Error::make(QStringLiteral("bad_test_report"),
+                           QStringLiteral("the forwarder's device list is malformed: %1").arg(decoded.error().message));
+    if (!*decoded)
+        return Error::make(QStringLiteral("bad_test_report"),
+                           QStringLiteral("the forwarder's device list ended after %1 bytes").arg(devlistReply.size()));
+    if ((*decoded)->consumed != devlistReply.size())
+        return Error::make(QStringLiteral("bad_test_report"),
+                           QStringLiteral("the forwarder sent %1 bytes after its device list")
+                                   .arg(devlistReply.size() - (*decoded)->consumed));
+    const auto hex = [](uint value, int digits) { return QStringLiteral("%1").arg(value, digits, 16, QLatin1Char('0')); };
+    QJsonArray devices;
+    for (const usbip::DeviceRecord &record : (*decoded)->message) {
+        QJsonArray interfaces;
+        for (const usbip::InterfaceRecord &interface : record.interfaces)
+            interfaces.append(QJsonObject{{QStringLiteral("class"), hex(interface.interfaceClass, 2)},
+                                          {QStringLiteral("subclass"), hex(interface.interfaceSubClass, 2)},
+                                          {QStringLiteral("protocol"), hex(interface.interfaceProtocol, 2)}});
+        devices.append(QJsonObject{{QStringLiteral("busid"), QString::fromLatin1(record.busId)},
+                                   {QStringLiteral("path"), QString::fromUtf8(record.path)},
+                                   {QStringLiteral("vendor_id"), hex(record.vendorId, 4)},
+                                   {QStringLiteral("product_id"), hex(record.productId, 4)},
+                                   {QStringLiteral("bcd_device"), hex(record.bcdDevice, 4)},
+                                   {QStringLiteral("speed"), usbip::describeSpeed(record.speed)},
+                                   {QStringLiteral("class"), hex(record.deviceClass, 2)},
+                                   {QStringLiteral("configuration"), int(record.configurationValue)},
+                                   {QStringLiteral("interfaces"), interfaces}});
+    }
+    QJsonObject report{{QStringLiteral("kind"), QStringLiteral("usb")},
+                       {QStringLiteral("ok"), !devices.isEmpty()},
+                       {QStringLiteral("devices"), devices}};
+    if (devices.isEmpty())
+        report.insert(QStringLiteral("problem"), QStringLiteral("the forwarder exports no device: its USB device is unplugged"));
+    return report;
 }
 
 } // namespace cloop::hub

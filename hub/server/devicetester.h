@@ -11,11 +11,13 @@ namespace cloop::hub {
 class DaemonGateway;
 struct ForwarderRecord;
 
-// The Test button: opens a test stream to a connected forwarder, which
-// reads what its device exports without handing it to anything (a
-// segment's link state, MTU, counters and a few frames seen; a USB device
-// list) and sends it back as one JSON document. The answer is deferred
-// until then, and bounded in time and size.
+// The Test button: opens a test stream to a connected forwarder and reads
+// what its device exports without handing it to anything. A segment's
+// forwarder sends its report (link state, MTU, counters, a few frames seen)
+// as one JSON document; a USB forwarder is asked for its USB/IP device list
+// (OP_REQ_DEVLIST), exactly as a consumer would read it, which the hub
+// decodes into the report. The answer is deferred until then, and bounded
+// in time and size.
 class DeviceTester final : public QObject
 {
     Q_OBJECT
@@ -30,6 +32,10 @@ public:
 
     // Refuses at once (409 forwarder_offline) when the forwarder has no live session.
     ApiResponse test(const ForwarderRecord &forwarder, const QJsonObject &forwarderJson);
+
+    // The report of a USB forwarder's OP_REP_DEVLIST: {"ok", "kind": "usb",
+    // "devices": [...]} or, for malformed bytes, an error.
+    static Result<QJsonObject> usbReport(const QByteArray &devlistReply);
 
 private:
     DaemonGateway &m_forwarders;

@@ -11,6 +11,12 @@ ForwarderStates::ForwarderStates(DaemonGateway &forwarders, QObject *parent) : Q
             [this](qint64 id, const protocol::ControlMessage &message) {
                 if (const auto *state = std::get_if<protocol::DeviceState>(&message)) {
                     m_states.insert(id, *state);
+                    if (state->usb) {
+                        qCInfo(lcHub).noquote() << "forwarder" << id << "reports its USB device"
+                                                << (state->usbBusId.isEmpty() ? QStringLiteral("unplugged")
+                                                                              : QStringLiteral("at ") + state->usbBusId);
+                        return;
+                    }
                     qCInfo(lcHub).noquote() << "forwarder" << id << "reports its segment"
                                             << (state->up ? QStringLiteral("up") : QStringLiteral("down"))
                                             << (state->carrier ? QStringLiteral("with carrier") : QStringLiteral("without carrier"))

@@ -144,6 +144,10 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         const auto state = m_forwarderStates.stateOf(id);
         return state ? std::optional<int>(state->mtu) : std::nullopt;
     };
+    input.usbBusId = [this](qint64 id) -> std::optional<QString> {
+        const auto state = m_forwarderStates.stateOf(id);
+        return state && state->usb ? std::optional<QString>(state->usbBusId) : std::nullopt;
+    };
 
     QString refusal;
     bool capableButBusy = false;

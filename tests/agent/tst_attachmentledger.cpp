@@ -85,7 +85,31 @@ struct FakeHost
             return {};
         };
     }
+    // vhci ports: port → the devid it holds now (absent: free).
+    QHash<int, quint32> usbPorts;
+    QList<int> releaseCalls;
+    AttachmentLedger::UsbPortReleaser releaser()
+    {
+        return [this](int port, quint32 deviceId) -> Result<bool> {
+            releaseCalls << port;
+            if (!usbPorts.contains(port))
+                return false;
+            if (usbPorts.value(port) != deviceId)
+                return Error::make(QStringLiteral("port_reused"),
+                    QStringLiteral("vhci port %1 holds another device now").arg(port));
+            usbPorts.remove(port);
+            return true;
+        };
+    }
 };
+
+Attachment usbAttachment(qint64 run, qint64 binding, const QString &localBusId, int port, quint32 deviceId)
+{
+    Attachment attachment { run, binding, QStringLiteral("usb"), localBusId, QStringLiteral("/dev/bus/usb/003/002"), 0 };
+    attachment.vhciPort = port;
+    attachment.usbDeviceId = deviceId;
+    return attachment;
+}
 
 HostInterface tap()
 {
@@ -127,6 +151,7 @@ private Q_SLOTS:
     void aFileThatCannotBeWrittenKeepsNothing();
     void recoveryRemovesOnlyRecordedTaps();
     void recoveryLeavesNamesThisProcessRecorded();
+    void recoveryFreesOnlyTheRecordedUsbPorts();
     void leftoversStayInTheFileUntilRecovered();
     void aCorruptFileIsReportedNotFatal();
     void anUnreadableEntryIsReportedTheRestRecovered();
@@ -272,8 +297,7 @@ void TestAttachmentLedger::recoveryRemovesOnlyRecordedTaps()
         QVERIFY(previous.record(attachment(2, 1, QStringLiteral("vethnow"))));
         QVERIFY(previous.record(attachment(2, 2, QStringLiteral("tapbusy"))));
         QVERIFY(previous.record(attachment(3, 1, QStringLiteral("brokenprobe"))));
-        QVERIFY(previous.record(
-            Attachment { 3, 2, QStringLiteral("usb"), QStringLiteral("tapother"), QString(), 0 }));
+        QVERIFY(previous.record(usbAttachment(3, 2, QStringLiteral("3-1"), 2, 0x10002)));
     }
     FakeHost host;
     host.interfaces.insert(QStringLiteral("tapleft"), tap());
@@ -283,11 +307,15 @@ void TestAttachmentLedger::recoveryRemovesOnlyRecordedTaps()
     host.interfaces.insert(QStringLiteral("unrecorded"), tap());
     host.removalRefusals.insert(QStringLiteral("tapbusy"), QStringLiteral("tap_in_use"));
 
-    AttachmentLedger ledger(m_root->path(), host.probe(), host.remover());
+    host.usbPorts.insert(2, 0x20003);
+    AttachmentLedger ledger(m_root->path(), host.probe(), host.remover(), host.releaser());
     QVERIFY(ledger.attachments().isEmpty());
     const AttachmentLedger::Recovery recovery = ledger.recoverLeftovers();
 
     QCOMPARE(recovery.removed, QStringList { QStringLiteral("tapleft (run 1, binding 1)") });
+    // The USB entry's port is asked about, never its name as a TAP.
+    QCOMPARE(host.releaseCalls, QList<int> { 2 });
+    QCOMPARE(host.usbPorts.value(2), 0x20003u);
     // Only what was recorded as a TAP is looked at, and only TAPs are removed.
     QCOMPARE(host.probed,
         (QStringList { QStringLiteral("tapleft"), QStringLiteral("tapgone"),
@@ -311,7 +339,8 @@ void TestAttachmentLedger::recoveryRemovesOnlyRecordedTaps()
     QVERIFY2(skipped.contains(QLatin1String(
                  "brokenprobe (run 3, binding 1): cannot tell what it is: the probe broke")),
         qPrintable(skipped));
-    QVERIFY2(skipped.contains(QLatin1String("tapother (run 3, binding 2): kind \"usb\"")),
+    QVERIFY2(skipped.contains(
+                 QLatin1String("3-1 (run 3, binding 2): vhci port 2 holds another device now")),
         qPrintable(skipped));
 
     // The file is emptied of them, and a second recovery finds nothing.
@@ -322,6 +351,38 @@ void TestAttachmentLedger::recoveryRemovesOnlyRecordedTaps()
     QCOMPARE(
         AttachmentLedger(m_root->path(), host.probe(), host.remover()).recoverLeftovers().removed,
         QStringList());
+}
+
+void TestAttachmentLedger::recoveryFreesOnlyTheRecordedUsbPorts()
+{
+    {
+        FakeHost before;
+        AttachmentLedger previous(m_root->path(), before.probe(), before.remover(), before.releaser());
+        QVERIFY(previous.record(usbAttachment(1, 1, QStringLiteral("3-1"), 0, 0x10002)));
+        QVERIFY(previous.record(usbAttachment(1, 2, QStringLiteral("3-2"), 1, 0x10003)));
+        QVERIFY(previous.record(usbAttachment(2, 1, QStringLiteral("4-1"), 8, 0x20004)));
+        // A USB entry must say which port it holds.
+        Attachment portless = usbAttachment(2, 2, QStringLiteral("3-3"), -1, 0x10005);
+        QVERIFY(!previous.record(portless));
+    }
+    FakeHost host;
+    host.usbPorts.insert(0, 0x10002); // still the recorded device
+    host.usbPorts.insert(8, 0x30001); // another device took the port since
+    host.usbPorts.insert(5, 0x10009); // never recorded
+    AttachmentLedger ledger(m_root->path(), host.probe(), host.remover(), host.releaser());
+    const AttachmentLedger::Recovery recovery = ledger.recoverLeftovers();
+
+    QCOMPARE(host.releaseCalls, (QList<int> { 0, 1, 8 }));
+    QCOMPARE(recovery.removed, QStringList { QStringLiteral("3-1 (run 1, binding 1) on vhci port 0") });
+    QCOMPARE(recovery.skipped.size(), 1);
+    QVERIFY2(recovery.skipped.first().contains(QLatin1String("4-1 (run 2, binding 1): vhci port 8 holds another")),
+        qPrintable(recovery.skipped.first()));
+    QVERIFY(!host.usbPorts.contains(0));
+    QCOMPARE(host.usbPorts.value(8), 0x30001u);
+    QCOMPARE(host.usbPorts.value(5), 0x10009u);
+    QVERIFY(host.probed.isEmpty());
+    QVERIFY(host.removeCalls.isEmpty());
+    QCOMPARE(hostNamesIn(ledger.filePath()), QStringList());
 }
 
 void TestAttachmentLedger::recoveryLeavesNamesThisProcessRecorded()

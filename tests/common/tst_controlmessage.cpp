@@ -384,10 +384,14 @@ void TestControlMessage::runMessagesRoundTrip_data()
     QTest::newRow("run.start host process") << ControlMessage(hostProcess);
     RunStart withDevices = start;
     withDevices.devices = {ForwardedDevice{7, QStringLiteral("fwd-lab"), QStringLiteral("l2"), QStringLiteral("fwd0"),
-                                           QStringLiteral("192.0.2.10/24"), 9000},
+                                           QStringLiteral("192.0.2.10/24"), 9000, QString()},
                            ForwardedDevice{8, QStringLiteral("fwd-lab2"), QStringLiteral("l2"), QStringLiteral("fwd1"),
-                                           QString(), 1500}};
+                                           QString(), 1500, QString()}};
     QTest::newRow("run.start with devices") << ControlMessage(withDevices);
+    RunStart withUsb = start;
+    withUsb.devices = {ForwardedDevice{9, QStringLiteral("fwd-hsm"), QStringLiteral("usb"), QString(), QString(), 1500,
+                                       QStringLiteral("1-1.4")}};
+    QTest::newRow("run.start with a USB device") << ControlMessage(withUsb);
     QTest::newRow("run.cancel") << ControlMessage(RunCancel{41, QStringLiteral("cancelled by alice")});
     QTest::newRow("run.ack") << ControlMessage(RunAck{41, 65536});
     QTest::newRow("run.started") << ControlMessage(RunStarted{41});
@@ -395,8 +399,11 @@ void TestControlMessage::runMessagesRoundTrip_data()
     QTest::newRow("run.finished error") << ControlMessage(RunFinished{41, std::nullopt, QStringLiteral("image not known"), 0});
     QTest::newRow("runs.held") << ControlMessage(RunsHeld{{3, 41, 9007199254740991}});
     QTest::newRow("runs.held none") << ControlMessage(RunsHeld{});
-    QTest::newRow("device.state jumbo") << ControlMessage(DeviceState{9000, true, true});
-    QTest::newRow("device.state down") << ControlMessage(DeviceState{1500, false, false});
+    QTest::newRow("device.state jumbo") << ControlMessage(DeviceState{9000, true, true, false, QString()});
+    QTest::newRow("device.state down") << ControlMessage(DeviceState{1500, false, false, false, QString()});
+    QTest::newRow("device.state usb present")
+            << ControlMessage(DeviceState{1500, false, false, true, QStringLiteral("3-2")});
+    QTest::newRow("device.state usb unplugged") << ControlMessage(DeviceState{1500, false, false, true, QString()});
 }
 
 void TestControlMessage::runMessagesRoundTrip()

@@ -55,6 +55,22 @@ ForwarderRecord segmentForwarder(qint64 id, const QString &name)
     return forwarder;
 }
 
+ForwarderRecord usbForwarder(qint64 id, const QString &name)
+{
+    ForwarderRecord forwarder;
+    forwarder.id = id;
+    forwarder.name = name;
+    forwarder.device = *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407"));
+    return forwarder;
+}
+
+AgentCapabilities usbCapableAgent()
+{
+    AgentCapabilities capabilities = containerAgent();
+    capabilities.usbAttach = {true, QString()};
+    return capabilities;
+}
+
 BindingRecord bindingOf(qint64 id, const ForwarderRecord &forwarder, const QString &target = {},
                         const QString &virtualExecutor = {})
 {
@@ -86,6 +102,9 @@ private Q_SLOTS:
     void executorsThatCannotTakeTheDeviceAreRefused();
     void twoSegmentsCannotShareAName();
     void theSandboxGetsTheSegmentsMtu();
+    void aBoundUsbDeviceIsImportedByItsBusId();
+    void anUnpluggedOrUnreportedUsbDeviceRefusesTheRun();
+    void executorsThatCannotTakeAUsbDeviceAreRefused();
 
 private:
     DevicePlanInput m_input;
@@ -230,6 +249,68 @@ void TestDevicePlan::theSandboxGetsTheSegmentsMtu()
     QCOMPARE(planDevices(m_input)->first().device.mtu, 1500);
     m_input.segmentMtu = [](qint64 id) { return id == 7 ? std::optional<int>(9000) : std::nullopt; };
     QCOMPARE(planDevices(m_input)->first().device.mtu, 9000);
+}
+
+void TestDevicePlan::aBoundUsbDeviceIsImportedByItsBusId()
+{
+    const ForwarderRecord key = usbForwarder(9, QStringLiteral("hsm"));
+    m_input.forwarders.insert(key.id, key);
+    m_input.executor = executorWith(usbCapableAgent());
+    m_input.usbBusId = [](qint64 id) { return id == 9 ? std::optional<QString>(QStringLiteral("1-1.4")) : std::nullopt; };
+    // A segment beside it keeps its fwd0: USB devices have no interface name to clash.
+    m_input.bindings = {bindingOf(3, m_lab), bindingOf(6, key)};
+    auto plan = planDevices(m_input);
+    QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
+    QCOMPARE(plan->size(), 2);
+    const protocol::ForwardedDevice &device = plan->at(1).device;
+    QCOMPARE(device.kind, QStringLiteral("usb"));
+    QCOMPARE(device.name, QStringLiteral("fwd-hsm"));
+    QCOMPARE(device.busId, QStringLiteral("1-1.4"));
+    QCOMPARE(device.bindingId, 6);
+    QVERIFY(device.target.isEmpty());
+}
+
+void TestDevicePlan::anUnpluggedOrUnreportedUsbDeviceRefusesTheRun()
+{
+    const ForwarderRecord key = usbForwarder(9, QStringLiteral("hsm"));
+    m_input.forwarders.insert(key.id, key);
+    m_input.executor = executorWith(usbCapableAgent());
+    m_input.bindings = {bindingOf(6, key)};
+    // Never said where its device is: an old forwarder.
+    auto plan = planDevices(m_input);
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().code, QStringLiteral("forwarder_outdated"));
+    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 9 (hsm)")), qPrintable(plan.error().message));
+    // Said it is unplugged: refused on every executor, saying so.
+    m_input.usbBusId = [](qint64) { return std::optional<QString>(QString()); };
+    plan = planDevices(m_input);
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().code, QStringLiteral("device_unplugged"));
+    QVERIFY2(plan.error().message.contains(QLatin1String("usb 1050:0407 is unplugged")), qPrintable(plan.error().message));
+    m_input.run.hostProcess = true;
+    QCOMPARE(planDevices(m_input).error().code, QStringLiteral("device_unplugged"));
+}
+
+void TestDevicePlan::executorsThatCannotTakeAUsbDeviceAreRefused()
+{
+    const ForwarderRecord key = usbForwarder(9, QStringLiteral("hsm"));
+    m_input.forwarders.insert(key.id, key);
+    m_input.bindings = {bindingOf(6, key)};
+    m_input.usbBusId = [](qint64) { return std::optional<QString>(QStringLiteral("1-1")); };
+    // The agent said it has no vhci_hcd.
+    auto plan = planDevices(m_input);
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().code, QStringLiteral("executor_cannot_attach"));
+    QVERIFY2(plan.error().message.contains(QLatin1String("vhci_hcd missing")), qPrintable(plan.error().message));
+    // An agent from before USB devices.
+    m_input.executor = executorWith(usbCapableAgent(), protocol::kMinimumForUsb - 1);
+    plan = planDevices(m_input);
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().code, QStringLiteral("executor_cannot_attach"));
+    QVERIFY2(plan.error().message.contains(QStringLiteral("USB devices need %1").arg(protocol::kMinimumForUsb)),
+             qPrintable(plan.error().message));
+    m_input.executor = executorWith(usbCapableAgent());
+    QVERIFY(planDevices(m_input));
 }
 
 QTEST_GUILESS_MAIN(TestDevicePlan)
