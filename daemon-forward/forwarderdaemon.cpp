@@ -30,7 +30,12 @@ ForwarderDaemon::ForwarderDaemon(const daemon::ConnectionOptions &connection, QO
     connect(&m_connector, &daemon::DaemonConnector::finished, this, &ForwarderDaemon::finished);
 }
 
-ForwarderDaemon::~ForwarderDaemon() = default;
+ForwarderDaemon::~ForwarderDaemon()
+{
+    // A USB/IP session gives its device back on the way out and needs the
+    // watch for it; children would go only after the watch.
+    qDeleteAll(findChildren<UsbipServerSession *>(Qt::FindDirectChildrenOnly));
+}
 
 void ForwarderDaemon::start()
 {

@@ -662,6 +662,13 @@
         <source>%1 device answered</source>
         <translation>Gerät vom Typ %1 hat geantwortet</translation>
     </message>
+    <message numerus="yes">
+        <source>Exports %1 · %2:%3%4 · %5 · %n interface(s)</source>
+        <translation>
+            <numerusform>Exportiert %1 · %2:%3%4 · %5 · %n Schnittstelle</numerusform>
+            <numerusform>Exportiert %1 · %2:%3%4 · %5 · %n Schnittstellen</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ForwardersPage</name>

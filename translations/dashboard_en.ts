@@ -662,6 +662,13 @@
         <source>%1 device answered</source>
         <translation type="unfinished"></translation>
     </message>
+    <message numerus="yes">
+        <source>Exports %1 · %2:%3%4 · %5 · %n interface(s)</source>
+        <translation>
+            <numerusform>Exports %1 · %2:%3%4 · %5 · %n interface</numerusform>
+            <numerusform>Exports %1 · %2:%3%4 · %5 · %n interfaces</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ForwardersPage</name>

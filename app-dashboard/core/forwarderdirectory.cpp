@@ -1,5 +1,7 @@
 #include "app-dashboard/core/forwarderdirectory.h"
 
+#include "common/device/usb/usbiddatabase.h"
+
 #include "app-dashboard/core/eventstream.h"
 
 #include <QCoreApplication>
@@ -170,6 +172,24 @@ QString describeTestReport(const QJsonObject &report)
         if (!frames.isEmpty())
             summary += QStringLiteral("\n") + frames.first().toObject().value(QLatin1String("summary")).toString();
         return summary;
+    }
+    if (report.value(QLatin1String("kind")).toString() == QLatin1String("usb")) {
+        // The USB/IP device list, as a consumer would read it.
+        const auto &names = device::usb::UsbIdDatabase::system();
+        QStringList lines;
+        for (const QJsonValue &value : report.value(QLatin1String("devices")).toArray()) {
+            const QJsonObject device = value.toObject();
+            const QString vendorId = device.value(QLatin1String("vendor_id")).toString();
+            const QString productId = device.value(QLatin1String("product_id")).toString();
+            const quint16 vendor = quint16(vendorId.toUInt(nullptr, 16));
+            const QString name = names.productName(vendor, quint16(productId.toUInt(nullptr, 16)));
+            const int interfaces = int(device.value(QLatin1String("interfaces")).toArray().size());
+            lines.append(ForwarderDirectory::tr("Exports %1 · %2:%3%4 · %5 · %n interface(s)", nullptr, interfaces)
+                                 .arg(device.value(QLatin1String("busid")).toString(), vendorId, productId,
+                                      name.isEmpty() ? QString() : QStringLiteral(" ") + name,
+                                      device.value(QLatin1String("speed")).toString()));
+        }
+        return lines.join(QLatin1Char('\n'));
     }
     // Other kinds report in their own shape; until a card knows it, the
     // verdict is what matters.

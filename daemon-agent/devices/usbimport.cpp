@@ -154,12 +154,17 @@ void UsbImport::fail(const QString &reason)
         return;
     m_state = State::Ended;
     m_poll.stop();
-    // Detach first, while the port is surely this import's: the kernel
-    // closes its side and frees the port at once.
-    if (m_port >= 0) {
+    // Stopped from here while the connection lives: detach first, while the
+    // port is surely this import's; the kernel closes its side and frees
+    // the port at once. Once the connection has ended, the kernel frees the
+    // port on its own (it saw the end), and a detach would race it.
+    const bool connectionLives = m_pump && !m_pump->hasEnded();
+    if (m_port >= 0 && connectionLives) {
         const auto port = m_vhci.port(m_port);
         if (port && !port->isFree() && port->deviceId == m_deviceId) {
-            if (Status detached = m_vhci.detach(m_port); !detached)
+            Status detached = m_vhci.detach(m_port);
+            const auto after = detached ? std::nullopt : m_vhci.port(m_port);
+            if (!detached && !(after && after->isFree()))
                 qCWarning(lcAgent).noquote() << "cannot detach vhci port" << m_port << ":" << detached.error().message;
         }
     }

@@ -69,15 +69,22 @@ Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot 
             if (!unbound)
                 return unbound.error();
         }
+        // A step the kernel refuses leaves the device with its own driver
+        // again. Not `rebind`: for an entry usbip-host never bound, the
+        // kernel's rebind follows a null device pointer.
+        const auto restore = [&](bool added, const Error &error) {
+            if (added)
+                (void)roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
+            if (driver)
+                (void)roots.writeAttribute(QStringLiteral("/sys/bus/usb/drivers/%1/bind").arg(*driver), bare(busId));
+            return error;
+        };
         if (Status added = roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"),
                                                 QByteArray("add ") + bare(busId));
             !added)
-            return added.error();
-        if (Status bound = roots.writeAttribute(kUsbipHost + QLatin1String("/bind"), bare(busId)); !bound) {
-            // Back to its own driver, and out of the match list.
-            (void)roots.writeAttribute(kUsbipHost + QLatin1String("/rebind"), bare(busId));
-            return bound.error();
-        }
+            return restore(false, added.error());
+        if (Status bound = roots.writeAttribute(kUsbipHost + QLatin1String("/bind"), bare(busId)); !bound)
+            return restore(true, bound.error());
     }
     std::unique_ptr<UsbipExport> exported(new UsbipExport(roots, busId, driver.value_or(QStringLiteral("none"))));
     const auto status = roots.readAttribute(deviceDir(busId) + QLatin1String("/usbip_status"));
@@ -126,11 +133,15 @@ void UsbipExport::giveBack()
         (void)m_roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(m_busId));
         return;
     }
+    // As `usbip unbind`: rebind alone would leave a bound device where it
+    // is (the kernel's device_attach keeps a driver it finds), and the
+    // match entry an unbound device keeps lets rebind find it and re-probe
+    // it with usbip-host refusing.
+    (void)m_roots.writeAttribute(kUsbipHost + QLatin1String("/unbind"), bare(m_busId));
+    (void)m_roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(m_busId));
     Status rebound = m_roots.writeAttribute(kUsbipHost + QLatin1String("/rebind"), bare(m_busId));
     if (!rebound) {
-        // Not in the match list any more: unbind and let the bus probe it.
-        (void)m_roots.writeAttribute(kUsbipHost + QLatin1String("/unbind"), bare(m_busId));
-        (void)m_roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(m_busId));
+        // No entry left to rebind by: the bus probes it afresh.
         rebound = m_roots.writeAttribute(QStringLiteral("/sys/bus/usb/drivers_probe"), bare(m_busId));
     }
     if (!rebound)

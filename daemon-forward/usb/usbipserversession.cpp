@@ -31,9 +31,13 @@ UsbipServerSession::UsbipServerSession(tunnel::Channel *channel, UsbDeviceWatch 
 
 UsbipServerSession::~UsbipServerSession()
 {
-    // The pump closes the kernel's connection before the device goes back.
-    delete m_pump;
-    m_pump = nullptr;
+    // The pump closes the kernel's connection before the device goes back
+    // (m_export, after this body). Its last word is not for this session.
+    if (m_pump) {
+        m_pump->disconnect(this);
+        delete m_pump;
+        m_pump = nullptr;
+    }
 }
 
 void UsbipServerSession::onReadable()

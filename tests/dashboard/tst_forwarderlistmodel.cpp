@@ -180,6 +180,25 @@ void TestForwarderListModel::testReportsReadAsWords()
                               {QStringLiteral("ok"), false},
                               {QStringLiteral("problem"), QStringLiteral("no interface eth9")}};
     QCOMPARE(describeTestReport(problem), QStringLiteral("Problem on the forwarder: no interface eth9"));
+
+    // A USB forwarder's report is the USB/IP device list the hub read.
+    const QJsonObject usb{
+            {QStringLiteral("kind"), QStringLiteral("usb")},
+            {QStringLiteral("ok"), true},
+            {QStringLiteral("devices"),
+             QJsonArray{QJsonObject{{QStringLiteral("busid"), QStringLiteral("1-1")},
+                                    {QStringLiteral("vendor_id"), QStringLiteral("1d6b")},
+                                    {QStringLiteral("product_id"), QStringLiteral("0002")},
+                                    {QStringLiteral("speed"), QStringLiteral("high speed (480 Mbit/s)")},
+                                    {QStringLiteral("interfaces"), QJsonArray{QJsonObject{}, QJsonObject{}}}}}}};
+    const QString usbWords = describeTestReport(usb);
+    QVERIFY2(usbWords.startsWith(QStringLiteral(u"Exports 1-1 · 1d6b:0002")) && usbWords.contains(QLatin1String("high speed"))
+                     && usbWords.contains(QLatin1String("2 interface")),
+             qPrintable(usbWords));
+    // Named from the system's USB ID database, where there is one.
+    const auto &system = cloop::device::usb::UsbIdDatabase::system();
+    if (!system.isEmpty())
+        QVERIFY2(usbWords.contains(system.productName(0x1d6b, 0x0002)), qPrintable(usbWords));
 }
 
 void TestForwarderListModel::usbDevicesAreNamedFromTheIdDatabase()

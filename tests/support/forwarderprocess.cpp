@@ -26,6 +26,10 @@ QString ForwarderProcess::programPath() const
         return binaryPath(QStringLiteral("cloop"));
     case Program::Agent:
         return binaryPath(QStringLiteral("cloop-agent"));
+    case Program::ForwarderUsbStandIn:
+        return binaryPath(QStringLiteral("cloop-forward-usbstandin"));
+    case Program::AgentUsbStandIn:
+        return binaryPath(QStringLiteral("cloop-agent-usbstandin"));
     case Program::Standalone:
         break;
     }
@@ -49,7 +53,9 @@ bool ForwarderProcess::start()
     m_process = makeDaemonProcess();
     m_process->setProgram(programPath());
     m_process->setArguments(programArguments());
-    m_process->setProcessEnvironment(childEnvironment(m_home));
+    QProcessEnvironment environment = childEnvironment(m_home);
+    environment.insert(m_environment);
+    m_process->setProcessEnvironment(environment);
     m_process->setStandardInputFile(QProcess::nullDevice());
     QProcess *process = m_process.get();
     QObject::connect(process, &QProcess::readyReadStandardError, process,

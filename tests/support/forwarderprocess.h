@@ -16,13 +16,17 @@ namespace cloop::testing {
 class ForwarderProcess
 {
 public:
-    enum class Program { Standalone, Umbrella, Agent };
+    // The *UsbStandIn programs are the daemons with the USB kernel stand-in
+    // (tests/support/usbstandin), for kernels without USB.
+    enum class Program { Standalone, Umbrella, Agent, ForwarderUsbStandIn, AgentUsbStandIn };
 
     ForwarderProcess(QStringList arguments, QString home, Program program = Program::Standalone);
     ~ForwarderProcess(); // kills the process it started, by PID
     ForwarderProcess(const ForwarderProcess &) = delete;
     ForwarderProcess &operator=(const ForwarderProcess &) = delete;
 
+    // Set before start(): added to (or replacing in) its environment.
+    void setEnvironmentVariable(const QString &name, const QString &value) { m_environment.insert(name, value); }
     bool start();
     bool isRunning() const;
     // True once stderr contains `needle`; false when the process ended
@@ -55,6 +59,7 @@ private:
     QStringList m_arguments;
     QString m_home;
     Program m_program;
+    QProcessEnvironment m_environment;
     std::unique_ptr<QProcess> m_process;
     QByteArray m_stderr;
     QByteArray m_stdout;

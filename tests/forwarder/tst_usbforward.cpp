@@ -1,0 +1,404 @@
+// End to end through the whole chain, as root: a run of a bound project gets
+// a forwarded USB device. A real hub, the real forwarder and agent programs
+// (their *-usbstandin builds: the same code with an in-process stand-in for
+// the kernel's usbip-host and vhci_hcd behind fixture /sys trees, since this
+// kernel has no USB), and a podman sandbox given the device's node. The
+// test is the USB host the sandbox would be: it submits transfers to the
+// agent's vhci stand-in, which go agent → hub → forwarder → simulated device
+// and back. Skipped, saying why, without root or podman.
+
+#include "support/testrig.h"
+#include "support/usbstandin/usbfixture.h"
+#include "support/usbstandin/usbkernelstandin.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QRandomGenerator>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace cloop::testing;
+using namespace cloop::testsupport::usb;
+
+namespace {
+
+const QString kProject = QStringLiteral("/srv/projects/hsm");
+constexpr quint16 kVendor = 0x1d50;
+constexpr quint16 kProduct = 0x6089;
+
+// Lists the USB nodes the sandbox has and what it was told, then waits.
+const QString kShowTheDevice = QStringLiteral(
+        "for n in /dev/bus/usb/*/*; do [ -c \"$n\" ] && echo node=$n; done; "
+        "[ -r /dev/bus/usb ] && ls /dev/bus/usb | tr '\\n' ' ' | sed 's/^/buses=/'; echo; "
+        "echo devices=$CLOOP_FORWARDED_DEVICES; echo ready; sleep 120");
+
+QJsonObject transfer(const QString &node, const QString &direction, const QByteArray &data, int length = 0)
+{
+    QJsonObject request{{QStringLiteral("op"), QStringLiteral("bulk")},
+                        {QStringLiteral("node"), node},
+                        {QStringLiteral("endpoint"), 1},
+                        {QStringLiteral("direction"), direction}};
+    if (direction == QLatin1String("out"))
+        request.insert(QStringLiteral("data"), QString::fromLatin1(data.toBase64()));
+    else
+        request.insert(QStringLiteral("length"), length);
+    return request;
+}
+
+QByteArray dataOf(const QJsonObject &answer)
+{
+    return QByteArray::fromBase64(answer.value(QLatin1String("data")).toString().toLatin1());
+}
+
+} // namespace
+
+class TestUsbForward final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void aBoundRunGetsTheNodeAndTransfersArriveByteExact();
+    void theTestReadsTheExportedDeviceList();
+    void unplugDuringATransferEndsTheRunsDeviceSayingWhy();
+    void everyDetachFreesThePort_data();
+    void everyDetachFreesThePort();
+    void aRunOfAnUnboundProjectGetsNoNode();
+
+private:
+    qint64 queue(const QString &project, const QString &script);
+    QString logOf(qint64 id);
+    bool waitForLog(qint64 id, const QString &needle, int timeoutMs = kLongWaitMs);
+    // Waits for the run's sandbox to show its node; the node, or empty.
+    QString awaitNode(qint64 id);
+    QJsonObject agentPorts();
+    QJsonObject forwarderDevices();
+    QString driverOf(const QString &busId);
+
+    std::unique_ptr<QTemporaryDir> m_forwarderRoot;
+    std::unique_ptr<QTemporaryDir> m_agentRoot;
+    std::unique_ptr<TestRig> m_rig;
+    ForwarderProcess *m_forwarder = nullptr;
+    ForwarderProcess *m_agent = nullptr;
+    qint64 m_forwarderId = 0;
+    qint64 m_bindingId = 0;
+};
+
+void TestUsbForward::initTestCase()
+{
+    if (const QString why = sandboxesUnavailable(); !why.isEmpty())
+        QSKIP(qPrintable(why));
+}
+
+void TestUsbForward::init()
+{
+    m_forwarderRoot = std::make_unique<QTemporaryDir>();
+    m_agentRoot = std::make_unique<QTemporaryDir>();
+    QVERIFY(m_forwarderRoot->isValid() && m_agentRoot->isValid());
+    FixtureDevice key;
+    key.busId = QStringLiteral("1-1");
+    key.vendorId = kVendor;
+    key.productId = kProduct;
+    key.serial = QStringLiteral("HSM0001");
+    QVERIFY(UsbFixture::makeForwarderMachine(m_forwarderRoot->path(), {key}));
+    QVERIFY(UsbFixture::makeAgentMachine(m_agentRoot->path()));
+
+    m_rig = std::make_unique<TestRig>();
+    QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
+    HubProcess &hub = m_rig->hub();
+    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject}), 0);
+
+    const Enrollment forwarder = hub.enroll(QStringLiteral("hsm"), {QStringLiteral("--usb"), QStringLiteral("1d50:6089:HSM0001")});
+    QVERIFY2(forwarder.ok, qPrintable(forwarder.error));
+    m_forwarderId = forwarder.id;
+    m_forwarder = &m_rig->addForwarder({QStringLiteral("--bundle"), forwarder.bundle}, {},
+                                       ForwarderProcess::Program::ForwarderUsbStandIn);
+    m_forwarder->setEnvironmentVariable(QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("forwarder"));
+    m_forwarder->setEnvironmentVariable(QStringLiteral("CLOOP_SYSFS_ROOT"), m_forwarderRoot->path());
+    QVERIFY(m_rig->startAndAwaitConnection(*m_forwarder, forwarder.id));
+    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("is present as 1-1")), qPrintable(m_forwarder->describe()));
+
+    const QJsonObject agent = hub.cliJson({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
+                                           QStringLiteral("bench"), QStringLiteral("--json")})
+                                      .toObject();
+    m_agent = &m_rig->addForwarder({QStringLiteral("--bundle"), agent.value(QLatin1String("bundle")).toString(),
+                                    QStringLiteral("--max-concurrent"), QStringLiteral("2")},
+                                   m_rig->newHome(), ForwarderProcess::Program::AgentUsbStandIn);
+    m_agent->setEnvironmentVariable(QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("agent"));
+    m_agent->setEnvironmentVariable(QStringLiteral("CLOOP_SYSFS_ROOT"), m_agentRoot->path());
+    m_agent->setEnvironmentVariable(QStringLiteral("CLOOP_DEV_ROOT"), m_agentRoot->path());
+    QVERIFY(m_agent->start());
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(m_agent->describe()));
+
+    const QJsonObject binding = hub.cliJson({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(m_forwarderId),
+                                             QStringLiteral("--project"), kProject, QStringLiteral("--ttl"),
+                                             QStringLiteral("1h"), QStringLiteral("--json")})
+                                        .toObject();
+    m_bindingId = binding.value(QLatin1String("id")).toInteger();
+    QVERIFY2(m_bindingId > 0, qPrintable(hub.transcript()));
+}
+
+void TestUsbForward::cleanup()
+{
+    if (QTest::currentTestFailed() && m_rig)
+        m_rig->printDiagnostics();
+    m_forwarder = nullptr;
+    m_agent = nullptr;
+    m_rig.reset();
+    m_agentRoot.reset();
+    m_forwarderRoot.reset();
+}
+
+qint64 TestUsbForward::queue(const QString &project, const QString &script)
+{
+    const CliResult queued = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("--project"), project,
+                                               QStringLiteral("--no-wait"), QStringLiteral("--"), QStringLiteral("sh"),
+                                               QStringLiteral("-c"), script});
+    return queued.exitCode == 0 ? queued.stdoutText().trimmed().toLongLong() : 0;
+}
+
+QString TestUsbForward::logOf(qint64 id)
+{
+    return m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("logs"), QString::number(id)}).stdoutText();
+}
+
+bool TestUsbForward::waitForLog(qint64 id, const QString &needle, int timeoutMs)
+{
+    return waitUntil([&] { return logOf(id).contains(needle); }, timeoutMs);
+}
+
+QString TestUsbForward::awaitNode(qint64 id)
+{
+    if (!waitForLog(id, QStringLiteral("ready")))
+        return {};
+    const QRegularExpressionMatch node = QRegularExpression(QStringLiteral("node=(/dev/bus/usb/\\d{3}/\\d{3})")).match(logOf(id));
+    return node.hasMatch() ? node.captured(1) : QString();
+}
+
+QJsonObject TestUsbForward::agentPorts()
+{
+    auto answer = StandInControl(m_agentRoot->path()).call({{QStringLiteral("op"), QStringLiteral("ports")}});
+    return answer ? *answer : QJsonObject{};
+}
+
+QJsonObject TestUsbForward::forwarderDevices()
+{
+    auto answer = StandInControl(m_forwarderRoot->path()).call({{QStringLiteral("op"), QStringLiteral("status")}});
+    return answer ? *answer : QJsonObject{};
+}
+
+QString TestUsbForward::driverOf(const QString &busId)
+{
+    // As the forwarder machine's /sys shows it: readable after the
+    // forwarder (and the stand-in inside it) has gone too.
+    return UsbFixture::driverOf(cloop::device::SysfsRoot(m_forwarderRoot->path()), busId);
+}
+
+int usedPorts(const QJsonObject &ports)
+{
+    int used = 0;
+    for (const QJsonValue &port : ports.value(QLatin1String("ports")).toArray())
+        used += port.toObject().value(QLatin1String("status")).toInt() != 4;
+    return used;
+}
+
+void TestUsbForward::aBoundRunGetsTheNodeAndTransfersArriveByteExact()
+{
+    const qint64 id = queue(kProject, kShowTheDevice);
+    QVERIFY(id > 0);
+    const QString node = awaitNode(id);
+    QVERIFY2(!node.isEmpty(), qPrintable(logOf(id) + m_agent->stderrText()));
+    const QString log = logOf(id);
+    // The sandbox holds that one node and is told where it is.
+    QCOMPARE(log.count(QLatin1String("node=")), 1);
+    QVERIFY2(log.contains(QStringLiteral("devices=fwd-hsm=usb:%1").arg(node)), qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("buses=%1 \n").arg(node.section(QLatin1Char('/'), 4, 4))), qPrintable(log));
+    // The device is bound to usbip-host on the forwarder's machine and on a
+    // high-speed vhci port on the agent's.
+    QCOMPARE(driverOf(QStringLiteral("1-1")), QStringLiteral("usbip-host"));
+    QCOMPARE(usedPorts(agentPorts()), 1);
+
+    StandInControl host(m_agentRoot->path());
+    // Control: the device descriptor, from the simulated device behind the chain.
+    auto descriptor = host.call({{QStringLiteral("op"), QStringLiteral("control")},
+                                 {QStringLiteral("node"), node},
+                                 {QStringLiteral("setup"), QStringLiteral("8006000100001200")}});
+    QVERIFY2(descriptor, qPrintable(descriptor ? QString() : descriptor.error().message));
+    const QByteArray device = dataOf(*descriptor);
+    QCOMPARE(device.size(), 18);
+    QCOMPARE(quint8(device[8]) | quint8(device[9]) << 8, int(kVendor));
+    QCOMPARE(quint8(device[10]) | quint8(device[11]) << 8, int(kProduct));
+    // A vendor OUT request's data comes back with the vendor IN request.
+    QByteArray stored(4096, Qt::Uninitialized);
+    QRandomGenerator(7).fillRange(reinterpret_cast<quint32 *>(stored.data()), stored.size() / 4);
+    auto written = host.call({{QStringLiteral("op"), QStringLiteral("control")},
+                              {QStringLiteral("node"), node},
+                              {QStringLiteral("setup"), QStringLiteral("4001000000000010")},
+                              {QStringLiteral("data"), QString::fromLatin1(stored.toBase64())}});
+    QVERIFY2(written && written->value(QLatin1String("status")).toInt() == 0, qPrintable(m_agent->stderrText()));
+    auto readBack = host.call({{QStringLiteral("op"), QStringLiteral("control")},
+                               {QStringLiteral("node"), node},
+                               {QStringLiteral("setup"), QStringLiteral("c002000000000010")}});
+    QVERIFY(readBack);
+    QCOMPARE(dataOf(*readBack), stored);
+
+    // Bulk: 8 MiB out through the loopback endpoint and back, byte-exact.
+    QByteArray sent(8 * 1024 * 1024, Qt::Uninitialized);
+    QRandomGenerator(11).fillRange(reinterpret_cast<quint32 *>(sent.data()), sent.size() / 4);
+    constexpr qsizetype kChunk = 512 * 1024;
+    QElapsedTimer clock;
+    clock.start();
+    for (qsizetype at = 0; at < sent.size(); at += kChunk) {
+        auto out = host.call(transfer(node, QStringLiteral("out"), sent.mid(at, kChunk)));
+        QVERIFY2(out && out->value(QLatin1String("actual")).toInt() == kChunk,
+                 qPrintable(out ? QString::number(out->value(QLatin1String("actual")).toInt()) : out.error().message));
+    }
+    QByteArray received;
+    while (received.size() < sent.size()) {
+        auto in = host.call(transfer(node, QStringLiteral("in"), {}, int(kChunk)));
+        QVERIFY2(in, qPrintable(in ? QString() : in.error().message));
+        const QByteArray chunk = dataOf(*in);
+        QVERIFY2(!chunk.isEmpty(), "the loopback ran dry before everything came back");
+        received += chunk;
+    }
+    QCOMPARE(received.size(), sent.size());
+    QVERIFY(received == sent);
+    qInfo("16 MiB of bulk transfers (8 out, 8 in) through the chain in %lld ms", qlonglong(clock.elapsed()));
+
+    // The run ends: port freed, device back with its driver, nothing recorded.
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+    QVERIFY2(waitUntil([&] { return usedPorts(agentPorts()) == 0; }), qPrintable(m_agent->stderrText()));
+    QVERIFY2(waitUntil([&] { return driverOf(QStringLiteral("1-1")) == QLatin1String("usb"); }),
+             qPrintable(m_forwarder->stderrText()));
+    QVERIFY2(!QFileInfo::exists(m_agentRoot->path() + node), qPrintable(node));
+}
+
+void TestUsbForward::theTestReadsTheExportedDeviceList()
+{
+    const QJsonObject answer = m_rig->hub()
+                                       .cliJson({QStringLiteral("forward"), QStringLiteral("test"),
+                                                 QString::number(m_forwarderId), QStringLiteral("--json")})
+                                       .toObject();
+    const QJsonObject report = answer.value(QLatin1String("report")).toObject();
+    QVERIFY2(report.value(QLatin1String("ok")).toBool(), qPrintable(m_rig->hub().transcript()));
+    const QJsonArray devices = report.value(QLatin1String("devices")).toArray();
+    QCOMPARE(devices.size(), 1);
+    QCOMPARE(devices.first().toObject().value(QLatin1String("busid")).toString(), QStringLiteral("1-1"));
+    QCOMPARE(devices.first().toObject().value(QLatin1String("vendor_id")).toString(), QStringLiteral("1d50"));
+    // Testing hands the device to nothing.
+    QCOMPARE(driverOf(QStringLiteral("1-1")), QStringLiteral("usb"));
+    const CliResult words = m_rig->hub().cli({QStringLiteral("forward"), QStringLiteral("test"), QString::number(m_forwarderId)});
+    CLOOP_COMPARE_EXIT(words, 0);
+    QVERIFY2(words.stdoutText().contains(QLatin1String("exports 1-1  1d50:6089")), qPrintable(words.describe()));
+}
+
+void TestUsbForward::unplugDuringATransferEndsTheRunsDeviceSayingWhy()
+{
+    const qint64 id = queue(kProject, kShowTheDevice);
+    QVERIFY(id > 0);
+    const QString node = awaitNode(id);
+    QVERIFY2(!node.isEmpty(), qPrintable(logOf(id) + m_agent->stderrText()));
+    StandInControl host(m_agentRoot->path());
+    // Data in flight on the loopback when the device is pulled.
+    QVERIFY(host.call(transfer(node, QStringLiteral("out"), QByteArray(256 * 1024, 'x'))));
+    auto unplugged = StandInControl(m_forwarderRoot->path())
+                             .call({{QStringLiteral("op"), QStringLiteral("unplug")}, {QStringLiteral("busid"), QStringLiteral("1-1")}});
+    QVERIFY2(unplugged, qPrintable(unplugged ? QString() : unplugged.error().message));
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-hsm")), qPrintable(m_agent->describe()));
+    QVERIFY2(m_agent->stderrText().contains(QRegularExpression(QStringLiteral("lost fwd-hsm: .*the USB device was unplugged"))),
+             qPrintable(m_agent->stderrText()));
+    QVERIFY2(!m_agent->stderrText().contains(QLatin1String("cannot detach")), qPrintable(m_agent->stderrText()));
+    // The agent freed its port; further transfers find no device.
+    QVERIFY(waitUntil([&] { return usedPorts(agentPorts()) == 0; }));
+    QVERIFY(!host.call(transfer(node, QStringLiteral("in"), {}, 512)));
+    // While it is unplugged a new run is refused, saying so.
+    QVERIFY(waitUntil([&] { return m_rig->hub().log().contains(QLatin1String("reports its USB device unplugged")); }));
+    const CliResult refused = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
+                                                QStringLiteral("--"), QStringLiteral("true")});
+    CLOOP_COMPARE_EXIT(refused, 1);
+    QVERIFY2(refused.stderrText().contains(QLatin1String("is unplugged")), qPrintable(refused.describe()));
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+    // Plugged back in, it is carried again.
+    QVERIFY(StandInControl(m_forwarderRoot->path())
+                    .call({{QStringLiteral("op"), QStringLiteral("plug")}, {QStringLiteral("busid"), QStringLiteral("1-1")}}));
+    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("is present as 1-1"), kLongWaitMs), qPrintable(m_forwarder->describe()));
+    const qint64 again = queue(kProject, kShowTheDevice);
+    QVERIFY2(waitUntil([&] { return !awaitNode(again).isEmpty(); }), qPrintable(logOf(again) + m_agent->stderrText()));
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(again)}), 0);
+}
+
+void TestUsbForward::everyDetachFreesThePort_data()
+{
+    QTest::addColumn<QString>("cause");
+    QTest::newRow("the run is cancelled") << QStringLiteral("cancel");
+    QTest::newRow("the binding is ended") << QStringLiteral("unbind");
+    QTest::newRow("the forwarder is revoked") << QStringLiteral("revoke");
+    QTest::newRow("the forwarder stops") << QStringLiteral("stop");
+}
+
+void TestUsbForward::everyDetachFreesThePort()
+{
+    QFETCH(QString, cause);
+    const qint64 id = queue(kProject, kShowTheDevice);
+    QVERIFY(id > 0);
+    const QString node = awaitNode(id);
+    QVERIFY2(!node.isEmpty(), qPrintable(logOf(id) + m_agent->stderrText()));
+    QCOMPARE(usedPorts(agentPorts()), 1);
+    QElapsedTimer clock;
+    clock.start();
+    HubProcess &hub = m_rig->hub();
+    if (cause == QLatin1String("cancel"))
+        CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+    else if (cause == QLatin1String("unbind"))
+        CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("forward"), QStringLiteral("unbind"), QString::number(m_bindingId),
+                                    QStringLiteral("--reason"), QStringLiteral("lab needs the key back")}),
+                           0);
+    else if (cause == QLatin1String("revoke"))
+        CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("forward"), QStringLiteral("revoke"), QString::number(m_forwarderId),
+                                    QStringLiteral("--reason"), QStringLiteral("the key moved to another lab")}),
+                           0);
+    else
+        QVERIFY(m_forwarder->terminate());
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-hsm")), qPrintable(m_agent->describe()));
+    QVERIFY(waitUntil([&] { return usedPorts(agentPorts()) == 0; }));
+    QVERIFY2(clock.elapsed() < 2000, qPrintable(QStringLiteral("detached after %1 ms").arg(clock.elapsed())));
+    QVERIFY(!QFileInfo::exists(m_agentRoot->path() + node));
+    QVERIFY2(!m_agent->stderrText().contains(QLatin1String("cannot detach")), qPrintable(m_agent->stderrText()));
+    // The forwarder gave the device back (a revoked or stopped one on its way out).
+    QVERIFY2(waitUntil([&] { return driverOf(QStringLiteral("1-1")) == QLatin1String("usb"); }),
+             qPrintable(m_forwarder->describe()));
+    if (cause == QLatin1String("stop")) {
+        QVERIFY(m_forwarder->waitForExit());
+        QCOMPARE(m_forwarder->exitCode(), 0);
+    }
+    // Nothing left in the agent's record either.
+    const QString ledger = m_agent->home() + QLatin1String("/.cloop/work/attachments.json");
+    QVERIFY(waitUntil([&] {
+        QFile file(ledger);
+        return file.open(QIODevice::ReadOnly) && !file.readAll().contains("\"usb\"");
+    }));
+    (void)hub.cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)});
+}
+
+void TestUsbForward::aRunOfAnUnboundProjectGetsNoNode()
+{
+    const QString other = QStringLiteral("/srv/projects/other");
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("project"), QStringLiteral("add"), other}), 0);
+    const CliResult plain = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("--project"), other, QStringLiteral("--"),
+                                              QStringLiteral("sh"), QStringLiteral("-c"),
+                                              QStringLiteral("ls /dev/bus/usb 2>&1; echo devices=[$CLOOP_FORWARDED_DEVICES]")});
+    CLOOP_COMPARE_EXIT(plain, 0);
+    QVERIFY2(plain.stdoutText().contains(QLatin1String("devices=[]")), qPrintable(plain.describe()));
+    QVERIFY2(!plain.stdoutText().contains(QLatin1String("00")), qPrintable(plain.describe()));
+    QCOMPARE(usedPorts(agentPorts()), 0);
+    QCOMPARE(driverOf(QStringLiteral("1-1")), QStringLiteral("usb"));
+}
+
+QTEST_GUILESS_MAIN(TestUsbForward)
+#include "tst_usbforward.moc"
