@@ -533,7 +533,7 @@ private:
             }
             const QJsonObject command = document.object();
             const QString op = command.value(QStringLiteral("op")).toString();
-            if (op != u"control" && op != u"bulk") {
+            if (op != u"control" && op != u"bulk" && op != u"measure") {
                 reply(socket, m_standIn.handleCommand(command));
                 continue;
             }
@@ -1537,6 +1537,15 @@ QJsonObject UsbKernelStandIn::handleCommand(const QJsonObject &command)
         return deviceStatus();
     if (op == u"ports")
         return portStatus();
+    if (op == u"measure") {
+        TransferMeasurement measure;
+        measure.controlCount = qBound(1, command.value(QStringLiteral("control_count")).toInt(1000), 1'000'000);
+        measure.bulkBytes = qBound<qint64>(0, command.value(QStringLiteral("bulk_bytes")).toInteger(64 << 20), qint64(1) << 34);
+        measure.urbBytes = qBound(512, command.value(QStringLiteral("urb_bytes")).toInt(64 * 1024), 1 << 20);
+        measure.bulkInFlight = qBound(1, command.value(QStringLiteral("bulk_in_flight")).toInt(8), 64);
+        auto measured = measureTransfers(command.value(QStringLiteral("node")).toString(), measure);
+        return measured ? *measured : failure(measured.error().message);
+    }
     if (op != u"control" && op != u"bulk")
         return failure(QStringLiteral("unknown op \"%1\"").arg(op));
 
@@ -1567,6 +1576,102 @@ QJsonObject UsbKernelStandIn::handleCommand(const QJsonObject &command)
     }
     const int timeoutMs = command.value(QStringLiteral("timeout_ms")).toInt(10000);
     return transferAnswer(submit(node, transfer, timeoutMs));
+}
+
+Result<QJsonObject> UsbKernelStandIn::measureTransfers(const QString &node, const TransferMeasurement &measure)
+{
+    using Clock = std::chrono::steady_clock;
+    // Small control transfers one after another, as a driver polling a
+    // device would: a 48-byte CMD_SUBMIT out, a RET_SUBMIT with 64 bytes
+    // back (112 bytes). The device keeps what a vendor OUT request stored.
+    UsbTransfer store;
+    store.setup = {0x40, 0x01, 0x00, 0x00, 0x00, 0x00, 64, 0x00};
+    store.data = QByteArray(64, 'm');
+    if (auto stored = submit(node, store); !stored)
+        return stored.error();
+    UsbTransfer poll;
+    poll.setup = {0xc0, 0x02, 0x00, 0x00, 0x00, 0x00, 64, 0x00};
+    std::vector<double> micros;
+    micros.reserve(size_t(measure.controlCount));
+    for (int i = 0; i < measure.controlCount; ++i) {
+        const auto started = Clock::now();
+        auto answered = submit(node, poll);
+        const auto took = Clock::now() - started;
+        if (!answered)
+            return answered.error();
+        if (answered->actual != 64)
+            return standInError(QStringLiteral("a control transfer returned %1 bytes, not 64").arg(answered->actual));
+        micros.push_back(std::chrono::duration<double, std::micro>(took).count());
+    }
+    std::sort(micros.begin(), micros.end());
+    const auto percentile = [&micros](double p) { return micros[std::min(micros.size() - 1, size_t(p * double(micros.size())))]; };
+
+    // Bulk through the loopback endpoint, with `bulkInFlight` URBs under way
+    // at once as a streaming driver keeps them: each worker sends a URB out,
+    // then asks for one back in, so the device's FIFO never fills. Every URB
+    // carries the same bytes, so whatever comes back is checked whole.
+    QByteArray chunk(measure.urbBytes, Qt::Uninitialized);
+    for (qsizetype i = 0; i < chunk.size(); ++i)
+        chunk[i] = char(i * 31 + 7);
+    std::atomic<qint64> moved{0};
+    std::mutex failureMutex;
+    std::optional<Error> failure;
+    const auto worker = [&] {
+        UsbTransfer out;
+        out.endpoint = 1;
+        out.data = chunk;
+        UsbTransfer in;
+        in.endpoint = 1;
+        in.in = true;
+        in.length = measure.urbBytes;
+        const auto stop = [&](Error error) {
+            std::lock_guard lock(failureMutex);
+            if (!failure)
+                failure = std::move(error);
+        };
+        while (moved.load() < measure.bulkBytes) {
+            {
+                std::lock_guard lock(failureMutex);
+                if (failure)
+                    return;
+            }
+            auto sent = submit(node, out);
+            if (!sent)
+                return stop(sent.error());
+            // Another worker's URB may be ahead in the FIFO: any whole URB will do.
+            for (;;) {
+                auto received = submit(node, in);
+                if (!received)
+                    return stop(received.error());
+                if (received->data.isEmpty()) {
+                    std::this_thread::yield();
+                    continue;
+                }
+                if (received->data != chunk)
+                    return stop(standInError(QStringLiteral("bulk data came back changed")));
+                break;
+            }
+            moved += 2 * qint64(chunk.size());
+        }
+    };
+    const auto bulkStarted = Clock::now();
+    {
+        std::vector<std::thread> workers;
+        for (int i = 0; i < measure.bulkInFlight; ++i)
+            workers.emplace_back(worker);
+        for (std::thread &each : workers)
+            each.join();
+    }
+    if (failure)
+        return *failure;
+    const double seconds = std::chrono::duration<double>(Clock::now() - bulkStarted).count();
+    return QJsonObject{{QStringLiteral("control_count"), measure.controlCount},
+                       {QStringLiteral("control_p50_us"), percentile(0.50)},
+                       {QStringLiteral("control_p99_us"), percentile(0.99)},
+                       {QStringLiteral("bulk_bytes"), moved.load()},
+                       {QStringLiteral("urb_bytes"), measure.urbBytes},
+                       {QStringLiteral("bulk_in_flight"), measure.bulkInFlight},
+                       {QStringLiteral("bulk_mb_per_s"), seconds > 0 ? double(moved.load()) / seconds / 1e6 : 0.0}};
 }
 
 StandInControl::StandInControl(const QString &root)

@@ -33,6 +33,15 @@ struct UsbTransfer
     qint32 length = 0; // IN: at most this many bytes (control: wLength)
 };
 
+// What UsbKernelStandIn::measureTransfers runs.
+struct TransferMeasurement
+{
+    int controlCount = 1000;
+    qint64 bulkBytes = 64 << 20; // counted out and back in
+    int urbBytes = 64 * 1024;
+    int bulkInFlight = 8; // URBs under way at once, as a streaming driver keeps them
+};
+
 struct UsbTransferResult
 {
     qint32 status = 0; // as RET_SUBMIT carries it: 0, or -errno (-32: stalled)
@@ -114,6 +123,14 @@ public:
     // ("usb_standin"): no such node, the connection ended, no answer
     // within timeoutMs (a late answer is then dropped).
     Result<UsbTransferResult> submit(const QString &node, const UsbTransfer &transfer, int timeoutMs = 10000);
+    // Timed transfers to the device at `node`, one at a time as submit()
+    // sends them: control reads of 64 bytes (a 48-byte command, a 112-byte
+    // answer) one at a time, and bulk URBs out and back through the
+    // loopback endpoint, several under way at once.
+    // {"control_count","control_p50_us","control_p99_us","bulk_bytes",
+    // "urb_bytes","bulk_mb_per_s"}. For the benchmark: the process that
+    // holds the port measures, so no control-socket hop is counted.
+    Result<QJsonObject> measureTransfers(const QString &node, const TransferMeasurement &measure);
     // {"ports":[{"hub":"hs","port":0,"status":4,"speed":0,"devid":0,
     // "sockfd":0,"local_busid":"0-0","node":""}, ...]}
     QJsonObject portStatus() const;
@@ -128,6 +145,8 @@ public:
     //   {"op":"bulk","node":N,"endpoint":1,"direction":"out","data":"<base64>"}
     //   {"op":"bulk","node":N,"endpoint":1,"direction":"in","length":L}
     //                                     -> {"status":0,"actual":A,"data":"<base64>"}
+    //   {"op":"measure","node":N,"control_count":C,"bulk_bytes":B,"urb_bytes":U,"bulk_in_flight":K}
+    //                                     -> measureTransfers()
     // Failures answer {"error":"..."}. Transfers run on a worker thread, so
     // the event loop (which may be the one relaying the USB/IP stream) keeps
     // running; a connection's answers come in the order of its requests.

@@ -1,0 +1,227 @@
+// A forwarded USB device end to end: round trips of small control
+// transfers (a 48-byte command, a 112-byte answer; p50 and p99) and bulk
+// throughput through forwarder → hub → agent, side by side with the same
+// two kernel stand-ins joined by a direct socketpair, printed as ratios.
+//
+//   bench_usbip [control transfers, default 2000] [bulk MiB, default 256]
+//
+// This kernel has no USB, so both ends are the in-process stand-ins of
+// usbip-host and vhci_hcd (tests/support/usbstandin): the direct line is
+// what the two kernels would do on one cable, the chain adds everything
+// cloop puts between them (two TLS WebSockets, the hub's splice, the
+// channel pumps). Each side measures in the process that holds the vhci
+// port, so no control hop is counted. The chain needs root and podman (a
+// run must hold the device); without them only the direct line is printed.
+
+#include "bench/benchutil.h"
+#include "common/util/fd.h"
+#include "support/testrig.h"
+#include "support/usbstandin/usbfixture.h"
+#include "support/usbstandin/usbkernelstandin.h"
+
+#include <QCoreApplication>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QThread>
+
+#include <sys/socket.h>
+
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+
+using namespace cloop::testing;
+using namespace cloop::testsupport::usb;
+using cloop::device::SysfsRoot;
+
+namespace {
+
+const char *const kUsage = "bench_usbip [control transfers] [bulk MiB]";
+const char *g_program = "bench_usbip";
+const QString kProject = QStringLiteral("/srv/projects/bench");
+// For scale, on this machine class: a relay through two TLS hops (socat,
+// all processes on one CPU).
+constexpr double kReferenceP50Us = 31.8;
+constexpr double kReferenceBulkMBs = 459.0;
+
+struct BenchFailed : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const QString &what)
+{
+    throw BenchFailed(what.toStdString());
+}
+
+FixtureDevice benchDevice()
+{
+    FixtureDevice device;
+    device.busId = QStringLiteral("1-1");
+    device.vendorId = 0x1d50;
+    device.productId = 0x6089;
+    return device;
+}
+
+// The node vhci's port 0 shows once the device has enumerated.
+QString nodeOf(const QJsonObject &ports)
+{
+    for (const QJsonValue &port : ports.value(QLatin1String("ports")).toArray()) {
+        const QString node = port.toObject().value(QLatin1String("node")).toString();
+        if (!node.isEmpty())
+            return node;
+    }
+    return {};
+}
+
+// Both kernels in this process, one socketpair between them: usbip bind on
+// one side, vhci attach on the other, nothing in between.
+QJsonObject direct(const TransferMeasurement &measure)
+{
+    QTemporaryDir forwarderRoot;
+    QTemporaryDir agentRoot;
+    if (!UsbFixture::makeForwarderMachine(forwarderRoot.path(), {benchDevice()})
+        || !UsbFixture::makeAgentMachine(agentRoot.path()))
+        fail(QStringLiteral("cannot make the fixture trees"));
+    const SysfsRoot forwarderRoots(forwarderRoot.path());
+    UsbKernelStandIn forwarder{forwarderRoots};
+    UsbKernelStandIn agent{SysfsRoot(agentRoot.path())};
+    const auto step = [](const cloop::Status &status) {
+        if (!status)
+            fail(status.error().message);
+    };
+    step(forwarder.write(u"/sys/bus/usb/drivers/usb/unbind", "1-1"));
+    step(forwarder.write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 1-1"));
+    step(forwarder.write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1"));
+    int ends[2] = {-1, -1};
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
+        fail(QStringLiteral("socketpair failed"));
+    const cloop::util::Fd stubEnd(ends[0]);
+    const cloop::util::Fd vhciEnd(ends[1]);
+    step(forwarder.write(u"/sys/bus/usb/devices/1-1/usbip_sockfd", QByteArray::number(stubEnd.get())));
+    const quint32 devnum = forwarderRoots.readAttribute(u"/sys/bus/usb/devices/1-1/devnum").value_or(QString()).toUInt();
+    const quint32 devid = (1u << 16) | devnum;
+    step(agent.write(u"/sys/devices/platform/vhci_hcd.0/attach",
+                     QStringLiteral("0 %1 %2 3").arg(vhciEnd.get()).arg(devid).toLatin1()));
+    QString node;
+    for (int i = 0; i < 500 && node.isEmpty(); ++i) {
+        node = nodeOf(agent.portStatus());
+        if (node.isEmpty())
+            QThread::msleep(10);
+    }
+    if (node.isEmpty())
+        fail(QStringLiteral("the directly attached device did not enumerate"));
+    auto measured = agent.measureTransfers(node, measure);
+    if (!measured)
+        fail(measured.error().message);
+    return *measured;
+}
+
+// Real hub, forwarder and agent processes; a sandboxed run holds the device.
+QJsonObject chain(const TransferMeasurement &measure)
+{
+    QTemporaryDir forwarderRoot;
+    QTemporaryDir agentRoot;
+    if (!UsbFixture::makeForwarderMachine(forwarderRoot.path(), {benchDevice()})
+        || !UsbFixture::makeAgentMachine(agentRoot.path()))
+        fail(QStringLiteral("cannot make the fixture trees"));
+    TestRig rig;
+    if (!rig.startHub())
+        fail(rig.lastError());
+    HubProcess &hub = rig.hub();
+    hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject});
+    const Enrollment enrolled = hub.enroll(QStringLiteral("bench"), {QStringLiteral("--usb"), QStringLiteral("1d50:6089")});
+    if (!enrolled.ok)
+        fail(enrolled.error);
+    ForwarderProcess &forwarder = rig.addForwarder({QStringLiteral("--bundle"), enrolled.bundle}, {},
+                                                   ForwarderProcess::Program::ForwarderUsbStandIn);
+    forwarder.setEnvironmentVariable(QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("forwarder"));
+    forwarder.setEnvironmentVariable(QStringLiteral("CLOOP_SYSFS_ROOT"), forwarderRoot.path());
+    if (!rig.startAndAwaitConnection(forwarder, enrolled.id) || !forwarder.waitForStderr(QStringLiteral("is present as")))
+        fail(QStringLiteral("the forwarder did not come up: ") + forwarder.describe());
+    const QJsonObject executor = hub.cliJson({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
+                                              QStringLiteral("bench"), QStringLiteral("--json")})
+                                         .toObject();
+    ForwarderProcess &agent = rig.addForwarder({QStringLiteral("--bundle"), executor.value(QLatin1String("bundle")).toString()},
+                                               rig.newHome(), ForwarderProcess::Program::AgentUsbStandIn);
+    agent.setEnvironmentVariable(QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("agent"));
+    agent.setEnvironmentVariable(QStringLiteral("CLOOP_SYSFS_ROOT"), agentRoot.path());
+    agent.setEnvironmentVariable(QStringLiteral("CLOOP_DEV_ROOT"), agentRoot.path());
+    if (!agent.start() || !agent.waitForStderr(QStringLiteral("connected to the hub as executor")))
+        fail(QStringLiteral("the agent did not come up: ") + agent.describe());
+    hub.cli({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(enrolled.id), QStringLiteral("--project"),
+             kProject, QStringLiteral("--ttl"), QStringLiteral("1h")});
+    const CliResult queued = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--no-wait"),
+                                      QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("3600")});
+    if (queued.exitCode != 0)
+        fail(queued.describe());
+    StandInControl control(agentRoot.path());
+    QString node;
+    waitUntil([&] {
+        auto ports = control.call({{QStringLiteral("op"), QStringLiteral("ports")}});
+        node = ports ? nodeOf(*ports) : QString();
+        return !node.isEmpty();
+    });
+    if (node.isEmpty())
+        fail(QStringLiteral("the run's device did not attach: ") + agent.stderrText().right(2000));
+    auto measured = control.call({{QStringLiteral("op"), QStringLiteral("measure")},
+                                  {QStringLiteral("node"), node},
+                                  {QStringLiteral("control_count"), measure.controlCount},
+                                  {QStringLiteral("bulk_bytes"), measure.bulkBytes},
+                                  {QStringLiteral("urb_bytes"), measure.urbBytes},
+                                  {QStringLiteral("bulk_in_flight"), measure.bulkInFlight}},
+                                 30 * 60 * 1000);
+    hub.cli({QStringLiteral("run"), QStringLiteral("cancel"), queued.stdoutText().trimmed()});
+    if (!measured)
+        fail(measured.error().message);
+    return *measured;
+}
+
+double number(const QJsonObject &figures, const char *key)
+{
+    return figures.value(QLatin1String(key)).toDouble();
+}
+
+void print(const char *what, const QJsonObject &figures)
+{
+    std::printf("%-26s control p50 %7.1f us  p99 %7.1f us  (%d transfers)   bulk %7.1f MB/s  (%.0f MiB in %d KiB URBs, %d under way)\n",
+                what, number(figures, "control_p50_us"), number(figures, "control_p99_us"),
+                figures.value(QLatin1String("control_count")).toInt(), number(figures, "bulk_mb_per_s"),
+                number(figures, "bulk_bytes") / 1048576.0, figures.value(QLatin1String("urb_bytes")).toInt() / 1024,
+                figures.value(QLatin1String("bulk_in_flight")).toInt());
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    TransferMeasurement measure;
+    measure.controlCount = cloop::bench::argument(argc, argv, 1, 2000, kUsage);
+    measure.bulkBytes = qint64(cloop::bench::argument(argc, argv, 2, 256, kUsage)) * 1048576;
+    if (qEnvironmentVariableIsEmpty("CLOOP_BINARY_DIR"))
+        qputenv("CLOOP_BINARY_DIR", QCoreApplication::applicationDirPath().toLocal8Bit());
+    try {
+        const QJsonObject line = direct(measure);
+        print("direct socketpair", line);
+        const QString why = sandboxesUnavailable();
+        if (!why.isEmpty()) {
+            std::printf("chain: skipped (%s)\n", qPrintable(why));
+            return 0;
+        }
+        const QJsonObject relayed = chain(measure);
+        print("forwarder → hub → agent", relayed);
+        std::printf("chain / direct:            control p50 %.2fx  p99 %.2fx   bulk %.0f%%\n",
+                    number(relayed, "control_p50_us") / number(line, "control_p50_us"),
+                    number(relayed, "control_p99_us") / number(line, "control_p99_us"),
+                    100.0 * number(relayed, "bulk_mb_per_s") / number(line, "bulk_mb_per_s"));
+        std::printf("chain / two-TLS-hop relay: control p50 %.2fx (target ≤ 1.2x of %.1f us)   bulk %.0f%% (target ≥ 80%% of %.0f MB/s)\n",
+                    number(relayed, "control_p50_us") / kReferenceP50Us, kReferenceP50Us,
+                    100.0 * number(relayed, "bulk_mb_per_s") / kReferenceBulkMBs, kReferenceBulkMBs);
+    } catch (const BenchFailed &failure) {
+        std::fprintf(stderr, "%s: %s\n", g_program, failure.what());
+        return 1;
+    }
+    return 0;
+}
