@@ -68,10 +68,15 @@ void UsbDeviceWatch::rescan()
 {
     const device::usb::DeviceMatch match
             = device::usb::findDevice(m_roots, m_spec.vendorId, m_spec.productId, m_spec.serial);
+    // Each device passed over is told once, when it appears.
+    QSet<QString> passedOver(match.passedOver.cbegin(), match.passedOver.cend());
+    for (const QString &other : match.passedOver) {
+        if (!m_passedOver.contains(other))
+            qCInfo(lcForward).noquote() << "passed over USB device" << other;
+    }
+    m_passedOver = std::move(passedOver);
     if (match.busId == m_busId)
         return;
-    for (const QString &other : match.passedOver)
-        qCInfo(lcForward).noquote() << "passed over USB device" << other;
     const QString previous = m_busId;
     m_busId = match.busId;
     if (m_busId.isEmpty())

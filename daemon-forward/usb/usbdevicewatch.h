@@ -5,6 +5,7 @@
 #include "common/result.h"
 
 #include <QObject>
+#include <QSet>
 #include <QSocketNotifier>
 
 #include <memory>
@@ -48,6 +49,7 @@ private:
     protocol::DeviceSpec m_spec;
     device::SysfsRoot m_roots;
     QString m_busId;
+    QSet<QString> m_passedOver; // as last logged
     struct UdevDeleter
     {
         void operator()(udev *handle) const;

@@ -1,0 +1,193 @@
+#!/bin/bash
+# Inside the QEMU guest of usb-vm.sh, against the real kernel's usbip-host
+# and vhci_hcd: the real hub, forwarders and agent of BIN_DIR lend the
+# emulated USB devices to a podman sandbox.
+#
+#   guest-cloop-usb.sh BIN_DIR
+#
+# CLOOP_FORWARDER_USB_BUSID (default 1-1) names the device to forward; the
+# emulated usb-storage disk (2-2) is forwarded beside it when it is another
+# one, so bulk data crosses the chain too. A device that is itself imported
+# over USB/IP is skipped. Checks, in order:
+#   - Test reads the device list the forwarder exports;
+#   - a run of the bound project gets exactly the devices' nodes, and reads
+#     their descriptors inside the sandbox; the disk's first bytes read on
+#     the agent's side through vhci_hcd are the disk's;
+#   - on the forwarder's side each device is bound to usbip-host while lent;
+#   - when the run ends every vhci port this test took is free again, each
+#     device is back on its own drivers (the disk readable there again),
+#     and no port the test did not take was touched.
+set -euo pipefail
+
+bin=$(realpath "${1:?usage: guest-cloop-usb.sh BIN_DIR}")
+busid=${CLOOP_FORWARDER_USB_BUSID:-1-1}
+disk_busid=2-2
+magic=USBIPDISKMAGIC01
+work=$(mktemp -d /tmp/cloop-vm-usb.XXXXXX)
+pids=()
+
+result() { echo "RESULT: $*"; }
+fail() {
+    result "FAIL $*"
+    for log in "$work"/*.log; do
+        echo "----- $(basename "$log")"
+        tail -n 40 "$log"
+    done
+    exit 1
+}
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup EXIT
+
+# wait_for SECONDS COMMAND...: until the command succeeds.
+wait_for() {
+    local deadline=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        ((SECONDS < deadline)) || return 1
+        sleep 0.2
+    done
+}
+
+device_dir() { echo "/sys/bus/usb/devices/$1"; }
+driver_of() { local link=$1/driver; [[ -L $link ]] && basename "$(readlink -f "$link")" || echo none; }
+imported() { readlink -f "$(device_dir "$1")" | grep -q '/devices/platform/vhci_hcd\.'; }
+# "hs 0000 006 …" lines of every vhci port that is not free.
+used_ports() { awk '$1 ~ /^(hs|ss)$/ && $3 != "004" { print $2 }' /sys/devices/platform/vhci_hcd.0/status* | sort; }
+# The block device whose path runs through (or not through) vhci_hcd.
+disk_on() {
+    local want=$1 block
+    for block in /sys/block/sd*; do
+        [[ -e $block ]] || continue
+        if readlink -f "$block" | grep -q vhci_hcd; then
+            [[ $want == vhci ]] && basename "$block"
+        else
+            [[ $want == local ]] && basename "$block"
+        fi
+    done
+    return 0
+}
+
+[[ -e $(device_dir "$busid") ]] || fail "no USB device $busid in this guest"
+if imported "$busid"; then
+    result "SKIP $busid is itself imported over USB/IP; it is never forwarded"
+    exit 0
+fi
+devices=("$busid")
+if [[ $disk_busid != "$busid" && -e $(device_dir "$disk_busid") ]] && ! imported "$disk_busid"; then
+    devices+=("$disk_busid")
+fi
+declare -A original_driver ids
+for id in "${devices[@]}"; do
+    dir=$(device_dir "$id")
+    ids[$id]=$(cat "$dir/idVendor"):$(cat "$dir/idProduct")
+    for interface in "$dir/$id":*; do
+        original_driver[$interface]=$(driver_of "$interface")
+    done
+done
+ports_before=$(used_ports)
+echo "forwarding $(for id in "${devices[@]}"; do printf '%s (%s) ' "$id" "${ids[$id]}"; done); vhci ports in use before: ${ports_before:-none}"
+
+export CLOOP_HUB_DATA=$work/hub
+export HOME=$work/admin
+mkdir -p "$HOME"
+cloop() { "$bin/cloop" "$@"; }
+
+cloop hub tls-init >/dev/null
+"$bin/cloop" hub serve --listen 127.0.0.1:0 >"$work/hub.log" 2>&1 &
+pids+=($!)
+wait_for 30 grep -q '"url": "wss://127.0.0.1:[1-9]' "$CLOOP_HUB_DATA/cli.json" 2>/dev/null || fail "the hub did not start"
+
+project=/srv/projects/vm
+cloop project add "$project" >/dev/null
+forwarder_ids=()
+for id in "${devices[@]}"; do
+    name=vm-${id//[^0-9]/}
+    bundle=$(cloop forward enroll --name "$name" --usb "${ids[$id]}" | grep -o 'cloopfwd1\.[A-Za-z0-9_-]*' | head -n1)
+    forwarder_id=$(cloop forward list --json | grep -B3 "\"name\": \"$name\"" | grep -o '"id": [0-9]*' | grep -o '[0-9]*$' | head -n1)
+    mkdir -p "$work/$name"
+    HOME=$work/$name "$bin/cloop-forward" --bundle "$bundle" >"$work/$name.log" 2>&1 &
+    pids+=($!)
+    wait_for 60 grep -q "is present as $id" "$work/$name.log" || fail "forwarder $name did not find $id"
+    forwarder_ids+=("$forwarder_id")
+    # The Test reads the USB/IP device list through the hub, lending nothing.
+    wait_for 30 sh -c "'$bin/cloop' forward test $forwarder_id >'$work/test-$name.txt' 2>&1" ||
+        fail "the Test of $name failed: $(cat "$work/test-$name.txt")"
+    grep -q "exports $id  ${ids[$id]}" "$work/test-$name.txt" || fail "the Test of $name: $(cat "$work/test-$name.txt")"
+    [[ $(driver_of "$(device_dir "$id")") == usb ]] || fail "the Test lent $id to $(driver_of "$(device_dir "$id")")"
+    cloop forward bind "$forwarder_id" --project "$project" --ttl 1h >/dev/null
+done
+echo "Test: $(grep exports "$work"/test-*.txt | sed 's/.*exports/exports/' | tr '\n' ';')"
+
+executor_bundle=$(cloop executor enroll --name vm-agent --json | grep -o 'cloopexe1\.[A-Za-z0-9_-]*' | head -n1)
+mkdir -p "$work/agent"
+HOME=$work/agent "$bin/cloop-agent" --bundle "$executor_bundle" >"$work/agent.log" 2>&1 &
+pids+=($!)
+wait_for 120 grep -q "connected to the hub as executor" "$work/agent.log" || fail "the agent did not connect"
+grep -q "usb: yes" "$work/agent.log" || fail "the agent cannot attach USB devices: $(grep -o 'usb: [^,]*' "$work/agent.log")"
+
+# The workload: the nodes it was given, and each device's descriptor read
+# through its node.
+workload='for n in /dev/bus/usb/*/*; do [ -c "$n" ] && echo "node $n"; done
+for entry in $(echo "$CLOOP_FORWARDED_DEVICES" | tr , " "); do
+    n=${entry#*=usb:}
+    echo "descriptor $n $(od -An -tx1 -N18 "$n" | tr -s " \n" " ")"
+done
+echo ready; sleep 600'
+run_id=$(cloop run --project "$project" --no-wait -- sh -c "$workload")
+wait_for 180 sh -c "'$bin/cloop' run logs $run_id | grep -q ready" ||
+    fail "the run never got its devices: $(cloop run logs "$run_id"; cloop run show "$run_id")"
+cloop run logs "$run_id" >"$work/run.txt"
+cat "$work/run.txt"
+[[ $(grep -c '^node ' "$work/run.txt") -eq ${#devices[@]} ]] || fail "the sandbox has other nodes than the forwarded devices"
+for id in "${devices[@]}"; do
+    vid=${ids[$id]%:*}
+    pid=${ids[$id]#*:}
+    # idVendor and idProduct, little-endian at bytes 8..11 of the descriptor.
+    grep -q "descriptor .* 12 01 .* ${vid:2:2} ${vid:0:2} ${pid:2:2} ${pid:0:2} " "$work/run.txt" ||
+        fail "no descriptor of ${ids[$id]} read in the sandbox"
+    dir=$(device_dir "$id")
+    [[ $(driver_of "$dir") == usbip-host && $(cat "$dir/usbip_status") == 2 ]] ||
+        fail "$id is not lent to usbip-host on the forwarder's side ($(driver_of "$dir"))"
+done
+lent_ports=$(comm -13 <(echo "$ports_before") <(used_ports))
+[[ $(echo "$lent_ports" | grep -c .) -eq ${#devices[@]} ]] || fail "vhci ports in use: $(used_ports | tr '\n' ' ')"
+if [[ ${#devices[@]} -gt 1 ]]; then
+    wait_for 30 sh -c '[ -n "$(for b in /sys/block/sd*; do readlink -f $b | grep -q vhci_hcd && echo y; done)" ]' ||
+        fail "the forwarded disk did not appear on the agent's side"
+    imported_disk=$(disk_on vhci | head -n1)
+    [[ $(head -c 16 "/dev/$imported_disk") == "$magic" ]] || fail "the disk read through the chain is not the disk"
+    echo "the disk read through forwarder, hub and agent as /dev/$imported_disk: $magic"
+    # Forwarder and agent share this guest: the imported copy of the disk
+    # (same vendor and product) must never be taken for the device itself.
+    disk_log=$work/vm-${disk_busid//[^0-9]/}.log
+    wait_for 10 grep -q "passed over USB device [0-9-]* (itself imported over USB/IP" "$disk_log" ||
+        fail "the forwarder did not pass over the imported copy of the disk"
+    grep -o "passed over USB device .*" "$disk_log" | head -n1
+fi
+result "PASS lent: ${#devices[@]} device(s) on vhci ports $(echo "$lent_ports" | tr '\n' ' ')"
+
+cloop run cancel "$run_id" >/dev/null
+wait_for 30 sh -c "[ \"\$(awk '\$1 ~ /^(hs|ss)\$/ && \$3 != \"004\" { print \$2 }' /sys/devices/platform/vhci_hcd.0/status* | sort)\" = \"$ports_before\" ]" ||
+    fail "vhci ports still in use after the run: $(used_ports | tr '\n' ' ') (before: ${ports_before:-none})"
+for id in "${devices[@]}"; do
+    dir=$(device_dir "$id")
+    wait_for 30 sh -c "[ \"\$(basename \"\$(readlink -f $dir/driver)\")\" = usb ]" || fail "$id is not back on the usb driver"
+    for interface in "$dir/$id":*; do
+        wait_for 30 sh -c "[ \"\$(basename \"\$(readlink -f $interface/driver 2>/dev/null)\" 2>/dev/null)\" = \"${original_driver[$interface]}\" ]" ||
+            fail "$(basename "$interface") is on $(driver_of "$interface"), not ${original_driver[$interface]}"
+    done
+done
+if [[ ${#devices[@]} -gt 1 ]]; then
+    wait_for 30 sh -c '[ -n "$(for b in /sys/block/sd*; do readlink -f $b | grep -qv vhci_hcd && echo y; done)" ]' ||
+        fail "the disk did not come back on its own controller"
+    local_disk=$(disk_on local | head -n1)
+    [[ $(head -c 16 "/dev/$local_disk") == "$magic" ]] || fail "the disk given back does not read as before"
+fi
+if grep -q '"usb"' "$work/agent/.cloop/work/attachments.json" 2>/dev/null; then
+    fail "the agent still records a USB attachment"
+fi
+grep -h "given back to its driver\|detached:" "$work"/*.log | sed 's/^[^ ]* [^ ]* //'
+result "PASS detached: every port taken is free, ${devices[*]} back on their drivers, other ports untouched"
