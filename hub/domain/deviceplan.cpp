@@ -75,6 +75,12 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
                                        .arg(device.forwarder.id)
                                        .arg(device.forwarder.name, device.forwarder.device.describe()));
         device.device.busId = *busId;
+        if (input.deviceInUse && input.deviceInUse(device.forwarder.id))
+            return Error::make(QStringLiteral("device_busy"),
+                               QStringLiteral("forwarder %1 (%2)'s USB device is lent to another run; run %3 waits for it")
+                                       .arg(device.forwarder.id)
+                                       .arg(device.forwarder.name)
+                                       .arg(input.run.id));
     }
     if (planned.isEmpty())
         return planned;

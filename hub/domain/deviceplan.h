@@ -38,6 +38,9 @@ struct DevicePlanInput
     // Where a USB forwarder's device is now, as it reported: nullopt when it
     // never said, empty while unplugged.
     std::function<std::optional<QString>(qint64 forwarderId)> usbBusId;
+    // Whether another run holds the forwarder's device now: a USB device
+    // serves one run at a time (a segment serves many).
+    std::function<bool(qint64 forwarderId)> deviceInUse;
 };
 
 // Steps 1 to 3 of dispatch (DESIGN.md, "Dispatch"): the bindings that apply
@@ -47,6 +50,9 @@ struct DevicePlanInput
 // forwarder and says what to do:
 // - "forwarder_offline": a bound forwarder has no live session; the run is
 //   refused whichever executor it would go to.
+// - "device_unplugged", "forwarder_outdated": the same for a USB device
+//   that is unplugged, or whose forwarder never said where it is.
+// - "device_busy": another run holds the USB device; the run waits.
 // - "executor_cannot_attach": this executor cannot take the device
 //   (host-process run, host mode, gVisor or Kata, a protocol before devices,
 //   or what the agent reported); another executor may.

@@ -6,6 +6,8 @@
 #include "hub/domain/eventbus.h"
 #include "hub/server/daemongateway.h"
 
+#include <algorithm>
+
 namespace cloop::hub {
 
 using protocol::CloseCode;
@@ -126,6 +128,7 @@ void DeviceStreams::finish(const Key &key, const QString &cause)
     }
     qCInfo(lcHub).noquote() << "run" << stream.runId << "detached" << stream.deviceName << "(binding" << stream.bindingId
                             << "):" << cause;
+    Q_EMIT streamEnded(stream.forwarderId);
     m_events.publish(HubEvent{QStringLiteral("device.detached"),
                               {{QStringLiteral("run_id"), stream.runId},
                                {QStringLiteral("binding_id"), stream.bindingId},
@@ -134,6 +137,12 @@ void DeviceStreams::finish(const Key &key, const QString &cause)
                                {QStringLiteral("device"), stream.deviceName},
                                {QStringLiteral("reason"), cause}},
                               stream.projectId});
+}
+
+bool DeviceStreams::holdsForwarder(qint64 forwarderId) const
+{
+    return std::any_of(m_streams.cbegin(), m_streams.cend(),
+                       [forwarderId](const auto &entry) { return entry.second.forwarderId == forwarderId; });
 }
 
 void DeviceStreams::detachRun(qint64 runId, const QString &cause)

@@ -40,6 +40,12 @@ public:
     void detachBinding(qint64 bindingId, const QString &cause);
 
     int streamCount() const { return static_cast<int>(m_streams.size()); }
+    // Whether a run holds a stream of this forwarder's device now.
+    bool holdsForwarder(qint64 forwarderId) const;
+
+Q_SIGNALS:
+    // A stream ended, whatever the cause: its device may be free again.
+    void streamEnded(qint64 forwarderId);
 
 private:
     struct Stream

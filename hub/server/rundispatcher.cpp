@@ -39,6 +39,8 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
       m_grace(grace)
 {
     connect(&runs, &RunService::runQueued, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
+    // A USB device a run let go of may be what a queued run waits for.
+    connect(&m_devices, &DeviceStreams::streamEnded, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
     connect(&runs, &RunService::runCancelled, this, [this](qint64 runId, qint64 executorId, const QString &reason) {
         m_devices.detachRun(runId, QStringLiteral("the run was cancelled"));
         if (tunnel::TunnelConnection *session = m_executors.session(executorId))
@@ -144,6 +146,7 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         const auto state = m_forwarderStates.stateOf(id);
         return state ? std::optional<int>(state->mtu) : std::nullopt;
     };
+    input.deviceInUse = [this](qint64 id) { return m_devices.holdsForwarder(id); };
     input.usbBusId = [this](qint64 id) -> std::optional<QString> {
         const auto state = m_forwarderStates.stateOf(id);
         return state && state->usb ? std::optional<QString>(state->usbBusId) : std::nullopt;
@@ -163,6 +166,11 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         // Steps 2 and 3.
         auto plan = planDevices(input);
         if (!plan) {
+            // Queued until the run holding the device lets go of it.
+            if (plan.error().code == QLatin1String("device_busy")) {
+                qCDebug(lcHub).noquote() << plan.error().message;
+                return;
+            }
             if (plan.error().code != QLatin1String("executor_cannot_attach"))
                 return refuseRun(run, plan.error().message);
             refusal = plan.error().message;

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void everyDetachFreesThePort_data();
     void everyDetachFreesThePort();
     void aRunOfAnUnboundProjectGetsNoNode();
+    void aSecondRunWaitsForTheDevice();
 
 private:
     qint64 queue(const QString &project, const QString &script);
@@ -398,6 +399,32 @@ void TestUsbForward::aRunOfAnUnboundProjectGetsNoNode()
     QVERIFY2(!plain.stdoutText().contains(QLatin1String("00")), qPrintable(plain.describe()));
     QCOMPARE(usedPorts(agentPorts()), 0);
     QCOMPARE(driverOf(QStringLiteral("1-1")), QStringLiteral("usb"));
+}
+
+void TestUsbForward::aSecondRunWaitsForTheDevice()
+{
+    const qint64 first = queue(kProject, kShowTheDevice);
+    QVERIFY(first > 0);
+    QVERIFY2(!awaitNode(first).isEmpty(), qPrintable(logOf(first) + m_agent->stderrText()));
+    // The agent could take both runs, but the device serves one at a time.
+    const qint64 second = queue(kProject, kShowTheDevice);
+    QVERIFY(second > 0);
+    const auto stateOf = [this](qint64 id) {
+        return m_rig->hub()
+                .cliJson({QStringLiteral("run"), QStringLiteral("show"), QString::number(id), QStringLiteral("--json")})
+                .toObject()
+                .value(QLatin1String("state"))
+                .toString();
+    };
+    QTest::qWait(1500);
+    QCOMPARE(stateOf(second), QStringLiteral("queued"));
+    QCOMPARE(usedPorts(agentPorts()), 1);
+    // The first lets go: the second gets the device.
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(first)}), 0);
+    const QString node = awaitNode(second);
+    QVERIFY2(!node.isEmpty(), qPrintable(logOf(second) + m_agent->stderrText()));
+    QCOMPARE(usedPorts(agentPorts()), 1);
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(second)}), 0);
 }
 
 QTEST_GUILESS_MAIN(TestUsbForward)

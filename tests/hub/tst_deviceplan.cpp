@@ -105,6 +105,7 @@ private Q_SLOTS:
     void aBoundUsbDeviceIsImportedByItsBusId();
     void anUnpluggedOrUnreportedUsbDeviceRefusesTheRun();
     void executorsThatCannotTakeAUsbDeviceAreRefused();
+    void aUsbDeviceServesOneRunAtATime();
 
 private:
     DevicePlanInput m_input;
@@ -310,6 +311,23 @@ void TestDevicePlan::executorsThatCannotTakeAUsbDeviceAreRefused()
     QVERIFY2(plan.error().message.contains(QStringLiteral("USB devices need %1").arg(protocol::kMinimumForUsb)),
              qPrintable(plan.error().message));
     m_input.executor = executorWith(usbCapableAgent());
+    QVERIFY(planDevices(m_input));
+}
+
+void TestDevicePlan::aUsbDeviceServesOneRunAtATime()
+{
+    const ForwarderRecord key = usbForwarder(9, QStringLiteral("hsm"));
+    m_input.forwarders.insert(key.id, key);
+    m_input.executor = executorWith(usbCapableAgent());
+    m_input.usbBusId = [](qint64) { return std::optional<QString>(QStringLiteral("1-1")); };
+    m_input.bindings = {bindingOf(3, m_lab), bindingOf(6, key)};
+    // Another run holds both devices: the segment is shared, the USB device waits.
+    m_input.deviceInUse = [](qint64) { return true; };
+    auto plan = planDevices(m_input);
+    QVERIFY(!plan);
+    QCOMPARE(plan.error().code, QStringLiteral("device_busy"));
+    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 9 (hsm)")), qPrintable(plan.error().message));
+    m_input.bindings = {bindingOf(3, m_lab)};
     QVERIFY(planDevices(m_input));
 }
 
