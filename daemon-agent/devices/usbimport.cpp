@@ -6,8 +6,12 @@
 #include "common/tunnel/channelsocketpump.h"
 #include "daemon-agent/agentlogging.h"
 
+#include <QCoreApplication>
+#include <QThreadPool>
+
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -96,6 +100,8 @@ void UsbImport::attach(quint32 deviceId, quint32 speed)
     }
     util::Fd ours(ends[0]);
     util::Fd kernels(ends[1]);
+    if (Status kept = m_vhci.keepHostDriversOff(); !kept)
+        qCWarning(lcAgent).noquote() << "this machine's own drivers may take imported USB devices:" << kept.error().message;
     auto port = m_vhci.attach(kernels.get(), deviceId, speed);
     if (!port) {
         fail(port.error().message);
@@ -126,21 +132,74 @@ void UsbImport::checkEnumerated()
         fail(QStringLiteral("vhci_hcd let go of port %1 while the device enumerated").arg(m_port));
         return;
     }
-    if (port->isUsed() && port->localBusId != QLatin1String("0-0")) {
-        const auto node = device::usb::deviceNodePath(m_roots, port->localBusId);
-        if (node && m_roots.exists(*node)) {
-            m_poll.stop();
-            m_localBusId = port->localBusId;
-            m_nodePath = *node;
-            m_state = State::Ready;
-            qCInfo(lcAgent).noquote() << "USB device" << m_busId << "is" << m_localBusId << "here, node" << m_nodePath
-                                      << QStringLiteral("(%1 ms)").arg(m_enumerating.elapsed());
-            Q_EMIT ready();
-            return;
-        }
+    // busnum, devnum and the node take no lock of the device.
+    const auto node = port->isUsed() && port->localBusId != QLatin1String("0-0")
+            ? device::usb::deviceNodePath(m_roots, port->localBusId)
+            : std::nullopt;
+    if (node && m_roots.exists(*node) && !m_probing) {
+        // The node comes before the kernel has chosen a configuration and
+        // made the interfaces, which are what the sandbox's program claims.
+        // Reading the configuration takes the device's lock, which the
+        // kernel holds while it waits for URBs this thread pumps: the look
+        // happens on another thread, or the two would wait on each other.
+        m_probing = true;
+        const QString localBusId = port->localBusId;
+        const bool settle = m_nodeSeen.isValid() && m_nodeSeen.elapsed() > kConfigurationWaitMs;
+        if (!m_nodeSeen.isValid())
+            m_nodeSeen.start();
+        QPointer<UsbImport> self(this);
+        QThreadPool::globalInstance()->start([self, roots = m_roots, localBusId, settle, path = *node] {
+            const bool configured = isConfigured(roots, localBusId);
+            QString problem;
+            // Claimable by the sandbox's program; still probed by no driver here.
+            if (configured || settle) {
+                if (Status authorized = VhciController(roots).authorizeInterfaces(localBusId); !authorized)
+                    problem = authorized.error().message;
+            }
+            QMetaObject::invokeMethod(
+                    qApp,
+                    [self, localBusId, path, configured, settle, problem] {
+                        if (self)
+                            self->probed(localBusId, path, configured || settle, problem);
+                    },
+                    Qt::QueuedConnection);
+        });
     }
     if (m_enumerating.elapsed() > kEnumerationTimeoutMs)
         fail(QStringLiteral("the USB device did not enumerate within %1 s").arg(kEnumerationTimeoutMs / 1000));
+}
+
+void UsbImport::probed(const QString &localBusId, const QString &node, bool settled, const QString &problem)
+{
+    m_probing = false;
+    if (m_state != State::Enumerating || !settled)
+        return;
+    if (!problem.isEmpty())
+        qCWarning(lcAgent).noquote() << "cannot authorize the interfaces of" << localBusId << ":" << problem;
+    m_poll.stop();
+    m_localBusId = localBusId;
+    m_nodePath = node;
+    m_state = State::Ready;
+    qCInfo(lcAgent).noquote() << "USB device" << m_busId << "is" << m_localBusId << "here, node" << m_nodePath
+                              << QStringLiteral("(%1 ms)").arg(m_enumerating.elapsed());
+    Q_EMIT ready();
+}
+
+bool UsbImport::isConfigured(const device::SysfsRoot &roots, const QString &localBusId)
+{
+    const QString dir = QStringLiteral("/sys/bus/usb/devices/") + localBusId;
+    const QString configuration = roots.readAttribute(dir + QLatin1String("/bConfigurationValue")).value_or(QString());
+    if (configuration.isEmpty() || configuration == QLatin1String("0"))
+        return false;
+    bool ok = false;
+    const int interfaces = roots.readAttribute(dir + QLatin1String("/bNumInterfaces")).value_or(QString()).toInt(&ok);
+    if (!ok)
+        return false;
+    const QString prefix = localBusId + QLatin1Char(':');
+    const QStringList names = roots.list(QStringLiteral("/sys/bus/usb/devices"));
+    const auto present = std::count_if(names.cbegin(), names.cend(),
+                                       [&prefix](const QString &name) { return name.startsWith(prefix); });
+    return present >= interfaces;
 }
 
 void UsbImport::stop(const QString &reason)

@@ -33,6 +33,8 @@ public:
 
     // How long the forwarder's answer and the kernel's enumeration may take.
     static constexpr int kEnumerationTimeoutMs = 15'000;
+    // How long a device whose node exists may take to be configured.
+    static constexpr int kConfigurationWaitMs = 3'000;
 
     UsbImport(tunnel::Channel *channel, QString busId, device::SysfsRoot roots, QObject *parent = nullptr);
     ~UsbImport() override;
@@ -59,6 +61,11 @@ private:
     void onReadable();
     void attach(quint32 deviceId, quint32 speed);
     void checkEnumerated();
+    // A configuration chosen, and every interface of it made. Takes the
+    // device's lock in the kernel: never on the thread that pumps.
+    static bool isConfigured(const device::SysfsRoot &roots, const QString &localBusId);
+    // The look from another thread is back: settled, the device is ready.
+    void probed(const QString &localBusId, const QString &node, bool settled, const QString &problem);
     void fail(const QString &reason);
 
     QPointer<tunnel::Channel> m_channel;
@@ -75,6 +82,8 @@ private:
     QString m_nodePath;
     QTimer m_poll;
     QElapsedTimer m_enumerating;
+    QElapsedTimer m_nodeSeen;
+    bool m_probing = false; // a look at the configuration is under way
 };
 
 } // namespace cloop::agent

@@ -1,5 +1,7 @@
 #include "daemon-agent/devices/vhcicontroller.h"
 
+#include <QRegularExpression>
+
 namespace cloop::agent {
 
 namespace {
@@ -95,6 +97,43 @@ Result<int> VhciController::attach(int socketFd, quint32 deviceId, quint32 speed
             return last;
     }
     return last;
+}
+
+Status VhciController::keepHostDriversOff() const
+{
+    static const QRegularExpression rootHub(QStringLiteral("^usb[0-9]+$"));
+    // Every controller: vhci_hcd.0, vhci_hcd.1, …
+    const QString platform = QStringLiteral("/sys/devices/platform");
+    for (const QString &controller : m_roots.list(platform)) {
+        if (!controller.startsWith(QLatin1String("vhci_hcd.")))
+            continue;
+        for (const QString &hub : m_roots.list(platform + QLatin1Char('/') + controller)) {
+            const QString setting = QStringLiteral("%1/%2/%3/interface_authorized_default").arg(platform, controller, hub);
+            if (!rootHub.match(hub).hasMatch() || !m_roots.exists(setting))
+                continue;
+            if (m_roots.readAttribute(setting) == QLatin1String("0"))
+                continue;
+            if (Status kept = m_roots.writeAttribute(setting, "0"); !kept)
+                return kept;
+        }
+    }
+    return {};
+}
+
+Status VhciController::authorizeInterfaces(const QString &busId) const
+{
+    const QString devices = QStringLiteral("/sys/bus/usb/devices");
+    for (const QString &name : m_roots.list(devices)) {
+        // "3-1:1.0": an interface of 3-1 (not of 3-1.2, a device behind it).
+        if (!name.startsWith(busId + QLatin1Char(':')))
+            continue;
+        const QString authorized = devices + QLatin1Char('/') + name + QLatin1String("/authorized");
+        if (!m_roots.exists(authorized) || m_roots.readAttribute(authorized) == QLatin1String("1"))
+            continue;
+        if (Status done = m_roots.writeAttribute(authorized, "1"); !done)
+            return done;
+    }
+    return {};
 }
 
 Status VhciController::detach(int port) const

@@ -49,6 +49,16 @@ public:
     // Frees a port (the kernel closes its side of the connection).
     Status detach(int port) const;
 
+    // Keeps this machine's own drivers off imported devices: interfaces of
+    // devices that come on vhci's root hubs start unauthorized, so no
+    // kernel driver probes them (usb-storage, usbhid, …) and the device is
+    // the sandbox's alone. Only vhci's root hubs are touched. A kernel
+    // without interface authorization (before 4.4) is left as it is.
+    Status keepHostDriversOff() const;
+    // Authorizes the interfaces of the device at local bus id `busId`, so a
+    // program holding its node can claim them; nothing probes them.
+    Status authorizeInterfaces(const QString &busId) const;
+
 private:
     device::SysfsRoot m_roots;
 };

@@ -304,6 +304,8 @@ QList<qint64> RunSupervisor::heldRunIds() const
         if (!m_active.contains(runId))
             ids.append(runId);
     }
+    // A start waiting for its devices to attach is this agent's too.
+    ids.append(m_waitingForDevices.keys());
     std::sort(ids.begin(), ids.end());
     return ids;
 }

@@ -44,7 +44,8 @@ public:
     // The hub stored a run's output up to the offset (also where to resume).
     void acknowledge(const protocol::RunAck &ack);
     int activeCount() const { return static_cast<int>(m_active.size()); }
-    // Every run this process still has: running, or with output to deliver.
+    // Every run this process still has: waiting for its devices, running,
+    // or with output to deliver.
     QList<qint64> heldRunIds() const;
 
     // The tunnel is up (again): every run with output the hub lacks gets a

@@ -13,6 +13,7 @@
 #include "support/usbstandin/usbfixture.h"
 #include "support/usbstandin/usbkernelstandin.h"
 
+#include <QDir>
 #include <QPointer>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -58,6 +59,7 @@ private Q_SLOTS:
     void attachChoosesTheHubBySpeedAndDetachFreesIt();
     void attachRefusesWhatTheKernelWould();
     void theRealReleaseFreesOnlyTheRecordedDevice();
+    void hostDriversAreKeptOffAndOnlyItsInterfacesAuthorized();
     void aRefusedImportEndsWithTheForwardersWords_data();
     void aRefusedImportEndsWithTheForwardersWords();
 
@@ -176,6 +178,41 @@ void TestUsbImport::theRealReleaseFreesOnlyTheRecordedDevice()
     // A free port: nothing to do, nothing reported.
     auto free = AttachmentLedger::releaseUsbPort(2, 0x10002);
     QVERIFY(free && !*free);
+}
+
+void TestUsbImport::hostDriversAreKeptOffAndOnlyItsInterfacesAuthorized()
+{
+    const QString root = m_root->path();
+    const QString vhci = root + QStringLiteral("/sys/devices/platform/vhci_hcd.0");
+    // What the kernel shows: interfaces authorized by default on both of
+    // vhci's root hubs; a PCI controller's root hub that is not vhci's.
+    for (const QString &hub : {vhci + QStringLiteral("/usb3"), vhci + QStringLiteral("/usb4"),
+                               root + QStringLiteral("/sys/devices/pci0000:00/0000:00:14.0/usb1")}) {
+        QVERIFY(QDir().mkpath(hub));
+        QVERIFY(UsbFixture::writeFile(hub + QStringLiteral("/interface_authorized_default"), "1\n"));
+    }
+    QVERIFY(m_vhci->keepHostDriversOff());
+    for (const QString &hub : {QStringLiteral("usb3"), QStringLiteral("usb4")})
+        QCOMPARE(SysfsRoot(root).readAttribute(QStringLiteral("/sys/devices/platform/vhci_hcd.0/%1/interface_authorized_default").arg(hub)),
+                 QStringLiteral("0"));
+    QCOMPARE(SysfsRoot(root).readAttribute(u"/sys/devices/pci0000:00/0000:00:14.0/usb1/interface_authorized_default"),
+             QStringLiteral("1"));
+
+    // Interfaces of 3-1 are authorized; those of 3-10 and of 3-1.2 are not its own.
+    const QString devices = root + QStringLiteral("/sys/bus/usb/devices");
+    for (const QString &interface : {QStringLiteral("3-1:1.0"), QStringLiteral("3-1:1.1"), QStringLiteral("3-10:1.0"),
+                                     QStringLiteral("3-1.2:1.0")}) {
+        QVERIFY(QDir().mkpath(devices + QLatin1Char('/') + interface));
+        QVERIFY(UsbFixture::writeFile(devices + QLatin1Char('/') + interface + QStringLiteral("/authorized"), "0\n"));
+    }
+    QVERIFY(m_vhci->authorizeInterfaces(QStringLiteral("3-1")));
+    const auto authorized = [&](const QString &interface) {
+        return SysfsRoot(root).readAttribute(QStringLiteral("/sys/bus/usb/devices/%1/authorized").arg(interface));
+    };
+    QCOMPARE(authorized(QStringLiteral("3-1:1.0")), QStringLiteral("1"));
+    QCOMPARE(authorized(QStringLiteral("3-1:1.1")), QStringLiteral("1"));
+    QCOMPARE(authorized(QStringLiteral("3-10:1.0")), QStringLiteral("0"));
+    QCOMPARE(authorized(QStringLiteral("3-1.2:1.0")), QStringLiteral("0"));
 }
 
 void TestUsbImport::aRefusedImportEndsWithTheForwardersWords_data()

@@ -108,12 +108,15 @@ DeviceMatch findDevice(const SysfsRoot &roots, quint16 vendorId, quint16 product
         const auto product = readNumber(roots, dir + QLatin1String("/idProduct"), 16, 0xffff);
         if (vendor != vendorId || product != productId)
             continue;
-        if (!serial.isEmpty() && roots.readAttribute(dir + QLatin1String("/serial")).value_or(QString()) != serial)
-            continue;
+        // Before the serial: reading a string attribute takes the device's
+        // lock, which an imported device's enumeration may hold while it
+        // waits on a USB/IP stream this very process could be carrying.
         if (isImportedDevice(roots, busId)) {
             match.passedOver.append(QStringLiteral("%1 (itself imported over USB/IP; never forwarded again)").arg(busId));
             continue;
         }
+        if (!serial.isEmpty() && roots.readAttribute(dir + QLatin1String("/serial")).value_or(QString()) != serial)
+            continue;
         if (!match.busId.isEmpty()) {
             match.passedOver.append(QStringLiteral("%1 (also matches; enroll with VID:PID:SERIAL to choose)").arg(busId));
             continue;

@@ -1196,7 +1196,9 @@ struct UsbKernelStandIn::Private
             device.maxPacketSize0 = quint8(result.data.at(7));
             device.speed = speedText(port.speed);
             device.deviceNumber = nextDeviceNumberLocked(bus);
-            device.interfaces.clear(); // not configured: nothing read beyond the descriptor
+            // Configured as the kernel's generic driver would: the simulated
+            // device's one configuration has one vendor-specific interface.
+            device.interfaces = {FixtureInterface{0xff, 0x00, 0x00}};
             device.imported = true;
             device.driver = kUsbDriver;
             // What releasing the port undoes, set first so a failure below
