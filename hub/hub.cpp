@@ -74,7 +74,6 @@ Hub::~Hub()
     m_api.reset();
     m_eventStream.reset();
     m_dispatcher.reset();
-    m_forwarderStates.reset();
     m_deviceStreams.reset();
     m_gateways.reset();
 }
@@ -116,6 +115,13 @@ void Hub::connectEvents()
         });
     };
     announce(m_gateways->forwarders(), QStringLiteral("forwarder"));
+    // A USB device plugged or unplugged at a connected forwarder.
+    connect(&m_gateways->forwarderStates(), &ForwarderStates::usbPresenceChanged, &bus,
+            [&bus](qint64 id, const QString &busId) {
+                bus.publish(HubEvent{QStringLiteral("forwarder.device"),
+                                     {{QStringLiteral("id"), id}, {QStringLiteral("usb_busid"), busId}},
+                                     std::nullopt});
+            });
     announce(m_gateways->executors(), QStringLiteral("executor"));
 }
 
@@ -158,10 +164,9 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_runLogs = std::make_unique<RunLogStore>(options.dataDir + QLatin1String("/runs"));
     hub->m_deviceStreams = std::make_unique<DeviceStreams>(hub->m_gateways->forwarders(), hub->m_gateways->executors(),
                                                            hub->m_core->events());
-    hub->m_forwarderStates = std::make_unique<ForwarderStates>(hub->m_gateways->forwarders());
     hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(), hub->m_gateways->executors(),
                                                         hub->m_gateways->forwarders(), *hub->m_runLogs,
-                                                        *hub->m_deviceStreams, *hub->m_forwarderStates,
+                                                        *hub->m_deviceStreams, hub->m_gateways->forwarderStates(),
                                                         options.runGrace);
     hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core);
     hub->connectEvents();

@@ -80,7 +80,6 @@ private:
     std::unique_ptr<HubGateways> m_gateways;
     std::unique_ptr<RunLogStore> m_runLogs;
     std::unique_ptr<DeviceStreams> m_deviceStreams;
-    std::unique_ptr<ForwarderStates> m_forwarderStates;
     std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStream> m_eventStream;
     std::unique_ptr<AdminApi> m_api;

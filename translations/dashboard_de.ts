@@ -631,6 +631,10 @@
         <source>● connected via %1</source>
         <translation>● verbunden über %1</translation>
     </message>
+    <message>
+        <source>device unplugged</source>
+        <translation>Gerät abgezogen</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ForwarderDirectory</name>

@@ -631,6 +631,10 @@
         <source>● connected via %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>device unplugged</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ForwarderDirectory</name>

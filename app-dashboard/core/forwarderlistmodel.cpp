@@ -60,6 +60,11 @@ QVariant ForwarderListModel::data(const QModelIndex &index, int role) const
         return f.value(QLatin1String("connected")).toBool();
     case HubMemberRole:
         return f.value(QLatin1String("connected")).toBool() ? text(f, "hub_member") : QString();
+    case DeviceUnpluggedRole: {
+        // Null: nobody knows; empty: the forwarder said it is gone.
+        const QJsonValue busId = f.value(QLatin1String("usb_busid"));
+        return f.value(QLatin1String("connected")).toBool() && busId.isString() && busId.toString().isEmpty();
+    }
     case LastSeenRole:
         return time(f, "last_seen");
     case BindingIdRole:
@@ -96,6 +101,7 @@ QHash<int, QByteArray> ForwarderListModel::roleNames() const
                   {StateRole, "state"},
                   {ConnectedRole, "connected"},
                   {HubMemberRole, "hubMember"},
+                  {DeviceUnpluggedRole, "deviceUnplugged"},
                   {LastSeenRole, "lastSeen"},
                   {BindingIdRole, "bindingId"},
                   {BindingProjectRole, "bindingProject"},
@@ -188,7 +194,10 @@ bool ForwarderListModel::applyEvent(const QString &event, const QJsonObject &dat
         r.forwarder.insert(QStringLiteral("connected"), true);
         r.forwarder.insert(QStringLiteral("state"), QStringLiteral("connected"));
         r.forwarder.insert(QStringLiteral("hub_member"), data.value(QLatin1String("hub_member")));
+    } else if (event == QLatin1String("forwarder.device")) {
+        r.forwarder.insert(QStringLiteral("usb_busid"), data.value(QLatin1String("usb_busid")));
     } else if (event == QLatin1String("forwarder.disconnected")) {
+        r.forwarder.insert(QStringLiteral("usb_busid"), QJsonValue());
         r.forwarder.insert(QStringLiteral("connected"), false);
         r.forwarder.insert(QStringLiteral("state"), QStringLiteral("disconnected"));
         r.forwarder.insert(QStringLiteral("last_seen"),

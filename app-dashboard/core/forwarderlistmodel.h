@@ -29,6 +29,7 @@ public:
         StateRole,        // awaiting enrollment, connected, disconnected, revoked
         ConnectedRole,
         HubMemberRole,    // the hub holding its session, empty when offline
+        DeviceUnpluggedRole, // a connected USB forwarder says its device is unplugged
         LastSeenRole,     // QDateTime, invalid when never seen
         BindingIdRole,    // 0 when nothing is bound
         BindingProjectRole,

@@ -125,6 +125,8 @@ void ForwarderCard::refresh()
     if (connected) {
         const QString member = value(ForwarderListModel::HubMemberRole).toString();
         stateText = member.isEmpty() ? tr("● connected") : tr("● connected via %1").arg(member);
+        if (value(ForwarderListModel::DeviceUnpluggedRole).toBool())
+            stateText += QStringLiteral(" · ") + tr("device unplugged");
     } else if (revoked) {
         stateText = tr("revoked");
     } else if (state == QLatin1String("awaiting enrollment")) {

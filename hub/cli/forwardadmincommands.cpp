@@ -88,9 +88,12 @@ int list(const QStringList &arguments)
     QList<QStringList> rows;
     for (const QJsonValue &value : std::as_const(forwarders)) {
         const QJsonObject forwarder = value.toObject();
+        QString device = forwarder.value(QLatin1String("device_description")).toString();
+        // A connected USB forwarder says where its device is, or that it is gone.
+        if (const QJsonValue busId = forwarder.value(QLatin1String("usb_busid")); busId.isString())
+            device += busId.toString().isEmpty() ? QStringLiteral(" (unplugged)") : QStringLiteral(" at ") + busId.toString();
         rows.append({QString::number(forwarder.value(QLatin1String("id")).toInteger()),
-                     forwarder.value(QLatin1String("name")).toString(),
-                     forwarder.value(QLatin1String("device_description")).toString(),
+                     forwarder.value(QLatin1String("name")).toString(), device,
                      forwarder.value(QLatin1String("state")).toString(), formatLastSeen(forwarder)});
     }
     printLine(formatTable({QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("DEVICE"),

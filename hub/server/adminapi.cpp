@@ -14,7 +14,7 @@ AdminApi::AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, R
     : m_core(core),
       m_identity(std::move(identity)),
       m_deviceTester(gateways.forwarders()),
-      m_forwarderRoutes(core.forwarders(), gateways.forwarders(), m_identity, m_deviceTester),
+      m_forwarderRoutes(core.forwarders(), gateways.forwarders(), gateways.forwarderStates(), m_identity, m_deviceTester),
       m_executorRoutes(core.executorStore(), core.virtualExecutors(), gateways.executors(), core.policy(), core.events(),
                        m_identity),
       m_bindingRoutes(core.bindings(), core.clock()),

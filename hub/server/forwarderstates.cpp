@@ -10,8 +10,11 @@ ForwarderStates::ForwarderStates(DaemonGateway &forwarders, QObject *parent) : Q
     connect(&forwarders, &DaemonGateway::controlReceived, this,
             [this](qint64 id, const protocol::ControlMessage &message) {
                 if (const auto *state = std::get_if<protocol::DeviceState>(&message)) {
+                    const std::optional<protocol::DeviceState> before = stateOf(id);
                     m_states.insert(id, *state);
                     if (state->usb) {
+                        if (!before || !before->usb || before->usbBusId != state->usbBusId)
+                            Q_EMIT usbPresenceChanged(id, state->usbBusId);
                         qCInfo(lcHub).noquote() << "forwarder" << id << "reports its USB device"
                                                 << (state->usbBusId.isEmpty() ? QStringLiteral("unplugged")
                                                                               : QStringLiteral("at ") + state->usbBusId);

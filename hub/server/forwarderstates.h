@@ -24,6 +24,10 @@ public:
 
     std::optional<protocol::DeviceState> stateOf(qint64 forwarderId) const;
 
+Q_SIGNALS:
+    // A USB forwarder said its device came (busId), went (empty) or moved.
+    void usbPresenceChanged(qint64 forwarderId, const QString &busId);
+
 private:
     QHash<qint64, protocol::DeviceState> m_states;
 };

@@ -2,12 +2,14 @@
 
 #include "hub/server/daemondirectory.h"
 #include "hub/server/daemongateway.h"
+#include "hub/server/forwarderstates.h"
 
 namespace cloop::hub {
 
 class HubCore;
 
-// The two daemon endpoints of a hub, each with the directory it asks.
+// The two daemon endpoints of a hub, each with the directory it asks, and
+// what the connected forwarders last said about their devices.
 class HubGateways
 {
     Q_DISABLE_COPY_MOVE(HubGateways)
@@ -19,12 +21,15 @@ public:
     DaemonGateway &executors() { return m_executors; }
     const DaemonGateway &forwarders() const { return m_forwarders; }
     const DaemonGateway &executors() const { return m_executors; }
+    ForwarderStates &forwarderStates() { return m_forwarderStates; }
+    const ForwarderStates &forwarderStates() const { return m_forwarderStates; }
 
 private:
     ForwarderDirectory m_forwarderDirectory;
     ExecutorDirectory m_executorDirectory;
     DaemonGateway m_forwarders;
     DaemonGateway m_executors;
+    ForwarderStates m_forwarderStates{m_forwarders};
 };
 
 } // namespace cloop::hub

@@ -113,9 +113,20 @@ void TestForwarderListModel::eventsUpdateTheRowInPlace()
 
     QJsonObject held = forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected"));
     held.insert(QStringLiteral("hub_member"), QStringLiteral("hub-a:7443"));
+    held.insert(QStringLiteral("connected"), true);
+    held.insert(QStringLiteral("usb_busid"), QStringLiteral("1-1"));
     model.setForwarders({forwarder(1, QStringLiteral("lab")), held});
     QCOMPARE(model.index(1).data(ForwarderListModel::HubMemberRole).toString(), QStringLiteral("hub-a:7443"));
+    QCOMPARE(model.index(1).data(ForwarderListModel::DeviceUnpluggedRole).toBool(), false);
+    // The forwarder says its USB device was pulled, then plugged in again.
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.device"), {{QStringLiteral("id"), 2}, {QStringLiteral("usb_busid"), QString()}}));
+    QCOMPARE(model.index(1).data(ForwarderListModel::DeviceUnpluggedRole).toBool(), true);
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.device"), {{QStringLiteral("id"), 2}, {QStringLiteral("usb_busid"), QStringLiteral("1-2")}}));
+    QCOMPARE(model.index(1).data(ForwarderListModel::DeviceUnpluggedRole).toBool(), false);
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.device"), {{QStringLiteral("id"), 2}, {QStringLiteral("usb_busid"), QString()}}));
     QVERIFY(model.applyEvent(QStringLiteral("forwarder.disconnected"), {{QStringLiteral("id"), 2}}));
+    // Offline, nobody knows where the device is: not "unplugged".
+    QCOMPARE(model.index(1).data(ForwarderListModel::DeviceUnpluggedRole).toBool(), false);
     QCOMPARE(model.index(1).data(ForwarderListModel::ConnectedRole).toBool(), false);
     // No session, so no hub holds it, whatever the last list said.
     QCOMPARE(model.index(1).data(ForwarderListModel::HubMemberRole).toString(), QString());

@@ -315,6 +315,20 @@ void TestUsbForward::unplugDuringATransferEndsTheRunsDeviceSayingWhy()
     QVERIFY2(m_agent->stderrText().contains(QRegularExpression(QStringLiteral("lost fwd-hsm: .*the USB device was unplugged"))),
              qPrintable(m_agent->stderrText()));
     QVERIFY2(!m_agent->stderrText().contains(QLatin1String("cannot detach")), qPrintable(m_agent->stderrText()));
+    // The hub's record says so while the forwarder stays connected.
+    const auto busIdOnRecord = [this] {
+        const QJsonArray list = m_rig->hub()
+                                        .cliJson({QStringLiteral("forward"), QStringLiteral("list"), QStringLiteral("--json")})
+                                        .toArray();
+        for (const QJsonValue &entry : list) {
+            if (entry.toObject().value(QLatin1String("id")).toInteger() == m_forwarderId)
+                return entry.toObject().value(QLatin1String("usb_busid"));
+        }
+        return QJsonValue(QJsonValue::Undefined);
+    };
+    QVERIFY(waitUntil([&] { return busIdOnRecord() == QJsonValue(QString()); }));
+    const CliResult listed = m_rig->hub().cli({QStringLiteral("forward"), QStringLiteral("list")});
+    QVERIFY2(listed.stdoutText().contains(QLatin1String("usb 1d50:6089:HSM0001 (unplugged)")), qPrintable(listed.describe()));
     // The agent freed its port; further transfers find no device.
     QVERIFY(waitUntil([&] { return usedPorts(agentPorts()) == 0; }));
     QVERIFY(!host.call(transfer(node, QStringLiteral("in"), {}, 512)));
@@ -329,6 +343,7 @@ void TestUsbForward::unplugDuringATransferEndsTheRunsDeviceSayingWhy()
     QVERIFY(StandInControl(m_forwarderRoot->path())
                     .call({{QStringLiteral("op"), QStringLiteral("plug")}, {QStringLiteral("busid"), QStringLiteral("1-1")}}));
     QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("is present as 1-1"), kLongWaitMs), qPrintable(m_forwarder->describe()));
+    QVERIFY(waitUntil([&] { return busIdOnRecord() == QJsonValue(QStringLiteral("1-1")); }));
     const qint64 again = queue(kProject, kShowTheDevice);
     QVERIFY2(waitUntil([&] { return !awaitNode(again).isEmpty(); }), qPrintable(logOf(again) + m_agent->stderrText()));
     CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(again)}), 0);

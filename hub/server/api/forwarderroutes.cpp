@@ -5,15 +5,16 @@
 #include "hub/domain/recordjson.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicetester.h"
+#include "hub/server/forwarderstates.h"
 #include "hub/storage/database.h"
 
 #include <QJsonArray>
 
 namespace cloop::hub {
 
-ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const HubIdentity &identity,
-                                 DeviceTester &tester)
-    : m_service(service), m_gateway(gateway), m_identity(identity), m_tester(tester)
+ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const ForwarderStates &states,
+                                 const HubIdentity &identity, DeviceTester &tester)
+    : m_service(service), m_gateway(gateway), m_states(states), m_identity(identity), m_tester(tester)
 {
 }
 
@@ -21,7 +22,13 @@ QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
 {
     const bool connected = m_gateway.isConnected(record.id);
     const QString state = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
+    // A USB forwarder's device where it is now: its bus id, empty while
+    // unplugged, null while nobody knows (offline, or never said).
+    QJsonValue usbBusId;
+    if (const auto device = connected ? m_states.stateOf(record.id) : std::nullopt; device && device->usb)
+        usbBusId = device->usbBusId;
     return QJsonObject{
+        {QStringLiteral("usb_busid"), usbBusId},
         {QStringLiteral("id"), record.id},
         {QStringLiteral("name"), record.name},
         {QStringLiteral("device"), record.device.toJson()},

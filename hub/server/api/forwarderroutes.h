@@ -9,6 +9,7 @@ namespace cloop::hub {
 class DaemonGateway;
 class DeviceTester;
 class ForwarderService;
+class ForwarderStates;
 struct ForwarderRecord;
 
 // How records and events name a hub as the holder of a daemon's session:
@@ -31,8 +32,8 @@ struct HubIdentity
 class ForwarderRoutes
 {
 public:
-    ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const HubIdentity &identity,
-                    DeviceTester &tester);
+    ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const ForwarderStates &states,
+                    const HubIdentity &identity, DeviceTester &tester);
     void registerIn(ApiRouter &router);
 
     QJsonObject forwarderJson(const ForwarderRecord &record) const;
@@ -40,6 +41,7 @@ public:
 private:
     ForwarderService &m_service;
     const DaemonGateway &m_gateway;
+    const ForwarderStates &m_states;
     const HubIdentity &m_identity;
     DeviceTester &m_tester;
 };
