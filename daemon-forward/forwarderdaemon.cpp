@@ -8,7 +8,10 @@
 #include "daemon-forward/segment/segmentport.h"
 #include "daemon-forward/segment/segmenttest.h"
 #include "daemon-forward/usb/usbdevicewatch.h"
+#include "daemon-forward/usb/usbexportledger.h"
 #include "daemon-forward/usb/usbipserversession.h"
+
+#include <QFileInfo>
 
 namespace cloop::forward {
 
@@ -39,6 +42,16 @@ ForwarderDaemon::~ForwarderDaemon()
 
 void ForwarderDaemon::start()
 {
+    // A previous process that died mid-import left its device on usbip-host.
+    m_exports = std::make_unique<UsbExportLedger>(QFileInfo(m_connector.credentialPath()).absolutePath());
+    if (!m_exports->busIds().isEmpty()) {
+        const UsbExportLedger::Recovery recovery = m_exports->giveBackLeftovers(device::SysfsRoot::fromEnvironment());
+        for (const QString &busId : recovery.givenBack)
+            qCInfo(lcForward).noquote() << "gave USB device" << busId << "back to its driver; a previous process left it"
+                                        << "on usbip-host";
+        for (const QString &why : recovery.leftAlone)
+            qCWarning(lcForward).noquote() << "left as it is after a restart:" << why;
+    }
     connect(&m_connector, &daemon::DaemonConnector::ready, this, [this](const protocol::Welcome &welcome) {
         qCInfo(lcForward).noquote() << "connected to the hub as forwarder" << welcome.id << welcome.name << "carrying"
                                     << (welcome.device ? welcome.device->describe() : QStringLiteral("nothing"));
@@ -143,7 +156,7 @@ void ForwarderDaemon::openUsbSession(tunnel::Channel *channel)
     channel->accept();
     auto *session = new UsbipServerSession(channel, *m_usb,
                                            test ? UsbipServerSession::Purpose::Test : UsbipServerSession::Purpose::Run,
-                                           this);
+                                           m_exports.get(), this);
     const QString what = test ? QStringLiteral("a test")
                               : QStringLiteral("run %1 (binding %2)")
                                         .arg(meta.value(QLatin1String("run_id")).toInteger())

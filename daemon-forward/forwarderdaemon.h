@@ -16,6 +16,7 @@ class Channel;
 namespace cloop::forward {
 
 class UsbDeviceWatch;
+class UsbExportLedger;
 
 // `cloop forward`: enrolls with a bundle once, then keeps one outbound
 // tunnel to the hub for the one device it was enrolled for.
@@ -49,6 +50,7 @@ private:
     std::optional<protocol::DeviceSpec> m_device; // as the hub's welcome names it
     int m_hubProtocol = 0;
     std::unique_ptr<UsbDeviceWatch> m_usb; // for a USB device
+    std::unique_ptr<UsbExportLedger> m_exports; // what is lent to usbip-host
 };
 
 } // namespace cloop::forward

@@ -1,5 +1,7 @@
 #include "daemon-forward/usb/usbipexport.h"
 
+#include "daemon-forward/usb/usbexportledger.h"
+
 #include "common/device/usb/usbsysfs.h"
 #include "common/logging.h"
 
@@ -43,7 +45,8 @@ UsbipExport::UsbipExport(device::SysfsRoot roots, QString busId, QString origina
 {
 }
 
-Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot &roots, const QString &busId)
+Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot &roots, const QString &busId,
+                                                        UsbExportLedger *ledger)
 {
     if (!roots.exists(deviceDir(busId)))
         return Error::make(QStringLiteral("usb_device_gone"), QStringLiteral("USB device %1 is not present").arg(busId));
@@ -63,6 +66,11 @@ Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot 
                                QStringLiteral("USB device %1 is in use by another USB/IP connection").arg(busId));
         qCInfo(lcForward).noquote() << "USB device" << busId << "was left bound to usbip-host; taking it over";
     } else {
+        // Recorded before the first step, so a death halfway is recovered too.
+        if (ledger) {
+            if (Status recorded = ledger->record(busId); !recorded)
+                qCWarning(lcForward).noquote() << "cannot record the export:" << recorded.error().message;
+        }
         if (driver) {
             const Status unbound = roots.writeAttribute(
                     QStringLiteral("/sys/bus/usb/drivers/%1/unbind").arg(*driver), bare(busId));
@@ -73,6 +81,8 @@ Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot 
         // again. Not `rebind`: for an entry usbip-host never bound, the
         // kernel's rebind follows a null device pointer.
         const auto restore = [&](bool added, const Error &error) {
+            if (ledger)
+                (void)ledger->forget(busId);
             if (added)
                 (void)roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
             if (driver)
@@ -87,6 +97,9 @@ Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot 
             return restore(true, bound.error());
     }
     std::unique_ptr<UsbipExport> exported(new UsbipExport(roots, busId, driver.value_or(QStringLiteral("none"))));
+    exported->m_ledger = ledger;
+    if (ledger)
+        (void)ledger->record(busId);
     const auto status = roots.readAttribute(deviceDir(busId) + QLatin1String("/usbip_status"));
     if (status != QLatin1String("1"))
         return Error::make(QStringLiteral("usb_busy"),
@@ -103,7 +116,16 @@ Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot 
 
 UsbipExport::~UsbipExport()
 {
-    giveBack();
+    const Status back = giveBack(m_roots, m_busId);
+    if (!back)
+        qCWarning(lcForward).noquote() << "could not give USB device" << m_busId << "back to its driver:"
+                                       << back.error().message;
+    else
+        qCInfo(lcForward).noquote() << "USB device" << m_busId << "given back to its driver";
+    if (m_ledger && back) {
+        if (Status forgotten = m_ledger->forget(m_busId); !forgotten)
+            qCWarning(lcForward).noquote() << "cannot update the export record:" << forgotten.error().message;
+    }
 }
 
 Result<util::Fd> UsbipExport::connect()
@@ -124,31 +146,27 @@ Result<util::Fd> UsbipExport::connect()
     return ours;
 }
 
-void UsbipExport::giveBack()
+Status UsbipExport::giveBack(const device::SysfsRoot &roots, const QString &busId)
 {
-    if (!m_roots.exists(deviceDir(m_busId))) {
+    if (!roots.exists(deviceDir(busId))) {
         // Unplugged: the kernel already forgot the binding; only the match
         // entry would be left, and a replugged device must not be grabbed
         // by usbip-host before anyone asks.
-        (void)m_roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(m_busId));
-        return;
+        (void)roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
+        return {};
     }
     // As `usbip unbind`: rebind alone would leave a bound device where it
     // is (the kernel's device_attach keeps a driver it finds), and the
     // match entry an unbound device keeps lets rebind find it and re-probe
     // it with usbip-host refusing.
-    (void)m_roots.writeAttribute(kUsbipHost + QLatin1String("/unbind"), bare(m_busId));
-    (void)m_roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(m_busId));
-    Status rebound = m_roots.writeAttribute(kUsbipHost + QLatin1String("/rebind"), bare(m_busId));
+    (void)roots.writeAttribute(kUsbipHost + QLatin1String("/unbind"), bare(busId));
+    (void)roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
+    Status rebound = roots.writeAttribute(kUsbipHost + QLatin1String("/rebind"), bare(busId));
     if (!rebound) {
         // No entry left to rebind by: the bus probes it afresh.
-        rebound = m_roots.writeAttribute(QStringLiteral("/sys/bus/usb/drivers_probe"), bare(m_busId));
+        rebound = roots.writeAttribute(QStringLiteral("/sys/bus/usb/drivers_probe"), bare(busId));
     }
-    if (!rebound)
-        qCWarning(lcForward).noquote() << "could not give USB device" << m_busId << "back to its driver:"
-                                       << rebound.error().message;
-    else
-        qCInfo(lcForward).noquote() << "USB device" << m_busId << "given back to its driver";
+    return rebound;
 }
 
 } // namespace cloop::forward

@@ -11,6 +11,8 @@
 
 namespace cloop::forward {
 
+class UsbExportLedger;
+
 // One device lent to the kernel's usbip-host driver, for as long as this
 // object lives (RAII): begin() does what `usbip bind` does (unbind from its
 // driver, add the bus id to usbip-host's match list, bind), and the
@@ -24,7 +26,14 @@ public:
     // USB/IP server has it in use), "usb_device_gone", "usbip_host_missing"
     // (the usbip-host module is not loaded), "kernel_write" (the kernel
     // refused a step; its words are in the message).
-    static Result<std::unique_ptr<UsbipExport>> begin(const device::SysfsRoot &roots, const QString &busId);
+    // With a ledger, the bus id is recorded while the export lasts (so a
+    // restarted forwarder can give back what a dead one left).
+    static Result<std::unique_ptr<UsbipExport>> begin(const device::SysfsRoot &roots, const QString &busId,
+                                                      UsbExportLedger *ledger = nullptr);
+    // What the destructor does: unbind from usbip-host, drop the match
+    // entry, rebind (or probe afresh); nothing for an unplugged device but
+    // the match entry.
+    static Status giveBack(const device::SysfsRoot &roots, const QString &busId);
     ~UsbipExport();
     UsbipExport(const UsbipExport &) = delete;
     UsbipExport &operator=(const UsbipExport &) = delete;
@@ -40,11 +49,11 @@ public:
 
 private:
     UsbipExport(device::SysfsRoot roots, QString busId, QString originalDriver);
-    void giveBack();
 
     device::SysfsRoot m_roots;
     QString m_busId;
     QString m_originalDriver; // for the log
+    UsbExportLedger *m_ledger = nullptr;
     device::usb::usbip::DeviceRecord m_record;
 };
 

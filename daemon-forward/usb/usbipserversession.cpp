@@ -13,8 +13,8 @@ namespace cloop::forward {
 namespace usbip = device::usb::usbip;
 
 UsbipServerSession::UsbipServerSession(tunnel::Channel *channel, UsbDeviceWatch &device, Purpose purpose,
-                                       QObject *parent)
-    : QObject(parent), m_channel(channel), m_device(device), m_purpose(purpose)
+                                       UsbExportLedger *exports, QObject *parent)
+    : QObject(parent), m_channel(channel), m_device(device), m_purpose(purpose), m_exports(exports)
 {
     connect(channel, &tunnel::Channel::readyRead, this, &UsbipServerSession::onReadable);
     connect(channel, &tunnel::Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
@@ -96,7 +96,7 @@ void UsbipServerSession::onReadable()
 void UsbipServerSession::startImport()
 {
     const QString busId = m_device.busId();
-    auto exported = UsbipExport::begin(m_device.roots(), busId);
+    auto exported = UsbipExport::begin(m_device.roots(), busId, m_exports);
     if (!exported) {
         const bool busy = exported.error().code == QLatin1String("usb_busy");
         return refuseImport(quint32(busy ? usbip::OpStatus::DeviceBusy : usbip::OpStatus::DeviceError),

@@ -13,6 +13,7 @@ class ChannelSocketPump;
 namespace cloop::forward {
 
 class UsbDeviceWatch;
+class UsbExportLedger;
 class UsbipExport;
 
 // The forwarder's USB/IP server for one channel, with no usbipd and no
@@ -35,7 +36,9 @@ public:
         Test, // the Test button: reads the device list, hands the device to nothing
     };
 
-    UsbipServerSession(tunnel::Channel *channel, UsbDeviceWatch &device, Purpose purpose, QObject *parent = nullptr);
+    // `exports` (may be null) records what is lent to usbip-host.
+    UsbipServerSession(tunnel::Channel *channel, UsbDeviceWatch &device, Purpose purpose,
+                       UsbExportLedger *exports = nullptr, QObject *parent = nullptr);
     ~UsbipServerSession() override;
 
     bool isImporting() const { return m_pump != nullptr; }
@@ -54,6 +57,7 @@ private:
     QPointer<tunnel::Channel> m_channel;
     UsbDeviceWatch &m_device;
     Purpose m_purpose;
+    UsbExportLedger *m_exports;
     QByteArray m_request;
     std::unique_ptr<UsbipExport> m_export;
     tunnel::ChannelSocketPump *m_pump = nullptr;

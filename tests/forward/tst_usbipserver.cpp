@@ -9,6 +9,7 @@
 #include "common/protocol/devicespec.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "daemon-forward/usb/usbdevicewatch.h"
+#include "daemon-forward/usb/usbexportledger.h"
 #include "daemon-forward/usb/usbipserversession.h"
 #include "support/usbstandin/usbfixture.h"
 #include "support/usbstandin/usbkernelstandin.h"
@@ -27,6 +28,7 @@
 using namespace cloop;
 using cloop::device::SysfsRoot;
 using cloop::forward::UsbDeviceWatch;
+using cloop::forward::UsbExportLedger;
 using cloop::forward::UsbipServerSession;
 using namespace cloop::testsupport::usb;
 namespace usbip = cloop::device::usb::usbip;
@@ -53,7 +55,8 @@ public:
             channel->accept();
             const bool test = channel->metadata().value(QLatin1String("purpose")).toString() == QLatin1String("test");
             auto *session = new UsbipServerSession(
-                    channel, m_watch, test ? UsbipServerSession::Purpose::Test : UsbipServerSession::Purpose::Run, this);
+                    channel, m_watch, test ? UsbipServerSession::Purpose::Test : UsbipServerSession::Purpose::Run,
+                    exports, this);
             connect(session, &UsbipServerSession::ended, this, [this, session](const QString &reason) {
                 endings.append(reason);
                 session->deleteLater();
@@ -64,6 +67,7 @@ public:
     tunnel::ChannelMultiplexer hub{tunnel::ChannelMultiplexer::Side::Hub};
     tunnel::ChannelMultiplexer daemon{tunnel::ChannelMultiplexer::Side::Daemon};
     QStringList endings;
+    UsbExportLedger *exports = nullptr;
 
 private:
     UsbDeviceWatch &m_watch;
@@ -136,6 +140,8 @@ private Q_SLOTS:
     void aTestChannelImportsNothing();
     void unplugEndsTheImportAndAReplugIsCarriedAgain();
     void aKernelRefusalIsAnsweredAndLeavesTheDeviceAsItWas();
+    void anExportIsRecordedWhileItLasts();
+    void aRestartGivesBackOnlyWhatItsPredecessorLeft();
     void malformedRequestsAreRefused_data();
     void malformedRequestsAreRefused();
 
@@ -382,6 +388,51 @@ void TestUsbipServer::aKernelRefusalIsAnsweredAndLeavesTheDeviceAsItWas()
     QCOMPARE(deviceEntry(status, QStringLiteral("1-1")).value(QLatin1String("driver")).toString(), QStringLiteral("usb"));
     QCOMPARE(status.value(QLatin1String("match_busid")).toArray().size(), 16);
     QVERIFY(!status.value(QLatin1String("match_busid")).toArray().contains(QStringLiteral("1-1")));
+}
+
+void TestUsbipServer::anExportIsRecordedWhileItLasts()
+{
+    QTemporaryDir state;
+    UsbExportLedger ledger(state.path());
+    m_forwarder->exports = &ledger;
+    QTcpSocket socket;
+    const QByteArray reply = ask(*usbip::encodeImportRequest("1-1"), usbip::kImportReplySize, socket);
+    QCOMPARE(reply.size(), usbip::kImportReplySize);
+    QCOMPARE(ledger.busIds(), QStringList{QStringLiteral("1-1")});
+    QCOMPARE(UsbExportLedger(state.path()).busIds(), QStringList{QStringLiteral("1-1")}); // on disk too
+    socket.disconnectFromHost();
+    QTRY_COMPARE(m_forwarder->endings.size(), 1);
+    QCOMPARE(ledger.busIds(), QStringList());
+    QCOMPARE(UsbExportLedger(state.path()).busIds(), QStringList());
+    m_forwarder->exports = nullptr;
+}
+
+void TestUsbipServer::aRestartGivesBackOnlyWhatItsPredecessorLeft()
+{
+    // Another device on usbip-host that a usbipd of this machine exports.
+    FixtureDevice other;
+    other.busId = QStringLiteral("1-2");
+    other.deviceNumber = 9;
+    QVERIFY(UsbFixture::addDevice(SysfsRoot(m_root->path()), other));
+    // A forwarder died mid-import: 1-1 stayed on usbip-host, recorded.
+    for (const QString &busId : {QStringLiteral("1-1"), QStringLiteral("1-2")}) {
+        QVERIFY(m_kernel->write(u"/sys/bus/usb/drivers/usb/unbind", busId.toLatin1()));
+        QVERIFY(m_kernel->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add " + busId.toLatin1()));
+        QVERIFY(m_kernel->write(u"/sys/bus/usb/drivers/usbip-host/bind", busId.toLatin1()));
+    }
+    QTemporaryDir state;
+    // What is not a bus id in the file never reaches a sysfs path.
+    QVERIFY(UsbFixture::writeFile(state.path() + QStringLiteral("/usb-exports.json"),
+                                  R"({"bus_ids": ["../../../sys/x", "1-1:1.0", 7, "1-1"]})"));
+    UsbExportLedger restarted(state.path());
+    QCOMPARE(restarted.busIds(), QStringList{QStringLiteral("1-1")});
+    const UsbExportLedger::Recovery recovery = restarted.giveBackLeftovers(SysfsRoot(m_root->path()));
+    QCOMPARE(recovery.givenBack, QStringList{QStringLiteral("1-1")});
+    QVERIFY2(recovery.leftAlone.isEmpty(), qPrintable(recovery.leftAlone.join(QLatin1Char('\n'))));
+    const QJsonObject status = m_kernel->deviceStatus();
+    QCOMPARE(deviceEntry(status, QStringLiteral("1-1")).value(QLatin1String("driver")).toString(), QStringLiteral("usb"));
+    QCOMPARE(deviceEntry(status, QStringLiteral("1-2")).value(QLatin1String("driver")).toString(), QStringLiteral("usbip-host"));
+    QCOMPARE(UsbExportLedger(state.path()).busIds(), QStringList());
 }
 
 void TestUsbipServer::malformedRequestsAreRefused_data()
