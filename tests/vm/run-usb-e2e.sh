@@ -24,5 +24,8 @@ trap 'rm -rf "$share"' EXIT
 env_args=()
 [[ -n ${CLOOP_FORWARDER_USB_BUSID:-} ]] && env_args=(CLOOP_FORWARDER_USB_BUSID="$CLOOP_FORWARDER_USB_BUSID")
 # The guest starts with a clean environment: the bus id goes in by env(1).
-exec "$here/usb-vm.sh" --quiet --timeout 600 --share "$share" \
-    /usr/bin/env "${env_args[@]}" "$here/guest-cloop-usb.sh" "$bin"
+# Not exec: the trap removes the share folder afterwards.
+status=0
+"$here/usb-vm.sh" --quiet --timeout 600 --share "$share" \
+    /usr/bin/env "${env_args[@]}" "$here/guest-cloop-usb.sh" "$bin" || status=$?
+exit "$status"
