@@ -392,6 +392,10 @@ Status PodmanSandbox::start(const RunSpec &spec)
         if (exitCode == 0 && ok && found > 0) {
             m_pid = found;
             m_startedEmitted = true;
+            // The container runs, so podman has read the env file: it goes
+            // now, not at the end, so an agent killed mid-run leaves no
+            // copy of the run's environment in the temporary folder.
+            m_private.reset();
             qCDebug(lcAgentSandbox) << m_name << "runs as host pid" << m_pid;
             Q_EMIT started(m_pid);
             // A TERM sent before the container existed went nowhere.
