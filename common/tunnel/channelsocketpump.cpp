@@ -82,6 +82,10 @@ void ChannelSocketPump::onSocketReadable()
         return;
     }
     chunk.truncate(got);
+    // The channel queues this array as it is: a 112-byte answer must not
+    // keep 64 KiB of capacity alive while it waits for credit.
+    if (got < kReadChunk / 2)
+        chunk.squeeze();
     if (!m_channel->write(chunk)) {
         // The channel will say when it has room; until then the kernel's
         // send waits on a full socket buffer.

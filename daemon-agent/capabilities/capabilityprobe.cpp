@@ -1,5 +1,7 @@
 #include "daemon-agent/capabilities/capabilityprobe.h"
 
+#include "common/device/usb/usbsysfs.h"
+
 #include "cloop/buildinfo.h"
 #include "common/protocol/protocolversion.h"
 #include "daemon-agent/agentlogging.h"
@@ -31,7 +33,6 @@ namespace {
 
 using Caps = AgentCapabilities;
 
-const QString kUsbDevices = QStringLiteral("/sys/bus/usb/devices");
 const QString kVhci = QStringLiteral("/sys/devices/platform/vhci_hcd.0");
 constexpr quint16 kLinuxFoundationVendor = 0x1d6b; // root hubs
 constexpr int kKvmApiVersion = 12;
@@ -56,16 +57,6 @@ QString firstLine(const QByteArray &output)
 QString errnoText(int error)
 {
     return QString::fromLocal8Bit(std::strerror(error));
-}
-
-std::optional<quint16> readHexId(const SysfsRoot &roots, const QString &path)
-{
-    const auto text = roots.readAttribute(path);
-    if (!text || text->size() != 4)
-        return std::nullopt;
-    bool ok = false;
-    const uint value = text->toUInt(&ok, 16);
-    return ok ? std::optional<quint16>(quint16(value)) : std::nullopt;
 }
 
 // The built-in [engine.runtimes] entries podman knows without any
@@ -326,20 +317,16 @@ Caps::PacketFilter CapabilityProbe::detectPacketFilter() const
 
 QList<Caps::UsbDevice> CapabilityProbe::readUsbInventory() const
 {
-    static const QRegularExpression busIdPattern(QStringLiteral("^\\d{1,3}-\\d{1,3}(\\.\\d{1,3}){0,6}$"));
     QList<Caps::UsbDevice> devices;
-    for (const QString &name : m_roots.list(kUsbDevices)) {
-        // "1-1:1.0" is an interface of 1-1; "usb1" is a root hub.
-        if (!busIdPattern.match(name).hasMatch())
-            continue;
-        const QString base = kUsbDevices + QLatin1Char('/') + name;
-        const auto vendor = readHexId(m_roots, base + QStringLiteral("/idVendor"));
-        const auto product = readHexId(m_roots, base + QStringLiteral("/idProduct"));
+    for (const QString &name : device::usb::listDeviceBusIds(m_roots)) {
+        const QString base = device::usb::kUsbDevicesDir + QLatin1Char('/') + name;
+        const auto vendor = device::usb::readId(m_roots, name, u"idVendor");
+        const auto product = device::usb::readId(m_roots, name, u"idProduct");
         if (!vendor || !product || *vendor == kLinuxFoundationVendor)
             continue;
         // A device imported over USB/IP hangs off a vhci root hub: it is a
         // forwarded device this agent attached, not one of this machine's.
-        if (QFileInfo(m_roots.path(base)).canonicalFilePath().contains(u"/devices/platform/vhci_hcd."))
+        if (device::usb::isImportedDevice(m_roots, name))
             continue;
         if (devices.size() >= Caps::kMaxUsbDevices) {
             qCWarning(lcAgentProbe) << "more than" << Caps::kMaxUsbDevices

@@ -128,7 +128,7 @@ void UsbImport::checkEnumerated()
     if (m_state != State::Enumerating)
         return;
     const auto port = m_vhci.port(m_port);
-    if (!port || (!port->isUsed() && port->state != 5)) {
+    if (!port || (!port->isUsed() && !port->isAttaching())) {
         fail(QStringLiteral("vhci_hcd let go of port %1 while the device enumerated").arg(m_port));
         return;
     }
@@ -195,11 +195,7 @@ bool UsbImport::isConfigured(const device::SysfsRoot &roots, const QString &loca
     const int interfaces = roots.readAttribute(dir + QLatin1String("/bNumInterfaces")).value_or(QString()).toInt(&ok);
     if (!ok)
         return false;
-    const QString prefix = localBusId + QLatin1Char(':');
-    const QStringList names = roots.list(QStringLiteral("/sys/bus/usb/devices"));
-    const auto present = std::count_if(names.cbegin(), names.cend(),
-                                       [&prefix](const QString &name) { return name.startsWith(prefix); });
-    return present >= interfaces;
+    return device::usb::listInterfaces(roots, localBusId).size() >= interfaces;
 }
 
 void UsbImport::stop(const QString &reason)

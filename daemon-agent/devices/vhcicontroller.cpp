@@ -1,5 +1,7 @@
 #include "daemon-agent/devices/vhcicontroller.h"
 
+#include "common/device/usb/usbsysfs.h"
+
 #include <QRegularExpression>
 
 namespace cloop::agent {
@@ -122,12 +124,8 @@ Status VhciController::keepHostDriversOff() const
 
 Status VhciController::authorizeInterfaces(const QString &busId) const
 {
-    const QString devices = QStringLiteral("/sys/bus/usb/devices");
-    for (const QString &name : m_roots.list(devices)) {
-        // "3-1:1.0": an interface of 3-1 (not of 3-1.2, a device behind it).
-        if (!name.startsWith(busId + QLatin1Char(':')))
-            continue;
-        const QString authorized = devices + QLatin1Char('/') + name + QLatin1String("/authorized");
+    for (const QString &name : device::usb::listInterfaces(m_roots, busId)) {
+        const QString authorized = device::usb::kUsbDevicesDir + QLatin1Char('/') + name + QLatin1String("/authorized");
         if (!m_roots.exists(authorized) || m_roots.readAttribute(authorized) == QLatin1String("1"))
             continue;
         if (Status done = m_roots.writeAttribute(authorized, "1"); !done)

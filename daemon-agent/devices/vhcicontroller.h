@@ -28,6 +28,7 @@ public:
         QString localBusId; // "3-1" once enumerated, "0-0" before
 
         bool isFree() const { return state == 4; }
+        bool isAttaching() const { return state == 5; }
         bool isUsed() const { return state == 6; }
     };
 

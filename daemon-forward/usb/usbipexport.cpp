@@ -65,41 +65,42 @@ Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot 
             return Error::make(QStringLiteral("usb_busy"),
                                QStringLiteral("USB device %1 is in use by another USB/IP connection").arg(busId));
         qCInfo(lcForward).noquote() << "USB device" << busId << "was left bound to usbip-host; taking it over";
-    } else {
-        // Recorded before the first step, so a death halfway is recovered too.
-        if (ledger) {
-            if (Status recorded = ledger->record(busId); !recorded)
-                qCWarning(lcForward).noquote() << "cannot record the export:" << recorded.error().message;
-        }
-        if (driver) {
-            const Status unbound = roots.writeAttribute(
-                    QStringLiteral("/sys/bus/usb/drivers/%1/unbind").arg(*driver), bare(busId));
-            if (!unbound)
-                return unbound.error();
-        }
+    }
+    // Recorded before the first step, so a death halfway is recovered too;
+    // from here on every way out forgets it again or leaves it to the
+    // export, which forgets it once the device is back.
+    if (ledger) {
+        if (Status recorded = ledger->record(busId); !recorded)
+            qCWarning(lcForward).noquote() << "cannot record the export:" << recorded.error().message;
+    }
+    if (driver != QLatin1String("usbip-host")) {
         // A step the kernel refuses leaves the device with its own driver
         // again. Not `rebind`: for an entry usbip-host never bound, the
         // kernel's rebind follows a null device pointer.
-        const auto restore = [&](bool added, const Error &error) {
+        const auto undo = [&](bool unbound, bool added, const Error &error) {
             if (ledger)
                 (void)ledger->forget(busId);
             if (added)
                 (void)roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
-            if (driver)
+            if (unbound && driver)
                 (void)roots.writeAttribute(QStringLiteral("/sys/bus/usb/drivers/%1/bind").arg(*driver), bare(busId));
             return error;
         };
+        if (driver) {
+            if (Status unbound = roots.writeAttribute(QStringLiteral("/sys/bus/usb/drivers/%1/unbind").arg(*driver),
+                                                      bare(busId));
+                !unbound)
+                return undo(false, false, unbound.error());
+        }
         if (Status added = roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"),
                                                 QByteArray("add ") + bare(busId));
             !added)
-            return restore(false, added.error());
+            return undo(true, false, added.error());
         if (Status bound = roots.writeAttribute(kUsbipHost + QLatin1String("/bind"), bare(busId)); !bound)
-            return restore(true, bound.error());
+            return undo(true, true, bound.error());
     }
     std::unique_ptr<UsbipExport> exported(new UsbipExport(roots, busId, driver.value_or(QStringLiteral("none"))));
     exported->m_ledger = ledger;
-    if (ledger)
-        (void)ledger->record(busId);
     const auto status = roots.readAttribute(deviceDir(busId) + QLatin1String("/usbip_status"));
     if (status != QLatin1String("1"))
         return Error::make(QStringLiteral("usb_busy"),

@@ -10,6 +10,7 @@
 #include "daemon-agent/devices/attachmentledger.h"
 #include "daemon-agent/devices/usbimport.h"
 #include "daemon-agent/devices/vhcicontroller.h"
+#include "support/multiplexerpair.h"
 #include "support/usbstandin/usbfixture.h"
 #include "support/usbstandin/usbkernelstandin.h"
 
@@ -241,14 +242,9 @@ void TestUsbImport::aRefusedImportEndsWithTheForwardersWords()
     QFETCH(QByteArray, reply);
     QFETCH(QString, closeReason);
     QFETCH(QString, expected);
-    tunnel::ChannelMultiplexer hub(tunnel::ChannelMultiplexer::Side::Hub);
-    tunnel::ChannelMultiplexer agent(tunnel::ChannelMultiplexer::Side::Daemon);
-    connect(&hub, &tunnel::ChannelMultiplexer::frameReady, &agent, [&](const QByteArray &frame) {
-        QMetaObject::invokeMethod(&agent, [&agent, frame] { (void)agent.handleFrame(frame); }, Qt::QueuedConnection);
-    });
-    connect(&agent, &tunnel::ChannelMultiplexer::frameReady, &hub, [&](const QByteArray &frame) {
-        QMetaObject::invokeMethod(&hub, [&hub, frame] { (void)hub.handleFrame(frame); }, Qt::QueuedConnection);
-    });
+    testing::MultiplexerPair pair;
+    tunnel::ChannelMultiplexer &hub = pair.hub;
+    tunnel::ChannelMultiplexer &agent = pair.daemon;
     QPointer<UsbImport> import;
     QString ending;
     connect(&agent, &tunnel::ChannelMultiplexer::channelRequested, this, [&](tunnel::Channel *channel) {

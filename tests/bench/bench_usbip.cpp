@@ -150,8 +150,8 @@ QJsonObject chain(const TransferMeasurement &measure)
     agent.setEnvironmentVariable(QStringLiteral("CLOOP_DEV_ROOT"), agentRoot.path());
     if (!agent.start() || !agent.waitForStderr(QStringLiteral("connected to the hub as executor")))
         fail(QStringLiteral("the agent did not come up: ") + agent.describe());
-    hub.cli({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(enrolled.id), QStringLiteral("--project"),
-             kProject, QStringLiteral("--ttl"), QStringLiteral("1h")});
+    if (hub.bind(enrolled.id, kProject) == 0)
+        fail(QStringLiteral("cannot bind the forwarder: ") + hub.transcript().right(2000));
     const CliResult queued = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--no-wait"),
                                       QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("3600")});
     if (queued.exitCode != 0)

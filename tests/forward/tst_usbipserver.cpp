@@ -11,6 +11,7 @@
 #include "daemon-forward/usb/usbdevicewatch.h"
 #include "daemon-forward/usb/usbexportledger.h"
 #include "daemon-forward/usb/usbipserversession.h"
+#include "support/multiplexerpair.h"
 #include "support/usbstandin/usbfixture.h"
 #include "support/usbstandin/usbkernelstandin.h"
 
@@ -45,12 +46,6 @@ class ForwarderEnd final : public QObject
 public:
     ForwarderEnd(UsbDeviceWatch &watch) : m_watch(watch)
     {
-        connect(&hub, &tunnel::ChannelMultiplexer::frameReady, this, [this](const QByteArray &frame) {
-            QMetaObject::invokeMethod(this, [this, frame] { (void)daemon.handleFrame(frame); }, Qt::QueuedConnection);
-        });
-        connect(&daemon, &tunnel::ChannelMultiplexer::frameReady, this, [this](const QByteArray &frame) {
-            QMetaObject::invokeMethod(this, [this, frame] { (void)hub.handleFrame(frame); }, Qt::QueuedConnection);
-        });
         connect(&daemon, &tunnel::ChannelMultiplexer::channelRequested, this, [this](tunnel::Channel *channel) {
             channel->accept();
             const bool test = channel->metadata().value(QLatin1String("purpose")).toString() == QLatin1String("test");
@@ -64,8 +59,9 @@ public:
         });
     }
 
-    tunnel::ChannelMultiplexer hub{tunnel::ChannelMultiplexer::Side::Hub};
-    tunnel::ChannelMultiplexer daemon{tunnel::ChannelMultiplexer::Side::Daemon};
+    testing::MultiplexerPair pair;
+    tunnel::ChannelMultiplexer &hub = pair.hub;
+    tunnel::ChannelMultiplexer &daemon = pair.daemon;
     QStringList endings;
     UsbExportLedger *exports = nullptr;
 

@@ -137,11 +137,7 @@ void TestUsbForward::init()
     QVERIFY(m_agent->start());
     QVERIFY2(m_agent->waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(m_agent->describe()));
 
-    const QJsonObject binding = hub.cliJson({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(m_forwarderId),
-                                             QStringLiteral("--project"), kProject, QStringLiteral("--ttl"),
-                                             QStringLiteral("1h"), QStringLiteral("--json")})
-                                        .toObject();
-    m_bindingId = binding.value(QLatin1String("id")).toInteger();
+    m_bindingId = hub.bind(m_forwarderId, kProject);
     QVERIFY2(m_bindingId > 0, qPrintable(hub.transcript()));
 }
 

@@ -228,6 +228,15 @@ QJsonValue HubProcess::cliJson(const QStringList &arguments)
     return document.object();
 }
 
+qint64 HubProcess::bind(qint64 forwarderId, const QString &project, const QString &ttl, const QStringList &extra)
+{
+    const QJsonValue binding = cliJson(QStringList{QStringLiteral("forward"), QStringLiteral("bind"),
+                                                   QString::number(forwarderId), QStringLiteral("--project"), project,
+                                                   QStringLiteral("--ttl"), ttl}
+                                       + extra + QStringList{QStringLiteral("--json")});
+    return binding.toObject().value(QLatin1String("id")).toInteger();
+}
+
 Enrollment HubProcess::enroll(const QString &name, const QStringList &device, const QStringList &extra)
 {
     Enrollment enrollment;

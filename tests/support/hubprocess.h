@@ -67,6 +67,11 @@ public:
     // when the command failed or printed something else.
     QJsonValue cliJson(const QStringList &arguments);
 
+    // `cloop forward bind ID --project PROJECT --ttl TTL [EXTRA...] --json`:
+    // the binding's id, 0 when it failed (the transcript says why).
+    qint64 bind(qint64 forwarderId, const QString &project, const QString &ttl = QStringLiteral("1h"),
+                const QStringList &extra = {});
+
     // `cloop forward enroll --name NAME DEVICE... --json`.
     Enrollment enroll(const QString &name,
                       const QStringList &device = {QStringLiteral("--usb"), QStringLiteral("1050:0407")},

@@ -37,6 +37,27 @@ QStringList listDeviceBusIds(const SysfsRoot &roots)
     return out;
 }
 
+QStringList listInterfaces(const SysfsRoot &roots, const QString &busId)
+{
+    QStringList out;
+    const QString prefix = busId + QLatin1Char(':');
+    for (const QString &name : roots.list(kUsbDevicesDir)) {
+        if (name.startsWith(prefix))
+            out.append(name);
+    }
+    return out;
+}
+
+std::optional<quint16> readId(const SysfsRoot &roots, const QString &busId, QStringView attribute)
+{
+    const auto text = roots.readAttribute(devicePath(busId) + QLatin1Char('/') + attribute.toString());
+    if (!text || text->size() != 4)
+        return std::nullopt;
+    bool ok = false;
+    const uint value = text->toUInt(&ok, 16);
+    return ok ? std::optional<quint16>(quint16(value)) : std::nullopt;
+}
+
 bool isImportedDevice(const SysfsRoot &roots, const QString &busId)
 {
     const auto real = roots.resolve(devicePath(busId));
@@ -104,9 +125,7 @@ DeviceMatch findDevice(const SysfsRoot &roots, quint16 vendorId, quint16 product
     DeviceMatch match;
     for (const QString &busId : listDeviceBusIds(roots)) {
         const QString dir = devicePath(busId);
-        const auto vendor = readNumber(roots, dir + QLatin1String("/idVendor"), 16, 0xffff);
-        const auto product = readNumber(roots, dir + QLatin1String("/idProduct"), 16, 0xffff);
-        if (vendor != vendorId || product != productId)
+        if (readId(roots, busId, u"idVendor") != vendorId || readId(roots, busId, u"idProduct") != productId)
             continue;
         // Before the serial: reading a string attribute takes the device's
         // lock, which an imported device's enumeration may hold while it

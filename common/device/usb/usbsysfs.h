@@ -33,6 +33,13 @@ bool isImportedDevice(const SysfsRoot &roots, const QString &busId);
 // hubs "usb1"), sorted.
 QStringList listDeviceBusIds(const SysfsRoot &roots);
 
+// The device's interfaces as sysfs names them ("3-1:1.0", not those of
+// 3-1.2, a device behind it), sorted.
+QStringList listInterfaces(const SysfsRoot &roots, const QString &busId);
+
+// idVendor / idProduct ("%04x"); nullopt when missing or not 4 hex digits.
+std::optional<quint16> readId(const SysfsRoot &roots, const QString &busId, QStringView attribute);
+
 struct DeviceMatch
 {
     QString busId; // empty when none matches
