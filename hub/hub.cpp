@@ -3,15 +3,15 @@
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
 #include "common/util/atomicfile.h"
-#include "hub/localaccess.h"
 #include "hub/domain/bindingservice.h"
 #include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/hubcore.h"
+#include "hub/localaccess.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/devicestreams.h"
-#include "hub/server/forwarderstates.h"
 #include "hub/server/eventstream.h"
+#include "hub/server/forwarderstates.h"
 #include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
 #include "hub/server/rundispatcher.h"
@@ -24,8 +24,8 @@
 #include <QDir>
 #include <QHostInfo>
 #include <QSslConfiguration>
-#include <QTcpServer>
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 namespace cloop::hub {
@@ -39,9 +39,17 @@ Status ensureDataDir(const QString &dataDir)
         return {};
     if (!QDir().mkpath(dataDir))
         return Error::make(QStringLiteral("io_error"),
-                           QStringLiteral("cannot create the data folder %1").arg(dataDir), true);
+            QStringLiteral("cannot create the data folder %1").arg(dataDir), true);
     ::chmod(QFile::encodeName(dataDir).constData(), 0700);
     return {};
+}
+
+int openFilesLimit()
+{
+    rlimit limit {};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+        return 0;
+    return static_cast<int>(std::min<rlim_t>(limit.rlim_cur, 1 << 30));
 }
 
 QString hostForUrl(const QHostAddress &address)
@@ -59,7 +67,8 @@ QString hostForUrl(const QHostAddress &address)
 // keeps that well within a second of the expiry (an indexed query each time).
 constexpr int kSweepIntervalMs = 250;
 
-Hub::Hub() : m_clock(std::make_unique<Clock>())
+Hub::Hub()
+    : m_clock(std::make_unique<Clock>())
 {
     m_sweepTimer.setInterval(kSweepIntervalMs);
     connect(&m_sweepTimer, &QTimer::timeout, this, &Hub::sweep);
@@ -88,18 +97,19 @@ void Hub::connectEvents()
 {
     EventBus &bus = m_core->events();
     const auto announce = [this, &bus](DaemonGateway &gateway, const QString &noun) {
-        connect(&gateway, &DaemonGateway::daemonConnected, &bus, [this, &bus, noun](qint64 id, const QString &name) {
-            bus.publish(HubEvent{noun + QLatin1String(".connected"),
-                                 {{QStringLiteral("id"), id},
-                                  {QStringLiteral("name"), name},
-                                  {QStringLiteral("hub_member"), hubMemberName(m_publicUrl)}},
-                                 std::nullopt});
-        });
-        connect(&gateway, &DaemonGateway::daemonDisconnected, &bus, [&bus, noun](qint64 id, const QString &reason) {
-            bus.publish(HubEvent{noun + QLatin1String(".disconnected"),
-                                 {{QStringLiteral("id"), id}, {QStringLiteral("reason"), reason}},
-                                 std::nullopt});
-        });
+        connect(&gateway, &DaemonGateway::daemonConnected, &bus,
+            [this, &bus, noun](qint64 id, const QString &name) {
+                bus.publish(HubEvent { noun + QLatin1String(".connected"),
+                    { { QStringLiteral("id"), id }, { QStringLiteral("name"), name },
+                        { QStringLiteral("hub_member"), hubMemberName(m_publicUrl) } },
+                    std::nullopt });
+            });
+        connect(&gateway, &DaemonGateway::daemonDisconnected, &bus,
+            [&bus, noun](qint64 id, const QString &reason) {
+                bus.publish(HubEvent { noun + QLatin1String(".disconnected"),
+                    { { QStringLiteral("id"), id }, { QStringLiteral("reason"), reason } },
+                    std::nullopt });
+            });
         // A revocation ends the live session at once, with a permanent refusal.
         connect(&bus, &EventBus::published, &gateway, [&gateway, noun](const HubEvent &event) {
             if (event.name != noun + QLatin1String(".revoked"))
@@ -107,21 +117,21 @@ void Hub::connectEvents()
             const QString by = event.data.value(QLatin1String("by")).toString();
             const QString reason = event.data.value(QLatin1String("reason")).toString();
             gateway.drop(event.data.value(QLatin1String("id")).toInteger(),
-                         protocol::ErrorMessage{QStringLiteral("revoked"),
-                                                QStringLiteral("this %1 was revoked by %2%3")
-                                                        .arg(noun, by,
-                                                             reason.isEmpty() ? QString() : QStringLiteral(": ") + reason),
-                                                true});
+                protocol::ErrorMessage { QStringLiteral("revoked"),
+                    QStringLiteral("this %1 was revoked by %2%3")
+                        .arg(
+                            noun, by, reason.isEmpty() ? QString() : QStringLiteral(": ") + reason),
+                    true });
         });
     };
     announce(m_gateways->forwarders(), QStringLiteral("forwarder"));
     // A USB device plugged or unplugged at a connected forwarder.
     connect(&m_gateways->forwarderStates(), &ForwarderStates::usbPresenceChanged, &bus,
-            [&bus](qint64 id, const QString &busId) {
-                bus.publish(HubEvent{QStringLiteral("forwarder.device"),
-                                     {{QStringLiteral("id"), id}, {QStringLiteral("usb_busid"), busId}},
-                                     std::nullopt});
-            });
+        [&bus](qint64 id, const QString &busId) {
+            bus.publish(HubEvent { QStringLiteral("forwarder.device"),
+                { { QStringLiteral("id"), id }, { QStringLiteral("usb_busid"), busId } },
+                std::nullopt });
+        });
     announce(m_gateways->executors(), QStringLiteral("executor"));
 }
 
@@ -158,53 +168,71 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     auto database = Database::openSqlite(databasePath(options.dataDir));
     if (!database)
         return database.error();
-    hub->m_core = std::make_unique<HubCore>(std::move(*database), *hub->m_clock,
-                                            HubCore::Options{options.requestLifetime});
-    hub->m_gateways = std::make_unique<HubGateways>(*hub->m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
+    hub->m_core = std::make_unique<HubCore>(
+        std::move(*database), *hub->m_clock, HubCore::Options { options.requestLifetime });
+    hub->m_gateways = std::make_unique<HubGateways>(
+        *hub->m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
     hub->m_runLogs = std::make_unique<RunLogStore>(options.dataDir + QLatin1String("/runs"));
-    hub->m_deviceStreams = std::make_unique<DeviceStreams>(hub->m_gateways->forwarders(), hub->m_gateways->executors(),
-                                                           hub->m_core->events());
-    hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(), hub->m_gateways->executors(),
-                                                        hub->m_gateways->forwarders(), *hub->m_runLogs,
-                                                        *hub->m_deviceStreams, hub->m_gateways->forwarderStates(),
-                                                        options.runGrace);
-    hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core);
+    hub->m_deviceStreams = std::make_unique<DeviceStreams>(
+        hub->m_gateways->forwarders(), hub->m_gateways->executors(), hub->m_core->events());
+    hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(),
+        hub->m_gateways->executors(), hub->m_gateways->forwarders(), *hub->m_runLogs,
+        *hub->m_deviceStreams, hub->m_gateways->forwarderStates(), options.runGrace);
+    EventStream::Limits eventLimits;
+    eventLimits.authenticationTimeout = options.gateway.authenticationTimeout;
+    hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core, eventLimits);
     hub->connectEvents();
 
     QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
     tls.setLocalCertificateChain(identity->chain);
     tls.setPrivateKey(identity->key);
     tls.setProtocol(QSsl::TlsV1_2OrLater);
-    tls.setPeerVerifyMode(QSslSocket::VerifyNone); // clients authenticate in the tunnel, not by certificate
+    tls.setPeerVerifyMode(
+        QSslSocket::VerifyNone); // clients authenticate in the tunnel, not by certificate
 
     // The public URL names the port, known only after listening; the
     // identity is completed below, before the event loop serves any call.
-    hub->m_api = std::make_unique<AdminApi>(*hub->m_core, *hub->m_gateways, HubIdentity{}, hub->m_runLogs.get());
-    hub->m_server = std::make_unique<HubHttpServer>(*hub->m_api, *hub->m_gateways, *hub->m_eventStream);
-    hub->m_server->sslSetup(tls);
-    hub->m_port = hub->m_server->listen(options.listenAddress, options.port);
-    if (hub->m_port == 0) {
-        QTcpServer probe;
-        probe.listen(options.listenAddress, options.port);
-        return Error::make(QStringLiteral("listen_failed"),
-                           QStringLiteral("cannot listen on %1:%2: %3")
-                                   .arg(options.listenAddress.toString())
-                                   .arg(options.port)
-                                   .arg(probe.errorString()),
-                           true);
+    hub->m_api = std::make_unique<AdminApi>(
+        *hub->m_core, *hub->m_gateways, HubIdentity {}, hub->m_runLogs.get());
+    hub->m_server
+        = std::make_unique<HubHttpServer>(*hub->m_api, *hub->m_gateways, *hub->m_eventStream);
+    edge::HttpFront::Options front;
+    front.listen.address = options.listenAddress;
+    front.listen.port = options.port;
+    front.listen.backlog = options.listenBacklog;
+    front.tls = tls;
+    front.limits = options.edge;
+    // Unauthenticated connections never hold more than a quarter of the
+    // descriptors the process may open: the rest is for sessions, streams
+    // and the database.
+    if (const int descriptors = openFilesLimit(); descriptors > 0) {
+        auto &preAuth = front.limits.preAuth;
+        const int share = std::max(16, descriptors / 4);
+        if (preAuth.maxTotal > share) {
+            qCInfo(lcHub).noquote()
+                << QStringLiteral("at most %1 unauthenticated connections (a quarter of the "
+                                  "open-files limit %2)")
+                       .arg(share)
+                       .arg(descriptors);
+            preAuth.maxTotal = share;
+            preAuth.maxPerSource = std::min(preAuth.maxPerSource, share);
+        }
     }
+    if (Status listening = hub->m_server->listen(std::move(front)); !listening)
+        return listening.error();
+    hub->m_port = hub->m_server->port();
 
     if (options.publicUrl.isEmpty()) {
         const bool any = options.listenAddress == QHostAddress::Any
-                || options.listenAddress == QHostAddress::AnyIPv4
-                || options.listenAddress == QHostAddress::AnyIPv6;
+            || options.listenAddress == QHostAddress::AnyIPv4
+            || options.listenAddress == QHostAddress::AnyIPv6;
         const QString host = any ? QHostInfo::localHostName() : hostForUrl(options.listenAddress);
         hub->m_publicUrl = QUrl(QStringLiteral("wss://%1:%2").arg(host).arg(hub->m_port));
     } else {
         hub->m_publicUrl = options.publicUrl;
     }
     hub->m_api->setIdentity(
-            HubIdentity{hub->m_publicUrl, hub->m_pin, QString::fromLatin1(buildinfo::kVersion)});
+        HubIdentity { hub->m_publicUrl, hub->m_pin, QString::fromLatin1(buildinfo::kVersion) });
 
     if (Status written = hub->writeLocalAccess(options); !written)
         return written.error();
@@ -213,7 +241,8 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->sweep();
     hub->m_sweepTimer.start();
     qCInfo(lcHub).noquote() << "hub" << buildinfo::kVersion << "listening on"
-                            << options.listenAddress.toString() + QLatin1Char(':') + QString::number(hub->m_port)
+                            << options.listenAddress.toString() + QLatin1Char(':')
+            + QString::number(hub->m_port)
                             << "as" << hub->m_publicUrl.toString() << "key pin" << hub->m_pin;
     return hub;
 }
@@ -221,8 +250,9 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 QUrl Hub::localUrl(const HubOptions &options) const
 {
     const bool loopbackReachable = options.listenAddress == QHostAddress::Any
-            || options.listenAddress == QHostAddress::AnyIPv4 || options.listenAddress.isLoopback();
-    const QString host = loopbackReachable ? QStringLiteral("127.0.0.1") : hostForUrl(options.listenAddress);
+        || options.listenAddress == QHostAddress::AnyIPv4 || options.listenAddress.isLoopback();
+    const QString host
+        = loopbackReachable ? QStringLiteral("127.0.0.1") : hostForUrl(options.listenAddress);
     return QUrl(QStringLiteral("wss://%1:%2").arg(host).arg(m_port));
 }
 
@@ -230,9 +260,10 @@ void Hub::startOwnExecutor(const HubOptions &options)
 {
     m_ownExecutor = std::make_unique<OwnExecutor>(*m_core, options.dataDir, *options.ownExecutor);
     connect(m_ownExecutor.get(), &OwnExecutor::stopped, this, [](int exitCode) {
-        qCWarning(lcHub).noquote() << QStringLiteral("the hub's own executor stopped (exit code %1); the hub goes "
-                                                     "on without it")
-                                              .arg(exitCode);
+        qCWarning(lcHub).noquote()
+            << QStringLiteral("the hub's own executor stopped (exit code %1); the hub goes "
+                              "on without it")
+                   .arg(exitCode);
     });
     // Without it the hub still serves everything else: the operator reads
     // why in the log, and `cloop executor list` shows the executor's state.
@@ -250,13 +281,15 @@ Status Hub::writeLocalAccess(const HubOptions &options)
 
     // Keep a still-valid token across restarts; mint a new one when the file
     // is gone or its token no longer authenticates.
-    if (auto existing = LocalAccess::load(options.dataDir); existing && m_core->tokens().authenticate(existing->token))
+    if (auto existing = LocalAccess::load(options.dataDir);
+        existing && m_core->tokens().authenticate(existing->token))
         access.token = existing->token;
     if (access.token.isEmpty()) {
         auto adminId = m_core->tokens().ensureHubAdmin(options.adminName);
         if (!adminId)
             return adminId.error();
-        auto token = m_core->tokens().createToken(*adminId, QStringLiteral("local cli"), QStringLiteral("hub"));
+        auto token = m_core->tokens().createToken(
+            *adminId, QStringLiteral("local cli"), QStringLiteral("hub"));
         if (!token)
             return token.error();
         access.token = *token;

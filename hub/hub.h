@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "hub/edge/edgelimits.h"
 #include "hub/executor/ownexecutor.h"
 #include "hub/server/daemongateway.h"
 
@@ -35,10 +36,13 @@ struct HubOptions
     QString keyPath; // default: <data>/tls/key.pem
     QUrl publicUrl; // what bundles tell daemons to dial; derived when empty
     QString adminName = QStringLiteral("admin");
-    std::chrono::seconds requestLifetime{7 * 24 * 3600};
+    std::chrono::seconds requestLifetime { 7 * 24 * 3600 };
     // How long an executor may stay away before its runs are lost.
-    std::chrono::milliseconds runGrace{45'000};
+    std::chrono::milliseconds runGrace { 45'000 };
     DaemonGateway::Options gateway;
+    // What the port lets anyone cost before they prove who they are.
+    edge::EdgeLimits edge;
+    int listenBacklog = 4096;
     // Set: the hub runs projects' runs itself too, as executor "hub".
     std::optional<OwnExecutor::Options> ownExecutor;
 };
@@ -61,6 +65,7 @@ public:
     HubCore &core() { return *m_core; }
     RunLogStore &runLogs() { return *m_runLogs; }
     HubGateways &gateways() { return *m_gateways; }
+    const HubHttpServer &server() const { return *m_server; }
 
     static QString defaultCertificatePath(const QString &dataDir);
     static QString defaultKeyPath(const QString &dataDir);

@@ -14,6 +14,17 @@ class HubGateways;
 class RunLogStore;
 class HubCore;
 
+// What the API decides from a request's method, path and Authorization
+// header alone, before a byte of its body is read.
+struct ApiAdmission
+{
+    // Answer this at once (401, 404, 405): the body is never read.
+    std::optional<ApiResponse> refusal;
+    // Who is calling; empty for the routes anyone may call (/api/health).
+    std::optional<ApiPrincipal> caller;
+    qsizetype bodyLimit = 0;
+};
+
 // The admin REST API (JSON). Every route but /api/health needs a user's API
 // token as a bearer token; errors are {"error": {"code", "message"}}.
 // Routes live in small modules by resource; this class authenticates,
@@ -22,8 +33,17 @@ class AdminApi
 {
 public:
     // Without a log store (tests without a data folder), run logs are not served.
-    AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs = nullptr);
+    AdminApi(
+        HubCore &core, HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs = nullptr);
 
+    // Authentication first, so that nobody without a token learns which
+    // routes exist or makes the hub read a body.
+    ApiAdmission admit(
+        const QByteArray &method, const QString &path, const QByteArray &authorization);
+    // A request whose head admit() let through.
+    ApiResponse handleAdmitted(
+        const ApiRequest &request, const std::optional<ApiPrincipal> &caller);
+    // Both steps at once, for a request already read whole.
     ApiResponse handle(const ApiRequest &request);
     void setIdentity(HubIdentity identity) { m_identity = std::move(identity); }
 

@@ -2,10 +2,10 @@
 
 #include "common/protocol/controlmessage.h"
 #include "common/tunnel/tunnelconnection.h"
+#include "hub/edge/preauthpool.h"
 
 #include <QHash>
 #include <QObject>
-#include <QPointer>
 
 #include <memory>
 
@@ -15,10 +15,17 @@ namespace cloop::hub {
 
 class DaemonDirectory;
 
+namespace edge {
+class FirstMessageWait;
+class LogThrottle;
+struct FirstMessage;
+} // namespace edge
+
 // The hub's side of one daemon endpoint (/api/forwarders/connect or
 // /api/executors/connect): authenticates each new WebSocket by its first
 // message (a credential, or a one-time token to redeem), then keeps one live
-// session per daemon.
+// session per daemon. Until then a socket costs a place in the
+// pre-authentication pool and one timer, and earns at most one error reply.
 class DaemonGateway final : public QObject
 {
     Q_OBJECT
@@ -27,8 +34,7 @@ class DaemonGateway final : public QObject
 public:
     struct Options
     {
-        std::chrono::milliseconds authenticationTimeout{10'000};
-        qsizetype maxPendingConnections = 256;
+        std::chrono::milliseconds authenticationTimeout { 10'000 };
         tunnel::TunnelTiming timing;
         tunnel::ChannelMultiplexer::Limits limits;
     };
@@ -36,12 +42,13 @@ public:
     DaemonGateway(DaemonDirectory &directory, Options options, QObject *parent = nullptr);
     ~DaemonGateway() override;
 
-    void handleSocket(std::unique_ptr<QWebSocket> socket);
+    // A new WebSocket on this endpoint, with its place in the pool.
+    void handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place = {});
 
     bool isConnected(qint64 id) const { return m_sessions.contains(id); }
     tunnel::TunnelConnection *session(qint64 id) const { return m_sessions.value(id); }
     QList<qint64> connectedIds() const { return m_sessions.keys(); }
-    int pendingCount() const { return static_cast<int>(m_pending.size()); }
+    int pendingCount() const { return m_pending; }
 
     // Ends a live session with a final error (revocation: permanent).
     void drop(qint64 id, const protocol::ErrorMessage &reason);
@@ -53,17 +60,18 @@ Q_SIGNALS:
     void controlReceived(qint64 id, const cloop::protocol::ControlMessage &message);
 
 private:
-    void onFirstMessage(tunnel::TunnelConnection *connection, const protocol::ControlMessage &message);
-    void refuse(tunnel::TunnelConnection *connection, const Error &error);
-    void admit(tunnel::TunnelConnection *connection, qint64 id, const QString &name, const protocol::Welcome &welcome);
+    void onFirstMessage(edge::FirstMessageWait *wait, const edge::FirstMessage &message);
+    void refuse(edge::FirstMessageWait *wait, const Error &error);
+    void admit(tunnel::TunnelConnection *connection, qint64 id, const QString &name,
+        const protocol::Welcome &welcome);
     void retire(tunnel::TunnelConnection *connection, const protocol::ErrorMessage &reason);
-    Status checkPeer(protocol::PeerRole role, int version) const;
 
     DaemonDirectory &m_directory;
     Options m_options;
     QString m_noun;
-    QList<QPointer<tunnel::TunnelConnection>> m_pending;
+    int m_pending = 0;
     QHash<qint64, tunnel::TunnelConnection *> m_sessions;
+    std::unique_ptr<edge::LogThrottle> m_refusalLog;
 };
 
 } // namespace cloop::hub

@@ -2,110 +2,209 @@
 
 #include "common/logging.h"
 #include "hub/domain/accesspolicy.h"
+#include "hub/edge/firstmessagewait.h"
+#include "hub/edge/greeting.h"
+#include "hub/edge/logthrottle.h"
 #include "hub/hubcore.h"
 #include "hub/storage/database.h"
 
 #include <QJsonDocument>
-#include <QTimer>
 #include <QWebSocket>
 
 namespace cloop::hub {
 
 namespace {
-constexpr int kAuthenticationTimeoutMs = 10'000;
 constexpr qint64 kMaxFirstMessage = 4096;
 
 QString encode(const QJsonObject &object)
 {
     return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
+
+QString errorText(const Error &error)
+{
+    return encode({ { QStringLiteral("type"), QStringLiteral("error") },
+        { QStringLiteral("code"), error.code }, { QStringLiteral("message"), error.message },
+        { QStringLiteral("permanent"), true } });
+}
 } // namespace
 
-EventStream::EventStream(HubCore &core, QObject *parent) : QObject(parent), m_core(core)
+EventStream::EventStream(HubCore &core, QObject *parent)
+    : EventStream(core, Limits {}, parent)
+{ }
+
+EventStream::EventStream(HubCore &core, Limits limits, QObject *parent)
+    : QObject(parent)
+    , m_core(core)
+    , m_limits(limits)
+    , m_refusalLog(std::make_unique<edge::LogThrottle>(
+          lcHubApi(), QStringLiteral("refused event subscribers")))
 {
     connect(&core.events(), &EventBus::published, this, &EventStream::onEvent);
+    m_recheckTimer.setInterval(m_limits.recheckInterval);
+    connect(&m_recheckTimer, &QTimer::timeout, this,
+        [this] { recheck([](const Subscriber &) { return true; }); });
+    m_recheckTimer.start();
+    m_pingTimer.setInterval(m_limits.pingInterval);
+    connect(&m_pingTimer, &QTimer::timeout, this, &EventStream::ping);
+    m_pingTimer.start();
 }
 
 EventStream::~EventStream()
 {
     for (Subscriber *subscriber : std::as_const(m_subscribers)) {
-        if (subscriber->socket)
-            subscriber->socket->disconnect(this);
+        subscriber->socket->disconnect(this);
+        delete subscriber->socket;
         delete subscriber;
     }
 }
 
-int EventStream::subscriberCount() const
+int EventStream::subscriberCountOf(qint64 userId) const
 {
     return static_cast<int>(std::count_if(m_subscribers.cbegin(), m_subscribers.cend(),
-                                          [](const Subscriber *s) { return s->principal.has_value(); }));
+        [userId](const Subscriber *s) { return s->principal.userId == userId; }));
 }
 
-void EventStream::handleSocket(std::unique_ptr<QWebSocket> owned)
+void EventStream::handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place)
 {
-    QWebSocket *socket = owned.release();
-    socket->setParent(this);
-    if (m_subscribers.size() >= kMaxSubscribers) {
-        socket->close(QWebSocketProtocol::CloseCodeTooMuchData, QStringLiteral("too many event subscribers"));
-        socket->deleteLater();
+    auto *wait = new edge::FirstMessageWait(std::move(socket), std::move(place),
+        m_limits.authenticationTimeout, kMaxFirstMessage, this);
+    connect(wait, &edge::FirstMessageWait::arrived, this,
+        [this, wait](const edge::FirstMessage &message) { onFirstMessage(wait, message); });
+    connect(wait, &edge::FirstMessageWait::expired, this, [this, wait] {
+        refuse(wait,
+            Error::make(QStringLiteral("timeout"),
+                QStringLiteral("no subscribe message within %1 s")
+                    .arg(m_limits.authenticationTimeout.count() / 1000)));
+    });
+}
+
+void EventStream::refuse(edge::FirstMessageWait *wait, const Error &error)
+{
+    if (m_refusalLog->admit())
+        qCWarning(lcHubApi).noquote()
+            << "refused an event subscriber from" << wait->socket()->peerAddress().toString() << ":"
+            << error.code;
+    wait->refuse(errorText(error), error.message);
+}
+
+void EventStream::onFirstMessage(edge::FirstMessageWait *wait, const edge::FirstMessage &message)
+{
+    auto token = edge::parseSubscription(message);
+    if (!token) {
+        refuse(wait, token.error());
         return;
     }
-    socket->setMaxAllowedIncomingMessageSize(kMaxFirstMessage);
-    auto *subscriber = new Subscriber{socket, std::nullopt};
-    m_subscribers.append(subscriber);
-
-    connect(socket, &QWebSocket::textMessageReceived, this, [this, subscriber](const QString &text) {
-        if (!subscriber->principal)
-            onFirstMessage(subscriber, text);
-    });
-    connect(socket, &QWebSocket::disconnected, this, [this, subscriber] {
-        m_subscribers.removeAll(subscriber);
-        if (subscriber->socket)
-            subscriber->socket->deleteLater();
-        delete subscriber;
-    });
-    QTimer::singleShot(kAuthenticationTimeoutMs, socket, [this, subscriber] {
-        if (!subscriber->principal)
-            refuse(subscriber, QStringLiteral("timeout"), QStringLiteral("no subscribe message within 10 s"));
-    });
-}
-
-void EventStream::refuse(Subscriber *subscriber, const QString &code, const QString &message)
-{
-    if (!subscriber->socket)
-        return;
-    subscriber->socket->sendTextMessage(encode({{QStringLiteral("type"), QStringLiteral("error")},
-                                                {QStringLiteral("code"), code},
-                                                {QStringLiteral("message"), message},
-                                                {QStringLiteral("permanent"), true}}));
-    subscriber->socket->close(QWebSocketProtocol::CloseCodePolicyViolated, message.left(120));
-}
-
-void EventStream::onFirstMessage(Subscriber *subscriber, const QString &text)
-{
-    const QJsonObject message = QJsonDocument::fromJson(text.toUtf8()).object();
-    if (message.value(QLatin1String("type")).toString() != QLatin1String("subscribe")
-        || !message.value(QLatin1String("token")).isString()) {
-        refuse(subscriber, QStringLiteral("protocol_error"),
-               QStringLiteral("the first message must be {\"type\": \"subscribe\", \"token\": …}"));
-        return;
-    }
-    auto principal = m_core.tokens().authenticate(message.value(QLatin1String("token")).toString());
+    auto principal = m_core.tokens().authenticate(*token);
     if (!principal) {
-        qCWarning(lcHubApi).noquote() << "refused an event subscriber from"
-                                      << subscriber->socket->peerAddress().toString() << ":" << principal.error().code;
-        refuse(subscriber, principal.error().code, principal.error().message);
+        refuse(wait, principal.error());
         return;
     }
-    subscriber->principal = *principal;
-    subscriber->socket->setMaxAllowedIncomingMessageSize(kMaxFirstMessage);
-    subscriber->socket->sendTextMessage(encode({{QStringLiteral("type"), QStringLiteral("subscribed")},
-                                                {QStringLiteral("user"), principal->userName}}));
+    // Someone with no role sees nothing, and must not hold places either.
+    if (Status entitled
+        = m_core.policy().requireAnyRole(*principal, QStringLiteral("the event stream"));
+        !entitled) {
+        refuse(wait, entitled.error());
+        return;
+    }
+    if (subscriberCountOf(principal->userId) >= m_limits.maxPerUser) {
+        refuse(wait,
+            Error::make(QStringLiteral("too_many_subscriptions"),
+                QStringLiteral("%1 already has %2 event subscriptions open (the most one user may "
+                               "have); close another dashboard first")
+                    .arg(principal->userName)
+                    .arg(m_limits.maxPerUser)));
+        return;
+    }
+    if (subscriberCount() >= m_limits.maxSubscribers) {
+        refuse(wait,
+            Error::make(QStringLiteral("too_many_subscriptions"),
+                QStringLiteral("the hub has %1 event subscriptions open, the most it takes")
+                    .arg(m_limits.maxSubscribers)));
+        return;
+    }
+
+    auto *subscriber = new Subscriber { wait->take().release(), *principal, {} };
+    subscriber->lastPong.start();
+    subscriber->socket->setParent(this);
+    m_subscribers.append(subscriber);
+    connect(subscriber->socket, &QWebSocket::pong, this,
+        [subscriber] { subscriber->lastPong.restart(); });
+    connect(subscriber->socket, &QWebSocket::disconnected, this,
+        [this, subscriber] { remove(subscriber); });
+    subscriber->socket->sendTextMessage(
+        encode({ { QStringLiteral("type"), QStringLiteral("subscribed") },
+            { QStringLiteral("user"), principal->userName } }));
+}
+
+Status EventStream::stillEntitled(const Subscriber &subscriber) const
+{
+    auto current = m_core.tokens().principalOf(subscriber.principal.tokenId);
+    if (!current)
+        return current.error();
+    return m_core.policy().requireAnyRole(*current, QStringLiteral("the event stream"));
+}
+
+void EventStream::recheck(const std::function<bool(const Subscriber &)> &affected)
+{
+    const QList<Subscriber *> subscribers = m_subscribers;
+    for (Subscriber *subscriber : subscribers) {
+        if (!affected(*subscriber))
+            continue;
+        if (Status entitled = stillEntitled(*subscriber); !entitled) {
+            // A database that cannot answer is not a revocation.
+            if (entitled.error().code == QLatin1String("storage_error"))
+                continue;
+            end(subscriber, entitled.error());
+        }
+    }
+}
+
+void EventStream::end(Subscriber *subscriber, const Error &reason)
+{
+    qCInfo(lcHubApi).noquote() << "ended the event subscription of"
+                               << subscriber->principal.userName << ":" << reason.message;
+    QWebSocket *socket = subscriber->socket;
+    socket->sendTextMessage(errorText(reason));
+    socket->close(QWebSocketProtocol::CloseCodePolicyViolated, reason.message.left(120));
+    remove(subscriber);
+}
+
+void EventStream::remove(Subscriber *subscriber)
+{
+    if (!m_subscribers.removeOne(subscriber))
+        return;
+    subscriber->socket->disconnect(this);
+    // The close handshake finishes on its own, bounded by an abort.
+    QWebSocket *socket = subscriber->socket;
+    connect(socket, &QWebSocket::disconnected, socket, &QObject::deleteLater);
+    QTimer::singleShot(2000, socket, [socket] {
+        socket->abort();
+        socket->deleteLater();
+    });
+    delete subscriber;
+}
+
+void EventStream::ping()
+{
+    const QList<Subscriber *> subscribers = m_subscribers;
+    for (Subscriber *subscriber : subscribers) {
+        if (subscriber->lastPong.elapsed() > 3 * m_limits.pingInterval.count()) {
+            qCInfo(lcHubApi).noquote()
+                << "dropped the silent event subscription of" << subscriber->principal.userName;
+            subscriber->socket->abort();
+            remove(subscriber);
+            continue;
+        }
+        subscriber->socket->ping();
+    }
 }
 
 bool EventStream::mayReceive(const ApiPrincipal &principal, const HubEvent &event) const
 {
     const AccessPolicy &policy = m_core.policy();
+    if (event.userId)
+        return principal.hubAdmin || principal.userId == *event.userId;
     if (event.projectId)
         return policy.requireMember(principal, *event.projectId, QString()).ok();
     return policy.requireAnyRole(principal, QString()).ok();
@@ -113,12 +212,19 @@ bool EventStream::mayReceive(const ApiPrincipal &principal, const HubEvent &even
 
 void EventStream::onEvent(const HubEvent &event)
 {
-    const QString text = encode({{QStringLiteral("type"), QStringLiteral("event")},
-                                 {QStringLiteral("event"), event.name},
-                                 {QStringLiteral("at"), toDbTime(event.at)},
-                                 {QStringLiteral("data"), event.data}});
+    // The hub changed someone's access: their subscriptions answer for it now.
+    if (event.name == hubevent::kTokenRevoked) {
+        const qint64 tokenId = event.data.value(QLatin1String("token_id")).toInteger();
+        recheck([tokenId](const Subscriber &s) { return s.principal.tokenId == tokenId; });
+    } else if (event.name == hubevent::kRoleChanged) {
+        const qint64 userId = event.data.value(QLatin1String("user_id")).toInteger();
+        recheck([userId](const Subscriber &s) { return s.principal.userId == userId; });
+    }
+    const QString text = encode({ { QStringLiteral("type"), QStringLiteral("event") },
+        { QStringLiteral("event"), event.name }, { QStringLiteral("at"), toDbTime(event.at) },
+        { QStringLiteral("data"), event.data } });
     for (Subscriber *subscriber : std::as_const(m_subscribers)) {
-        if (subscriber->principal && subscriber->socket && mayReceive(*subscriber->principal, event))
+        if (mayReceive(subscriber->principal, event))
             subscriber->socket->sendTextMessage(text);
     }
 }

@@ -1,7 +1,12 @@
 #pragma once
 
-#include <QAbstractHttpServer>
-#include <QHttpServerResponder>
+#include "common/result.h"
+#include "hub/edge/httpfront.h"
+#include "hub/edge/httpservice.h"
+
+#include <QObject>
+
+#include <memory>
 
 namespace cloop::hub {
 
@@ -11,30 +16,35 @@ class HubGateways;
 struct ApiResponse;
 
 // The hub's one TLS port: admin REST calls go to AdminApi, WebSocket
-// upgrades to the gateway of the endpoint they name.
-class HubHttpServer final : public QAbstractHttpServer
+// upgrades to the gateway of the endpoint they name. The front below it
+// bounds what anyone may cost before proving who they are.
+class HubHttpServer final : public QObject, public edge::HttpService
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HubHttpServer)
 
 public:
-    static constexpr QLatin1StringView kForwarderEndpoint{"/api/forwarders/connect"};
-    static constexpr QLatin1StringView kExecutorEndpoint{"/api/executors/connect"};
-    static constexpr QLatin1StringView kEventsEndpoint{"/api/events"};
+    HubHttpServer(
+        AdminApi &api, HubGateways &gateways, EventStream &events, QObject *parent = nullptr);
+    ~HubHttpServer() override;
 
-    HubHttpServer(AdminApi &api, HubGateways &gateways, EventStream &events, QObject *parent = nullptr);
+    Status listen(edge::HttpFront::Options options);
+    quint16 port() const;
+    const edge::HttpFront &front() const { return *m_front; }
 
-protected:
-    bool handleRequest(const QHttpServerRequest &request, QTcpSocket *socket) override;
-    void missingHandler(const QHttpServerRequest &request, QTcpSocket *socket) override;
+    edge::HeadDecision examine(
+        const edge::HttpRequestHead &head, const QHostAddress &peer) override;
+    bool takesWebSocket(const QByteArray &path) const override;
+    void acceptWebSocket(
+        std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place) override;
+
+    static edge::HttpAnswer answerOf(const ApiResponse &response);
 
 private:
-    static void writeResponse(QHttpServerResponder &responder, const ApiResponse &response);
-    void onNewWebSocket();
-
     AdminApi &m_api;
     HubGateways &m_gateways;
     EventStream &m_events;
+    std::unique_ptr<edge::HttpFront> m_front;
 };
 
 } // namespace cloop::hub

@@ -5,6 +5,7 @@
 #include <QDateTime>
 #include <QList>
 #include <QString>
+#include <QVariant>
 
 #include <optional>
 
@@ -36,7 +37,9 @@ struct ApiTokenRecord
 class ApiTokenStore
 {
 public:
-    explicit ApiTokenStore(Database &db) : m_db(db) { }
+    explicit ApiTokenStore(Database &db)
+        : m_db(db)
+    { }
 
     // The hub's first administrator, created on first start.
     Result<qint64> ensureHubAdmin(const QString &name);
@@ -44,6 +47,9 @@ public:
     Result<QString> createToken(qint64 userId, const QString &label, const QString &actor);
     // Refuses other kinds of secret by name (a forwarder credential is not an API token).
     Result<ApiPrincipal> authenticate(const QString &bearer);
+    // Who a token still speaks for, by its id: the check a long-lived
+    // subscription repeats (refused once the token is revoked).
+    Result<ApiPrincipal> principalOf(qint64 tokenId);
 
     Result<QList<ApiTokenRecord>> list(std::optional<qint64> userId);
     Result<ApiTokenRecord> find(qint64 tokenId);
@@ -51,6 +57,10 @@ public:
     Result<ApiTokenRecord> revoke(qint64 tokenId, const QString &actor);
 
 private:
+    // The principal of a token matching `condition` that is not revoked.
+    Result<ApiPrincipal> livePrincipal(
+        const QString &condition, const QVariant &value, const QString &refusal);
+
     Database &m_db;
 };
 

@@ -8,28 +8,28 @@ namespace cloop::hub {
 namespace {
 int statusFor(const QString &code)
 {
-    static const QHash<QString, int> statuses{
-        {QStringLiteral("unauthorized"), 401},
-        {QStringLiteral("wrong_credential_type"), 401},
-        {QStringLiteral("forbidden"), 403},
-        {QStringLiteral("own_request"), 403},
-        {QStringLiteral("not_found"), 404},
-        {QStringLiteral("method_not_allowed"), 405},
-        {QStringLiteral("name_taken"), 409},
-        {QStringLiteral("name_reserved"), 409},
-        {QStringLiteral("already_revoked"), 409},
-        {QStringLiteral("already_bound"), 409},
-        {QStringLiteral("already_decided"), 409},
-        {QStringLiteral("already_ended"), 409},
-        {QStringLiteral("forwarder_revoked"), 409},
-        {QStringLiteral("executor_revoked"), 409},
-        {QStringLiteral("forwarder_offline"), 409},
-        {QStringLiteral("forwarder_busy"), 409},
-        {QStringLiteral("run_state"), 409},
-        {QStringLiteral("project_exists"), 409},
-        {QStringLiteral("user_exists"), 409},
-        {QStringLiteral("body_too_large"), 413},
-        {QStringLiteral("storage_error"), 500},
+    static const QHash<QString, int> statuses {
+        { QStringLiteral("unauthorized"), 401 },
+        { QStringLiteral("wrong_credential_type"), 401 },
+        { QStringLiteral("forbidden"), 403 },
+        { QStringLiteral("own_request"), 403 },
+        { QStringLiteral("not_found"), 404 },
+        { QStringLiteral("method_not_allowed"), 405 },
+        { QStringLiteral("name_taken"), 409 },
+        { QStringLiteral("name_reserved"), 409 },
+        { QStringLiteral("already_revoked"), 409 },
+        { QStringLiteral("already_bound"), 409 },
+        { QStringLiteral("already_decided"), 409 },
+        { QStringLiteral("already_ended"), 409 },
+        { QStringLiteral("forwarder_revoked"), 409 },
+        { QStringLiteral("executor_revoked"), 409 },
+        { QStringLiteral("forwarder_offline"), 409 },
+        { QStringLiteral("forwarder_busy"), 409 },
+        { QStringLiteral("run_state"), 409 },
+        { QStringLiteral("project_exists"), 409 },
+        { QStringLiteral("user_exists"), 409 },
+        { QStringLiteral("body_too_large"), 413 },
+        { QStringLiteral("storage_error"), 500 },
     };
     return statuses.value(code, 400);
 }
@@ -45,9 +45,10 @@ void DeferredResponse::finish(ApiResponse response)
 
 ApiResponse ApiResponse::error(int status, const QString &code, const QString &message)
 {
-    return ok(QJsonObject{{QStringLiteral("error"),
-                           QJsonObject{{QStringLiteral("code"), code}, {QStringLiteral("message"), message}}}},
-              status);
+    return ok(QJsonObject { { QStringLiteral("error"),
+                  QJsonObject { { QStringLiteral("code"), code },
+                      { QStringLiteral("message"), message } } } },
+        status);
 }
 
 ApiResponse ApiResponse::fromError(const Error &error)
@@ -58,7 +59,8 @@ ApiResponse ApiResponse::fromError(const Error &error)
 bool ApiCall::queryFlag(const QString &key) const
 {
     const QString value = queryValue(key);
-    return value == QLatin1String("1") || value == QLatin1String("true") || value == QLatin1String("yes");
+    return value == QLatin1String("1") || value == QLatin1String("true")
+        || value == QLatin1String("yes");
 }
 
 Result<QString> ApiCall::text(QLatin1StringView key, bool required) const
@@ -66,43 +68,70 @@ Result<QString> ApiCall::text(QLatin1StringView key, bool required) const
     const QJsonValue value = body.value(key);
     if (value.isUndefined() || value.isNull()) {
         if (required)
-            return Error::make(QStringLiteral("invalid_request"), QStringLiteral("\"%1\" is required").arg(key));
+            return Error::make(
+                QStringLiteral("invalid_request"), QStringLiteral("\"%1\" is required").arg(key));
         return QString();
     }
     if (!value.isString())
-        return Error::make(QStringLiteral("invalid_request"), QStringLiteral("\"%1\" must be a string").arg(key));
+        return Error::make(
+            QStringLiteral("invalid_request"), QStringLiteral("\"%1\" must be a string").arg(key));
     if (required && value.toString().trimmed().isEmpty())
-        return Error::make(QStringLiteral("invalid_request"), QStringLiteral("\"%1\" must not be empty").arg(key));
+        return Error::make(
+            QStringLiteral("invalid_request"), QStringLiteral("\"%1\" must not be empty").arg(key));
     return value.toString();
 }
 
 void ApiRouter::add(const QByteArray &method, const QString &pattern, Handler handler)
 {
     QString regex = QRegularExpression::escape(pattern);
-    regex.replace(QRegularExpression::escape(QStringLiteral("{id}")), QStringLiteral("(\\d{1,15})"));
-    m_routes.append(Route{method, QRegularExpression(QLatin1Char('^') + regex + QLatin1Char('$')), std::move(handler)});
+    regex.replace(
+        QRegularExpression::escape(QStringLiteral("{id}")), QStringLiteral("(\\d{1,15})"));
+    m_routes.append(Route { method, QRegularExpression(QLatin1Char('^') + regex + QLatin1Char('$')),
+        std::move(handler) });
 }
 
-ApiResponse ApiRouter::dispatch(const ApiRequest &request, const ApiPrincipal &caller, const QJsonObject &body) const
+const ApiRouter::Route *ApiRouter::find(const QByteArray &method, const QString &path,
+    QStringList *allowed, QRegularExpressionMatch *match) const
 {
-    QStringList allowed;
     for (const Route &route : m_routes) {
-        const auto match = route.path.match(request.path);
-        if (!match.hasMatch())
+        QRegularExpressionMatch matched = route.path.match(path);
+        if (!matched.hasMatch())
             continue;
-        if (route.method != request.method) {
-            allowed.append(QString::fromLatin1(route.method));
+        if (route.method != method) {
+            allowed->append(QString::fromLatin1(route.method));
             continue;
         }
-        ApiCall call{request, caller, body, {}};
-        for (int i = 1; i <= match.lastCapturedIndex(); ++i)
-            call.ids.append(match.captured(i).toLongLong());
-        return route.handler(call);
+        if (match)
+            *match = std::move(matched);
+        return &route;
     }
+    return nullptr;
+}
+
+std::optional<ApiResponse> ApiRouter::refusal(const QByteArray &method, const QString &path) const
+{
+    QStringList allowed;
+    if (find(method, path, &allowed, nullptr))
+        return std::nullopt;
     if (!allowed.isEmpty())
         return ApiResponse::error(405, QStringLiteral("method_not_allowed"),
-                                  QStringLiteral("%1 takes %2").arg(request.path, allowed.join(QStringLiteral(", "))));
-    return ApiResponse::error(404, QStringLiteral("not_found"), QStringLiteral("no such API route: %1").arg(request.path));
+            QStringLiteral("%1 takes %2").arg(path, allowed.join(QStringLiteral(", "))));
+    return ApiResponse::error(
+        404, QStringLiteral("not_found"), QStringLiteral("no such API route: %1").arg(path));
+}
+
+ApiResponse ApiRouter::dispatch(
+    const ApiRequest &request, const ApiPrincipal &caller, const QJsonObject &body) const
+{
+    QStringList allowed;
+    QRegularExpressionMatch match;
+    const Route *route = find(request.method, request.path, &allowed, &match);
+    if (!route)
+        return *refusal(request.method, request.path);
+    ApiCall call { request, caller, body, {} };
+    for (int i = 1; i <= match.lastCapturedIndex(); ++i)
+        call.ids.append(match.captured(i).toLongLong());
+    return route->handler(call);
 }
 
 } // namespace cloop::hub

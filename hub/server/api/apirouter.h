@@ -10,6 +10,7 @@
 #include <QObject>
 #include <QRegularExpression>
 #include <QString>
+#include <QStringList>
 #include <QUrlQuery>
 
 #include <functional>
@@ -42,7 +43,10 @@ struct ApiResponse
     static ApiResponse error(int status, const QString &code, const QString &message);
     // The HTTP status follows from the error's code (docs/api.md).
     static ApiResponse fromError(const Error &error);
-    static ApiResponse ok(QJsonValue body, int status = 200) { return ApiResponse{status, std::move(body), nullptr}; }
+    static ApiResponse ok(QJsonValue body, int status = 200)
+    {
+        return ApiResponse { status, std::move(body), nullptr };
+    }
 };
 
 // An answer on its way. Whoever makes one must finish it, exactly once and
@@ -76,7 +80,10 @@ struct ApiCall
     QList<qint64> ids; // the {id} parts of the path, in order
 
     qint64 id() const { return ids.value(0); }
-    QString queryValue(const QString &key) const { return request.query.queryItemValue(key, QUrl::FullyDecoded); }
+    QString queryValue(const QString &key) const
+    {
+        return request.query.queryItemValue(key, QUrl::FullyDecoded);
+    }
     bool queryFlag(const QString &key) const;
     // A string field of the body: empty when absent, an error when not a string.
     Result<QString> text(QLatin1StringView key, bool required = false) const;
@@ -91,7 +98,10 @@ public:
 
     void add(const QByteArray &method, const QString &pattern, Handler handler);
     // 404 for an unknown path, 405 for a known path with another method.
-    ApiResponse dispatch(const ApiRequest &request, const ApiPrincipal &caller, const QJsonObject &body) const;
+    ApiResponse dispatch(
+        const ApiRequest &request, const ApiPrincipal &caller, const QJsonObject &body) const;
+    // The 404 or 405 dispatch would answer, known before any body is read.
+    std::optional<ApiResponse> refusal(const QByteArray &method, const QString &path) const;
 
 private:
     struct Route
@@ -100,6 +110,9 @@ private:
         QRegularExpression path;
         Handler handler;
     };
+    const Route *find(const QByteArray &method, const QString &path, QStringList *allowed,
+        QRegularExpressionMatch *match) const;
+
     QList<Route> m_routes;
 };
 

@@ -3,6 +3,7 @@
 #include "common/util/duration.h"
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/clock.h"
+#include "hub/domain/eventbus.h"
 #include "hub/domain/recordjson.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/auditlog.h"
@@ -29,12 +30,12 @@ void PeopleRoutes::registerIn(ApiRouter &router)
             return ApiResponse::fromError(roles.error());
         QJsonArray out;
         for (const RoleGrant &grant : std::as_const(*roles))
-            out.append(QJsonObject{{QStringLiteral("project"), grant.projectPath},
-                                   {QStringLiteral("role"), roleName(grant.role)}});
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("user"), call.caller.userName},
-                                           {QStringLiteral("hub_admin"), call.caller.hubAdmin},
-                                           {QStringLiteral("token_id"), call.caller.tokenId},
-                                           {QStringLiteral("roles"), out}});
+            out.append(QJsonObject { { QStringLiteral("project"), grant.projectPath },
+                { QStringLiteral("role"), roleName(grant.role) } });
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("user"), call.caller.userName },
+            { QStringLiteral("hub_admin"), call.caller.hubAdmin },
+            { QStringLiteral("token_id"), call.caller.tokenId },
+            { QStringLiteral("roles"), out } });
     });
 
     router.add("GET", QStringLiteral("/api/projects"), [this](const ApiCall &call) {
@@ -49,11 +50,13 @@ void PeopleRoutes::registerIn(ApiRouter &router)
             if (!*visible || (*visible)->contains(project.id))
                 out.append(projectJson(project));
         }
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("projects"), out}});
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("projects"), out } });
     });
 
     router.add("POST", QStringLiteral("/api/projects"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("adding a project")); !allowed)
+        if (Status allowed
+            = m_policy.requireHubAdmin(call.caller, QStringLiteral("adding a project"));
+            !allowed)
             return ApiResponse::fromError(allowed.error());
         auto path = call.text(QLatin1StringView("path"), true);
         if (!path)
@@ -65,12 +68,14 @@ void PeopleRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("POST", QStringLiteral("/api/projects/roles"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("granting a role")); !allowed)
+        if (Status allowed
+            = m_policy.requireHubAdmin(call.caller, QStringLiteral("granting a role"));
+            !allowed)
             return ApiResponse::fromError(allowed.error());
         auto path = call.text(QLatin1StringView("project"), true);
         auto userName = call.text(QLatin1StringView("user"), true);
         auto roleText = call.text(QLatin1StringView("role"), true);
-        for (const auto *field : {&path, &userName, &roleText}) {
+        for (const auto *field : { &path, &userName, &roleText }) {
             if (!*field)
                 return ApiResponse::fromError(field->error());
         }
@@ -79,8 +84,8 @@ void PeopleRoutes::registerIn(ApiRouter &router)
             role = parseRole(*roleText);
             if (!role)
                 return ApiResponse::error(400, QStringLiteral("invalid_role"),
-                                          QStringLiteral("a role is administrator, maintainer or none; not \"%1\"")
-                                                  .arg(roleText->left(40)));
+                    QStringLiteral("a role is administrator, maintainer or none; not \"%1\"")
+                        .arg(roleText->left(40)));
         }
         auto project = m_projects.findProject(*path);
         if (!project)
@@ -91,11 +96,16 @@ void PeopleRoutes::registerIn(ApiRouter &router)
         auto updated = m_projects.setRole(project->id, user->id, role, actorOf(call.caller));
         if (!updated)
             return ApiResponse::fromError(updated.error());
+        m_events.publish(HubEvent { QString(hubevent::kRoleChanged),
+            { { QStringLiteral("user_id"), user->id }, { QStringLiteral("project"), project->path },
+                { QStringLiteral("role"), role ? *roleText : QStringLiteral("none") } },
+            std::nullopt, QDateTime::currentDateTimeUtc(), user->id });
         return ApiResponse::ok(projectJson(*updated));
     });
 
     router.add("GET", QStringLiteral("/api/users"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("listing users")); !allowed)
+        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("listing users"));
+            !allowed)
             return ApiResponse::fromError(allowed.error());
         auto users = m_projects.users();
         if (!users)
@@ -103,18 +113,20 @@ void PeopleRoutes::registerIn(ApiRouter &router)
         QJsonArray out;
         for (const UserRecord &user : std::as_const(*users))
             out.append(userJson(user));
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("users"), out}});
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("users"), out } });
     });
 
     router.add("POST", QStringLiteral("/api/users"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("adding a user")); !allowed)
+        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("adding a user"));
+            !allowed)
             return ApiResponse::fromError(allowed.error());
         auto name = call.text(QLatin1StringView("name"), true);
         if (!name)
             return ApiResponse::fromError(name.error());
         const QJsonValue hubAdmin = call.body.value(QLatin1String("hub_admin"));
         if (!hubAdmin.isUndefined() && !hubAdmin.isBool())
-            return ApiResponse::error(400, QStringLiteral("invalid_request"), QStringLiteral("\"hub_admin\" must be true or false"));
+            return ApiResponse::error(400, QStringLiteral("invalid_request"),
+                QStringLiteral("\"hub_admin\" must be true or false"));
         auto user = m_projects.addUser(*name, hubAdmin.toBool(false), actorOf(call.caller));
         if (!user)
             return ApiResponse::fromError(user.error());
@@ -122,7 +134,9 @@ void PeopleRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("POST", QStringLiteral("/api/tokens"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("creating an API token")); !allowed)
+        if (Status allowed
+            = m_policy.requireHubAdmin(call.caller, QStringLiteral("creating an API token"));
+            !allowed)
             return ApiResponse::fromError(allowed.error());
         auto userName = call.text(QLatin1StringView("user"), true);
         if (!userName)
@@ -136,7 +150,9 @@ void PeopleRoutes::registerIn(ApiRouter &router)
         auto token = m_tokens.createToken(user->id, label->left(200), actorOf(call.caller));
         if (!token)
             return ApiResponse::fromError(token.error());
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("token"), *token}, {QStringLiteral("user"), user->name}}, 201);
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("token"), *token },
+                                   { QStringLiteral("user"), user->name } },
+            201);
     });
 
     registerTokenRoutes(router);
@@ -145,12 +161,12 @@ void PeopleRoutes::registerIn(ApiRouter &router)
 namespace {
 QJsonObject tokenJson(const ApiTokenRecord &token)
 {
-    return QJsonObject{{QStringLiteral("id"), token.id},
-                       {QStringLiteral("user"), token.userName},
-                       {QStringLiteral("label"), token.label},
-                       {QStringLiteral("created_at"), toDbTime(token.createdAt)},
-                       {QStringLiteral("revoked_at"),
-                        token.revokedAt.isValid() ? QJsonValue(toDbTime(token.revokedAt)) : QJsonValue(QJsonValue::Null)}};
+    return QJsonObject { { QStringLiteral("id"), token.id },
+        { QStringLiteral("user"), token.userName }, { QStringLiteral("label"), token.label },
+        { QStringLiteral("created_at"), toDbTime(token.createdAt) },
+        { QStringLiteral("revoked_at"),
+            token.revokedAt.isValid() ? QJsonValue(toDbTime(token.revokedAt))
+                                      : QJsonValue(QJsonValue::Null) } };
 }
 } // namespace
 
@@ -159,7 +175,8 @@ void PeopleRoutes::registerTokenRoutes(ApiRouter &router)
     // Everyone sees and may revoke their own tokens; hub administrators all.
     router.add("GET", QStringLiteral("/api/tokens"), [this](const ApiCall &call) {
         std::optional<qint64> owner = call.caller.userId;
-        if (const QString name = call.queryValue(QStringLiteral("user")); !name.isEmpty() || call.caller.hubAdmin) {
+        if (const QString name = call.queryValue(QStringLiteral("user"));
+            !name.isEmpty() || call.caller.hubAdmin) {
             if (name.isEmpty()) {
                 owner.reset();
             } else {
@@ -167,7 +184,8 @@ void PeopleRoutes::registerTokenRoutes(ApiRouter &router)
                 if (!user)
                     return ApiResponse::fromError(user.error());
                 if (user->id != call.caller.userId) {
-                    if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("listing another user's tokens"));
+                    if (Status allowed = m_policy.requireHubAdmin(
+                            call.caller, QStringLiteral("listing another user's tokens"));
                         !allowed)
                         return ApiResponse::fromError(allowed.error());
                 }
@@ -183,7 +201,7 @@ void PeopleRoutes::registerTokenRoutes(ApiRouter &router)
             json.insert(QStringLiteral("current"), token.id == call.caller.tokenId);
             out.append(json);
         }
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("tokens"), out}});
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("tokens"), out } });
     });
 
     router.add("POST", QStringLiteral("/api/tokens/{id}/revoke"), [this](const ApiCall &call) {
@@ -191,12 +209,18 @@ void PeopleRoutes::registerTokenRoutes(ApiRouter &router)
         if (!token)
             return ApiResponse::fromError(token.error());
         if (token->userId != call.caller.userId) {
-            if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("revoking another user's token")); !allowed)
+            if (Status allowed = m_policy.requireHubAdmin(
+                    call.caller, QStringLiteral("revoking another user's token"));
+                !allowed)
                 return ApiResponse::fromError(allowed.error());
         }
         auto revoked = m_tokens.revoke(call.id(), actorOf(call.caller));
         if (!revoked)
             return ApiResponse::fromError(revoked.error());
+        m_events.publish(HubEvent { QString(hubevent::kTokenRevoked),
+            { { QStringLiteral("token_id"), revoked->id },
+                { QStringLiteral("user_id"), revoked->userId } },
+            std::nullopt, QDateTime::currentDateTimeUtc(), revoked->userId });
         return ApiResponse::ok(tokenJson(*revoked));
     });
 }
@@ -204,7 +228,9 @@ void PeopleRoutes::registerTokenRoutes(ApiRouter &router)
 void AuditRoutes::registerIn(ApiRouter &router)
 {
     router.add("GET", QStringLiteral("/api/audit"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("reading the audit log")); !allowed)
+        if (Status allowed
+            = m_policy.requireHubAdmin(call.caller, QStringLiteral("reading the audit log"));
+            !allowed)
             return ApiResponse::fromError(allowed.error());
         QDateTime since;
         if (const QString text = call.queryValue(QStringLiteral("since")); !text.isEmpty()) {
@@ -213,9 +239,9 @@ void AuditRoutes::registerIn(ApiRouter &router)
                 auto back = util::parseDuration(text);
                 if (!back)
                     return ApiResponse::error(400, QStringLiteral("invalid_duration"),
-                                              QStringLiteral("\"since\" is an ISO 8601 time or a duration such as 2h; "
-                                                             "not \"%1\"")
-                                                      .arg(text.left(60)));
+                        QStringLiteral("\"since\" is an ISO 8601 time or a duration such as 2h; "
+                                       "not \"%1\"")
+                            .arg(text.left(60)));
                 since = m_clock.now().addSecs(-back->count());
             }
         }
@@ -224,13 +250,13 @@ void AuditRoutes::registerIn(ApiRouter &router)
             return ApiResponse::fromError(entries.error());
         QJsonArray out;
         for (const AuditEntry &entry : std::as_const(*entries))
-            out.append(QJsonObject{{QStringLiteral("id"), entry.id},
-                                   {QStringLiteral("at"), toDbTime(entry.at)},
-                                   {QStringLiteral("actor"), entry.actor},
-                                   {QStringLiteral("action"), entry.action},
-                                   {QStringLiteral("subject"), entry.subject},
-                                   {QStringLiteral("details"), entry.details}});
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("entries"), out}});
+            out.append(QJsonObject { { QStringLiteral("id"), entry.id },
+                { QStringLiteral("at"), toDbTime(entry.at) },
+                { QStringLiteral("actor"), entry.actor },
+                { QStringLiteral("action"), entry.action },
+                { QStringLiteral("subject"), entry.subject },
+                { QStringLiteral("details"), entry.details } });
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("entries"), out } });
     });
 }
 

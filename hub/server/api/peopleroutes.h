@@ -8,6 +8,7 @@ class AccessPolicy;
 class ApiTokenStore;
 class Clock;
 class Database;
+class EventBus;
 class ProjectStore;
 
 // Projects, users, their roles and tokens (hub administrators), and
@@ -15,10 +16,13 @@ class ProjectStore;
 class PeopleRoutes
 {
 public:
-    PeopleRoutes(ProjectStore &projects, ApiTokenStore &tokens, const AccessPolicy &policy)
-        : m_projects(projects), m_tokens(tokens), m_policy(policy)
-    {
-    }
+    PeopleRoutes(
+        ProjectStore &projects, ApiTokenStore &tokens, const AccessPolicy &policy, EventBus &events)
+        : m_projects(projects)
+        , m_tokens(tokens)
+        , m_policy(policy)
+        , m_events(events)
+    { }
     void registerIn(ApiRouter &router);
 
 private:
@@ -27,6 +31,7 @@ private:
     ProjectStore &m_projects;
     ApiTokenStore &m_tokens;
     const AccessPolicy &m_policy;
+    EventBus &m_events;
 };
 
 // GET /api/audit (hub administrators).
@@ -34,9 +39,10 @@ class AuditRoutes
 {
 public:
     AuditRoutes(Database &db, const AccessPolicy &policy, const Clock &clock)
-        : m_db(db), m_policy(policy), m_clock(clock)
-    {
-    }
+        : m_db(db)
+        , m_policy(policy)
+        , m_clock(clock)
+    { }
     void registerIn(ApiRouter &router);
 
 private:

@@ -1,0 +1,90 @@
+#pragma once
+
+#include "hub/edge/edgelimits.h"
+#include "hub/edge/httprequestparser.h"
+#include "hub/edge/httpservice.h"
+#include "hub/edge/preauthpool.h"
+
+#include <QHostAddress>
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+
+class QSslSocket;
+
+namespace cloop::hub::edge {
+
+class HttpFront;
+
+// One TLS connection of the front, from its handshake to its last answer
+// or its upgrade: reads one request at a time within the limits and
+// deadlines, asks the service about each head before reading its body, and
+// after a final answer closes without losing it to a reset.
+class HttpConnection final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(HttpConnection)
+
+public:
+    // Takes the socket (already given its descriptor) and the place.
+    HttpConnection(QSslSocket *socket, PreAuthPool::Place place, HttpFront &front,
+        HttpService &service, const EdgeLimits &limits);
+    ~HttpConnection() override;
+
+    void start();
+    const QHostAddress &peer() const { return m_peer; }
+
+Q_SIGNALS:
+    void finished();
+
+private:
+    enum class State
+    {
+        Handshaking,
+        Idle, // between requests
+        Head,
+        Body,
+        Serving, // waiting for the service's answer
+        Lingering, // answered for the last time; draining input
+        Done,
+    };
+
+    void onEncrypted();
+    void onReadyRead();
+    void process();
+    bool fillPending();
+    void onHeadComplete();
+    void onMessageComplete();
+    void handOver();
+    void respond(quint64 request, const HttpAnswer &answer);
+    void send(const HttpAnswer &answer, bool closeAfter);
+    // A refused request ends its connection; one log line (throttled)
+    // tells of refusals to callers who have not proved who they are.
+    void refuse(const HttpAnswer &answer, bool authenticated);
+    void linger();
+    void shutdownWriteWhenFlushed();
+    void arm(std::chrono::milliseconds deadline);
+    void onDeadline();
+    void finish();
+    QString describe() const;
+
+    QSslSocket *m_socket;
+    PreAuthPool::Place m_place;
+    HttpFront &m_front;
+    HttpService &m_service;
+    const EdgeLimits &m_limits;
+    QHostAddress m_peer;
+    HttpRequestParser m_parser;
+    QTimer m_deadline;
+    State m_state = State::Handshaking;
+    QByteArray m_pending;
+    qsizetype m_pendingOffset = 0;
+    HeadDecision m_decision;
+    quint64 m_requestSerial = 0;
+    qsizetype m_discarded = 0;
+    bool m_firstRequest = true;
+    bool m_authenticated = false;
+    bool m_writeShutDown = false;
+};
+
+} // namespace cloop::hub::edge

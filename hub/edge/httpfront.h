@@ -1,0 +1,78 @@
+#pragma once
+
+#include "common/result.h"
+#include "hub/edge/edgelimits.h"
+#include "hub/edge/logthrottle.h"
+#include "hub/edge/preauthpool.h"
+#include "hub/edge/tcplistener.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QSslConfiguration>
+#include <QWebSocketServer>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+class QAbstractSocket;
+class QSslSocket;
+
+namespace cloop::hub::edge {
+
+class HttpService;
+
+// The hub's one port as the internet meets it: accepts connections by
+// hand, does TLS, reads HTTP/1.1 requests within fixed limits and hands
+// them to a service, and passes WebSocket upgrades to the service with the
+// place they hold in the pre-authentication pool.
+class HttpFront final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(HttpFront)
+
+public:
+    struct Options
+    {
+        TcpListener::Options listen;
+        QSslConfiguration tls;
+        EdgeLimits limits;
+    };
+
+    static Result<std::unique_ptr<HttpFront>> start(
+        Options options, HttpService &service, QObject *parent = nullptr);
+    ~HttpFront() override;
+
+    quint16 port() const { return m_listener->port(); }
+    const PreAuthPool &preAuthPool() const { return m_pool; }
+    int connectionCount() const { return m_connections; }
+    const TcpListener &listener() const { return *m_listener; }
+
+    // For the connections: throttles for what anyone can make the hub log.
+    LogThrottle &handshakeLog() { return m_handshakeLog; }
+    LogThrottle &refusalLog() { return m_refusalLog; }
+    // A connection's socket, with its head still unread, for the WebSocket layer.
+    void upgrade(QSslSocket *socket, PreAuthPool::Place place);
+
+private:
+    HttpFront(Options options, HttpService &service, QObject *parent);
+    void onAccepted(util::Fd descriptor, const QHostAddress &peer);
+    void onWebSocket();
+    static std::string peerKey(const QHostAddress &address, quint16 port);
+
+    Options m_options;
+    HttpService &m_service;
+    PreAuthPool m_pool;
+    QElapsedTimer m_clock;
+    LogThrottle m_handshakeLog;
+    LogThrottle m_refusalLog;
+    LogThrottle m_admissionLog;
+    QWebSocketServer m_webSockets;
+    // Upgrading sockets by peer (address and port), until the WebSocket
+    // layer hands them back as WebSockets.
+    std::unordered_map<std::string, PreAuthPool::Place> m_upgrading;
+    int m_connections = 0;
+    std::unique_ptr<TcpListener> m_listener;
+};
+
+} // namespace cloop::hub::edge
