@@ -25,10 +25,10 @@ struct EdgeLimits
     std::chrono::milliseconds idleTimeout { 60'000 };
     // A WebSocket upgrade the WebSocket layer has not completed by then ends.
     std::chrono::milliseconds upgradeTimeout { 5'000 };
-    // After a final answer, unread input is discarded this long and this
-    // much at most, so the answer is not lost to a reset.
+    // After a final answer, unread input is discarded (raw, not decrypted)
+    // this long and this much at most, so the answer is not lost to a reset.
     std::chrono::milliseconds lingerTimeout { 2'000 };
-    qsizetype lingerBytes = 256 * 1024;
+    qsizetype lingerBytes = 32 * 1024 * 1024;
     // Decrypted bytes a connection buffers before it stops reading.
     qint64 readBufferBytes = 64 * 1024;
 };

@@ -5,6 +5,10 @@
 
 #include <QSslSocket>
 
+#include <QSocketNotifier>
+
+#include <cerrno>
+#include <fcntl.h>
 #include <sys/socket.h>
 
 namespace cloop::hub::edge {
@@ -53,6 +57,8 @@ HttpConnection::HttpConnection(QSslSocket *socket, PreAuthPool::Place place, Htt
 
 HttpConnection::~HttpConnection()
 {
+    // Before the descriptor it watches closes with the members.
+    delete m_drainNotifier;
     if (m_socket) {
         m_socket->disconnect(this);
         m_socket->abort();
@@ -71,8 +77,7 @@ void HttpConnection::start()
     connect(m_socket, &QSslSocket::readyRead, this, &HttpConnection::onReadyRead);
     // Not bytesWritten: QSslSocket emits it once the plain text is
     // encrypted, before the bytes reach the network.
-    connect(m_socket, &QSslSocket::encryptedBytesWritten, this,
-        &HttpConnection::shutdownWriteWhenFlushed);
+    connect(m_socket, &QSslSocket::encryptedBytesWritten, this, &HttpConnection::drainWhenFlushed);
     connect(m_socket, &QAbstractSocket::disconnected, this, &HttpConnection::finish);
     connect(m_socket, &QAbstractSocket::errorOccurred, this,
         [this](QAbstractSocket::SocketError error) {
@@ -105,6 +110,7 @@ void HttpConnection::onEncrypted()
 void HttpConnection::onReadyRead()
 {
     if (m_state == State::Lingering) {
+        // Until the answer is out: what TLS already decrypted is dropped.
         m_discarded += m_socket->readAll().size();
         if (m_discarded > m_limits.lingerBytes)
             finish();
@@ -290,22 +296,59 @@ void HttpConnection::linger()
     m_state = State::Lingering;
     m_pending.clear();
     m_pendingOffset = 0;
+    if (m_socket->isTransactionStarted())
+        m_socket->commitTransaction();
     arm(m_limits.lingerTimeout);
-    shutdownWriteWhenFlushed();
     m_discarded += m_socket->readAll().size();
+    drainWhenFlushed();
 }
 
-void HttpConnection::shutdownWriteWhenFlushed()
+void HttpConnection::drainWhenFlushed()
 {
-    if (m_state != State::Lingering || m_writeShutDown || !m_socket)
+    if (m_state != State::Lingering || m_drain.valid() || !m_socket)
         return;
     if (m_socket->bytesToWrite() > 0 || m_socket->encryptedBytesToWrite() > 0)
         return;
-    // The answer is on its way; the peer now sees the end and closes, while
-    // whatever it still sends is read and dropped instead of making the
-    // kernel answer with a reset that could destroy the answer in flight.
-    ::shutdown(static_cast<int>(m_socket->socketDescriptor()), SHUT_WR);
-    m_writeShutDown = true;
+    // The answer is on its way. The peer now sees the end and closes; what
+    // it still sends is read raw and dropped (no decryption, bounded in
+    // bytes and time) instead of making the kernel answer with a reset that
+    // could destroy the answer in flight. TLS has nothing more to do: the
+    // connection lives on in a copy of the descriptor only.
+    const int descriptor = static_cast<int>(m_socket->socketDescriptor());
+    ::shutdown(descriptor, SHUT_WR);
+    m_drain = util::Fd(::fcntl(descriptor, F_DUPFD_CLOEXEC, 0));
+    m_socket->disconnect(this);
+    m_socket->abort();
+    m_socket->deleteLater();
+    m_socket = nullptr;
+    if (!m_drain.valid()) {
+        finish();
+        return;
+    }
+    m_drainNotifier = new QSocketNotifier(m_drain.get(), QSocketNotifier::Read, this);
+    connect(m_drainNotifier, &QSocketNotifier::activated, this, &HttpConnection::onDrainReadable);
+    onDrainReadable();
+}
+
+void HttpConnection::onDrainReadable()
+{
+    char scratch[64 * 1024];
+    for (;;) {
+        const ssize_t n = ::recv(m_drain.get(), scratch, sizeof(scratch), MSG_DONTWAIT);
+        if (n > 0) {
+            m_discarded += n;
+            if (m_discarded > m_limits.lingerBytes) {
+                finish();
+                return;
+            }
+            continue;
+        }
+        if (n < 0 && (errno == EAGAIN || errno == EINTR))
+            return;
+        // The peer closed, or the connection broke: nothing left to protect.
+        finish();
+        return;
+    }
 }
 
 void HttpConnection::onDeadline()
@@ -342,6 +385,12 @@ void HttpConnection::finish()
     m_state = State::Done;
     m_deadline.stop();
     m_place.release();
+    if (m_drainNotifier) {
+        m_drainNotifier->setEnabled(false);
+        m_drainNotifier->deleteLater();
+        m_drainNotifier = nullptr;
+    }
+    m_drain.reset();
     if (m_socket) {
         m_socket->disconnect(this);
         m_socket->abort();

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/util/fd.h"
 #include "hub/edge/edgelimits.h"
 #include "hub/edge/httprequestparser.h"
 #include "hub/edge/httpservice.h"
@@ -10,6 +11,7 @@
 #include <QPointer>
 #include <QTimer>
 
+class QSocketNotifier;
 class QSslSocket;
 
 namespace cloop::hub::edge {
@@ -62,7 +64,8 @@ private:
     // tells of refusals to callers who have not proved who they are.
     void refuse(const HttpAnswer &answer, bool authenticated);
     void linger();
-    void shutdownWriteWhenFlushed();
+    void drainWhenFlushed();
+    void onDrainReadable();
     void arm(std::chrono::milliseconds deadline);
     void onDeadline();
     void finish();
@@ -84,7 +87,9 @@ private:
     qsizetype m_discarded = 0;
     bool m_firstRequest = true;
     bool m_authenticated = false;
-    bool m_writeShutDown = false;
+    // After the last answer: the connection, without TLS, being drained.
+    util::Fd m_drain;
+    QSocketNotifier *m_drainNotifier = nullptr;
 };
 
 } // namespace cloop::hub::edge

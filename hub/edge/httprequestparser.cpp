@@ -69,14 +69,11 @@ struct HttpRequestParser::Callbacks
     {
         HttpRequestParser &me = self(parser);
         QList<HttpHeader> &headers = me.m_head.headers;
-        // A field may arrive in pieces; a new one starts after a value.
+        // A field may arrive in pieces; a new one starts after a value. The
+        // head's byte limit bounds how many there can be; their count is
+        // checked once the head is whole, so that where the input was split
+        // never changes the verdict.
         if (me.m_lastWasValue || headers.isEmpty()) {
-            if (headers.size() >= me.m_limits.maxHeaders) {
-                me.m_refusal = HttpParseError { 431,
-                    QByteArray("more than ") + QByteArray::number(me.m_limits.maxHeaders)
-                        + " header fields" };
-                return 1;
-            }
             headers.append(HttpHeader {});
             me.m_lastWasValue = false;
         }
@@ -98,6 +95,12 @@ struct HttpRequestParser::Callbacks
         HttpRequestHead &head = me.m_head;
         if (parser->http_major != 1) {
             me.m_refusal = HttpParseError { 505, "only HTTP/1.x is served here" };
+            return -1;
+        }
+        if (head.headers.size() > me.m_limits.maxHeaders) {
+            me.m_refusal = HttpParseError { 431,
+                QByteArray("more than ") + QByteArray::number(me.m_limits.maxHeaders)
+                    + " header fields" };
             return -1;
         }
         for (HttpHeader &header : head.headers) {

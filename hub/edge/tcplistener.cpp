@@ -181,32 +181,40 @@ void TcpListener::pauseAccepting()
     m_resume.start();
 }
 
-void TcpListener::refuseOneWithReserve()
+bool TcpListener::refuseOneWithReserve()
 {
-    ++m_refusedForDescriptors;
     if (!m_reserve.valid()) {
+        ++m_refusedForDescriptors;
         if (m_exhaustionLog->admit())
             qCWarning(lcHubEdge).noquote() << QStringLiteral(
                 "out of file descriptors: new connections wait in the backlog (%1 refused so far)")
                                                   .arg(m_refusedForDescriptors);
         pauseAccepting();
-        return;
+        return false;
     }
+    // Linux reports EMFILE before it looks at the queue: with the reserve
+    // freed, accept tells whether anyone is waiting at all.
     m_reserve.reset();
     sockaddr_storage peer {};
     socklen_t length = sizeof(peer);
     util::Fd refused(
         ::accept4(m_socket.get(), reinterpret_cast<sockaddr *>(&peer), &length, SOCK_CLOEXEC));
-    const QString from = refused.valid() ? addressOf(peer).toString() : QStringLiteral("a client");
+    const bool waiting = refused.valid();
     refused.reset();
     m_reserve = openReserve();
-    if (m_exhaustionLog->admit())
-        qCWarning(lcHubEdge).noquote() << QStringLiteral(
-            "out of file descriptors: refused a connection from %1 (%2 refused so far)")
-                                              .arg(from)
-                                              .arg(m_refusedForDescriptors);
-    if (!m_reserve.valid())
+    if (waiting) {
+        ++m_refusedForDescriptors;
+        if (m_exhaustionLog->admit())
+            qCWarning(lcHubEdge).noquote() << QStringLiteral(
+                "out of file descriptors: refused a connection from %1 (%2 refused so far)")
+                                                  .arg(addressOf(peer).toString())
+                                                  .arg(m_refusedForDescriptors);
+    }
+    if (!m_reserve.valid()) {
         pauseAccepting();
+        return false;
+    }
+    return waiting;
 }
 
 void TcpListener::acceptPending()
@@ -234,8 +242,7 @@ void TcpListener::acceptPending()
             continue;
         case EMFILE:
         case ENFILE:
-            refuseOneWithReserve();
-            if (!m_notifier->isEnabled())
+            if (!refuseOneWithReserve())
                 return;
             continue;
         default:

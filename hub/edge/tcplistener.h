@@ -54,7 +54,8 @@ private:
     TcpListener(util::Fd socket, quint16 port, int backlog, const Options &options, Handler handler,
         QObject *parent);
     void acceptPending();
-    void refuseOneWithReserve();
+    // Accepts and closes one waiting connection; false when none was waiting.
+    bool refuseOneWithReserve();
     void pauseAccepting();
 
     util::Fd m_socket;

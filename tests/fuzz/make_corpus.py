@@ -188,6 +188,60 @@ def message(**fields):
     return json.dumps(fields, separators=(",", ":")).encode()
 
 
+def http_input(stream, body_units=4, chunks=b""):
+    """The fuzz_httphead format: chunk sizes, body limit in the high nibble."""
+    return bytes([(body_units << 4) | len(chunks)]) + chunks + stream
+
+
+def http_corpus():
+    get = b"GET /api/health HTTP/1.1\r\nHost: hub\r\n\r\n"
+    post = (b"POST /api/forwarders HTTP/1.1\r\nHost: hub\r\nAuthorization: Bearer cat_x\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 17\r\n\r\n{\"name\": \"lab3\"}")
+    chunked = (b"POST /api/runs HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n"
+               b"5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+    upgrade = (b"GET /api/forwarders/connect HTTP/1.1\r\nHost: hub\r\nUpgrade: websocket\r\n"
+               b"Connection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+               b"Sec-WebSocket-Version: 13\r\n\r\n")
+    return {
+        "get": http_input(get),
+        "get-split": http_input(get, chunks=bytes([1, 3, 2])),
+        "post": http_input(post),
+        "post-split": http_input(post, chunks=bytes([2, 5])),
+        "pipelined": http_input(get + post + get),
+        "chunked": http_input(chunked, chunks=bytes([4])),
+        "upgrade": http_input(upgrade),
+        "http10": http_input(b"GET / HTTP/1.0\r\n\r\n"),
+        "bad-declared-too-large": http_input(
+            b"POST /api/forwarders HTTP/1.1\r\nContent-Length: 268435456\r\n\r\n", body_units=1),
+        "bad-chunked-too-large": http_input(chunked.replace(b"6\r\n world", b"ff\r\n" + b"x" * 255), body_units=1),
+        "bad-both-lengths": http_input(
+            b"POST / HTTP/1.1\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"),
+        "bad-head-too-large": http_input(b"GET / HTTP/1.1\r\nX: " + b"a" * 1900, chunks=bytes([15])),
+        "bad-http2": http_input(b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+        "bad-garbage": http_input(b"\x16\x03\x01\x02\x00\x01\x00"),
+    }
+
+
+def greeting_corpus():
+    forwarders, executors, events, binary = 0, 1, 2, 4
+    hello = json.dumps({"type": "hello", "role": "forwarder", "protocol": 25,
+                        "credential": token("cfc_", b"greeting"), "software": "0.1.0"}).encode()
+    redeem = json.dumps({"type": "redeem", "role": "executor", "protocol": 25,
+                         "token": token("cft_", b"greeting"), "software": "0.1.0"}).encode()
+    subscribe = json.dumps({"type": "subscribe", "token": token("cat_", b"greeting")}).encode()
+    return {
+        "hello": bytes([forwarders]) + hello,
+        "redeem": bytes([executors]) + redeem,
+        "subscribe": bytes([events]) + subscribe,
+        "bad-hello-wrong-endpoint": bytes([executors]) + hello,
+        "bad-hello-binary": bytes([forwarders | binary]) + hello,
+        "bad-old-protocol": bytes([forwarders]) + hello.replace(b"25", b"3"),
+        "bad-not-json": bytes([forwarders]) + b"let me in",
+        "bad-subscribe-binary": bytes([events | binary]) + subscribe,
+        "bad-subscribe-number": bytes([events]) + b'{"type": "subscribe", "token": 42}',
+    }
+
+
 def main():
     fwd_token = token("cft_", b"seed forwarder token")
     exe_token = token("cet_", b"seed executor token")
@@ -306,6 +360,9 @@ def main():
             "latin1-and-damage": b"0001  Fry\xe9s\r\n\tzz00  bad\n12\n",
         },
     }
+
+    corpora["fuzz_httphead"] = http_corpus()
+    corpora["fuzz_greeting"] = greeting_corpus()
 
     for target, inputs in corpora.items():
         directory = ROOT / target

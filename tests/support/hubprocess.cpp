@@ -67,10 +67,21 @@ bool HubProcess::initialise()
 bool HubProcess::launch()
 {
     m_process = makeDaemonProcess();
-    m_process->setProgram(binaryPath(QStringLiteral("cloop")));
-    m_process->setArguments(QStringList{QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"), m_dataDir,
-                                        QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_port)}
-                            + m_serveArguments);
+    const QStringList serve
+        = QStringList { QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"),
+              m_dataDir, QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_port) }
+        + m_serveArguments;
+    if (m_openFilesLimit > 0) {
+        // prlimit execs the hub, so the PID stays the hub's.
+        m_process->setProgram(QStringLiteral("prlimit"));
+        m_process->setArguments(
+            QStringList { QStringLiteral("--nofile=%1:%1").arg(m_openFilesLimit),
+                QStringLiteral("--"), binaryPath(QStringLiteral("cloop")) }
+            + serve);
+    } else {
+        m_process->setProgram(binaryPath(QStringLiteral("cloop")));
+        m_process->setArguments(serve);
+    }
     QProcessEnvironment environment = childEnvironment(m_homeDir);
     environment.insert(QStringLiteral("CLOOP_HUB_DATA"), m_dataDir);
     m_process->setProcessEnvironment(environment);
@@ -131,6 +142,11 @@ bool HubProcess::answersHealth(quint16 port) const
     url.setPath(QStringLiteral("/api/health"));
     const HttpResult answer = pinnedGet(url, pin(), {}, kHealthProbeMs);
     return answer.status == 200 && answer.json().value(QLatin1String("status")).toString() == QLatin1String("ok");
+}
+
+qint64 HubProcess::pid() const
+{
+    return m_process ? m_process->processId() : 0;
 }
 
 bool HubProcess::start()

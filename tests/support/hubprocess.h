@@ -40,6 +40,8 @@ public:
     bool initialise();
     // More options for `cloop hub serve`, for every later start.
     void setServeArguments(const QStringList &arguments) { m_serveArguments = arguments; }
+    // Later starts run under this open-files limit, soft and hard (0: as inherited).
+    void setOpenFilesLimit(int limit) { m_openFilesLimit = limit; }
     // First start listens on port 0 and learns the port from DIR/cli.json;
     // later starts reuse that port. Returns once /api/health answers.
     bool start();
@@ -48,6 +50,7 @@ public:
     // SIGTERM by PID and waits; the exit code, or -1 if it had to be killed.
     int stop();
     bool isRunning() const;
+    qint64 pid() const;
 
     QString dataDir() const { return m_dataDir; }
     QString homeDir() const { return m_homeDir; }
@@ -104,6 +107,7 @@ private:
     QString m_lastError;
     std::unique_ptr<QProcess> m_process;
     QStringList m_serveArguments;
+    int m_openFilesLimit = 0;
 };
 
 } // namespace cloop::testing

@@ -152,4 +152,29 @@ QString sandboxesUnavailable()
     return {};
 }
 
+ProcessStats processStats(qint64 pid)
+{
+    ProcessStats stats;
+    const QString base = QStringLiteral("/proc/%1/").arg(pid);
+    QFile status(base + QLatin1String("status"));
+    if (status.open(QIODevice::ReadOnly)) {
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (line.startsWith("VmRSS:"))
+                stats.rssKiB = line.mid(6).trimmed().split(' ').value(0).toLongLong();
+        }
+    }
+    QFile stat(base + QLatin1String("stat"));
+    if (stat.open(QIODevice::ReadOnly)) {
+        // Fields after the command's closing parenthesis; utime and stime
+        // are the 12th and 13th of those.
+        const QByteArray text = stat.readAll();
+        const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+        const double ticks = static_cast<double>(::sysconf(_SC_CLK_TCK));
+        stats.cpuSeconds = (fields.value(11).toLongLong() + fields.value(12).toLongLong()) / ticks;
+    }
+    stats.openFiles = static_cast<int>(
+        QDir(base + QLatin1String("fd")).entryList(QDir::NoDotAndDotDot | QDir::System).size());
+    return stats;
+}
+
 } // namespace cloop::testing

@@ -45,6 +45,15 @@ std::unique_ptr<QProcess> makeDaemonProcess();
 // while that process is still ours (not yet reaped). Returns whether sent.
 bool signalProcess(const QProcess &process, int signalNumber);
 
+// What /proc says of a running process.
+struct ProcessStats
+{
+    qint64 rssKiB = 0;
+    double cpuSeconds = 0; // user + system
+    int openFiles = 0;
+};
+ProcessStats processStats(qint64 pid);
+
 // Why real podman sandboxes cannot run here, or empty when they can: they
 // need root (rootful podman), podman and busybox-static (the default image).
 QString sandboxesUnavailable();
