@@ -313,10 +313,21 @@ void RunDispatcher::acceptLogChannel(qint64 executorId, tunnel::Channel *channel
     }
     channel->accept();
     // The agent resends from where the stored log ends: nothing is lost or
-    // stored twice across reconnects.
-    auto decoder = std::make_shared<LogRecordDecoder>(static_cast<quint64>(run->logEnd));
+    // stored twice across reconnects. That end is where the output stream
+    // ends, whatever the cap or the budget trimmed from the log's start.
+    qint64 resume = run->logEnd;
+    if (auto stored = m_logs.endOf(runId); !stored) {
+        qCWarning(lcHub).noquote()
+            << QStringLiteral("run %1:").arg(runId) << stored.error().message;
+    } else if (static_cast<qint64>(*stored) > resume) {
+        // Stored, but the hub stopped before it noted so.
+        resume = static_cast<qint64>(*stored);
+        if (Status recorded = m_core.runStore().setLogEnd(runId, resume); !recorded)
+            qCWarning(lcHub).noquote() << recorded.error().message;
+    }
+    auto decoder = std::make_shared<LogRecordDecoder>(static_cast<quint64>(resume));
     tunnel::TunnelConnection *session = m_executors.session(executorId);
-    session->sendControl(RunAck{runId, run->logEnd});
+    session->sendControl(RunAck { runId, resume });
     QPointer<tunnel::Channel> guarded(channel);
     QPointer<tunnel::TunnelConnection> guardedSession(session);
     connect(channel, &tunnel::Channel::readyRead, this, [this, runId, decoder, guarded, guardedSession] {
