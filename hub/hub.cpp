@@ -19,6 +19,7 @@
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
 #include "hub/storage/runlogstore.h"
+#include "hub/storage/runstore.h"
 #include "hub/tls/devcertificate.h"
 
 #include <QDir>
@@ -172,7 +173,24 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
         std::move(*database), *hub->m_clock, HubCore::Options { options.requestLifetime });
     hub->m_gateways = std::make_unique<HubGateways>(
         *hub->m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
-    hub->m_runLogs = std::make_unique<RunLogStore>(options.dataDir + QLatin1String("/runs"));
+    // Logs of runs that may still grow are trimmed only after every finished
+    // run's log.
+    auto runLogs = RunLogStore::open(
+        options.dataDir + QLatin1String("/runs"), options.runLogs, [core = hub->m_core.get()] {
+            QSet<qint64> active;
+            auto runs = core->runStore().list(std::nullopt, false);
+            if (!runs) {
+                qCWarning(lcHub).noquote()
+                    << "cannot tell which runs are active:" << runs.error().message;
+                return active;
+            }
+            for (const RunRecord &run : std::as_const(*runs))
+                active.insert(run.id);
+            return active;
+        });
+    if (!runLogs)
+        return runLogs.error();
+    hub->m_runLogs = std::move(*runLogs);
     hub->m_deviceStreams = std::make_unique<DeviceStreams>(
         hub->m_gateways->forwarders(), hub->m_gateways->executors(), hub->m_core->events());
     hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(),

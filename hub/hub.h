@@ -4,6 +4,7 @@
 #include "hub/edge/edgelimits.h"
 #include "hub/executor/ownexecutor.h"
 #include "hub/server/daemongateway.h"
+#include "hub/storage/runlogstore.h"
 
 #include <QHostAddress>
 #include <QObject>
@@ -25,7 +26,6 @@ class HubCore;
 class HubGateways;
 class HubHttpServer;
 class RunDispatcher;
-class RunLogStore;
 
 struct HubOptions
 {
@@ -40,6 +40,8 @@ struct HubOptions
     // How long an executor may stay away before its runs are lost.
     std::chrono::milliseconds runGrace { 45'000 };
     DaemonGateway::Options gateway;
+    // What runs' logs may take on disk, each and all together.
+    RunLogLimits runLogs;
     // What the port lets anyone cost before they prove who they are.
     edge::EdgeLimits edge;
     int listenBacklog = 4096;

@@ -14,6 +14,16 @@ qint64 idOf(const QJsonObject &record)
     return record.value(QLatin1String("id")).toInteger();
 }
 
+// A tooltip renders text that looks like markup as rich text, and cells hold
+// what people wrote (reasons, names): escaped in a paragraph, it shows as
+// written.
+QString plainToolTip(const QString &text)
+{
+    if (text.isEmpty())
+        return {};
+    return QStringLiteral("<p style=\"white-space:pre-wrap\">%1</p>").arg(text.toHtmlEscaped());
+}
+
 } // namespace
 
 JsonTableModel::JsonTableModel(QList<Column> columns, QObject *parent)
@@ -39,8 +49,9 @@ QVariant JsonTableModel::data(const QModelIndex &index, int role) const
     const Column &column = m_columns.at(index.column());
     switch (role) {
     case Qt::DisplayRole:
-    case Qt::ToolTipRole:
         return column.text(record);
+    case Qt::ToolTipRole:
+        return plainToolTip(column.text(record));
     case RecordRole:
         return record;
     case SortRole:

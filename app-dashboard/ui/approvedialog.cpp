@@ -1,6 +1,7 @@
 #include "app-dashboard/ui/approvedialog.h"
 
 #include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/ui/plainlabel.h"
 #include "common/util/duration.h"
 
 #include <QComboBox>
@@ -34,7 +35,7 @@ ApproveDialog::ApproveDialog(ForwarderDirectory *directory, const QJsonObject &r
 
     auto *form = new QFormLayout;
     const auto info = [this, form](const QString &label, const QString &text) {
-        auto *value = new QLabel(text, this);
+        auto *value = new PlainLabel(text, this);
         value->setWordWrap(true);
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
         form->addRow(label, value);

@@ -1,6 +1,7 @@
 #include "app-dashboard/ui/enrolldialog.h"
 
 #include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/ui/plainlabel.h"
 #include "common/device/l2/tapdevice.h"
 
 #include <QApplication>
@@ -28,15 +29,15 @@ const QRegularExpression kUsb(QStringLiteral("^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(:[!
 } // namespace
 
 EnrollDialog::EnrollDialog(ForwarderDirectory *directory, QWidget *parent)
-    : FormDialog(tr("Enroll a forwarder"), tr("Enroll"), parent),
-      m_directory(directory),
-      m_pages(new QStackedWidget(this)),
-      m_name(new QLineEdit(this)),
-      m_usbChoice(new QRadioButton(tr("&USB device"), this)),
-      m_interfaceChoice(new QRadioButton(tr("&Network segment"), this)),
-      m_device(new QLineEdit(this)),
-      m_command(new QLineEdit(this)),
-      m_validity(new QLabel(this))
+    : FormDialog(tr("Enroll a forwarder"), tr("Enroll"), parent)
+    , m_directory(directory)
+    , m_pages(new QStackedWidget(this))
+    , m_name(new QLineEdit(this))
+    , m_usbChoice(new QRadioButton(tr("&USB device"), this))
+    , m_interfaceChoice(new QRadioButton(tr("&Network segment"), this))
+    , m_device(new QLineEdit(this))
+    , m_command(new QLineEdit(this))
+    , m_validity(new PlainLabel(this))
 {
     m_name->setObjectName(QStringLiteral("name"));
     m_name->setPlaceholderText(tr("bench-hsm"));

@@ -1,5 +1,7 @@
 #include "app-dashboard/ui/formdialog.h"
 
+#include "app-dashboard/ui/plainlabel.h"
+
 #include <QAbstractButton>
 #include <QDialogButtonBox>
 #include <QLabel>
@@ -9,9 +11,9 @@
 namespace cloop::dashboard {
 
 FormDialog::FormDialog(const QString &title, const QString &actionText, QWidget *parent)
-    : QDialog(parent),
-      m_message(new QLabel(this)),
-      m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
+    : QDialog(parent)
+    , m_message(new PlainLabel(this))
+    , m_buttons(new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this))
 {
     setWindowTitle(title);
     m_message->setObjectName(QStringLiteral("message"));

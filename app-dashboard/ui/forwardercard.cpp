@@ -1,6 +1,7 @@
 #include "app-dashboard/ui/forwardercard.h"
 
 #include "app-dashboard/core/forwarderlistmodel.h"
+#include "app-dashboard/ui/plainlabel.h"
 
 #include <QDateTime>
 #include <QHBoxLayout>
@@ -29,19 +30,19 @@ QString describeTimeLeft(const QDateTime &until, const QDateTime &now)
 }
 
 ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent)
-    : QFrame(parent),
-      m_index(index),
-      m_forwarderId(index.data(ForwarderListModel::IdRole).toLongLong()),
-      m_kindIcon(new QLabel(this)),
-      m_nameLabel(new QLabel(this)),
-      m_stateLabel(new QLabel(this)),
-      m_deviceLabel(new QLabel(this)),
-      m_bindingLabel(new QLabel(this)),
-      m_testLabel(new QLabel(this)),
-      m_bindButton(new QPushButton(tr("Bind…"), this)),
-      m_unbindButton(new QPushButton(tr("Unbind"), this)),
-      m_testButton(new QPushButton(tr("Test"), this)),
-      m_revokeButton(new QPushButton(tr("Revoke"), this))
+    : QFrame(parent)
+    , m_index(index)
+    , m_forwarderId(index.data(ForwarderListModel::IdRole).toLongLong())
+    , m_kindIcon(new QLabel(this))
+    , m_nameLabel(new PlainLabel(this))
+    , m_stateLabel(new PlainLabel(this))
+    , m_deviceLabel(new PlainLabel(this))
+    , m_bindingLabel(new PlainLabel(this))
+    , m_testLabel(new PlainLabel(this))
+    , m_bindButton(new QPushButton(tr("Bind…"), this))
+    , m_unbindButton(new QPushButton(tr("Unbind"), this))
+    , m_testButton(new QPushButton(tr("Test"), this))
+    , m_revokeButton(new QPushButton(tr("Revoke"), this))
 {
     setObjectName(QStringLiteral("forwarderCard"));
     setFrameShape(QFrame::StyledPanel);

@@ -6,6 +6,7 @@
 #include "app-dashboard/ui/enrolldialog.h"
 #include "app-dashboard/ui/forwardercard.h"
 #include "app-dashboard/ui/pagetitle.h"
+#include "app-dashboard/ui/plainlabel.h"
 #include "app-dashboard/ui/reasondialog.h"
 
 #include <QHBoxLayout>
@@ -55,15 +56,15 @@ private:
 } // namespace
 
 ForwardersPage::ForwardersPage(HubApi *api, ForwarderDirectory *directory, QWidget *parent)
-    : QWidget(parent),
-      m_api(api),
-      m_directory(directory),
-      m_filter(new ForwarderFilter(this)),
-      m_search(new QLineEdit(this)),
-      m_enroll(new QPushButton(tr("+ Enroll forwarder"), this)),
-      m_error(new QLabel(this)),
-      m_empty(new QLabel(this)),
-      m_cardLayout(new QVBoxLayout)
+    : QWidget(parent)
+    , m_api(api)
+    , m_directory(directory)
+    , m_filter(new ForwarderFilter(this))
+    , m_search(new QLineEdit(this))
+    , m_enroll(new QPushButton(tr("+ Enroll forwarder"), this))
+    , m_error(new PlainLabel(this))
+    , m_empty(new PlainLabel(this))
+    , m_cardLayout(new QVBoxLayout)
 {
     m_filter->setSourceModel(directory->model());
     m_search->setObjectName(QStringLiteral("search"));

@@ -7,6 +7,7 @@
 #include "app-dashboard/ui/auditpage.h"
 #include "app-dashboard/ui/executorspage.h"
 #include "app-dashboard/ui/forwarderspage.h"
+#include "app-dashboard/ui/plainlabel.h"
 #include "app-dashboard/ui/projectspage.h"
 
 #include <QApplication>
@@ -22,16 +23,16 @@
 namespace cloop::dashboard {
 
 MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent)
-    : QMainWindow(parent),
-      m_events(new EventStream(this)),
-      m_directory(new ForwarderDirectory(api, m_events, this)),
-      m_navigation(new QListWidget(this)),
-      m_pages(new QStackedWidget(this)),
-      m_forwarders(new ForwardersPage(api, m_directory, this)),
-      m_projects(new ProjectsPage(api, m_events, m_directory, identity, this)),
-      m_approvals(new ApprovalsPage(api, m_events, m_directory, this)),
-      m_executors(new ExecutorsPage(api, m_events, this)),
-      m_live(new QLabel(this))
+    : QMainWindow(parent)
+    , m_events(new EventStream(this))
+    , m_directory(new ForwarderDirectory(api, m_events, this))
+    , m_navigation(new QListWidget(this))
+    , m_pages(new QStackedWidget(this))
+    , m_forwarders(new ForwardersPage(api, m_directory, this))
+    , m_projects(new ProjectsPage(api, m_events, m_directory, identity, this))
+    , m_approvals(new ApprovalsPage(api, m_events, m_directory, this))
+    , m_executors(new ExecutorsPage(api, m_events, this))
+    , m_live(new PlainLabel(this))
 {
     setWindowTitle(tr("cloop dashboard — %1").arg(api->endpoint().url.host()));
     m_navigation->setObjectName(QStringLiteral("navigation"));
@@ -77,9 +78,10 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
 
     const QString user = identity.value(QLatin1String("user")).toString();
     const bool admin = identity.value(QLatin1String("hub_admin")).toBool();
-    statusBar()->addWidget(new QLabel(admin ? tr("Signed in as %1 (hub administrator)").arg(user)
-                                            : tr("Signed in as %1").arg(user),
-                                      this));
+    statusBar()->addWidget(
+        new PlainLabel(admin ? tr("Signed in as %1 (hub administrator)").arg(user)
+                             : tr("Signed in as %1").arg(user),
+            this));
     m_live->setObjectName(QStringLiteral("live"));
     // Slow calls show as a moving bar, so a wait never looks like a hang.
     auto *busy = new QProgressBar(this);

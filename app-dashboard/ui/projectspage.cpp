@@ -4,6 +4,7 @@
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/ui/binddialog.h"
 #include "app-dashboard/ui/pagetitle.h"
+#include "app-dashboard/ui/plainlabel.h"
 #include "app-dashboard/ui/reasondialog.h"
 #include "app-dashboard/ui/recordtable.h"
 
@@ -15,15 +16,15 @@
 
 namespace cloop::dashboard {
 
-ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory, const QJsonObject &identity,
-                           QWidget *parent)
-    : QWidget(parent),
-      m_directory(directory),
-      m_identity(identity),
-      m_overview(new QLabel(this)),
-      m_bind(new QPushButton(tr("&Bind a device…"), this)),
-      m_request(new QPushButton(tr("&Request a device…"), this)),
-      m_unbind(new QPushButton(tr("&Unbind…"), this))
+ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory,
+    const QJsonObject &identity, QWidget *parent)
+    : QWidget(parent)
+    , m_directory(directory)
+    , m_identity(identity)
+    , m_overview(new PlainLabel(this))
+    , m_bind(new QPushButton(tr("&Bind a device…"), this))
+    , m_request(new QPushButton(tr("&Request a device…"), this))
+    , m_unbind(new QPushButton(tr("&Unbind…"), this))
 {
     auto *projectModel = new JsonTableModel(
             {textColumn(tr("Project"), QStringLiteral("path")),

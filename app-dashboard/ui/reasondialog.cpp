@@ -1,6 +1,7 @@
 #include "app-dashboard/ui/reasondialog.h"
 
 #include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/ui/plainlabel.h"
 
 #include <QLabel>
 #include <QLineEdit>
@@ -15,7 +16,7 @@ ReasonDialog::ReasonDialog(const QString &title, const QString &consequence, con
       m_reasonRequired(reasonRequired),
       m_reason(new QLineEdit(this))
 {
-    auto *what = new QLabel(consequence, this);
+    auto *what = new PlainLabel(consequence, this);
     what->setWordWrap(true);
     m_reason->setObjectName(QStringLiteral("reason"));
     m_reason->setPlaceholderText(reasonRequired ? tr("Reason (kept in the audit log)")

@@ -1,6 +1,7 @@
 #include "app-dashboard/ui/recordtable.h"
 
 #include "app-dashboard/core/jsonlisting.h"
+#include "app-dashboard/ui/plainlabel.h"
 
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -14,14 +15,14 @@
 namespace cloop::dashboard {
 
 RecordTable::RecordTable(JsonListing *listing, const QString &filterHint, QWidget *parent)
-    : QWidget(parent),
-      m_listing(listing),
-      m_proxy(new QSortFilterProxyModel(this)),
-      m_view(new QTableView(this)),
-      m_filter(new QLineEdit(this)),
-      m_error(new QLabel(this)),
-      m_empty(new QLabel(this)),
-      m_bar(new QHBoxLayout)
+    : QWidget(parent)
+    , m_listing(listing)
+    , m_proxy(new QSortFilterProxyModel(this))
+    , m_view(new QTableView(this))
+    , m_filter(new QLineEdit(this))
+    , m_error(new PlainLabel(this))
+    , m_empty(new PlainLabel(this))
+    , m_bar(new QHBoxLayout)
 {
     m_proxy->setSourceModel(listing->model());
     m_proxy->setSortRole(JsonTableModel::SortRole);

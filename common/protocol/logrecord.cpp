@@ -73,6 +73,24 @@ LogRecord LogRecord::gap(quint64 offset, quint32 length)
     return record;
 }
 
+LogRecord LogRecord::tailFrom(quint64 from) const
+{
+    Q_ASSERT(from >= offset && from < end());
+    const quint64 skip = from - offset;
+    if (isGap())
+        return gap(from, static_cast<quint32>(gapLength - skip));
+    return data(kind, from, payload.sliced(static_cast<qsizetype>(skip)));
+}
+
+void appendGapRecords(QList<LogRecord> &out, quint64 from, quint64 to)
+{
+    while (from < to) {
+        const quint64 length = qMin(to - from, kMaxLogGapLength);
+        out.append(LogRecord::gap(from, static_cast<quint32>(length)));
+        from += length;
+    }
+}
+
 Status validateLogRecord(const LogRecord &record)
 {
     if (record.isGap() && !record.payload.isEmpty())

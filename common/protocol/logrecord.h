@@ -48,9 +48,14 @@ struct LogRecord
     // Bytes of the output stream the record covers (lost ones for a gap).
     quint64 length() const { return isGap() ? gapLength : quint64(payload.size()); }
     quint64 end() const { return offset + length(); }
+    // The part of the record from `from` on; `from` lies in [offset, end()).
+    LogRecord tailFrom(quint64 from) const;
 
     friend bool operator==(const LogRecord &, const LogRecord &) = default;
 };
+
+// Appends gap records covering [from, to), each at most kMaxLogGapLength.
+void appendGapRecords(QList<LogRecord> &out, quint64 from, quint64 to);
 
 // Whether `record` may be encoded: a known kind, a length within the limits
 // above and an end that fits in 64 bits.

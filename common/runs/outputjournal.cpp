@@ -4,7 +4,6 @@
 
 namespace cloop::runs {
 
-using protocol::kMaxLogGapLength;
 using protocol::kMaxLogPayload;
 using protocol::LogRecord;
 using protocol::LogRecordKind;
@@ -122,11 +121,8 @@ Result<QList<LogRecord>> OutputJournal::recordsFrom(quint64 offset) const
                                   .arg(m_endOffset));
     QList<LogRecord> records;
     // The dropped range, in gap records of at most kMaxLogGapLength bytes.
-    while (offset < m_dataStart) {
-        const quint64 length = qMin(m_dataStart - offset, kMaxLogGapLength);
-        records.append(LogRecord::gap(offset, quint32(length)));
-        offset += length;
-    }
+    protocol::appendGapRecords(records, offset, m_dataStart);
+    offset = qMax(offset, m_dataStart);
     // First chunk that ends after `offset`.
     auto it = std::upper_bound(m_chunks.begin(), m_chunks.end(), offset,
         [](quint64 value, const Chunk &chunk) { return value < chunk.end(); });

@@ -4,6 +4,7 @@
 #include "common/net/hubtls.h"
 #include "common/net/spkipin.h"
 #include "common/protocol/agentcapabilities.h"
+#include "common/util/bytesize.h"
 #include "common/util/duration.h"
 #include "common/util/unixsignalwatcher.h"
 #include "hub/cli/command.h"
@@ -190,9 +191,17 @@ int serve(const QStringList &arguments)
                        "request head, or to "
                        "say hello on a daemon endpoint (default 10s)."),
         QStringLiteral("DURATION"), QStringLiteral("10s"));
-    command.addOptions(
-        { kDataOption, listen, cert, key, publicUrl, requestTtl, lostAfter, ownExecutor,
-            ownExecutorMax, maxUnauthenticated, maxPerSource, connectionRate, preAuthTimeout });
+    const QCommandLineOption runLogCap(QStringLiteral("run-log-cap"),
+        QStringLiteral("What one run's log may take on disk; past it the oldest output "
+                       "is dropped and the log says how much (default 64MiB)."),
+        QStringLiteral("SIZE"), QStringLiteral("64MiB"));
+    const QCommandLineOption runLogBudget(QStringLiteral("run-log-budget"),
+        QStringLiteral("What all runs' logs may take on disk; past it the oldest "
+                       "finished runs' logs are trimmed first (default 4GiB)."),
+        QStringLiteral("SIZE"), QStringLiteral("4GiB"));
+    command.addOptions({ kDataOption, listen, cert, key, publicUrl, requestTtl, lostAfter,
+        ownExecutor, ownExecutorMax, maxUnauthenticated, maxPerSource, connectionRate,
+        preAuthTimeout, runLogCap, runLogBudget });
     if (auto done = command.parse(arguments))
         return *done;
     const QString &name = command.name();
@@ -220,6 +229,19 @@ int serve(const QStringList &arguments)
                 .arg(command.value(lostAfter)),
             kExitUsage);
     options.runGrace = std::chrono::duration_cast<std::chrono::milliseconds>(*grace);
+    for (const auto &[option, limit] : { std::pair { &runLogCap, &options.runLogs.perRun },
+             std::pair { &runLogBudget, &options.runLogs.total } }) {
+        auto size = util::parseByteSize(command.value(*option));
+        if (!size)
+            return fail(name,
+                QStringLiteral("--%1: %2").arg(option->names().first(), size.error().message),
+                kExitUsage);
+        *limit = *size;
+    }
+    if (Status limits = options.runLogs.check(); !limits)
+        return fail(name,
+            QStringLiteral("--run-log-cap, --run-log-budget: %1").arg(limits.error().message),
+            kExitUsage);
     for (const QCommandLineOption *count :
         { &maxUnauthenticated, &maxPerSource, &connectionRate }) {
         if (auto checked = positiveCount(command, *count); !checked)

@@ -45,7 +45,15 @@ Status followLog(Command &command, qint64 runId, bool live)
             const qint64 start = record.value(QLatin1String("offset")).toInteger();
             if (record.contains(QLatin1String("lost"))) {
                 const qint64 lost = record.value(QLatin1String("lost")).toInteger();
-                note(QStringLiteral("[cloop: %1 bytes of output were dropped: more than the agent retains for a run waited for the hub]").arg(lost));
+                note(QStringLiteral("[cloop: %1 bytes dropped: %2]")
+                         .arg(lost)
+                         .arg(record.value(QLatin1String("dropped_by")).toString()
+                                     == QLatin1String("hub")
+                                 ? QStringLiteral(
+                                     "the hub keeps only the newest output of a run "
+                                     "(cloop hub serve --run-log-cap, --run-log-budget)")
+                                 : QStringLiteral(
+                                     "more than the agent retains for a run waited for the hub")));
                 offset = start + lost;
                 continue;
             }

@@ -18,6 +18,7 @@
 
 #include <QPointer>
 
+#include <algorithm>
 #include <memory>
 
 namespace cloop::hub {
@@ -36,7 +37,8 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
       m_logs(logs),
       m_devices(devices),
       m_forwarderStates(forwarderStates),
-      m_grace(grace)
+      m_grace(grace),
+      m_refusalLog(lcHub(), QStringLiteral("refused executor reports"), 5, std::chrono::minutes(1))
 {
     connect(&runs, &RunService::runQueued, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
     // A USB device a run let go of may be what a queued run waits for.
@@ -218,17 +220,39 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         refuseRun(run, refusal);
 }
 
+std::optional<RunRecord> RunDispatcher::ownRun(
+    qint64 executorId, qint64 runId, QLatin1StringView what)
+{
+    auto run = m_core.runStore().find(runId);
+    if (run && run->wasDispatchedTo(executorId))
+        return *run;
+    QString why;
+    if (!run)
+        why = QStringLiteral("there is no such run");
+    else if (run->state == RunRecord::State::Queued)
+        why = QStringLiteral("it is queued, not dispatched");
+    else if (run->dispatchedAt.isValid())
+        why = QStringLiteral("it was dispatched to another executor");
+    else
+        why = QStringLiteral("it was never dispatched");
+    logRefusal(
+        executorId, QStringLiteral("%1 for run %2 refused: %3").arg(what).arg(runId).arg(why));
+    return std::nullopt;
+}
+
+void RunDispatcher::logRefusal(qint64 executorId, const QString &what)
+{
+    if (m_refusalLog.admit())
+        qCWarning(lcHub).noquote() << "executor" << executorId << what;
+}
+
 void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
 {
     const QDateTime now = m_core.clock().now();
-    const auto belongsHere = [&](qint64 runId) {
-        auto run = m_core.runStore().find(runId);
-        return run && run->executorId == executorId;
-    };
     if (const auto *started = std::get_if<RunStarted>(&message)) {
-        if (!belongsHere(started->runId))
+        if (!ownRun(executorId, started->runId, messagetype::kRunStarted))
             return;
-        if (auto running = m_core.runStore().markRunning(started->runId, now); running)
+        if (auto running = m_core.runStore().markRunning(started->runId, executorId, now); running)
             m_core.events().publish(HubEvent{QStringLiteral("run.started"), RunService::runJson(*running),
                                              running->projectId, now});
         return;
@@ -238,16 +262,17 @@ void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
         return;
     }
     if (const auto *finished = std::get_if<RunFinished>(&message)) {
-        if (!belongsHere(finished->runId))
+        // A finish after a cancel or a loss still says where the log ends.
+        if (!ownRun(executorId, finished->runId, messagetype::kRunFinished))
             return;
         m_dispatchedThisSession[executorId].remove(finished->runId);
         m_devices.detachRun(finished->runId, QStringLiteral("the run ended"));
         if (Status expected = m_core.runStore().setLogExpected(finished->runId, finished->endOffset); !expected)
             qCWarning(lcHub).noquote() << expected.error().message;
         const bool succeeded = finished->exitCode && *finished->exitCode == 0 && finished->error.isEmpty();
-        auto ended = m_core.runStore().finish(finished->runId,
-                                              succeeded ? RunRecord::State::Succeeded : RunRecord::State::Failed,
-                                              finished->exitCode, finished->error, now);
+        auto ended = m_core.runStore().finishOn(executorId, finished->runId,
+            succeeded ? RunRecord::State::Succeeded : RunRecord::State::Failed, finished->exitCode,
+            finished->error, now);
         if (ended) {
             qCInfo(lcHub).noquote() << "run" << ended->id << runStateName(ended->state)
                                     << (ended->exitCode ? QStringLiteral("exit %1").arg(*ended->exitCode) : ended->error);
@@ -274,17 +299,35 @@ void RunDispatcher::acceptLogChannel(qint64 executorId, tunnel::Channel *channel
 {
     const QJsonObject meta = channel->metadata();
     const qint64 runId = meta.value(QLatin1String("run_id")).toInteger();
-    auto run = m_core.runStore().find(runId);
-    if (meta.value(QLatin1String("kind")).toString() != QLatin1String("run-log") || !run || run->executorId != executorId) {
+    if (meta.value(QLatin1String("kind")).toString() != QLatin1String("run-log")) {
+        logRefusal(executorId,
+            QStringLiteral("opened a channel of kind \"%1\": refused")
+                .arg(meta.value(QLatin1String("kind")).toString().left(64)));
+        channel->refuse(QStringLiteral("an executor opens run-log channels only"));
+        return;
+    }
+    const auto run = ownRun(executorId, runId, QLatin1StringView("run output"));
+    if (!run) {
         channel->refuse(QStringLiteral("no run %1 of this executor takes output").arg(runId));
         return;
     }
     channel->accept();
     // The agent resends from where the stored log ends: nothing is lost or
-    // stored twice across reconnects.
-    auto decoder = std::make_shared<LogRecordDecoder>(static_cast<quint64>(run->logEnd));
+    // stored twice across reconnects. That end is where the output stream
+    // ends, whatever the cap or the budget trimmed from the log's start.
+    qint64 resume = run->logEnd;
+    if (auto stored = m_logs.endOf(runId); !stored) {
+        qCWarning(lcHub).noquote()
+            << QStringLiteral("run %1:").arg(runId) << stored.error().message;
+    } else if (static_cast<qint64>(*stored) > resume) {
+        // Stored, but the hub stopped before it noted so.
+        resume = static_cast<qint64>(*stored);
+        if (Status recorded = m_core.runStore().setLogEnd(runId, resume); !recorded)
+            qCWarning(lcHub).noquote() << recorded.error().message;
+    }
+    auto decoder = std::make_shared<LogRecordDecoder>(static_cast<quint64>(resume));
     tunnel::TunnelConnection *session = m_executors.session(executorId);
-    session->sendControl(RunAck{runId, run->logEnd});
+    session->sendControl(RunAck { runId, resume });
     QPointer<tunnel::Channel> guarded(channel);
     QPointer<tunnel::TunnelConnection> guardedSession(session);
     connect(channel, &tunnel::Channel::readyRead, this, [this, runId, decoder, guarded, guardedSession] {
@@ -335,13 +378,30 @@ void RunDispatcher::reconcile(qint64 executorId, const RunsHeld &held)
         qCWarning(lcHub).noquote() << "cannot reconcile the runs of executor" << executorId << ":" << active.error().message;
         return;
     }
-    const QSet<qint64> holds(held.runIds.cbegin(), held.runIds.cend());
+    QSet<qint64> holds(held.runIds.cbegin(), held.runIds.cend());
     const QSet<qint64> inFlight = m_dispatchedThisSession.value(executorId);
     bool freed = false;
     for (const RunRecord &run : std::as_const(*active)) {
-        if (holds.contains(run.id) || inFlight.contains(run.id))
+        if (holds.remove(run.id) || inFlight.contains(run.id))
             continue;
         freed |= loseRun(run.id, QStringLiteral("its executor does not have it (the start never reached the agent)"));
+    }
+    // What is left are finished runs whose output the agent still sends, or
+    // runs it was never given: those it may not claim, and they change nothing.
+    QList<qint64> foreign;
+    for (const qint64 runId : std::as_const(holds)) {
+        auto run = m_core.runStore().find(runId);
+        if (!run || !run->wasDispatchedTo(executorId))
+            foreign.append(runId);
+    }
+    if (!foreign.isEmpty()) {
+        std::sort(foreign.begin(), foreign.end());
+        QStringList ids;
+        for (const qint64 runId : std::as_const(foreign))
+            ids.append(QString::number(runId));
+        logRefusal(executorId,
+            QStringLiteral("%1 names runs that were never dispatched to it: %2: ignored")
+                .arg(messagetype::kRunsHeld, ids.join(QStringLiteral(", "))));
     }
     if (freed)
         dispatchQueued();

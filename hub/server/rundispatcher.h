@@ -1,6 +1,8 @@
 #pragma once
 
 #include "common/protocol/controlmessage.h"
+#include "hub/edge/logthrottle.h"
+#include "hub/storage/runstore.h"
 
 namespace cloop::tunnel {
 class Channel;
@@ -12,6 +14,7 @@ class Channel;
 #include <QTimer>
 
 #include <chrono>
+#include <optional>
 
 namespace cloop::hub {
 
@@ -20,7 +23,6 @@ class DeviceStreams;
 class ForwarderStates;
 class HubCore;
 struct ExecutorRecord;
-struct RunRecord;
 class RunLogStore;
 class RunService;
 
@@ -50,6 +52,11 @@ private:
     // Ends a queued run that cannot run, saying why.
     void refuseRun(const RunRecord &run, const QString &reason);
     void onControl(qint64 executorId, const protocol::ControlMessage &message);
+    // An executor reports only on runs dispatched to it: the run, or nothing
+    // when it is not one; a refusal is logged, a few lines a minute at most
+    // since an executor can repeat it.
+    std::optional<RunRecord> ownRun(qint64 executorId, qint64 runId, QLatin1StringView what);
+    void logRefusal(qint64 executorId, const QString &what);
     // Runs the hub gave this executor before its current session that the
     // agent does not hold never reached it: they are lost, not waited for.
     void reconcile(qint64 executorId, const protocol::RunsHeld &held);
@@ -76,6 +83,7 @@ private:
     // finished: those may legitimately be missing from a runs.held that
     // crossed their start. Bounded by the executor's ceiling.
     QHash<qint64, QSet<qint64>> m_dispatchedThisSession;
+    edge::LogThrottle m_refusalLog;
     QTimer m_startupGrace;
     bool m_dispatching = false;
 };

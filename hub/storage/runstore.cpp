@@ -146,24 +146,34 @@ Result<QList<RunRecord>> RunStore::activeOn(qint64 executorId)
                   {executorId});
 }
 
-Result<RunRecord> RunStore::transition(qint64 id, const QStringList &from, const QString &assignments,
-                                       const QVariantList &binds)
+Result<RunRecord> RunStore::transition(qint64 id, const QStringList &from,
+    const QString &assignments, const QVariantList &binds, std::optional<qint64> onExecutor)
 {
     QStringList quoted;
     for (const QString &state : from)
         quoted.append(QLatin1Char('\'') + state + QLatin1Char('\''));
-    auto updated = m_db.query(QStringLiteral("UPDATE runs SET %1 WHERE id = ? AND state IN (%2)")
-                                      .arg(assignments, quoted.join(QLatin1Char(','))),
-                              QVariantList(binds) << id);
+    QString where = QStringLiteral("id = ? AND state IN (%1)").arg(quoted.join(QLatin1Char(',')));
+    QVariantList values = QVariantList(binds) << id;
+    if (onExecutor) {
+        where += QStringLiteral(" AND executor_id = ? AND dispatched_at IS NOT NULL");
+        values << *onExecutor;
+    }
+    auto updated
+        = m_db.query(QStringLiteral("UPDATE runs SET %1 WHERE %2").arg(assignments, where), values);
     if (!updated)
         return updated.error();
     auto run = find(id);
     if (!run)
         return run.error();
-    if (updated->numRowsAffected() != 1)
+    if (updated->numRowsAffected() == 1)
+        return run;
+    if (onExecutor && !run->wasDispatchedTo(*onExecutor))
         return Error::make(QStringLiteral("run_state"),
-                           QStringLiteral("run %1 is %2; it cannot change that way").arg(id).arg(runStateName(run->state)));
-    return run;
+            QStringLiteral("run %1 was not dispatched to executor %2").arg(id).arg(*onExecutor));
+    return Error::make(QStringLiteral("run_state"),
+        QStringLiteral("run %1 is %2; it cannot change that way")
+            .arg(id)
+            .arg(runStateName(run->state)));
 }
 
 Result<RunRecord> RunStore::markDispatched(qint64 id, qint64 executorId, const QDateTime &now)
@@ -172,19 +182,40 @@ Result<RunRecord> RunStore::markDispatched(qint64 id, qint64 executorId, const Q
                       {executorId, toDbTime(now)});
 }
 
-Result<RunRecord> RunStore::markRunning(qint64 id, const QDateTime &now)
+Result<RunRecord> RunStore::markRunning(qint64 id, qint64 executorId, const QDateTime &now)
 {
-    return transition(id, {QStringLiteral("dispatched")}, QStringLiteral("state = 'running', started_at = ?"),
-                      {toDbTime(now)});
+    return transition(id, { QStringLiteral("dispatched") },
+        QStringLiteral("state = 'running', started_at = ?"), { toDbTime(now) }, executorId);
+}
+
+namespace {
+
+const QString kFinishAssignments
+    = QStringLiteral("state = ?, exit_code = ?, error = ?, finished_at = ?");
+
+QVariantList finishBinds(
+    RunRecord::State final, std::optional<int> exitCode, const QString &error, const QDateTime &now)
+{
+    return { runStateName(final),
+        exitCode ? QVariant(*exitCode) : QVariant(QMetaType(QMetaType::Int)), nullIfEmpty(error),
+        toDbTime(now) };
+}
+
+} // namespace
+
+Result<RunRecord> RunStore::finishOn(qint64 executorId, qint64 id, RunRecord::State final,
+    std::optional<int> exitCode, const QString &error, const QDateTime &now)
+{
+    return transition(id, { QStringLiteral("dispatched"), QStringLiteral("running") },
+        kFinishAssignments, finishBinds(final, exitCode, error, now), executorId);
 }
 
 Result<RunRecord> RunStore::finish(qint64 id, RunRecord::State final, std::optional<int> exitCode, const QString &error,
                                    const QDateTime &now)
 {
-    return transition(id, {QStringLiteral("queued"), QStringLiteral("dispatched"), QStringLiteral("running")},
-                      QStringLiteral("state = ?, exit_code = ?, error = ?, finished_at = ?"),
-                      {runStateName(final), exitCode ? QVariant(*exitCode) : QVariant(QMetaType(QMetaType::Int)),
-                       nullIfEmpty(error), toDbTime(now)});
+    return transition(id,
+        { QStringLiteral("queued"), QStringLiteral("dispatched"), QStringLiteral("running") },
+        kFinishAssignments, finishBinds(final, exitCode, error, now));
 }
 
 Status RunStore::setLogEnd(qint64 id, qint64 logEnd)

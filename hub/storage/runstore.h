@@ -43,6 +43,13 @@ struct RunRecord
     {
         return state == State::Succeeded || state == State::Failed || state == State::Cancelled || state == State::Lost;
     }
+    // A run queued for (pinned to) an executor already names it; only once
+    // dispatched is it that executor's to report on (started, finished,
+    // output), in whatever state it went on to.
+    bool wasDispatchedTo(qint64 executor) const
+    {
+        return executorId == executor && state != State::Queued && dispatchedAt.isValid();
+    }
 };
 
 QString runStateName(RunRecord::State state);
@@ -75,8 +82,13 @@ public:
     Result<QList<RunRecord>> activeOn(qint64 executorId);
 
     Result<RunRecord> markDispatched(qint64 id, qint64 executorId, const QDateTime &now);
-    Result<RunRecord> markRunning(qint64 id, const QDateTime &now);
-    // From queued, dispatched or running to a final state.
+    // The executor's reports: they move a run only from the states after its
+    // dispatch, and only when it was dispatched to that executor.
+    Result<RunRecord> markRunning(qint64 id, qint64 executorId, const QDateTime &now);
+    Result<RunRecord> finishOn(qint64 executorId, qint64 id, RunRecord::State final,
+        std::optional<int> exitCode, const QString &error, const QDateTime &now);
+    // The hub's own decisions (refused, cancelled, lost): from queued,
+    // dispatched or running to a final state.
     Result<RunRecord> finish(qint64 id, RunRecord::State final, std::optional<int> exitCode, const QString &error,
                              const QDateTime &now);
     Status setLogEnd(qint64 id, qint64 logEnd);
@@ -84,8 +96,9 @@ public:
 
 private:
     Result<QList<RunRecord>> select(const QString &where, const QVariantList &binds);
+    // `onExecutor`: the change applies only to a run dispatched to it.
     Result<RunRecord> transition(qint64 id, const QStringList &from, const QString &assignments,
-                                 const QVariantList &binds);
+        const QVariantList &binds, std::optional<qint64> onExecutor = std::nullopt);
 
     Database &m_db;
 };

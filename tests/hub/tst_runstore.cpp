@@ -21,6 +21,7 @@ private Q_SLOTS:
     void createdRunsAreQueuedInOrder();
     void lifeGoesForwardOnly();
     void aFinishedRunStaysFinished();
+    void anExecutorReportsOnlyOnRunsDispatchedToIt();
     void listingFiltersByProjectAndState();
 
 private:
@@ -85,7 +86,7 @@ void TestRunStore::lifeGoesForwardOnly()
     auto run = m_runs->create(newRun(QStringLiteral("true")), m_now);
     QVERIFY(run);
     // Not running before it was dispatched.
-    auto early = m_runs->markRunning(run->id, m_now);
+    auto early = m_runs->markRunning(run->id, m_executorId, m_now);
     QVERIFY(!early);
     QCOMPARE(early.error().code, QStringLiteral("run_state"));
 
@@ -96,7 +97,7 @@ void TestRunStore::lifeGoesForwardOnly()
     auto active = m_runs->activeOn(m_executorId);
     QVERIFY(active && active->size() == 1);
 
-    auto running = m_runs->markRunning(run->id, m_now.addSecs(2));
+    auto running = m_runs->markRunning(run->id, m_executorId, m_now.addSecs(2));
     QVERIFY(running);
     QCOMPARE(running->state, RunRecord::State::Running);
     QCOMPARE(running->startedAt, m_now.addSecs(2));
@@ -107,6 +108,57 @@ void TestRunStore::lifeGoesForwardOnly()
     QVERIFY(finished->isFinished());
     QVERIFY(m_runs->activeOn(m_executorId)->isEmpty());
     QVERIFY(m_runs->queued()->isEmpty());
+}
+
+void TestRunStore::anExecutorReportsOnlyOnRunsDispatchedToIt()
+{
+    auto other
+        = m_db->query(QStringLiteral("INSERT INTO executors (name, created_at, created_by) VALUES "
+                                     "('otherbox', 'x', 'test') RETURNING id"));
+    QVERIFY(other && other->next());
+    const qint64 otherId = other->value(0).toLongLong();
+
+    // Given a run queued for (pinned to) the executor: it names the
+    // executor but was never dispatched to it.
+    NewRun pinned = newRun(QStringLiteral("true"));
+    pinned.executorId = m_executorId;
+    auto queued = m_runs->create(pinned, m_now);
+    QVERIFY(queued);
+    QCOMPARE(queued->executorId, std::optional<qint64>(m_executorId));
+    QVERIFY(!queued->wasDispatchedTo(m_executorId));
+    // When the executor says it finished or started: nothing changes.
+    auto early = m_runs->finishOn(
+        m_executorId, queued->id, RunRecord::State::Succeeded, 0, QString(), m_now);
+    QVERIFY(!early);
+    QCOMPARE(early.error().code, QStringLiteral("run_state"));
+    QVERIFY(!m_runs->markRunning(queued->id, m_executorId, m_now));
+    QCOMPARE(m_runs->find(queued->id)->state, RunRecord::State::Queued);
+
+    // Once dispatched, only that executor's reports move it.
+    QVERIFY(m_runs->markDispatched(queued->id, m_executorId, m_now.addSecs(1)));
+    QVERIFY(m_runs->find(queued->id)->wasDispatchedTo(m_executorId));
+    QVERIFY(!m_runs->find(queued->id)->wasDispatchedTo(otherId));
+    auto foreign = m_runs->finishOn(
+        otherId, queued->id, RunRecord::State::Succeeded, 0, QString(), m_now.addSecs(2));
+    QVERIFY(!foreign);
+    QVERIFY2(foreign.error().message.contains(QLatin1String("not dispatched to executor")),
+        qPrintable(foreign.error().message));
+    QVERIFY(!m_runs->markRunning(queued->id, otherId, m_now.addSecs(2)));
+    QCOMPARE(m_runs->find(queued->id)->state, RunRecord::State::Dispatched);
+    QVERIFY(m_runs->markRunning(queued->id, m_executorId, m_now.addSecs(2)));
+    auto finished = m_runs->finishOn(
+        m_executorId, queued->id, RunRecord::State::Succeeded, 0, QString(), m_now.addSecs(3));
+    QVERIFY(finished);
+    QCOMPARE(finished->state, RunRecord::State::Succeeded);
+    // A finished run stays its executor's (its output may still arrive).
+    QVERIFY(finished->wasDispatchedTo(m_executorId));
+
+    // A queued run cancelled before any dispatch never becomes anyone's.
+    auto cancelled = m_runs->create(pinned, m_now);
+    QVERIFY(cancelled);
+    QVERIFY(m_runs->finish(
+        cancelled->id, RunRecord::State::Cancelled, std::nullopt, QStringLiteral("no"), m_now));
+    QVERIFY(!m_runs->find(cancelled->id)->wasDispatchedTo(m_executorId));
 }
 
 void TestRunStore::aFinishedRunStaysFinished()

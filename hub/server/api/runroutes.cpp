@@ -6,7 +6,51 @@
 
 #include <QJsonArray>
 
+#include <utility>
+
 namespace cloop::hub {
+
+namespace {
+
+constexpr qsizetype kLogPageBytes = 1024 * 1024;
+
+// Gaps next to each other and of the same origin are one in JSON, whose
+// numbers, unlike a gap record's length, are not limited to 32 bits.
+QJsonArray logRecordsJson(const RunLogPage &page)
+{
+    QJsonArray out;
+    QJsonObject gap;
+    const auto flushGap = [&] {
+        if (!gap.isEmpty())
+            out.append(std::exchange(gap, {}));
+    };
+    for (const protocol::LogRecord &record : page.records) {
+        if (record.isGap()) {
+            const QString by = record.end() <= page.trimmedBefore ? QStringLiteral("hub")
+                                                                  : QStringLiteral("agent");
+            if (!gap.isEmpty() && gap.value(QLatin1String("dropped_by")).toString() == by) {
+                gap.insert(QStringLiteral("lost"),
+                    gap.value(QLatin1String("lost")).toInteger()
+                        + static_cast<qint64>(record.gapLength));
+                continue;
+            }
+            flushGap();
+            gap = QJsonObject { { QStringLiteral("offset"), static_cast<qint64>(record.offset) },
+                { QStringLiteral("stream"), protocol::logRecordKindName(record.kind) },
+                { QStringLiteral("lost"), static_cast<qint64>(record.gapLength) },
+                { QStringLiteral("dropped_by"), by } };
+            continue;
+        }
+        flushGap();
+        out.append(QJsonObject { { QStringLiteral("offset"), static_cast<qint64>(record.offset) },
+            { QStringLiteral("stream"), protocol::logRecordKindName(record.kind) },
+            { QStringLiteral("data"), QString::fromLatin1(record.payload.toBase64()) } });
+    }
+    flushGap();
+    return out;
+}
+
+} // namespace
 
 void RunRoutes::registerIn(ApiRouter &router)
 {
@@ -34,8 +78,9 @@ void RunRoutes::registerIn(ApiRouter &router)
         return ApiResponse::ok(RunService::runJson(*run));
     });
 
-    // The stored output from `offset` on, at most about 1 MiB per call:
-    // stdout and stderr as base64, gaps as their length.
+    // The stored output from `offset` on, at most about 1 MiB per call (the
+    // store seeks to it; a longer log is read page by page): stdout and
+    // stderr as base64, gaps as how many bytes were dropped and by whom.
     router.add("GET", QStringLiteral("/api/runs/{id}/log"), [this](const ApiCall &call) {
         auto run = m_runs.find(call.caller, call.id());
         if (!run)
@@ -47,18 +92,10 @@ void RunRoutes::registerIn(ApiRouter &router)
             return ApiResponse::error(400, QStringLiteral("invalid_request"), QStringLiteral("\"offset\" is a byte offset"));
         QJsonArray out;
         if (m_logs) {
-            auto records = m_logs->read(run->id, static_cast<quint64>(offset), 1024 * 1024);
-            if (!records)
-                return ApiResponse::fromError(records.error());
-            for (const protocol::LogRecord &record : std::as_const(*records)) {
-                QJsonObject json{{QStringLiteral("offset"), static_cast<qint64>(record.offset)},
-                                 {QStringLiteral("stream"), protocol::logRecordKindName(record.kind)}};
-                if (record.isGap())
-                    json.insert(QStringLiteral("lost"), static_cast<qint64>(record.gapLength));
-                else
-                    json.insert(QStringLiteral("data"), QString::fromLatin1(record.payload.toBase64()));
-                out.append(json);
-            }
+            auto page = m_logs->read(run->id, static_cast<quint64>(offset), kLogPageBytes);
+            if (!page)
+                return ApiResponse::fromError(page.error());
+            out = logRecordsJson(*page);
         }
         return ApiResponse::ok(QJsonObject{{QStringLiteral("records"), out},
                                            {QStringLiteral("end"), run->logEnd},
