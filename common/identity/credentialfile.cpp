@@ -101,10 +101,10 @@ Result<LoadedCredential> CredentialFile::load(net::PinRequirement pin) const
     if (pins->isEmpty() && pin == net::PinRequirement::Required)
         return Error::make(QStringLiteral("credential_unpinned"),
             QStringLiteral(
-                "credential file %1 holds no pin of the hub's key (\"pin\" is empty), so "
-                "the hub could not be told from anyone a CA vouches for; this daemon does "
-                "not connect that way unasked. Enroll again with a new bundle, or restore "
-                "the file")
+                "credential file %1 holds no pin of the hub's key (\"pin\" is empty): "
+                "without one any certificate a CA issues for the hub's name would pass, and "
+                "the daemon never falls back to that by itself. Enroll again with a new "
+                "bundle or restore the file")
                 .arg(m_path),
             true);
     credential.enrolledAt = QDateTime::fromString(
