@@ -125,7 +125,17 @@ Status DaemonConnector::prepare()
 {
     if (!m_options.connection.bundle.isEmpty() && !m_options.connection.tokenFile.isEmpty())
         return usage(QStringLiteral("give either --bundle or --token-file, not both"));
-    if (!m_options.connection.tokenFile.isEmpty()) {
+    // A token file goes once redeemed, so a service that always names it
+    // (the forwarder's unit) finds it gone on every later start: the saved
+    // credential is used then.
+    const QString &tokenFile = m_options.connection.tokenFile;
+    const bool redeemed = !tokenFile.isEmpty() && !QFileInfo::exists(tokenFile)
+        && QFileInfo::exists(m_credentialFile.path());
+    if (redeemed)
+        qCInfo(lcIdentity).noquote()
+            << "the token file" << tokenFile << "is gone (redeemed); using the credential in"
+            << m_credentialFile.path();
+    if (!tokenFile.isEmpty() && !redeemed) {
         QFile file(m_options.connection.tokenFile);
         if (!file.open(QIODevice::ReadOnly))
             return usage(QStringLiteral("cannot read the token file %1: %2")
