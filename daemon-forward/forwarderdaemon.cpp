@@ -103,16 +103,19 @@ bool ForwarderDaemon::adoptDevice(const protocol::Welcome &welcome)
                 daemon::kExitFailure);
             return false;
         }
+        const QString device = carried->device->describe();
         if (m_connector.enrolledNow())
             qCInfo(lcForward).noquote()
-                << "enrolled for" << carried->device->describe() << "- recorded in" << file
-                << "; this forwarder carries that device only";
+                << QStringLiteral("enrolled for %1, recorded in %2: this forwarder "
+                                  "carries that device only")
+                       .arg(device, file);
         else
             qCWarning(lcForward).noquote()
-                << file << "recorded no device (written by an older version); recorded"
-                << carried->device->describe()
-                << "from this first welcome, and from now on this forwarder carries that "
-                   "device only";
+                << QStringLiteral("%1 recorded no device (written by an older "
+                                  "version): recorded %2 from this first welcome, "
+                                  "and from now on this forwarder carries that "
+                                  "device only")
+                       .arg(file, device);
     }
     m_device = carried->device;
     return true;
