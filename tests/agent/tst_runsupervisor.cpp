@@ -7,6 +7,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <unistd.h>
+
 using namespace cloop;
 using namespace cloop::agent;
 
@@ -23,6 +25,7 @@ private Q_SLOTS:
     void hostModeHasNoSandbox();
     void hubChoicesBeyondTheConfigurationAreRefused_data();
     void hubChoicesBeyondTheConfigurationAreRefused();
+    void aRootHostRunWithoutTheRunUserIsRefused();
 
 private:
     protocol::RunFinished startAndCollect(RunSupervisor &supervisor, const protocol::RunStart &run);
@@ -146,6 +149,29 @@ void TestRunSupervisor::hubChoicesBeyondTheConfigurationAreRefused()
     QCOMPARE(supervisor.activeCount(), 0);
     // Refused before anything: no workspace, no workload.
     QVERIFY(!QFileInfo::exists(root + QStringLiteral("/runs/11")));
+    QVERIFY(!QFileInfo::exists(base.filePath(QStringLiteral("ran"))));
+}
+
+void TestRunSupervisor::aRootHostRunWithoutTheRunUserIsRefused()
+{
+    if (::geteuid() != 0)
+        QSKIP("a root agent's case");
+    // Given a root agent in host mode whose run user does not exist,
+    QTemporaryDir base;
+    const QString root = base.filePath(QStringLiteral("work"));
+    RunSupervisor supervisor(WorkRoot(root, QStringLiteral("cloop-no-such-user")),
+        RunPolicy(protocol::AgentCapabilities::Mode::Host, true));
+    protocol::RunStart run;
+    run.runId = 12;
+    run.argv = { QStringLiteral("touch"), base.filePath(QStringLiteral("ran")) };
+    run.workdir = QStringLiteral("runs/12");
+    run.hostProcess = true;
+    // then the run is refused naming the user: it never runs as root instead.
+    const protocol::RunFinished finished = startAndCollect(supervisor, run);
+    QCOMPARE(finished.runId, qint64(12));
+    QVERIFY2(
+        finished.error.contains(QStringLiteral("cloop-no-such-user")), qPrintable(finished.error));
+    QCOMPARE(supervisor.activeCount(), 0);
     QVERIFY(!QFileInfo::exists(base.filePath(QStringLiteral("ran"))));
 }
 
