@@ -9,11 +9,13 @@ namespace cloop::agent {
 
 int runAgentCommand(const QStringList &arguments)
 {
-    daemon::DaemonCommandLine commandLine(
-            QStringLiteral("cloop executor agent"),
-            QStringLiteral("Runs the sandboxed workloads the hub dispatches to this machine, over an outbound tunnel.\n"
-                           "First start: cloop executor agent --bundle cloopexe1.…  Afterwards: cloop executor agent"),
-            QStringLiteral("~/.cloop/agent.json"));
+    daemon::DaemonCommandLine commandLine(QStringLiteral("cloop executor agent"),
+        QStringLiteral("Runs the sandboxed workloads the hub dispatches to this machine, over an "
+                       "outbound tunnel.\n"
+                       "First start: cloop executor agent --token-file FILE, FILE holding the "
+                       "bundle cloopexe1.… (mode 0600; deleted once redeemed).\n"
+                       "Afterwards: cloop executor agent"),
+        QStringLiteral("~/.cloop/agent.json"));
     const QCommandLineOption workRoot(QStringLiteral("work-root"),
                                       QStringLiteral("Where runs' workdirs are created (default ~/.cloop/work)."),
                                       QStringLiteral("DIR"));

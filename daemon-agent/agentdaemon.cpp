@@ -9,6 +9,8 @@
 #include "daemon-agent/runs/runsupervisor.h"
 #include "daemon-agent/workroot/workroot.h"
 
+#include <unistd.h>
+
 namespace cloop::agent {
 
 namespace {
@@ -31,6 +33,26 @@ AgentDaemon::AgentDaemon(const AgentDaemonOptions &options, QObject *parent)
     : QObject(parent), m_options(options), m_connector(connectorOptions(options))
 {
     connect(&m_connector, &daemon::DaemonConnector::finished, this, &AgentDaemon::finished);
+}
+
+Status AgentDaemon::prepare()
+{
+    // Before the credential is read, so a file others could read is
+    // narrowed before anything else happens with it.
+    if (Status private_ = identity::CredentialFile(m_connector.credentialPath()).keepPrivate();
+        !private_)
+        return private_;
+    if (Status prepared = m_connector.prepare(); !prepared)
+        return prepared;
+    if (WorkRoot(workRoot()).contains(m_connector.credentialPath()))
+        return Error::make(QStringLiteral("credential_in_work_root"),
+            QStringLiteral(
+                "the credential file %1 is inside the work root %2, where the hub names "
+                "workspaces that workloads own; keep it elsewhere (--credential-file) or "
+                "choose another --work-root")
+                .arg(m_connector.credentialPath(), workRoot()),
+            true);
+    return {};
 }
 
 QString AgentDaemon::workRoot() const
@@ -59,6 +81,11 @@ void AgentDaemon::send(const protocol::ControlMessage &message)
 
 void AgentDaemon::start()
 {
+    if (m_options.capabilities.mode == AgentCapabilities::Mode::Host && ::geteuid() != 0)
+        qCWarning(lcAgent).noquote()
+            << "host mode as uid" << ::geteuid()
+            << "(not root): host-process runs are refused, since they could only run as this "
+               "user, who can read the agent's credential";
     m_supervisor = new RunSupervisor(WorkRoot(workRoot()), m_options.capabilities.mode, this);
     m_supervisor->setRetainBytes(m_options.retainBytes);
     if (m_options.capabilities.mode == AgentCapabilities::Mode::Container) {

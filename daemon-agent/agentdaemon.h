@@ -32,7 +32,9 @@ class AgentDaemon final : public QObject
 public:
     explicit AgentDaemon(const AgentDaemonOptions &options, QObject *parent = nullptr);
 
-    Status prepare() { return m_connector.prepare(); }
+    // Reads the credential or the bundle, and refuses to start where a
+    // workload could reach the agent's own files.
+    Status prepare();
     void start();
     void stop() { m_connector.stop(); }
 

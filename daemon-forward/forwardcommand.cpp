@@ -7,11 +7,12 @@ namespace cloop::forward {
 
 int runForwarderCommand(const QStringList &arguments)
 {
-    daemon::DaemonCommandLine commandLine(
-            QStringLiteral("cloop forward"),
-            QStringLiteral("Carries one enrolled device to the cloop hub over an outbound tunnel.\n"
-                           "First start: cloop forward --bundle cloopfwd1.…  Afterwards: cloop forward"),
-            QStringLiteral("~/.cloop/forwarder.json"));
+    daemon::DaemonCommandLine commandLine(QStringLiteral("cloop forward"),
+        QStringLiteral("Carries one enrolled device to the cloop hub over an outbound tunnel.\n"
+                       "First start: cloop forward --token-file FILE, FILE holding the bundle "
+                       "cloopfwd1.… (mode 0600; deleted once redeemed).\n"
+                       "Afterwards: cloop forward"),
+        QStringLiteral("~/.cloop/forwarder.json"));
     if (auto done = commandLine.parse(arguments))
         return *done;
     ForwarderDaemon forwarder(commandLine.connection());

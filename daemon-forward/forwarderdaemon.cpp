@@ -5,6 +5,7 @@
 #include "common/protocol/protocolversion.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
+#include "daemon-forward/enrolleddevice.h"
 #include "daemon-forward/segment/segmentport.h"
 #include "daemon-forward/segment/segmenttest.h"
 #include "daemon-forward/usb/usbdevicewatch.h"
@@ -53,9 +54,10 @@ void ForwarderDaemon::start()
             qCWarning(lcForward).noquote() << "left as it is after a restart:" << why;
     }
     connect(&m_connector, &daemon::DaemonConnector::ready, this, [this](const protocol::Welcome &welcome) {
+        if (!adoptDevice(welcome))
+            return;
         qCInfo(lcForward).noquote() << "connected to the hub as forwarder" << welcome.id << welcome.name << "carrying"
-                                    << (welcome.device ? welcome.device->describe() : QStringLiteral("nothing"));
-        m_device = welcome.device;
+                                    << (m_device ? m_device->describe() : QStringLiteral("nothing"));
         m_hubProtocol = welcome.protocol;
         tunnel::TunnelConnection *connection = m_connector.client()->connection();
         if (m_device && m_device->kind == protocol::DeviceSpec::Kind::Usb
@@ -71,6 +73,52 @@ void ForwarderDaemon::start()
                 &ForwarderDaemon::onChannelRequested);
     });
     m_connector.start();
+}
+
+bool ForwarderDaemon::adoptDevice(const protocol::Welcome &welcome)
+{
+    const QString file = m_connector.credentialPath();
+    auto carried = deviceToCarry(m_connector.credential().device, welcome.device);
+    if (!carried) {
+        // A hub never changes a forwarder's device: this one is not the hub
+        // that enrolled the forwarder, or something holding its key lies.
+        m_connector.giveUp(
+            QStringLiteral(
+                "refusing the hub for good: %1 (recorded in %2). A hub never moves a "
+                "forwarder to another device, so this is not the hub that enrolled it, or "
+                "something holding its key; nothing is carried. To carry another device, "
+                "enroll a forwarder for it")
+                .arg(carried.error().message, file),
+            daemon::kExitRefused);
+        return false;
+    }
+    if (carried->toRecord) {
+        identity::DaemonCredential credential = m_connector.credential();
+        credential.device = carried->device;
+        if (Status saved = m_connector.saveCredential(credential); !saved) {
+            m_connector.giveUp(
+                QStringLiteral(
+                    "cannot record the device %1 in %2: %3; nothing is carried until it is")
+                    .arg(carried->device->describe(), file, saved.error().message),
+                daemon::kExitFailure);
+            return false;
+        }
+        const QString device = carried->device->describe();
+        if (m_connector.enrolledNow())
+            qCInfo(lcForward).noquote()
+                << QStringLiteral("enrolled for %1, recorded in %2: this forwarder "
+                                  "carries that device only")
+                       .arg(device, file);
+        else
+            qCWarning(lcForward).noquote()
+                << QStringLiteral("%1 recorded no device (written by an older "
+                                  "version): recorded %2 from this first welcome, "
+                                  "and from now on this forwarder carries that "
+                                  "device only")
+                       .arg(file, device);
+    }
+    m_device = carried->device;
+    return true;
 }
 
 void ForwarderDaemon::reportDeviceState()
@@ -103,6 +151,16 @@ void ForwarderDaemon::reportDeviceState()
 void ForwarderDaemon::onChannelRequested(tunnel::Channel *channel)
 {
     const QString kind = channel->metadata().value(QLatin1String("kind")).toString();
+    if (m_device) {
+        if (Status named
+            = checkChannelNames(*m_device, m_usb ? m_usb->busId() : QString(), channel->metadata());
+            !named) {
+            qCWarning(lcForward).noquote()
+                << "refused a" << kind.left(40) << "channel:" << named.error().message;
+            channel->refuse(named.error().message);
+            return;
+        }
+    }
     if (kind == QLatin1String("usb")) {
         openUsbSession(channel);
         return;

@@ -37,6 +37,9 @@ Q_SIGNALS:
     void finished(int exitCode);
 
 private:
+    // The device to carry is the one the credential file records; a
+    // welcome naming another stops the forwarder for good (false).
+    bool adoptDevice(const protocol::Welcome &welcome);
     // The hub opens channels to the device: a test, or a run's stream.
     void onChannelRequested(tunnel::Channel *channel);
     // A run's stream: frames of the segment both ways while it lasts.
@@ -47,7 +50,7 @@ private:
     void reportDeviceState();
 
     daemon::DaemonConnector m_connector;
-    std::optional<protocol::DeviceSpec> m_device; // as the hub's welcome names it
+    std::optional<protocol::DeviceSpec> m_device; // as the credential file records it
     int m_hubProtocol = 0;
     std::unique_ptr<UsbDeviceWatch> m_usb; // for a USB device
     std::unique_ptr<UsbExportLedger> m_exports; // what is lent to usbip-host

@@ -37,6 +37,7 @@ private:
     QCommandLineOption m_credential;
     QCommandLineOption m_ca;
     QCommandLineOption m_insecure;
+    QCommandLineOption m_trustCaOnly;
 };
 
 // Runs a prepared daemon until it finishes or SIGTERM/SIGINT stops it;

@@ -46,6 +46,18 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
     auto pins = net::PinSet::parse(pinText);
     if (!pins)
         return pins.error();
+    if (pins->isEmpty()) {
+        // Only reached with --trust-ca-only: reading a bundle or a credential
+        // refuses an empty pin otherwise.
+        qCWarning(lcIdentity).noquote()
+            << QStringLiteral("--trust-ca-only: %1 is trusted on its certificate's CA "
+                              "chain alone, with no pin of its key")
+                   .arg(hub.toString());
+    } else if (m_options.connection.trustCaOnly) {
+        qCInfo(lcIdentity).noquote()
+            << "--trust-ca-only changes nothing here: the hub's key is pinned, and a pin is "
+               "always checked";
+    }
     QList<QSslCertificate> authorities;
     if (!caFile.isEmpty()) {
         auto loaded = net::HubTrust::loadAuthorities(caFile);
@@ -59,17 +71,36 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
     options.role = m_options.role;
     options.software = QString::fromLatin1(buildinfo::kVersion);
     options.allowInsecurePlaintext = m_options.connection.insecurePlaintext;
+    options.insecureOption = QStringLiteral("--insecure-plaintext");
     options.trust = net::HubTrust(*pins, authorities);
+    // Only what a daemon's own command line offers: it has no --pin.
+    options.trust.setUntrustedRemedy(
+        QStringLiteral(" (add the hub's CA with --ca, or enroll with a bundle that "
+                       "pins the hub's key)"));
     options.capabilities = m_options.capabilities;
     m_client = std::make_unique<tunnel::TunnelClient>(options);
     return {};
 }
 
-Status DaemonConnector::prepareFromBundle(const QString &bundleText)
+net::PinRequirement DaemonConnector::pinRequirement() const
 {
-    auto bundle = identity::EnrollmentBundle::decode(bundleText, bundleKindFor(m_options.role));
-    if (!bundle)
-        return bundle.error();
+    return m_options.connection.trustCaOnly ? net::PinRequirement::Optional
+                                            : net::PinRequirement::Required;
+}
+
+Status DaemonConnector::prepareFromBundle(const QString &bundleText, const QString &source)
+{
+    auto bundle = identity::EnrollmentBundle::decode(
+        bundleText, bundleKindFor(m_options.role), pinRequirement());
+    if (!bundle) {
+        Error error = bundle.error();
+        error.message = QStringLiteral("%1: %2").arg(source, error.message);
+        if (error.code == QLatin1String("bundle_unpinned"))
+            error.message += QStringLiteral(
+                ". Ask for a new bundle, or start with --trust-ca-only to trust the hub "
+                "on its certificate's CA chain alone");
+        return error;
+    }
     // Fail before the one-time token is spent if the credential could not be kept.
     if (Status writable = util::probeWritableFolder(QFileInfo(m_credentialFile.path()).absolutePath()); !writable)
         return usage(QStringLiteral("cannot save the credential at %1: %2")
@@ -94,26 +125,50 @@ Status DaemonConnector::prepare()
 {
     if (!m_options.connection.bundle.isEmpty() && !m_options.connection.tokenFile.isEmpty())
         return usage(QStringLiteral("give either --bundle or --token-file, not both"));
-    if (!m_options.connection.tokenFile.isEmpty()) {
+    // A token file goes once redeemed, so a service that always names it
+    // (the forwarder's unit) finds it gone on every later start: the saved
+    // credential is used then.
+    const QString &tokenFile = m_options.connection.tokenFile;
+    const bool redeemed = !tokenFile.isEmpty() && !QFileInfo::exists(tokenFile)
+        && QFileInfo::exists(m_credentialFile.path());
+    if (redeemed)
+        qCInfo(lcIdentity).noquote()
+            << "the token file" << tokenFile << "is gone (redeemed); using the credential in"
+            << m_credentialFile.path();
+    if (!tokenFile.isEmpty() && !redeemed) {
         QFile file(m_options.connection.tokenFile);
         if (!file.open(QIODevice::ReadOnly))
-            return usage(QStringLiteral("cannot read the token file %1: %2").arg(m_options.connection.tokenFile, file.errorString()));
-        return prepareFromBundle(QString::fromUtf8(file.read(8192)));
+            return usage(QStringLiteral("cannot read the token file %1: %2")
+                             .arg(m_options.connection.tokenFile, file.errorString()));
+        return prepareFromBundle(QString::fromUtf8(file.read(8192)),
+            QStringLiteral("the bundle in %1").arg(m_options.connection.tokenFile));
     }
     if (!m_options.connection.bundle.isEmpty())
-        return prepareFromBundle(m_options.connection.bundle);
+        return prepareFromBundle(
+            m_options.connection.bundle, QStringLiteral("the bundle given with --bundle"));
 
-    auto loaded = m_credentialFile.load();
-    if (!loaded)
-        return loaded.error();
+    auto loaded = m_credentialFile.load(pinRequirement());
+    if (!loaded) {
+        Error error = loaded.error();
+        if (error.code == QLatin1String("credential_unpinned"))
+            error.message += QStringLiteral(
+                ", or start with --trust-ca-only to trust the hub on its certificate's CA "
+                "chain alone");
+        return error;
+    }
     for (const QString &warning : std::as_const(loaded->warnings))
         qCWarning(lcIdentity).noquote() << warning;
     if (!loaded->credential) {
         const QString command = m_options.role == protocol::PeerRole::Forwarder
-                ? QStringLiteral("cloop forward enroll`: cloop forward --bundle cloopfwd1.…")
-                : QStringLiteral("cloop executor enroll`: cloop executor agent --bundle cloopexe1.…");
-        return usage(QStringLiteral("this machine is not enrolled yet (no %1). Run the command printed by `%2")
-                             .arg(m_credentialFile.path(), command));
+            ? QStringLiteral(
+                "cloop forward enroll`: put the bundle in a file only you can read and start with "
+                "cloop forward --token-file FILE")
+            : QStringLiteral(
+                "cloop executor enroll`: put the bundle in a file only you can read and start with "
+                "cloop executor agent --token-file FILE");
+        return usage(QStringLiteral(
+            "this machine is not enrolled yet (no %1). Follow what is printed by `%2")
+                         .arg(m_credentialFile.path(), command));
     }
     m_credential = *loaded->credential;
     const QString caFile = m_options.connection.caFile.isEmpty() ? m_credential.caFile : m_options.connection.caFile;
@@ -148,6 +203,22 @@ void DaemonConnector::stop()
     Q_EMIT finished(kExitStopped);
 }
 
+Status DaemonConnector::saveCredential(const identity::DaemonCredential &credential)
+{
+    if (Status written = m_credentialFile.save(credential); !written)
+        return written;
+    m_credential = credential;
+    return {};
+}
+
+void DaemonConnector::giveUp(const QString &reason, int exitCode)
+{
+    qCCritical(lcNet).noquote() << reason;
+    if (m_client)
+        m_client->stop();
+    Q_EMIT finished(exitCode);
+}
+
 void DaemonConnector::onEnrolled(const protocol::Enrolled &enrolled)
 {
     identity::DaemonCredential saved = m_credential;
@@ -164,6 +235,7 @@ void DaemonConnector::onEnrolled(const protocol::Enrolled &enrolled)
         return;
     }
     m_credential = saved;
+    m_enrolledNow = true;
     qCInfo(lcIdentity).noquote() << QStringLiteral("enrolled as %1 %2 %3; credential saved to %4")
                                             .arg(roleName())
                                             .arg(enrolled.id)

@@ -30,6 +30,10 @@ struct ConnectionOptions
     QString tokenFile; // a file holding the bundle; deleted once redeemed
     QString caFile; // private CA for the hub's certificate
     bool insecurePlaintext = false;
+    // --trust-ca-only: a bundle or credential without a pin is accepted and
+    // the hub is trusted on its certificate's CA chain alone (warned on every
+    // attempt). A pin that is there is always checked.
+    bool trustCaOnly = false;
 };
 
 struct DaemonConnectorOptions
@@ -65,20 +69,31 @@ public:
     const identity::DaemonCredential &credential() const { return m_credential; }
     QString credentialPath() const { return m_credentialFile.path(); }
     QString roleName() const;
+    // Whether this process redeemed a token (the credential is brand new).
+    bool enrolledNow() const { return m_enrolledNow; }
+    // Replaces the saved credential (atomically, 0600) and the one in use.
+    Status saveCredential(const identity::DaemonCredential &credential);
+    // Stops for good, saying why (critical): the tunnel closes, nothing
+    // retries, and finished(exitCode) follows. kExitRefused when the hub
+    // said something this daemon must never act on.
+    void giveUp(const QString &reason, int exitCode);
 
 Q_SIGNALS:
     void ready(const cloop::protocol::Welcome &welcome);
     void finished(int exitCode);
 
 private:
-    Status prepareFromBundle(const QString &bundleText);
+    // `source` names where the bundle came from, for its errors.
+    Status prepareFromBundle(const QString &bundleText, const QString &source);
     Status makeClient(const QUrl &hub, const QString &pins, const QString &caFile);
     void onEnrolled(const protocol::Enrolled &enrolled);
+    net::PinRequirement pinRequirement() const;
 
     DaemonConnectorOptions m_options;
     identity::CredentialFile m_credentialFile;
     identity::DaemonCredential m_credential;
     std::unique_ptr<tunnel::TunnelClient> m_client;
+    bool m_enrolledNow = false;
 };
 
 } // namespace cloop::daemon

@@ -1,13 +1,19 @@
 #include "common/identity/credentialfile.h"
 
 #include "common/crypto/secrets.h"
+#include "common/logging.h"
 #include "common/util/atomicfile.h"
 
 #include <QDir>
 #include <QFile>
 #include <QJsonDocument>
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace cloop::identity {
 
@@ -38,6 +44,8 @@ QJsonObject DaemonCredential::toJson() const
         object.insert(it.key(), it.value());
     if (!caFile.isEmpty())
         object.insert(QStringLiteral("ca_file"), caFile);
+    if (device)
+        object.insert(QStringLiteral("device"), device->toJson());
     return object;
 }
 
@@ -46,7 +54,7 @@ QString CredentialFile::defaultPath(const QString &fileName)
     return QDir::homePath() + QLatin1String("/.cloop/") + fileName;
 }
 
-Result<LoadedCredential> CredentialFile::load() const
+Result<LoadedCredential> CredentialFile::load(net::PinRequirement pin) const
 {
     LoadedCredential loaded;
     QFile file(m_path);
@@ -87,13 +95,34 @@ Result<LoadedCredential> CredentialFile::load() const
     if (secrets::kindOf(credential.credential) == secrets::SecretKind::Unknown)
         return broken(m_path, QStringLiteral("\"credential\" is not a cloop credential"));
     credential.pin = object.value(QLatin1String("pin")).toString();
-    credential.enrolledAt = QDateTime::fromString(object.value(QLatin1String("enrolled_at")).toString(),
-                                                  Qt::ISODateWithMs);
+    auto pins = net::PinSet::parse(credential.pin);
+    if (!pins)
+        return broken(m_path, QStringLiteral("\"pin\" is invalid: %1").arg(pins.error().message));
+    if (pins->isEmpty() && pin == net::PinRequirement::Required)
+        return Error::make(QStringLiteral("credential_unpinned"),
+            QStringLiteral(
+                "credential file %1 holds no pin of the hub's key (\"pin\" is empty): "
+                "without one any certificate a CA issues for the hub's name would pass, and "
+                "the daemon never falls back to that by itself. Enroll again with a new "
+                "bundle or restore the file")
+                .arg(m_path),
+            true);
+    credential.enrolledAt = QDateTime::fromString(
+        object.value(QLatin1String("enrolled_at")).toString(), Qt::ISODateWithMs);
     credential.caFile = object.value(QLatin1String("ca_file")).toString();
-    static const QStringList known{QStringLiteral("server"),      QStringLiteral("id"),
-                                   QStringLiteral("name"),        QStringLiteral("credential"),
-                                   QStringLiteral("pin"),         QStringLiteral("enrolled_at"),
-                                   QStringLiteral("ca_file")};
+    if (const QJsonValue device = object.value(QLatin1String("device")); !device.isUndefined()) {
+        auto spec = device.isObject()
+            ? protocol::DeviceSpec::fromJson(device.toObject())
+            : Result<protocol::DeviceSpec>(
+                Error::make(QStringLiteral("invalid_device"), QStringLiteral("not an object")));
+        if (!spec)
+            return broken(
+                m_path, QStringLiteral("\"device\" is not a device: %1").arg(spec.error().message));
+        credential.device = *spec;
+    }
+    static const QStringList known { QStringLiteral("server"), QStringLiteral("id"),
+        QStringLiteral("name"), QStringLiteral("credential"), QStringLiteral("pin"),
+        QStringLiteral("enrolled_at"), QStringLiteral("ca_file"), QStringLiteral("device") };
     for (auto it = object.begin(); it != object.end(); ++it) {
         if (!known.contains(it.key()))
             credential.extra.insert(it.key(), it.value());
@@ -106,6 +135,40 @@ Status CredentialFile::save(const DaemonCredential &credential) const
 {
     return util::writeFileAtomically(
             m_path, QJsonDocument(credential.toJson()).toJson(QJsonDocument::Indented), 0600);
+}
+
+Status CredentialFile::keepPrivate() const
+{
+    const QByteArray path = QFile::encodeName(m_path);
+    struct stat st {};
+    if (::stat(path.constData(), &st) != 0) {
+        if (errno == ENOENT)
+            return {};
+        return broken(m_path, QString::fromLocal8Bit(std::strerror(errno)));
+    }
+    if (st.st_uid != ::geteuid())
+        return Error::make(QStringLiteral("credential_file_foreign"),
+            QStringLiteral(
+                "credential file %1 belongs to uid %2, not to this daemon (uid %3): whoever "
+                "owns it can read and replace the credential. Give it to uid %3 with mode "
+                "0600")
+                .arg(m_path)
+                .arg(st.st_uid)
+                .arg(::geteuid()),
+            true);
+    if ((st.st_mode & 0077) != 0) {
+        if (::chmod(path.constData(), 0600) != 0)
+            return broken(m_path,
+                QStringLiteral("its mode %1 is wider than 0600 and cannot be narrowed: %2")
+                    .arg(st.st_mode & 07777, 4, 8, QLatin1Char('0'))
+                    .arg(QString::fromLocal8Bit(std::strerror(errno))));
+        qCWarning(lcIdentity).noquote()
+            << QStringLiteral("narrowed credential file %1 from mode %2 to 0600: it holds "
+                              "a secret")
+                   .arg(m_path)
+                   .arg(st.st_mode & 07777, 4, 8, QLatin1Char('0'));
+    }
+    return {};
 }
 
 } // namespace cloop::identity

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/net/spkipin.h"
+#include "common/protocol/devicespec.h"
 #include "common/result.h"
 
 #include <QDateTime>
@@ -22,6 +24,9 @@ struct DaemonCredential
     QString pin; // "sha256:...,sha256:..." or empty
     QDateTime enrolledAt;
     QString caFile; // optional private CA, kept so reconnects trust the same way
+    // A forwarder's: the one device it was enrolled for. Absent in files
+    // written before forwarders recorded it (and in an agent's).
+    std::optional<protocol::DeviceSpec> device;
     QJsonObject extra; // role-specific settings (an agent's work root)
 
     QJsonObject toJson() const;
@@ -43,9 +48,15 @@ public:
     static QString defaultPath(const QString &fileName); // ~/.cloop/<fileName>
 
     const QString &path() const { return m_path; }
-    // "Not enrolled yet" is a value, a broken file is an error naming the problem.
-    Result<LoadedCredential> load() const;
+    // "Not enrolled yet" is a value, a broken file is an error naming the
+    // problem. An empty pin is such a problem ("credential_unpinned") unless
+    // the daemon's operator chose CA-only trust.
+    Result<LoadedCredential> load(net::PinRequirement pin = net::PinRequirement::Required) const;
     Status save(const DaemonCredential &credential) const;
+    // For a daemon whose workloads share its machine: the file, if there is
+    // one, must belong to this process's user ("credential_file_foreign"),
+    // and a mode wider than 0600 is narrowed (logged).
+    Status keepPrivate() const;
 
 private:
     QString m_path;

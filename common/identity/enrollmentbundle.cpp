@@ -48,7 +48,8 @@ QString EnrollmentBundle::encode() const
                     raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
-Result<EnrollmentBundle> EnrollmentBundle::decode(const QString &input, Kind expected)
+Result<EnrollmentBundle> EnrollmentBundle::decode(
+    const QString &input, Kind expected, net::PinRequirement pin)
 {
     // A bundle pasted from a chat window may arrive wrapped over lines.
     QString text;
@@ -112,9 +113,16 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(const QString &input, Kind exp
     const auto expectedToken = expected == Kind::Forwarder ? secrets::SecretKind::ForwarderEnrollmentToken
                                                            : secrets::SecretKind::AgentEnrollmentToken;
     if (secrets::kindOf(bundle.token) != expectedToken)
-        return bad(QStringLiteral("the bundle does not hold %1").arg(secrets::describe(expectedToken)));
-    if (auto pins = net::PinSet::parse(bundle.pins); !pins)
+        return bad(
+            QStringLiteral("the bundle does not hold %1").arg(secrets::describe(expectedToken)));
+    auto pins = net::PinSet::parse(bundle.pins);
+    if (!pins)
         return bad(QStringLiteral("the bundle's pin is invalid: %1").arg(pins.error().message));
+    if (pins->isEmpty() && pin == net::PinRequirement::Required)
+        return Error::make(QStringLiteral("bundle_unpinned"),
+            QStringLiteral("the bundle holds no pin of the hub's key; every bundle a hub makes "
+                           "has one, so this one was edited or made by hand"),
+            true);
     return bundle;
 }
 

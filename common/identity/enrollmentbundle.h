@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/net/spkipin.h"
 #include "common/result.h"
 
 #include <QString>
@@ -25,7 +26,10 @@ struct EnrollmentBundle
 
     static QString prefixFor(Kind kind); // "cloopfwd1." / "cloopexe1."
     QString encode() const;
-    static Result<EnrollmentBundle> decode(const QString &text, Kind expected);
+    // A bundle without a pin is refused ("bundle_unpinned") unless the
+    // caller's operator chose CA-only trust.
+    static Result<EnrollmentBundle> decode(const QString &text, Kind expected,
+        net::PinRequirement pin = net::PinRequirement::Required);
 };
 
 } // namespace cloop::identity

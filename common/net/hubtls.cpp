@@ -60,11 +60,9 @@ Result<QList<QSslError>> HubTrust::judge(const QList<QSslError> &errors,
     }
     if (!fatal.isEmpty())
         return Error::make(QStringLiteral("tls_untrusted"),
-                           QStringLiteral("the hub's certificate is not trusted: %1%2")
-                                   .arg(fatal.join(QStringLiteral("; ")),
-                                        m_pins.isEmpty() ? QStringLiteral(
-                                                " (pin the hub's key with --pin or add its CA with --ca)")
-                                                         : QString()));
+            QStringLiteral("the hub's certificate is not trusted: %1%2")
+                .arg(fatal.join(QStringLiteral("; ")),
+                    m_pins.isEmpty() ? m_untrustedRemedy : QString()));
     return errors;
 }
 
@@ -76,7 +74,7 @@ bool isLoopbackHost(const QString &host)
     return !address.isNull() && address.isLoopback();
 }
 
-Result<bool> checkHubUrl(const QUrl &url, bool allowInsecure)
+Result<bool> checkHubUrl(const QUrl &url, bool allowInsecure, const QString &insecureOption)
 {
     if (!url.isValid() || url.host().isEmpty())
         return Error::make(QStringLiteral("invalid_url"),
@@ -92,10 +90,13 @@ Result<bool> checkHubUrl(const QUrl &url, bool allowInsecure)
         if (allowInsecure)
             return true;
         return Error::make(QStringLiteral("insecure_url"),
-                           QStringLiteral("refusing plaintext %1 to %2: use wss://, or pass "
-                                          "--insecure-plaintext if this network is trusted")
-                                   .arg(scheme, url.host()),
-                           true);
+            QStringLiteral("refusing plaintext %1 to %2: use wss://%3")
+                .arg(scheme, url.host(),
+                    insecureOption.isEmpty()
+                        ? QString()
+                        : QStringLiteral(", or pass %1 if this network is trusted")
+                              .arg(insecureOption)),
+            true);
     }
     return Error::make(QStringLiteral("invalid_url"),
                        QStringLiteral("hub URL scheme \"%1\" is not wss:// or ws://").arg(scheme), true);

@@ -24,6 +24,10 @@ public:
 
     const PinSet &pins() const { return m_pins; }
     QSslConfiguration configuration() const;
+    // What an unpinned, untrusted certificate's refusal tells the person to
+    // do, in the options of the program at hand; by default the command
+    // line's (--pin, --ca).
+    void setUntrustedRemedy(QString remedy) { m_untrustedRemedy = std::move(remedy); }
 
     // From an sslErrors handler: the errors it is right to ignore (only the
     // "no trusted issuer" family, and only when a pin vouches for the key),
@@ -37,12 +41,16 @@ public:
 private:
     PinSet m_pins;
     QList<QSslCertificate> m_extraAuthorities;
+    QString m_untrustedRemedy
+        = QStringLiteral(" (pin the hub's key with --pin or add its CA with --ca)");
 };
 
 // wss:// anywhere; ws:// only to a loopback host unless the operator passed
 // the explicit insecure flag (then the caller warns on every attempt).
-// Returns whether the URL is plaintext to a non-loopback host.
-Result<bool> checkHubUrl(const QUrl &url, bool allowInsecure);
+// Returns whether the URL is plaintext to a non-loopback host. A refusal
+// names `insecureOption` when the program has one.
+Result<bool> checkHubUrl(
+    const QUrl &url, bool allowInsecure, const QString &insecureOption = QString());
 bool isLoopbackHost(const QString &host);
 
 // "https://h:p" / "wss://h:p" + path -> the WebSocket URL of an endpoint.

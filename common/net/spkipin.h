@@ -10,6 +10,16 @@ class QSslCertificate;
 
 namespace cloop::net {
 
+// Whether a daemon may go without any pin. The pin travels in every bundle a
+// hub makes and is kept with the credential, so a missing one means the
+// file or bundle was edited or made by hand: it is refused, never read as
+// "CA checks alone", unless the daemon's operator asked for exactly that.
+enum class PinRequirement
+{
+    Required,
+    Optional
+};
+
 // A set of SubjectPublicKeyInfo pins, "sha256:<base64>" separated by commas.
 // Several pins let a hub stage a key rotation: daemons pinned to the old and
 // the new key keep connecting across the switch.

@@ -65,7 +65,8 @@ void TunnelClient::start()
 {
     if (m_state != State::Idle && m_state != State::Stopped)
         return;
-    const auto urlCheck = net::checkHubUrl(m_options.hubUrl, m_options.allowInsecurePlaintext);
+    const auto urlCheck = net::checkHubUrl(
+        m_options.hubUrl, m_options.allowInsecurePlaintext, m_options.insecureOption);
     if (!urlCheck) {
         setState(State::Stopped);
         Q_EMIT refused(urlCheck.error());
@@ -94,18 +95,25 @@ void TunnelClient::connectNow()
 {
     if (m_state == State::Stopped)
         return;
-    const auto plaintextRemote = net::checkHubUrl(m_options.hubUrl, m_options.allowInsecurePlaintext);
-    if (plaintextRemote.ok() && *plaintextRemote)
+    const QUrl url = net::endpointUrl(m_options.hubUrl, m_options.endpointPath);
+    const auto plaintextRemote
+        = net::checkHubUrl(m_options.hubUrl, m_options.allowInsecurePlaintext);
+    if (plaintextRemote.ok() && *plaintextRemote) {
         qCWarning(lcNet).noquote() << "INSECURE: connecting to" << m_options.hubUrl.host()
                                    << "without TLS; the credential and all device traffic can be "
                                       "read and altered on the way";
+    } else if (url.scheme() == QLatin1String("wss") && m_options.trust.pins().isEmpty()) {
+        qCWarning(lcNet).noquote()
+            << "UNPINNED: connecting to" << m_options.hubUrl.host()
+            << "with no pin of its key; any certificate a trusted CA issued for that name "
+               "passes for the hub";
+    }
 
     m_attemptError.reset();
     auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
     auto *connection = new TunnelConnection(socket, ChannelMultiplexer::Side::Daemon,
                                             m_options.limits, m_options.timing, this);
     m_connection = connection;
-    const QUrl url = net::endpointUrl(m_options.hubUrl, m_options.endpointPath);
     if (url.scheme() == QLatin1String("wss"))
         socket->setSslConfiguration(m_options.trust.configuration());
 

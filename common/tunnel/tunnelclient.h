@@ -21,6 +21,8 @@ struct TunnelClientOptions
     QString software = QString::fromLatin1(buildinfo::kVersion);
     net::HubTrust trust;
     bool allowInsecurePlaintext = false;
+    // The option that allows it, named when a plaintext URL is refused.
+    QString insecureOption;
     std::chrono::milliseconds initialBackoff{500};
     std::chrono::milliseconds maxBackoff{30'000};
     // Bounds a whole attempt, from dialling to the hub's welcome.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "daemon-agent/workroot/workroot.h"
 
 #include <QList>
 #include <QString>
@@ -50,7 +51,7 @@ public:
     // device is there now ("port_reused") or the kernel refused.
     using UsbPortReleaser = std::function<Result<bool>(int port, quint32 deviceId)>;
 
-    static QString fileName() { return QStringLiteral("attachments.json"); }
+    static QString fileName() { return WorkRoot::kAttachmentsFile; }
 
     // The real probe: asks the kernel through an ioctl on a socket of this
     // process's namespace. Not /sys/class/net: that shows the namespace

@@ -17,14 +17,21 @@
 
 #include <algorithm>
 
+#include <unistd.h>
+
 namespace cloop::agent {
 
 using namespace protocol;
 
 RunSupervisor::RunSupervisor(WorkRoot workRoot, AgentCapabilities::Mode mode, QObject *parent)
-    : QObject(parent), m_workRoot(std::move(workRoot)), m_mode(mode)
-{
-}
+    : RunSupervisor(std::move(workRoot), RunPolicy(mode, ::geteuid() == 0), parent)
+{ }
+
+RunSupervisor::RunSupervisor(WorkRoot workRoot, RunPolicy policy, QObject *parent)
+    : QObject(parent)
+    , m_workRoot(std::move(workRoot))
+    , m_policy(policy)
+{ }
 
 RunSupervisor::~RunSupervisor()
 {
@@ -40,7 +47,7 @@ QString RunSupervisor::sandboxIdFor(qint64 runId) const
 
 QString RunSupervisor::stateFilePath() const
 {
-    return m_workRoot.rootPath() + QLatin1String("/agent-runs.json");
+    return m_workRoot.rootPath() + QLatin1Char('/') + WorkRoot::kRunsFile;
 }
 
 void RunSupervisor::recordActiveRuns() const
@@ -116,14 +123,8 @@ void RunSupervisor::start(const RunStart &run)
 {
     if (m_active.contains(run.runId) || m_waitingForDevices.contains(run.runId))
         return; // the hub repeated itself after a reconnect
-    // A sandboxed run needs a container agent; a host-process run an agent
-    // its operator started in host mode. Neither falls back to the other.
-    const bool hostMode = m_mode == AgentCapabilities::Mode::Host;
-    if (run.hostProcess && !hostMode)
-        return refuse(run.runId, QStringLiteral("host-process runs need an agent in host mode; this agent runs every "
-                                                "workload in a sandbox"));
-    if (!run.hostProcess && hostMode)
-        return refuse(run.runId, QStringLiteral("this agent is in host mode and has no sandbox for the run"));
+    if (Status allowed = m_policy.check(run); !allowed)
+        return refuse(run.runId, allowed.error().message);
     if (Status root = m_workRoot.ensureRoot(); !root)
         return refuse(run.runId, root.error().message);
     auto workdir = m_workRoot.runDirectory(run.workdir);

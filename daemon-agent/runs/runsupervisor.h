@@ -3,6 +3,7 @@
 #include "common/protocol/agentcapabilities.h"
 #include "common/protocol/controlmessage.h"
 #include "common/runs/outputjournal.h"
+#include "daemon-agent/runs/runpolicy.h"
 #include "daemon-agent/workroot/workroot.h"
 
 #include <QHash>
@@ -32,7 +33,10 @@ class RunSupervisor final : public QObject
     Q_DISABLE_COPY_MOVE(RunSupervisor)
 
 public:
-    RunSupervisor(WorkRoot workRoot, protocol::AgentCapabilities::Mode mode, QObject *parent = nullptr);
+    // The policy of an agent in `mode` as the user it runs as.
+    RunSupervisor(
+        WorkRoot workRoot, protocol::AgentCapabilities::Mode mode, QObject *parent = nullptr);
+    RunSupervisor(WorkRoot workRoot, RunPolicy policy, QObject *parent = nullptr);
     ~RunSupervisor() override;
 
     // Runs a previous process of this agent recorded and left behind: their
@@ -93,7 +97,7 @@ private:
     QString sandboxIdFor(qint64 runId) const;
 
     WorkRoot m_workRoot;
-    protocol::AgentCapabilities::Mode m_mode;
+    RunPolicy m_policy;
     QHash<qint64, Active> m_active;
     std::map<qint64, Log> m_logs; // a journal is not copyable
     QPointer<tunnel::ChannelMultiplexer> m_channels;

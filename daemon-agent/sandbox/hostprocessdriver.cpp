@@ -3,7 +3,9 @@
 #include <QProcessEnvironment>
 
 #include <csignal>
+#include <fcntl.h>
 #include <grp.h>
+#include <linux/close_range.h>
 #include <unistd.h>
 
 namespace cloop::agent {
@@ -49,16 +51,23 @@ Status HostProcessDriver::start(const RunSpec &spec)
     for (auto it = spec.env.cbegin(); it != spec.env.cend(); ++it)
         environment.insert(it.key(), it.value());
     m_process->setProcessEnvironment(environment);
-    if (!spec.user.isEmpty()) {
-        // A root agent runs the workload as the unprivileged run user.
-        const QStringList ids = spec.user.split(QLatin1Char(':'));
-        const auto uid = static_cast<uid_t>(ids.value(0).toUInt());
-        const auto gid = static_cast<gid_t>(ids.value(1).toUInt());
-        m_process->setChildProcessModifier([uid, gid] {
-            if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0)
-                ::_exit(126);
-        });
-    }
+    // A root agent runs the workload as the unprivileged run user.
+    const bool asRunUser = !spec.user.isEmpty();
+    const QStringList ids = spec.user.split(QLatin1Char(':'));
+    const auto uid = static_cast<uid_t>(ids.value(0).toUInt());
+    const auto gid = static_cast<gid_t>(ids.value(1).toUInt());
+    m_process->setChildProcessModifier([asRunUser, uid, gid] {
+        // No descriptor the agent holds (or inherited) reaches the workload:
+        // all but stdin, stdout and stderr close at exec, as QProcess's own
+        // pipe does already. Kernels before 5.11 mark them one by one.
+        if (::close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0) {
+            const long open = ::sysconf(_SC_OPEN_MAX);
+            for (int fd = 3; fd < (open > 0 && open < 1'048'576 ? open : 65'536); ++fd)
+                ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+        }
+        if (asRunUser && (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0))
+            ::_exit(126);
+    });
 
     QProcess *process = m_process.get();
     connect(process, &QProcess::started, this, [this, process] {

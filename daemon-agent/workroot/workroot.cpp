@@ -102,6 +102,19 @@ Result<RunUserIds> lookUpRunUser(const QString &name)
     return RunUserIds { found->pw_uid, found->pw_gid };
 }
 
+// Whether a name directly in the root is one of the agent's own records or
+// the temporary file one is written through (writeFileAtomically's
+// "<name>.tmp-XXXXXX").
+bool isAgentRecordName(const QByteArray &name)
+{
+    for (const QLatin1StringView record : { WorkRoot::kRunsFile, WorkRoot::kAttachmentsFile }) {
+        const QByteArray bytes(record.data(), record.size());
+        if (name == bytes || name.startsWith(bytes + '.'))
+            return true;
+    }
+    return false;
+}
+
 // Splits a path into components, dropping empty and "." ones, which name
 // the directory they are in and so cannot move the walk anywhere.
 void prependComponents(std::deque<QByteArray> &pending, const QByteArray &path)
@@ -111,6 +124,18 @@ void prependComponents(std::deque<QByteArray> &pending, const QByteArray &path)
         if (!it->isEmpty() && *it != ".")
             pending.push_front(*it);
     }
+}
+
+// The absolute path with symlinks resolved in the part that exists.
+QString resolvedPath(const QString &path)
+{
+    QString existing = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+    QString rest;
+    while (!QFileInfo::exists(existing) && existing != QLatin1String("/")) {
+        rest = QLatin1Char('/') + QFileInfo(existing).fileName() + rest;
+        existing = QFileInfo(existing).absolutePath();
+    }
+    return QDir::cleanPath(QFileInfo(existing).canonicalFilePath() + rest);
 }
 
 } // namespace
@@ -134,6 +159,14 @@ QString WorkRoot::sandboxTag() const
 {
     const QByteArray path = QFile::encodeName(QDir::cleanPath(QFileInfo(m_rootPath).absoluteFilePath()));
     return QString::fromLatin1(QCryptographicHash::hash(path, QCryptographicHash::Sha256).toHex().left(8));
+}
+
+bool WorkRoot::contains(const QString &path) const
+{
+    const QString root = resolvedPath(m_rootPath);
+    const QString candidate = resolvedPath(path);
+    return candidate == root
+        || candidate.startsWith(root == QLatin1String("/") ? root : root + QLatin1Char('/'));
 }
 
 Status WorkRoot::ensureRoot() const
@@ -274,6 +307,14 @@ Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
                 QStringLiteral("a component is longer than %1 bytes").arg(NAME_MAX));
         }
 
+        // Checked at every step at the root, so a symlink a workload planted
+        // cannot lead there either.
+        if (levels.size() == 1 && isAgentRecordName(name)) {
+            return invalidError(relativeFromHub,
+                QStringLiteral("%1 in the work root is where the agent keeps its "
+                               "own records")
+                    .arg(QFile::decodeName(name)));
+        }
         const int parent = levels.back().fd.get();
         Fd fd(::openat(parent, name.constData(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
         if (!fd.valid() && errno == ENOENT) {

@@ -2,6 +2,7 @@
 
 #include "common/result.h"
 
+#include <QLatin1StringView>
 #include <QString>
 
 namespace cloop::agent {
@@ -20,6 +21,12 @@ namespace cloop::agent {
 class WorkRoot final
 {
 public:
+    // The agent's own records, kept directly in the root: the runs with a
+    // sandbox (RunSupervisor) and what is attached (AttachmentLedger). No
+    // workspace may take one of these names, or a temporary sibling's.
+    static constexpr QLatin1StringView kRunsFile { "agent-runs.json" };
+    static constexpr QLatin1StringView kAttachmentsFile { "attachments.json" };
+
     static QString defaultPath();
     static QString defaultRunUser();
 
@@ -32,6 +39,11 @@ public:
     // run ids overlap) never take or remove each other's containers.
     QString sandboxTag() const;
 
+    // Whether `path`, existing or not, is the root or lies beneath it
+    // (symlinks resolved as far as the path exists). The agent's credential
+    // must not: a workspace would be made of its folder.
+    bool contains(const QString &path) const;
+
     // Creates the root (and missing parents) 0700 and narrows an existing
     // root that is wider; refuses a root owned by another user, because
     // whoever owns it could swap its contents under the agent.
@@ -40,9 +52,9 @@ public:
     // The absolute, symlink-free host path of the run's workspace for
     // `relativeFromHub` ("project-3/run-41"), created if missing, mode 0700,
     // owned by the run user when the agent is root. Refuses absolute paths,
-    // `..` components, NUL bytes, empty names and anything that resolves
-    // outside the root, naming the path in the error. Symlinks that stay
-    // inside the root are followed.
+    // `..` components, NUL bytes, empty names, the names of the agent's own
+    // records and anything that resolves outside the root, naming the path
+    // in the error. Symlinks that stay inside the root are followed.
     Result<QString> runDirectory(const QString &relativeFromHub) const;
 
     // "uid:gid" of the run user when the agent is root (for RunSpec::user),

@@ -32,14 +32,24 @@ int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun)
     return kExitOk;
 }
 
-void printEnrollmentCommand(const QJsonObject &answer, const QString &where)
+void printEnrollmentCommand(const QJsonObject &answer, const QString &where, const DaemonNoun &noun)
 {
+    const QString file = QStringLiteral("%1.bundle").arg(QLatin1String(noun.noun));
     printLine(QStringLiteral("%1, run this once before %2:")
                       .arg(where, formatTime(answer.value(QLatin1String("token_expires_at")))));
     printLine(QString());
-    printLine(QStringLiteral("  ") + answer.value(QLatin1String("command")).toString());
+    printLine(QStringLiteral("  (umask 077; cat > %1)    # paste the bundle below, then Ctrl-D")
+                  .arg(file));
+    printLine(QStringLiteral("  cloop %1 --token-file %2").arg(QLatin1String(noun.daemon), file));
     printLine(QString());
-    printLine(QStringLiteral("The bundle works once; treat it like a password."));
+    printLine(
+        QStringLiteral("The bundle, which works once (the file is deleted when it is redeemed):"));
+    printLine(QString());
+    printLine(QStringLiteral("  ") + answer.value(QLatin1String("bundle")).toString());
+    printLine(QString());
+    printLine(QStringLiteral(
+        "Treat it like a password, and keep it off command lines: every local user can read "
+        "those."));
 }
 
 } // namespace cloop::cli

@@ -12,15 +12,21 @@ struct DaemonNoun
     const char *noun; // "forwarder"
     const char *family; // "forward": the CLI family, `cloop forward …`
     const char *apiPath; // "/api/forwarders"
+    const char *daemon; // "forward": the daemon, `cloop forward`
 };
 
-inline constexpr DaemonNoun kForwarderNoun{"forwarder", "forward", "/api/forwarders"};
-inline constexpr DaemonNoun kExecutorNoun{"executor", "executor", "/api/executors"};
+inline constexpr DaemonNoun kForwarderNoun { "forwarder", "forward", "/api/forwarders", "forward" };
+inline constexpr DaemonNoun kExecutorNoun { "executor", "executor", "/api/executors",
+    "executor agent" };
 
 // `cloop forward|executor revoke ID [--reason TEXT]`.
 int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun);
 
-// The enrollment's one-time command, framed for the person who runs it.
-void printEnrollmentCommand(const QJsonObject &answer, const QString &where);
+// The enrollment's one-time start, framed for the person who runs it: the
+// bundle goes into a file only they can read and the daemon starts with
+// --token-file, never with the bundle on its command line, which every
+// local user can read (/proc/PID/cmdline).
+void printEnrollmentCommand(
+    const QJsonObject &answer, const QString &where, const DaemonNoun &noun);
 
 } // namespace cloop::cli

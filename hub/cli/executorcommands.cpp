@@ -42,7 +42,8 @@ int enroll(const QStringList &arguments)
     printLine(QStringLiteral("Enrolled executor %1 \"%2\".")
                       .arg(executor.value(QLatin1String("id")).toInteger())
                       .arg(executor.value(QLatin1String("name")).toString()));
-    printEnrollmentCommand(*answer, QStringLiteral("On the machine that will run sandboxes"));
+    printEnrollmentCommand(
+        *answer, QStringLiteral("On the machine that will run sandboxes"), kExecutorNoun);
     return kExitOk;
 }
 

@@ -55,7 +55,8 @@ int enroll(const QStringList &arguments)
                       .arg(forwarder.value(QLatin1String("id")).toInteger())
                       .arg(forwarder.value(QLatin1String("name")).toString(),
                            forwarder.value(QLatin1String("device_description")).toString()));
-    printEnrollmentCommand(*answer, QStringLiteral("On the machine wired to the device"));
+    printEnrollmentCommand(
+        *answer, QStringLiteral("On the machine wired to the device"), kForwarderNoun);
     return kExitOk;
 }
 

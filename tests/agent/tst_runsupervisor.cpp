@@ -2,9 +2,12 @@
 
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
+
+#include <unistd.h>
 
 using namespace cloop;
 using namespace cloop::agent;
@@ -20,6 +23,9 @@ private Q_SLOTS:
     void escapingWorkdirsAreRefused();
     void hostProcessRunsAreRefusedInContainerMode();
     void hostModeHasNoSandbox();
+    void hubChoicesBeyondTheConfigurationAreRefused_data();
+    void hubChoicesBeyondTheConfigurationAreRefused();
+    void aRootHostRunWithoutTheRunUserIsRefused();
 
 private:
     protocol::RunFinished startAndCollect(RunSupervisor &supervisor, const protocol::RunStart &run);
@@ -44,6 +50,7 @@ void TestRunSupervisor::escapingWorkdirsAreRefused_data()
     QTest::newRow("nested parent") << QStringLiteral("runs/../../escape");
     QTest::newRow("absolute") << QStringLiteral("/etc");
     QTest::newRow("symlink out") << QStringLiteral("link/inside");
+    QTest::newRow("the agent's run records") << QStringLiteral("agent-runs.json");
 }
 
 void TestRunSupervisor::escapingWorkdirsAreRefused()
@@ -96,6 +103,76 @@ void TestRunSupervisor::hostModeHasNoSandbox()
     const protocol::RunFinished finished = startAndCollect(supervisor, run);
     QCOMPARE(finished.runId, qint64(4));
     QVERIFY2(finished.error.contains(QStringLiteral("host mode")), qPrintable(finished.error));
+}
+
+void TestRunSupervisor::hubChoicesBeyondTheConfigurationAreRefused_data()
+{
+    QTest::addColumn<QString>("image");
+    QTest::addColumn<QString>("runtime");
+    QTest::addColumn<bool>("hostProcess");
+    QTest::addColumn<bool>("agentIsRoot");
+    QTest::addColumn<QString>("refusal");
+    QTest::newRow("an image from a host folder") << QStringLiteral("dir:/") << QString() << false
+                                                 << true << QStringLiteral("image reference");
+    QTest::newRow("an image from a relative host path") << QStringLiteral(
+        "oci-archive:x") << QString() << false << true << QStringLiteral("transport");
+    QTest::newRow("a runtime binary by path")
+        << QString() << QStringLiteral("/bin/sh") << false << true << QStringLiteral("runtime");
+    QTest::newRow("a host run of a non-root host agent")
+        << QString() << QString() << true << false << QStringLiteral("does not run as root");
+}
+
+void TestRunSupervisor::hubChoicesBeyondTheConfigurationAreRefused()
+{
+    QFETCH(QString, image);
+    QFETCH(QString, runtime);
+    QFETCH(bool, hostProcess);
+    QFETCH(bool, agentIsRoot);
+    QFETCH(QString, refusal);
+    QTemporaryDir base;
+    const QString root = base.filePath(QStringLiteral("work"));
+    RunSupervisor supervisor(WorkRoot(root),
+        RunPolicy(hostProcess ? protocol::AgentCapabilities::Mode::Host
+                              : protocol::AgentCapabilities::Mode::Container,
+            agentIsRoot));
+    protocol::RunStart run;
+    run.runId = 11;
+    run.argv = { QStringLiteral("touch"), base.filePath(QStringLiteral("ran")) };
+    run.workdir = QStringLiteral("runs/11");
+    run.image = image;
+    run.runtime = runtime;
+    run.hostProcess = hostProcess;
+    const protocol::RunFinished finished = startAndCollect(supervisor, run);
+    QCOMPARE(finished.runId, qint64(11));
+    QVERIFY(!finished.exitCode);
+    QVERIFY2(finished.error.contains(refusal), qPrintable(finished.error));
+    QCOMPARE(supervisor.activeCount(), 0);
+    // Refused before anything: no workspace, no workload.
+    QVERIFY(!QFileInfo::exists(root + QStringLiteral("/runs/11")));
+    QVERIFY(!QFileInfo::exists(base.filePath(QStringLiteral("ran"))));
+}
+
+void TestRunSupervisor::aRootHostRunWithoutTheRunUserIsRefused()
+{
+    if (::geteuid() != 0)
+        QSKIP("a root agent's case");
+    // Given a root agent in host mode whose run user does not exist,
+    QTemporaryDir base;
+    const QString root = base.filePath(QStringLiteral("work"));
+    RunSupervisor supervisor(WorkRoot(root, QStringLiteral("cloop-no-such-user")),
+        RunPolicy(protocol::AgentCapabilities::Mode::Host, true));
+    protocol::RunStart run;
+    run.runId = 12;
+    run.argv = { QStringLiteral("touch"), base.filePath(QStringLiteral("ran")) };
+    run.workdir = QStringLiteral("runs/12");
+    run.hostProcess = true;
+    // then the run is refused naming the user: it never runs as root instead.
+    const protocol::RunFinished finished = startAndCollect(supervisor, run);
+    QCOMPARE(finished.runId, qint64(12));
+    QVERIFY2(
+        finished.error.contains(QStringLiteral("cloop-no-such-user")), qPrintable(finished.error));
+    QCOMPARE(supervisor.activeCount(), 0);
+    QVERIFY(!QFileInfo::exists(base.filePath(QStringLiteral("ran"))));
 }
 
 QTEST_GUILESS_MAIN(TestRunSupervisor)

@@ -110,6 +110,11 @@ private Q_SLOTS:
     void rootOwnedByRunUser();
     void missingRunUserNamed();
     void sandboxTagNamesTheRoot();
+    void theAgentsRecordsAreNoWorkspace_data();
+    void theAgentsRecordsAreNoWorkspace();
+    void aPlantedSymlinkLeadsNotToTheRecords();
+    void containsTellsWhatIsBeneath_data();
+    void containsTellsWhatIsBeneath();
 
 private:
     // The root as the kernel names it (the temp folder may sit behind a
@@ -364,6 +369,86 @@ void TestWorkRoot::sandboxTagNamesTheRoot()
     QCOMPARE(WorkRoot(m_root + QLatin1String("/")).sandboxTag(), tag);
     QCOMPARE(WorkRoot(m_root + QLatin1String("/runs/..")).sandboxTag(), tag);
     QVERIFY(WorkRoot(m_outside).sandboxTag() != tag);
+}
+
+void TestWorkRoot::theAgentsRecordsAreNoWorkspace_data()
+{
+    QTest::addColumn<QString>("name");
+    QTest::addColumn<bool>("exists"); // the record is already there
+    QTest::newRow("runs record") << QStringLiteral("agent-runs.json") << true;
+    QTest::newRow("runs record, not yet written") << QStringLiteral("agent-runs.json") << false;
+    QTest::newRow("attachments, not yet written") << QStringLiteral("attachments.json") << false;
+    QTest::newRow("inside the name") << QStringLiteral("attachments.json/x") << false;
+    QTest::newRow("a temporary sibling") << QStringLiteral("attachments.json.tmp-AbC123") << false;
+    QTest::newRow("after a dot component") << QStringLiteral("./agent-runs.json") << false;
+}
+
+void TestWorkRoot::theAgentsRecordsAreNoWorkspace()
+{
+    QFETCH(QString, name);
+    QFETCH(bool, exists);
+    const WorkRoot root(m_root, m_runUser);
+    VERIFY_OK(root.ensureRoot());
+    if (exists) {
+        QFile record(m_root + QLatin1Char('/') + name);
+        QVERIFY(record.open(QIODevice::WriteOnly));
+    }
+
+    // A workspace there would be handed to the run user: a workload could
+    // then replace what the agent keeps about its runs and devices.
+    const cloop::Result<QString> dir = root.runDirectory(name);
+    QVERIFY2(!dir.ok(), qPrintable(dir.ok() ? *dir : QString()));
+    QCOMPARE(dir.error().code, QStringLiteral("workdir_invalid"));
+    QVERIFY2(dir.error().message.contains(QStringLiteral("own records")),
+        qPrintable(dir.error().message));
+    // Nothing was made in its place.
+    QCOMPARE(QFileInfo(m_root + QLatin1Char('/') + name).isDir(), false);
+    if (!exists)
+        QVERIFY(QDir(m_root)
+                    .entryList(QDir::NoDotAndDotDot | QDir::AllEntries | QDir::Hidden)
+                    .isEmpty());
+}
+
+void TestWorkRoot::aPlantedSymlinkLeadsNotToTheRecords()
+{
+    const WorkRoot root(m_root, m_runUser);
+    const cloop::Result<QString> first = root.runDirectory(QStringLiteral("runs/1"));
+    VERIFY_OK(first);
+    // Given a workload that left a symlink to where a record would go,
+    QVERIFY(
+        makeSymlink(QStringLiteral("../../attachments.json"), *first + QStringLiteral("/next")));
+    // then a later run named through it is refused, and nothing is there.
+    const cloop::Result<QString> later = root.runDirectory(QStringLiteral("runs/1/next"));
+    QVERIFY2(!later.ok(), qPrintable(later.ok() ? *later : QString()));
+    QVERIFY2(later.error().message.contains(QStringLiteral("own records")),
+        qPrintable(later.error().message));
+    QVERIFY(!QFileInfo::exists(m_root + QStringLiteral("/attachments.json")));
+}
+
+void TestWorkRoot::containsTellsWhatIsBeneath_data()
+{
+    QTest::addColumn<QString>("path"); // relative to the temporary folder
+    QTest::addColumn<bool>("inside");
+    QTest::newRow("the root") << QStringLiteral("home/.cloop/work") << true;
+    QTest::newRow("a file in it") << QStringLiteral("home/.cloop/work/agent.json") << true;
+    QTest::newRow("deeper, not there yet")
+        << QStringLiteral("home/.cloop/work/a/b/agent.json") << true;
+    QTest::newRow("with dot-dot back in")
+        << QStringLiteral("home/.cloop/x/../work/agent.json") << true;
+    QTest::newRow("through a symlink") << QStringLiteral("alias/agent.json") << true;
+    QTest::newRow("beside it (the default)") << QStringLiteral("home/.cloop/agent.json") << false;
+    QTest::newRow("a name that only starts alike")
+        << QStringLiteral("home/.cloop/work2/agent.json") << false;
+    QTest::newRow("elsewhere") << QStringLiteral("outside/agent.json") << false;
+}
+
+void TestWorkRoot::containsTellsWhatIsBeneath()
+{
+    QFETCH(QString, path);
+    QFETCH(bool, inside);
+    QVERIFY(QDir().mkpath(m_root));
+    QVERIFY(makeSymlink(m_root, m_temp->filePath(QStringLiteral("alias"))));
+    QCOMPARE(WorkRoot(m_root, m_runUser).contains(m_temp->filePath(path)), inside);
 }
 
 QTEST_GUILESS_MAIN(TestWorkRoot)

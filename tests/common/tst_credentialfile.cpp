@@ -10,6 +10,7 @@
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -106,6 +107,13 @@ private Q_SLOTS:
     void init();
 
     void saveThenLoadRoundTrip();
+    void deviceRecordRoundTrip_data();
+    void deviceRecordRoundTrip();
+    void fileWithoutDeviceRecordStillLoads();
+    void emptyPinIsRefusedNamingTheFile_data();
+    void emptyPinIsRefusedNamingTheFile();
+    void keepPrivateNarrowsAWideMode();
+    void keepPrivateRefusesAFileOfAnotherUser();
     void modeIs0600EvenWithUmaskZero();
     void missingFileIsNotEnrolled();
     void brokenFiles_data();
@@ -151,6 +159,134 @@ void TestCredentialFile::saveThenLoadRoundTrip()
     QCOMPARE(back.caFile, saved.caFile);
     // Keys this layer does not know survive, for the role that owns them.
     QCOMPARE(back.extra, saved.extra);
+}
+
+void TestCredentialFile::deviceRecordRoundTrip_data()
+{
+    QTest::addColumn<QString>("device"); // "usb:VID:PID[:SERIAL]" or "l2:IF"
+    QTest::newRow("segment") << QStringLiteral("l2:dummy1");
+    QTest::newRow("usb") << QStringLiteral("usb:1050:0407");
+    QTest::newRow("usb with serial") << QStringLiteral("usb:1d50:6089:HSM0001");
+}
+
+void TestCredentialFile::deviceRecordRoundTrip()
+{
+    QFETCH(QString, device);
+    const auto spec = device.startsWith(QLatin1String("l2:"))
+        ? protocol::DeviceSpec::parseInterface(device.mid(3))
+        : protocol::DeviceSpec::parseUsb(device.mid(4));
+    QVERIFY(spec);
+    const QString path = m_dir->filePath(QStringLiteral("forwarder.json"));
+
+    // Given a forwarder's credential with the device it was enrolled for,
+    DaemonCredential saved = sampleCredential();
+    saved.device = *spec;
+    QVERIFY(CredentialFile(path).save(saved).ok());
+
+    // then the file names the device as the protocol does, saved 0600,
+    const QJsonObject onDisk = QJsonDocument::fromJson(readFile(path)).object();
+    QCOMPARE(onDisk.value(QLatin1String("device")).toObject(), spec->toJson());
+    QCOMPARE(util::fileMode(path), 0600);
+
+    // and it reads back exactly, not among the role's other keys.
+    const auto loaded = CredentialFile(path).load();
+    QVERIFY2(loaded.ok(), qPrintable(loaded.ok() ? QString() : loaded.error().message));
+    QVERIFY(loaded->credential->device.has_value());
+    QCOMPARE(*loaded->credential->device, *spec);
+    QVERIFY(!loaded->credential->extra.contains(QLatin1String("device")));
+    QCOMPARE(loaded->credential->extra, saved.extra);
+}
+
+void TestCredentialFile::fileWithoutDeviceRecordStillLoads()
+{
+    // Given a file written before forwarders recorded their device,
+    QJsonObject old = validObject();
+    QVERIFY(!old.contains(QLatin1String("device")));
+    const QString path = m_dir->filePath(QStringLiteral("forwarder.json"));
+    QVERIFY(writeFile(path, QJsonDocument(old).toJson()));
+
+    // then it loads with no device (the forwarder records one from its
+    // first welcome), and saving it with one keeps everything else.
+    auto loaded = CredentialFile(path).load();
+    QVERIFY2(loaded.ok(), qPrintable(loaded.ok() ? QString() : loaded.error().message));
+    QVERIFY(!loaded->credential->device.has_value());
+    DaemonCredential upgraded = *loaded->credential;
+    upgraded.device = *protocol::DeviceSpec::parseInterface(QStringLiteral("dummy1"));
+    QVERIFY(CredentialFile(path).save(upgraded).ok());
+    QCOMPARE(util::fileMode(path), 0600);
+    const auto again = CredentialFile(path).load();
+    QVERIFY(again.ok());
+    QCOMPARE(again->credential->device->interfaceName, QStringLiteral("dummy1"));
+    QCOMPARE(again->credential->credential, loaded->credential->credential);
+    QCOMPARE(again->credential->pin, loaded->credential->pin);
+}
+
+void TestCredentialFile::emptyPinIsRefusedNamingTheFile_data()
+{
+    QTest::addColumn<QJsonValue>("pin"); // undefined: no "pin" key at all
+    QTest::newRow("empty") << QJsonValue(QString());
+    QTest::newRow("missing") << QJsonValue(QJsonValue::Undefined);
+    QTest::newRow("only commas") << QJsonValue(QStringLiteral(","));
+}
+
+void TestCredentialFile::emptyPinIsRefusedNamingTheFile()
+{
+    QFETCH(QJsonValue, pin);
+    QJsonObject object = validObject();
+    if (pin.isUndefined())
+        object.remove(QStringLiteral("pin"));
+    else
+        object.insert(QStringLiteral("pin"), pin);
+    const QString path = m_dir->filePath(QStringLiteral("agent.json"));
+    QVERIFY(writeFile(path, QJsonDocument(object).toJson()));
+
+    // A daemon never drops pinning silently: by default such a file is an
+    // error that names the file,
+    const auto refused = CredentialFile(path).load();
+    QVERIFY2(!refused.ok(), "a credential without a pin was accepted");
+    QCOMPARE(refused.error().code, QStringLiteral("credential_unpinned"));
+    QVERIFY(refused.error().permanent);
+    QVERIFY2(refused.error().message.contains(path), qPrintable(refused.error().message));
+    QVERIFY2(refused.error().message.contains(QStringLiteral("no pin")),
+        qPrintable(refused.error().message));
+
+    // and only an explicit choice of CA-only trust reads it.
+    const auto chosen = CredentialFile(path).load(net::PinRequirement::Optional);
+    QVERIFY2(chosen.ok(), qPrintable(chosen.ok() ? QString() : chosen.error().message));
+    QVERIFY(net::PinSet::parse(chosen->credential->pin)->isEmpty());
+}
+
+void TestCredentialFile::keepPrivateNarrowsAWideMode()
+{
+    const QString path = m_dir->filePath(QStringLiteral("agent.json"));
+    // No file yet: nothing to keep private, nothing created.
+    QVERIFY(CredentialFile(path).keepPrivate().ok());
+    QVERIFY(!QFile::exists(path));
+    // Given a credential others may read,
+    QVERIFY(writeFile(path, QJsonDocument(validObject()).toJson(), 0644));
+    // when the daemon keeps it private, then it is 0600 and still loads.
+    QVERIFY(CredentialFile(path).keepPrivate().ok());
+    QCOMPARE(util::fileMode(path), 0600);
+    const auto loaded = CredentialFile(path).load();
+    QVERIFY(loaded.ok());
+    QVERIFY(loaded->warnings.isEmpty());
+}
+
+void TestCredentialFile::keepPrivateRefusesAFileOfAnotherUser()
+{
+    if (::geteuid() != 0)
+        QSKIP("giving a file to another user needs root");
+    const QString path = m_dir->filePath(QStringLiteral("agent.json"));
+    QVERIFY(writeFile(path, QJsonDocument(validObject()).toJson(), 0600));
+    // Given a file of an unprivileged user (nobody, 65534),
+    QVERIFY(::chown(QFile::encodeName(path).constData(), 65534, 65534) == 0);
+    // then a daemon of another user refuses it, naming the file and owner.
+    const Status kept = CredentialFile(path).keepPrivate();
+    QVERIFY(!kept.ok());
+    QCOMPARE(kept.error().code, QStringLiteral("credential_file_foreign"));
+    QVERIFY2(kept.error().message.contains(path), qPrintable(kept.error().message));
+    QVERIFY2(
+        kept.error().message.contains(QStringLiteral("65534")), qPrintable(kept.error().message));
 }
 
 void TestCredentialFile::modeIs0600EvenWithUmaskZero()
@@ -227,6 +363,20 @@ void TestCredentialFile::brokenFiles_data()
     QTest::newRow("server without host")
         << json(with(QStringLiteral("server"), QStringLiteral("hub")))
         << QStringLiteral("\"server\" is not a URL");
+    QTest::newRow("pin of another hash")
+        << json(with(QStringLiteral("pin"), QStringLiteral("md5:abc")))
+        << QStringLiteral("\"pin\" is invalid");
+    QTest::newRow("device not an object")
+        << json(with(QStringLiteral("device"), QStringLiteral("eth0")))
+        << QStringLiteral("\"device\" is not a device");
+    QTest::newRow("device of no kind") << json(with(QStringLiteral("device"),
+        QJsonObject { { QStringLiteral("interface"), QStringLiteral("eth0") } }))
+                                       << QStringLiteral("\"device\" is not a device");
+    QTest::newRow("device with a bad interface name")
+        << json(with(QStringLiteral("device"),
+               QJsonObject { { QStringLiteral("kind"), QStringLiteral("l2") },
+                   { QStringLiteral("interface"), QStringLiteral("../eth0") } }))
+        << QStringLiteral("\"device\" is not a device");
 }
 
 void TestCredentialFile::brokenFiles()

@@ -77,6 +77,8 @@ private Q_SLOTS:
     void refusesEmpty();
     void refusesOverlong();
     void refusesBadContentWithValidChecksum();
+    void refusesEmptyPin_data();
+    void refusesEmptyPin();
     void problemsHaveDistinctMessages();
 };
 
@@ -84,8 +86,10 @@ void TestEnrollmentBundle::roundTrip_data()
 {
     QTest::addColumn<bool>("forwarder");
     QTest::addColumn<bool>("withPins");
+    // A bundle without a pin decodes only where CA-only trust was chosen
+    // (refusesEmptyPin shows the default).
     QTest::newRow("forwarder, two pins") << true << true;
-    QTest::newRow("forwarder, no pin") << true << false;
+    QTest::newRow("forwarder, no pin, pin optional") << true << false;
     QTest::newRow("executor, one pin") << false << true;
 }
 
@@ -109,7 +113,8 @@ void TestEnrollmentBundle::roundTrip()
         QVERIFY2(kAlphabet.contains(c), qPrintable(text));
 
     // When decoded, then every field comes back.
-    const auto decoded = EnrollmentBundle::decode(text, bundle.kind);
+    const auto decoded = EnrollmentBundle::decode(text, bundle.kind,
+        withPins ? net::PinRequirement::Required : net::PinRequirement::Optional);
     QVERIFY2(decoded.ok(), qPrintable(decoded.ok() ? QString() : decoded.error().message));
     QCOMPARE(decoded->kind, bundle.kind);
     QCOMPARE(decoded->hub, bundle.hub);
@@ -272,6 +277,46 @@ void TestEnrollmentBundle::refusesBadContentWithValidChecksum()
     badPin.pins = QStringLiteral("md5:abc");
     expectRefused(
         badPin.encode(), EnrollmentBundle::Kind::Forwarder, QStringLiteral("pin is invalid"));
+}
+
+void TestEnrollmentBundle::refusesEmptyPin_data()
+{
+    QTest::addColumn<QString>("pins");
+    QTest::newRow("empty") << QString();
+    QTest::newRow("only commas") << QStringLiteral(",,");
+}
+
+void TestEnrollmentBundle::refusesEmptyPin()
+{
+    QFETCH(QString, pins);
+    // Given a bundle whose checksum is right but that pins no key,
+    EnrollmentBundle unpinned = forwarderBundle();
+    unpinned.pins = pins;
+    const QString text = unpinned.encode();
+
+    // when a daemon reads it as it does by default, then it is refused for
+    // good, saying that the pin is missing: never read as "CA checks alone".
+    const auto decoded = EnrollmentBundle::decode(text, EnrollmentBundle::Kind::Forwarder);
+    QVERIFY2(!decoded.ok(), "a bundle without a pin was accepted");
+    QCOMPARE(decoded.error().code, QStringLiteral("bundle_unpinned"));
+    QVERIFY(decoded.error().permanent);
+    QVERIFY2(decoded.error().message.contains(QStringLiteral("no pin")),
+        qPrintable(decoded.error().message));
+    const auto asExecutor = EnrollmentBundle::decode(
+        [&] {
+            EnrollmentBundle executor = executorBundle();
+            executor.pins = pins;
+            return executor.encode();
+        }(),
+        EnrollmentBundle::Kind::Executor);
+    QVERIFY(!asExecutor.ok());
+    QCOMPARE(asExecutor.error().code, QStringLiteral("bundle_unpinned"));
+
+    // Only an explicit choice takes it, and with no pin at all.
+    const auto chosen = EnrollmentBundle::decode(
+        text, EnrollmentBundle::Kind::Forwarder, net::PinRequirement::Optional);
+    QVERIFY2(chosen.ok(), qPrintable(chosen.ok() ? QString() : chosen.error().message));
+    QVERIFY(net::PinSet::parse(chosen->pins)->isEmpty());
 }
 
 void TestEnrollmentBundle::problemsHaveDistinctMessages()

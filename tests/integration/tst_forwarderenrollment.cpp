@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTest>
 
 #include <sys/stat.h>
@@ -57,7 +58,9 @@ private Q_SLOTS:
     void enrollConnectList();
     void plainRestartUsesSavedCredential();
     void tokenFileDeletedAfterRedemption();
+    void aServiceNamingTheRedeemedTokenFileRestartsWithItsCredential();
     void umbrellaRunsForwarder();
+    void thePrintedAdviceKeepsTheBundleOffCommandLines();
 
 private:
     std::unique_ptr<TestRig> m_rig;
@@ -190,6 +193,47 @@ void TestForwarderEnrollment::tokenFileDeletedAfterRedemption()
     QVERIFY(forwarder.isRunning());
 }
 
+void TestForwarderEnrollment::aServiceNamingTheRedeemedTokenFileRestartsWithItsCredential()
+{
+    // As the forwarder's unit starts it: always with the same token file.
+    HubProcess &hub = m_rig->hub();
+    const Enrollment enrollment = hub.enroll(QStringLiteral("service"));
+    QVERIFY2(enrollment.ok, qPrintable(enrollment.error));
+    const QString tokenFile = m_rig->path(QStringLiteral("service.bundle"));
+    const QString credentialFile = m_rig->path(QStringLiteral("service.json"));
+    const QStringList unit { QStringLiteral("--credential-file"), credentialFile,
+        QStringLiteral("--token-file"), tokenFile };
+    const QString home = m_rig->newHome();
+
+    // Before the bundle is there, it says what is missing and stops.
+    const CliResult early = m_rig->runForwarder(unit, home);
+    CLOOP_COMPARE_EXIT(early, 2);
+    QVERIFY2(early.stderrText().contains(tokenFile), qPrintable(early.describe()));
+
+    {
+        QFile file(tokenFile);
+        QVERIFY(file.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        QVERIFY(file.write(enrollment.bundle.toUtf8() + '\n') > 0);
+    }
+    ForwarderProcess &first = m_rig->addForwarder(unit, home);
+    QVERIFY2(m_rig->startAndAwaitConnection(first, enrollment.id), qPrintable(m_rig->lastError()));
+    QTRY_VERIFY_WITH_TIMEOUT(!QFile::exists(tokenFile), kLongWaitMs);
+    const QString credential
+        = readJsonFile(credentialFile).value(QLatin1String("credential")).toString();
+    QVERIFY(first.terminate());
+    QTRY_VERIFY_WITH_TIMEOUT(first.hasExited(), kLongWaitMs);
+
+    // The next start, with the token file gone, reconnects with the credential.
+    ForwarderProcess &second = m_rig->addForwarder(unit, home);
+    QVERIFY2(m_rig->startAndAwaitConnection(second, enrollment.id), qPrintable(m_rig->lastError()));
+    QVERIFY2(second.stderrText().contains(QLatin1String("is gone (redeemed)")),
+        qPrintable(second.describe()));
+    QVERIFY2(
+        !second.stderrText().contains(QLatin1String("enrolled as")), qPrintable(second.describe()));
+    QCOMPARE(
+        readJsonFile(credentialFile).value(QLatin1String("credential")).toString(), credential);
+}
+
 void TestForwarderEnrollment::umbrellaRunsForwarder()
 {
     HubProcess &hub = m_rig->hub();
@@ -209,6 +253,69 @@ void TestForwarderEnrollment::umbrellaRunsForwarder()
     QVERIFY(forwarder.terminate());
     QTRY_VERIFY_WITH_TIMEOUT(forwarder.hasExited(), kLongWaitMs);
     QVERIFY2(forwarder.exitCode() == 0, qPrintable(forwarder.describe()));
+}
+
+void TestForwarderEnrollment::thePrintedAdviceKeepsTheBundleOffCommandLines()
+{
+    HubProcess &hub = m_rig->hub();
+    // What `cloop forward enroll` tells a person to do, as printed.
+    const CliResult printed
+        = hub.cli({ QStringLiteral("forward"), QStringLiteral("enroll"), QStringLiteral("--name"),
+            QStringLiteral("advised"), QStringLiteral("--interface"), QStringLiteral("eth9") });
+    CLOOP_COMPARE_EXIT(printed, 0);
+    const QStringList lines = printed.stdoutText().split(QLatin1Char('\n'));
+    QString bundle;
+    QString store;
+    QString start;
+    for (const QString &line : lines) {
+        const QString text = line.trimmed();
+        if (text.startsWith(QLatin1String("cloopfwd1.")))
+            bundle = text;
+        else if (text.startsWith(QLatin1String("(umask 077;")))
+            store = text.section(QLatin1Char('#'), 0, 0).trimmed();
+        else if (text.startsWith(QLatin1String("cloop forward ")))
+            start = text;
+    }
+    QVERIFY2(
+        !bundle.isEmpty() && !store.isEmpty() && !start.isEmpty(), qPrintable(printed.describe()));
+    // No command it prints carries the bundle.
+    QVERIFY2(!start.contains(bundle) && !store.contains(bundle), qPrintable(printed.describe()));
+    QVERIFY2(start.startsWith(QLatin1String("cloop forward --token-file ")), qPrintable(start));
+
+    // Followed to the letter, in a folder of the device's machine: the store
+    // line takes the pasted bundle into a file only its owner may read,
+    const QString machine = m_rig->newHome();
+    QProcessEnvironment environment = childEnvironment(machine);
+    const CliResult stored = [&] {
+        QProcess shell;
+        shell.setWorkingDirectory(machine);
+        shell.setProcessEnvironment(environment);
+        shell.start(QStringLiteral("/bin/sh"), { QStringLiteral("-c"), store });
+        shell.waitForStarted();
+        shell.write(bundle.toLatin1() + '\n');
+        shell.closeWriteChannel();
+        CliResult result;
+        result.started = shell.waitForFinished(kLongWaitMs);
+        result.exitCode = shell.exitStatus() == QProcess::NormalExit ? shell.exitCode() : -1;
+        return result;
+    }();
+    QCOMPARE(stored.exitCode, 0);
+    const QString tokenFile = machine + QLatin1Char('/') + start.section(QLatin1Char(' '), -1);
+    QCOMPARE(permissionBits(tokenFile), 0600);
+
+    // and the start line enrolls (run from that folder, with the forwarder
+    // binary for `cloop forward`), with no bundle in its process list.
+    QStringList arguments = start.split(QLatin1Char(' ')).mid(2);
+    arguments.last() = tokenFile;
+    ForwarderProcess &forwarder = m_rig->addForwarder(arguments, machine);
+    QVERIFY(forwarder.start());
+    QVERIFY2(forwarder.waitForStderr(QStringLiteral("connected to the hub as forwarder")),
+        qPrintable(forwarder.describe()));
+    QFile cmdline(QStringLiteral("/proc/%1/cmdline").arg(forwarder.processId()));
+    QVERIFY(cmdline.open(QIODevice::ReadOnly));
+    QVERIFY(!cmdline.readAll().contains(bundle.toLatin1()));
+    QVERIFY(!QFile::exists(tokenFile));
+    QVERIFY(QFile::exists(machine + QLatin1String("/.cloop/forwarder.json")));
 }
 
 QTEST_GUILESS_MAIN(TestForwarderEnrollment)

@@ -1,6 +1,8 @@
 // Integration: bundles the hub must not honour. A spent token, an expired
 // token and a bundle whose pin is not the hub's key never get a forwarder
-// connected, and they say why. Every test function has a hub of its own.
+// connected, and they say why. A bundle or credential file that pins no key
+// is refused unless the operator chose CA-only trust, and what the daemon
+// says names only options it has. Every test function has a hub of its own.
 
 #include "support/testrig.h"
 
@@ -8,6 +10,7 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QRandomGenerator>
 #include <QTest>
@@ -37,6 +40,8 @@ private Q_SLOTS:
     void reusedTokenRefused();
     void expiredTokenRefused();
     void wrongPinRefused();
+    void anUnpinnedBundleIsRefusedNamingItsFile();
+    void anUnpinnedCredentialFileIsRefusedNamingIt();
 
 private:
     std::unique_ptr<TestRig> m_rig;
@@ -148,6 +153,106 @@ void TestForwarderRefusal::wrongPinRefused()
             misled.home());
     QVERIFY2(m_rig->startAndAwaitConnection(genuine, enrollment.id), qPrintable(m_rig->lastError()));
     QVERIFY(QFile::exists(credentialFile));
+}
+
+void TestForwarderRefusal::anUnpinnedBundleIsRefusedNamingItsFile()
+{
+    HubProcess &hub = m_rig->hub();
+    const Enrollment enrollment = hub.enroll(QStringLiteral("unpinned"));
+    QVERIFY2(enrollment.ok, qPrintable(enrollment.error));
+    // Given a genuine bundle with its pin taken out, in a token file,
+    auto decoded = identity::EnrollmentBundle::decode(
+        enrollment.bundle, identity::EnrollmentBundle::Kind::Forwarder);
+    QVERIFY(decoded);
+    identity::EnrollmentBundle unpinned = *decoded;
+    unpinned.pins.clear();
+    const QString tokenFile = m_rig->path(QStringLiteral("unpinned.bundle"));
+    {
+        QFile file(tokenFile);
+        QVERIFY(file.open(QIODevice::WriteOnly, QFileDevice::ReadOwner | QFileDevice::WriteOwner));
+        file.write(unpinned.encode().toLatin1());
+    }
+    const QString credentialFile = m_rig->path(QStringLiteral("unpinned.json"));
+    const QString home = m_rig->newHome();
+
+    // when the forwarder starts with it, then it stops at once, naming the
+    // file and the one option that would take it, and spends nothing.
+    const CliResult refused
+        = m_rig->runForwarder({ QStringLiteral("--token-file"), tokenFile,
+                                  QStringLiteral("--credential-file"), credentialFile },
+            home);
+    CLOOP_COMPARE_EXIT(refused, 2);
+    QVERIFY2(refused.stderrText().contains(tokenFile), qPrintable(refused.describe()));
+    QVERIFY2(
+        refused.stderrText().contains(QLatin1String("no pin")), qPrintable(refused.describe()));
+    QVERIFY2(refused.stderrText().contains(QLatin1String("--trust-ca-only")),
+        qPrintable(refused.describe()));
+    QVERIFY(QFile::exists(tokenFile));
+    QVERIFY(!QFile::exists(credentialFile));
+    QCOMPARE(hub.forwarder(enrollment.id).value(QLatin1String("state")).toString(),
+        QStringLiteral("awaiting enrollment"));
+
+    // With --trust-ca-only it tries, warning on every attempt, and the hub's
+    // certificate (no public CA vouches for it) is refused with advice in
+    // this program's own options: --ca, never --pin, which it lacks.
+    ForwarderProcess &caOnly = m_rig->addForwarder(
+        { QStringLiteral("--token-file"), tokenFile, QStringLiteral("--credential-file"),
+            credentialFile, QStringLiteral("--trust-ca-only") },
+        home);
+    QVERIFY2(caOnly.start(), qPrintable(caOnly.describe()));
+    QVERIFY2(waitUntil([&] { return caOnly.stderrCount(QStringLiteral("UNPINNED")) >= 2; }),
+        qPrintable(caOnly.describe()));
+    QVERIFY2(
+        caOnly.stderrText().contains(QLatin1String("not trusted")), qPrintable(caOnly.describe()));
+    QVERIFY2(caOnly.stderrText().contains(QLatin1String("--ca")), qPrintable(caOnly.describe()));
+    QVERIFY2(!caOnly.stderrText().contains(QLatin1String("--pin")), qPrintable(caOnly.describe()));
+    QVERIFY(caOnly.isRunning());
+    QVERIFY(!QFile::exists(credentialFile));
+    QVERIFY(caOnly.terminate());
+    QVERIFY(caOnly.waitForExit());
+}
+
+void TestForwarderRefusal::anUnpinnedCredentialFileIsRefusedNamingIt()
+{
+    ConnectedForwarder enrolled;
+    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("emptied"), enrolled),
+        qPrintable(m_rig->lastError()));
+    QVERIFY(enrolled.process->terminate());
+    QVERIFY(enrolled.process->waitForExit());
+    // Given its credential file with the pin emptied,
+    QFile file(enrolled.credentialFile);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QJsonObject saved = QJsonDocument::fromJson(file.readAll()).object();
+    file.close();
+    saved.insert(QStringLiteral("pin"), QString());
+    QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
+    file.write(QJsonDocument(saved).toJson());
+    file.close();
+
+    // then the forwarder does not fall back to CA checks: it stops, naming
+    // the file and the option that would.
+    const CliResult refused = m_rig->runForwarder(
+        { QStringLiteral("--credential-file"), enrolled.credentialFile }, enrolled.process->home());
+    CLOOP_COMPARE_EXIT(refused, 2);
+    QVERIFY2(
+        refused.stderrText().contains(enrolled.credentialFile), qPrintable(refused.describe()));
+    QVERIFY2(
+        refused.stderrText().contains(QLatin1String("no pin")), qPrintable(refused.describe()));
+    QVERIFY2(refused.stderrText().contains(QLatin1String("--trust-ca-only")),
+        qPrintable(refused.describe()));
+    QVERIFY(!m_rig->hub().forwarderConnected(enrolled.enrollment.id));
+
+    // Asked for, CA-only trust is what it gets: warned, and refused here.
+    ForwarderProcess &caOnly
+        = m_rig->addForwarder({ QStringLiteral("--credential-file"), enrolled.credentialFile,
+                                  QStringLiteral("--trust-ca-only") },
+            enrolled.process->home());
+    QVERIFY2(caOnly.start(), qPrintable(caOnly.describe()));
+    QVERIFY2(caOnly.waitForStderr(QStringLiteral("not trusted")), qPrintable(caOnly.describe()));
+    QVERIFY2(
+        caOnly.stderrText().contains(QLatin1String("UNPINNED")), qPrintable(caOnly.describe()));
+    QVERIFY2(!caOnly.stderrText().contains(QLatin1String("--pin")), qPrintable(caOnly.describe()));
+    QVERIFY(!m_rig->hub().forwarderConnected(enrolled.enrollment.id));
 }
 
 QTEST_GUILESS_MAIN(TestForwarderRefusal)

@@ -4,6 +4,10 @@
 
 #include <csignal>
 
+#include <grp.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
 namespace cloop::testing {
 
 ForwarderProcess::ForwarderProcess(QStringList arguments, QString home, Program program)
@@ -51,6 +55,15 @@ bool ForwarderProcess::start()
     if (m_process)
         return false; // one process per object
     m_process = makeDaemonProcess();
+    if (m_user) {
+        const auto [uid, gid] = *m_user;
+        // The user first: changing it clears the parent-death signal.
+        m_process->setChildProcessModifier([uid = uid, gid = gid] {
+            if (::setgroups(0, nullptr) != 0 || ::setgid(gid) != 0 || ::setuid(uid) != 0)
+                ::_exit(126);
+            ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        });
+    }
     m_process->setProgram(programPath());
     m_process->setArguments(programArguments());
     QProcessEnvironment environment = childEnvironment(m_home);

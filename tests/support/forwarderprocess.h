@@ -10,6 +10,10 @@
 #include <QStringList>
 
 #include <memory>
+#include <optional>
+#include <utility>
+
+#include <sys/types.h>
 
 namespace cloop::testing {
 
@@ -27,6 +31,9 @@ public:
 
     // Set before start(): added to (or replacing in) its environment.
     void setEnvironmentVariable(const QString &name, const QString &value) { m_environment.insert(name, value); }
+    // Set before start(), by a root test: the daemon runs as this user and
+    // group, with no supplementary groups.
+    void runAs(uid_t uid, gid_t gid) { m_user = std::make_pair(uid, gid); }
     bool start();
     bool isRunning() const;
     // True once stderr contains `needle`; false when the process ended
@@ -60,6 +67,7 @@ private:
     QString m_home;
     Program m_program;
     QProcessEnvironment m_environment;
+    std::optional<std::pair<uid_t, gid_t>> m_user;
     std::unique_ptr<QProcess> m_process;
     QByteArray m_stderr;
     QByteArray m_stdout;
