@@ -126,4 +126,10 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(
     return bundle;
 }
 
+QString EnrollmentBundle::tokenFileCommand(const QString &daemonCommand, const QString &file) const
+{
+    // A bundle is base64url and dots only: nothing in it needs quoting.
+    return QStringLiteral("(umask 077; printf '%s\\n' '%1' > %2) && %3 --token-file %2").arg(encode(), file, daemonCommand);
+}
+
 } // namespace cloop::identity

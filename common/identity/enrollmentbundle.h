@@ -26,6 +26,12 @@ struct EnrollmentBundle
 
     static QString prefixFor(Kind kind); // "cloopfwd1." / "cloopexe1."
     QString encode() const;
+    // One shell line that puts the bundle in a file only its owner can read
+    // and starts `daemonCommand` (e.g. "cloop forward") with --token-file.
+    // The bundle appears only as an argument of printf, a shell builtin, so
+    // it is never on a process's command line, where every local user could
+    // read it.
+    QString tokenFileCommand(const QString &daemonCommand, const QString &file) const;
     // A bundle without a pin is refused ("bundle_unpinned") unless the
     // caller's operator chose CA-only trust.
     static Result<EnrollmentBundle> decode(const QString &text, Kind expected,

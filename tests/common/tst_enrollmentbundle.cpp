@@ -7,6 +7,9 @@
 
 #include "common/crypto/secrets.h"
 
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace cloop;
@@ -80,6 +83,7 @@ private Q_SLOTS:
     void refusesEmptyPin_data();
     void refusesEmptyPin();
     void problemsHaveDistinctMessages();
+    void tokenFileCommandKeepsTheBundleOffCommandLines();
 };
 
 void TestEnrollmentBundle::roundTrip_data()
@@ -342,6 +346,38 @@ void TestEnrollmentBundle::problemsHaveDistinctMessages()
         for (int j = i + 1; j < 5; ++j)
             QCOMPARE_NE(messages[i], messages[j]);
     }
+}
+
+void TestEnrollmentBundle::tokenFileCommandKeepsTheBundleOffCommandLines()
+{
+    // Given the command the hub gives for a bundle, with `echo` standing in
+    // for the daemon
+    const EnrollmentBundle bundle = forwarderBundle();
+    const QString command = bundle.tokenFileCommand(QStringLiteral("echo"), QStringLiteral("forwarder.bundle"));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+
+    // When a POSIX shell runs it
+    QProcess shell;
+    shell.setWorkingDirectory(dir.path());
+    shell.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), command});
+    QVERIFY(shell.waitForFinished(10'000));
+    QCOMPARE(shell.exitCode(), 0);
+
+    // Then the daemon is started with the file, not the bundle
+    QCOMPARE(QString::fromUtf8(shell.readAllStandardOutput()).trimmed(),
+        QStringLiteral("--token-file forwarder.bundle"));
+    // and the file holds the bundle, readable by its owner alone.
+    QFile file(dir.filePath(QStringLiteral("forwarder.bundle")));
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther | QFileDevice::WriteGroup | QFileDevice::WriteOther),
+        QFileDevice::Permissions());
+    const QString saved = QString::fromUtf8(file.readAll()).trimmed();
+    QCOMPARE(saved, bundle.encode());
+    QVERIFY(EnrollmentBundle::decode(saved, EnrollmentBundle::Kind::Forwarder));
+    // Only printf, a shell builtin, ever saw the bundle as an argument.
+    QCOMPARE(command.count(bundle.encode()), 1);
+    QVERIFY(command.contains(QStringLiteral("printf '%s\\n' '") + bundle.encode() + QLatin1Char('\'')));
 }
 
 QTEST_GUILESS_MAIN(TestEnrollmentBundle)

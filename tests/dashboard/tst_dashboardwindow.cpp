@@ -29,9 +29,11 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QTemporaryDir>
 #include <QTabWidget>
@@ -41,6 +43,8 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QRadioButton>
+#include <QRegularExpression>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -330,7 +334,8 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     click(enrollOk);
     QVERIFY(QTest::qWaitFor([&] { return !enroll->commandEdit()->text().isEmpty(); }, kLongWaitMs));
     const QString command = enroll->commandEdit()->text();
-    QVERIFY2(command.startsWith(QLatin1String("cloop forward --bundle ")), qPrintable(command));
+    QVERIFY2(command.endsWith(QLatin1String("cloop forward --token-file forwarder.bundle")), qPrintable(command));
+    QVERIFY2(!command.contains(QLatin1String("--bundle")), qPrintable(command));
     QVERIFY(enroll->validityLabel()->text().startsWith(QLatin1String("Valid until")));
     screenshot(enroll, QStringLiteral("enroll-command"));
     QSignalSpy enrollClosed(enroll, &QDialog::accepted);
@@ -344,7 +349,17 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     const auto card = [&] { return page->cardFor(id); };
     QVERIFY(card()->stateText().contains(QLatin1String("waiting")));
     QVERIFY(!card()->testButton()->isEnabled());
-    ForwarderProcess &forwarder = m_rig->addForwarder({QStringLiteral("--bundle"), command.section(QLatin1Char(' '), 3, 3)});
+    // On the device's machine, as the command says: the bundle in a file, then --token-file.
+    const QString bundle = QRegularExpression(QStringLiteral("'(cloopfwd1\\.[^']+)'")).match(command).captured(1);
+    QVERIFY2(!bundle.isEmpty(), qPrintable(command));
+    const QString tokenFile = m_rig->path(QStringLiteral("forwarder.bundle"));
+    {
+        QFile file(tokenFile);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(bundle.toUtf8() + '\n');
+        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    }
+    ForwarderProcess &forwarder = m_rig->addForwarder({QStringLiteral("--token-file"), tokenFile});
     QVERIFY(forwarder.start());
     QVERIFY2(QTest::qWaitFor([&] { return card()->stateText().contains(QLatin1String("connected")); }, kLongWaitMs),
              qPrintable(forwarder.describe()));

@@ -7,6 +7,8 @@
 #include "common/net/hubtls.h"
 #include "common/net/spkipin.h"
 
+#include <QElapsedTimer>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSignalSpy>
@@ -74,8 +76,15 @@ private Q_SLOTS:
 
     void wrongTokenIsRefusedAndClosed();
     void subscriberHearsForwarderLifecycle();
+    void revokedTokenClosedWithinASecond();
+    void userWithoutARoleIsRefused();
+    void eachUserIsCappedAlone();
 
 private:
+    // A user with a maintainer role in a project (or none), and their API token.
+    QString userToken(const QString &name, bool withRole);
+    std::unique_ptr<EventClient> subscribe(const QString &token);
+
     std::unique_ptr<TestRig> m_rig;
 };
 
@@ -136,6 +145,104 @@ void TestEventStream::subscriberHearsForwarderLifecycle()
     QVERIFY(revokedAt > connected);
     QCOMPARE(client.messages.at(revokedAt).value(QLatin1String("data")).toObject().value(QLatin1String("reason")).toString(),
              QStringLiteral("bench returned"));
+}
+
+QString TestEventStream::userToken(const QString &name, bool withRole)
+{
+    HubProcess &hub = m_rig->hub();
+    if (hub.cli({QStringLiteral("user"), QStringLiteral("add"), name}).exitCode != 0)
+        return {};
+    if (withRole) {
+        hub.cli({QStringLiteral("project"), QStringLiteral("add"), QStringLiteral("/srv/projects/") + name});
+        if (hub.cli({QStringLiteral("project"), QStringLiteral("grant"), QStringLiteral("/srv/projects/") + name,
+                     QStringLiteral("--user"), name, QStringLiteral("--role"), QStringLiteral("maintainer")})
+                    .exitCode
+            != 0)
+            return {};
+    }
+    return hub.cliJson({QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"), name,
+                        QStringLiteral("--json")})
+            .toObject()
+            .value(QLatin1String("token"))
+            .toString();
+}
+
+std::unique_ptr<EventClient> TestEventStream::subscribe(const QString &token)
+{
+    auto client = std::make_unique<EventClient>(m_rig->hub());
+    if (!client->waitConnected())
+        return client;
+    client->send({{QStringLiteral("type"), QStringLiteral("subscribe")}, {QStringLiteral("token"), token}});
+    QTest::qWaitFor([&] { return client->indexOf(QStringLiteral("subscribed")) >= 0 || client->indexOf(QStringLiteral("error")) >= 0; },
+                    kLongWaitMs);
+    return client;
+}
+
+void TestEventStream::revokedTokenClosedWithinASecond()
+{
+    HubProcess &hub = m_rig->hub();
+    const QString token = userToken(QStringLiteral("maint"), true);
+    QVERIFY2(token.startsWith(QLatin1String("cat_")), qPrintable(hub.transcript()));
+    auto client = subscribe(token);
+    QVERIFY(client->indexOf(QStringLiteral("subscribed")) >= 0);
+    const QJsonArray tokens = hub.cliJson({QStringLiteral("token"), QStringLiteral("list"), QStringLiteral("--user"),
+                                           QStringLiteral("maint"), QStringLiteral("--json")})
+                                      .toArray();
+    QCOMPARE(tokens.size(), 1);
+    const qint64 tokenId = tokens.first().toObject().value(QLatin1String("id")).toInteger();
+
+    // When the token is revoked (`cloop token revoke`)
+    const CliResult revoked = hub.cli({QStringLiteral("token"), QStringLiteral("revoke"), QString::number(tokenId)});
+    CLOOP_COMPARE_EXIT(revoked, 0);
+    QElapsedTimer clock;
+    clock.start();
+    // Then its open subscription is told why and closed within a second.
+    QVERIFY(QTest::qWaitFor([&] { return client->state() == QAbstractSocket::UnconnectedState; }, 1000));
+    qInfo("the revoked token's subscription closed %lld ms after the revocation returned",
+          static_cast<long long>(clock.elapsed()));
+    const qsizetype error = client->indexOf(QStringLiteral("error"));
+    QVERIFY(error >= 0);
+    QCOMPARE(client->messages.at(error).value(QLatin1String("code")).toString(), QStringLiteral("unauthorized"));
+    // and no event reaches it afterwards: it is gone.
+    QVERIFY(hub.log().contains(QLatin1String("ended the event subscription of maint")));
+}
+
+void TestEventStream::userWithoutARoleIsRefused()
+{
+    const QString token = userToken(QStringLiteral("visitor"), false);
+    QVERIFY(token.startsWith(QLatin1String("cat_")));
+    auto client = subscribe(token);
+    QCOMPARE(client->indexOf(QStringLiteral("subscribed")), -1);
+    const qsizetype error = client->indexOf(QStringLiteral("error"));
+    QVERIFY(error >= 0);
+    QCOMPARE(client->messages.at(error).value(QLatin1String("code")).toString(), QStringLiteral("forbidden"));
+    QVERIFY(QTest::qWaitFor([&] { return client->state() == QAbstractSocket::UnconnectedState; }, kLongWaitMs));
+}
+
+void TestEventStream::eachUserIsCappedAlone()
+{
+    const QString token = userToken(QStringLiteral("busy"), true);
+    QVERIFY(token.startsWith(QLatin1String("cat_")));
+    // Given one user holding the most subscriptions one user may
+    std::vector<std::unique_ptr<EventClient>> mine;
+    for (int i = 0; i < 8; ++i) {
+        mine.push_back(subscribe(token));
+        QVERIFY(mine.back()->indexOf(QStringLiteral("subscribed")) >= 0);
+    }
+    // When the same user opens one more, it is refused and told why
+    auto ninth = subscribe(token);
+    QCOMPARE(ninth->indexOf(QStringLiteral("subscribed")), -1);
+    const qsizetype error = ninth->indexOf(QStringLiteral("error"));
+    QVERIFY(error >= 0);
+    QCOMPARE(ninth->messages.at(error).value(QLatin1String("code")).toString(), QStringLiteral("too_many_subscriptions"));
+    // while the administrator, and another user, still subscribe, and the
+    // first user's eight stay open.
+    auto admin = subscribe(m_rig->hub().adminToken());
+    QVERIFY(admin->indexOf(QStringLiteral("subscribed")) >= 0);
+    auto other = subscribe(userToken(QStringLiteral("other"), true));
+    QVERIFY(other->indexOf(QStringLiteral("subscribed")) >= 0);
+    for (const auto &client : mine)
+        QCOMPARE(client->state(), QAbstractSocket::ConnectedState);
 }
 
 QTEST_GUILESS_MAIN(TestEventStream)

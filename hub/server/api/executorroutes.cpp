@@ -141,7 +141,8 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
         return ApiResponse::ok(QJsonObject{{QStringLiteral("executor"), executorJson(enrollment->executor)},
                                            {QStringLiteral("bundle"), encoded},
                                            {QStringLiteral("command"),
-                                            QStringLiteral("cloop executor agent --bundle %1").arg(encoded)},
+                                            bundle.tokenFileCommand(QStringLiteral("cloop executor agent"),
+                                                                    QStringLiteral("agent.bundle"))},
                                            {QStringLiteral("token_expires_at"), toDbTime(enrollment->tokenExpiresAt)}},
                                201);
     });

@@ -76,7 +76,7 @@ void ForwarderRoutes::registerIn(ApiRouter &router)
         const QString encoded = bundle.encode();
         return ApiResponse::ok(QJsonObject{{QStringLiteral("forwarder"), forwarderJson(enrollment->forwarder)},
                                            {QStringLiteral("bundle"), encoded},
-                                           {QStringLiteral("command"), QStringLiteral("cloop forward --bundle %1").arg(encoded)},
+                                           {QStringLiteral("command"), bundle.tokenFileCommand(QStringLiteral("cloop forward"), QStringLiteral("forwarder.bundle"))},
                                            {QStringLiteral("token_expires_at"), toDbTime(enrollment->tokenExpiresAt)}},
                                201);
     });
