@@ -89,7 +89,11 @@ void HttpConnection::start()
         });
     m_socket->setReadBufferSize(m_limits.readBufferBytes);
     arm(m_limits.handshakeTimeout);
-    m_socket->startServerEncryption();
+    // TLS starts with the client's first bytes: until then a connection
+    // costs a socket and a timer, not a TLS context (which Qt builds per
+    // connection, and which is most of what a connection costs the hub).
+    if (m_socket->bytesAvailable() > 0)
+        m_socket->startServerEncryption();
 }
 
 void HttpConnection::arm(std::chrono::milliseconds deadline)
@@ -109,6 +113,12 @@ void HttpConnection::onEncrypted()
 
 void HttpConnection::onReadyRead()
 {
+    if (m_state == State::Handshaking) {
+        // The ClientHello stays in the socket for TLS to read.
+        if (m_socket->mode() == QSslSocket::UnencryptedMode)
+            m_socket->startServerEncryption();
+        return;
+    }
     if (m_state == State::Lingering) {
         // Until the answer is out: what TLS already decrypted is dropped.
         m_discarded += m_socket->readAll().size();

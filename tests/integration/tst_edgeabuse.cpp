@@ -339,6 +339,13 @@ void TestEdgeAbuse::hugeHeadAnswered431WhileHealthAnswers()
 {
     QVERIFY(startHub());
     HubProcess &hub = m_rig->hub();
+    // What a probe costs on this machine now, without an attack: the
+    // attack must add no stall to it.
+    qint64 quiet = 0;
+    for (int i = 0; i < 10; ++i) {
+        quiet = std::max(quiet, healthLatency(hub));
+        QTest::qWait(20);
+    }
 
     // One connection sends a 16 MiB request head, from a thread of its own
     // so that encrypting it never delays the probes below.
@@ -382,11 +389,16 @@ void TestEdgeAbuse::hugeHeadAnswered431WhileHealthAnswers()
     attackerThread.quit();
     attackerThread.wait();
     QCOMPARE(failedProbes, 0);
-    qInfo("16 MiB head: answered %d; /api/health worst of %d probes %lld ms", status.load(), probes,
-        static_cast<long long>(worst));
+    qInfo("16 MiB head: answered %d; /api/health worst of %d probes %lld ms (%lld ms without the "
+          "attack)",
+        status.load(), probes, static_cast<long long>(worst), static_cast<long long>(quiet));
     QCOMPARE(status.load(), 431);
     QVERIFY(closed);
-    QVERIFY2(worst < 100, qPrintable(QStringLiteral("/api/health took %1 ms").arg(worst)));
+    // Within 100 ms of what a probe takes here anyway.
+    QVERIFY2(worst < 100 + quiet,
+        qPrintable(QStringLiteral("/api/health took %1 ms (%2 ms without the attack)")
+                       .arg(worst)
+                       .arg(quiet)));
 }
 
 void TestEdgeAbuse::daemonGetsInDuringAnUpgradeFlood()
@@ -395,6 +407,7 @@ void TestEdgeAbuse::daemonGetsInDuringAnUpgradeFlood()
     // never say hello.
     QVERIFY(startHub({ QStringLiteral("--max-unauthenticated"), QStringLiteral("500") }));
     HubProcess &hub = m_rig->hub();
+    const int baseline = processStats(hub.pid()).openFiles;
     std::vector<std::unique_ptr<EdgeClient>> flood;
     for (int i = 0; i < 1000; ++i) {
         const QHostAddress from(QStringLiteral("127.0.0.%1").arg(2 + i % 8));
@@ -423,6 +436,14 @@ void TestEdgeAbuse::daemonGetsInDuringAnUpgradeFlood()
     qInfo("a forwarder connected during the flood in %lld ms",
         static_cast<long long>(clock.elapsed()));
     QVERIFY(healthWithin(hub, 1000) >= 0);
+
+    // When the flood leaves, every descriptor it took is given back (the
+    // forwarder's session keeps one).
+    flood.clear();
+    QVERIFY2(waitUntil([&] { return processStats(hub.pid()).openFiles <= baseline + 2; }, 5000),
+        qPrintable(QStringLiteral("%1 files open, %2 before the flood")
+                       .arg(processStats(hub.pid()).openFiles)
+                       .arg(baseline)));
 }
 
 void TestEdgeAbuse::garbageBeforeHelloEarnsOneReply()
@@ -453,11 +474,12 @@ void TestEdgeAbuse::garbageBeforeHelloEarnsOneReply()
     QCOMPARE(error.value(QLatin1String("code")).toString(), QStringLiteral("protocol_error"));
     QVERIFY(closed || !client.isOpen());
     QCOMPARE(logLines, 1);
+    QVERIFY(client.waitClosed(5000));
 }
 
 void TestEdgeAbuse::idleConnectionsAreClosed()
 {
-    QVERIFY(startHub({ QStringLiteral("--preauth-timeout"), QStringLiteral("3s") }));
+    QVERIFY(startHub({ QStringLiteral("--preauth-timeout"), QStringLiteral("4s") }));
     HubProcess &hub = m_rig->hub();
     const int baseline = processStats(hub.pid()).openFiles;
 
@@ -477,13 +499,15 @@ void TestEdgeAbuse::idleConnectionsAreClosed()
                 [](const auto &c) { return c->socket().isEncrypted(); });
         },
         5000));
-    QVERIFY(waitUntil([&] { return processStats(hub.pid()).openFiles >= baseline + 200; }, 5000));
+    // The hub holds them (on a loaded machine the first may already be
+    // timing out when the last arrive).
+    QVERIFY(waitUntil([&] { return processStats(hub.pid()).openFiles >= baseline + 150; }, 5000));
     const int held = processStats(hub.pid()).openFiles;
 
     // All are closed by the hub once the time a stranger gets is up.
     QElapsedTimer clock;
     clock.start();
-    QVERIFY(waitUntil([&] { return processStats(hub.pid()).openFiles <= baseline + 2; }, 8000));
+    QVERIFY(waitUntil([&] { return processStats(hub.pid()).openFiles <= baseline + 2; }, 10'000));
     qInfo("idle connections: hub files %d -> %d -> %d within %lld ms", baseline, held,
         processStats(hub.pid()).openFiles, static_cast<long long>(clock.elapsed()));
     for (auto &client : quiet)
