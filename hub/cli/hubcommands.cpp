@@ -172,24 +172,20 @@ int serve(const QStringList &arguments)
                        "number of CPUs)."),
         QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption maxUnauthenticated(QStringLiteral("max-unauthenticated"),
-        QStringLiteral("Connections that have not proved who they are, in all (default 1024; at "
-                       "most a quarter of "
-                       "the open-files limit). When full, a newcomer takes the place of the oldest "
-                       "of the address "
-                       "holding the most."),
+        QStringLiteral("Connections that have not proved who they are, in all (default 1024, "
+                       "and at most a quarter of the open-files limit). When full, a newcomer "
+                       "takes the place of the oldest of the address holding the most."),
         QStringLiteral("N"), QStringLiteral("1024"));
     const QCommandLineOption maxPerSource(QStringLiteral("max-unauthenticated-per-source"),
         QStringLiteral("The same, from one IPv4 address or IPv6 /64 (default 128)."),
         QStringLiteral("N"), QStringLiteral("128"));
     const QCommandLineOption connectionRate(QStringLiteral("connection-rate"),
-        QStringLiteral("New connections per second one address may open, in bursts of four times "
-                       "that (default "
-                       "128)."),
+        QStringLiteral("New connections per second one address may open, in bursts of four "
+                       "times that (default 128)."),
         QStringLiteral("N"), QStringLiteral("128"));
     const QCommandLineOption preAuthTimeout(QStringLiteral("preauth-timeout"),
         QStringLiteral("How long a connection may take to finish its TLS handshake, to send a "
-                       "request head, or to "
-                       "say hello on a daemon endpoint (default 10s)."),
+                       "request head, or to say hello on a daemon endpoint (default 10s)."),
         QStringLiteral("DURATION"), QStringLiteral("10s"));
     const QCommandLineOption runLogCap(QStringLiteral("run-log-cap"),
         QStringLiteral("What one run's log may take on disk; past it the oldest output "

@@ -103,6 +103,19 @@ void TestCliErrors::badInputClearErrors()
     late.process = &m_rig->addForwarder({QStringLiteral("--bundle"), unsaved.bundle}, m_rig->newHome());
     QVERIFY2(m_rig->startAndAwaitConnection(*late.process, unsaved.id), qPrintable(m_rig->lastError()));
 
+    // Limits of the hub's port that make no sense are refused before it starts.
+    for (const auto &[option, value] :
+        { std::pair { QStringLiteral("--connection-rate"), QStringLiteral("0") },
+            std::pair { QStringLiteral("--max-unauthenticated"), QStringLiteral("lots") },
+            std::pair { QStringLiteral("--max-unauthenticated-per-source"), QStringLiteral("-3") },
+            std::pair { QStringLiteral("--preauth-timeout"), QStringLiteral("0s") } }) {
+        const CliResult limit = hub.cli({ QStringLiteral("hub"), QStringLiteral("serve"),
+            QStringLiteral("--data"), m_rig->path(QStringLiteral("unused-hub")),
+            QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0"), option, value });
+        CLOOP_COMPARE_EXIT(limit, 2);
+        QVERIFY2(limit.stderrText().contains(option), qPrintable(limit.describe()));
+    }
+
     // No bundle and nothing enrolled in this HOME
     const CliResult notEnrolled = m_rig->runForwarder({}, home);
     CLOOP_COMPARE_EXIT(notEnrolled, 2);
