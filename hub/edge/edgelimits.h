@@ -21,6 +21,8 @@ struct EdgeLimits
     std::chrono::milliseconds headTimeout { 10'000 };
     // From the end of a head to the end of its body.
     std::chrono::milliseconds bodyTimeout { 30'000 };
+    // A request the service has not answered by then is answered 504.
+    std::chrono::milliseconds serveTimeout { 60'000 };
     // Between requests on a connection that sent a valid token.
     std::chrono::milliseconds idleTimeout { 60'000 };
     // A WebSocket upgrade the WebSocket layer has not completed by then ends.

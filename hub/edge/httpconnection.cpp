@@ -238,7 +238,7 @@ void HttpConnection::handOver()
 void HttpConnection::onMessageComplete()
 {
     m_state = State::Serving;
-    m_deadline.stop();
+    arm(m_limits.serveTimeout);
     auto serve = std::move(m_decision.serve);
     m_decision = HeadDecision {};
     const quint64 serial = ++m_requestSerial;
@@ -380,6 +380,11 @@ void HttpConnection::onDeadline()
             m_authenticated);
         return;
     case State::Serving:
+        // Whatever the service waited for never came: the caller is told,
+        // and the connection does not hang on it.
+        send(HttpAnswer::error(504, QStringLiteral("timeout"),
+                 QStringLiteral("the hub did not answer this request in time")),
+            true);
         return;
     case State::Lingering:
     case State::Done:
