@@ -1,8 +1,8 @@
 #pragma once
 
 #include "common/result.h"
+#include "common/util/logthrottle.h"
 #include "hub/edge/edgelimits.h"
-#include "hub/edge/logthrottle.h"
 #include "hub/edge/preauthpool.h"
 #include "hub/edge/tcplistener.h"
 
@@ -49,8 +49,8 @@ public:
     const TcpListener &listener() const { return *m_listener; }
 
     // For the connections: throttles for what anyone can make the hub log.
-    LogThrottle &handshakeLog() { return m_handshakeLog; }
-    LogThrottle &refusalLog() { return m_refusalLog; }
+    util::LogThrottle &handshakeLog() { return m_handshakeLog; }
+    util::LogThrottle &refusalLog() { return m_refusalLog; }
     // A connection's socket, with its head still unread, for the WebSocket layer.
     void upgrade(QSslSocket *socket, PreAuthPool::Place place);
 
@@ -64,9 +64,9 @@ private:
     HttpService &m_service;
     PreAuthPool m_pool;
     QElapsedTimer m_clock;
-    LogThrottle m_handshakeLog;
-    LogThrottle m_refusalLog;
-    LogThrottle m_admissionLog;
+    util::LogThrottle m_handshakeLog;
+    util::LogThrottle m_refusalLog;
+    util::LogThrottle m_admissionLog;
     QWebSocketServer m_webSockets;
     // Upgrading sockets by peer (address and port), until the WebSocket
     // layer hands them back as WebSockets.

@@ -1,7 +1,7 @@
 #include "hub/edge/tcplistener.h"
 
 #include "common/logging.h"
-#include "hub/edge/logthrottle.h"
+#include "common/util/logthrottle.h"
 
 #include <QFile>
 #include <QSocketNotifier>
@@ -158,9 +158,10 @@ TcpListener::TcpListener(util::Fd socket, quint16 port, int backlog, const Optio
     , m_backlog(backlog)
     , m_acceptBatch(std::max(1, options.acceptBatch))
     , m_handler(std::move(handler))
-    , m_exhaustionLog(std::make_unique<LogThrottle>(
+    , m_exhaustionLog(std::make_unique<util::LogThrottle>(
           lcHubEdge(), QStringLiteral("refusals for lack of descriptors"), 5))
-    , m_errorLog(std::make_unique<LogThrottle>(lcHubEdge(), QStringLiteral("accept errors"), 5))
+    , m_errorLog(
+          std::make_unique<util::LogThrottle>(lcHubEdge(), QStringLiteral("accept errors"), 5))
 {
     connect(m_notifier, &QSocketNotifier::activated, this, &TcpListener::acceptPending);
     m_resume.setSingleShot(true);

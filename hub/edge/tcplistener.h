@@ -12,9 +12,11 @@
 
 class QSocketNotifier;
 
-namespace cloop::hub::edge {
-
+namespace cloop::util {
 class LogThrottle;
+}
+
+namespace cloop::hub::edge {
 
 // The hub's listening socket, accepted by hand rather than through
 // QTcpServer: the backlog is sized for a reconnect storm, nothing counts
@@ -69,8 +71,8 @@ private:
     int m_acceptBatch;
     Handler m_handler;
     quint64 m_refusedForDescriptors = 0;
-    std::unique_ptr<LogThrottle> m_exhaustionLog;
-    std::unique_ptr<LogThrottle> m_errorLog;
+    std::unique_ptr<util::LogThrottle> m_exhaustionLog;
+    std::unique_ptr<util::LogThrottle> m_errorLog;
 };
 
 // The kernel's cap on a listen backlog (net.core.somaxconn); 4096 if unknown.

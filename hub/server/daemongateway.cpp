@@ -2,9 +2,9 @@
 
 #include "common/logging.h"
 #include "common/util/duration.h"
+#include "common/util/logthrottle.h"
 #include "hub/edge/firstmessagewait.h"
 #include "hub/edge/greeting.h"
-#include "hub/edge/logthrottle.h"
 #include "hub/server/daemondirectory.h"
 
 #include <QWebSocket>
@@ -19,7 +19,7 @@ DaemonGateway::DaemonGateway(DaemonDirectory &directory, Options options, QObjec
     , m_directory(directory)
     , m_options(std::move(options))
     , m_noun(roleName(directory.role()))
-    , m_refusalLog(std::make_unique<edge::LogThrottle>(
+    , m_refusalLog(std::make_unique<util::LogThrottle>(
           lcHubGateway(), QStringLiteral("refused %1 connections").arg(m_noun)))
 { }
 

@@ -11,13 +11,16 @@
 
 class QWebSocket;
 
+namespace cloop::util {
+class LogThrottle;
+}
+
 namespace cloop::hub {
 
 class DaemonDirectory;
 
 namespace edge {
 class FirstMessageWait;
-class LogThrottle;
 struct FirstMessage;
 } // namespace edge
 
@@ -71,7 +74,7 @@ private:
     QString m_noun;
     int m_pending = 0;
     QHash<qint64, tunnel::TunnelConnection *> m_sessions;
-    std::unique_ptr<edge::LogThrottle> m_refusalLog;
+    std::unique_ptr<util::LogThrottle> m_refusalLog;
 };
 
 } // namespace cloop::hub

@@ -1,10 +1,10 @@
 #include "hub/server/eventstream.h"
 
 #include "common/logging.h"
+#include "common/util/logthrottle.h"
 #include "hub/domain/accesspolicy.h"
 #include "hub/edge/firstmessagewait.h"
 #include "hub/edge/greeting.h"
-#include "hub/edge/logthrottle.h"
 #include "hub/hubcore.h"
 #include "hub/storage/database.h"
 
@@ -37,7 +37,7 @@ EventStream::EventStream(HubCore &core, Limits limits, QObject *parent)
     : QObject(parent)
     , m_core(core)
     , m_limits(limits)
-    , m_refusalLog(std::make_unique<edge::LogThrottle>(
+    , m_refusalLog(std::make_unique<util::LogThrottle>(
           lcHubApi(), QStringLiteral("refused event subscribers")))
 {
     connect(&core.events(), &EventBus::published, this, &EventStream::onEvent);

@@ -15,13 +15,16 @@
 
 class QWebSocket;
 
+namespace cloop::util {
+class LogThrottle;
+}
+
 namespace cloop::hub {
 
 class HubCore;
 
 namespace edge {
 class FirstMessageWait;
-class LogThrottle;
 struct FirstMessage;
 } // namespace edge
 
@@ -82,7 +85,7 @@ private:
     QList<Subscriber *> m_subscribers;
     QTimer m_recheckTimer;
     QTimer m_pingTimer;
-    std::unique_ptr<edge::LogThrottle> m_refusalLog;
+    std::unique_ptr<util::LogThrottle> m_refusalLog;
 };
 
 } // namespace cloop::hub

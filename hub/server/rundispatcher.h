@@ -1,7 +1,7 @@
 #pragma once
 
 #include "common/protocol/controlmessage.h"
-#include "hub/edge/logthrottle.h"
+#include "common/util/logthrottle.h"
 #include "hub/storage/runstore.h"
 
 namespace cloop::tunnel {
@@ -83,7 +83,7 @@ private:
     // finished: those may legitimately be missing from a runs.held that
     // crossed their start. Bounded by the executor's ceiling.
     QHash<qint64, QSet<qint64>> m_dispatchedThisSession;
-    edge::LogThrottle m_refusalLog;
+    util::LogThrottle m_refusalLog;
     QTimer m_startupGrace;
     bool m_dispatching = false;
 };

@@ -2,7 +2,7 @@
 
 #include "common/protocol/logrecord.h"
 #include "common/result.h"
-#include "hub/edge/logthrottle.h"
+#include "common/util/logthrottle.h"
 #include "hub/storage/runlogindex.h"
 
 #include <QList>
@@ -139,7 +139,7 @@ private:
     std::map<qint64, RunLog> m_runs; // by run id: oldest first
     qint64 m_diskBytes = 0;
     mutable quint64 m_bytesRead = 0;
-    edge::LogThrottle m_budgetLog;
+    util::LogThrottle m_budgetLog;
 };
 
 } // namespace cloop::hub

@@ -6,7 +6,7 @@
 
 #include <chrono>
 
-namespace cloop::hub::edge {
+namespace cloop::util {
 
 // Lines that someone without credentials can cause are throttled: at most
 // `burst` per window, then a single line saying how many were left out.
@@ -31,4 +31,4 @@ private:
     quint64 m_suppressedTotal = 0;
 };
 
-} // namespace cloop::hub::edge
+} // namespace cloop::util

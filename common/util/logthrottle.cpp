@@ -1,6 +1,6 @@
-#include "hub/edge/logthrottle.h"
+#include "common/util/logthrottle.h"
 
-namespace cloop::hub::edge {
+namespace cloop::util {
 
 LogThrottle::LogThrottle(
     const QLoggingCategory &category, QString what, int burst, std::chrono::milliseconds window)
@@ -35,4 +35,4 @@ bool LogThrottle::admit()
     return false;
 }
 
-} // namespace cloop::hub::edge
+} // namespace cloop::util
