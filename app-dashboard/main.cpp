@@ -23,21 +23,26 @@ int main(int argc, char **argv)
     QApplication::setOrganizationName(QStringLiteral("cloop"));
 
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Bind, unbind and test device forwarders of a cloop hub."));
+    parser.setApplicationDescription(
+        QStringLiteral("Bind, unbind and test device forwarders of a cloop hub."));
     parser.addHelpOption();
-    const QCommandLineOption hub(QStringLiteral("hub"), QStringLiteral("The hub's address (wss://HOST:PORT)."), QStringLiteral("URL"));
-    const QCommandLineOption pin(QStringLiteral("pin"), QStringLiteral("The hub's key pin (sha256:...)."), QStringLiteral("PIN"));
-    const QCommandLineOption lang(QStringLiteral("lang"), QStringLiteral("The language (en, de); the system's by default."),
-                                  QStringLiteral("LANGUAGE"));
-    const QCommandLineOption theme(QStringLiteral("theme"), QStringLiteral("light or dark; the desktop's own by default."),
-                                   QStringLiteral("THEME"));
-    parser.addOptions({hub, pin, lang, theme});
+    const QCommandLineOption hub(QStringLiteral("hub"),
+        QStringLiteral("The hub's address (wss://HOST:PORT)."), QStringLiteral("URL"));
+    const QCommandLineOption pin(QStringLiteral("pin"),
+        QStringLiteral("The hub's key pin (sha256:...)."), QStringLiteral("PIN"));
+    const QCommandLineOption lang(QStringLiteral("lang"),
+        QStringLiteral("The language (en, de); the system's by default."),
+        QStringLiteral("LANGUAGE"));
+    const QCommandLineOption theme(QStringLiteral("theme"),
+        QStringLiteral("light or dark; the desktop's own by default."), QStringLiteral("THEME"));
+    parser.addOptions({ hub, pin, lang, theme });
     parser.process(app);
     installTranslations(parser.value(lang));
     if (parser.isSet(theme)) {
         const auto chosen = themeNamed(parser.value(theme));
         if (!chosen) {
-            std::fprintf(stderr, "cloop-dashboard: --theme is light or dark, not \"%s\"\n", qPrintable(parser.value(theme)));
+            std::fprintf(stderr, "cloop-dashboard: --theme is light or dark, not \"%s\"\n",
+                qPrintable(parser.value(theme)));
             return 2;
         }
         applyTheme(app, *chosen);

@@ -21,17 +21,20 @@ struct Error
 
     static Error make(QString code, QString message, bool permanent = false)
     {
-        return Error{std::move(code), std::move(message), permanent};
+        return Error { std::move(code), std::move(message), permanent };
     }
 };
 
 // std::expected is C++23; this is the small subset the project needs.
-template<typename T>
-class [[nodiscard]] Result
+template <typename T> class [[nodiscard]] Result
 {
 public:
-    Result(T value) : m_value(std::move(value)) { }
-    Result(Error error) : m_value(std::move(error)) { }
+    Result(T value)
+        : m_value(std::move(value))
+    { }
+    Result(Error error)
+        : m_value(std::move(error))
+    { }
 
     bool ok() const { return std::holds_alternative<T>(m_value); }
     explicit operator bool() const { return ok(); }
@@ -50,12 +53,13 @@ private:
     std::variant<T, Error> m_value;
 };
 
-template<>
-class [[nodiscard]] Result<void>
+template <> class [[nodiscard]] Result<void>
 {
 public:
     Result() = default;
-    Result(Error error) : m_error(std::move(error)) { }
+    Result(Error error)
+        : m_error(std::move(error))
+    { }
 
     bool ok() const { return !m_error.has_value(); }
     explicit operator bool() const { return ok(); }

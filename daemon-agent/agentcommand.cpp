@@ -17,20 +17,20 @@ int runAgentCommand(const QStringList &arguments)
                        "Afterwards: cloop executor agent"),
         QStringLiteral("~/.cloop/agent.json"));
     const QCommandLineOption workRoot(QStringLiteral("work-root"),
-                                      QStringLiteral("Where runs' workdirs are created (default ~/.cloop/work)."),
-                                      QStringLiteral("DIR"));
-    const QCommandLineOption label(QStringLiteral("label"), QStringLiteral("A label runs may select on (repeatable)."),
-                                   QStringLiteral("KEY=VALUE"));
+        QStringLiteral("Where runs' workdirs are created (default ~/.cloop/work)."),
+        QStringLiteral("DIR"));
+    const QCommandLineOption label(QStringLiteral("label"),
+        QStringLiteral("A label runs may select on (repeatable)."), QStringLiteral("KEY=VALUE"));
     const QCommandLineOption maxConcurrent(QStringLiteral("max-concurrent"),
-                                           QStringLiteral("How many runs at once (default 0: the number of CPUs)."),
-                                           QStringLiteral("N"), QStringLiteral("0"));
+        QStringLiteral("How many runs at once (default 0: the number of CPUs)."),
+        QStringLiteral("N"), QStringLiteral("0"));
     const QCommandLineOption hostMode(QStringLiteral("host-mode"),
-                                      QStringLiteral("Run workloads as plain processes, without a sandbox (no devices)."));
+        QStringLiteral("Run workloads as plain processes, without a sandbox (no devices)."));
     const QCommandLineOption retainBytes(QStringLiteral("retain-bytes"),
-                                         QStringLiteral("Output kept per run while the hub has not stored it; past it the "
-                                                        "oldest is dropped and marked as a gap (default 1 MiB)."),
-                                         QStringLiteral("BYTES"), QStringLiteral("1048576"));
-    commandLine.parser().addOptions({workRoot, label, maxConcurrent, hostMode, retainBytes});
+        QStringLiteral("Output kept per run while the hub has not stored it; past it the "
+                       "oldest is dropped and marked as a gap (default 1 MiB)."),
+        QStringLiteral("BYTES"), QStringLiteral("1048576"));
+    commandLine.parser().addOptions({ workRoot, label, maxConcurrent, hostMode, retainBytes });
     if (auto done = commandLine.parse(arguments))
         return *done;
     const QCommandLineParser &parser = commandLine.parser();
@@ -39,18 +39,21 @@ int runAgentCommand(const QStringList &arguments)
     for (const QString &pair : parser.values(label)) {
         const int equals = pair.indexOf(QLatin1Char('='));
         if (equals <= 0)
-            return commandLine.usageError(QStringLiteral("--label \"%1\" is not KEY=VALUE").arg(pair));
+            return commandLine.usageError(
+                QStringLiteral("--label \"%1\" is not KEY=VALUE").arg(pair));
         const QString key = pair.left(equals);
         const QString value = pair.mid(equals + 1);
         if (Status valid = AgentCapabilities::validateLabel(key, value); !valid)
             return commandLine.usageError(valid.error().message);
         choices.labels.insert(key, value);
     }
-    auto ceiling = AgentCapabilities::parseMaxConcurrent(parser.value(maxConcurrent), QStringLiteral("--max-concurrent"));
+    auto ceiling = AgentCapabilities::parseMaxConcurrent(
+        parser.value(maxConcurrent), QStringLiteral("--max-concurrent"));
     if (!ceiling)
         return commandLine.usageError(ceiling.error().message);
     choices.maxConcurrent = *ceiling;
-    choices.mode = parser.isSet(hostMode) ? AgentCapabilities::Mode::Host : AgentCapabilities::Mode::Container;
+    choices.mode = parser.isSet(hostMode) ? AgentCapabilities::Mode::Host
+                                          : AgentCapabilities::Mode::Container;
 
     AgentDaemonOptions options;
     options.connection = commandLine.connection();
@@ -58,7 +61,8 @@ int runAgentCommand(const QStringList &arguments)
     bool numeric = false;
     options.retainBytes = parser.value(retainBytes).toLongLong(&numeric);
     if (!numeric || options.retainBytes < 64 * 1024 || options.retainBytes > qsizetype(1) << 30)
-        return commandLine.usageError(QStringLiteral("--retain-bytes must be a number of bytes from 65536 to 1073741824"));
+        return commandLine.usageError(
+            QStringLiteral("--retain-bytes must be a number of bytes from 65536 to 1073741824"));
     options.capabilities = CapabilityProbe().probe(choices);
 
     AgentDaemon agent(options);

@@ -2,9 +2,9 @@
 
 #include "common/logging.h"
 #include "common/protocol/protocolversion.h"
-#include "daemon-agent/agentlogging.h"
-#include "common/tunnel/tunnelclient.h"
 #include "common/tunnel/channelmultiplexer.h"
+#include "common/tunnel/tunnelclient.h"
+#include "daemon-agent/agentlogging.h"
 #include "daemon-agent/devices/deviceattacher.h"
 #include "daemon-agent/runs/runsupervisor.h"
 #include "daemon-agent/workroot/workroot.h"
@@ -14,7 +14,7 @@
 namespace cloop::agent {
 
 namespace {
-constexpr QLatin1StringView kWorkRootKey{"work_root"};
+constexpr QLatin1StringView kWorkRootKey { "work_root" };
 
 daemon::DaemonConnectorOptions connectorOptions(const AgentDaemonOptions &options)
 {
@@ -23,14 +23,17 @@ daemon::DaemonConnectorOptions connectorOptions(const AgentDaemonOptions &option
     connector.endpointPath = QStringLiteral("/api/executors/connect");
     connector.connection = options.connection;
     connector.defaultCredentialFile = QStringLiteral("agent.json");
-    connector.extra = {{kWorkRootKey, options.workRoot.isEmpty() ? WorkRoot::defaultPath() : options.workRoot}};
+    connector.extra = { { kWorkRootKey,
+        options.workRoot.isEmpty() ? WorkRoot::defaultPath() : options.workRoot } };
     connector.capabilities = options.capabilities.toJson();
     return connector;
 }
 } // namespace
 
 AgentDaemon::AgentDaemon(const AgentDaemonOptions &options, QObject *parent)
-    : QObject(parent), m_options(options), m_connector(connectorOptions(options))
+    : QObject(parent)
+    , m_options(options)
+    , m_connector(connectorOptions(options))
 {
     connect(&m_connector, &daemon::DaemonConnector::finished, this, &AgentDaemon::finished);
 }
@@ -67,7 +70,8 @@ constexpr qsizetype kMaxUnsentReports = 1024;
 
 void AgentDaemon::send(const protocol::ControlMessage &message)
 {
-    tunnel::TunnelConnection *connection = m_connector.client() ? m_connector.client()->connection() : nullptr;
+    tunnel::TunnelConnection *connection
+        = m_connector.client() ? m_connector.client()->connection() : nullptr;
     if (connection && m_connector.client()->state() == tunnel::TunnelClient::State::Ready) {
         connection->sendControl(message);
         return;
@@ -95,38 +99,43 @@ void AgentDaemon::start()
     }
     connect(m_supervisor, &RunSupervisor::report, this, &AgentDaemon::send);
     m_supervisor->recoverLeftovers();
-    connect(&m_connector, &daemon::DaemonConnector::ready, this, [this](const protocol::Welcome &welcome) {
-        qCInfo(lcAgent).noquote() << "connected to the hub as executor" << welcome.id << welcome.name << "-"
-                                  << m_options.capabilities.summary() << "- work root" << workRoot();
-        const QList<protocol::ControlMessage> unsent = std::exchange(m_unsent, {});
-        for (const protocol::ControlMessage &message : unsent)
-            send(message);
-        // After the kept reports, so a run that ended while the hub was away
-        // is already finished there when the hub reads this list.
-        if (welcome.protocol >= protocol::kMinimumForRunsHeld)
-            send(protocol::RunsHeld{m_supervisor->heldRunIds()});
-        tunnel::ChannelMultiplexer *channels = m_connector.client()->connection()->channels();
-        m_supervisor->setChannels(channels);
-        // The hub opens a channel per forwarded device, just before a start.
-        connect(channels, &tunnel::ChannelMultiplexer::channelRequested, this, [this](tunnel::Channel *channel) {
-            if (channel->metadata().value(QLatin1String("kind")).toString() == QLatin1String("device") && m_devices)
-                m_devices->acceptChannel(channel);
-            else
-                channel->refuse(QStringLiteral("this agent does not open such channels"));
+    connect(&m_connector, &daemon::DaemonConnector::ready, this,
+        [this](const protocol::Welcome &welcome) {
+            qCInfo(lcAgent).noquote()
+                << "connected to the hub as executor" << welcome.id << welcome.name << "-"
+                << m_options.capabilities.summary() << "- work root" << workRoot();
+            const QList<protocol::ControlMessage> unsent = std::exchange(m_unsent, {});
+            for (const protocol::ControlMessage &message : unsent)
+                send(message);
+            // After the kept reports, so a run that ended while the hub was away
+            // is already finished there when the hub reads this list.
+            if (welcome.protocol >= protocol::kMinimumForRunsHeld)
+                send(protocol::RunsHeld { m_supervisor->heldRunIds() });
+            tunnel::ChannelMultiplexer *channels = m_connector.client()->connection()->channels();
+            m_supervisor->setChannels(channels);
+            // The hub opens a channel per forwarded device, just before a start.
+            connect(channels, &tunnel::ChannelMultiplexer::channelRequested, this,
+                [this](tunnel::Channel *channel) {
+                    if (channel->metadata().value(QLatin1String("kind")).toString()
+                            == QLatin1String("device")
+                        && m_devices)
+                        m_devices->acceptChannel(channel);
+                    else
+                        channel->refuse(QStringLiteral("this agent does not open such channels"));
+                });
         });
-    });
     m_connector.start();
     connect(m_connector.client(), &tunnel::TunnelClient::disconnected, this,
-            [this](const QString &, qint64) { m_supervisor->setChannels(nullptr); });
+        [this](const QString &, qint64) { m_supervisor->setChannels(nullptr); });
     connect(m_connector.client(), &tunnel::TunnelClient::controlReceived, this,
-            [this](const protocol::ControlMessage &message) {
-                if (const auto *start = std::get_if<protocol::RunStart>(&message))
-                    m_supervisor->start(*start);
-                else if (const auto *cancel = std::get_if<protocol::RunCancel>(&message))
-                    m_supervisor->cancel(*cancel);
-                else if (const auto *ack = std::get_if<protocol::RunAck>(&message))
-                    m_supervisor->acknowledge(*ack);
-            });
+        [this](const protocol::ControlMessage &message) {
+            if (const auto *start = std::get_if<protocol::RunStart>(&message))
+                m_supervisor->start(*start);
+            else if (const auto *cancel = std::get_if<protocol::RunCancel>(&message))
+                m_supervisor->cancel(*cancel);
+            else if (const auto *ack = std::get_if<protocol::RunAck>(&message))
+                m_supervisor->acknowledge(*ack);
+        });
 }
 
 } // namespace cloop::agent

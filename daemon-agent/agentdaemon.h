@@ -1,8 +1,8 @@
 #pragma once
 
 #include "common/daemon/daemonconnector.h"
-#include "common/result.h"
 #include "common/protocol/agentcapabilities.h"
+#include "common/result.h"
 
 #include <QList>
 #include <QObject>

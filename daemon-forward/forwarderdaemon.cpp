@@ -29,7 +29,8 @@ daemon::DaemonConnectorOptions connectorOptions(const daemon::ConnectionOptions 
 } // namespace
 
 ForwarderDaemon::ForwarderDaemon(const daemon::ConnectionOptions &connection, QObject *parent)
-    : QObject(parent), m_connector(connectorOptions(connection))
+    : QObject(parent)
+    , m_connector(connectorOptions(connection))
 {
     connect(&m_connector, &daemon::DaemonConnector::finished, this, &ForwarderDaemon::finished);
 }
@@ -44,34 +45,42 @@ ForwarderDaemon::~ForwarderDaemon()
 void ForwarderDaemon::start()
 {
     // A previous process that died mid-import left its device on usbip-host.
-    m_exports = std::make_unique<UsbExportLedger>(QFileInfo(m_connector.credentialPath()).absolutePath());
+    m_exports
+        = std::make_unique<UsbExportLedger>(QFileInfo(m_connector.credentialPath()).absolutePath());
     if (!m_exports->busIds().isEmpty()) {
-        const UsbExportLedger::Recovery recovery = m_exports->giveBackLeftovers(device::SysfsRoot::fromEnvironment());
+        const UsbExportLedger::Recovery recovery
+            = m_exports->giveBackLeftovers(device::SysfsRoot::fromEnvironment());
         for (const QString &busId : recovery.givenBack)
-            qCInfo(lcForward).noquote() << "gave USB device" << busId << "back to its driver; a previous process left it"
-                                        << "on usbip-host";
+            qCInfo(lcForward).noquote()
+                << "gave USB device" << busId << "back to its driver; a previous process left it"
+                << "on usbip-host";
         for (const QString &why : recovery.leftAlone)
             qCWarning(lcForward).noquote() << "left as it is after a restart:" << why;
     }
-    connect(&m_connector, &daemon::DaemonConnector::ready, this, [this](const protocol::Welcome &welcome) {
-        if (!adoptDevice(welcome))
-            return;
-        qCInfo(lcForward).noquote() << "connected to the hub as forwarder" << welcome.id << welcome.name << "carrying"
-                                    << (m_device ? m_device->describe() : QStringLiteral("nothing"));
-        m_hubProtocol = welcome.protocol;
-        tunnel::TunnelConnection *connection = m_connector.client()->connection();
-        if (m_device && m_device->kind == protocol::DeviceSpec::Kind::Usb
-            && (!m_usb || !(m_usb->spec() == *m_device))) {
-            m_usb = std::make_unique<UsbDeviceWatch>(*m_device, device::SysfsRoot::fromEnvironment());
-            connect(m_usb.get(), &UsbDeviceWatch::presenceChanged, this, &ForwarderDaemon::reportDeviceState);
-            if (Status watching = m_usb->start(); !watching)
-                qCWarning(lcForward).noquote() << "USB devices coming and going will go unnoticed:"
-                                               << watching.error().message;
-        }
-        reportDeviceState();
-        connect(connection->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
+    connect(&m_connector, &daemon::DaemonConnector::ready, this,
+        [this](const protocol::Welcome &welcome) {
+            if (!adoptDevice(welcome))
+                return;
+            qCInfo(lcForward).noquote()
+                << "connected to the hub as forwarder" << welcome.id << welcome.name << "carrying"
+                << (m_device ? m_device->describe() : QStringLiteral("nothing"));
+            m_hubProtocol = welcome.protocol;
+            tunnel::TunnelConnection *connection = m_connector.client()->connection();
+            if (m_device && m_device->kind == protocol::DeviceSpec::Kind::Usb
+                && (!m_usb || !(m_usb->spec() == *m_device))) {
+                m_usb = std::make_unique<UsbDeviceWatch>(
+                    *m_device, device::SysfsRoot::fromEnvironment());
+                connect(m_usb.get(), &UsbDeviceWatch::presenceChanged, this,
+                    &ForwarderDaemon::reportDeviceState);
+                if (Status watching = m_usb->start(); !watching)
+                    qCWarning(lcForward).noquote()
+                        << "USB devices coming and going will go unnoticed:"
+                        << watching.error().message;
+            }
+            reportDeviceState();
+            connect(connection->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
                 &ForwarderDaemon::onChannelRequested);
-    });
+        });
     m_connector.start();
 }
 
@@ -123,7 +132,8 @@ bool ForwarderDaemon::adoptDevice(const protocol::Welcome &welcome)
 
 void ForwarderDaemon::reportDeviceState()
 {
-    tunnel::TunnelConnection *connection = m_connector.client() ? m_connector.client()->connection() : nullptr;
+    tunnel::TunnelConnection *connection
+        = m_connector.client() ? m_connector.client()->connection() : nullptr;
     if (!connection || !m_device || m_hubProtocol < protocol::kMinimumForDeviceState)
         return;
     if (m_device->kind == protocol::DeviceSpec::Kind::Usb) {
@@ -138,7 +148,8 @@ void ForwarderDaemon::reportDeviceState()
     // The hub lends the segment with the MTU it has here.
     auto state = device::l2::InterfaceState::read(m_device->interfaceName);
     if (!state) {
-        qCWarning(lcForward).noquote() << "cannot read" << m_device->interfaceName << ":" << state.error().message;
+        qCWarning(lcForward).noquote()
+            << "cannot read" << m_device->interfaceName << ":" << state.error().message;
         return;
     }
     protocol::DeviceState report;
@@ -166,19 +177,21 @@ void ForwarderDaemon::onChannelRequested(tunnel::Channel *channel)
         return;
     }
     if (kind != QLatin1String("device-test") && kind != QLatin1String("segment")) {
-        channel->refuse(QStringLiteral("this forwarder does not open \"%1\" channels").arg(kind.left(40)));
+        channel->refuse(
+            QStringLiteral("this forwarder does not open \"%1\" channels").arg(kind.left(40)));
         return;
     }
     if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Segment) {
         channel->refuse(kind == QLatin1String("segment")
-                                ? QStringLiteral("this forwarder carries a USB device, not a segment")
-                                : QStringLiteral("this forwarder carries a USB device; it is tested over a usb channel"));
+                ? QStringLiteral("this forwarder carries a USB device, not a segment")
+                : QStringLiteral(
+                    "this forwarder carries a USB device; it is tested over a usb channel"));
         return;
     }
     if (kind == QLatin1String("device-test")) {
         channel->accept();
         qCInfo(lcForward).noquote() << "testing" << m_device->interfaceName << "for the hub";
-        (new SegmentTest(m_device->interfaceName, channel, SegmentTest::Options{}, this))->start();
+        (new SegmentTest(m_device->interfaceName, channel, SegmentTest::Options {}, this))->start();
         return;
     }
     openSegmentStream(channel);
@@ -188,12 +201,13 @@ void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel)
 {
     const QJsonObject meta = channel->metadata();
     const QString what = QStringLiteral("run %1 (binding %2)")
-                                 .arg(meta.value(QLatin1String("run_id")).toInteger())
-                                 .arg(meta.value(QLatin1String("binding_id")).toInteger());
-    auto socket = device::l2::PacketSocket::open(device::l2::PacketSocket::Options{m_device->interfaceName});
+                             .arg(meta.value(QLatin1String("run_id")).toInteger())
+                             .arg(meta.value(QLatin1String("binding_id")).toInteger());
+    auto socket = device::l2::PacketSocket::open(
+        device::l2::PacketSocket::Options { m_device->interfaceName });
     if (!socket) {
-        qCWarning(lcForward).noquote() << "cannot lend" << m_device->interfaceName << "to" << what << ":"
-                                       << socket.error().message;
+        qCWarning(lcForward).noquote() << "cannot lend" << m_device->interfaceName << "to" << what
+                                       << ":" << socket.error().message;
         channel->refuse(socket.error().message);
         return;
     }
@@ -206,19 +220,20 @@ void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel)
 void ForwarderDaemon::openUsbSession(tunnel::Channel *channel)
 {
     if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Usb || !m_usb) {
-        channel->refuse(QStringLiteral("this forwarder carries a network segment, not a USB device"));
+        channel->refuse(
+            QStringLiteral("this forwarder carries a network segment, not a USB device"));
         return;
     }
     const QJsonObject meta = channel->metadata();
     const bool test = meta.value(QLatin1String("purpose")).toString() == QLatin1String("test");
     channel->accept();
     auto *session = new UsbipServerSession(channel, *m_usb,
-                                           test ? UsbipServerSession::Purpose::Test : UsbipServerSession::Purpose::Run,
-                                           m_exports.get(), this);
+        test ? UsbipServerSession::Purpose::Test : UsbipServerSession::Purpose::Run,
+        m_exports.get(), this);
     const QString what = test ? QStringLiteral("a test")
                               : QStringLiteral("run %1 (binding %2)")
-                                        .arg(meta.value(QLatin1String("run_id")).toInteger())
-                                        .arg(meta.value(QLatin1String("binding_id")).toInteger());
+                                    .arg(meta.value(QLatin1String("run_id")).toInteger())
+                                    .arg(meta.value(QLatin1String("binding_id")).toInteger());
     connect(session, &UsbipServerSession::ended, session, [session, what](const QString &reason) {
         qCInfo(lcForward).noquote() << "USB/IP connection of" << what << "ended:" << reason;
         session->deleteLater();

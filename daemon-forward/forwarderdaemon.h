@@ -26,7 +26,8 @@ class ForwarderDaemon final : public QObject
     Q_DISABLE_COPY_MOVE(ForwarderDaemon)
 
 public:
-    explicit ForwarderDaemon(const daemon::ConnectionOptions &connection, QObject *parent = nullptr);
+    explicit ForwarderDaemon(
+        const daemon::ConnectionOptions &connection, QObject *parent = nullptr);
     ~ForwarderDaemon() override;
 
     Status prepare() { return m_connector.prepare(); }

@@ -33,7 +33,7 @@ class HubCore
 public:
     struct Options
     {
-        std::chrono::seconds requestLifetime{7 * 24 * 3600};
+        std::chrono::seconds requestLifetime { 7 * 24 * 3600 };
     };
 
     HubCore(std::unique_ptr<Database> database, const Clock &clock, Options options);

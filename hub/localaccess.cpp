@@ -23,10 +23,10 @@ Result<LocalAccess> LocalAccess::load(const QString &dataDir)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return Error::make(QStringLiteral("no_local_hub"),
-                           QStringLiteral("no hub administration file at %1 (%2); on the hub's machine "
-                                          "start `cloop hub serve` first, elsewhere pass --hub URL")
-                                   .arg(path, file.errorString()),
-                           true);
+            QStringLiteral("no hub administration file at %1 (%2); on the hub's machine "
+                           "start `cloop hub serve` first, elsewhere pass --hub URL")
+                .arg(path, file.errorString()),
+            true);
     const QJsonObject object = QJsonDocument::fromJson(file.read(64 * 1024)).object();
     LocalAccess access;
     access.url = QUrl(object.value(QLatin1String("url")).toString(), QUrl::StrictMode);
@@ -34,17 +34,16 @@ Result<LocalAccess> LocalAccess::load(const QString &dataDir)
     access.token = object.value(QLatin1String("token")).toString();
     if (!access.url.isValid() || access.token.isEmpty())
         return Error::make(QStringLiteral("no_local_hub"),
-                           QStringLiteral("%1 is unreadable; restart the hub to rewrite it").arg(path), true);
+            QStringLiteral("%1 is unreadable; restart the hub to rewrite it").arg(path), true);
     return access;
 }
 
 Status LocalAccess::save(const QString &dataDir) const
 {
-    const QJsonObject object{{QStringLiteral("url"), url.toString()},
-                             {QStringLiteral("pin"), pin},
-                             {QStringLiteral("token"), token}};
+    const QJsonObject object { { QStringLiteral("url"), url.toString() },
+        { QStringLiteral("pin"), pin }, { QStringLiteral("token"), token } };
     return util::writeFileAtomically(dataDir + QLatin1Char('/') + fileName(),
-                                     QJsonDocument(object).toJson(QJsonDocument::Indented), 0600);
+        QJsonDocument(object).toJson(QJsonDocument::Indented), 0600);
 }
 
 } // namespace cloop::hub

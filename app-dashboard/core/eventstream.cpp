@@ -6,22 +6,27 @@
 
 namespace cloop::dashboard {
 
-EventStream::EventStream(QObject *parent) : QObject(parent)
+EventStream::EventStream(QObject *parent)
+    : QObject(parent)
 {
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, &EventStream::dial);
     connect(&m_socket, &QWebSocket::connected, this, [this] {
-        if (Status pinned = m_endpoint.trust.verifyPeer(m_socket.sslConfiguration().peerCertificate()); !pinned) {
+        if (Status pinned
+            = m_endpoint.trust.verifyPeer(m_socket.sslConfiguration().peerCertificate());
+            !pinned) {
             m_trustFailure = pinned.error();
             m_socket.abort();
             return;
         }
-        const QJsonObject subscribe{{QStringLiteral("type"), QStringLiteral("subscribe")},
-                                    {QStringLiteral("token"), m_endpoint.token}};
-        m_socket.sendTextMessage(QString::fromUtf8(QJsonDocument(subscribe).toJson(QJsonDocument::Compact)));
+        const QJsonObject subscribe { { QStringLiteral("type"), QStringLiteral("subscribe") },
+            { QStringLiteral("token"), m_endpoint.token } };
+        m_socket.sendTextMessage(
+            QString::fromUtf8(QJsonDocument(subscribe).toJson(QJsonDocument::Compact)));
     });
     connect(&m_socket, &QWebSocket::sslErrors, this, [this](const QList<QSslError> &errors) {
-        auto verdict = m_endpoint.trust.judge(errors, m_socket.sslConfiguration().peerCertificate());
+        auto verdict
+            = m_endpoint.trust.judge(errors, m_socket.sslConfiguration().peerCertificate());
         if (verdict)
             m_socket.ignoreSslErrors(*verdict);
         else
@@ -79,7 +84,7 @@ void EventStream::onText(const QString &text)
     const QString type = message.value(QLatin1String("type")).toString();
     if (type == QLatin1String("event")) {
         Q_EMIT eventReceived(message.value(QLatin1String("event")).toString(),
-                             message.value(QLatin1String("data")).toObject());
+            message.value(QLatin1String("data")).toObject());
     } else if (type == QLatin1String("subscribed")) {
         m_backoff.reset();
         m_lastError.clear();
@@ -87,7 +92,8 @@ void EventStream::onText(const QString &text)
         Q_EMIT subscribed();
     } else if (type == QLatin1String("error")) {
         m_lastError = message.value(QLatin1String("message")).toString();
-        qCWarning(lcDashboardEvents).noquote() << "the hub refused the event stream:" << m_lastError;
+        qCWarning(lcDashboardEvents).noquote()
+            << "the hub refused the event stream:" << m_lastError;
         setState(State::Refused);
         m_socket.close();
     } else {
@@ -109,7 +115,8 @@ void EventStream::onDisconnected()
     if (m_lastError.isEmpty() || m_state == State::Live)
         m_lastError = m_socket.errorString();
     const auto delay = m_backoff.next();
-    qCInfo(lcDashboardEvents).noquote() << "event stream lost:" << m_lastError << "- again in" << delay.count() << "ms";
+    qCInfo(lcDashboardEvents).noquote()
+        << "event stream lost:" << m_lastError << "- again in" << delay.count() << "ms";
     setState(State::Connecting);
     m_retry.start(delay);
 }

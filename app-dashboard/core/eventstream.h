@@ -22,7 +22,13 @@ class EventStream final : public QObject
     Q_DISABLE_COPY_MOVE(EventStream)
 
 public:
-    enum class State { Stopped, Connecting, Live, Refused };
+    enum class State
+    {
+        Stopped,
+        Connecting,
+        Live,
+        Refused
+    };
     Q_ENUM(State)
 
     explicit EventStream(QObject *parent = nullptr);

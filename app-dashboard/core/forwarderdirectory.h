@@ -13,10 +13,10 @@ class EventStream;
 struct BindingTerms
 {
     QString project;
-    QString ttl;             // "8h"; empty for the hub's default (24 h)
+    QString ttl; // "8h"; empty for the hub's default (24 h)
     QString virtualExecutor; // empty: any executor
-    QString target;          // segments only
-    QString address;         // segments only, CIDR
+    QString target; // segments only
+    QString address; // segments only, CIDR
     QJsonObject toJson() const;
 };
 
@@ -40,17 +40,19 @@ public:
 
     // A device is "usb VID:PID[:SERIAL]" or an interface name.
     void enroll(const QString &name, const QString &usb, const QString &interface, QObject *context,
-                HubApi::Callback done);
-    void bind(qint64 forwarderId, const BindingTerms &terms, QObject *context, HubApi::Callback done);
+        HubApi::Callback done);
+    void bind(
+        qint64 forwarderId, const BindingTerms &terms, QObject *context, HubApi::Callback done);
     void unbind(qint64 bindingId, const QString &reason, QObject *context, HubApi::Callback done);
     void revoke(qint64 forwarderId, const QString &reason, QObject *context, HubApi::Callback done);
     // The result lands in the model's TestSummaryRole as well.
     void test(qint64 forwarderId, QObject *context, HubApi::Callback done);
     // A maintainer's request for a binding, and an administrator's decision.
-    void request(qint64 forwarderId, const BindingTerms &terms, const QString &reason, QObject *context,
-                 HubApi::Callback done);
+    void request(qint64 forwarderId, const BindingTerms &terms, const QString &reason,
+        QObject *context, HubApi::Callback done);
     // Empty ttl or executor: as requested.
-    void approve(qint64 requestId, const QString &ttl, const QString &executor, QObject *context, HubApi::Callback done);
+    void approve(qint64 requestId, const QString &ttl, const QString &executor, QObject *context,
+        HubApi::Callback done);
     void deny(qint64 requestId, const QString &reason, QObject *context, HubApi::Callback done);
 
 Q_SIGNALS:
@@ -59,7 +61,8 @@ Q_SIGNALS:
     void errorChanged(const QString &error);
 
 private:
-    void load(const QString &path, const QString &key, const std::function<void(const QJsonArray &)> &apply);
+    void load(const QString &path, const QString &key,
+        const std::function<void(const QJsonArray &)> &apply);
     void setError(const QString &error);
     // After an action succeeds: the answer, then a refresh for whatever
     // else it changed.

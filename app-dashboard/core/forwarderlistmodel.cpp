@@ -28,7 +28,9 @@ qint64 ForwarderListModel::Row::id() const
     return idOf(forwarder);
 }
 
-ForwarderListModel::ForwarderListModel(QObject *parent) : QAbstractListModel(parent) { }
+ForwarderListModel::ForwarderListModel(QObject *parent)
+    : QAbstractListModel(parent)
+{ }
 
 int ForwarderListModel::rowCount(const QModelIndex &parent) const
 {
@@ -63,7 +65,8 @@ QVariant ForwarderListModel::data(const QModelIndex &index, int role) const
     case DeviceUnpluggedRole: {
         // Null: nobody knows; empty: the forwarder said it is gone.
         const QJsonValue busId = f.value(QLatin1String("usb_busid"));
-        return f.value(QLatin1String("connected")).toBool() && busId.isString() && busId.toString().isEmpty();
+        return f.value(QLatin1String("connected")).toBool() && busId.isString()
+            && busId.toString().isEmpty();
     }
     case LastSeenRole:
         return time(f, "last_seen");
@@ -93,25 +96,15 @@ QVariant ForwarderListModel::data(const QModelIndex &index, int role) const
 QHash<int, QByteArray> ForwarderListModel::roleNames() const
 {
     QHash<int, QByteArray> names = QAbstractListModel::roleNames();
-    names.insert({{IdRole, "forwarderId"},
-                  {NameRole, "name"},
-                  {DeviceRole, "device"},
-                  {DeviceNameRole, "deviceName"},
-                  {KindRole, "kind"},
-                  {StateRole, "state"},
-                  {ConnectedRole, "connected"},
-                  {HubMemberRole, "hubMember"},
-                  {DeviceUnpluggedRole, "deviceUnplugged"},
-                  {LastSeenRole, "lastSeen"},
-                  {BindingIdRole, "bindingId"},
-                  {BindingProjectRole, "bindingProject"},
-                  {BindingExecutorRole, "bindingExecutor"},
-                  {BindingTargetRole, "bindingTarget"},
-                  {BindingAddressRole, "bindingAddress"},
-                  {BindingExpiresRole, "bindingExpires"},
-                  {BindingCreatedByRole, "bindingCreatedBy"},
-                  {TestSummaryRole, "testSummary"},
-                  {TestRunningRole, "testRunning"}});
+    names.insert({ { IdRole, "forwarderId" }, { NameRole, "name" }, { DeviceRole, "device" },
+        { DeviceNameRole, "deviceName" }, { KindRole, "kind" }, { StateRole, "state" },
+        { ConnectedRole, "connected" }, { HubMemberRole, "hubMember" },
+        { DeviceUnpluggedRole, "deviceUnplugged" }, { LastSeenRole, "lastSeen" },
+        { BindingIdRole, "bindingId" }, { BindingProjectRole, "bindingProject" },
+        { BindingExecutorRole, "bindingExecutor" }, { BindingTargetRole, "bindingTarget" },
+        { BindingAddressRole, "bindingAddress" }, { BindingExpiresRole, "bindingExpires" },
+        { BindingCreatedByRole, "bindingCreatedBy" }, { TestSummaryRole, "testSummary" },
+        { TestRunningRole, "testRunning" } });
     return names;
 }
 
@@ -121,14 +114,17 @@ QString ForwarderListModel::deviceName(const QJsonObject &device) const
         return {};
     bool vendorOk = false;
     bool productOk = false;
-    const auto vendor = quint16(device.value(QLatin1String("vendor")).toString().toUInt(&vendorOk, 16));
-    const auto product = quint16(device.value(QLatin1String("product")).toString().toUInt(&productOk, 16));
+    const auto vendor
+        = quint16(device.value(QLatin1String("vendor")).toString().toUInt(&vendorOk, 16));
+    const auto product
+        = quint16(device.value(QLatin1String("product")).toString().toUInt(&productOk, 16));
     if (!vendorOk || !productOk)
         return {};
     // Read on first need: most screens never name a USB device.
-    const device::usb::UsbIdDatabase &ids = m_usbIds ? *m_usbIds : device::usb::UsbIdDatabase::system();
+    const device::usb::UsbIdDatabase &ids
+        = m_usbIds ? *m_usbIds : device::usb::UsbIdDatabase::system();
     QStringList names;
-    for (const QString &name : {ids.vendorName(vendor), ids.productName(vendor, product)}) {
+    for (const QString &name : { ids.vendorName(vendor), ids.productName(vendor, product) }) {
         if (!name.isEmpty())
             names.append(name);
     }
@@ -161,7 +157,7 @@ void ForwarderListModel::setForwarders(const QJsonArray &forwarders)
         }
         const int row = int(m_rows.size());
         beginInsertRows({}, row, row);
-        m_rows.append(Row{forwarder, {}, {}, false});
+        m_rows.append(Row { forwarder, {}, {}, false });
         endInsertRows();
     }
 }
@@ -201,7 +197,7 @@ bool ForwarderListModel::applyEvent(const QString &event, const QJsonObject &dat
         r.forwarder.insert(QStringLiteral("connected"), false);
         r.forwarder.insert(QStringLiteral("state"), QStringLiteral("disconnected"));
         r.forwarder.insert(QStringLiteral("last_seen"),
-                           QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
+            QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
     } else if (event == QLatin1String("forwarder.revoked")) {
         r.forwarder.insert(QStringLiteral("connected"), false);
         r.forwarder.insert(QStringLiteral("state"), QStringLiteral("revoked"));

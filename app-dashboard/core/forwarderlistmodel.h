@@ -20,25 +20,27 @@ class ForwarderListModel final : public QAbstractListModel
     Q_DISABLE_COPY_MOVE(ForwarderListModel)
 
 public:
-    enum Role {
+    enum Role
+    {
         IdRole = Qt::UserRole + 1,
         NameRole,
-        DeviceRole,       // "usb 1050:0407:A1" or "l2 eth1", as the hub describes it
-        DeviceNameRole,   // "Yubico.com · Yubikey 4/5 OTP+U2F+CCID" from the USB ID database; empty when unknown
-        KindRole,         // "usb" or "l2"
-        StateRole,        // awaiting enrollment, connected, disconnected, revoked
+        DeviceRole, // "usb 1050:0407:A1" or "l2 eth1", as the hub describes it
+        DeviceNameRole, // "Yubico.com · Yubikey 4/5 OTP+U2F+CCID" from the USB ID database; empty
+                        // when unknown
+        KindRole, // "usb" or "l2"
+        StateRole, // awaiting enrollment, connected, disconnected, revoked
         ConnectedRole,
-        HubMemberRole,    // the hub holding its session, empty when offline
+        HubMemberRole, // the hub holding its session, empty when offline
         DeviceUnpluggedRole, // a connected USB forwarder says its device is unplugged
-        LastSeenRole,     // QDateTime, invalid when never seen
-        BindingIdRole,    // 0 when nothing is bound
+        LastSeenRole, // QDateTime, invalid when never seen
+        BindingIdRole, // 0 when nothing is bound
         BindingProjectRole,
         BindingExecutorRole,
         BindingTargetRole,
         BindingAddressRole,
         BindingExpiresRole, // QDateTime
         BindingCreatedByRole,
-        TestSummaryRole,  // the last Test's outcome in words, empty when none
+        TestSummaryRole, // the last Test's outcome in words, empty when none
         TestRunningRole,
     };
     Q_ENUM(Role)

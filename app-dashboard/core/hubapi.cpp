@@ -10,7 +10,8 @@
 
 namespace cloop::dashboard {
 
-HubApi::HubApi(QObject *parent) : QObject(parent)
+HubApi::HubApi(QObject *parent)
+    : QObject(parent)
 {
     m_network.setStrictTransportSecurityEnabled(false);
 }
@@ -32,8 +33,8 @@ void HubApi::post(const QString &path, const QJsonObject &body, QObject *context
     call("POST", path, body, {}, context, std::move(done));
 }
 
-void HubApi::call(const QByteArray &method, const QString &path, const QJsonObject &body, const api::QueryItems &query,
-                  QObject *context, Callback done)
+void HubApi::call(const QByteArray &method, const QString &path, const QJsonObject &body,
+    const api::QueryItems &query, QObject *context, Callback done)
 {
     const QPointer<QObject> guard(context);
     auto request = api::adminRequest(m_endpoint, path, query);
@@ -45,20 +46,24 @@ void HubApi::call(const QByteArray &method, const QString &path, const QJsonObje
         });
         return;
     }
-    QNetworkReply *reply = m_network.sendCustomRequest(*request, method, api::adminPayload(method, body));
+    QNetworkReply *reply
+        = m_network.sendCustomRequest(*request, method, api::adminPayload(method, body));
     auto trustFailure = std::make_shared<std::optional<Error>>();
     api::guardTrust(reply, m_endpoint.trust, trustFailure.get());
     adjustPending(+1);
     qCDebug(lcDashboardApi) << method << path;
-    connect(reply, &QNetworkReply::finished, this, [this, reply, trustFailure, guard, done = std::move(done)] {
-        reply->deleteLater();
-        adjustPending(-1);
-        const Result<QJsonObject> answer = *trustFailure ? Result<QJsonObject>(**trustFailure) : api::readAdminAnswer(reply);
-        if (!answer)
-            qCInfo(lcDashboardApi).noquote() << reply->url().path() << "failed:" << answer.error().message;
-        if (guard)
-            done(answer);
-    });
+    connect(reply, &QNetworkReply::finished, this,
+        [this, reply, trustFailure, guard, done = std::move(done)] {
+            reply->deleteLater();
+            adjustPending(-1);
+            const Result<QJsonObject> answer
+                = *trustFailure ? Result<QJsonObject>(**trustFailure) : api::readAdminAnswer(reply);
+            if (!answer)
+                qCInfo(lcDashboardApi).noquote()
+                    << reply->url().path() << "failed:" << answer.error().message;
+            if (guard)
+                done(answer);
+        });
 }
 
 void HubApi::adjustPending(int delta)

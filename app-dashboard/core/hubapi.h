@@ -28,7 +28,8 @@ public:
     const api::AdminEndpoint &endpoint() const { return m_endpoint; }
 
     // `done` runs once with the answer, unless `context` is gone by then.
-    void get(const QString &path, QObject *context, Callback done, const api::QueryItems &query = {});
+    void get(
+        const QString &path, QObject *context, Callback done, const api::QueryItems &query = {});
     void post(const QString &path, const QJsonObject &body, QObject *context, Callback done);
 
     // Calls sent and not yet answered: for a busy indicator.
@@ -38,8 +39,8 @@ Q_SIGNALS:
     void busyChanged(bool busy);
 
 private:
-    void call(const QByteArray &method, const QString &path, const QJsonObject &body, const api::QueryItems &query,
-              QObject *context, Callback done);
+    void call(const QByteArray &method, const QString &path, const QJsonObject &body,
+        const api::QueryItems &query, QObject *context, Callback done);
     void adjustPending(int delta);
 
     QNetworkAccessManager m_network;

@@ -27,9 +27,9 @@ QString plainToolTip(const QString &text)
 } // namespace
 
 JsonTableModel::JsonTableModel(QList<Column> columns, QObject *parent)
-    : QAbstractTableModel(parent), m_columns(std::move(columns))
-{
-}
+    : QAbstractTableModel(parent)
+    , m_columns(std::move(columns))
+{ }
 
 int JsonTableModel::rowCount(const QModelIndex &parent) const
 {
@@ -63,7 +63,8 @@ QVariant JsonTableModel::data(const QModelIndex &index, int role) const
 
 QVariant JsonTableModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
-    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0 || section >= m_columns.size())
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole || section < 0
+        || section >= m_columns.size())
         return {};
     return m_columns.at(section).header;
 }
@@ -129,10 +130,10 @@ int JsonTableModel::rowOf(qint64 id) const
 
 JsonTableModel::Column textColumn(const QString &header, const QString &key)
 {
-    return {header, [key](const QJsonObject &record) {
+    return { header, [key](const QJsonObject &record) {
                 const QJsonValue value = record.value(key);
                 return value.isDouble() ? QString::number(value.toInteger()) : value.toString();
-            }};
+            } };
 }
 
 JsonTableModel::Column timeColumn(const QString &header, const QString &key)
@@ -140,12 +141,14 @@ JsonTableModel::Column timeColumn(const QString &header, const QString &key)
     const auto instant = [key](const QJsonObject &record) {
         return QDateTime::fromString(record.value(key).toString(), Qt::ISODateWithMs);
     };
-    return {header,
-            [instant](const QJsonObject &record) {
-                const QDateTime at = instant(record);
-                return at.isValid() ? QLocale().toString(at.toLocalTime(), QLocale::ShortFormat) : QString();
-            },
-            [instant](const QJsonObject &record) { return QVariant(instant(record).toMSecsSinceEpoch()); }};
+    return { header,
+        [instant](const QJsonObject &record) {
+            const QDateTime at = instant(record);
+            return at.isValid() ? QLocale().toString(at.toLocalTime(), QLocale::ShortFormat)
+                                : QString();
+        },
+        [instant](
+            const QJsonObject &record) { return QVariant(instant(record).toMSecsSinceEpoch()); } };
 }
 
 } // namespace cloop::dashboard

@@ -10,21 +10,24 @@ Error keyringError(const QKeychain::Job *job)
 {
     switch (job->error()) {
     case QKeychain::EntryNotFound:
-        return Error::make(QStringLiteral("keyring_not_found"), TokenStore::tr("the keyring holds no token for this hub"));
+        return Error::make(QStringLiteral("keyring_not_found"),
+            TokenStore::tr("the keyring holds no token for this hub"));
     case QKeychain::NoBackendAvailable:
         return Error::make(QStringLiteral("keyring_unavailable"),
-                           TokenStore::tr("no keyring is reachable on this desktop (%1)").arg(job->errorString()));
+            TokenStore::tr("no keyring is reachable on this desktop (%1)").arg(job->errorString()));
     case QKeychain::AccessDeniedByUser:
     case QKeychain::AccessDenied:
-        return Error::make(QStringLiteral("keyring_denied"), TokenStore::tr("the keyring refused: %1").arg(job->errorString()));
+        return Error::make(QStringLiteral("keyring_denied"),
+            TokenStore::tr("the keyring refused: %1").arg(job->errorString()));
     default:
-        return Error::make(QStringLiteral("keyring_error"), TokenStore::tr("the keyring failed: %1").arg(job->errorString()));
+        return Error::make(QStringLiteral("keyring_error"),
+            TokenStore::tr("the keyring failed: %1").arg(job->errorString()));
     }
 }
 
 // The job deletes itself once finished; a context that went away meanwhile
 // is simply not told.
-template<typename JobType, typename Callback>
+template <typename JobType, typename Callback>
 void start(JobType *job, const QString &hub, QObject *context, Callback done)
 {
     job->setAutoDelete(true);
@@ -36,19 +39,25 @@ void start(JobType *job, const QString &hub, QObject *context, Callback done)
 
 } // namespace
 
-TokenStore::TokenStore(QString service, QObject *parent) : QObject(parent), m_service(std::move(service)) { }
+TokenStore::TokenStore(QString service, QObject *parent)
+    : QObject(parent)
+    , m_service(std::move(service))
+{ }
 
-void TokenStore::load(const QString &hub, QObject *context, std::function<void(const Result<QString> &)> done)
+void TokenStore::load(
+    const QString &hub, QObject *context, std::function<void(const Result<QString> &)> done)
 {
-    start(new QKeychain::ReadPasswordJob(m_service), hub, context, [done = std::move(done)](QKeychain::Job *job) {
-        if (job->error() != QKeychain::NoError)
-            done(keyringError(job));
-        else
-            done(static_cast<QKeychain::ReadPasswordJob *>(job)->textData());
-    });
+    start(new QKeychain::ReadPasswordJob(m_service), hub, context,
+        [done = std::move(done)](QKeychain::Job *job) {
+            if (job->error() != QKeychain::NoError)
+                done(keyringError(job));
+            else
+                done(static_cast<QKeychain::ReadPasswordJob *>(job)->textData());
+        });
 }
 
-void TokenStore::save(const QString &hub, const QString &token, QObject *context, std::function<void(const Status &)> done)
+void TokenStore::save(const QString &hub, const QString &token, QObject *context,
+    std::function<void(const Status &)> done)
 {
     auto *job = new QKeychain::WritePasswordJob(m_service);
     job->setTextData(token);
@@ -57,12 +66,15 @@ void TokenStore::save(const QString &hub, const QString &token, QObject *context
     });
 }
 
-void TokenStore::forget(const QString &hub, QObject *context, std::function<void(const Status &)> done)
+void TokenStore::forget(
+    const QString &hub, QObject *context, std::function<void(const Status &)> done)
 {
-    start(new QKeychain::DeletePasswordJob(m_service), hub, context, [done = std::move(done)](QKeychain::Job *job) {
-        const bool gone = job->error() == QKeychain::NoError || job->error() == QKeychain::EntryNotFound;
-        done(gone ? Status() : Status(keyringError(job)));
-    });
+    start(new QKeychain::DeletePasswordJob(m_service), hub, context,
+        [done = std::move(done)](QKeychain::Job *job) {
+            const bool gone
+                = job->error() == QKeychain::NoError || job->error() == QKeychain::EntryNotFound;
+            done(gone ? Status() : Status(keyringError(job)));
+        });
 }
 
 } // namespace cloop::dashboard

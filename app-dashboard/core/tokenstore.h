@@ -18,10 +18,13 @@ class TokenStore final : public QObject
     Q_DISABLE_COPY_MOVE(TokenStore)
 
 public:
-    explicit TokenStore(QString service = QStringLiteral("cloop-dashboard"), QObject *parent = nullptr);
+    explicit TokenStore(
+        QString service = QStringLiteral("cloop-dashboard"), QObject *parent = nullptr);
 
-    void load(const QString &hub, QObject *context, std::function<void(const Result<QString> &)> done);
-    void save(const QString &hub, const QString &token, QObject *context, std::function<void(const Status &)> done);
+    void load(
+        const QString &hub, QObject *context, std::function<void(const Result<QString> &)> done);
+    void save(const QString &hub, const QString &token, QObject *context,
+        std::function<void(const Status &)> done);
     // Forgetting what is not there succeeds.
     void forget(const QString &hub, QObject *context, std::function<void(const Status &)> done);
 

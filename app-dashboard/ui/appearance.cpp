@@ -15,10 +15,12 @@ double luminance(const QColor &color)
     const auto channel = [](double value) {
         return value <= 0.03928 ? value / 12.92 : std::pow((value + 0.055) / 1.055, 2.4);
     };
-    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF());
+    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF())
+        + 0.0722 * channel(color.blueF());
 }
 
-void setBoth(QPalette &palette, QPalette::ColorRole role, const QColor &active, const QColor &disabled)
+void setBoth(
+    QPalette &palette, QPalette::ColorRole role, const QColor &active, const QColor &disabled)
 {
     palette.setColor(QPalette::Active, role, active);
     palette.setColor(QPalette::Inactive, role, active);
@@ -58,17 +60,22 @@ QPalette paletteFor(Theme theme)
     setBoth(palette, QPalette::PlaceholderText, muted, muted);
     setBoth(palette, QPalette::Button, button, window);
     setBoth(palette, QPalette::ButtonText, text, disabledText);
-    setBoth(palette, QPalette::BrightText, dark ? QColor(0xff, 0x8a, 0x80) : QColor(0xb3, 0x26, 0x1e),
-            disabledText);
+    setBoth(palette, QPalette::BrightText,
+        dark ? QColor(0xff, 0x8a, 0x80) : QColor(0xb3, 0x26, 0x1e), disabledText);
     setBoth(palette, QPalette::Highlight, highlight, button);
-    setBoth(palette, QPalette::HighlightedText, dark ? QColor(0x10, 0x12, 0x16) : QColor(0xff, 0xff, 0xff), disabledText);
+    setBoth(palette, QPalette::HighlightedText,
+        dark ? QColor(0x10, 0x12, 0x16) : QColor(0xff, 0xff, 0xff), disabledText);
     setBoth(palette, QPalette::Link, link, disabledText);
     setBoth(palette, QPalette::ToolTipBase, base, base);
     setBoth(palette, QPalette::ToolTipText, text, text);
-    setBoth(palette, QPalette::Light, dark ? QColor(0x4a, 0x50, 0x5a) : QColor(0xff, 0xff, 0xff), window);
-    setBoth(palette, QPalette::Midlight, dark ? QColor(0x42, 0x47, 0x50) : QColor(0xd8, 0xdc, 0xe1), window);
-    setBoth(palette, QPalette::Mid, dark ? QColor(0x33, 0x37, 0x3f) : QColor(0xb8, 0xbe, 0xc6), window);
-    setBoth(palette, QPalette::Dark, dark ? QColor(0x18, 0x1a, 0x1f) : QColor(0x8a, 0x92, 0x9c), window);
+    setBoth(palette, QPalette::Light, dark ? QColor(0x4a, 0x50, 0x5a) : QColor(0xff, 0xff, 0xff),
+        window);
+    setBoth(palette, QPalette::Midlight, dark ? QColor(0x42, 0x47, 0x50) : QColor(0xd8, 0xdc, 0xe1),
+        window);
+    setBoth(
+        palette, QPalette::Mid, dark ? QColor(0x33, 0x37, 0x3f) : QColor(0xb8, 0xbe, 0xc6), window);
+    setBoth(palette, QPalette::Dark, dark ? QColor(0x18, 0x1a, 0x1f) : QColor(0x8a, 0x92, 0x9c),
+        window);
     setBoth(palette, QPalette::Shadow, QColor(0, 0, 0), QColor(0, 0, 0));
     return palette;
 }

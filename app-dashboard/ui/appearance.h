@@ -10,7 +10,11 @@ class QApplication;
 
 namespace cloop::dashboard {
 
-enum class Theme { Light, Dark };
+enum class Theme
+{
+    Light,
+    Dark
+};
 
 // "light", "dark" or empty (the desktop's own); anything else is refused.
 std::optional<Theme> themeNamed(const QString &name);

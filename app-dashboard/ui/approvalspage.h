@@ -21,7 +21,8 @@ class ApprovalsPage final : public QWidget
     Q_OBJECT
 
 public:
-    ApprovalsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory, QWidget *parent = nullptr);
+    ApprovalsPage(
+        HubApi *api, EventStream *events, ForwarderDirectory *directory, QWidget *parent = nullptr);
 
     RecordTable *inbox() const { return m_inbox; }
     RecordTable *mine() const { return m_mine; }

@@ -11,27 +11,32 @@
 
 namespace cloop::dashboard {
 
-ApproveDialog::ApproveDialog(ForwarderDirectory *directory, const QJsonObject &request, QWidget *parent)
-    : FormDialog(tr("Approve request %1").arg(request.value(QLatin1String("id")).toInteger()), tr("Approve"), parent),
-      m_directory(directory),
-      m_request(request),
-      m_ttl(new QComboBox(this)),
-      m_executor(new QLineEdit(this))
+ApproveDialog::ApproveDialog(
+    ForwarderDirectory *directory, const QJsonObject &request, QWidget *parent)
+    : FormDialog(tr("Approve request %1").arg(request.value(QLatin1String("id")).toInteger()),
+        tr("Approve"), parent)
+    , m_directory(directory)
+    , m_request(request)
+    , m_ttl(new QComboBox(this))
+    , m_executor(new QLineEdit(this))
 {
-    const auto field = [&request](const char *key) { return request.value(QLatin1String(key)).toString(); };
+    const auto field
+        = [&request](const char *key) { return request.value(QLatin1String(key)).toString(); };
     const QString asked = field("ttl");
     m_ttl->setEditable(true);
     m_ttl->setObjectName(QStringLiteral("ttl"));
     m_ttl->addItem(tr("as requested (%1)").arg(asked), QString());
     const auto askedSeconds = request.value(QLatin1String("ttl_seconds")).toInteger();
-    for (const QString &shorter : {QStringLiteral("1h"), QStringLiteral("4h"), QStringLiteral("8h"), QStringLiteral("24h")}) {
+    for (const QString &shorter : { QStringLiteral("1h"), QStringLiteral("4h"),
+             QStringLiteral("8h"), QStringLiteral("24h") }) {
         const auto seconds = util::parseDuration(shorter);
         if (seconds && seconds->count() < askedSeconds)
             m_ttl->addItem(shorter, shorter);
     }
     m_executor->setObjectName(QStringLiteral("executor"));
     const QString askedExecutor = field("virtual_executor");
-    m_executor->setPlaceholderText(askedExecutor.isEmpty() ? tr("any executor, as requested") : askedExecutor);
+    m_executor->setPlaceholderText(
+        askedExecutor.isEmpty() ? tr("any executor, as requested") : askedExecutor);
 
     auto *form = new QFormLayout;
     const auto info = [this, form](const QString &label, const QString &text) {
@@ -74,8 +79,8 @@ QString ApproveDialog::problem() const
 
 void ApproveDialog::carryOut(QObject *context, HubApi::Callback done)
 {
-    m_directory->approve(m_request.value(QLatin1String("id")).toInteger(), ttl(), m_executor->text(), context,
-                         std::move(done));
+    m_directory->approve(m_request.value(QLatin1String("id")).toInteger(), ttl(),
+        m_executor->text(), context, std::move(done));
 }
 
 } // namespace cloop::dashboard

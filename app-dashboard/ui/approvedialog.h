@@ -18,7 +18,8 @@ class ApproveDialog final : public FormDialog
     Q_OBJECT
 
 public:
-    ApproveDialog(ForwarderDirectory *directory, const QJsonObject &request, QWidget *parent = nullptr);
+    ApproveDialog(
+        ForwarderDirectory *directory, const QJsonObject &request, QWidget *parent = nullptr);
 
     QString problem() const override;
     QComboBox *ttlBox() const { return m_ttl; }

@@ -12,24 +12,31 @@
 
 namespace cloop::dashboard {
 
-AuditPage::AuditPage(HubApi *api, QWidget *parent) : QWidget(parent), m_period(new QComboBox(this))
+AuditPage::AuditPage(HubApi *api, QWidget *parent)
+    : QWidget(parent)
+    , m_period(new QComboBox(this))
 {
     auto *model = new JsonTableModel(
-            {timeColumn(tr("When"), QStringLiteral("at")), textColumn(tr("Who"), QStringLiteral("actor")),
-             textColumn(tr("Action"), QStringLiteral("action")), textColumn(tr("Subject"), QStringLiteral("subject")),
-             {tr("Details"),
-              [](const QJsonObject &entry) {
-                  const QJsonValue details = entry.value(QLatin1String("details"));
-                  return details.isObject() ? QString::fromUtf8(QJsonDocument(details.toObject()).toJson(QJsonDocument::Compact))
-                                            : details.toString();
-              }}},
-            this);
+        { timeColumn(tr("When"), QStringLiteral("at")),
+            textColumn(tr("Who"), QStringLiteral("actor")),
+            textColumn(tr("Action"), QStringLiteral("action")),
+            textColumn(tr("Subject"), QStringLiteral("subject")),
+            { tr("Details"),
+                [](const QJsonObject &entry) {
+                    const QJsonValue details = entry.value(QLatin1String("details"));
+                    return details.isObject() ? QString::fromUtf8(
+                               QJsonDocument(details.toObject()).toJson(QJsonDocument::Compact))
+                                              : details.toString();
+                } } },
+        this);
     m_listing = new JsonListing(api, QStringLiteral("entries"), model, this);
     m_table = new RecordTable(m_listing, tr("Filter by who, action, subject or detail"), this);
     m_table->setEmptyText(tr("Nothing happened in this period."));
     m_period->setObjectName(QStringLiteral("period"));
-    for (const auto &[text, value] : {std::pair{tr("Last hour"), QStringLiteral("1h")}, std::pair{tr("Last 24 hours"), QStringLiteral("24h")},
-                                      std::pair{tr("Last 7 days"), QStringLiteral("7d")}, std::pair{tr("Last 90 days"), QStringLiteral("90d")}})
+    for (const auto &[text, value] : { std::pair { tr("Last hour"), QStringLiteral("1h") },
+             std::pair { tr("Last 24 hours"), QStringLiteral("24h") },
+             std::pair { tr("Last 7 days"), QStringLiteral("7d") },
+             std::pair { tr("Last 90 days"), QStringLiteral("90d") } })
         m_period->addItem(text, value);
     m_period->setCurrentIndex(1);
     auto *reload = new QPushButton(tr("Reload"), this);
@@ -45,7 +52,8 @@ AuditPage::AuditPage(HubApi *api, QWidget *parent) : QWidget(parent), m_period(n
 
 void AuditPage::refresh()
 {
-    m_listing->setPath(QStringLiteral("/api/audit"), {{QStringLiteral("since"), m_period->currentData().toString()}});
+    m_listing->setPath(QStringLiteral("/api/audit"),
+        { { QStringLiteral("since"), m_period->currentData().toString() } });
     m_listing->refresh();
 }
 

@@ -17,24 +17,27 @@ QString titleFor(BindDialog::Mode mode, const QJsonObject &forwarder, const QStr
 {
     const QString name = forwarder.value(QLatin1String("name")).toString();
     if (mode == BindDialog::Mode::Request)
-        return name.isEmpty() ? BindDialog::tr("Request a device for %1").arg(project) : BindDialog::tr("Request %1").arg(name);
-    return name.isEmpty() ? BindDialog::tr("Bind a device to %1").arg(project) : BindDialog::tr("Bind %1").arg(name);
+        return name.isEmpty() ? BindDialog::tr("Request a device for %1").arg(project)
+                              : BindDialog::tr("Request %1").arg(name);
+    return name.isEmpty() ? BindDialog::tr("Bind a device to %1").arg(project)
+                          : BindDialog::tr("Bind %1").arg(name);
 }
 
 } // namespace
 
-BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObject &forwarder, const QString &project,
-                       QWidget *parent)
-    : FormDialog(titleFor(mode, forwarder, project), mode == Mode::Bind ? tr("Bind") : tr("Request"), parent),
-      m_directory(directory),
-      m_mode(mode),
-      m_fixedForwarder(forwarder),
-      m_form(new QFormLayout),
-      m_project(new QComboBox(this)),
-      m_executor(new QLineEdit(this)),
-      m_ttl(new QComboBox(this)),
-      m_target(new QLineEdit(this)),
-      m_address(new QLineEdit(this))
+BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObject &forwarder,
+    const QString &project, QWidget *parent)
+    : FormDialog(
+        titleFor(mode, forwarder, project), mode == Mode::Bind ? tr("Bind") : tr("Request"), parent)
+    , m_directory(directory)
+    , m_mode(mode)
+    , m_fixedForwarder(forwarder)
+    , m_form(new QFormLayout)
+    , m_project(new QComboBox(this))
+    , m_executor(new QLineEdit(this))
+    , m_ttl(new QComboBox(this))
+    , m_target(new QLineEdit(this))
+    , m_address(new QLineEdit(this))
 {
     if (forwarder.isEmpty()) {
         m_forwarder = new QComboBox(this);
@@ -44,9 +47,10 @@ BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObje
             const QJsonObject candidate = model->forwarder(row);
             if (candidate.value(QLatin1String("state")).toString() == QLatin1String("revoked"))
                 continue;
-            m_forwarder->addItem(QStringLiteral("%1 — %2").arg(candidate.value(QLatin1String("name")).toString(),
-                                                               candidate.value(QLatin1String("device_description")).toString()),
-                                 candidate.value(QLatin1String("id")).toInteger());
+            m_forwarder->addItem(
+                QStringLiteral("%1 — %2").arg(candidate.value(QLatin1String("name")).toString(),
+                    candidate.value(QLatin1String("device_description")).toString()),
+                candidate.value(QLatin1String("id")).toInteger());
         }
         m_form->addRow(tr("&Forwarder:"), m_forwarder);
         connect(m_forwarder, &QComboBox::currentIndexChanged, this, [this] {
@@ -66,9 +70,12 @@ BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObje
     m_ttl->setEditable(true);
     m_ttl->setObjectName(QStringLiteral("ttl"));
     // The value is what is sent; the text is for people.
-    for (const auto &[text, value] : {std::pair{tr("1 hour"), QStringLiteral("1h")}, std::pair{tr("8 hours"), QStringLiteral("8h")},
-                                      std::pair{tr("24 hours"), QStringLiteral("24h")}, std::pair{tr("7 days"), QStringLiteral("7d")},
-                                      std::pair{tr("30 days"), QStringLiteral("30d")}, std::pair{tr("90 days"), QStringLiteral("90d")}})
+    for (const auto &[text, value] : { std::pair { tr("1 hour"), QStringLiteral("1h") },
+             std::pair { tr("8 hours"), QStringLiteral("8h") },
+             std::pair { tr("24 hours"), QStringLiteral("24h") },
+             std::pair { tr("7 days"), QStringLiteral("7d") },
+             std::pair { tr("30 days"), QStringLiteral("30d") },
+             std::pair { tr("90 days"), QStringLiteral("90d") } })
         m_ttl->addItem(text, value);
     m_ttl->setCurrentIndex(2);
     m_ttl->setToolTip(tr("A preset, or a duration such as 90m, 12h or 1d12h; at most 90 days"));
@@ -110,8 +117,12 @@ QJsonObject BindDialog::chosenForwarder() const
 
 bool BindDialog::isSegment() const
 {
-    return chosenForwarder().value(QLatin1String("device")).toObject().value(QLatin1String("kind")).toString()
-            == QLatin1String("l2");
+    return chosenForwarder()
+               .value(QLatin1String("device"))
+               .toObject()
+               .value(QLatin1String("kind"))
+               .toString()
+        == QLatin1String("l2");
 }
 
 void BindDialog::showSegmentFields()

@@ -19,12 +19,16 @@ class BindDialog final : public FormDialog
     Q_OBJECT
 
 public:
-    enum class Mode { Bind, Request };
+    enum class Mode
+    {
+        Bind,
+        Request
+    };
 
     // An empty `forwarder` offers the directory's live forwarders to choose
     // from; a non-empty `project` is fixed.
-    BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObject &forwarder, const QString &project = {},
-               QWidget *parent = nullptr);
+    BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObject &forwarder,
+        const QString &project = {}, QWidget *parent = nullptr);
 
     // The projects the hub knows, offered in the project box.
     void setProjects(const QStringList &projects);

@@ -16,10 +16,13 @@ const QString kPinKey = QStringLiteral("hub/pin");
 
 } // namespace
 
-DashboardSession::DashboardSession(HubApi *api, TokenStore *tokens, QSettings *settings, QObject *parent)
-    : QObject(parent), m_api(api), m_tokens(tokens), m_settings(settings)
-{
-}
+DashboardSession::DashboardSession(
+    HubApi *api, TokenStore *tokens, QSettings *settings, QObject *parent)
+    : QObject(parent)
+    , m_api(api)
+    , m_tokens(tokens)
+    , m_settings(settings)
+{ }
 
 DashboardSession::~DashboardSession()
 {

@@ -23,7 +23,8 @@ class DashboardSession final : public QObject
     Q_DISABLE_COPY_MOVE(DashboardSession)
 
 public:
-    DashboardSession(HubApi *api, TokenStore *tokens, QSettings *settings, QObject *parent = nullptr);
+    DashboardSession(
+        HubApi *api, TokenStore *tokens, QSettings *settings, QObject *parent = nullptr);
     ~DashboardSession() override;
 
     // `token` (from the environment) fills the dialog for this start only.

@@ -66,8 +66,9 @@ EnrollDialog::EnrollDialog(ForwarderDirectory *directory, QWidget *parent)
     auto *commandRow = new QHBoxLayout;
     commandRow->addWidget(m_command, 1);
     commandRow->addWidget(copy);
-    auto *explain = new QLabel(tr("Run this once on the machine the device is attached to. It works a single time."),
-                               commandPage);
+    auto *explain = new QLabel(
+        tr("Run this once on the machine the device is attached to. It works a single time."),
+        commandPage);
     explain->setWordWrap(true);
     m_validity->setObjectName(QStringLiteral("validity"));
     auto *commandLayout = new QVBoxLayout(commandPage);
@@ -84,8 +85,9 @@ EnrollDialog::EnrollDialog(ForwarderDirectory *directory, QWidget *parent)
     setMinimumWidth(520);
 
     const auto placeholder = [this] {
-        m_device->setPlaceholderText(m_usbChoice->isChecked() ? tr("vendor:product[:serial], such as 1050:0407")
-                                                              : tr("interface name, such as eth1"));
+        m_device->setPlaceholderText(m_usbChoice->isChecked()
+                ? tr("vendor:product[:serial], such as 1050:0407")
+                : tr("interface name, such as eth1"));
     };
     placeholder();
     connect(m_usbChoice, &QRadioButton::toggled, this, [this, placeholder] {
@@ -94,7 +96,8 @@ EnrollDialog::EnrollDialog(ForwarderDirectory *directory, QWidget *parent)
     });
     connect(m_name, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
     connect(m_device, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
-    connect(copy, &QPushButton::clicked, this, [this] { QApplication::clipboard()->setText(m_command->text()); });
+    connect(copy, &QPushButton::clicked, this,
+        [this] { QApplication::clipboard()->setText(m_command->text()); });
     revalidate();
 }
 
@@ -107,10 +110,12 @@ QString EnrollDialog::problem() const
         return tr("A name is 1 to 63 of a–z, 0–9, '.', '_' and '-'.");
     const QString device = m_device->text().trimmed();
     if (device.isEmpty())
-        return m_usbChoice->isChecked() ? tr("Which USB device: vendor:product, and the serial when several are alike.")
-                                        : tr("Which network interface the forwarder carries.");
+        return m_usbChoice->isChecked()
+            ? tr("Which USB device: vendor:product, and the serial when several are alike.")
+            : tr("Which network interface the forwarder carries.");
     if (m_usbChoice->isChecked() && !kUsb.match(device).hasMatch())
-        return tr("A USB device is four hex digits, a colon, four hex digits, and optionally a colon and its serial.");
+        return tr("A USB device is four hex digits, a colon, four hex digits, and optionally a "
+                  "colon and its serial.");
     if (m_interfaceChoice->isChecked()) {
         if (Status valid = device::l2::validateInterfaceName(device); !valid)
             return valid.error().message;
@@ -122,15 +127,18 @@ void EnrollDialog::carryOut(QObject *context, HubApi::Callback done)
 {
     const QString device = m_device->text().trimmed();
     m_directory->enroll(m_name->text(), m_usbChoice->isChecked() ? device : QString(),
-                        m_interfaceChoice->isChecked() ? device : QString(), context, std::move(done));
+        m_interfaceChoice->isChecked() ? device : QString(), context, std::move(done));
 }
 
 void EnrollDialog::succeeded(const QJsonObject &answer)
 {
     m_command->setText(answer.value(QLatin1String("command")).toString());
-    const QDateTime until = QDateTime::fromString(answer.value(QLatin1String("token_expires_at")).toString(), Qt::ISODateWithMs);
-    m_validity->setText(until.isValid() ? tr("Valid until %1.").arg(QLocale().toString(until.toLocalTime(), QLocale::LongFormat))
-                                        : QString());
+    const QDateTime until = QDateTime::fromString(
+        answer.value(QLatin1String("token_expires_at")).toString(), Qt::ISODateWithMs);
+    m_validity->setText(until.isValid()
+            ? tr("Valid until %1.")
+                  .arg(QLocale().toString(until.toLocalTime(), QLocale::LongFormat))
+            : QString());
     m_pages->setCurrentIndex(1);
     settle(tr("Close"));
     m_command->setFocus();

@@ -39,7 +39,6 @@ protected:
     void succeeded(const QJsonObject &answer) override;
 
 private:
-
     ForwarderDirectory *m_directory;
     QStackedWidget *m_pages;
     QLineEdit *m_name;

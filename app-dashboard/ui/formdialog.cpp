@@ -103,7 +103,8 @@ void FormDialog::settle(const QString &closeText)
     m_message->clear();
     // Closing after success is accepting: the one button takes that role.
     m_buttons->clear();
-    m_buttons->addButton(closeText, QDialogButtonBox::AcceptRole)->setObjectName(QStringLiteral("close"));
+    m_buttons->addButton(closeText, QDialogButtonBox::AcceptRole)
+        ->setObjectName(QStringLiteral("close"));
 }
 
 void FormDialog::submit()

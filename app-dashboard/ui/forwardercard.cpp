@@ -81,10 +81,14 @@ ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent
     m_unbindButton->setIcon(QIcon(QStringLiteral(":/icons/unbind.svg")));
     m_testButton->setIcon(QIcon(QStringLiteral(":/icons/test.svg")));
     m_revokeButton->setIcon(QIcon(QStringLiteral(":/icons/revoke.svg")));
-    connect(m_bindButton, &QPushButton::clicked, this, [this] { Q_EMIT bindRequested(m_forwarderId); });
-    connect(m_unbindButton, &QPushButton::clicked, this, [this] { Q_EMIT unbindRequested(m_forwarderId); });
-    connect(m_testButton, &QPushButton::clicked, this, [this] { Q_EMIT testRequested(m_forwarderId); });
-    connect(m_revokeButton, &QPushButton::clicked, this, [this] { Q_EMIT revokeRequested(m_forwarderId); });
+    connect(
+        m_bindButton, &QPushButton::clicked, this, [this] { Q_EMIT bindRequested(m_forwarderId); });
+    connect(m_unbindButton, &QPushButton::clicked, this,
+        [this] { Q_EMIT unbindRequested(m_forwarderId); });
+    connect(
+        m_testButton, &QPushButton::clicked, this, [this] { Q_EMIT testRequested(m_forwarderId); });
+    connect(m_revokeButton, &QPushButton::clicked, this,
+        [this] { Q_EMIT revokeRequested(m_forwarderId); });
     refresh();
 }
 
@@ -113,14 +117,17 @@ void ForwarderCard::refresh()
     const bool revoked = state == QLatin1String("revoked");
     m_nameLabel->setText(value(ForwarderListModel::NameRole).toString());
     const QString kind = value(ForwarderListModel::KindRole).toString();
-    m_kindIcon->setPixmap(QIcon(kind == QLatin1String("usb") ? QStringLiteral(":/icons/usb.svg")
-                                                              : QStringLiteral(":/icons/segment.svg"))
-                                  .pixmap(QSize(20, 20)));
-    m_kindIcon->setToolTip(kind == QLatin1String("usb") ? tr("a USB device") : tr("a network segment"));
+    m_kindIcon->setPixmap(
+        QIcon(kind == QLatin1String("usb") ? QStringLiteral(":/icons/usb.svg")
+                                           : QStringLiteral(":/icons/segment.svg"))
+            .pixmap(QSize(20, 20)));
+    m_kindIcon->setToolTip(
+        kind == QLatin1String("usb") ? tr("a USB device") : tr("a network segment"));
     const QString deviceName = value(ForwarderListModel::DeviceNameRole).toString();
     m_deviceLabel->setText(deviceName.isEmpty()
-                                   ? value(ForwarderListModel::DeviceRole).toString()
-                                   : QStringLiteral("%1 · %2").arg(value(ForwarderListModel::DeviceRole).toString(), deviceName));
+            ? value(ForwarderListModel::DeviceRole).toString()
+            : QStringLiteral("%1 · %2").arg(
+                value(ForwarderListModel::DeviceRole).toString(), deviceName));
 
     QString stateText;
     if (connected) {
@@ -134,23 +141,29 @@ void ForwarderCard::refresh()
         stateText = tr("waiting for its first connection");
     } else {
         const QDateTime seen = value(ForwarderListModel::LastSeenRole).toDateTime();
-        stateText = seen.isValid() ? tr("○ offline, last seen %1").arg(QLocale().toString(seen.toLocalTime(), QLocale::ShortFormat))
-                                   : tr("○ offline");
+        stateText = seen.isValid()
+            ? tr("○ offline, last seen %1")
+                  .arg(QLocale().toString(seen.toLocalTime(), QLocale::ShortFormat))
+            : tr("○ offline");
     }
     m_stateLabel->setText(stateText);
     m_stateLabel->setForegroundRole(connected ? QPalette::Link : QPalette::PlaceholderText);
 
     const qint64 bindingId = value(ForwarderListModel::BindingIdRole).toLongLong();
     if (bindingId > 0) {
-        QStringList parts{tr("Bound to %1").arg(value(ForwarderListModel::BindingProjectRole).toString())};
-        if (const QString executor = value(ForwarderListModel::BindingExecutorRole).toString(); !executor.isEmpty())
+        QStringList parts {
+            tr("Bound to %1").arg(value(ForwarderListModel::BindingProjectRole).toString())
+        };
+        if (const QString executor = value(ForwarderListModel::BindingExecutorRole).toString();
+            !executor.isEmpty())
             parts.append(tr("on %1 only").arg(executor));
         const QString target = value(ForwarderListModel::BindingTargetRole).toString();
         const QString address = value(ForwarderListModel::BindingAddressRole).toString();
         if (!target.isEmpty() || !address.isEmpty())
-            parts.append(tr("as %1").arg(QStringList{target, address}.join(QLatin1Char(' ')).trimmed()));
+            parts.append(
+                tr("as %1").arg(QStringList { target, address }.join(QLatin1Char(' ')).trimmed()));
         parts.append(describeTimeLeft(value(ForwarderListModel::BindingExpiresRole).toDateTime(),
-                                      QDateTime::currentDateTimeUtc()));
+            QDateTime::currentDateTimeUtc()));
         parts.append(tr("by %1").arg(value(ForwarderListModel::BindingCreatedByRole).toString()));
         m_bindingLabel->setText(parts.join(QStringLiteral(" · ")));
     } else {
@@ -166,13 +179,15 @@ void ForwarderCard::refresh()
     m_bindButton->setEnabled(!revoked && bindingId == 0);
     m_unbindButton->setEnabled(bindingId > 0);
     m_testButton->setEnabled(connected && !testing);
-    m_testButton->setToolTip(connected ? tr("Ask the forwarder what its device shows, without lending it")
-                                       : tr("The forwarder is not connected"));
+    m_testButton->setToolTip(connected
+            ? tr("Ask the forwarder what its device shows, without lending it")
+            : tr("The forwarder is not connected"));
     m_revokeButton->setEnabled(!revoked);
     // A card of a forwarder that cannot serve now reads as greyed out.
     setEnabled(true);
     QPalette palette = this->palette();
-    palette.setColor(QPalette::Window, palette.color(connected ? QPalette::Active : QPalette::Disabled, QPalette::Base));
+    palette.setColor(QPalette::Window,
+        palette.color(connected ? QPalette::Active : QPalette::Disabled, QPalette::Base));
     setPalette(palette);
     m_nameLabel->setEnabled(connected);
     m_deviceLabel->setEnabled(connected);

@@ -41,8 +41,8 @@ protected:
         if (m_needle.isEmpty())
             return true;
         const QModelIndex at = sourceModel()->index(row, 0, parent);
-        for (int role : {int(ForwarderListModel::NameRole), int(ForwarderListModel::DeviceRole),
-                         int(ForwarderListModel::BindingProjectRole)}) {
+        for (int role : { int(ForwarderListModel::NameRole), int(ForwarderListModel::DeviceRole),
+                 int(ForwarderListModel::BindingProjectRole) }) {
             if (at.data(role).toString().contains(m_needle, Qt::CaseInsensitive))
                 return true;
         }
@@ -101,10 +101,11 @@ ForwardersPage::ForwardersPage(HubApi *api, ForwarderDirectory *directory, QWidg
     setTabOrder(m_search, m_enroll);
 
     connect(m_search, &QLineEdit::textChanged, this,
-            [this](const QString &text) { static_cast<ForwarderFilter *>(m_filter)->setNeedle(text); });
+        [this](const QString &text) { static_cast<ForwarderFilter *>(m_filter)->setNeedle(text); });
     connect(m_enroll, &QPushButton::clicked, this, &ForwardersPage::openEnroll);
     connect(directory, &ForwarderDirectory::errorChanged, this, [this](const QString &error) {
-        m_error->setText(error.isEmpty() ? QString() : tr("Cannot load the forwarders: %1").arg(error));
+        m_error->setText(
+            error.isEmpty() ? QString() : tr("Cannot load the forwarders: %1").arg(error));
         m_error->setVisible(!error.isEmpty());
     });
     connect(m_filter, &QAbstractItemModel::rowsInserted, this, &ForwardersPage::rebuildCards);
@@ -134,17 +135,17 @@ void ForwardersPage::rebuildCards()
         auto *card = new ForwarderCard(QPersistentModelIndex(m_filter->index(row, 0)), this);
         connect(card, &ForwarderCard::bindRequested, this, &ForwardersPage::openBind);
         connect(card, &ForwarderCard::unbindRequested, this, &ForwardersPage::openUnbind);
-        connect(card, &ForwarderCard::testRequested, this, [this](qint64 id) {
-            m_directory->test(id, this, [](const Result<QJsonObject> &) {});
-        });
+        connect(card, &ForwarderCard::testRequested, this,
+            [this](qint64 id) { m_directory->test(id, this, [](const Result<QJsonObject> &) {}); });
         connect(card, &ForwarderCard::revokeRequested, this, &ForwardersPage::openRevoke);
         m_cardLayout->addWidget(card);
         m_cards.append(card);
     }
     const bool anyAtAll = m_directory->model()->rowCount() > 0;
-    m_empty->setText(anyAtAll ? tr("No forwarder matches “%1”.").arg(m_search->text())
-                              : tr("No device forwarders yet. Use + Enroll forwarder to lend a USB device or a "
-                                   "network segment to projects."));
+    m_empty->setText(anyAtAll
+            ? tr("No forwarder matches “%1”.").arg(m_search->text())
+            : tr("No device forwarders yet. Use + Enroll forwarder to lend a USB device or a "
+                 "network segment to projects."));
     m_empty->setVisible(m_cards.isEmpty());
 }
 
@@ -168,7 +169,8 @@ void ForwardersPage::openEnroll()
 void ForwardersPage::openBind(qint64 forwarderId)
 {
     const int row = m_directory->model()->rowOf(forwarderId);
-    auto *dialog = new BindDialog(m_directory, BindDialog::Mode::Bind, m_directory->model()->forwarder(row), {}, this);
+    auto *dialog = new BindDialog(
+        m_directory, BindDialog::Mode::Bind, m_directory->model()->forwarder(row), {}, this);
     const QPointer<BindDialog> guard(dialog);
     m_api->get(QStringLiteral("/api/projects"), dialog, [guard](const Result<QJsonObject> &answer) {
         if (!answer || !guard)
@@ -188,8 +190,9 @@ void ForwardersPage::openUnbind(qint64 forwarderId)
     const qint64 bindingId = binding.value(QLatin1String("id")).toInteger();
     if (bindingId <= 0)
         return;
-    openDialog(makeUnbindDialog(m_directory, bindingId, m_directory->model()->forwarder(row).value(QLatin1String("name")).toString(),
-                          binding.value(QLatin1String("project")).toString(), this));
+    openDialog(makeUnbindDialog(m_directory, bindingId,
+        m_directory->model()->forwarder(row).value(QLatin1String("name")).toString(),
+        binding.value(QLatin1String("project")).toString(), this));
 }
 
 void ForwardersPage::openRevoke(qint64 forwarderId)
@@ -198,17 +201,19 @@ void ForwardersPage::openRevoke(qint64 forwarderId)
     const QJsonObject forwarder = m_directory->model()->forwarder(row);
     const QJsonObject binding = m_directory->model()->binding(row);
     const QString name = forwarder.value(QLatin1String("name")).toString();
-    QString consequence = tr("%1 is cut off for good: its credential stops working and it can never connect again.")
-                                  .arg(name);
+    QString consequence
+        = tr("%1 is cut off for good: its credential stops working and it can never connect again.")
+              .arg(name);
     if (!binding.isEmpty())
         consequence += QLatin1Char(' ')
-                + tr("Its binding to %1 ends, and runs using the device lose it at once.")
-                          .arg(binding.value(QLatin1String("project")).toString());
-    openDialog(new ReasonDialog(tr("Revoke %1").arg(name), consequence, tr("Revoke"), false,
-                          [this, forwarderId](const QString &reason, QObject *context, HubApi::Callback done) {
-                              m_directory->revoke(forwarderId, reason, context, std::move(done));
-                          },
-                          this));
+            + tr("Its binding to %1 ends, and runs using the device lose it at once.")
+                  .arg(binding.value(QLatin1String("project")).toString());
+    openDialog(new ReasonDialog(
+        tr("Revoke %1").arg(name), consequence, tr("Revoke"), false,
+        [this, forwarderId](const QString &reason, QObject *context, HubApi::Callback done) {
+            m_directory->revoke(forwarderId, reason, context, std::move(done));
+        },
+        this));
 }
 
 } // namespace cloop::dashboard

@@ -36,10 +36,14 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
 {
     setWindowTitle(tr("cloop dashboard — %1").arg(api->endpoint().url.host()));
     m_navigation->setObjectName(QStringLiteral("navigation"));
-    m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/forwarders.svg")), tr("Device forwarders")));
-    m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/projects.svg")), tr("Projects")));
-    m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/approvals.svg")), tr("Approvals")));
-    m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/executors.svg")), tr("Executors")));
+    m_navigation->addItem(new QListWidgetItem(
+        QIcon(QStringLiteral(":/icons/forwarders.svg")), tr("Device forwarders")));
+    m_navigation->addItem(
+        new QListWidgetItem(QIcon(QStringLiteral(":/icons/projects.svg")), tr("Projects")));
+    m_navigation->addItem(
+        new QListWidgetItem(QIcon(QStringLiteral(":/icons/approvals.svg")), tr("Approvals")));
+    m_navigation->addItem(
+        new QListWidgetItem(QIcon(QStringLiteral(":/icons/executors.svg")), tr("Executors")));
     m_navigation->setIconSize(QSize(20, 20));
     m_navigation->setSpacing(2);
     m_pages->addWidget(m_forwarders);
@@ -49,14 +53,16 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     // The audit log is the hub administrators' alone.
     if (identity.value(QLatin1String("hub_admin")).toBool()) {
         m_audit = new AuditPage(api, this);
-        m_navigation->addItem(new QListWidgetItem(QIcon(QStringLiteral(":/icons/audit.svg")), tr("Audit log")));
+        m_navigation->addItem(
+            new QListWidgetItem(QIcon(QStringLiteral(":/icons/audit.svg")), tr("Audit log")));
         m_pages->addWidget(m_audit);
     }
     m_navigation->setCurrentRow(0);
     m_navigation->setMaximumWidth(220);
     m_navigation->setMinimumWidth(150);
     connect(m_approvals, &ApprovalsPage::pendingCountChanged, this, [this](int count) {
-        m_navigation->item(Approvals)->setText(count > 0 ? tr("Approvals (%1)").arg(count) : tr("Approvals"));
+        m_navigation->item(Approvals)->setText(
+            count > 0 ? tr("Approvals (%1)").arg(count) : tr("Approvals"));
     });
     auto *split = new QSplitter(this);
     split->addWidget(m_navigation);
@@ -71,7 +77,8 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     });
 
     QMenu *session = menuBar()->addMenu(tr("&Session"));
-    session->addAction(tr("&Refresh"), QKeySequence::Refresh, m_directory, &ForwarderDirectory::refresh);
+    session->addAction(
+        tr("&Refresh"), QKeySequence::Refresh, m_directory, &ForwarderDirectory::refresh);
     session->addAction(tr("Sign &out"), this, &MainWindow::signOutRequested);
     session->addSeparator();
     session->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);

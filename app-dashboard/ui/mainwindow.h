@@ -30,7 +30,14 @@ public:
     MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent = nullptr);
     ~MainWindow() override;
 
-    enum Page { Forwarders, Projects, Approvals, Executors, Audit };
+    enum Page
+    {
+        Forwarders,
+        Projects,
+        Approvals,
+        Executors,
+        Audit
+    };
 
     ForwardersPage *forwardersPage() const { return m_forwarders; }
     ProjectsPage *projectsPage() const { return m_projects; }

@@ -10,7 +10,8 @@ class PageTitle final : public QLabel
     Q_OBJECT
 
 public:
-    explicit PageTitle(const QString &text, QWidget *parent = nullptr) : QLabel(text, parent)
+    explicit PageTitle(const QString &text, QWidget *parent = nullptr)
+        : QLabel(text, parent)
     {
         QFont larger = font();
         larger.setPointSizeF(larger.pointSizeF() * 1.4);

@@ -27,37 +27,39 @@ ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory 
     , m_unbind(new QPushButton(tr("&Unbind…"), this))
 {
     auto *projectModel = new JsonTableModel(
-            {textColumn(tr("Project"), QStringLiteral("path")),
-             {tr("Your role"),
-              [this](const QJsonObject &project) {
-                  const QString role = roleIn(project.value(QLatin1String("path")).toString());
-                  return role.isEmpty() ? tr("none") : role;
-              }}},
-            this);
+        { textColumn(tr("Project"), QStringLiteral("path")),
+            { tr("Your role"),
+                [this](const QJsonObject &project) {
+                    const QString role = roleIn(project.value(QLatin1String("path")).toString());
+                    return role.isEmpty() ? tr("none") : role;
+                } } },
+        this);
     m_projectListing = new JsonListing(api, QStringLiteral("projects"), projectModel, this);
     m_projectListing->setPath(QStringLiteral("/api/projects"));
-    m_projectListing->followEvents(events, {QStringLiteral("project.")});
+    m_projectListing->followEvents(events, { QStringLiteral("project.") });
     m_projects = new RecordTable(m_projectListing, tr("Filter projects"), this);
     m_projects->setEmptyText(tr("No projects you can see."));
 
     const auto until = timeColumn(tr("Until"), QStringLiteral("expires_at"));
     auto *deviceModel = new JsonTableModel(
-            {textColumn(tr("Forwarder"), QStringLiteral("forwarder")),
-             {tr("Executor"),
-              [](const QJsonObject &b) {
-                  const QString executor = b.value(QLatin1String("virtual_executor")).toString();
-                  return executor.isEmpty() ? tr("any") : executor;
-              }},
-             {tr("In the sandbox as"),
-              [](const QJsonObject &b) {
-                  return QStringList{b.value(QLatin1String("target")).toString(), b.value(QLatin1String("address")).toString()}
-                          .join(QLatin1Char(' '))
-                          .trimmed();
-              }},
-             until, textColumn(tr("Bound by"), QStringLiteral("created_by"))},
-            this);
+        { textColumn(tr("Forwarder"), QStringLiteral("forwarder")),
+            { tr("Executor"),
+                [](const QJsonObject &b) {
+                    const QString executor = b.value(QLatin1String("virtual_executor")).toString();
+                    return executor.isEmpty() ? tr("any") : executor;
+                } },
+            { tr("In the sandbox as"),
+                [](const QJsonObject &b) {
+                    return QStringList { b.value(QLatin1String("target")).toString(),
+                        b.value(QLatin1String("address")).toString() }
+                        .join(QLatin1Char(' '))
+                        .trimmed();
+                } },
+            until, textColumn(tr("Bound by"), QStringLiteral("created_by")) },
+        this);
     m_deviceListing = new JsonListing(api, QStringLiteral("bindings"), deviceModel, this);
-    m_deviceListing->followEvents(events, {QStringLiteral("binding."), QStringLiteral("forwarder.revoked")});
+    m_deviceListing->followEvents(
+        events, { QStringLiteral("binding."), QStringLiteral("forwarder.revoked") });
     m_devices = new RecordTable(m_deviceListing, tr("Filter this project's devices"), this);
     m_devices->setEmptyText(tr("Nothing is bound to this project."));
     m_devices->addButton(m_bind, false);
@@ -80,8 +82,9 @@ ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory 
     layout->addWidget(new PageTitle(tr("Projects"), this));
     layout->addWidget(split, 1);
 
-    connect(m_projects, &RecordTable::selectionChanged, this,
-            [this] { showProject(m_projects->selectedRecord().value(QLatin1String("path")).toString()); });
+    connect(m_projects, &RecordTable::selectionChanged, this, [this] {
+        showProject(m_projects->selectedRecord().value(QLatin1String("path")).toString());
+    });
     connect(m_bind, &QPushButton::clicked, this, [this] { openBinding(false); });
     connect(m_request, &QPushButton::clicked, this, [this] { openBinding(true); });
     connect(m_unbind, &QPushButton::clicked, this, &ProjectsPage::openUnbind);
@@ -116,7 +119,8 @@ void ProjectsPage::showProject(const QString &path)
     m_deviceListing->model()->setRecords({});
     if (path.isEmpty())
         return;
-    m_deviceListing->setPath(QStringLiteral("/api/bindings"), {{QStringLiteral("project"), path}});
+    m_deviceListing->setPath(
+        QStringLiteral("/api/bindings"), { { QStringLiteral("project"), path } });
     m_deviceListing->refresh();
 }
 
@@ -124,8 +128,8 @@ void ProjectsPage::openBinding(bool request)
 {
     if (m_project.isEmpty())
         return;
-    auto *dialog = new BindDialog(m_directory, request ? BindDialog::Mode::Request : BindDialog::Mode::Bind, {}, m_project,
-                                  this);
+    auto *dialog = new BindDialog(m_directory,
+        request ? BindDialog::Mode::Request : BindDialog::Mode::Bind, {}, m_project, this);
     connect(dialog, &QDialog::accepted, m_deviceListing, &JsonListing::refresh);
     openModal(dialog);
     Q_EMIT dialogOpened(dialog);
@@ -137,7 +141,7 @@ void ProjectsPage::openUnbind()
     if (binding.isEmpty())
         return;
     auto *dialog = makeUnbindDialog(m_directory, binding.value(QLatin1String("id")).toInteger(),
-                                    binding.value(QLatin1String("forwarder")).toString(), m_project, this);
+        binding.value(QLatin1String("forwarder")).toString(), m_project, this);
     connect(dialog, &QDialog::accepted, m_deviceListing, &JsonListing::refresh);
     openModal(dialog);
     Q_EMIT dialogOpened(dialog);

@@ -22,8 +22,8 @@ class ProjectsPage final : public QWidget
     Q_OBJECT
 
 public:
-    ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory, const QJsonObject &identity,
-                 QWidget *parent = nullptr);
+    ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory,
+        const QJsonObject &identity, QWidget *parent = nullptr);
 
     RecordTable *projects() const { return m_projects; }
     RecordTable *devices() const { return m_devices; }

@@ -9,12 +9,12 @@
 
 namespace cloop::dashboard {
 
-ReasonDialog::ReasonDialog(const QString &title, const QString &consequence, const QString &actionText,
-                           bool reasonRequired, Action action, QWidget *parent)
-    : FormDialog(title, actionText, parent),
-      m_action(std::move(action)),
-      m_reasonRequired(reasonRequired),
-      m_reason(new QLineEdit(this))
+ReasonDialog::ReasonDialog(const QString &title, const QString &consequence,
+    const QString &actionText, bool reasonRequired, Action action, QWidget *parent)
+    : FormDialog(title, actionText, parent)
+    , m_action(std::move(action))
+    , m_reasonRequired(reasonRequired)
+    , m_reason(new QLineEdit(this))
 {
     auto *what = new PlainLabel(consequence, this);
     what->setWordWrap(true);
@@ -32,7 +32,9 @@ ReasonDialog::ReasonDialog(const QString &title, const QString &consequence, con
 
 QString ReasonDialog::problem() const
 {
-    return m_reasonRequired && m_reason->text().trimmed().isEmpty() ? tr("Say why, for the audit log.") : QString();
+    return m_reasonRequired && m_reason->text().trimmed().isEmpty()
+        ? tr("Say why, for the audit log.")
+        : QString();
 }
 
 void ReasonDialog::carryOut(QObject *context, HubApi::Callback done)
@@ -40,17 +42,18 @@ void ReasonDialog::carryOut(QObject *context, HubApi::Callback done)
     m_action(m_reason->text().trimmed(), context, std::move(done));
 }
 
-ReasonDialog *makeUnbindDialog(ForwarderDirectory *directory, qint64 bindingId, const QString &forwarder,
-                               const QString &project, QWidget *parent)
+ReasonDialog *makeUnbindDialog(ForwarderDirectory *directory, qint64 bindingId,
+    const QString &forwarder, const QString &project, QWidget *parent)
 {
-    return new ReasonDialog(ReasonDialog::tr("Unbind %1").arg(forwarder),
-                            ReasonDialog::tr("%1 stops lending its device to %2. Runs using it now lose it at once.")
-                                    .arg(forwarder, project),
-                            ReasonDialog::tr("Unbind"), true,
-                            [directory, bindingId](const QString &reason, QObject *context, HubApi::Callback done) {
-                                directory->unbind(bindingId, reason, context, std::move(done));
-                            },
-                            parent);
+    return new ReasonDialog(
+        ReasonDialog::tr("Unbind %1").arg(forwarder),
+        ReasonDialog::tr("%1 stops lending its device to %2. Runs using it now lose it at once.")
+            .arg(forwarder, project),
+        ReasonDialog::tr("Unbind"), true,
+        [directory, bindingId](const QString &reason, QObject *context, HubApi::Callback done) {
+            directory->unbind(bindingId, reason, context, std::move(done));
+        },
+        parent);
 }
 
 } // namespace cloop::dashboard

@@ -13,10 +13,11 @@ class ReasonDialog final : public FormDialog
     Q_OBJECT
 
 public:
-    using Action = std::function<void(const QString &reason, QObject *context, HubApi::Callback done)>;
+    using Action
+        = std::function<void(const QString &reason, QObject *context, HubApi::Callback done)>;
 
-    ReasonDialog(const QString &title, const QString &consequence, const QString &actionText, bool reasonRequired,
-                 Action action, QWidget *parent = nullptr);
+    ReasonDialog(const QString &title, const QString &consequence, const QString &actionText,
+        bool reasonRequired, Action action, QWidget *parent = nullptr);
 
     QLineEdit *reasonEdit() const { return m_reason; }
     QString problem() const override;
@@ -34,7 +35,7 @@ class ForwarderDirectory;
 
 // Unbind: ends binding `bindingId` (forwarder `forwarder`, project `project`)
 // once a reason is given.
-ReasonDialog *makeUnbindDialog(ForwarderDirectory *directory, qint64 bindingId, const QString &forwarder,
-                               const QString &project, QWidget *parent);
+ReasonDialog *makeUnbindDialog(ForwarderDirectory *directory, qint64 bindingId,
+    const QString &forwarder, const QString &project, QWidget *parent);
 
 } // namespace cloop::dashboard

@@ -53,7 +53,8 @@ RecordTable::RecordTable(JsonListing *listing, const QString &filterHint, QWidge
     layout->addWidget(m_view, 1);
     layout->addWidget(m_empty);
 
-    connect(m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
+    connect(
+        m_filter, &QLineEdit::textChanged, m_proxy, &QSortFilterProxyModel::setFilterFixedString);
     connect(m_view->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
         updateButtons();
         Q_EMIT selectionChanged();
@@ -88,7 +89,8 @@ void RecordTable::setEmptyText(const QString &text)
 QJsonObject RecordTable::selectedRecord() const
 {
     const QModelIndexList rows = m_view->selectionModel()->selectedRows();
-    return rows.isEmpty() ? QJsonObject() : rows.first().data(JsonTableModel::RecordRole).toJsonObject();
+    return rows.isEmpty() ? QJsonObject()
+                          : rows.first().data(JsonTableModel::RecordRole).toJsonObject();
 }
 
 bool RecordTable::selectRecord(qint64 id)

@@ -8,26 +8,27 @@
 #include <QCheckBox>
 #include <QFormLayout>
 #include <QLabel>
-#include <QPushButton>
 #include <QLineEdit>
+#include <QPushButton>
 
 namespace cloop::dashboard {
 
 SignInDialog::SignInDialog(HubApi *api, TokenStore *tokens, QWidget *parent)
-    : FormDialog(tr("Sign in to a cloop hub"), tr("Sign in"), parent),
-      m_api(api),
-      m_tokens(tokens),
-      m_probe(new KeyProbe(this)),
-      m_url(new QLineEdit(this)),
-      m_pin(new QLineEdit(this)),
-      m_token(new QLineEdit(this)),
-      m_remember(new QCheckBox(tr("&Keep the token in this desktop's keyring"), this))
+    : FormDialog(tr("Sign in to a cloop hub"), tr("Sign in"), parent)
+    , m_api(api)
+    , m_tokens(tokens)
+    , m_probe(new KeyProbe(this))
+    , m_url(new QLineEdit(this))
+    , m_pin(new QLineEdit(this))
+    , m_token(new QLineEdit(this))
+    , m_remember(new QCheckBox(tr("&Keep the token in this desktop's keyring"), this))
 {
     m_url->setObjectName(QStringLiteral("url"));
     m_url->setPlaceholderText(QStringLiteral("wss://hub.example.org:8443"));
     m_pin->setObjectName(QStringLiteral("pin"));
     m_pin->setPlaceholderText(tr("empty: read it from the hub first"));
-    m_pin->setToolTip(tr("The fingerprint of the hub's key. It proves you reach your hub and not an impostor."));
+    m_pin->setToolTip(
+        tr("The fingerprint of the hub's key. It proves you reach your hub and not an impostor."));
     m_token->setObjectName(QStringLiteral("token"));
     m_token->setEchoMode(QLineEdit::Password);
     m_token->setPlaceholderText(tr("cat_… (cloop token create)"));
@@ -41,7 +42,7 @@ SignInDialog::SignInDialog(HubApi *api, TokenStore *tokens, QWidget *parent)
     m_remember->setVisible(tokens != nullptr);
     setContent(form);
     setMinimumWidth(560);
-    for (QLineEdit *edit : {m_url, m_pin, m_token}) {
+    for (QLineEdit *edit : { m_url, m_pin, m_token }) {
         connect(edit, &QLineEdit::textChanged, this, &SignInDialog::revalidate);
         connect(edit, &QLineEdit::textChanged, this, &SignInDialog::updateAction);
     }
@@ -63,8 +64,8 @@ void SignInDialog::setToken(const QString &token)
 api::AdminEndpoint SignInDialog::endpoint() const
 {
     auto pins = net::PinSet::parse(m_pin->text().trimmed());
-    return api::AdminEndpoint{QUrl(m_url->text().trimmed()), m_token->text().trimmed(),
-                              net::HubTrust(pins ? *pins : net::PinSet(), {}), tr("the dashboard")};
+    return api::AdminEndpoint { QUrl(m_url->text().trimmed()), m_token->text().trimmed(),
+        net::HubTrust(pins ? *pins : net::PinSet(), {}), tr("the dashboard") };
 }
 
 bool SignInDialog::needsKeyCheck() const
@@ -102,12 +103,13 @@ QString SignInDialog::busyText() const
 void SignInDialog::carryOut(QObject *context, HubApi::Callback done)
 {
     if (needsKeyCheck()) {
-        m_probe->probe(QUrl(m_url->text().trimmed()), context, [done = std::move(done)](const Result<QString> &pin) {
-            if (pin)
-                done(QJsonObject{{QStringLiteral("pin"), *pin}});
-            else
-                done(pin.error());
-        });
+        m_probe->probe(QUrl(m_url->text().trimmed()), context,
+            [done = std::move(done)](const Result<QString> &pin) {
+                if (pin)
+                    done(QJsonObject { { QStringLiteral("pin"), *pin } });
+                else
+                    done(pin.error());
+            });
         return;
     }
     m_api->setEndpoint(endpoint());
@@ -124,9 +126,10 @@ void SignInDialog::succeeded(const QJsonObject &answer)
     if (needsKeyCheck()) {
         // Shown, not yet trusted: the person compares it, then signs in.
         m_pin->setText(answer.value(QLatin1String("pin")).toString());
-        messageLabel()->setText(tr("The hub presents the key %1. Compare it with what `cloop hub pin` prints on the hub "
-                                   "(or what its administrator gave you); sign in only if they are the same.")
-                                        .arg(m_pin->text()));
+        messageLabel()->setText(tr(
+            "The hub presents the key %1. Compare it with what `cloop hub pin` prints on the hub "
+            "(or what its administrator gave you); sign in only if they are the same.")
+                                    .arg(m_pin->text()));
         return;
     }
     m_identity = answer;
@@ -135,17 +138,20 @@ void SignInDialog::succeeded(const QJsonObject &answer)
         return;
     }
     actionButton()->setEnabled(false);
-    m_tokens->save(m_url->text().trimmed(), m_token->text().trimmed(), this, [this](const Status &kept) {
-        actionButton()->setEnabled(true);
-        if (kept) {
-            accept();
-            return;
-        }
-        // Never silently: the person learns the token was not kept, and why.
-        settle(tr("Continue"));
-        messageLabel()->setText(tr("Signed in as %1. The token was not kept: %2. You will be asked for it next time.")
-                                        .arg(m_identity.value(QLatin1String("user")).toString(), kept.error().message));
-    });
+    m_tokens->save(
+        m_url->text().trimmed(), m_token->text().trimmed(), this, [this](const Status &kept) {
+            actionButton()->setEnabled(true);
+            if (kept) {
+                accept();
+                return;
+            }
+            // Never silently: the person learns the token was not kept, and why.
+            settle(tr("Continue"));
+            messageLabel()->setText(tr(
+                "Signed in as %1. The token was not kept: %2. You will be asked for it next time.")
+                                        .arg(m_identity.value(QLatin1String("user")).toString(),
+                                            kept.error().message));
+        });
 }
 
 } // namespace cloop::dashboard

@@ -13,14 +13,15 @@ Status checkAdminUrl(const QUrl &url)
         return {};
     if (check.error().code == QLatin1String("insecure_url"))
         return Error::make(check.error().code,
-                           QStringLiteral("refusing plaintext %1:// to %2: API tokens travel only over wss:// "
-                                          "(plain ws:// only to this machine)")
-                                   .arg(url.scheme(), url.host()),
-                           true);
+            QStringLiteral("refusing plaintext %1:// to %2: API tokens travel only over wss:// "
+                           "(plain ws:// only to this machine)")
+                .arg(url.scheme(), url.host()),
+            true);
     return check.error();
 }
 
-Result<QNetworkRequest> adminRequest(const AdminEndpoint &endpoint, const QString &path, const QueryItems &query)
+Result<QNetworkRequest> adminRequest(
+    const AdminEndpoint &endpoint, const QString &path, const QueryItems &query)
 {
     if (Status check = checkAdminUrl(endpoint.url); !check)
         return check.error();
@@ -34,7 +35,8 @@ Result<QNetworkRequest> adminRequest(const AdminEndpoint &endpoint, const QStrin
     if (!query.isEmpty()) {
         QStringList pairs;
         for (const auto &[name, value] : query)
-            pairs.append(QString::fromLatin1(QUrl::toPercentEncoding(name) + '=' + QUrl::toPercentEncoding(value)));
+            pairs.append(QString::fromLatin1(
+                QUrl::toPercentEncoding(name) + '=' + QUrl::toPercentEncoding(value)));
         url.setQuery(pairs.join(QLatin1Char('&')), QUrl::StrictMode);
     }
     if (Status check = checkAdminUrl(url); !check)
@@ -51,20 +53,23 @@ Result<QNetworkRequest> adminRequest(const AdminEndpoint &endpoint, const QStrin
 
 QByteArray adminPayload(const QByteArray &method, const QJsonObject &body)
 {
-    return body.isEmpty() && method == "GET" ? QByteArray() : QJsonDocument(body).toJson(QJsonDocument::Compact);
+    return body.isEmpty() && method == "GET" ? QByteArray()
+                                             : QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
 void guardTrust(QNetworkReply *reply, const net::HubTrust &trust, std::optional<Error> *failure)
 {
-    QObject::connect(reply, &QNetworkReply::sslErrors, reply, [reply, trust, failure](const QList<QSslError> &errors) {
-        auto verdict = trust.judge(errors, reply->sslConfiguration().peerCertificate());
-        if (verdict)
-            reply->ignoreSslErrors(*verdict);
-        else
-            *failure = verdict.error();
-    });
+    QObject::connect(reply, &QNetworkReply::sslErrors, reply,
+        [reply, trust, failure](const QList<QSslError> &errors) {
+            auto verdict = trust.judge(errors, reply->sslConfiguration().peerCertificate());
+            if (verdict)
+                reply->ignoreSslErrors(*verdict);
+            else
+                *failure = verdict.error();
+        });
     QObject::connect(reply, &QNetworkReply::encrypted, reply, [reply, trust, failure] {
-        if (Status pinned = trust.verifyPeer(reply->sslConfiguration().peerCertificate()); !pinned) {
+        if (Status pinned = trust.verifyPeer(reply->sslConfiguration().peerCertificate());
+            !pinned) {
             *failure = pinned.error();
             reply->abort();
         }
@@ -76,17 +81,20 @@ Result<QJsonObject> readAdminAnswer(QNetworkReply *reply)
     const QByteArray answer = reply->readAll();
     const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     if (status == 0)
-        return Error::make(QStringLiteral("unreachable"), QStringLiteral("cannot reach the hub at %1: %2")
-                                                                  .arg(reply->url().authority(), reply->errorString()));
-    QJsonParseError parseError{};
+        return Error::make(QStringLiteral("unreachable"),
+            QStringLiteral("cannot reach the hub at %1: %2")
+                .arg(reply->url().authority(), reply->errorString()));
+    QJsonParseError parseError {};
     const QJsonDocument document = QJsonDocument::fromJson(answer, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
-        return Error::make(QStringLiteral("bad_answer"), QStringLiteral("the hub answered HTTP %1 without JSON").arg(status));
+        return Error::make(QStringLiteral("bad_answer"),
+            QStringLiteral("the hub answered HTTP %1 without JSON").arg(status));
     const QJsonObject object = document.object();
     if (status >= 400) {
         const QJsonObject error = object.value(QLatin1String("error")).toObject();
-        return Error::make(error.value(QLatin1String("code")).toString(QStringLiteral("http_%1").arg(status)),
-                           error.value(QLatin1String("message")).toString(QStringLiteral("HTTP %1").arg(status)));
+        return Error::make(
+            error.value(QLatin1String("code")).toString(QStringLiteral("http_%1").arg(status)),
+            error.value(QLatin1String("message")).toString(QStringLiteral("HTTP %1").arg(status)));
     }
     return object;
 }

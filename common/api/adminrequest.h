@@ -33,7 +33,8 @@ Status checkAdminUrl(const QUrl &url);
 
 // The HTTP request for one admin API call, the token in its header; an
 // error for a URL that `checkAdminUrl` refuses.
-Result<QNetworkRequest> adminRequest(const AdminEndpoint &endpoint, const QString &path, const QueryItems &query = {});
+Result<QNetworkRequest> adminRequest(
+    const AdminEndpoint &endpoint, const QString &path, const QueryItems &query = {});
 
 // The body an admin API call sends: nothing for a GET without one.
 QByteArray adminPayload(const QByteArray &method, const QJsonObject &body);

@@ -15,12 +15,12 @@ struct PrefixEntry
     const char *description;
 };
 
-constexpr std::array kPrefixes{
-    PrefixEntry{SecretKind::ForwarderEnrollmentToken, "cft_", "a forwarder enrollment token"},
-    PrefixEntry{SecretKind::ForwarderCredential, "cfc_", "a forwarder credential"},
-    PrefixEntry{SecretKind::AgentEnrollmentToken, "cet_", "an executor enrollment token"},
-    PrefixEntry{SecretKind::AgentCredential, "cec_", "an executor credential"},
-    PrefixEntry{SecretKind::ApiToken, "cat_", "an API token"},
+constexpr std::array kPrefixes {
+    PrefixEntry { SecretKind::ForwarderEnrollmentToken, "cft_", "a forwarder enrollment token" },
+    PrefixEntry { SecretKind::ForwarderCredential, "cfc_", "a forwarder credential" },
+    PrefixEntry { SecretKind::AgentEnrollmentToken, "cet_", "an executor enrollment token" },
+    PrefixEntry { SecretKind::AgentCredential, "cec_", "an executor credential" },
+    PrefixEntry { SecretKind::ApiToken, "cat_", "an API token" },
 };
 } // namespace
 
@@ -53,13 +53,13 @@ QString describe(SecretKind kind)
 
 QString generate(SecretKind kind)
 {
-    std::array<quint32, 8> words{};
+    std::array<quint32, 8> words {};
     QRandomGenerator::system()->fillRange(words.data(), words.size());
     const QByteArray raw(reinterpret_cast<const char *>(words.data()),
-                         static_cast<qsizetype>(words.size() * sizeof(quint32)));
+        static_cast<qsizetype>(words.size() * sizeof(quint32)));
     return prefixFor(kind)
-            + QString::fromLatin1(raw.toBase64(QByteArray::Base64UrlEncoding
-                                               | QByteArray::OmitTrailingEquals));
+        + QString::fromLatin1(
+            raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
 QByteArray sha256(QByteArrayView data)

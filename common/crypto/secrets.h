@@ -8,7 +8,8 @@ namespace cloop::secrets {
 // Secrets are typed by a short prefix so a credential presented at the wrong
 // door is recognised and refused with a precise message, and so a leaked
 // string in a log says what it is.
-enum class SecretKind {
+enum class SecretKind
+{
     ForwarderEnrollmentToken, // cft_
     ForwarderCredential, // cfc_
     AgentEnrollmentToken, // cet_ (executor)

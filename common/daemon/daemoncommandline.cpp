@@ -41,8 +41,8 @@ std::optional<int> DaemonCommandLine::parse(const QStringList &arguments)
         return 0;
     }
     if (!m_parser.positionalArguments().isEmpty())
-        return usageError(
-                QStringLiteral("unexpected argument \"%1\" (see --help)").arg(m_parser.positionalArguments().first()));
+        return usageError(QStringLiteral("unexpected argument \"%1\" (see --help)")
+                              .arg(m_parser.positionalArguments().first()));
     return std::nullopt;
 }
 

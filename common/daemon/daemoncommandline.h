@@ -19,7 +19,8 @@ namespace cloop::daemon {
 class DaemonCommandLine
 {
 public:
-    DaemonCommandLine(QString commandName, const QString &description, const QString &defaultCredentialFile);
+    DaemonCommandLine(
+        QString commandName, const QString &description, const QString &defaultCredentialFile);
 
     QCommandLineParser &parser() { return m_parser; }
     // A value when the command is already over: --help printed (0), or bad
@@ -42,16 +43,16 @@ private:
 
 // Runs a prepared daemon until it finishes or SIGTERM/SIGINT stops it;
 // returns its exit code. Daemon has start(), stop() and finished(int).
-template<typename Daemon>
-int runUntilFinished(Daemon &daemon)
+template <typename Daemon> int runUntilFinished(Daemon &daemon)
 {
     int exitCode = kExitStopped;
     QObject::connect(&daemon, &Daemon::finished, qApp, [&exitCode](int code) {
         exitCode = code;
         QCoreApplication::exit(code);
     });
-    util::UnixSignalWatcher signalWatcher({SIGTERM, SIGINT});
-    QObject::connect(&signalWatcher, &util::UnixSignalWatcher::received, &daemon, [&daemon](int) { daemon.stop(); });
+    util::UnixSignalWatcher signalWatcher({ SIGTERM, SIGINT });
+    QObject::connect(&signalWatcher, &util::UnixSignalWatcher::received, &daemon,
+        [&daemon](int) { daemon.stop(); });
     daemon.start();
     QCoreApplication::exec();
     return exitCode;

@@ -26,13 +26,12 @@ identity::EnrollmentBundle::Kind bundleKindFor(protocol::PeerRole role)
 } // namespace
 
 DaemonConnector::DaemonConnector(DaemonConnectorOptions options, QObject *parent)
-    : QObject(parent),
-      m_options(std::move(options)),
-      m_credentialFile(m_options.connection.credentialPath.isEmpty()
-                               ? identity::CredentialFile::defaultPath(m_options.defaultCredentialFile)
-                               : m_options.connection.credentialPath)
-{
-}
+    : QObject(parent)
+    , m_options(std::move(options))
+    , m_credentialFile(m_options.connection.credentialPath.isEmpty()
+              ? identity::CredentialFile::defaultPath(m_options.defaultCredentialFile)
+              : m_options.connection.credentialPath)
+{ }
 
 DaemonConnector::~DaemonConnector() = default;
 
@@ -102,15 +101,18 @@ Status DaemonConnector::prepareFromBundle(const QString &bundleText, const QStri
         return error;
     }
     // Fail before the one-time token is spent if the credential could not be kept.
-    if (Status writable = util::probeWritableFolder(QFileInfo(m_credentialFile.path()).absolutePath()); !writable)
+    if (Status writable
+        = util::probeWritableFolder(QFileInfo(m_credentialFile.path()).absolutePath());
+        !writable)
         return usage(QStringLiteral("cannot save the credential at %1: %2")
-                             .arg(m_credentialFile.path(), writable.error().message));
+                         .arg(m_credentialFile.path(), writable.error().message));
     if (auto existing = m_credentialFile.load(); existing && existing->credential)
-        qCWarning(lcIdentity).noquote() << QStringLiteral("%1 holds the credential of %2 %3 (%4); a successful "
-                                                          "enrollment replaces it")
-                                                   .arg(m_credentialFile.path(), roleName())
-                                                   .arg(existing->credential->id)
-                                                   .arg(existing->credential->name);
+        qCWarning(lcIdentity).noquote()
+            << QStringLiteral("%1 holds the credential of %2 %3 (%4); a successful "
+                              "enrollment replaces it")
+                   .arg(m_credentialFile.path(), roleName())
+                   .arg(existing->credential->id)
+                   .arg(existing->credential->name);
     m_credential.server = bundle->hub;
     m_credential.pin = bundle->pins;
     m_credential.caFile = m_options.connection.caFile;
@@ -171,7 +173,8 @@ Status DaemonConnector::prepare()
                          .arg(m_credentialFile.path(), command));
     }
     m_credential = *loaded->credential;
-    const QString caFile = m_options.connection.caFile.isEmpty() ? m_credential.caFile : m_options.connection.caFile;
+    const QString caFile
+        = m_options.connection.caFile.isEmpty() ? m_credential.caFile : m_options.connection.caFile;
     if (Status made = makeClient(m_credential.server, m_credential.pin, caFile); !made)
         return made;
     m_client->setCredential(m_credential.credential);
@@ -185,12 +188,15 @@ void DaemonConnector::start()
     Q_ASSERT(m_client);
     connect(m_client.get(), &tunnel::TunnelClient::enrolled, this, &DaemonConnector::onEnrolled);
     connect(m_client.get(), &tunnel::TunnelClient::ready, this, &DaemonConnector::ready);
-    connect(m_client.get(), &tunnel::TunnelClient::disconnected, this, [](const QString &reason, qint64 retryInMs) {
-        qCWarning(lcNet).noquote() << "not connected:" << reason << "- retrying in"
-                                   << QString::number(static_cast<double>(retryInMs) / 1000.0, 'f', 1) << "s";
-    });
+    connect(m_client.get(), &tunnel::TunnelClient::disconnected, this,
+        [](const QString &reason, qint64 retryInMs) {
+            qCWarning(lcNet).noquote()
+                << "not connected:" << reason << "- retrying in"
+                << QString::number(static_cast<double>(retryInMs) / 1000.0, 'f', 1) << "s";
+        });
     connect(m_client.get(), &tunnel::TunnelClient::refused, this, [this](const Error &error) {
-        qCCritical(lcNet).noquote() << "the hub refused this" << roleName() << "for good:" << error.message;
+        qCCritical(lcNet).noquote()
+            << "the hub refused this" << roleName() << "for good:" << error.message;
         Q_EMIT finished(kExitRefused);
     });
     m_client->start();
@@ -227,9 +233,10 @@ void DaemonConnector::onEnrolled(const protocol::Enrolled &enrolled)
     saved.credential = enrolled.credential;
     saved.enrolledAt = QDateTime::currentDateTimeUtc();
     if (Status written = m_credentialFile.save(saved); !written) {
-        qCCritical(lcIdentity).noquote() << "enrolled as" << roleName() << enrolled.id
-                                         << "but could not save the credential:" << written.error().message
-                                         << "- this enrollment is lost; enroll again";
+        qCCritical(lcIdentity).noquote()
+            << "enrolled as" << roleName() << enrolled.id
+            << "but could not save the credential:" << written.error().message
+            << "- this enrollment is lost; enroll again";
         m_client->stop();
         Q_EMIT finished(kExitFailure);
         return;
@@ -237,14 +244,16 @@ void DaemonConnector::onEnrolled(const protocol::Enrolled &enrolled)
     m_credential = saved;
     m_enrolledNow = true;
     qCInfo(lcIdentity).noquote() << QStringLiteral("enrolled as %1 %2 %3; credential saved to %4")
-                                            .arg(roleName())
-                                            .arg(enrolled.id)
-                                            .arg(enrolled.name, m_credentialFile.path());
+                                        .arg(roleName())
+                                        .arg(enrolled.id)
+                                        .arg(enrolled.name, m_credentialFile.path());
     if (!m_options.connection.tokenFile.isEmpty()) {
         if (QFile::remove(m_options.connection.tokenFile))
-            qCInfo(lcIdentity).noquote() << "deleted the redeemed token file" << m_options.connection.tokenFile;
+            qCInfo(lcIdentity).noquote()
+                << "deleted the redeemed token file" << m_options.connection.tokenFile;
         else
-            qCWarning(lcIdentity).noquote() << "could not delete the redeemed token file" << m_options.connection.tokenFile;
+            qCWarning(lcIdentity).noquote()
+                << "could not delete the redeemed token file" << m_options.connection.tokenFile;
     }
 }
 

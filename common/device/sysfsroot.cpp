@@ -55,20 +55,18 @@ bool isUnder(QStringView path, QStringView top)
 
 SysfsRoot::SysfsRoot(QString root)
     : SysfsRoot(root, root, root)
-{
-}
+{ }
 
 SysfsRoot::SysfsRoot(QString sysRoot, QString devRoot, QString procRoot)
     : m_sysRoot(normalisedRoot(std::move(sysRoot)))
     , m_devRoot(normalisedRoot(std::move(devRoot)))
     , m_procRoot(normalisedRoot(std::move(procRoot)))
-{
-}
+{ }
 
 SysfsRoot SysfsRoot::fromEnvironment()
 {
     return SysfsRoot(rootFromEnvironment("CLOOP_SYSFS_ROOT"), rootFromEnvironment("CLOOP_DEV_ROOT"),
-                     rootFromEnvironment("CLOOP_PROC_ROOT"));
+        rootFromEnvironment("CLOOP_PROC_ROOT"));
 }
 
 QString SysfsRoot::path(QStringView absolute) const
@@ -108,8 +106,8 @@ std::optional<QString> SysfsRoot::readAttribute(QStringView absolutePath, qsizet
 QStringList SysfsRoot::list(QStringView absoluteDir) const
 {
     return QDir(path(absoluteDir))
-            .entryList(QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot,
-                       QDir::Name);
+        .entryList(
+            QDir::AllEntries | QDir::System | QDir::Hidden | QDir::NoDotAndDotDot, QDir::Name);
 }
 
 std::optional<QString> SysfsRoot::resolve(QStringView absolutePath) const
@@ -136,9 +134,9 @@ Status SysfsRoot::writeAttribute(QStringView absolutePath, QByteArrayView bytes)
         return g_kernelStandIn->write(absoluteCleanPath(absolutePath), real, bytes);
     const auto failed = [&](int error) {
         return Error::make(QStringLiteral("kernel_write"),
-                           QStringLiteral("writing \"%1\" to %2: %3")
-                                   .arg(QString::fromUtf8(bytes.trimmed()).left(80), absolutePath.toString(),
-                                        QString::fromLocal8Bit(std::strerror(error))));
+            QStringLiteral("writing \"%1\" to %2: %3")
+                .arg(QString::fromUtf8(bytes.trimmed()).left(80), absolutePath.toString(),
+                    QString::fromLocal8Bit(std::strerror(error))));
     };
     const int fd = ::open(QFile::encodeName(real).constData(), O_WRONLY | O_CLOEXEC);
     if (fd < 0)
@@ -173,9 +171,11 @@ bool SysfsRoot::exists(QStringView absolutePath) const
 
 bool SysfsRoot::isCharacterDevice(QStringView absolutePath) const
 {
-    struct stat info {};
+    struct stat info
+    {
+    };
     return ::stat(QFile::encodeName(path(absolutePath)).constData(), &info) == 0
-            && S_ISCHR(info.st_mode);
+        && S_ISCHR(info.st_mode);
 }
 
 bool SysfsRoot::isWritable(QStringView absolutePath) const

@@ -25,7 +25,8 @@ public:
     // Answers a write to `absolutePath` (a kernel path; `realPath` is where
     // the fixture keeps it), as the driver would: an error names what the
     // driver would refuse.
-    virtual Status write(QStringView absolutePath, const QString &realPath, QByteArrayView bytes) = 0;
+    virtual Status write(QStringView absolutePath, const QString &realPath, QByteArrayView bytes)
+        = 0;
     // Calls `changed` whenever USB devices come or go, as uevents would.
     // Returns false when this stand-in has no USB devices to watch.
     virtual bool watchUsbDevices(std::function<void()> changed) = 0;
@@ -60,8 +61,8 @@ public:
 
     // A sysfs attribute or small /proc file, whitespace-trimmed; nullopt when
     // it is missing or unreadable. At most maxBytes are read.
-    std::optional<QString> readAttribute(QStringView absolutePath,
-                                         qsizetype maxBytes = 64 * 1024) const;
+    std::optional<QString> readAttribute(
+        QStringView absolutePath, qsizetype maxBytes = 64 * 1024) const;
 
     // Names in a folder (files, folders and links, "." and ".." left out),
     // sorted; empty when the folder is missing.

@@ -21,10 +21,10 @@ namespace {
 Error broken(const QString &path, const QString &problem)
 {
     return Error::make(QStringLiteral("credential_file_broken"),
-                       QStringLiteral("credential file %1 is unusable: %2. Enroll again with a new "
-                                      "bundle, or restore the file.")
-                               .arg(path, problem),
-                       true);
+        QStringLiteral("credential file %1 is unusable: %2. Enroll again with a new "
+                       "bundle, or restore the file.")
+            .arg(path, problem),
+        true);
 }
 } // namespace
 
@@ -32,13 +32,13 @@ QJsonObject DaemonCredential::toJson() const
 {
     // Role-specific keys first, so none of them can shadow a field below.
     QJsonObject object = extra;
-    const QJsonObject known{
-        {QStringLiteral("server"), server.toString()},
-        {QStringLiteral("id"), id},
-        {QStringLiteral("name"), name},
-        {QStringLiteral("credential"), credential},
-        {QStringLiteral("pin"), pin},
-        {QStringLiteral("enrolled_at"), enrolledAt.toUTC().toString(Qt::ISODateWithMs)},
+    const QJsonObject known {
+        { QStringLiteral("server"), server.toString() },
+        { QStringLiteral("id"), id },
+        { QStringLiteral("name"), name },
+        { QStringLiteral("credential"), credential },
+        { QStringLiteral("pin"), pin },
+        { QStringLiteral("enrolled_at"), enrolledAt.toUTC().toString(Qt::ISODateWithMs) },
     };
     for (auto it = known.begin(); it != known.end(); ++it)
         object.insert(it.key(), it.value());
@@ -64,17 +64,19 @@ Result<LoadedCredential> CredentialFile::load(net::PinRequirement pin) const
         return broken(m_path, file.errorString());
     const int mode = util::fileMode(m_path);
     if (mode >= 0 && (mode & 0077) != 0)
-        loaded.warnings.append(QStringLiteral("credential file %1 has mode %2; it holds a secret and "
-                                              "should be 0600 (chmod 600 %1)")
-                                       .arg(m_path)
-                                       .arg(mode, 4, 8, QLatin1Char('0')));
+        loaded.warnings.append(
+            QStringLiteral("credential file %1 has mode %2; it holds a secret and "
+                           "should be 0600 (chmod 600 %1)")
+                .arg(m_path)
+                .arg(mode, 4, 8, QLatin1Char('0')));
     const QByteArray bytes = file.read(1024 * 1024);
-    QJsonParseError parseError{};
+    QJsonParseError parseError {};
     const QJsonDocument document = QJsonDocument::fromJson(bytes, &parseError);
     if (parseError.error != QJsonParseError::NoError)
-        return broken(m_path, QStringLiteral("not JSON (%1 at offset %2)")
-                                      .arg(parseError.errorString())
-                                      .arg(parseError.offset));
+        return broken(m_path,
+            QStringLiteral("not JSON (%1 at offset %2)")
+                .arg(parseError.errorString())
+                .arg(parseError.offset));
     if (!document.isObject())
         return broken(m_path, QStringLiteral("not a JSON object"));
     const QJsonObject object = document.object();
@@ -134,13 +136,15 @@ Result<LoadedCredential> CredentialFile::load(net::PinRequirement pin) const
 Status CredentialFile::save(const DaemonCredential &credential) const
 {
     return util::writeFileAtomically(
-            m_path, QJsonDocument(credential.toJson()).toJson(QJsonDocument::Indented), 0600);
+        m_path, QJsonDocument(credential.toJson()).toJson(QJsonDocument::Indented), 0600);
 }
 
 Status CredentialFile::keepPrivate() const
 {
     const QByteArray path = QFile::encodeName(m_path);
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::stat(path.constData(), &st) != 0) {
         if (errno == ENOENT)
             return {};

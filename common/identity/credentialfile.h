@@ -43,7 +43,9 @@ struct LoadedCredential
 class CredentialFile
 {
 public:
-    explicit CredentialFile(QString path) : m_path(std::move(path)) { }
+    explicit CredentialFile(QString path)
+        : m_path(std::move(path))
+    { }
 
     static QString defaultPath(const QString &fileName); // ~/.cloop/<fileName>
 

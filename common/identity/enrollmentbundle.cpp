@@ -26,7 +26,7 @@ bool isBase64UrlChar(QChar c)
 {
     const char16_t u = c.unicode();
     return (u >= u'A' && u <= u'Z') || (u >= u'a' && u <= u'z') || (u >= u'0' && u <= u'9')
-            || u == u'-' || u == u'_';
+        || u == u'-' || u == u'_';
 }
 } // namespace
 
@@ -38,14 +38,14 @@ QString EnrollmentBundle::prefixFor(Kind kind)
 QString EnrollmentBundle::encode() const
 {
     const QString prefix = prefixFor(kind);
-    const QByteArray json = QJsonDocument(QJsonObject{{QStringLiteral("u"), hub.toString()},
-                                                      {QStringLiteral("t"), token},
-                                                      {QStringLiteral("p"), pins}})
-                                    .toJson(QJsonDocument::Compact);
+    const QByteArray json = QJsonDocument(
+        QJsonObject { { QStringLiteral("u"), hub.toString() }, { QStringLiteral("t"), token },
+            { QStringLiteral("p"),
+                pins } }).toJson(QJsonDocument::Compact);
     const QByteArray raw = json + checksum(prefix, json);
     return prefix
-            + QString::fromLatin1(
-                    raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+        + QString::fromLatin1(
+            raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
 Result<EnrollmentBundle> EnrollmentBundle::decode(
@@ -61,22 +61,24 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(
     if (text.isEmpty())
         return bad(QStringLiteral("the bundle is empty"));
     if (text.size() > kMaxBundleLength)
-        return bad(QStringLiteral("the bundle is %1 characters long, more than any bundle").arg(text.size()));
+        return bad(QStringLiteral("the bundle is %1 characters long, more than any bundle")
+                       .arg(text.size()));
 
     const QString prefix = prefixFor(expected);
     const Kind other = expected == Kind::Forwarder ? Kind::Executor : Kind::Forwarder;
     if (text.startsWith(prefixFor(other)))
         return bad(expected == Kind::Forwarder
-                           ? QStringLiteral("this is an executor bundle (cloopexe1.); give it to "
-                                            "`cloop executor agent --bundle`")
-                           : QStringLiteral("this is a forwarder bundle (cloopfwd1.); give it to "
-                                            "`cloop forward --bundle`"));
+                ? QStringLiteral("this is an executor bundle (cloopexe1.); give it to "
+                                 "`cloop executor agent --bundle`")
+                : QStringLiteral("this is a forwarder bundle (cloopfwd1.); give it to "
+                                 "`cloop forward --bundle`"));
     if (!text.startsWith(prefix)) {
         if (text.startsWith(QLatin1String("cloop")) && text.contains(QLatin1Char('.')))
             return bad(QStringLiteral("the bundle starts with \"%1\", not \"%2\": it comes from "
                                       "another version of cloop")
-                               .arg(text.left(text.indexOf(QLatin1Char('.')) + 1), prefix));
-        return bad(QStringLiteral("this is not a cloop bundle: it must start with \"%1\"").arg(prefix));
+                           .arg(text.left(text.indexOf(QLatin1Char('.')) + 1), prefix));
+        return bad(
+            QStringLiteral("this is not a cloop bundle: it must start with \"%1\"").arg(prefix));
     }
 
     const QString body = text.mid(prefix.size());
@@ -84,11 +86,11 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(
         if (!isBase64UrlChar(body.at(i)))
             return bad(QStringLiteral("character '%1' at position %2 cannot be part of a bundle: "
                                       "it was mistyped or mangled in the paste")
-                               .arg(body.at(i))
-                               .arg(prefix.size() + i + 1));
+                           .arg(body.at(i))
+                           .arg(prefix.size() + i + 1));
     }
     const auto decoded = QByteArray::fromBase64Encoding(
-            body.toLatin1(), QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
+        body.toLatin1(), QByteArray::Base64UrlEncoding | QByteArray::AbortOnBase64DecodingErrors);
     if (!decoded || decoded.decoded.size() <= kChecksumSize + 2)
         return bad(QStringLiteral("the bundle is truncated: copy the whole line again"));
     const QByteArray json = decoded.decoded.left(decoded.decoded.size() - kChecksumSize);
@@ -97,7 +99,7 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(
         return bad(QStringLiteral("the bundle's checksum does not match: it was truncated or "
                                   "mistyped; copy the whole line again"));
 
-    QJsonParseError parseError{};
+    QJsonParseError parseError {};
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
         return bad(QStringLiteral("the bundle's content is malformed"));
@@ -110,8 +112,9 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(
     bundle.pins = object.value(QLatin1String("p")).toString();
     if (!bundle.hub.isValid() || bundle.hub.host().isEmpty())
         return bad(QStringLiteral("the bundle names no valid hub URL"));
-    const auto expectedToken = expected == Kind::Forwarder ? secrets::SecretKind::ForwarderEnrollmentToken
-                                                           : secrets::SecretKind::AgentEnrollmentToken;
+    const auto expectedToken = expected == Kind::Forwarder
+        ? secrets::SecretKind::ForwarderEnrollmentToken
+        : secrets::SecretKind::AgentEnrollmentToken;
     if (secrets::kindOf(bundle.token) != expectedToken)
         return bad(
             QStringLiteral("the bundle does not hold %1").arg(secrets::describe(expectedToken)));
@@ -129,7 +132,8 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(
 QString EnrollmentBundle::tokenFileCommand(const QString &daemonCommand, const QString &file) const
 {
     // A bundle is base64url and dots only: nothing in it needs quoting.
-    return QStringLiteral("(umask 077; printf '%s\\n' '%1' > %2) && %3 --token-file %2").arg(encode(), file, daemonCommand);
+    return QStringLiteral("(umask 077; printf '%s\\n' '%1' > %2) && %3 --token-file %2")
+        .arg(encode(), file, daemonCommand);
 }
 
 } // namespace cloop::identity

@@ -17,7 +17,11 @@ namespace cloop::identity {
 // mistyped paste is told apart from a valid bundle before anything is sent.
 struct EnrollmentBundle
 {
-    enum class Kind { Forwarder, Executor };
+    enum class Kind
+    {
+        Forwarder,
+        Executor
+    };
 
     Kind kind = Kind::Forwarder;
     QUrl hub;

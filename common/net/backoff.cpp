@@ -7,11 +7,11 @@
 namespace cloop::net {
 
 Backoff::Backoff(Milliseconds initial, Milliseconds cap, RandomSource random)
-    : m_initial(std::max(initial, Milliseconds(1))),
-      m_cap(std::max(cap, m_initial)),
-      m_random(random ? std::move(random) : [] { return QRandomGenerator::global()->generateDouble(); })
-{
-}
+    : m_initial(std::max(initial, Milliseconds(1)))
+    , m_cap(std::max(cap, m_initial))
+    , m_random(
+          random ? std::move(random) : [] { return QRandomGenerator::global()->generateDouble(); })
+{ }
 
 Backoff::Milliseconds Backoff::next()
 {
@@ -23,7 +23,8 @@ Backoff::Milliseconds Backoff::next()
     ++m_attempt;
     const double r = std::clamp(m_random(), 0.0, 1.0);
     const auto half = ceiling / 2;
-    return Milliseconds(std::max<qint64>(1, half + static_cast<qint64>(r * static_cast<double>(ceiling - half))));
+    return Milliseconds(
+        std::max<qint64>(1, half + static_cast<qint64>(r * static_cast<double>(ceiling - half))));
 }
 
 } // namespace cloop::net

@@ -16,7 +16,7 @@ public:
     using RandomSource = std::function<double()>;
 
     Backoff(Milliseconds initial = Milliseconds(500), Milliseconds cap = Milliseconds(30'000),
-            RandomSource random = {});
+        RandomSource random = {});
 
     Milliseconds next();
     void reset() { m_attempt = 0; }

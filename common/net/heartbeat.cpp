@@ -4,9 +4,11 @@
 
 namespace cloop::net {
 
-Heartbeat::Heartbeat(QWebSocket *socket, std::chrono::milliseconds interval,
-                     std::chrono::milliseconds timeout)
-    : QObject(socket), m_socket(socket), m_timeout(timeout)
+Heartbeat::Heartbeat(
+    QWebSocket *socket, std::chrono::milliseconds interval, std::chrono::milliseconds timeout)
+    : QObject(socket)
+    , m_socket(socket)
+    , m_timeout(timeout)
 {
     m_timer.setInterval(interval);
     connect(&m_timer, &QTimer::timeout, this, &Heartbeat::onTick);

@@ -20,11 +20,11 @@ class Heartbeat final : public QObject
     Q_DISABLE_COPY_MOVE(Heartbeat)
 
 public:
-    static constexpr std::chrono::milliseconds kDefaultInterval{10'000};
-    static constexpr std::chrono::milliseconds kDefaultTimeout{30'000};
+    static constexpr std::chrono::milliseconds kDefaultInterval { 10'000 };
+    static constexpr std::chrono::milliseconds kDefaultTimeout { 30'000 };
 
     explicit Heartbeat(QWebSocket *socket, std::chrono::milliseconds interval = kDefaultInterval,
-                       std::chrono::milliseconds timeout = kDefaultTimeout);
+        std::chrono::milliseconds timeout = kDefaultTimeout);
 
     void start();
     void stop();

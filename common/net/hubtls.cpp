@@ -6,21 +6,20 @@
 namespace cloop::net {
 
 HubTrust::HubTrust(PinSet pins, QList<QSslCertificate> extraAuthorities)
-    : m_pins(std::move(pins)), m_extraAuthorities(std::move(extraAuthorities))
-{
-}
+    : m_pins(std::move(pins))
+    , m_extraAuthorities(std::move(extraAuthorities))
+{ }
 
 Result<QList<QSslCertificate>> HubTrust::loadAuthorities(const QString &path)
 {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return Error::make(QStringLiteral("ca_unreadable"),
-                           QStringLiteral("cannot read CA file %1: %2").arg(path, file.errorString()),
-                           true);
+            QStringLiteral("cannot read CA file %1: %2").arg(path, file.errorString()), true);
     const auto certificates = QSslCertificate::fromData(file.readAll(), QSsl::Pem);
     if (certificates.isEmpty())
         return Error::make(QStringLiteral("ca_invalid"),
-                           QStringLiteral("CA file %1 holds no PEM certificate").arg(path), true);
+            QStringLiteral("CA file %1 holds no PEM certificate").arg(path), true);
     return certificates;
 }
 
@@ -37,16 +36,19 @@ QSslConfiguration HubTrust::configuration() const
     return config;
 }
 
-Result<QList<QSslError>> HubTrust::judge(const QList<QSslError> &errors,
-                                         const QSslCertificate &peer) const
+Result<QList<QSslError>> HubTrust::judge(
+    const QList<QSslError> &errors, const QSslCertificate &peer) const
 {
     // Chain errors mean "no CA vouches for this key". A matching pin is a
     // stronger statement about the key, so only those may be waived, and
     // never an expired certificate or the wrong host name.
-    static const QList<QSslError::SslError> waivable{
-        QSslError::SelfSignedCertificate,        QSslError::SelfSignedCertificateInChain,
-        QSslError::UnableToGetLocalIssuerCertificate, QSslError::UnableToGetIssuerCertificate,
-        QSslError::UnableToVerifyFirstCertificate, QSslError::CertificateUntrusted,
+    static const QList<QSslError::SslError> waivable {
+        QSslError::SelfSignedCertificate,
+        QSslError::SelfSignedCertificateInChain,
+        QSslError::UnableToGetLocalIssuerCertificate,
+        QSslError::UnableToGetIssuerCertificate,
+        QSslError::UnableToVerifyFirstCertificate,
+        QSslError::CertificateUntrusted,
     };
     const bool pinned = !m_pins.isEmpty() && m_pins.matches(peer);
     if (!m_pins.isEmpty() && !pinned) {
@@ -78,9 +80,9 @@ Result<bool> checkHubUrl(const QUrl &url, bool allowInsecure, const QString &ins
 {
     if (!url.isValid() || url.host().isEmpty())
         return Error::make(QStringLiteral("invalid_url"),
-                           QStringLiteral("\"%1\" is not a hub URL (expected wss://HOST:PORT)")
-                                   .arg(url.toString()),
-                           true);
+            QStringLiteral("\"%1\" is not a hub URL (expected wss://HOST:PORT)")
+                .arg(url.toString()),
+            true);
     const QString scheme = url.scheme();
     if (scheme == QLatin1String("wss") || scheme == QLatin1String("https"))
         return false;
@@ -99,7 +101,7 @@ Result<bool> checkHubUrl(const QUrl &url, bool allowInsecure, const QString &ins
             true);
     }
     return Error::make(QStringLiteral("invalid_url"),
-                       QStringLiteral("hub URL scheme \"%1\" is not wss:// or ws://").arg(scheme), true);
+        QStringLiteral("hub URL scheme \"%1\" is not wss:// or ws://").arg(scheme), true);
 }
 
 QUrl endpointUrl(const QUrl &hubUrl, const QString &path)

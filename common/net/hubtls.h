@@ -32,8 +32,8 @@ public:
     // From an sslErrors handler: the errors it is right to ignore (only the
     // "no trusted issuer" family, and only when a pin vouches for the key),
     // or the reason to refuse the connection.
-    Result<QList<QSslError>> judge(const QList<QSslError> &errors,
-                                   const QSslCertificate &peer) const;
+    Result<QList<QSslError>> judge(
+        const QList<QSslError> &errors, const QSslCertificate &peer) const;
 
     // After the handshake, before any secret is sent.
     Status verifyPeer(const QSslCertificate &peer) const { return m_pins.verify(peer); }

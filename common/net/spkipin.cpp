@@ -12,7 +12,7 @@
 namespace cloop::net {
 
 namespace {
-constexpr QLatin1StringView kPrefix{"sha256:"};
+constexpr QLatin1StringView kPrefix { "sha256:" };
 
 QString formatPin(const QByteArray &digest)
 {
@@ -26,16 +26,16 @@ QByteArray PinSet::spkiSha256(const QSslCertificate &certificate)
     if (der.isEmpty())
         return {};
     const auto *cursor = reinterpret_cast<const unsigned char *>(der.constData());
-    std::unique_ptr<X509, decltype(&X509_free)> x509(d2i_X509(nullptr, &cursor, der.size()),
-                                                      &X509_free);
+    std::unique_ptr<X509, decltype(&X509_free)> x509(
+        d2i_X509(nullptr, &cursor, der.size()), &X509_free);
     if (!x509)
         return {};
     unsigned char *spki = nullptr;
     const int length = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x509.get()), &spki);
     if (length <= 0)
         return {};
-    const QByteArray digest = secrets::sha256(
-            QByteArrayView(reinterpret_cast<const char *>(spki), length));
+    const QByteArray digest
+        = secrets::sha256(QByteArrayView(reinterpret_cast<const char *>(spki), length));
     OPENSSL_free(spki);
     return digest;
 }
@@ -63,15 +63,16 @@ Result<PinSet> PinSet::parse(const QString &text)
         part = part.trimmed();
         if (!part.startsWith(kPrefix))
             return Error::make(QStringLiteral("invalid_pin"),
-                               QStringLiteral("pin \"%1\" does not start with \"sha256:\"").arg(part.left(80)),
-                               true);
+                QStringLiteral("pin \"%1\" does not start with \"sha256:\"").arg(part.left(80)),
+                true);
         const QByteArray base64 = part.mid(kPrefix.size()).toLatin1();
-        const auto decoded = QByteArray::fromBase64Encoding(base64, QByteArray::AbortOnBase64DecodingErrors);
+        const auto decoded
+            = QByteArray::fromBase64Encoding(base64, QByteArray::AbortOnBase64DecodingErrors);
         if (!decoded || decoded.decoded.size() != 32)
             return Error::make(QStringLiteral("invalid_pin"),
-                               QStringLiteral("pin \"%1\" is not the base64 of a 32-byte SHA-256 digest")
-                                       .arg(part.left(80)),
-                               true);
+                QStringLiteral("pin \"%1\" is not the base64 of a 32-byte SHA-256 digest")
+                    .arg(part.left(80)),
+                true);
         if (!set.m_digests.contains(decoded.decoded))
             set.m_digests.append(decoded.decoded);
     }
@@ -104,9 +105,9 @@ Status PinSet::verify(const QSslCertificate &certificate) const
         return {};
     const QString shown = pinOf(certificate);
     return Error::make(QStringLiteral("pin_mismatch"),
-                       QStringLiteral("the hub's certificate key does not match the pinned key: "
-                                      "expected %1, the server presented %2")
-                               .arg(toString(), shown.isEmpty() ? QStringLiteral("no certificate") : shown));
+        QStringLiteral("the hub's certificate key does not match the pinned key: "
+                       "expected %1, the server presented %2")
+            .arg(toString(), shown.isEmpty() ? QStringLiteral("no certificate") : shown));
 }
 
 } // namespace cloop::net

@@ -18,38 +18,38 @@ using Caps = AgentCapabilities;
 constexpr qint64 kMaxJsonInteger = qint64(1) << 53;
 
 namespace key {
-inline constexpr QLatin1StringView kSoftware{"software"};
-inline constexpr QLatin1StringView kProtocol{"protocol"};
-inline constexpr QLatin1StringView kOs{"os"};
-inline constexpr QLatin1StringView kArch{"arch"};
-inline constexpr QLatin1StringView kKernel{"kernel"};
-inline constexpr QLatin1StringView kCpus{"cpus"};
-inline constexpr QLatin1StringView kMemoryBytes{"memory_bytes"};
-inline constexpr QLatin1StringView kLabels{"labels"};
-inline constexpr QLatin1StringView kMaxConcurrent{"max_concurrent"};
-inline constexpr QLatin1StringView kMode{"mode"};
-inline constexpr QLatin1StringView kEngine{"engine"};
-inline constexpr QLatin1StringView kPresent{"present"};
-inline constexpr QLatin1StringView kName{"name"};
-inline constexpr QLatin1StringView kVersion{"version"};
-inline constexpr QLatin1StringView kDefaultRuntime{"default_runtime"};
-inline constexpr QLatin1StringView kRuntimes{"runtimes"};
-inline constexpr QLatin1StringView kPath{"path"};
-inline constexpr QLatin1StringView kKind{"kind"};
-inline constexpr QLatin1StringView kReason{"reason"};
-inline constexpr QLatin1StringView kKvm{"kvm"};
-inline constexpr QLatin1StringView kPacketFilter{"packet_filter"};
-inline constexpr QLatin1StringView kUsable{"usable"};
-inline constexpr QLatin1StringView kUsbInventory{"usb_inventory"};
-inline constexpr QLatin1StringView kBusId{"busid"};
-inline constexpr QLatin1StringView kVid{"vid"};
-inline constexpr QLatin1StringView kPid{"pid"};
-inline constexpr QLatin1StringView kSerial{"serial"};
-inline constexpr QLatin1StringView kProduct{"product"};
-inline constexpr QLatin1StringView kSpeed{"speed"};
-inline constexpr QLatin1StringView kUsbAttach{"usb_attach"};
-inline constexpr QLatin1StringView kL2Attach{"l2_attach"};
-inline constexpr QLatin1StringView kPossible{"possible"};
+inline constexpr QLatin1StringView kSoftware { "software" };
+inline constexpr QLatin1StringView kProtocol { "protocol" };
+inline constexpr QLatin1StringView kOs { "os" };
+inline constexpr QLatin1StringView kArch { "arch" };
+inline constexpr QLatin1StringView kKernel { "kernel" };
+inline constexpr QLatin1StringView kCpus { "cpus" };
+inline constexpr QLatin1StringView kMemoryBytes { "memory_bytes" };
+inline constexpr QLatin1StringView kLabels { "labels" };
+inline constexpr QLatin1StringView kMaxConcurrent { "max_concurrent" };
+inline constexpr QLatin1StringView kMode { "mode" };
+inline constexpr QLatin1StringView kEngine { "engine" };
+inline constexpr QLatin1StringView kPresent { "present" };
+inline constexpr QLatin1StringView kName { "name" };
+inline constexpr QLatin1StringView kVersion { "version" };
+inline constexpr QLatin1StringView kDefaultRuntime { "default_runtime" };
+inline constexpr QLatin1StringView kRuntimes { "runtimes" };
+inline constexpr QLatin1StringView kPath { "path" };
+inline constexpr QLatin1StringView kKind { "kind" };
+inline constexpr QLatin1StringView kReason { "reason" };
+inline constexpr QLatin1StringView kKvm { "kvm" };
+inline constexpr QLatin1StringView kPacketFilter { "packet_filter" };
+inline constexpr QLatin1StringView kUsable { "usable" };
+inline constexpr QLatin1StringView kUsbInventory { "usb_inventory" };
+inline constexpr QLatin1StringView kBusId { "busid" };
+inline constexpr QLatin1StringView kVid { "vid" };
+inline constexpr QLatin1StringView kPid { "pid" };
+inline constexpr QLatin1StringView kSerial { "serial" };
+inline constexpr QLatin1StringView kProduct { "product" };
+inline constexpr QLatin1StringView kSpeed { "speed" };
+inline constexpr QLatin1StringView kUsbAttach { "usb_attach" };
+inline constexpr QLatin1StringView kL2Attach { "l2_attach" };
+inline constexpr QLatin1StringView kPossible { "possible" };
 } // namespace key
 
 const QString kNotReported = QStringLiteral("not reported by the agent");
@@ -73,13 +73,14 @@ public:
     {
         if (!m_error)
             m_error = Error::make(QStringLiteral("invalid_capabilities"),
-                                  QStringLiteral("capabilities: %1 %2").arg(where, what), true);
+                QStringLiteral("capabilities: %1 %2").arg(where, what), true);
     }
 
     QString text(const QJsonObject &object, QLatin1StringView name, const QString &where,
-                 qsizetype maxLength, bool required = false)
+        qsizetype maxLength, bool required = false)
     {
-        const auto value = field(object, name, where, &QJsonValue::isString, "must be a string", required);
+        const auto value
+            = field(object, name, where, &QJsonValue::isString, "must be a string", required);
         if (!value)
             return {};
         const QString result = value->toString();
@@ -93,9 +94,10 @@ public:
     }
 
     qint64 integer(const QJsonObject &object, QLatin1StringView name, const QString &where,
-                   qint64 minimum, qint64 maximum)
+        qint64 minimum, qint64 maximum)
     {
-        const auto value = field(object, name, where, &QJsonValue::isDouble, "must be an integer", true);
+        const auto value
+            = field(object, name, where, &QJsonValue::isDouble, "must be an integer", true);
         if (!value)
             return minimum;
         const double number = value->toDouble();
@@ -104,7 +106,8 @@ public:
             return minimum;
         }
         if (number < double(minimum) || number > double(maximum)) {
-            fail(where + name, QStringLiteral("must be between %1 and %2").arg(minimum).arg(maximum));
+            fail(where + name,
+                QStringLiteral("must be between %1 and %2").arg(minimum).arg(maximum));
             return minimum;
         }
         return qint64(number);
@@ -117,15 +120,15 @@ public:
     }
 
     // nullopt when absent (an older agent), or on a type error.
-    std::optional<QJsonObject> object(const QJsonObject &parent, QLatin1StringView name,
-                                      const QString &where)
+    std::optional<QJsonObject> object(
+        const QJsonObject &parent, QLatin1StringView name, const QString &where)
     {
         const auto value = field(parent, name, where, &QJsonValue::isObject, "must be an object");
         return value ? std::optional<QJsonObject>(value->toObject()) : std::nullopt;
     }
 
-    QJsonArray array(const QJsonObject &parent, QLatin1StringView name, const QString &where,
-                     qsizetype maxCount)
+    QJsonArray array(
+        const QJsonObject &parent, QLatin1StringView name, const QString &where, qsizetype maxCount)
     {
         const auto value = field(parent, name, where, &QJsonValue::isArray, "must be an array");
         if (!value)
@@ -147,15 +150,15 @@ public:
     }
 
     // A yes/no section; a "no" without a reason gets one saying so.
-    Caps::Verdict verdict(const QJsonObject &parent, QLatin1StringView name,
-                          QLatin1StringView yesKey)
+    Caps::Verdict verdict(
+        const QJsonObject &parent, QLatin1StringView name, QLatin1StringView yesKey)
     {
         const auto section = object(parent, name, {});
         if (!section)
-            return {false, kNotReported};
+            return { false, kNotReported };
         const QString where = QString(name) + QLatin1Char('.');
-        Caps::Verdict result{boolean(*section, yesKey, where),
-                             text(*section, key::kReason, where, Caps::kMaxReasonLength)};
+        Caps::Verdict result { boolean(*section, yesKey, where),
+            text(*section, key::kReason, where, Caps::kMaxReasonLength) };
         if (!result.yes && result.reason.isEmpty())
             result.reason = kNoReasonGiven;
         return result;
@@ -166,8 +169,8 @@ private:
     // when it is absent or null (a problem only when required) or of
     // another type (always a problem).
     std::optional<QJsonValue> field(const QJsonObject &object, QLatin1StringView name,
-                                    const QString &where, bool (QJsonValue::*isType)() const,
-                                    const char *mustBe, bool required = false)
+        const QString &where, bool (QJsonValue::*isType)() const, const char *mustBe,
+        bool required = false)
     {
         const QJsonValue value = object.value(name);
         if (value.isUndefined() || value.isNull()) {
@@ -187,7 +190,7 @@ private:
 
 QJsonObject verdictJson(const Caps::Verdict &verdict, QLatin1StringView yesKey)
 {
-    QJsonObject object{{yesKey, verdict.yes}};
+    QJsonObject object { { yesKey, verdict.yes } };
     if (!verdict.reason.isEmpty())
         object.insert(key::kReason, verdict.reason);
     return object;
@@ -195,7 +198,7 @@ QJsonObject verdictJson(const Caps::Verdict &verdict, QLatin1StringView yesKey)
 
 QJsonObject engineJson(const Caps::ContainerEngine &engine)
 {
-    QJsonObject object{{key::kPresent, engine.present}, {key::kName, engine.name}};
+    QJsonObject object { { key::kPresent, engine.present }, { key::kName, engine.name } };
     if (!engine.reason.isEmpty())
         object.insert(key::kReason, engine.reason);
     if (!engine.present)
@@ -204,9 +207,8 @@ QJsonObject engineJson(const Caps::ContainerEngine &engine)
     object.insert(key::kDefaultRuntime, engine.defaultRuntime);
     QJsonArray runtimes;
     for (const auto &runtime : engine.runtimes)
-        runtimes.append(QJsonObject{{key::kName, runtime.name},
-                                    {key::kPath, runtime.path},
-                                    {key::kKind, Caps::runtimeKindName(runtime.kind)}});
+        runtimes.append(QJsonObject { { key::kName, runtime.name }, { key::kPath, runtime.path },
+            { key::kKind, Caps::runtimeKindName(runtime.kind) } });
     object.insert(key::kRuntimes, runtimes);
     return object;
 }
@@ -215,7 +217,7 @@ Caps::ContainerEngine readEngine(Reader &reader, const QJsonObject &parent)
 {
     const auto section = reader.object(parent, key::kEngine, {});
     if (!section)
-        return {false, {}, {}, {}, {}, kNotReported};
+        return { false, {}, {}, {}, {}, kNotReported };
     const QString where = QStringLiteral("engine.");
     Caps::ContainerEngine engine;
     engine.present = reader.boolean(*section, key::kPresent, where);
@@ -227,7 +229,8 @@ Caps::ContainerEngine readEngine(Reader &reader, const QJsonObject &parent)
         return engine;
     }
     engine.version = reader.text(*section, key::kVersion, where, Caps::kMaxTextLength);
-    engine.defaultRuntime = reader.text(*section, key::kDefaultRuntime, where, Caps::kMaxTextLength);
+    engine.defaultRuntime
+        = reader.text(*section, key::kDefaultRuntime, where, Caps::kMaxTextLength);
     const QJsonArray runtimes = reader.array(*section, key::kRuntimes, where, Caps::kMaxRuntimes);
     for (qsizetype i = 0; i < runtimes.size() && !reader.failed(); ++i) {
         const QString at = QStringLiteral("engine.runtimes[%1].").arg(i);
@@ -252,7 +255,7 @@ Caps::PacketFilter readPacketFilter(Reader &reader, const QJsonObject &parent)
 {
     const auto section = reader.object(parent, key::kPacketFilter, {});
     if (!section)
-        return {false, {}, {}, kNotReported};
+        return { false, {}, {}, kNotReported };
     const QString where = QStringLiteral("packet_filter.");
     Caps::PacketFilter filter;
     filter.usable = reader.boolean(*section, key::kUsable, where);
@@ -274,7 +277,8 @@ std::optional<quint16> parseHexId(const QString &text)
 
 QList<Caps::UsbDevice> readUsbInventory(Reader &reader, const QJsonObject &parent)
 {
-    static const QRegularExpression busIdPattern(QStringLiteral("^[0-9]{1,3}-[0-9]{1,3}(\\.[0-9]{1,3}){0,6}$"));
+    static const QRegularExpression busIdPattern(
+        QStringLiteral("^[0-9]{1,3}-[0-9]{1,3}(\\.[0-9]{1,3}){0,6}$"));
     const QJsonArray items = reader.array(parent, key::kUsbInventory, {}, Caps::kMaxUsbDevices);
     QList<Caps::UsbDevice> devices;
     for (qsizetype i = 0; i < items.size() && !reader.failed(); ++i) {
@@ -287,7 +291,8 @@ QList<Caps::UsbDevice> readUsbInventory(Reader &reader, const QJsonObject &paren
         const auto vendor = parseHexId(reader.text(item, key::kVid, at, 4, true));
         const auto product = parseHexId(reader.text(item, key::kPid, at, 4, true));
         if (!reader.failed() && (!vendor || !product))
-            reader.fail(at.chopped(1), QStringLiteral("vid and pid must be four lower-case hex digits"));
+            reader.fail(
+                at.chopped(1), QStringLiteral("vid and pid must be four lower-case hex digits"));
         device.vendorId = vendor.value_or(0);
         device.productId = product.value_or(0);
         device.serial = reader.text(item, key::kSerial, at, Caps::kMaxTextLength);
@@ -351,8 +356,8 @@ QString engineText(const Caps &caps)
     for (const auto &runtime : caps.engine.runtimes)
         names.append(runtime.name);
     return QStringLiteral("%1 %2 (%3)")
-            .arg(caps.engine.name, caps.engine.version,
-                 names.isEmpty() ? QStringLiteral("no runtime") : names.join(QStringLiteral(", ")));
+        .arg(caps.engine.name, caps.engine.version,
+            names.isEmpty() ? QStringLiteral("no runtime") : names.join(QStringLiteral(", ")));
 }
 
 // What an agent sent may hold newlines or escapes; one line stays one line.
@@ -375,10 +380,8 @@ QJsonObject AgentCapabilities::toJson() const
 
     QJsonArray usb;
     for (const auto &device : usbInventory) {
-        QJsonObject item{{key::kBusId, device.busId},
-                         {key::kVid, hex4(device.vendorId)},
-                         {key::kPid, hex4(device.productId)},
-                         {key::kSpeed, device.speed}};
+        QJsonObject item { { key::kBusId, device.busId }, { key::kVid, hex4(device.vendorId) },
+            { key::kPid, hex4(device.productId) }, { key::kSpeed, device.speed } };
         if (!device.serial.isEmpty())
             item.insert(key::kSerial, device.serial);
         if (!device.product.isEmpty())
@@ -386,27 +389,20 @@ QJsonObject AgentCapabilities::toJson() const
         usb.append(item);
     }
 
-    QJsonObject filter{{key::kUsable, packetFilter.usable}, {key::kName, packetFilter.name}};
+    QJsonObject filter { { key::kUsable, packetFilter.usable }, { key::kName, packetFilter.name } };
     if (!packetFilter.version.isEmpty())
         filter.insert(key::kVersion, packetFilter.version);
     if (!packetFilter.reason.isEmpty())
         filter.insert(key::kReason, packetFilter.reason);
 
-    QJsonObject object{{key::kSoftware, softwareVersion},
-                       {key::kProtocol, protocolVersion},
-                       {key::kOs, os},
-                       {key::kArch, arch},
-                       {key::kCpus, cpus},
-                       {key::kMemoryBytes, double(memoryBytes)},
-                       {key::kLabels, labelObject},
-                       {key::kMaxConcurrent, maxConcurrent},
-                       {key::kMode, modeName(mode)},
-                       {key::kEngine, engineJson(engine)},
-                       {key::kKvm, verdictJson(kvm, key::kUsable)},
-                       {key::kPacketFilter, filter},
-                       {key::kUsbInventory, usb},
-                       {key::kUsbAttach, verdictJson(usbAttach, key::kPossible)},
-                       {key::kL2Attach, verdictJson(l2Attach, key::kPossible)}};
+    QJsonObject object { { key::kSoftware, softwareVersion }, { key::kProtocol, protocolVersion },
+        { key::kOs, os }, { key::kArch, arch }, { key::kCpus, cpus },
+        { key::kMemoryBytes, double(memoryBytes) }, { key::kLabels, labelObject },
+        { key::kMaxConcurrent, maxConcurrent }, { key::kMode, modeName(mode) },
+        { key::kEngine, engineJson(engine) }, { key::kKvm, verdictJson(kvm, key::kUsable) },
+        { key::kPacketFilter, filter }, { key::kUsbInventory, usb },
+        { key::kUsbAttach, verdictJson(usbAttach, key::kPossible) },
+        { key::kL2Attach, verdictJson(l2Attach, key::kPossible) } };
     if (!kernel.isEmpty())
         object.insert(key::kKernel, kernel);
     return object;
@@ -416,18 +412,17 @@ Result<AgentCapabilities> AgentCapabilities::fromJson(QByteArrayView utf8)
 {
     if (utf8.size() > kMaxSerializedBytes)
         return Error::make(QStringLiteral("invalid_capabilities"),
-                           QStringLiteral("capabilities: %1 bytes, more than the %2 allowed")
-                                   .arg(utf8.size())
-                                   .arg(kMaxSerializedBytes),
-                           true);
-    QJsonParseError parseError{};
-    const QJsonDocument document =
-            QJsonDocument::fromJson(QByteArray::fromRawData(utf8.data(), utf8.size()), &parseError);
+            QStringLiteral("capabilities: %1 bytes, more than the %2 allowed")
+                .arg(utf8.size())
+                .arg(kMaxSerializedBytes),
+            true);
+    QJsonParseError parseError {};
+    const QJsonDocument document
+        = QJsonDocument::fromJson(QByteArray::fromRawData(utf8.data(), utf8.size()), &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
         return Error::make(QStringLiteral("invalid_capabilities"),
-                           QStringLiteral("capabilities: not a JSON object (%1)")
-                                   .arg(parseError.errorString()),
-                           true);
+            QStringLiteral("capabilities: not a JSON object (%1)").arg(parseError.errorString()),
+            true);
     return fromJson(document.object());
 }
 
@@ -443,7 +438,8 @@ Result<AgentCapabilities> AgentCapabilities::fromJson(const QJsonObject &object)
     caps.cpus = int(reader.integer(object, key::kCpus, {}, 1, kMaxCpus));
     caps.memoryBytes = reader.integer(object, key::kMemoryBytes, {}, 0, kMaxJsonInteger);
     caps.labels = readLabels(reader, object);
-    caps.maxConcurrent = int(reader.integer(object, key::kMaxConcurrent, {}, 1, kMaxConcurrentCeiling));
+    caps.maxConcurrent
+        = int(reader.integer(object, key::kMaxConcurrent, {}, 1, kMaxConcurrentCeiling));
 
     const QString mode = reader.text(object, key::kMode, {}, kMaxTextLength, true);
     if (mode == modeName(Mode::Host))
@@ -469,14 +465,12 @@ QString AgentCapabilities::summary() const
 {
     // Joined, not .arg()-chained: an agent's text may itself hold "%1".
     const QString machine = os + QLatin1Char('/') + arch + QLatin1Char(' ') + QString::number(cpus)
-            + (cpus == 1 ? QStringLiteral(" cpu ") : QStringLiteral(" cpus "))
-            + memoryText(memoryBytes);
-    const QStringList parts{machine,
-                            engineText(*this),
-                            QStringLiteral("usb: ") + verdictText(usbAttach),
-                            QStringLiteral("l2: ") + verdictText(l2Attach),
-                            QStringLiteral("kvm: ") + verdictText(kvm),
-                            QStringLiteral("max ") + QString::number(maxConcurrent)};
+        + (cpus == 1 ? QStringLiteral(" cpu ") : QStringLiteral(" cpus "))
+        + memoryText(memoryBytes);
+    const QStringList parts { machine, engineText(*this),
+        QStringLiteral("usb: ") + verdictText(usbAttach),
+        QStringLiteral("l2: ") + verdictText(l2Attach), QStringLiteral("kvm: ") + verdictText(kvm),
+        QStringLiteral("max ") + QString::number(maxConcurrent) };
     return withoutControlCharacters(parts.join(QStringLiteral(", ")));
 }
 
@@ -486,33 +480,36 @@ Result<int> AgentCapabilities::parseMaxConcurrent(const QString &text, const QSt
     const int value = text.toInt(&numeric);
     if (!numeric || value < 0 || value > kMaxConcurrentCeiling)
         return Error::make(QStringLiteral("usage"),
-                           QStringLiteral("%1 must be a number from 0 to %2").arg(option).arg(kMaxConcurrentCeiling), true);
+            QStringLiteral("%1 must be a number from 0 to %2")
+                .arg(option)
+                .arg(kMaxConcurrentCeiling),
+            true);
     return value;
 }
 
 Status AgentCapabilities::validateLabel(const QString &key, const QString &value)
 {
     static const QRegularExpression keyPattern(
-            QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._/-]{0,%1}$").arg(kMaxLabelKeyLength - 1));
+        QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._/-]{0,%1}$").arg(kMaxLabelKeyLength - 1));
     if (!keyPattern.match(key).hasMatch())
         return Error::make(QStringLiteral("invalid_label"),
-                           QStringLiteral("label key \"%1\" must be 1..%2 letters, digits, '.', "
-                                          "'_', '/' or '-', starting with a letter or digit")
-                                   .arg(withoutControlCharacters(key.left(kMaxLabelKeyLength)),
-                                        QString::number(kMaxLabelKeyLength)),
-                           true);
+            QStringLiteral("label key \"%1\" must be 1..%2 letters, digits, '.', "
+                           "'_', '/' or '-', starting with a letter or digit")
+                .arg(withoutControlCharacters(key.left(kMaxLabelKeyLength)),
+                    QString::number(kMaxLabelKeyLength)),
+            true);
     if (value.size() > kMaxLabelValueLength)
         return Error::make(QStringLiteral("invalid_label"),
-                           QStringLiteral("label \"%1\" has a value longer than %2 characters")
-                                   .arg(key, QString::number(kMaxLabelValueLength)),
-                           true);
+            QStringLiteral("label \"%1\" has a value longer than %2 characters")
+                .arg(key, QString::number(kMaxLabelValueLength)),
+            true);
     for (const QChar c : value) {
         if (!c.isPrint())
             return Error::make(QStringLiteral("invalid_label"),
-                               QStringLiteral("label \"%1\" has a value with a character that is "
-                                              "not printable")
-                                       .arg(key),
-                               true);
+                QStringLiteral("label \"%1\" has a value with a character that is "
+                               "not printable")
+                    .arg(key),
+                true);
     }
     return {};
 }
@@ -537,7 +534,8 @@ QString AgentCapabilities::runtimeKindName(RuntimeKind kind)
     return {};
 }
 
-std::optional<AgentCapabilities::RuntimeKind> AgentCapabilities::runtimeKindOf(const QString &nameOrPath)
+std::optional<AgentCapabilities::RuntimeKind> AgentCapabilities::runtimeKindOf(
+    const QString &nameOrPath)
 {
     const QString name = QFileInfo(nameOrPath).fileName().toLower();
     if (name == QLatin1String("runc"))
@@ -546,7 +544,8 @@ std::optional<AgentCapabilities::RuntimeKind> AgentCapabilities::runtimeKindOf(c
         return RuntimeKind::Crun;
     if (name == QLatin1String("runsc") || name == QLatin1String("gvisor"))
         return RuntimeKind::Gvisor;
-    if (name.startsWith(QLatin1String("kata")) || name.startsWith(QLatin1String("containerd-shim-kata")))
+    if (name.startsWith(QLatin1String("kata"))
+        || name.startsWith(QLatin1String("containerd-shim-kata")))
         return RuntimeKind::Kata;
     return std::nullopt;
 }

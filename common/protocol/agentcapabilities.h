@@ -23,10 +23,20 @@ struct AgentCapabilities
     // Host mode runs workloads as plain processes (explicitly chosen by the
     // agent's operator, never a fallback); container mode runs each in a
     // sandbox of the container engine.
-    enum class Mode { Host, Container };
+    enum class Mode
+    {
+        Host,
+        Container
+    };
     // The OCI runtimes that matter for dispatch: runc and crun are
     // namespace-based and can receive a device; gVisor and Kata cannot.
-    enum class RuntimeKind { Runc, Crun, Gvisor, Kata };
+    enum class RuntimeKind
+    {
+        Runc,
+        Crun,
+        Gvisor,
+        Kata
+    };
 
     // A yes/no answer. Every "no" carries a reason a person can act on; a
     // "yes" may carry a caveat.
@@ -95,8 +105,8 @@ struct AgentCapabilities
 
     QString softwareVersion;
     int protocolVersion = 0;
-    QString os;     // QSysInfo::kernelType(): "linux"
-    QString arch;   // QSysInfo::currentCpuArchitecture(): "x86_64", "arm64"
+    QString os; // QSysInfo::kernelType(): "linux"
+    QString arch; // QSysInfo::currentCpuArchitecture(): "x86_64", "arm64"
     QString kernel; // QSysInfo::kernelVersion()
     int cpus = 1;
     qint64 memoryBytes = 0;
@@ -129,7 +139,7 @@ struct AgentCapabilities
     // error): 0 (the number of CPUs) to kMaxConcurrentCeiling.
     static Result<int> parseMaxConcurrent(const QString &text, const QString &option);
 
-    static QString modeName(Mode mode);           // "host", "container"
+    static QString modeName(Mode mode); // "host", "container"
     static QString runtimeKindName(RuntimeKind kind); // "runc", "crun", "gvisor", "kata"
     // The kind of a runtime by its registered name or executable
     // ("runsc" -> gVisor, "kata-qemu" -> Kata); nullopt for others.

@@ -116,19 +116,19 @@ Result<ChannelFrame> decodeFrame(QByteArrayView bytes)
 {
     if (bytes.size() < kHeaderSize)
         return malformed(QStringLiteral("frame of %1 bytes is shorter than its %2-byte header")
-                                 .arg(bytes.size())
-                                 .arg(kHeaderSize));
+                             .arg(bytes.size())
+                             .arg(kHeaderSize));
     if (bytes.size() > kMaxFrameSize)
         return malformed(QStringLiteral("frame of %1 bytes exceeds the %2-byte limit")
-                                 .arg(bytes.size())
-                                 .arg(kMaxFrameSize));
+                             .arg(bytes.size())
+                             .arg(kMaxFrameSize));
     const auto kindByte = static_cast<quint8>(bytes[0]);
     if (kindByte < static_cast<quint8>(FrameKind::Open)
         || kindByte > static_cast<quint8>(FrameKind::Close))
         return malformed(QStringLiteral("unknown frame kind %1").arg(kindByte));
     if (bytes[1] != '\0')
         return malformed(QStringLiteral("frame flags 0x%1 are not defined in this protocol version")
-                                 .arg(static_cast<quint8>(bytes[1]), 2, 16, QLatin1Char('0')));
+                             .arg(static_cast<quint8>(bytes[1]), 2, 16, QLatin1Char('0')));
 
     ChannelFrame frame;
     frame.kind = static_cast<FrameKind>(kindByte);
@@ -141,9 +141,9 @@ Result<ChannelFrame> decodeFrame(QByteArrayView bytes)
     auto needExactly = [&](qsizetype n) -> std::optional<Error> {
         if (body.size() != n)
             return malformed(QStringLiteral("%1 frame body is %2 bytes, expected %3")
-                                     .arg(kindName)
-                                     .arg(body.size())
-                                     .arg(n));
+                                 .arg(kindName)
+                                 .arg(body.size())
+                                 .arg(n));
         return std::nullopt;
     };
 
@@ -154,8 +154,8 @@ Result<ChannelFrame> decodeFrame(QByteArrayView bytes)
         frame.window = qFromBigEndian<quint32>(body.data());
         if (body.size() - 4 > kMaxOpenMetadata)
             return malformed(QStringLiteral("open metadata of %1 bytes exceeds %2")
-                                     .arg(body.size() - 4)
-                                     .arg(kMaxOpenMetadata));
+                                 .arg(body.size() - 4)
+                                 .arg(kMaxOpenMetadata));
         frame.payload = body.sliced(4).toByteArray();
         break;
     case FrameKind::Accept:
@@ -184,8 +184,8 @@ Result<ChannelFrame> decodeFrame(QByteArrayView bytes)
         frame.closeCode = static_cast<CloseCode>(code);
         if (body.size() - 2 > kMaxCloseReason)
             return malformed(QStringLiteral("close reason of %1 bytes exceeds %2")
-                                     .arg(body.size() - 2)
-                                     .arg(kMaxCloseReason));
+                                 .arg(body.size() - 2)
+                                 .arg(kMaxCloseReason));
         frame.payload = body.sliced(2).toByteArray();
         break;
     }
@@ -193,9 +193,9 @@ Result<ChannelFrame> decodeFrame(QByteArrayView bytes)
     if ((frame.kind == FrameKind::Open || frame.kind == FrameKind::Accept)
         && (frame.window == 0 || frame.window > kMaxWindow))
         return malformed(QStringLiteral("%1 window %2 is outside 1..%3")
-                                 .arg(kindName)
-                                 .arg(frame.window)
-                                 .arg(kMaxWindow));
+                             .arg(kindName)
+                             .arg(frame.window)
+                             .arg(kMaxWindow));
     return frame;
 }
 

@@ -21,7 +21,8 @@ namespace cloop::protocol {
 //
 // The opener of a channel chooses its number: hub-opened channels are even,
 // daemon-opened ones odd, so both can open at once without colliding.
-enum class FrameKind : quint8 {
+enum class FrameKind : quint8
+{
     Open = 1,
     Accept = 2,
     Data = 3,
@@ -29,7 +30,8 @@ enum class FrameKind : quint8 {
     Close = 5,
 };
 
-enum class CloseCode : quint16 {
+enum class CloseCode : quint16
+{
     Normal = 0,
     Refused = 1,
     Overflow = 2,

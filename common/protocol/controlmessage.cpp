@@ -2,8 +2,8 @@
 
 #include "common/device/usb/usbipprotocol.h"
 
-#include <QJsonDocument>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QRegularExpression>
 
@@ -24,9 +24,9 @@ class FieldReader
 {
 public:
     FieldReader(const QJsonObject &object, QString type)
-        : m_object(object), m_type(std::move(type))
-    {
-    }
+        : m_object(object)
+        , m_type(std::move(type))
+    { }
 
     QString string(QLatin1StringView key, qsizetype maxLength = 4096, bool required = true)
     {
@@ -56,7 +56,11 @@ public:
         // Range first: converting a double outside qint64 is undefined.
         // min and max lie within +-2^53, so they convert exactly.
         if (!(number >= static_cast<double>(min) && number <= static_cast<double>(max))) {
-            fail(QStringLiteral("\"%1\" = %2 is outside %3..%4").arg(key).arg(number, 0, 'g', 17).arg(min).arg(max));
+            fail(QStringLiteral("\"%1\" = %2 is outside %3..%4")
+                     .arg(key)
+                     .arg(number, 0, 'g', 17)
+                     .arg(min)
+                     .arg(max));
             return 0;
         }
         return static_cast<qint64>(number);
@@ -113,12 +117,11 @@ private:
     std::optional<Error> m_error;
 };
 
-template<typename T>
-Result<ControlMessage> finish(const FieldReader &reader, T message)
+template <typename T> Result<ControlMessage> finish(const FieldReader &reader, T message)
 {
     if (reader.error())
         return *reader.error();
-    return ControlMessage{std::move(message)};
+    return ControlMessage { std::move(message) };
 }
 
 constexpr qint64 kMaxProtocol = 10000;
@@ -142,9 +145,11 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
         read.fail(QStringLiteral("\"argv\" must be an array of 1..%1 strings").arg(kMaxArgv));
     } else {
         for (const QJsonValue &arg : argv.toArray()) {
-            if (!arg.isString() || arg.toString().size() > kMaxArgLength || arg.toString().contains(QChar(u'\0'))) {
-                read.fail(QStringLiteral("\"argv\" entries must be strings of at most %1 characters without NUL")
-                                  .arg(kMaxArgLength));
+            if (!arg.isString() || arg.toString().size() > kMaxArgLength
+                || arg.toString().contains(QChar(u'\0'))) {
+                read.fail(QStringLiteral(
+                    "\"argv\" entries must be strings of at most %1 characters without NUL")
+                              .arg(kMaxArgLength));
                 break;
             }
             start.argv.append(arg.toString());
@@ -153,14 +158,17 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
     const QJsonValue env = object.value(QLatin1String("env"));
     if (!env.isUndefined() && !env.isNull()) {
         if (!env.isObject() || env.toObject().size() > kMaxEnv) {
-            read.fail(QStringLiteral("\"env\" must be an object of at most %1 entries").arg(kMaxEnv));
+            read.fail(
+                QStringLiteral("\"env\" must be an object of at most %1 entries").arg(kMaxEnv));
         } else {
             const QJsonObject entries = env.toObject();
             for (auto it = entries.begin(); it != entries.end(); ++it) {
                 if (!envName.match(it.key()).hasMatch() || !it.value().isString()
-                    || it.value().toString().size() > kMaxArgLength || it.value().toString().contains(QChar(u'\n'))
+                    || it.value().toString().size() > kMaxArgLength
+                    || it.value().toString().contains(QChar(u'\n'))
                     || it.value().toString().contains(QChar(u'\0'))) {
-                    read.fail(QStringLiteral("\"env\" entry \"%1\" is not NAME: single-line text").arg(it.key().left(64)));
+                    read.fail(QStringLiteral("\"env\" entry \"%1\" is not NAME: single-line text")
+                                  .arg(it.key().left(64)));
                     break;
                 }
                 start.env.insert(it.key(), it.value().toString());
@@ -172,7 +180,8 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
         static const QRegularExpression deviceName(QStringLiteral("^[a-z0-9][a-z0-9._-]{0,63}$"));
         static const QRegularExpression interfaceName(QStringLiteral("^[A-Za-z0-9_.-]{1,15}$"));
         if (!devices.isArray() || devices.toArray().size() > kMaxDevices) {
-            read.fail(QStringLiteral("\"devices\" must be an array of at most %1 devices").arg(kMaxDevices));
+            read.fail(QStringLiteral("\"devices\" must be an array of at most %1 devices")
+                          .arg(kMaxDevices));
         } else {
             for (const QJsonValue &entry : devices.toArray()) {
                 if (!entry.isObject()) {
@@ -189,12 +198,14 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
                     forwarded.target = device.string(QLatin1StringView("target"), 15);
                     forwarded.address = device.string(QLatin1StringView("address"), 64, false);
                     if (fields.contains(QLatin1String("mtu")))
-                        forwarded.mtu = static_cast<int>(device.integer(QLatin1StringView("mtu"), 68, 65521));
+                        forwarded.mtu
+                            = static_cast<int>(device.integer(QLatin1StringView("mtu"), 68, 65521));
                     if (!device.error() && !interfaceName.match(forwarded.target).hasMatch())
                         device.fail(QStringLiteral("\"target\" is not an interface name"));
                 } else if (forwarded.kind == QLatin1String("usb")) {
                     forwarded.busId = device.string(QLatin1StringView("busid"), 31);
-                    if (!device.error() && !device::usb::usbip::isValidBusId(forwarded.busId.toLatin1()))
+                    if (!device.error()
+                        && !device::usb::usbip::isValidBusId(forwarded.busId.toLatin1()))
                         device.fail(QStringLiteral("\"busid\" is not a USB bus id"));
                 } else if (!device.error()) {
                     device.fail(QStringLiteral("\"kind\" must be \"l2\" or \"usb\""));
@@ -223,14 +234,14 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
 {
     if (utf8.size() > kMaxControlMessageSize)
         return protocolError(QStringLiteral("control message of %1 bytes exceeds %2")
-                                     .arg(utf8.size())
-                                     .arg(kMaxControlMessageSize));
-    QJsonParseError parseError{};
+                                 .arg(utf8.size())
+                                 .arg(kMaxControlMessageSize));
+    QJsonParseError parseError {};
     const QJsonDocument document = QJsonDocument::fromJson(utf8.toByteArray(), &parseError);
     if (parseError.error != QJsonParseError::NoError)
         return protocolError(QStringLiteral("control message is not JSON: %1 at offset %2")
-                                     .arg(parseError.errorString())
-                                     .arg(parseError.offset));
+                                 .arg(parseError.errorString())
+                                 .arg(parseError.offset));
     if (!document.isObject())
         return protocolError(QStringLiteral("control message is not a JSON object"));
     const QJsonObject object = document.object();
@@ -242,7 +253,8 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
 
     if (type == messagetype::kHello) {
         Hello hello;
-        hello.protocol = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
+        hello.protocol
+            = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
         hello.software = read.string(QLatin1StringView("software"), 64);
         hello.role = read.role();
         hello.credential = read.string(QLatin1StringView("credential"), 256);
@@ -251,7 +263,8 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
     }
     if (type == messagetype::kRedeem) {
         Redeem redeem;
-        redeem.protocol = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
+        redeem.protocol
+            = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
         redeem.software = read.string(QLatin1StringView("software"), 64);
         redeem.role = read.role();
         redeem.token = read.string(QLatin1StringView("token"), 256);
@@ -267,7 +280,8 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
     }
     if (type == messagetype::kWelcome) {
         Welcome welcome;
-        welcome.protocol = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
+        welcome.protocol
+            = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
         welcome.software = read.string(QLatin1StringView("software"), 64);
         welcome.id = read.integer(QLatin1StringView("id"), 1, kMaxId);
         welcome.name = read.string(QLatin1StringView("name"), 64);
@@ -312,8 +326,10 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
     if (type == messagetype::kRunFinished) {
         RunFinished finished;
         finished.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
-        if (const QJsonValue code = object.value(QLatin1String("exit_code")); !code.isUndefined() && !code.isNull())
-            finished.exitCode = static_cast<int>(read.integer(QLatin1StringView("exit_code"), -255, 255));
+        if (const QJsonValue code = object.value(QLatin1String("exit_code"));
+            !code.isUndefined() && !code.isNull())
+            finished.exitCode
+                = static_cast<int>(read.integer(QLatin1StringView("exit_code"), -255, 255));
         finished.error = read.string(QLatin1StringView("error"), 4096, false);
         finished.endOffset = read.integer(QLatin1StringView("end_offset"), 0, kMaxId);
         if (!finished.exitCode && finished.error.isEmpty())
@@ -324,12 +340,15 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
         RunsHeld held;
         const QJsonValue ids = object.value(QLatin1String("run_ids"));
         if (!ids.isArray() || ids.toArray().size() > kMaxRunsHeld) {
-            read.fail(QStringLiteral("\"run_ids\" must be an array of at most %1 run ids").arg(kMaxRunsHeld));
+            read.fail(QStringLiteral("\"run_ids\" must be an array of at most %1 run ids")
+                          .arg(kMaxRunsHeld));
         } else {
             for (const QJsonValue &id : ids.toArray()) {
                 const double number = id.toDouble(-1);
-                if (!id.isDouble() || number < 1 || number > double(kMaxId) || number != std::floor(number)) {
-                    read.fail(QStringLiteral("\"run_ids\" entries must be run ids (whole numbers from 1)"));
+                if (!id.isDouble() || number < 1 || number > double(kMaxId)
+                    || number != std::floor(number)) {
+                    read.fail(QStringLiteral(
+                        "\"run_ids\" entries must be run ids (whole numbers from 1)"));
                     break;
                 }
                 held.runIds.append(static_cast<qint64>(number));
@@ -356,40 +375,33 @@ struct Serializer
 {
     QJsonObject operator()(const Hello &m) const
     {
-        QJsonObject object{{QStringLiteral("type"), messagetype::kHello},
-                           {QStringLiteral("protocol"), m.protocol},
-                           {QStringLiteral("software"), m.software},
-                           {QStringLiteral("role"), roleName(m.role)},
-                           {QStringLiteral("credential"), m.credential}};
+        QJsonObject object { { QStringLiteral("type"), messagetype::kHello },
+            { QStringLiteral("protocol"), m.protocol }, { QStringLiteral("software"), m.software },
+            { QStringLiteral("role"), roleName(m.role) },
+            { QStringLiteral("credential"), m.credential } };
         if (!m.capabilities.isEmpty())
             object.insert(QStringLiteral("capabilities"), m.capabilities);
         return object;
     }
     QJsonObject operator()(const Redeem &m) const
     {
-        QJsonObject object{{QStringLiteral("type"), messagetype::kRedeem},
-                           {QStringLiteral("protocol"), m.protocol},
-                           {QStringLiteral("software"), m.software},
-                           {QStringLiteral("role"), roleName(m.role)},
-                           {QStringLiteral("token"), m.token}};
+        QJsonObject object { { QStringLiteral("type"), messagetype::kRedeem },
+            { QStringLiteral("protocol"), m.protocol }, { QStringLiteral("software"), m.software },
+            { QStringLiteral("role"), roleName(m.role) }, { QStringLiteral("token"), m.token } };
         if (!m.capabilities.isEmpty())
             object.insert(QStringLiteral("capabilities"), m.capabilities);
         return object;
     }
     QJsonObject operator()(const Enrolled &m) const
     {
-        return {{QStringLiteral("type"), messagetype::kEnrolled},
-                {QStringLiteral("id"), m.id},
-                {QStringLiteral("name"), m.name},
-                {QStringLiteral("credential"), m.credential}};
+        return { { QStringLiteral("type"), messagetype::kEnrolled }, { QStringLiteral("id"), m.id },
+            { QStringLiteral("name"), m.name }, { QStringLiteral("credential"), m.credential } };
     }
     QJsonObject operator()(const Welcome &m) const
     {
-        QJsonObject object{{QStringLiteral("type"), messagetype::kWelcome},
-                           {QStringLiteral("protocol"), m.protocol},
-                           {QStringLiteral("software"), m.software},
-                           {QStringLiteral("id"), m.id},
-                           {QStringLiteral("name"), m.name}};
+        QJsonObject object { { QStringLiteral("type"), messagetype::kWelcome },
+            { QStringLiteral("protocol"), m.protocol }, { QStringLiteral("software"), m.software },
+            { QStringLiteral("id"), m.id }, { QStringLiteral("name"), m.name } };
         if (m.device)
             object.insert(QStringLiteral("device"), m.device->toJson());
         return object;
@@ -399,12 +411,12 @@ struct Serializer
         QJsonObject env;
         for (auto it = m.env.begin(); it != m.env.end(); ++it)
             env.insert(it.key(), it.value());
-        QJsonObject object{{QStringLiteral("type"), messagetype::kRunStart},
-                           {QStringLiteral("run_id"), m.runId},
-                           {QStringLiteral("argv"), QJsonArray::fromStringList(m.argv)},
-                           {QStringLiteral("workdir"), m.workdir},
-                           {QStringLiteral("host_process"), m.hostProcess},
-                           {QStringLiteral("resume_offset"), m.resumeOffset}};
+        QJsonObject object { { QStringLiteral("type"), messagetype::kRunStart },
+            { QStringLiteral("run_id"), m.runId },
+            { QStringLiteral("argv"), QJsonArray::fromStringList(m.argv) },
+            { QStringLiteral("workdir"), m.workdir },
+            { QStringLiteral("host_process"), m.hostProcess },
+            { QStringLiteral("resume_offset"), m.resumeOffset } };
         if (!m.image.isEmpty())
             object.insert(QStringLiteral("image"), m.image);
         if (!m.runtime.isEmpty())
@@ -414,9 +426,9 @@ struct Serializer
         if (!m.devices.isEmpty()) {
             QJsonArray devices;
             for (const ForwardedDevice &device : m.devices) {
-                QJsonObject entry{{QStringLiteral("binding_id"), device.bindingId},
-                                  {QStringLiteral("name"), device.name},
-                                  {QStringLiteral("kind"), device.kind}};
+                QJsonObject entry { { QStringLiteral("binding_id"), device.bindingId },
+                    { QStringLiteral("name"), device.name },
+                    { QStringLiteral("kind"), device.kind } };
                 if (device.kind == QLatin1String("l2")) {
                     entry.insert(QStringLiteral("target"), device.target);
                     entry.insert(QStringLiteral("mtu"), device.mtu);
@@ -433,25 +445,23 @@ struct Serializer
     }
     QJsonObject operator()(const RunCancel &m) const
     {
-        return {{QStringLiteral("type"), messagetype::kRunCancel},
-                {QStringLiteral("run_id"), m.runId},
-                {QStringLiteral("reason"), m.reason}};
+        return { { QStringLiteral("type"), messagetype::kRunCancel },
+            { QStringLiteral("run_id"), m.runId }, { QStringLiteral("reason"), m.reason } };
     }
     QJsonObject operator()(const RunAck &m) const
     {
-        return {{QStringLiteral("type"), messagetype::kRunAck},
-                {QStringLiteral("run_id"), m.runId},
-                {QStringLiteral("offset"), m.offset}};
+        return { { QStringLiteral("type"), messagetype::kRunAck },
+            { QStringLiteral("run_id"), m.runId }, { QStringLiteral("offset"), m.offset } };
     }
     QJsonObject operator()(const RunStarted &m) const
     {
-        return {{QStringLiteral("type"), messagetype::kRunStarted}, {QStringLiteral("run_id"), m.runId}};
+        return { { QStringLiteral("type"), messagetype::kRunStarted },
+            { QStringLiteral("run_id"), m.runId } };
     }
     QJsonObject operator()(const RunFinished &m) const
     {
-        QJsonObject object{{QStringLiteral("type"), messagetype::kRunFinished},
-                           {QStringLiteral("run_id"), m.runId},
-                           {QStringLiteral("end_offset"), m.endOffset}};
+        QJsonObject object { { QStringLiteral("type"), messagetype::kRunFinished },
+            { QStringLiteral("run_id"), m.runId }, { QStringLiteral("end_offset"), m.endOffset } };
         if (m.exitCode)
             object.insert(QStringLiteral("exit_code"), *m.exitCode);
         if (!m.error.isEmpty())
@@ -460,10 +470,9 @@ struct Serializer
     }
     QJsonObject operator()(const DeviceState &m) const
     {
-        QJsonObject object{{QStringLiteral("type"), messagetype::kDeviceState},
-                           {QStringLiteral("mtu"), m.mtu},
-                           {QStringLiteral("up"), m.up},
-                           {QStringLiteral("carrier"), m.carrier}};
+        QJsonObject object { { QStringLiteral("type"), messagetype::kDeviceState },
+            { QStringLiteral("mtu"), m.mtu }, { QStringLiteral("up"), m.up },
+            { QStringLiteral("carrier"), m.carrier } };
         if (m.usb)
             object.insert(QStringLiteral("usb_busid"), m.usbBusId);
         return object;
@@ -473,26 +482,26 @@ struct Serializer
         QJsonArray ids;
         for (const qint64 id : m.runIds)
             ids.append(id);
-        return {{QStringLiteral("type"), messagetype::kRunsHeld}, {QStringLiteral("run_ids"), ids}};
+        return { { QStringLiteral("type"), messagetype::kRunsHeld },
+            { QStringLiteral("run_ids"), ids } };
     }
     QJsonObject operator()(const ErrorMessage &m) const
     {
-        return {{QStringLiteral("type"), messagetype::kError},
-                {QStringLiteral("code"), m.code},
-                {QStringLiteral("message"), m.message},
-                {QStringLiteral("permanent"), m.permanent}};
+        return { { QStringLiteral("type"), messagetype::kError },
+            { QStringLiteral("code"), m.code }, { QStringLiteral("message"), m.message },
+            { QStringLiteral("permanent"), m.permanent } };
     }
 };
 } // namespace
 
 QByteArray serializeControlMessage(const ControlMessage &message)
 {
-    return QJsonDocument(std::visit(Serializer{}, message)).toJson(QJsonDocument::Compact);
+    return QJsonDocument(std::visit(Serializer {}, message)).toJson(QJsonDocument::Compact);
 }
 
 QString controlMessageType(const ControlMessage &message)
 {
-    return std::visit(Serializer{}, message).value(QLatin1String("type")).toString();
+    return std::visit(Serializer {}, message).value(QLatin1String("type")).toString();
 }
 
 } // namespace cloop::protocol

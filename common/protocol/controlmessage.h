@@ -4,10 +4,10 @@
 #include "common/result.h"
 
 #include <QByteArray>
-#include <QMap>
-#include <QStringList>
 #include <QJsonObject>
+#include <QMap>
 #include <QString>
+#include <QStringList>
 
 #include <variant>
 
@@ -18,23 +18,27 @@ namespace cloop::protocol {
 // above it only sees the typed values below.
 
 namespace messagetype {
-inline constexpr QLatin1StringView kHello{"hello"};
-inline constexpr QLatin1StringView kRedeem{"redeem"};
-inline constexpr QLatin1StringView kEnrolled{"enrolled"};
-inline constexpr QLatin1StringView kWelcome{"welcome"};
-inline constexpr QLatin1StringView kError{"error"};
-inline constexpr QLatin1StringView kRunStart{"run.start"};
-inline constexpr QLatin1StringView kRunCancel{"run.cancel"};
-inline constexpr QLatin1StringView kRunAck{"run.ack"};
-inline constexpr QLatin1StringView kRunStarted{"run.started"};
-inline constexpr QLatin1StringView kRunFinished{"run.finished"};
-inline constexpr QLatin1StringView kRunsHeld{"runs.held"};
-inline constexpr QLatin1StringView kDeviceState{"device.state"};
+inline constexpr QLatin1StringView kHello { "hello" };
+inline constexpr QLatin1StringView kRedeem { "redeem" };
+inline constexpr QLatin1StringView kEnrolled { "enrolled" };
+inline constexpr QLatin1StringView kWelcome { "welcome" };
+inline constexpr QLatin1StringView kError { "error" };
+inline constexpr QLatin1StringView kRunStart { "run.start" };
+inline constexpr QLatin1StringView kRunCancel { "run.cancel" };
+inline constexpr QLatin1StringView kRunAck { "run.ack" };
+inline constexpr QLatin1StringView kRunStarted { "run.started" };
+inline constexpr QLatin1StringView kRunFinished { "run.finished" };
+inline constexpr QLatin1StringView kRunsHeld { "runs.held" };
+inline constexpr QLatin1StringView kDeviceState { "device.state" };
 } // namespace messagetype
 
 // Which endpoint a daemon speaks to; a credential of one role never
 // authenticates as the other.
-enum class PeerRole { Forwarder, Executor };
+enum class PeerRole
+{
+    Forwarder,
+    Executor
+};
 QString roleName(PeerRole role);
 
 // Daemon -> hub, first message of an enrolled daemon.
@@ -197,8 +201,8 @@ struct DeviceState
     friend bool operator==(const DeviceState &, const DeviceState &) = default;
 };
 
-using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart, RunCancel, RunAck,
-                                    RunStarted, RunFinished, RunsHeld, DeviceState>;
+using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart,
+    RunCancel, RunAck, RunStarted, RunFinished, RunsHeld, DeviceState>;
 
 // Limits a RunStart is checked against.
 inline constexpr int kMaxArgv = 256;

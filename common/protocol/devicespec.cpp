@@ -39,7 +39,7 @@ Result<DeviceSpec> DeviceSpec::parseUsb(const QString &text)
     if (firstColon < 0)
         return invalid(QStringLiteral("USB device \"%1\" is not VID:PID[:SERIAL] "
                                       "(four hex digits each, e.g. 1050:0407)")
-                               .arg(text));
+                           .arg(text));
     const int secondColon = text.indexOf(QLatin1Char(':'), firstColon + 1);
     const QString vid = text.left(firstColon);
     const QString pid = secondColon < 0 ? text.mid(firstColon + 1)
@@ -49,7 +49,7 @@ Result<DeviceSpec> DeviceSpec::parseUsb(const QString &text)
     if (!vendor || !product)
         return invalid(QStringLiteral("USB device \"%1\" is not VID:PID[:SERIAL] "
                                       "(four hex digits each, e.g. 1050:0407)")
-                               .arg(text));
+                           .arg(text));
     DeviceSpec spec;
     spec.kind = Kind::Usb;
     spec.vendorId = *vendor;
@@ -62,7 +62,7 @@ Result<DeviceSpec> DeviceSpec::parseUsb(const QString &text)
             if (!c.isPrint() || c.isSpace())
                 return invalid(QStringLiteral("USB serial \"%1\" holds a character that is not "
                                               "printable")
-                                       .arg(spec.serial));
+                                   .arg(spec.serial));
         }
     }
     return spec;
@@ -73,7 +73,7 @@ Result<DeviceSpec> DeviceSpec::parseInterface(const QString &name)
     if (!isValidInterfaceName(name))
         return invalid(QStringLiteral("\"%1\" is not a valid network interface name "
                                       "(1-15 characters, no '/', ':' or spaces)")
-                               .arg(name));
+                           .arg(name));
     DeviceSpec spec;
     spec.kind = Kind::Segment;
     spec.interfaceName = name;
@@ -85,7 +85,7 @@ Result<DeviceSpec> DeviceSpec::fromJson(const QJsonObject &object)
     const QString kind = object.value(QLatin1String("kind")).toString();
     if (kind == QLatin1String("usb")) {
         QString text = object.value(QLatin1String("vendor")).toString() + QLatin1Char(':')
-                + object.value(QLatin1String("product")).toString();
+            + object.value(QLatin1String("product")).toString();
         const QString serial = object.value(QLatin1String("serial")).toString();
         if (!serial.isEmpty())
             text += QLatin1Char(':') + serial;
@@ -98,10 +98,12 @@ Result<DeviceSpec> DeviceSpec::fromJson(const QJsonObject &object)
 
 QJsonObject DeviceSpec::toJson() const
 {
-    QJsonObject object{{QStringLiteral("kind"), kindName()}};
+    QJsonObject object { { QStringLiteral("kind"), kindName() } };
     if (kind == Kind::Usb) {
-        object.insert(QStringLiteral("vendor"), QStringLiteral("%1").arg(vendorId, 4, 16, QLatin1Char('0')));
-        object.insert(QStringLiteral("product"), QStringLiteral("%1").arg(productId, 4, 16, QLatin1Char('0')));
+        object.insert(
+            QStringLiteral("vendor"), QStringLiteral("%1").arg(vendorId, 4, 16, QLatin1Char('0')));
+        object.insert(QStringLiteral("product"),
+            QStringLiteral("%1").arg(productId, 4, 16, QLatin1Char('0')));
         if (!serial.isEmpty())
             object.insert(QStringLiteral("serial"), serial);
     } else {
@@ -120,8 +122,8 @@ QString DeviceSpec::describe() const
     if (kind == Kind::Segment)
         return QStringLiteral("l2 %1").arg(interfaceName);
     QString text = QStringLiteral("usb %1:%2")
-                           .arg(vendorId, 4, 16, QLatin1Char('0'))
-                           .arg(productId, 4, 16, QLatin1Char('0'));
+                       .arg(vendorId, 4, 16, QLatin1Char('0'))
+                       .arg(productId, 4, 16, QLatin1Char('0'));
     if (!serial.isEmpty())
         text += QLatin1Char(':') + serial;
     return text;

@@ -10,7 +10,11 @@ namespace cloop::protocol {
 // What one forwarder carries: exactly one USB device or one network interface.
 struct DeviceSpec
 {
-    enum class Kind { Usb, Segment };
+    enum class Kind
+    {
+        Usb,
+        Segment
+    };
 
     Kind kind = Kind::Usb;
     quint16 vendorId = 0;

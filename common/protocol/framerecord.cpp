@@ -28,12 +28,12 @@ void writeHead(char *head, const VnetHeader &header, qsizetype frameSize)
 Status validateFrameRecord(QByteArrayView frame)
 {
     if (frame.size() < device::l2::kEthernetHeaderBytes)
-        return malformed(QStringLiteral("a %1-byte frame is shorter than an Ethernet header")
-                                 .arg(frame.size()));
+        return malformed(
+            QStringLiteral("a %1-byte frame is shorter than an Ethernet header").arg(frame.size()));
     if (frame.size() > device::l2::kMaxFrameBytes)
         return malformed(QStringLiteral("a %1-byte frame exceeds the %2-byte limit")
-                                 .arg(frame.size())
-                                 .arg(device::l2::kMaxFrameBytes));
+                             .arg(frame.size())
+                             .arg(device::l2::kMaxFrameBytes));
     return {};
 }
 
@@ -61,24 +61,25 @@ Result<qsizetype> FrameRecordDecoder::checkLength(const char *lengthBytes) const
         return malformed(QStringLiteral("frame record at stream byte %1 declares %2 bytes, "
                                         "fewer than the %3 of a vnet header and an Ethernet "
                                         "header")
-                                 .arg(m_consumed)
-                                 .arg(length)
-                                 .arg(kMinFrameRecordBody));
+                             .arg(m_consumed)
+                             .arg(length)
+                             .arg(kMinFrameRecordBody));
     if (length > quint32(kMaxFrameRecordBody))
         return malformed(QStringLiteral("frame record at stream byte %1 declares %2 bytes, "
                                         "more than the %3-byte limit")
-                                 .arg(m_consumed)
-                                 .arg(length)
-                                 .arg(kMaxFrameRecordBody));
+                             .arg(m_consumed)
+                             .arg(length)
+                             .arg(kMaxFrameRecordBody));
     return qsizetype(length);
 }
 
 void FrameRecordDecoder::complete(const char *head, QByteArray frame)
 {
-    auto header = VnetHeader::parse(QByteArrayView(head + kFrameRecordLengthBytes, VnetHeader::kSize));
+    auto header
+        = VnetHeader::parse(QByteArrayView(head + kFrameRecordLengthBytes, VnetHeader::kSize));
     Q_ASSERT(header.ok());
     m_consumed += quint64(kHeadBytes + frame.size());
-    m_records.append(FrameRecord{*header, std::move(frame)});
+    m_records.append(FrameRecord { *header, std::move(frame) });
 }
 
 Status FrameRecordDecoder::fail(Error error)

@@ -22,10 +22,10 @@ namespace cloop::protocol {
 // The vnet header travels with every frame so GSO and checksum-offload
 // frames cross the tunnel whole and the far kernel finishes them.
 inline constexpr qsizetype kFrameRecordLengthBytes = 4;
-inline constexpr qsizetype kMinFrameRecordBody =
-    device::l2::VnetHeader::kSize + device::l2::kEthernetHeaderBytes;
-inline constexpr qsizetype kMaxFrameRecordBody =
-    device::l2::VnetHeader::kSize + device::l2::kMaxFrameBytes;
+inline constexpr qsizetype kMinFrameRecordBody
+    = device::l2::VnetHeader::kSize + device::l2::kEthernetHeaderBytes;
+inline constexpr qsizetype kMaxFrameRecordBody
+    = device::l2::VnetHeader::kSize + device::l2::kMaxFrameBytes;
 inline constexpr qsizetype kMaxFrameRecordBytes = kFrameRecordLengthBytes + kMaxFrameRecordBody;
 
 struct FrameRecord

@@ -31,24 +31,24 @@ std::optional<Error> checkShape(LogRecordKind kind, quint64 offset, quint64 leng
             return malformed(QStringLiteral("gap record at offset %1 loses no bytes").arg(offset));
         if (length > kMaxLogGapLength)
             return malformed(QStringLiteral("gap record of %1 bytes exceeds %2")
-                                     .arg(length)
-                                     .arg(kMaxLogGapLength));
+                                 .arg(length)
+                                 .arg(kMaxLogGapLength));
     } else {
         if (length == 0)
             return malformed(QStringLiteral("empty %1 record at offset %2")
-                                     .arg(logRecordKindName(kind))
-                                     .arg(offset));
+                                 .arg(logRecordKindName(kind))
+                                 .arg(offset));
         if (length > quint64(kMaxLogPayload))
             return malformed(QStringLiteral("%1 record of %2 bytes exceeds the %3-byte limit")
-                                     .arg(logRecordKindName(kind))
-                                     .arg(length)
-                                     .arg(kMaxLogPayload));
+                                 .arg(logRecordKindName(kind))
+                                 .arg(length)
+                                 .arg(kMaxLogPayload));
     }
     if (length > std::numeric_limits<quint64>::max() - offset)
         return malformed(QStringLiteral("%1 record at offset %2 of %3 bytes ends past 2^64")
-                                 .arg(logRecordKindName(kind))
-                                 .arg(offset)
-                                 .arg(length));
+                             .arg(logRecordKindName(kind))
+                             .arg(offset)
+                             .arg(length));
     return std::nullopt;
 }
 
@@ -149,8 +149,7 @@ QString logRecordKindName(LogRecordKind kind)
 
 LogRecordDecoder::LogRecordDecoder(std::optional<quint64> firstOffset)
     : m_nextOffset(firstOffset)
-{
-}
+{ }
 
 Result<LogRecordDecoder::Header> LogRecordDecoder::checkHeader(QByteArrayView bytes) const
 {
@@ -158,18 +157,18 @@ Result<LogRecordDecoder::Header> LogRecordDecoder::checkHeader(QByteArrayView by
     const auto kindByte = static_cast<quint8>(bytes[0]);
     if (!knownKind(kindByte))
         return malformed(QStringLiteral("unknown log record kind %1 at stream byte %2")
-                                 .arg(kindByte)
-                                 .arg(m_consumed));
-    const Header header{static_cast<LogRecordKind>(kindByte),
-        qFromBigEndian<quint64>(bytes.data() + 1), qFromBigEndian<quint32>(bytes.data() + 9)};
+                             .arg(kindByte)
+                             .arg(m_consumed));
+    const Header header { static_cast<LogRecordKind>(kindByte),
+        qFromBigEndian<quint64>(bytes.data() + 1), qFromBigEndian<quint32>(bytes.data() + 9) };
     if (auto error = checkShape(header.kind, header.offset, header.length))
         return *error;
     if (m_nextOffset && header.offset != *m_nextOffset)
         return malformed(QStringLiteral("%1 record at offset %2 does not continue the log, "
                                         "which ends at offset %3")
-                                 .arg(logRecordKindName(header.kind))
-                                 .arg(header.offset)
-                                 .arg(*m_nextOffset));
+                             .arg(logRecordKindName(header.kind))
+                             .arg(header.offset)
+                             .arg(*m_nextOffset));
     return header;
 }
 

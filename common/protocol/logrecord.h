@@ -24,7 +24,8 @@ namespace cloop::protocol {
 // Records are contiguous: each one starts where the previous one ended, gaps
 // included, so a reader always knows exactly which bytes it has and which
 // were lost. The first record may start anywhere (a resumed stream).
-enum class LogRecordKind : quint8 {
+enum class LogRecordKind : quint8
+{
     Stdout = 1,
     Stderr = 2,
     Gap = 3,

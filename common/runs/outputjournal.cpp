@@ -24,8 +24,7 @@ Error outOfRange(const QString &what)
 
 OutputJournal::OutputJournal(qsizetype retainBytes)
     : m_retainBytes(qMax<qsizetype>(0, retainBytes))
-{
-}
+{ }
 
 void OutputJournal::append(OutputStream stream, QByteArrayView bytes)
 {
@@ -60,7 +59,7 @@ void OutputJournal::store(OutputStream stream, QByteArrayView bytes)
     }
     while (!bytes.isEmpty()) {
         const qsizetype take = qMin(kMaxLogPayload, bytes.size());
-        m_chunks.push_back(Chunk{stream, m_endOffset, bytes.first(take).toByteArray()});
+        m_chunks.push_back(Chunk { stream, m_endOffset, bytes.first(take).toByteArray() });
         bytes = bytes.sliced(take);
         m_heldBytes += take;
         m_endOffset += quint64(take);
@@ -98,8 +97,8 @@ Status OutputJournal::acknowledge(quint64 offset)
 {
     if (offset > m_endOffset)
         return outOfRange(QStringLiteral("acknowledged offset %1 is past the end of the output, %2")
-                                  .arg(offset)
-                                  .arg(m_endOffset));
+                              .arg(offset)
+                              .arg(m_endOffset));
     if (offset <= m_acknowledged)
         return {};
     m_acknowledged = offset;
@@ -113,12 +112,12 @@ Result<QList<LogRecord>> OutputJournal::recordsFrom(quint64 offset) const
     if (offset < m_acknowledged)
         return outOfRange(QStringLiteral("offset %1 was acknowledged and released already "
                                          "(output is held from %2)")
-                                  .arg(offset)
-                                  .arg(m_acknowledged));
+                              .arg(offset)
+                              .arg(m_acknowledged));
     if (offset > m_endOffset)
         return outOfRange(QStringLiteral("offset %1 is past the end of the output, %2")
-                                  .arg(offset)
-                                  .arg(m_endOffset));
+                              .arg(offset)
+                              .arg(m_endOffset));
     QList<LogRecord> records;
     // The dropped range, in gap records of at most kMaxLogGapLength bytes.
     protocol::appendGapRecords(records, offset, m_dataStart);

@@ -11,7 +11,8 @@
 
 namespace cloop::runs {
 
-enum class OutputStream : quint8 {
+enum class OutputStream : quint8
+{
     Stdout = 1,
     Stderr = 2,
 };

@@ -12,17 +12,16 @@ using protocol::ChannelFrame;
 using protocol::CloseCode;
 using protocol::FrameKind;
 
-Channel::Channel(ChannelMultiplexer *mux, quint32 id, QJsonObject metadata, State state,
-                 quint32 receiveWindow)
-    : QObject(mux),
-      m_mux(mux),
-      m_id(id),
-      m_metadata(std::move(metadata)),
-      m_state(state),
-      m_receiveWindow(receiveWindow),
-      m_peerAllowance(receiveWindow)
-{
-}
+Channel::Channel(
+    ChannelMultiplexer *mux, quint32 id, QJsonObject metadata, State state, quint32 receiveWindow)
+    : QObject(mux)
+    , m_mux(mux)
+    , m_id(id)
+    , m_metadata(std::move(metadata))
+    , m_state(state)
+    , m_receiveWindow(receiveWindow)
+    , m_peerAllowance(receiveWindow)
+{ }
 
 void Channel::accept()
 {
@@ -46,8 +45,9 @@ qsizetype Channel::writableBytes() const
     if (m_state != State::Opening && m_state != State::Open)
         return 0;
     const auto &limits = m_mux->limits();
-    return std::max<qsizetype>(0, std::min(limits.maxQueuedPerChannel - m_sendQueue.size(),
-                                           limits.maxQueuedPerConnection - m_mux->queuedBytes()));
+    return std::max<qsizetype>(0,
+        std::min(limits.maxQueuedPerChannel - m_sendQueue.size(),
+            limits.maxQueuedPerConnection - m_mux->queuedBytes()));
 }
 
 bool Channel::write(const QByteArray &bytes)
@@ -72,7 +72,7 @@ void Channel::flush()
     const qsizetype before = m_sendQueue.size();
     while (m_sendCredit > 0 && !m_sendQueue.isEmpty()) {
         QByteArray chunk = m_sendQueue.take(
-                std::min<qsizetype>(static_cast<qsizetype>(m_sendCredit), protocol::kMaxDataPayload));
+            std::min<qsizetype>(static_cast<qsizetype>(m_sendCredit), protocol::kMaxDataPayload));
         const auto size = static_cast<quint32>(chunk.size());
         m_mux->send(ChannelFrame::data(m_id, std::move(chunk)));
         m_sendCredit -= size;
@@ -166,12 +166,14 @@ void Channel::finish(CloseCode code, const QString &reason, bool notifyPeer)
 }
 
 ChannelMultiplexer::ChannelMultiplexer(Side side, QObject *parent)
-    : ChannelMultiplexer(side, Limits{}, parent)
-{
-}
+    : ChannelMultiplexer(side, Limits {}, parent)
+{ }
 
 ChannelMultiplexer::ChannelMultiplexer(Side side, Limits limits, QObject *parent)
-    : QObject(parent), m_side(side), m_limits(limits), m_nextId(side == Side::Hub ? 2 : 1)
+    : QObject(parent)
+    , m_side(side)
+    , m_limits(limits)
+    , m_nextId(side == Side::Hub ? 2 : 1)
 {
     Q_ASSERT(limits.receiveWindow > 0 && limits.receiveWindow <= protocol::kMaxWindow);
 }
@@ -188,16 +190,17 @@ Result<Channel *> ChannelMultiplexer::openChannel(const QJsonObject &metadata)
 {
     if (channelCount() >= m_limits.maxChannels)
         return Error::make(QStringLiteral("too_many_channels"),
-                           QStringLiteral("the tunnel already carries %1 channels").arg(m_limits.maxChannels));
+            QStringLiteral("the tunnel already carries %1 channels").arg(m_limits.maxChannels));
     const QByteArray encoded = QJsonDocument(metadata).toJson(QJsonDocument::Compact);
     if (encoded.size() > protocol::kMaxOpenMetadata)
         return Error::make(QStringLiteral("metadata_too_large"),
-                           QStringLiteral("channel metadata of %1 bytes exceeds %2")
-                                   .arg(encoded.size())
-                                   .arg(protocol::kMaxOpenMetadata));
+            QStringLiteral("channel metadata of %1 bytes exceeds %2")
+                .arg(encoded.size())
+                .arg(protocol::kMaxOpenMetadata));
     const quint32 id = m_nextId;
     m_nextId += 2;
-    auto *channel = new Channel(this, id, metadata, Channel::State::Opening, m_limits.receiveWindow);
+    auto *channel
+        = new Channel(this, id, metadata, Channel::State::Opening, m_limits.receiveWindow);
     m_channels.insert(id, channel);
     send(ChannelFrame::open(id, m_limits.receiveWindow, encoded));
     return channel;
@@ -221,7 +224,8 @@ void ChannelMultiplexer::wakeBlockedWriters()
     if (m_waking)
         return;
     m_waking = true;
-    const qsizetype threshold = std::min(m_limits.maxQueuedPerChannel, m_limits.maxQueuedPerConnection) / 2;
+    const qsizetype threshold
+        = std::min(m_limits.maxQueuedPerChannel, m_limits.maxQueuedPerConnection) / 2;
     const auto channels = m_channels.values();
     for (Channel *channel : channels) {
         if (channel->m_wasWritableBlocked && m_channels.contains(channel->id())
@@ -248,7 +252,7 @@ Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
     ChannelFrame &frame = *decoded;
     auto violation = [&](const QString &what) {
         return Error::make(QStringLiteral("flow_control_violation"),
-                           QStringLiteral("channel %1: %2").arg(frame.channel).arg(what));
+            QStringLiteral("channel %1: %2").arg(frame.channel).arg(what));
     };
     Channel *channel = m_channels.value(frame.channel);
 
@@ -257,21 +261,21 @@ Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
             return violation(QStringLiteral("peer opened a channel number reserved for this side"));
         if (channel)
             return violation(QStringLiteral("opened twice"));
-        QJsonParseError parseError{};
+        QJsonParseError parseError {};
         const QJsonDocument doc = QJsonDocument::fromJson(frame.payload, &parseError);
         if (parseError.error != QJsonParseError::NoError || !doc.isObject())
             return violation(QStringLiteral("open metadata is not a JSON object"));
         if (channelCount() >= m_limits.maxChannels) {
-            send(ChannelFrame::close(frame.channel, CloseCode::Refused,
-                                     QStringLiteral("too many channels")));
+            send(ChannelFrame::close(
+                frame.channel, CloseCode::Refused, QStringLiteral("too many channels")));
             return {};
         }
-        channel = new Channel(this, frame.channel, doc.object(), Channel::State::Opening,
-                              m_limits.receiveWindow);
+        channel = new Channel(
+            this, frame.channel, doc.object(), Channel::State::Opening, m_limits.receiveWindow);
         channel->m_sendCredit = frame.window;
         m_channels.insert(frame.channel, channel);
-        static const QMetaMethod requested =
-                QMetaMethod::fromSignal(&ChannelMultiplexer::channelRequested);
+        static const QMetaMethod requested
+            = QMetaMethod::fromSignal(&ChannelMultiplexer::channelRequested);
         if (!isSignalConnected(requested)) {
             channel->refuse(QStringLiteral("nothing on this side accepts channels"));
             return {};
@@ -311,8 +315,8 @@ Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
             return violation(QStringLiteral("data after close"));
         if (size > channel->m_peerAllowance)
             return violation(QStringLiteral("peer sent %1 bytes with only %2 of window left")
-                                     .arg(size)
-                                     .arg(channel->m_peerAllowance));
+                                 .arg(size)
+                                 .arg(channel->m_peerAllowance));
         channel->m_peerAllowance -= size;
         channel->m_bytesReceived += size;
         channel->m_receiveBuffer.append(std::move(frame.payload));
@@ -338,7 +342,8 @@ QString describeClose(protocol::CloseCode code, const QString &reason)
 {
     if (code != protocol::CloseCode::Normal)
         return QStringLiteral("the stream ended: %1").arg(reason);
-    return reason.isEmpty() ? QStringLiteral("the stream was closed") : QStringLiteral("the stream was closed: %1").arg(reason);
+    return reason.isEmpty() ? QStringLiteral("the stream was closed")
+                            : QStringLiteral("the stream was closed: %1").arg(reason);
 }
 
 } // namespace cloop::tunnel

@@ -1,8 +1,8 @@
 #pragma once
 
 #include "common/protocol/channelframe.h"
-#include "common/tunnel/chunkqueue.h"
 #include "common/result.h"
+#include "common/tunnel/chunkqueue.h"
 
 #include <QByteArray>
 #include <QHash>
@@ -26,7 +26,14 @@ public:
     // Closing: a normal close waits for the queued bytes to go out.
     // HalfClosed: this side's close went out; the peer's has not come yet,
     // and what the peer still sends is received.
-    enum class State { Opening, Open, Closing, HalfClosed, Closed };
+    enum class State
+    {
+        Opening,
+        Open,
+        Closing,
+        HalfClosed,
+        Closed
+    };
 
     quint32 id() const { return m_id; }
     State state() const { return m_state; }
@@ -70,7 +77,7 @@ Q_SIGNALS:
 private:
     friend class ChannelMultiplexer;
     Channel(ChannelMultiplexer *mux, quint32 id, QJsonObject metadata, State state,
-            quint32 receiveWindow);
+        quint32 receiveWindow);
 
     void flush();
     void sendOwnClose();
@@ -112,7 +119,11 @@ class ChannelMultiplexer final : public QObject
     Q_DISABLE_COPY_MOVE(ChannelMultiplexer)
 
 public:
-    enum class Side { Hub, Daemon };
+    enum class Side
+    {
+        Hub,
+        Daemon
+    };
 
     struct Limits
     {

@@ -22,15 +22,19 @@ QString errnoText(int error)
 } // namespace
 
 ChannelSocketPump::ChannelSocketPump(util::Fd socket, Channel *channel, QObject *parent)
-    : QObject(parent), m_socket(std::move(socket)), m_channel(channel)
+    : QObject(parent)
+    , m_socket(std::move(socket))
+    , m_channel(channel)
 {
     const int flags = ::fcntl(m_socket.get(), F_GETFL);
     ::fcntl(m_socket.get(), F_SETFL, flags | O_NONBLOCK);
     m_readable = std::make_unique<QSocketNotifier>(m_socket.get(), QSocketNotifier::Read);
     m_writable = std::make_unique<QSocketNotifier>(m_socket.get(), QSocketNotifier::Write);
     m_writable->setEnabled(false);
-    connect(m_readable.get(), &QSocketNotifier::activated, this, &ChannelSocketPump::onSocketReadable);
-    connect(m_writable.get(), &QSocketNotifier::activated, this, &ChannelSocketPump::onSocketWritable);
+    connect(
+        m_readable.get(), &QSocketNotifier::activated, this, &ChannelSocketPump::onSocketReadable);
+    connect(
+        m_writable.get(), &QSocketNotifier::activated, this, &ChannelSocketPump::onSocketWritable);
     connect(channel, &Channel::readyRead, this, &ChannelSocketPump::onChannelReadable);
     connect(channel, &Channel::writable, this, [this] {
         if (m_ended || !m_channel)
@@ -43,12 +47,14 @@ ChannelSocketPump::ChannelSocketPump(util::Fd socket, Channel *channel, QObject 
         }
         m_readable->setEnabled(true);
     });
-    connect(channel, &Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
-        finish(describeClose(code, reason), false);
-    });
+    connect(
+        channel, &Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
+            finish(describeClose(code, reason), false);
+        });
     // Bytes that came with the channel's opening are not lost.
     if (channel->bytesAvailable() > 0)
-        QMetaObject::invokeMethod(this, &ChannelSocketPump::onChannelReadable, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, &ChannelSocketPump::onChannelReadable, Qt::QueuedConnection);
 }
 
 ChannelSocketPump::~ChannelSocketPump()
@@ -104,7 +110,8 @@ void ChannelSocketPump::onChannelReadable()
     if (m_pendingToSocket.isEmpty())
         return;
     if (drainToSocket() && m_channel && m_channel->bytesAvailable() > 0)
-        QMetaObject::invokeMethod(this, &ChannelSocketPump::onChannelReadable, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, &ChannelSocketPump::onChannelReadable, Qt::QueuedConnection);
 }
 
 void ChannelSocketPump::onSocketWritable()
@@ -118,8 +125,8 @@ void ChannelSocketPump::onSocketWritable()
 bool ChannelSocketPump::drainToSocket()
 {
     while (!m_pendingToSocket.isEmpty()) {
-        const ssize_t sent = ::send(m_socket.get(), m_pendingToSocket.constData(), size_t(m_pendingToSocket.size()),
-                                    MSG_NOSIGNAL);
+        const ssize_t sent = ::send(m_socket.get(), m_pendingToSocket.constData(),
+            size_t(m_pendingToSocket.size()), MSG_NOSIGNAL);
         if (sent < 0) {
             if (errno == EINTR)
                 continue;
@@ -127,7 +134,8 @@ bool ChannelSocketPump::drainToSocket()
                 m_writable->setEnabled(true);
                 return false;
             }
-            finish(QStringLiteral("the device's connection failed: %1").arg(errnoText(errno)), true);
+            finish(
+                QStringLiteral("the device's connection failed: %1").arg(errnoText(errno)), true);
             return false;
         }
         m_toSocket += quint64(sent);

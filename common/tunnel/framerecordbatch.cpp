@@ -14,7 +14,8 @@ FrameRecordBatch::FrameRecordBatch()
 
 bool FrameRecordBatch::hasRoomFor(qsizetype frameBytes) const
 {
-    const qsizetype record = protocol::kFrameRecordLengthBytes + device::l2::VnetHeader::kSize + frameBytes;
+    const qsizetype record
+        = protocol::kFrameRecordLengthBytes + device::l2::VnetHeader::kSize + frameBytes;
     return isEmpty() || m_records.size() + record <= protocol::kMaxDataPayload;
 }
 

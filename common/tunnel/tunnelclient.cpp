@@ -11,9 +11,9 @@ namespace cloop::tunnel {
 using namespace protocol;
 
 TunnelClient::TunnelClient(TunnelClientOptions options, QObject *parent)
-    : QObject(parent),
-      m_options(std::move(options)),
-      m_backoff(m_options.initialBackoff, m_options.maxBackoff)
+    : QObject(parent)
+    , m_options(std::move(options))
+    , m_backoff(m_options.initialBackoff, m_options.maxBackoff)
 {
     m_retryTimer.setSingleShot(true);
     connect(&m_retryTimer, &QTimer::timeout, this, &TunnelClient::connectNow);
@@ -25,13 +25,15 @@ TunnelClient::TunnelClient(TunnelClientOptions options, QObject *parent)
         const QString limit = util::formatMilliseconds(m_options.authenticationTimeout.count());
         if (m_state == State::Connecting) {
             failAttempt(Error::make(QStringLiteral("timeout"),
-                                    QStringLiteral("the connection to the hub was not established within %1").arg(limit)));
+                QStringLiteral("the connection to the hub was not established within %1")
+                    .arg(limit)));
             return;
         }
         failAttempt(Error::make(QStringLiteral("timeout"),
-                                QStringLiteral("the hub did not answer the %1 within %2")
-                                        .arg(m_credential.isEmpty() ? QStringLiteral("enrollment") : QStringLiteral("hello"),
-                                             limit)));
+            QStringLiteral("the hub did not answer the %1 within %2")
+                .arg(
+                    m_credential.isEmpty() ? QStringLiteral("enrollment") : QStringLiteral("hello"),
+                    limit)));
     });
 }
 
@@ -111,15 +113,15 @@ void TunnelClient::connectNow()
 
     m_attemptError.reset();
     auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
-    auto *connection = new TunnelConnection(socket, ChannelMultiplexer::Side::Daemon,
-                                            m_options.limits, m_options.timing, this);
+    auto *connection = new TunnelConnection(
+        socket, ChannelMultiplexer::Side::Daemon, m_options.limits, m_options.timing, this);
     m_connection = connection;
     if (url.scheme() == QLatin1String("wss"))
         socket->setSslConfiguration(m_options.trust.configuration());
 
     connect(socket, &QWebSocket::sslErrors, this, [this, socket](const QList<QSslError> &errors) {
-        const auto verdict =
-                m_options.trust.judge(errors, socket->sslConfiguration().peerCertificate());
+        const auto verdict
+            = m_options.trust.judge(errors, socket->sslConfiguration().peerCertificate());
         if (verdict) {
             socket->ignoreSslErrors(*verdict);
             return;
@@ -142,10 +144,12 @@ void TunnelClient::onConnected()
         return;
     QWebSocket *socket = m_connection->socket();
     enableLowDelay(socket);
-    if (net::endpointUrl(m_options.hubUrl, m_options.endpointPath).scheme() == QLatin1String("wss")) {
+    if (net::endpointUrl(m_options.hubUrl, m_options.endpointPath).scheme()
+        == QLatin1String("wss")) {
         // The pin is checked on every connection, also when a public CA
         // vouched for the certificate, and before any secret leaves.
-        const Status pinned = m_options.trust.verifyPeer(socket->sslConfiguration().peerCertificate());
+        const Status pinned
+            = m_options.trust.verifyPeer(socket->sslConfiguration().peerCertificate());
         if (!pinned) {
             failAttempt(pinned.error());
             return;
@@ -154,9 +158,11 @@ void TunnelClient::onConnected()
     setState(State::Authenticating);
     m_connection->startHeartbeat();
     if (!m_credential.isEmpty()) {
-        m_connection->sendControl(Hello{kVersion, m_options.software, m_options.role, m_credential, m_options.capabilities});
+        m_connection->sendControl(Hello {
+            kVersion, m_options.software, m_options.role, m_credential, m_options.capabilities });
     } else {
-        m_connection->sendControl(Redeem{kVersion, m_options.software, m_options.role, m_token, m_options.capabilities});
+        m_connection->sendControl(Redeem {
+            kVersion, m_options.software, m_options.role, m_token, m_options.capabilities });
     }
 }
 

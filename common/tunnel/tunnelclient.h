@@ -23,10 +23,10 @@ struct TunnelClientOptions
     bool allowInsecurePlaintext = false;
     // The option that allows it, named when a plaintext URL is refused.
     QString insecureOption;
-    std::chrono::milliseconds initialBackoff{500};
-    std::chrono::milliseconds maxBackoff{30'000};
+    std::chrono::milliseconds initialBackoff { 500 };
+    std::chrono::milliseconds maxBackoff { 30'000 };
     // Bounds a whole attempt, from dialling to the hub's welcome.
-    std::chrono::milliseconds authenticationTimeout{15'000};
+    std::chrono::milliseconds authenticationTimeout { 15'000 };
     TunnelTiming timing;
     ChannelMultiplexer::Limits limits;
     // Sent with every hello: an agent's capabilities.
@@ -42,7 +42,15 @@ class TunnelClient final : public QObject
     Q_DISABLE_COPY_MOVE(TunnelClient)
 
 public:
-    enum class State { Idle, Connecting, Authenticating, Ready, WaitingToRetry, Stopped };
+    enum class State
+    {
+        Idle,
+        Connecting,
+        Authenticating,
+        Ready,
+        WaitingToRetry,
+        Stopped
+    };
     Q_ENUM(State)
 
     explicit TunnelClient(TunnelClientOptions options, QObject *parent = nullptr);

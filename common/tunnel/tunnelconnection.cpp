@@ -16,46 +16,48 @@ void enableLowDelay(QWebSocket *socket)
     for (QAbstractSocket *tcp : sockets)
         tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
     if (sockets.isEmpty())
-        qCWarning(lcTunnel) << "no TCP socket under the WebSocket: Nagle's algorithm stays on for this tunnel";
+        qCWarning(lcTunnel)
+            << "no TCP socket under the WebSocket: Nagle's algorithm stays on for this tunnel";
 }
 
 TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side side,
-                                   ChannelMultiplexer::Limits limits, TunnelTiming timing,
-                                   QObject *parent)
-    : QObject(parent),
-      m_socket(socket),
-      m_mux(side, limits),
-      m_heartbeat(new net::Heartbeat(socket, timing.heartbeatInterval, timing.heartbeatTimeout))
+    ChannelMultiplexer::Limits limits, TunnelTiming timing, QObject *parent)
+    : QObject(parent)
+    , m_socket(socket)
+    , m_mux(side, limits)
+    , m_heartbeat(new net::Heartbeat(socket, timing.heartbeatInterval, timing.heartbeatTimeout))
 {
     m_socket->setParent(this);
     m_socket->setMaxAllowedIncomingMessageSize(
-            std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
+        std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
     m_socket->setMaxAllowedIncomingFrameSize(
-            std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
+        std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
     connect(m_socket, &QWebSocket::textMessageReceived, this, &TunnelConnection::onText);
     connect(m_socket, &QWebSocket::binaryMessageReceived, this, &TunnelConnection::onBinary);
     // QWebSocket reports the error after disconnected() and the state
     // change: finish a turn later so the reason names it ("Connection
     // refused", a TLS failure), and only once.
     connect(m_socket, &QWebSocket::disconnected, this, &TunnelConnection::onSocketDisconnected,
-            Qt::QueuedConnection);
+        Qt::QueuedConnection);
     // A dial that never connects (refused, TLS failure) emits no
     // disconnected(), only a return to UnconnectedState.
     connect(m_socket, &QWebSocket::stateChanged, this, [this](QAbstractSocket::SocketState state) {
         if (state == QAbstractSocket::UnconnectedState)
-            QMetaObject::invokeMethod(this, &TunnelConnection::onSocketDisconnected, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, &TunnelConnection::onSocketDisconnected, Qt::QueuedConnection);
     });
     connect(m_socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
-            [this](QAbstractSocket::SocketError) {
-                if (m_socketError.isEmpty())
-                    m_socketError = m_socket->errorString();
-            });
+        [this](QAbstractSocket::SocketError) {
+            if (m_socketError.isEmpty())
+                m_socketError = m_socket->errorString();
+        });
     connect(&m_mux, &ChannelMultiplexer::frameReady, this, [this](const QByteArray &frame) {
         if (!m_closed)
             m_socket->sendBinaryMessage(frame);
     });
     connect(m_heartbeat, &net::Heartbeat::timedOut, this, [this](qint64 silentMs) {
-        abort(QStringLiteral("no sign of life from the peer for %1").arg(util::formatMilliseconds(silentMs)));
+        abort(QStringLiteral("no sign of life from the peer for %1")
+                  .arg(util::formatMilliseconds(silentMs)));
     });
 }
 
@@ -113,9 +115,9 @@ void TunnelConnection::onText(const QString &text)
         return;
     auto parsed = protocol::parseControlMessage(text.toUtf8());
     if (!parsed) {
-        qCWarning(lcTunnel) << "malformed control message from" << m_socket->peerAddress().toString()
-                            << ":" << parsed.error().message;
-        sendControl(protocol::ErrorMessage{parsed.error().code, parsed.error().message, false});
+        qCWarning(lcTunnel) << "malformed control message from"
+                            << m_socket->peerAddress().toString() << ":" << parsed.error().message;
+        sendControl(protocol::ErrorMessage { parsed.error().code, parsed.error().message, false });
         return;
     }
     Q_EMIT controlReceived(*parsed);
@@ -128,13 +130,13 @@ void TunnelConnection::onBinary(const QByteArray &bytes)
     const Status status = m_mux.handleFrame(bytes);
     if (status)
         return;
-    qCWarning(lcTunnel).noquote() << "dropping tunnel from" << m_socket->peerAddress().toString() << ":"
-                                  << status.error().message;
+    qCWarning(lcTunnel).noquote() << "dropping tunnel from" << m_socket->peerAddress().toString()
+                                  << ":" << status.error().message;
     // Nothing more from this peer is acted upon; it is told why, then the
     // close handshake (bounded by close()'s timer) ends the link.
     m_violated = true;
     m_mux.closeAll(status.error().message);
-    closeWithError(protocol::ErrorMessage{status.error().code, status.error().message, false});
+    closeWithError(protocol::ErrorMessage { status.error().code, status.error().message, false });
 }
 
 void TunnelConnection::onSocketDisconnected()

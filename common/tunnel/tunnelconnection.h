@@ -30,8 +30,8 @@ class TunnelConnection final : public QObject
 public:
     // Takes ownership of the socket.
     TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side side,
-                     ChannelMultiplexer::Limits limits = {}, TunnelTiming timing = {},
-                     QObject *parent = nullptr);
+        ChannelMultiplexer::Limits limits = {}, TunnelTiming timing = {},
+        QObject *parent = nullptr);
     ~TunnelConnection() override;
 
     QWebSocket *socket() const { return m_socket; }

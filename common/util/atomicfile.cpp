@@ -16,14 +16,17 @@ namespace {
 Error ioError(const QString &what, const QString &path, int err)
 {
     return Error::make(QStringLiteral("io_error"),
-                       QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(std::strerror(err))));
+        QStringLiteral("%1 %2: %3").arg(what, path, QString::fromLocal8Bit(std::strerror(err))));
 }
 
 // Closes the descriptor and removes the temporary file unless released.
 class TemporaryFile
 {
 public:
-    TemporaryFile(int fd, QByteArray path) : m_fd(fd), m_path(std::move(path)) { }
+    TemporaryFile(int fd, QByteArray path)
+        : m_fd(fd)
+        , m_path(std::move(path))
+    { }
     ~TemporaryFile()
     {
         if (m_fd >= 0)
@@ -89,8 +92,8 @@ Status writeFileAtomically(const QString &path, const QByteArray &contents, int 
     if (Status created = ensureFolder(dirPath); !created)
         return created;
 
-    QByteArray templ = QFile::encodeName(dirPath + QLatin1String("/.") + info.fileName()
-                                         + QLatin1String(".tmp-XXXXXX"));
+    QByteArray templ = QFile::encodeName(
+        dirPath + QLatin1String("/.") + info.fileName() + QLatin1String(".tmp-XXXXXX"));
     // mkostemp creates the file 0600 from the start: no window in which a
     // secret sits in a world-readable file.
     const int fd = ::mkostemp(templ.data(), O_CLOEXEC);
@@ -98,12 +101,13 @@ Status writeFileAtomically(const QString &path, const QByteArray &contents, int 
         return ioError(QStringLiteral("cannot create a temporary file beside"), path, errno);
     TemporaryFile temp(fd, templ);
     if (::fchmod(fd, static_cast<mode_t>(mode & 0777)) != 0)
-        return ioError(QStringLiteral("cannot set the mode of"), QString::fromLocal8Bit(templ), errno);
+        return ioError(
+            QStringLiteral("cannot set the mode of"), QString::fromLocal8Bit(templ), errno);
 
     qsizetype written = 0;
     while (written < contents.size()) {
-        const ssize_t n = ::write(fd, contents.constData() + written,
-                                  static_cast<size_t>(contents.size() - written));
+        const ssize_t n = ::write(
+            fd, contents.constData() + written, static_cast<size_t>(contents.size() - written));
         if (n < 0) {
             if (errno == EINTR)
                 continue;
@@ -119,7 +123,8 @@ Status writeFileAtomically(const QString &path, const QByteArray &contents, int 
         return ioError(QStringLiteral("cannot replace"), path, errno);
     temp.release();
 
-    const int dirFd = ::open(QFile::encodeName(dirPath).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    const int dirFd
+        = ::open(QFile::encodeName(dirPath).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dirFd >= 0) {
         ::fsync(dirFd);
         ::close(dirFd);
@@ -129,7 +134,9 @@ Status writeFileAtomically(const QString &path, const QByteArray &contents, int 
 
 int fileMode(const QString &path)
 {
-    struct stat st{};
+    struct stat st
+    {
+    };
     if (::stat(QFile::encodeName(path).constData(), &st) != 0)
         return -1;
     return static_cast<int>(st.st_mode & 07777);

@@ -35,8 +35,9 @@ public:
 
     // Runs `program` with `arguments` and no input, and waits at most
     // `timeout` for it to finish (killing it after that).
-    virtual Result<CommandOutput> run(const QString &program, const QStringList &arguments,
-                                      std::chrono::milliseconds timeout) = 0;
+    virtual Result<CommandOutput> run(
+        const QString &program, const QStringList &arguments, std::chrono::milliseconds timeout)
+        = 0;
 };
 
 } // namespace cloop::util

@@ -6,7 +6,7 @@ Result<std::chrono::seconds> parseDuration(const QString &text)
 {
     auto invalid = [&] {
         return Error::make(QStringLiteral("invalid_duration"),
-                           QStringLiteral("\"%1\" is not a duration (use e.g. 90s, 30m, 8h, 7d)").arg(text));
+            QStringLiteral("\"%1\" is not a duration (use e.g. 90s, 30m, 8h, 7d)").arg(text));
     };
     if (text.isEmpty())
         return invalid();
@@ -24,11 +24,20 @@ Result<std::chrono::seconds> parseDuration(const QString &text)
             return invalid();
         qint64 unit = 0;
         switch (c.unicode()) {
-        case u's': unit = 1; break;
-        case u'm': unit = 60; break;
-        case u'h': unit = 3600; break;
-        case u'd': unit = 86400; break;
-        default: return invalid();
+        case u's':
+            unit = 1;
+            break;
+        case u'm':
+            unit = 60;
+            break;
+        case u'h':
+            unit = 3600;
+            break;
+        case u'd':
+            unit = 86400;
+            break;
+        default:
+            return invalid();
         }
         total += number * unit;
         if (total > kMaxSeconds)
@@ -50,7 +59,11 @@ QString formatDuration(std::chrono::seconds duration)
         out = QStringLiteral("-");
         s = -s;
     }
-    const struct { qint64 size; char16_t unit; } units[] = {{86400, u'd'}, {3600, u'h'}, {60, u'm'}, {1, u's'}};
+    const struct
+    {
+        qint64 size;
+        char16_t unit;
+    } units[] = { { 86400, u'd' }, { 3600, u'h' }, { 60, u'm' }, { 1, u's' } };
     for (const auto &u : units) {
         if (s >= u.size) {
             out += QString::number(s / u.size) + QChar(u.unit);

@@ -41,17 +41,16 @@ QString ProcessCommandRunner::findExecutable(const QString &nameOrPath) const
         return {};
     QString found = QStandardPaths::findExecutable(nameOrPath);
     if (found.isEmpty()) {
-        static const QStringList systemFolders{
-                QStringLiteral("/usr/local/sbin"), QStringLiteral("/usr/local/bin"),
-                QStringLiteral("/usr/sbin"),       QStringLiteral("/usr/bin"),
-                QStringLiteral("/sbin"),           QStringLiteral("/bin")};
+        static const QStringList systemFolders { QStringLiteral("/usr/local/sbin"),
+            QStringLiteral("/usr/local/bin"), QStringLiteral("/usr/sbin"),
+            QStringLiteral("/usr/bin"), QStringLiteral("/sbin"), QStringLiteral("/bin") };
         found = QStandardPaths::findExecutable(nameOrPath, systemFolders);
     }
     return found;
 }
 
-Result<CommandOutput> ProcessCommandRunner::run(const QString &program, const QStringList &arguments,
-                                                std::chrono::milliseconds timeout)
+Result<CommandOutput> ProcessCommandRunner::run(
+    const QString &program, const QStringList &arguments, std::chrono::milliseconds timeout)
 {
     const QString executable = findExecutable(program);
     if (executable.isEmpty())
@@ -80,15 +79,13 @@ Result<CommandOutput> ProcessCommandRunner::run(const QString &program, const QS
         output.standardError += process.readAllStandardError();
         if (output.standardOutput.size() + output.standardError.size() > kMaxOutputBytes) {
             stop(process);
-            return commandError(QStringLiteral("%1 printed more than %2 bytes")
-                                        .arg(program)
-                                        .arg(kMaxOutputBytes));
+            return commandError(
+                QStringLiteral("%1 printed more than %2 bytes").arg(program).arg(kMaxOutputBytes));
         }
         if (process.state() != QProcess::NotRunning && deadline.hasExpired()) {
             stop(process);
-            return commandError(QStringLiteral("%1 did not finish within %2 ms")
-                                        .arg(program)
-                                        .arg(timeout.count()));
+            return commandError(
+                QStringLiteral("%1 did not finish within %2 ms").arg(program).arg(timeout.count()));
         }
     }
     output.standardOutput += process.readAllStandardOutput();

@@ -15,7 +15,7 @@ public:
 
     QString findExecutable(const QString &nameOrPath) const override;
     Result<CommandOutput> run(const QString &program, const QStringList &arguments,
-                              std::chrono::milliseconds timeout) override;
+        std::chrono::milliseconds timeout) override;
 };
 
 } // namespace cloop::util

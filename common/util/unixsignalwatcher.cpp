@@ -10,7 +10,7 @@
 namespace cloop::util {
 
 namespace {
-int g_pipe[2] = {-1, -1};
+int g_pipe[2] = { -1, -1 };
 
 void handler(int signalNumber)
 {
@@ -22,12 +22,15 @@ void handler(int signalNumber)
 UnixSignalWatcher::UnixSignalWatcher(std::initializer_list<int> signalNumbers, QObject *parent)
     : QObject(parent)
 {
-    if (g_pipe[0] < 0 && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, g_pipe) != 0)
+    if (g_pipe[0] < 0
+        && ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, g_pipe) != 0)
         return;
     m_notifier = new QSocketNotifier(g_pipe[1], QSocketNotifier::Read, this);
     connect(m_notifier, &QSocketNotifier::activated, this, &UnixSignalWatcher::onReadable);
     for (const int number : signalNumbers) {
-        struct sigaction action{};
+        struct sigaction action
+        {
+        };
         action.sa_handler = handler;
         sigemptyset(&action.sa_mask);
         action.sa_flags = SA_RESTART;

@@ -4,9 +4,9 @@
 
 #include "cloop/buildinfo.h"
 #include "common/protocol/protocolversion.h"
+#include "common/util/processcommandrunner.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/capabilities/containersconf.h"
-#include "common/util/processcommandrunner.h"
 
 #include <fcntl.h>
 #include <linux/kvm.h>
@@ -64,42 +64,43 @@ QString errnoText(int error)
 // usual bin and sbin folders).
 QMap<QString, QStringList> builtInRuntimes()
 {
-    return {{QStringLiteral("runc"), {QStringLiteral("runc")}},
-            {QStringLiteral("crun"), {QStringLiteral("crun")}},
-            {QStringLiteral("runsc"), {QStringLiteral("runsc")}},
-            {QStringLiteral("kata"),
-             {QStringLiteral("kata-runtime"), QStringLiteral("kata-qemu"), QStringLiteral("kata-fc")}}};
+    return { { QStringLiteral("runc"), { QStringLiteral("runc") } },
+        { QStringLiteral("crun"), { QStringLiteral("crun") } },
+        { QStringLiteral("runsc"), { QStringLiteral("runsc") } },
+        { QStringLiteral("kata"),
+            { QStringLiteral("kata-runtime"), QStringLiteral("kata-qemu"),
+                QStringLiteral("kata-fc") } } };
 }
 
 // Runs a tool whose failure is a reason: its standard output when it exits
 // 0, else "<what>: <error>" or "<what> exited with N: <first error line>".
-Result<QByteArray> runTool(CommandRunner &runner, const QString &program, const QStringList &arguments)
+Result<QByteArray> runTool(
+    CommandRunner &runner, const QString &program, const QStringList &arguments)
 {
-    const QString what = QFileInfo(program).fileName() + QLatin1Char(' ') + arguments.join(QLatin1Char(' '));
+    const QString what
+        = QFileInfo(program).fileName() + QLatin1Char(' ') + arguments.join(QLatin1Char(' '));
     const auto output = runner.run(program, arguments, CapabilityProbe::kCommandTimeout);
     if (!output.ok())
         return Error::make(output.error().code,
-                           bounded(what + QStringLiteral(": ") + output.error().message,
-                                   Caps::kMaxReasonLength));
+            bounded(what + QStringLiteral(": ") + output.error().message, Caps::kMaxReasonLength));
     if (output->exitCode != 0)
         return Error::make(QStringLiteral("command_failed"),
-                           QStringLiteral("%1 exited with %2: %3")
-                                   .arg(what, QString::number(output->exitCode),
-                                        firstLine(output->standardError)));
+            QStringLiteral("%1 exited with %2: %3")
+                .arg(what, QString::number(output->exitCode), firstLine(output->standardError)));
     return output->standardOutput;
 }
 
 } // namespace
 
 CapabilityProbe::CapabilityProbe()
-    : CapabilityProbe(SysfsRoot::fromEnvironment(), std::make_unique<ProcessCommandRunner>(),
-                      [] { return static_cast<unsigned int>(::geteuid()); },
-                      containersconf::defaultFiles(::geteuid() != 0))
-{
-}
+    : CapabilityProbe(
+        SysfsRoot::fromEnvironment(), std::make_unique<ProcessCommandRunner>(),
+        [] { return static_cast<unsigned int>(::geteuid()); },
+        containersconf::defaultFiles(::geteuid() != 0))
+{ }
 
 CapabilityProbe::CapabilityProbe(SysfsRoot roots, std::unique_ptr<CommandRunner> runner,
-                                 EffectiveUid euid, QStringList containersConfFiles)
+    EffectiveUid euid, QStringList containersConfFiles)
     : m_roots(std::move(roots))
     , m_runner(std::move(runner))
     , m_euid(std::move(euid))
@@ -124,16 +125,16 @@ AgentCapabilities CapabilityProbe::probe(const Options &options) const
     for (auto it = options.labels.cbegin(); it != options.labels.cend(); ++it) {
         const Status valid = Caps::validateLabel(it.key(), it.value());
         if (!valid.ok() || caps.labels.size() >= Caps::kMaxLabels) {
-            qCWarning(lcAgentProbe) << "label left out:"
-                                    << (valid.ok() ? QStringLiteral("too many labels")
-                                                   : valid.error().message);
+            qCWarning(lcAgentProbe)
+                << "label left out:"
+                << (valid.ok() ? QStringLiteral("too many labels") : valid.error().message);
             continue;
         }
         caps.labels.insert(it.key(), it.value());
     }
     caps.maxConcurrent = options.maxConcurrent > 0
-            ? std::min(options.maxConcurrent, Caps::kMaxConcurrentCeiling)
-            : std::min(caps.cpus, Caps::kMaxConcurrentCeiling);
+        ? std::min(options.maxConcurrent, Caps::kMaxConcurrentCeiling)
+        : std::min(caps.cpus, Caps::kMaxConcurrentCeiling);
     caps.mode = options.mode;
     caps.engine = detectEngine();
     caps.kvm = detectKvm();
@@ -147,8 +148,8 @@ AgentCapabilities CapabilityProbe::probe(const Options &options) const
 
 qint64 CapabilityProbe::memoryBytes() const
 {
-    static const QRegularExpression memTotal(QStringLiteral("^MemTotal:\\s+(\\d+)\\s*kB$"),
-                                             QRegularExpression::MultilineOption);
+    static const QRegularExpression memTotal(
+        QStringLiteral("^MemTotal:\\s+(\\d+)\\s*kB$"), QRegularExpression::MultilineOption);
     if (const auto meminfo = m_roots.readAttribute(u"/proc/meminfo")) {
         const auto match = memTotal.match(*meminfo);
         bool ok = false;
@@ -165,41 +166,41 @@ qint64 CapabilityProbe::memoryBytes() const
 
 Result<Caps::ContainerEngine> CapabilityProbe::parsePodmanInfo(const QByteArray &json)
 {
-    QJsonParseError parseError{};
+    QJsonParseError parseError {};
     const QJsonDocument document = QJsonDocument::fromJson(json, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
         return Error::make(QStringLiteral("engine_unreadable"),
-                           QStringLiteral("podman info printed no JSON object (%1)")
-                                   .arg(parseError.errorString()));
+            QStringLiteral("podman info printed no JSON object (%1)")
+                .arg(parseError.errorString()));
     const QJsonObject info = document.object();
 
     Caps::ContainerEngine engine;
     engine.present = true;
     engine.name = QStringLiteral("podman");
     const QJsonValue version = info.value(QLatin1String("version"));
-    engine.version = bounded(version.isObject()
-                                     ? version.toObject().value(QLatin1String("Version")).toString()
+    engine.version
+        = bounded(version.isObject() ? version.toObject().value(QLatin1String("Version")).toString()
                                      : version.toString());
     if (engine.version.isEmpty())
         engine.version = QStringLiteral("unknown");
 
     const QJsonObject runtime = info.value(QLatin1String("host"))
-                                        .toObject()
-                                        .value(QLatin1String("ociRuntime"))
-                                        .toObject();
+                                    .toObject()
+                                    .value(QLatin1String("ociRuntime"))
+                                    .toObject();
     engine.defaultRuntime = bounded(runtime.value(QLatin1String("name")).toString());
-    const QString path = bounded(runtime.value(QLatin1String("path")).toString(),
-                                 Caps::kMaxReasonLength);
+    const QString path
+        = bounded(runtime.value(QLatin1String("path")).toString(), Caps::kMaxReasonLength);
     auto kind = Caps::runtimeKindOf(engine.defaultRuntime);
     if (!kind)
         kind = Caps::runtimeKindOf(path);
     if (kind && !engine.defaultRuntime.isEmpty())
-        engine.runtimes.append({engine.defaultRuntime, path, *kind});
+        engine.runtimes.append({ engine.defaultRuntime, path, *kind });
     return engine;
 }
 
-QList<Caps::OciRuntime> CapabilityProbe::registeredRuntimes(const QString &defaultName,
-                                                            const QString &defaultPath) const
+QList<Caps::OciRuntime> CapabilityProbe::registeredRuntimes(
+    const QString &defaultName, const QString &defaultPath) const
 {
     QMap<QString, QStringList> table = builtInRuntimes();
     const auto configured = containersconf::readRuntimes(m_containersConfFiles);
@@ -207,20 +208,23 @@ QList<Caps::OciRuntime> CapabilityProbe::registeredRuntimes(const QString &defau
         table.insert(it.key(), it.value());
 
     QList<Caps::OciRuntime> runtimes;
-    for (auto it = table.cbegin(); it != table.cend() && runtimes.size() < Caps::kMaxRuntimes; ++it) {
+    for (auto it = table.cbegin(); it != table.cend() && runtimes.size() < Caps::kMaxRuntimes;
+         ++it) {
         if (it.key() == defaultName && !defaultPath.isEmpty())
             continue; // podman info already said where it is
         auto kind = Caps::runtimeKindOf(it.key());
         for (qsizetype i = 0; !kind && i < it.value().size(); ++i)
             kind = Caps::runtimeKindOf(it.value().at(i));
         if (!kind) {
-            qCDebug(lcAgentProbe) << "runtime" << it.key() << "is of no kind the hub knows; left out";
+            qCDebug(lcAgentProbe) << "runtime" << it.key()
+                                  << "is of no kind the hub knows; left out";
             continue;
         }
         for (const QString &candidate : it.value()) {
             const QString path = m_runner->findExecutable(candidate);
             if (!path.isEmpty()) {
-                runtimes.append({bounded(it.key()), bounded(path, Caps::kMaxReasonLength), *kind});
+                runtimes.append(
+                    { bounded(it.key()), bounded(path, Caps::kMaxReasonLength), *kind });
                 break;
             }
         }
@@ -237,8 +241,8 @@ Caps::ContainerEngine CapabilityProbe::detectEngine() const
         absent.reason = QStringLiteral("podman not found in PATH");
         return absent;
     }
-    const auto output = runTool(*m_runner, podman, {QStringLiteral("info"), QStringLiteral("--format"),
-                                                    QStringLiteral("json")});
+    const auto output = runTool(*m_runner, podman,
+        { QStringLiteral("info"), QStringLiteral("--format"), QStringLiteral("json") });
     if (!output.ok()) {
         absent.reason = output.error().message;
         return absent;
@@ -248,7 +252,8 @@ Caps::ContainerEngine CapabilityProbe::detectEngine() const
         absent.reason = bounded(engine.error().message, Caps::kMaxReasonLength);
         return absent;
     }
-    const QString defaultPath = engine->runtimes.isEmpty() ? QString() : engine->runtimes.first().path;
+    const QString defaultPath
+        = engine->runtimes.isEmpty() ? QString() : engine->runtimes.first().path;
     for (const auto &runtime : registeredRuntimes(engine->defaultRuntime, defaultPath)) {
         if (engine->runtimes.size() < Caps::kMaxRuntimes)
             engine->runtimes.append(runtime);
@@ -260,9 +265,9 @@ Caps::Verdict CapabilityProbe::detectKvm() const
 {
     constexpr auto kKvm = u"/dev/kvm";
     if (!m_roots.exists(kKvm))
-        return {false, QStringLiteral("no /dev/kvm on this host")};
+        return { false, QStringLiteral("no /dev/kvm on this host") };
     if (!m_roots.isCharacterDevice(kKvm))
-        return {false, QStringLiteral("/dev/kvm is not a character device")};
+        return { false, QStringLiteral("/dev/kvm is not a character device") };
 
     const int fd = ::open(QFile::encodeName(m_roots.path(kKvm)).constData(), O_RDWR | O_CLOEXEC);
     if (fd < 0) {
@@ -270,21 +275,23 @@ Caps::Verdict CapabilityProbe::detectKvm() const
         QString reason = QStringLiteral("cannot open /dev/kvm: %1").arg(errnoText(error));
         if (error == EACCES)
             reason += QStringLiteral("; add the agent's user to group kvm");
-        return {false, reason};
+        return { false, reason };
     }
     const int version = ::ioctl(fd, KVM_GET_API_VERSION, 0);
     const int error = errno;
     ::close(fd);
     if (version < 0)
-        return {false, QStringLiteral("KVM_GET_API_VERSION on /dev/kvm failed: %1").arg(errnoText(error))};
+        return { false,
+            QStringLiteral("KVM_GET_API_VERSION on /dev/kvm failed: %1").arg(errnoText(error)) };
     if (version != kKvmApiVersion)
-        return {false, QStringLiteral("/dev/kvm speaks KVM API %1, not %2")
-                               .arg(QString::number(version), QString::number(kKvmApiVersion))};
+        return { false,
+            QStringLiteral("/dev/kvm speaks KVM API %1, not %2")
+                .arg(QString::number(version), QString::number(kKvmApiVersion)) };
     // PVM (a pagetable-based KVM for nested clouds) opens and answers like
     // KVM, but boots only guest kernels built for it.
     if (m_roots.exists(u"/sys/module/kvm_pvm"))
-        return {true, QStringLiteral("KVM is PVM: only PVM guest kernels boot")};
-    return {true, {}};
+        return { true, QStringLiteral("KVM is PVM: only PVM guest kernels boot") };
+    return { true, {} };
 }
 
 Caps::PacketFilter CapabilityProbe::detectPacketFilter() const
@@ -296,7 +303,7 @@ Caps::PacketFilter CapabilityProbe::detectPacketFilter() const
         filter.reason = QStringLiteral("nft not found: install nftables");
         return filter;
     }
-    if (const auto version = runTool(*m_runner, nft, {QStringLiteral("--version")})) {
+    if (const auto version = runTool(*m_runner, nft, { QStringLiteral("--version") })) {
         static const QRegularExpression number(QStringLiteral("v(\\d+(?:\\.\\d+)*)"));
         const QString line = firstLine(*version);
         const auto match = number.match(line);
@@ -306,7 +313,8 @@ Caps::PacketFilter CapabilityProbe::detectPacketFilter() const
         filter.reason = QStringLiteral("not running as root");
         return filter;
     }
-    const auto tables = runTool(*m_runner, nft, {QStringLiteral("list"), QStringLiteral("tables")});
+    const auto tables
+        = runTool(*m_runner, nft, { QStringLiteral("list"), QStringLiteral("tables") });
     if (!tables.ok()) {
         filter.reason = tables.error().message;
         return filter;
@@ -337,9 +345,12 @@ QList<Caps::UsbDevice> CapabilityProbe::readUsbInventory() const
         device.busId = name;
         device.vendorId = *vendor;
         device.productId = *product;
-        device.serial = bounded(m_roots.readAttribute(base + QStringLiteral("/serial")).value_or(QString()));
-        device.product = bounded(m_roots.readAttribute(base + QStringLiteral("/product")).value_or(QString()));
-        device.speed = bounded(m_roots.readAttribute(base + QStringLiteral("/speed")).value_or(QString()));
+        device.serial
+            = bounded(m_roots.readAttribute(base + QStringLiteral("/serial")).value_or(QString()));
+        device.product
+            = bounded(m_roots.readAttribute(base + QStringLiteral("/product")).value_or(QString()));
+        device.speed
+            = bounded(m_roots.readAttribute(base + QStringLiteral("/speed")).value_or(QString()));
         devices.append(device);
     }
     return devices;
@@ -348,41 +359,44 @@ QList<Caps::UsbDevice> CapabilityProbe::readUsbInventory() const
 Caps::Verdict CapabilityProbe::detectUsbAttach() const
 {
     if (!m_roots.exists(kVhci)) {
-        return {false, m_roots.exists(u"/sys/bus/usb")
-                               ? QStringLiteral("vhci_hcd missing: modprobe vhci-hcd")
-                               : QStringLiteral("vhci_hcd missing: no USB support in this kernel")};
+        return { false,
+            m_roots.exists(u"/sys/bus/usb")
+                ? QStringLiteral("vhci_hcd missing: modprobe vhci-hcd")
+                : QStringLiteral("vhci_hcd missing: no USB support in this kernel") };
     }
     if (!isRoot())
-        return {false, QStringLiteral("not running as root")};
+        return { false, QStringLiteral("not running as root") };
     const QString attach = kVhci + QStringLiteral("/attach");
     if (!m_roots.exists(attach))
-        return {false, QStringLiteral("vhci_hcd.0 has no attach file")};
+        return { false, QStringLiteral("vhci_hcd.0 has no attach file") };
     if (!m_roots.isWritable(attach))
-        return {false, QStringLiteral("vhci_hcd.0/attach is not writable: read-only /sys?")};
-    return {true, {}};
+        return { false, QStringLiteral("vhci_hcd.0/attach is not writable: read-only /sys?") };
+    return { true, {} };
 }
 
-Caps::Verdict CapabilityProbe::detectL2Attach(Caps::Mode mode, const Caps::ContainerEngine &engine) const
+Caps::Verdict CapabilityProbe::detectL2Attach(
+    Caps::Mode mode, const Caps::ContainerEngine &engine) const
 {
     if (!isRoot())
-        return {false, QStringLiteral("not running as root")};
+        return { false, QStringLiteral("not running as root") };
     if (m_runner->findExecutable(QStringLiteral("ip")).isEmpty())
-        return {false, QStringLiteral("ip not found: install iproute2")};
+        return { false, QStringLiteral("ip not found: install iproute2") };
     if (m_runner->findExecutable(QStringLiteral("nsenter")).isEmpty())
-        return {false, QStringLiteral("nsenter not found: install util-linux")};
+        return { false, QStringLiteral("nsenter not found: install util-linux") };
     if (!m_roots.exists(u"/dev/net/tun"))
-        return {false, QStringLiteral("/dev/net/tun missing: no TUN/TAP support")};
+        return { false, QStringLiteral("/dev/net/tun missing: no TUN/TAP support") };
     if (mode == Caps::Mode::Host)
-        return {true, {}};
+        return { true, {} };
     if (!engine.present)
-        return {false, QStringLiteral("no container engine: %1").arg(engine.reason)};
+        return { false, QStringLiteral("no container engine: %1").arg(engine.reason) };
     for (const auto &runtime : engine.runtimes) {
         if (runtime.kind == Caps::RuntimeKind::Runc || runtime.kind == Caps::RuntimeKind::Crun)
-            return {true, {}};
+            return { true, {} };
     }
     if (engine.runtimes.isEmpty())
-        return {false, QStringLiteral("no OCI runtime found")};
-    return {false, QStringLiteral("only gVisor/Kata runtimes, which cannot receive an interface")};
+        return { false, QStringLiteral("no OCI runtime found") };
+    return { false,
+        QStringLiteral("only gVisor/Kata runtimes, which cannot receive an interface") };
 }
 
 bool CapabilityProbe::isRoot() const

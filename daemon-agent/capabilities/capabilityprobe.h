@@ -1,7 +1,7 @@
 #pragma once
 
-#include "common/protocol/agentcapabilities.h"
 #include "common/device/sysfsroot.h"
+#include "common/protocol/agentcapabilities.h"
 
 #include <QByteArray>
 #include <QMap>
@@ -19,8 +19,8 @@ class CommandRunner;
 namespace cloop::agent {
 
 // The shared value types, by the names the agent's code uses.
-using protocol::AgentCapabilities;
 using device::SysfsRoot;
+using protocol::AgentCapabilities;
 using util::CommandRunner;
 
 // Detects what this machine offers an executor agent (AgentCapabilities).
@@ -34,7 +34,7 @@ class CapabilityProbe final
 public:
     using EffectiveUid = std::function<unsigned int()>;
 
-    static constexpr std::chrono::milliseconds kCommandTimeout{10'000};
+    static constexpr std::chrono::milliseconds kCommandTimeout { 10'000 };
 
     // What the operator chose rather than what is detected.
     struct Options
@@ -49,7 +49,7 @@ public:
     CapabilityProbe();
     // `runner` must not be null. An empty containersConfFiles reads none.
     CapabilityProbe(SysfsRoot roots, std::unique_ptr<CommandRunner> runner, EffectiveUid euid,
-                    QStringList containersConfFiles);
+        QStringList containersConfFiles);
     ~CapabilityProbe();
     Q_DISABLE_COPY_MOVE(CapabilityProbe)
 
@@ -62,8 +62,8 @@ public:
     AgentCapabilities::PacketFilter detectPacketFilter() const;
     QList<AgentCapabilities::UsbDevice> readUsbInventory() const;
     AgentCapabilities::Verdict detectUsbAttach() const;
-    AgentCapabilities::Verdict detectL2Attach(AgentCapabilities::Mode mode,
-                                              const AgentCapabilities::ContainerEngine &engine) const;
+    AgentCapabilities::Verdict detectL2Attach(
+        AgentCapabilities::Mode mode, const AgentCapabilities::ContainerEngine &engine) const;
 
     // The engine from the JSON of `podman info --format json` (podman 4.x):
     // version.Version and host.ociRuntime; fields it lacks are left empty.
@@ -72,8 +72,8 @@ public:
 
 private:
     bool isRoot() const;
-    QList<AgentCapabilities::OciRuntime> registeredRuntimes(const QString &defaultName,
-                                                           const QString &defaultPath) const;
+    QList<AgentCapabilities::OciRuntime> registeredRuntimes(
+        const QString &defaultName, const QString &defaultPath) const;
 
     SysfsRoot m_roots;
     std::unique_ptr<CommandRunner> m_runner;

@@ -140,13 +140,14 @@ QStringList defaultFiles(bool rootless)
 {
     const QString override = qEnvironmentVariable("CONTAINERS_CONF");
     if (!override.isEmpty())
-        return {override};
+        return { override };
 
-    QStringList files{QStringLiteral("/usr/share/containers/containers.conf")};
+    QStringList files { QStringLiteral("/usr/share/containers/containers.conf") };
     const auto addFolder = [&files](const QString &folder) {
         files.append(folder + QStringLiteral("/containers.conf"));
         const QDir dropIns(folder + QStringLiteral("/containers.conf.d"));
-        for (const QString &name : dropIns.entryList({QStringLiteral("*.conf")}, QDir::Files, QDir::Name))
+        for (const QString &name :
+            dropIns.entryList({ QStringLiteral("*.conf") }, QDir::Files, QDir::Name))
             files.append(dropIns.filePath(name));
     };
     addFolder(QStringLiteral("/etc/containers"));

@@ -95,7 +95,8 @@ Status validate(const Attachment &attachment)
         if (attachment.vhciPort < 0 || attachment.vhciPort > 65535)
             return invalid(QStringLiteral("a USB attachment needs its vhci port"));
         if (!device::usb::usbip::isValidBusId(attachment.hostName.toLatin1()))
-            return invalid(QStringLiteral("\"%1\" is not a USB bus id").arg(attachment.hostName.left(32)));
+            return invalid(
+                QStringLiteral("\"%1\" is not a USB bus id").arg(attachment.hostName.left(32)));
         return {};
     }
     if (Status name = device::l2::validateInterfaceName(attachment.hostName); !name)
@@ -134,7 +135,8 @@ Result<Attachment> fromJson(const QJsonValue &value)
     attachment.sandboxName = object.value(QLatin1String("sandbox_name")).toString();
     attachment.sandboxPid = wholeNumber(object.value(QLatin1String("sandbox_pid")));
     if (object.contains(QLatin1String("vhci_port")))
-        attachment.vhciPort = int(std::min<qint64>(wholeNumber(object.value(QLatin1String("vhci_port"))), 65536));
+        attachment.vhciPort
+            = int(std::min<qint64>(wholeNumber(object.value(QLatin1String("vhci_port"))), 65536));
     const qint64 devid = wholeNumber(object.value(QLatin1String("usb_devid")));
     attachment.usbDeviceId = devid >= 0 && devid <= 0xffffffffLL ? quint32(devid) : 0;
     if (Status valid = validate(attachment); !valid)
@@ -251,8 +253,8 @@ AttachmentLedger::AttachmentLedger(QString workRoot)
         &AttachmentLedger::removeIdleTap)
 { }
 
-AttachmentLedger::AttachmentLedger(QString workRoot, InterfaceProbe probe, TapRemover remover,
-                                   UsbPortReleaser releaser)
+AttachmentLedger::AttachmentLedger(
+    QString workRoot, InterfaceProbe probe, TapRemover remover, UsbPortReleaser releaser)
     : m_workRoot(std::move(workRoot))
     , m_probe(std::move(probe))
     , m_remover(std::move(remover))
@@ -271,9 +273,9 @@ Result<bool> AttachmentLedger::releaseUsbPort(int port, quint32 deviceId)
         return false;
     if (state->deviceId != deviceId)
         return Error::make(QStringLiteral("port_reused"),
-                           QStringLiteral("vhci port %1 holds another device now (devid %2)")
-                                   .arg(port)
-                                   .arg(state->deviceId, 8, 16, QLatin1Char('0')));
+            QStringLiteral("vhci port %1 holds another device now (devid %2)")
+                .arg(port)
+                .arg(state->deviceId, 8, 16, QLatin1Char('0')));
     if (Status detached = vhci.detach(port); !detached)
         return detached.error();
     return true;
@@ -390,7 +392,8 @@ AttachmentLedger::Recovery AttachmentLedger::recoverLeftovers()
             if (!released)
                 skip(released.error().message);
             else if (*released)
-                recovery.removed.append(describe(leftover) + QStringLiteral(" on vhci port %1").arg(leftover.vhciPort));
+                recovery.removed.append(
+                    describe(leftover) + QStringLiteral(" on vhci port %1").arg(leftover.vhciPort));
             continue;
         }
         if (leftover.kind != QLatin1String("l2")) {

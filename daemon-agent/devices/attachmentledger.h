@@ -72,7 +72,7 @@ public:
     // The same with the host interfaces seen and removed through `probe`
     // and `remover` (tests).
     AttachmentLedger(QString workRoot, InterfaceProbe probe, TapRemover remover,
-                     UsbPortReleaser releaser = &AttachmentLedger::releaseUsbPort);
+        UsbPortReleaser releaser = &AttachmentLedger::releaseUsbPort);
     // The real release, through SysfsRoot::fromEnvironment().
     static Result<bool> releaseUsbPort(int port, quint32 deviceId);
 

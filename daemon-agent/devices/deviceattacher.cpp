@@ -21,14 +21,14 @@ using protocol::ForwardedDevice;
 using protocol::RunStart;
 
 DeviceAttacher::DeviceAttacher(QString workRoot, device::SysfsRoot roots, QObject *parent)
-    : QObject(parent), m_roots(std::move(roots)), m_ledger(std::make_unique<AttachmentLedger>(std::move(workRoot)))
-{
-}
+    : QObject(parent)
+    , m_roots(std::move(roots))
+    , m_ledger(std::make_unique<AttachmentLedger>(std::move(workRoot)))
+{ }
 
 DeviceAttacher::DeviceAttacher(QString workRoot, QObject *parent)
     : DeviceAttacher(std::move(workRoot), device::SysfsRoot::fromEnvironment(), parent)
-{
-}
+{ }
 
 DeviceAttacher::~DeviceAttacher()
 {
@@ -54,7 +54,7 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel)
     const qint64 runId = meta.value(QLatin1String("run_id")).toInteger();
     const qint64 bindingId = meta.value(QLatin1String("binding_id")).toInteger();
     const QString name = meta.value(QLatin1String("name")).toString().left(64);
-    const Key key{runId, bindingId};
+    const Key key { runId, bindingId };
     if (runId <= 0 || bindingId <= 0 || m_ports.count(key) != 0) {
         channel->refuse(QStringLiteral("a device channel needs a new run and binding"));
         return;
@@ -65,21 +65,27 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel)
         return;
     }
     if (kind != QLatin1String("l2")) {
-        channel->refuse(QStringLiteral("this agent cannot attach \"%1\" devices").arg(kind.left(16)));
+        channel->refuse(
+            QStringLiteral("this agent cannot attach \"%1\" devices").arg(kind.left(16)));
         return;
     }
-    auto tap = device::l2::TapDevice::create(device::l2::TapDevice::Options{});
+    auto tap = device::l2::TapDevice::create(device::l2::TapDevice::Options {});
     if (!tap) {
-        qCWarning(lcAgent).noquote() << QStringLiteral("run %1 cannot attach %2: %3").arg(runId).arg(name, tap.error().message);
+        qCWarning(lcAgent).noquote() << QStringLiteral("run %1 cannot attach %2: %3")
+                                            .arg(runId)
+                                            .arg(name, tap.error().message);
         channel->refuse(tap.error().message);
         return;
     }
     channel->accept();
     const QString hostName = (*tap)->name();
     auto *port = new TapPort(std::move(*tap), channel, this);
-    m_ports[key] = Attached{name, port, nullptr};
+    m_ports[key] = Attached { name, port, nullptr };
     connect(port, &TapPort::ended, this, [this, key](const QString &reason) { drop(key, reason); });
-    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 has %2 on %3 (binding %4)").arg(runId).arg(name, hostName).arg(bindingId);
+    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 has %2 on %3 (binding %4)")
+                                     .arg(runId)
+                                     .arg(name, hostName)
+                                     .arg(bindingId);
 }
 
 void DeviceAttacher::acceptUsbChannel(tunnel::Channel *channel, const Key &key, const QString &name)
@@ -91,13 +97,15 @@ void DeviceAttacher::acceptUsbChannel(tunnel::Channel *channel, const Key &key, 
     }
     channel->accept();
     auto *usb = new UsbImport(channel, busId, m_roots, this);
-    m_ports[key] = Attached{name, nullptr, usb};
+    m_ports[key] = Attached { name, nullptr, usb };
     connect(usb, &UsbImport::ready, this, [this, key, usb] {
-        Attachment attachment{key.first, key.second, QStringLiteral("usb"), usb->localBusId(), usb->nodePath(), 0};
+        Attachment attachment { key.first, key.second, QStringLiteral("usb"), usb->localBusId(),
+            usb->nodePath(), 0 };
         attachment.vhciPort = usb->vhciPort();
         attachment.usbDeviceId = usb->deviceId();
         if (Status recorded = m_ledger->record(attachment); !recorded)
-            qCWarning(lcAgent).noquote() << "cannot record the attachment:" << recorded.error().message;
+            qCWarning(lcAgent).noquote()
+                << "cannot record the attachment:" << recorded.error().message;
         Q_EMIT devicesSettled(key.first);
     });
     connect(usb, &UsbImport::ended, this, [this, key](const QString &reason) {
@@ -105,17 +113,19 @@ void DeviceAttacher::acceptUsbChannel(tunnel::Channel *channel, const Key &key, 
         Q_EMIT devicesSettled(key.first);
     });
     usb->start();
-    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 imports %2 (USB bus id %3 on the forwarder, binding %4)")
-                                         .arg(key.first)
-                                         .arg(name, busId)
-                                         .arg(key.second);
+    qCInfo(lcAgent).noquote() << QStringLiteral(
+        "run %1 imports %2 (USB bus id %3 on the forwarder, binding %4)")
+                                     .arg(key.first)
+                                     .arg(name, busId)
+                                     .arg(key.second);
 }
 
 bool DeviceAttacher::isPending(const RunStart &run) const
 {
     for (const ForwardedDevice &device : run.devices) {
-        const auto found = m_ports.find(Key{run.runId, device.bindingId});
-        if (found != m_ports.end() && found->second.usb && found->second.usb->state() != UsbImport::State::Ready
+        const auto found = m_ports.find(Key { run.runId, device.bindingId });
+        if (found != m_ports.end() && found->second.usb
+            && found->second.usb->state() != UsbImport::State::Ready
             && !found->second.usb->hasEnded())
             return true;
     }
@@ -127,21 +137,25 @@ Status DeviceAttacher::checkReady(const RunStart &run) const
     for (const ForwardedDevice &device : run.devices) {
         if (device.kind != QLatin1String("l2") && device.kind != QLatin1String("usb"))
             return Error::make(QStringLiteral("device_unavailable"),
-                               QStringLiteral("%1: this agent cannot attach %2 devices").arg(device.name, device.kind));
-        const auto found = m_ports.find(Key{run.runId, device.bindingId});
+                QStringLiteral("%1: this agent cannot attach %2 devices")
+                    .arg(device.name, device.kind));
+        const auto found = m_ports.find(Key { run.runId, device.bindingId });
         if (found == m_ports.end()) {
-            const auto ending = m_endings.find(Key{run.runId, device.bindingId});
+            const auto ending = m_endings.find(Key { run.runId, device.bindingId });
             return Error::make(QStringLiteral("device_unavailable"),
-                               QStringLiteral("%1 (binding %2) could not be attached on this machine: %3")
-                                       .arg(device.name)
-                                       .arg(device.bindingId)
-                                       .arg(ending != m_endings.end() ? ending->second
-                                                                      : QStringLiteral("its stream never came; see the agent's log")));
+                QStringLiteral("%1 (binding %2) could not be attached on this machine: %3")
+                    .arg(device.name)
+                    .arg(device.bindingId)
+                    .arg(ending != m_endings.end()
+                            ? ending->second
+                            : QStringLiteral("its stream never came; see the agent's log")));
         }
         if (device.kind == QLatin1String("usb")) {
             if (!found->second.usb || found->second.usb->state() != UsbImport::State::Ready)
                 return Error::make(QStringLiteral("device_unavailable"),
-                                   QStringLiteral("%1 (binding %2) is not attached yet").arg(device.name).arg(device.bindingId));
+                    QStringLiteral("%1 (binding %2) is not attached yet")
+                        .arg(device.name)
+                        .arg(device.bindingId));
             continue;
         }
         if (Status valid = device::l2::validateInterfaceName(device.target); !valid)
@@ -160,19 +174,21 @@ QString DeviceAttacher::environmentValue(const RunStart &run) const
     for (const ForwardedDevice &device : run.devices) {
         QString where = device.target;
         if (device.kind == QLatin1String("usb")) {
-            const auto found = m_ports.find(Key{run.runId, device.bindingId});
-            where = found != m_ports.end() && found->second.usb ? found->second.usb->nodePath() : QString();
+            const auto found = m_ports.find(Key { run.runId, device.bindingId });
+            where = found != m_ports.end() && found->second.usb ? found->second.usb->nodePath()
+                                                                : QString();
         }
         entries.append(QStringLiteral("%1=%2:%3").arg(device.name, device.kind, where));
     }
     return entries.join(QLatin1Char(','));
 }
 
-Result<QList<RunSpec::DeviceNode>> DeviceAttacher::deviceNodes(const RunStart &run, const QString &user) const
+Result<QList<RunSpec::DeviceNode>> DeviceAttacher::deviceNodes(
+    const RunStart &run, const QString &user) const
 {
     QList<RunSpec::DeviceNode> nodes;
     for (const ForwardedDevice &device : run.devices) {
-        const auto found = m_ports.find(Key{run.runId, device.bindingId});
+        const auto found = m_ports.find(Key { run.runId, device.bindingId });
         if (device.kind != QLatin1String("usb") || found == m_ports.end() || !found->second.usb)
             continue;
         const QString node = found->second.usb->nodePath();
@@ -181,12 +197,13 @@ Result<QList<RunSpec::DeviceNode>> DeviceAttacher::deviceNodes(const RunStart &r
         // run has the device, so it may own it.
         const QStringList ids = user.split(QLatin1Char(':'));
         if (ids.size() == 2) {
-            if (::chown(QFile::encodeName(hostPath).constData(), ids[0].toUInt(), ids[1].toUInt()) != 0)
+            if (::chown(QFile::encodeName(hostPath).constData(), ids[0].toUInt(), ids[1].toUInt())
+                != 0)
                 return Error::make(QStringLiteral("device_unavailable"),
-                                   QStringLiteral("%1: cannot hand %2 to the workload's user: %3")
-                                           .arg(device.name, node, QString::fromLocal8Bit(std::strerror(errno))));
+                    QStringLiteral("%1: cannot hand %2 to the workload's user: %3")
+                        .arg(device.name, node, QString::fromLocal8Bit(std::strerror(errno))));
         }
-        nodes.append(RunSpec::DeviceNode{hostPath, node});
+        nodes.append(RunSpec::DeviceNode { hostPath, node });
     }
     return nodes;
 }
@@ -194,25 +211,33 @@ Result<QList<RunSpec::DeviceNode>> DeviceAttacher::deviceNodes(const RunStart &r
 void DeviceAttacher::sandboxStarted(const RunStart &run, qint64 pid)
 {
     for (const ForwardedDevice &device : run.devices) {
-        auto found = m_ports.find(Key{run.runId, device.bindingId});
+        auto found = m_ports.find(Key { run.runId, device.bindingId });
         if (found == m_ports.end() || !found->second.port)
             continue; // its stream ended before the sandbox ran, or it is a node
         device::l2::TapDevice &tap = found->second.port->tap();
         const QString hostName = tap.name();
-        const std::optional<QString> address = device.address.isEmpty() ? std::nullopt : std::optional(device.address);
+        const std::optional<QString> address
+            = device.address.isEmpty() ? std::nullopt : std::optional(device.address);
         if (Status moved = tap.moveInto(pid, device.target, address, device.mtu); !moved) {
-            qCWarning(lcAgent).noquote()
-                    << QStringLiteral("run %1 could not get %2: %3").arg(run.runId).arg(device.name, moved.error().message);
-            drop(found->first, QStringLiteral("could not move it into the sandbox: %1").arg(moved.error().message));
+            qCWarning(lcAgent).noquote() << QStringLiteral("run %1 could not get %2: %3")
+                                                .arg(run.runId)
+                                                .arg(device.name, moved.error().message);
+            drop(found->first,
+                QStringLiteral("could not move it into the sandbox: %1")
+                    .arg(moved.error().message));
             continue;
         }
-        const Attachment attachment{run.runId, device.bindingId, device.kind, hostName, device.target, pid};
+        const Attachment attachment { run.runId, device.bindingId, device.kind, hostName,
+            device.target, pid };
         if (Status recorded = m_ledger->record(attachment); !recorded)
-            qCWarning(lcAgent).noquote() << "cannot record the attachment:" << recorded.error().message;
+            qCWarning(lcAgent).noquote()
+                << "cannot record the attachment:" << recorded.error().message;
         qCInfo(lcAgent).noquote() << QStringLiteral("run %1 sees %2 as %3%4")
-                                             .arg(run.runId)
-                                             .arg(device.name, device.target,
-                                                  device.address.isEmpty() ? QString() : QLatin1Char(' ') + device.address);
+                                         .arg(run.runId)
+                                         .arg(device.name, device.target,
+                                             device.address.isEmpty()
+                                                 ? QString()
+                                                 : QLatin1Char(' ') + device.address);
     }
 }
 
@@ -250,8 +275,10 @@ void DeviceAttacher::drop(const Key &key, const QString &reason)
         attached.usb->deleteLater();
     }
     if (Status forgotten = m_ledger->forget(key.first, key.second); !forgotten)
-        qCWarning(lcAgent).noquote() << "cannot update the attachment record:" << forgotten.error().message;
-    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 lost %2: %3").arg(key.first).arg(attached.name, reason);
+        qCWarning(lcAgent).noquote()
+            << "cannot update the attachment record:" << forgotten.error().message;
+    qCInfo(lcAgent).noquote()
+        << QStringLiteral("run %1 lost %2: %3").arg(key.first).arg(attached.name, reason);
     Q_EMIT detached(key.first, attached.name, reason);
 }
 

@@ -56,7 +56,8 @@ public:
     QString environmentValue(const protocol::RunStart &run) const;
     // The USB device nodes the run's sandbox is given, handed to the
     // workload's user ("uid:gid"; empty: left as they are).
-    Result<QList<RunSpec::DeviceNode>> deviceNodes(const protocol::RunStart &run, const QString &user) const;
+    Result<QList<RunSpec::DeviceNode>> deviceNodes(
+        const protocol::RunStart &run, const QString &user) const;
     // The sandbox runs as `pid`: the TAPs go into its network namespace.
     void sandboxStarted(const protocol::RunStart &run, qint64 pid);
     // The run is over: its TAPs and streams go.

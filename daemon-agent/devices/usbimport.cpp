@@ -25,19 +25,27 @@ namespace {
 constexpr int kPollIntervalMs = 20;
 } // namespace
 
-UsbImport::UsbImport(tunnel::Channel *channel, QString busId, device::SysfsRoot roots, QObject *parent)
-    : QObject(parent), m_channel(channel), m_busId(std::move(busId)), m_roots(roots), m_vhci(std::move(roots))
+UsbImport::UsbImport(
+    tunnel::Channel *channel, QString busId, device::SysfsRoot roots, QObject *parent)
+    : QObject(parent)
+    , m_channel(channel)
+    , m_busId(std::move(busId))
+    , m_roots(roots)
+    , m_vhci(std::move(roots))
 {
     m_poll.setInterval(kPollIntervalMs);
     connect(&m_poll, &QTimer::timeout, this, &UsbImport::checkEnumerated);
     connect(channel, &tunnel::Channel::readyRead, this, &UsbImport::onReadable);
-    connect(channel, &tunnel::Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
-        if (m_pump)
-            return; // the pump reports it
-        const QString why = tunnel::describeClose(code, reason);
-        fail(m_refusal.isEmpty() ? QStringLiteral("the stream ended before the import: %1").arg(why)
-                                 : QStringLiteral("the forwarder refused the import (%1): %2").arg(m_refusal, why));
-    });
+    connect(channel, &tunnel::Channel::closed, this,
+        [this](protocol::CloseCode code, const QString &reason) {
+            if (m_pump)
+                return; // the pump reports it
+            const QString why = tunnel::describeClose(code, reason);
+            fail(m_refusal.isEmpty()
+                    ? QStringLiteral("the stream ended before the import: %1").arg(why)
+                    : QStringLiteral("the forwarder refused the import (%1): %2")
+                          .arg(m_refusal, why));
+        });
 }
 
 UsbImport::~UsbImport()
@@ -71,7 +79,8 @@ void UsbImport::onReadable()
     m_reply += m_channel->read(usbip::kImportReplySize - m_reply.size());
     auto decoded = usbip::decodeImportReply(m_reply);
     if (!decoded) {
-        fail(QStringLiteral("the forwarder's import reply is malformed: %1").arg(decoded.error().message));
+        fail(QStringLiteral("the forwarder's import reply is malformed: %1")
+                 .arg(decoded.error().message));
         return;
     }
     if (!*decoded)
@@ -84,7 +93,7 @@ void UsbImport::onReadable()
     }
     if (reply.device->busId != m_busId.toLatin1()) {
         fail(QStringLiteral("the forwarder answered for bus id %1, not %2")
-                     .arg(QString::fromLatin1(reply.device->busId), m_busId));
+                 .arg(QString::fromLatin1(reply.device->busId), m_busId));
         return;
     }
     attach(reply.device->deviceId(), reply.device->speed);
@@ -92,7 +101,7 @@ void UsbImport::onReadable()
 
 void UsbImport::attach(quint32 deviceId, quint32 speed)
 {
-    int ends[2] = {-1, -1};
+    int ends[2] = { -1, -1 };
     // SOCK_STREAM: vhci_hcd refuses any other socket type.
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) {
         fail(QStringLiteral("socketpair: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
@@ -101,7 +110,8 @@ void UsbImport::attach(quint32 deviceId, quint32 speed)
     util::Fd ours(ends[0]);
     util::Fd kernels(ends[1]);
     if (Status kept = m_vhci.keepHostDriversOff(); !kept)
-        qCWarning(lcAgent).noquote() << "this machine's own drivers may take imported USB devices:" << kept.error().message;
+        qCWarning(lcAgent).noquote()
+            << "this machine's own drivers may take imported USB devices:" << kept.error().message;
     auto port = m_vhci.attach(kernels.get(), deviceId, speed);
     if (!port) {
         fail(port.error().message);
@@ -114,15 +124,17 @@ void UsbImport::attach(quint32 deviceId, quint32 speed)
     m_state = State::Enumerating;
     // vhci starts enumerating at once: the bytes must flow from now on.
     m_pump = new tunnel::ChannelSocketPump(std::move(ours), m_channel, this);
-    connect(m_pump, &tunnel::ChannelSocketPump::ended, this, [this](const QString &reason) { fail(reason); });
-    qCInfo(lcAgent).noquote() << "USB device" << m_busId << "attached on vhci port" << m_port << "devid"
-                              << QString::number(deviceId, 16) << "speed" << speed;
+    connect(m_pump, &tunnel::ChannelSocketPump::ended, this,
+        [this](const QString &reason) { fail(reason); });
+    qCInfo(lcAgent).noquote() << "USB device" << m_busId << "attached on vhci port" << m_port
+                              << "devid" << QString::number(deviceId, 16) << "speed" << speed;
 }
 
 void UsbImport::checkEnumerated()
 {
     if (m_state == State::Requesting && m_enumerating.elapsed() > kEnumerationTimeoutMs) {
-        fail(QStringLiteral("the forwarder did not answer the import within %1 s").arg(kEnumerationTimeoutMs / 1000));
+        fail(QStringLiteral("the forwarder did not answer the import within %1 s")
+                 .arg(kEnumerationTimeoutMs / 1000));
         return;
     }
     if (m_state != State::Enumerating)
@@ -134,8 +146,8 @@ void UsbImport::checkEnumerated()
     }
     // busnum, devnum and the node take no lock of the device.
     const auto node = port->isUsed() && port->localBusId != QLatin1String("0-0")
-            ? device::usb::deviceNodePath(m_roots, port->localBusId)
-            : std::nullopt;
+        ? device::usb::deviceNodePath(m_roots, port->localBusId)
+        : std::nullopt;
     if (node && m_roots.exists(*node) && !m_probing) {
         // The node comes before the kernel has chosen a configuration and
         // made the interfaces, which are what the sandbox's program claims.
@@ -148,39 +160,45 @@ void UsbImport::checkEnumerated()
         if (!m_nodeSeen.isValid())
             m_nodeSeen.start();
         QPointer<UsbImport> self(this);
-        QThreadPool::globalInstance()->start([self, roots = m_roots, localBusId, settle, path = *node] {
-            const bool configured = isConfigured(roots, localBusId);
-            QString problem;
-            // Claimable by the sandbox's program; still probed by no driver here.
-            if (configured || settle) {
-                if (Status authorized = VhciController(roots).authorizeInterfaces(localBusId); !authorized)
-                    problem = authorized.error().message;
-            }
-            QMetaObject::invokeMethod(
+        QThreadPool::globalInstance()->start(
+            [self, roots = m_roots, localBusId, settle, path = *node] {
+                const bool configured = isConfigured(roots, localBusId);
+                QString problem;
+                // Claimable by the sandbox's program; still probed by no driver here.
+                if (configured || settle) {
+                    if (Status authorized = VhciController(roots).authorizeInterfaces(localBusId);
+                        !authorized)
+                        problem = authorized.error().message;
+                }
+                QMetaObject::invokeMethod(
                     qApp,
                     [self, localBusId, path, configured, settle, problem] {
                         if (self)
                             self->probed(localBusId, path, configured || settle, problem);
                     },
                     Qt::QueuedConnection);
-        });
+            });
     }
     if (m_enumerating.elapsed() > kEnumerationTimeoutMs)
-        fail(QStringLiteral("the USB device did not enumerate within %1 s").arg(kEnumerationTimeoutMs / 1000));
+        fail(QStringLiteral("the USB device did not enumerate within %1 s")
+                 .arg(kEnumerationTimeoutMs / 1000));
 }
 
-void UsbImport::probed(const QString &localBusId, const QString &node, bool settled, const QString &problem)
+void UsbImport::probed(
+    const QString &localBusId, const QString &node, bool settled, const QString &problem)
 {
     m_probing = false;
     if (m_state != State::Enumerating || !settled)
         return;
     if (!problem.isEmpty())
-        qCWarning(lcAgent).noquote() << "cannot authorize the interfaces of" << localBusId << ":" << problem;
+        qCWarning(lcAgent).noquote()
+            << "cannot authorize the interfaces of" << localBusId << ":" << problem;
     m_poll.stop();
     m_localBusId = localBusId;
     m_nodePath = node;
     m_state = State::Ready;
-    qCInfo(lcAgent).noquote() << "USB device" << m_busId << "is" << m_localBusId << "here, node" << m_nodePath
+    qCInfo(lcAgent).noquote() << "USB device" << m_busId << "is" << m_localBusId << "here, node"
+                              << m_nodePath
                               << QStringLiteral("(%1 ms)").arg(m_enumerating.elapsed());
     Q_EMIT ready();
 }
@@ -188,11 +206,14 @@ void UsbImport::probed(const QString &localBusId, const QString &node, bool sett
 bool UsbImport::isConfigured(const device::SysfsRoot &roots, const QString &localBusId)
 {
     const QString dir = QStringLiteral("/sys/bus/usb/devices/") + localBusId;
-    const QString configuration = roots.readAttribute(dir + QLatin1String("/bConfigurationValue")).value_or(QString());
+    const QString configuration
+        = roots.readAttribute(dir + QLatin1String("/bConfigurationValue")).value_or(QString());
     if (configuration.isEmpty() || configuration == QLatin1String("0"))
         return false;
     bool ok = false;
-    const int interfaces = roots.readAttribute(dir + QLatin1String("/bNumInterfaces")).value_or(QString()).toInt(&ok);
+    const int interfaces = roots.readAttribute(dir + QLatin1String("/bNumInterfaces"))
+                               .value_or(QString())
+                               .toInt(&ok);
     if (!ok)
         return false;
     return device::usb::listInterfaces(roots, localBusId).size() >= interfaces;
@@ -220,7 +241,8 @@ void UsbImport::fail(const QString &reason)
             Status detached = m_vhci.detach(m_port);
             const auto after = detached ? std::nullopt : m_vhci.port(m_port);
             if (!detached && !(after && after->isFree()))
-                qCWarning(lcAgent).noquote() << "cannot detach vhci port" << m_port << ":" << detached.error().message;
+                qCWarning(lcAgent).noquote()
+                    << "cannot detach vhci port" << m_port << ":" << detached.error().message;
         }
     }
     if (m_pump) {

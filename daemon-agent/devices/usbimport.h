@@ -29,14 +29,21 @@ class UsbImport final : public QObject
     Q_DISABLE_COPY_MOVE(UsbImport)
 
 public:
-    enum class State { Requesting, Enumerating, Ready, Ended };
+    enum class State
+    {
+        Requesting,
+        Enumerating,
+        Ready,
+        Ended
+    };
 
     // How long the forwarder's answer and the kernel's enumeration may take.
     static constexpr int kEnumerationTimeoutMs = 15'000;
     // How long a device whose node exists may take to be configured.
     static constexpr int kConfigurationWaitMs = 3'000;
 
-    UsbImport(tunnel::Channel *channel, QString busId, device::SysfsRoot roots, QObject *parent = nullptr);
+    UsbImport(tunnel::Channel *channel, QString busId, device::SysfsRoot roots,
+        QObject *parent = nullptr);
     ~UsbImport() override;
 
     // Sends the import request.
@@ -65,7 +72,8 @@ private:
     // device's lock in the kernel: never on the thread that pumps.
     static bool isConfigured(const device::SysfsRoot &roots, const QString &localBusId);
     // The look from another thread is back: settled, the device is ready.
-    void probed(const QString &localBusId, const QString &node, bool settled, const QString &problem);
+    void probed(
+        const QString &localBusId, const QString &node, bool settled, const QString &problem);
     void fail(const QString &reason);
 
     QPointer<tunnel::Channel> m_channel;

@@ -42,7 +42,7 @@ Result<QList<VhciController::Port>> VhciController::ports() const
 {
     if (!isLoaded())
         return Error::make(QStringLiteral("vhci_missing"),
-                           QStringLiteral("the kernel's vhci-hcd driver is not loaded (modprobe vhci-hcd)"));
+            QStringLiteral("the kernel's vhci-hcd driver is not loaded (modprobe vhci-hcd)"));
     QList<Port> out;
     const QString dir = kDirectory.toString();
     for (const QString &name : m_roots.list(dir)) {
@@ -50,7 +50,8 @@ Result<QList<VhciController::Port>> VhciController::ports() const
             continue;
         const auto text = m_roots.readAttribute(dir + QLatin1Char('/') + name, 256 * 1024);
         if (!text)
-            return Error::make(QStringLiteral("vhci_unreadable"), QStringLiteral("cannot read %1/%2").arg(dir, name));
+            return Error::make(QStringLiteral("vhci_unreadable"),
+                QStringLiteral("cannot read %1/%2").arg(dir, name));
         for (const QStringView line : QStringView(*text).split(QLatin1Char('\n'))) {
             if (auto port = parseLine(line))
                 out.append(*port);
@@ -75,7 +76,7 @@ Result<int> VhciController::attach(int socketFd, quint32 deviceId, quint32 speed
 {
     if (speed < 1 || speed > 6)
         return Error::make(QStringLiteral("usb_speed_unsupported"),
-                           QStringLiteral("the device reports speed %1, which vhci_hcd cannot attach").arg(speed));
+            QStringLiteral("the device reports speed %1, which vhci_hcd cannot attach").arg(speed));
     auto all = ports();
     if (!all)
         return all.error();
@@ -84,13 +85,19 @@ Result<int> VhciController::attach(int socketFd, quint32 deviceId, quint32 speed
     // the number must come from the matching hub.
     const bool superSpeed = speed >= 5;
     Error last = Error::make(QStringLiteral("vhci_no_free_port"),
-                             QStringLiteral("every %1 port of vhci_hcd is in use")
-                                     .arg(superSpeed ? QStringLiteral("SuperSpeed") : QStringLiteral("high-speed")));
+        QStringLiteral("every %1 port of vhci_hcd is in use")
+            .arg(superSpeed ? QStringLiteral("SuperSpeed") : QStringLiteral("high-speed")));
     for (const Port &port : std::as_const(*all)) {
         if (port.superSpeedHub != superSpeed || !port.isFree())
             continue;
-        const QByteArray line = QStringLiteral("%1 %2 %3 %4").arg(port.number).arg(socketFd).arg(deviceId).arg(speed).toLatin1();
-        Status attached = m_roots.writeAttribute(kDirectory.toString() + QLatin1String("/attach"), line);
+        const QByteArray line = QStringLiteral("%1 %2 %3 %4")
+                                    .arg(port.number)
+                                    .arg(socketFd)
+                                    .arg(deviceId)
+                                    .arg(speed)
+                                    .toLatin1();
+        Status attached
+            = m_roots.writeAttribute(kDirectory.toString() + QLatin1String("/attach"), line);
         if (attached)
             return port.number;
         last = attached.error();
@@ -110,7 +117,8 @@ Status VhciController::keepHostDriversOff() const
         if (!controller.startsWith(QLatin1String("vhci_hcd.")))
             continue;
         for (const QString &hub : m_roots.list(platform + QLatin1Char('/') + controller)) {
-            const QString setting = QStringLiteral("%1/%2/%3/interface_authorized_default").arg(platform, controller, hub);
+            const QString setting = QStringLiteral("%1/%2/%3/interface_authorized_default")
+                                        .arg(platform, controller, hub);
             if (!rootHub.match(hub).hasMatch() || !m_roots.exists(setting))
                 continue;
             if (m_roots.readAttribute(setting) == QLatin1String("0"))
@@ -125,7 +133,8 @@ Status VhciController::keepHostDriversOff() const
 Status VhciController::authorizeInterfaces(const QString &busId) const
 {
     for (const QString &name : device::usb::listInterfaces(m_roots, busId)) {
-        const QString authorized = device::usb::kUsbDevicesDir + QLatin1Char('/') + name + QLatin1String("/authorized");
+        const QString authorized
+            = device::usb::kUsbDevicesDir + QLatin1Char('/') + name + QLatin1String("/authorized");
         if (!m_roots.exists(authorized) || m_roots.readAttribute(authorized) == QLatin1String("1"))
             continue;
         if (Status done = m_roots.writeAttribute(authorized, "1"); !done)
@@ -136,7 +145,8 @@ Status VhciController::authorizeInterfaces(const QString &busId) const
 
 Status VhciController::detach(int port) const
 {
-    return m_roots.writeAttribute(kDirectory.toString() + QLatin1String("/detach"), QByteArray::number(port));
+    return m_roots.writeAttribute(
+        kDirectory.toString() + QLatin1String("/detach"), QByteArray::number(port));
 }
 
 } // namespace cloop::agent

@@ -32,7 +32,9 @@ public:
         bool isUsed() const { return state == 6; }
     };
 
-    explicit VhciController(device::SysfsRoot roots) : m_roots(std::move(roots)) { }
+    explicit VhciController(device::SysfsRoot roots)
+        : m_roots(std::move(roots))
+    { }
 
     bool isLoaded() const;
     // Every port of every controller (status, status.1, …). Errors:

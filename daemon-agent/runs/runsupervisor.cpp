@@ -1,12 +1,12 @@
 #include "daemon-agent/runs/runsupervisor.h"
 
+#include "common/tunnel/channelmultiplexer.h"
+#include "common/util/atomicfile.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/devices/deviceattacher.h"
 #include "daemon-agent/sandbox/hostprocessdriver.h"
 #include "daemon-agent/sandbox/podmansandbox.h"
 #include "daemon-agent/sandbox/runspec.h"
-#include "common/tunnel/channelmultiplexer.h"
-#include "common/util/atomicfile.h"
 
 #include <QFile>
 #include <QJsonArray>
@@ -58,8 +58,7 @@ void RunSupervisor::recordActiveRuns() const
     if (Status root = m_workRoot.ensureRoot(); !root)
         return;
     if (Status written = util::writeFileAtomically(stateFilePath(),
-                                                    QJsonDocument(QJsonObject{{QStringLiteral("runs"), ids}}).toJson(),
-                                                    0600);
+            QJsonDocument(QJsonObject { { QStringLiteral("runs"), ids } }).toJson(), 0600);
         !written)
         qCWarning(lcAgent).noquote() << "cannot record the active runs:" << written.error().message;
 }
@@ -69,7 +68,10 @@ void RunSupervisor::recoverLeftovers()
     QFile file(stateFilePath());
     if (!file.open(QIODevice::ReadOnly))
         return;
-    const QJsonArray ids = QJsonDocument::fromJson(file.read(1024 * 1024)).object().value(QLatin1String("runs")).toArray();
+    const QJsonArray ids = QJsonDocument::fromJson(file.read(1024 * 1024))
+                               .object()
+                               .value(QLatin1String("runs"))
+                               .toArray();
     file.close();
     for (const QJsonValue &value : ids) {
         const qint64 runId = value.toInteger();
@@ -77,14 +79,15 @@ void RunSupervisor::recoverLeftovers()
             continue;
         const QString name = PodmanSandbox::containerNameFor(sandboxIdFor(runId));
         QProcess removal;
-        removal.start(QStringLiteral("podman"), {QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("--time"),
-                                                 QStringLiteral("0"), name});
+        removal.start(QStringLiteral("podman"),
+            { QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("--time"),
+                QStringLiteral("0"), name });
         removal.waitForFinished(30'000);
         qCInfo(lcAgent).noquote() << "removed" << name << "left by a previous agent process";
-        Q_EMIT report(RunFinished{runId, std::nullopt,
-                                  QStringLiteral("the executor agent restarted while the run was going; its sandbox "
-                                                 "was removed"),
-                                  0});
+        Q_EMIT report(RunFinished { runId, std::nullopt,
+            QStringLiteral("the executor agent restarted while the run was going; its sandbox "
+                           "was removed"),
+            0 });
     }
     recordActiveRuns();
 }
@@ -96,7 +99,8 @@ void RunSupervisor::setDeviceAttacher(DeviceAttacher *attacher)
         return;
     connect(attacher, &DeviceAttacher::devicesSettled, this, [this](qint64 runId) {
         const auto waiting = m_waitingForDevices.constFind(runId);
-        if (waiting == m_waitingForDevices.constEnd() || !m_devices || m_devices->isPending(*waiting))
+        if (waiting == m_waitingForDevices.constEnd() || !m_devices
+            || m_devices->isPending(*waiting))
             return;
         start(m_waitingForDevices.take(runId));
     });
@@ -116,7 +120,7 @@ void RunSupervisor::refuse(qint64 runId, const QString &error)
     if (m_devices)
         m_devices->runEnded(runId);
     qCWarning(lcAgent).noquote() << "run" << runId << "refused:" << error;
-    Q_EMIT report(RunFinished{runId, std::nullopt, error, 0});
+    Q_EMIT report(RunFinished { runId, std::nullopt, error, 0 });
 }
 
 void RunSupervisor::start(const RunStart &run)
@@ -145,16 +149,18 @@ void RunSupervisor::start(const RunStart &run)
     spec.user = *user;
     if (!run.devices.isEmpty()) {
         if (!m_devices)
-            return refuse(run.runId, QStringLiteral("this agent does not attach forwarded devices"));
+            return refuse(
+                run.runId, QStringLiteral("this agent does not attach forwarded devices"));
         if (m_devices->isPending(run))
             return waitForDevices(run);
         if (Status ready = m_devices->checkReady(run); !ready)
             return refuse(run.runId, ready.error().message);
-        spec.env.insert(QStringLiteral("CLOOP_FORWARDED_DEVICES"), m_devices->environmentValue(run));
+        spec.env.insert(
+            QStringLiteral("CLOOP_FORWARDED_DEVICES"), m_devices->environmentValue(run));
         const bool segment = std::any_of(run.devices.cbegin(), run.devices.cend(),
-                                         [](const ForwardedDevice &device) { return device.kind == QLatin1String("l2"); });
+            [](const ForwardedDevice &device) { return device.kind == QLatin1String("l2"); });
         if (segment)
-            spec.addedCapabilities = {QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW")};
+            spec.addedCapabilities = { QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW") };
         auto nodes = m_devices->deviceNodes(run, spec.user);
         if (!nodes)
             return refuse(run.runId, nodes.error().message);
@@ -170,45 +176,52 @@ void RunSupervisor::start(const RunStart &run)
         m_imageReady = true;
     }
 
-    SandboxDriver *sandbox = run.hostProcess ? static_cast<SandboxDriver *>(new HostProcessDriver(this))
-                                             : static_cast<SandboxDriver *>(new PodmanSandbox(this));
+    SandboxDriver *sandbox = run.hostProcess
+        ? static_cast<SandboxDriver *>(new HostProcessDriver(this))
+        : static_cast<SandboxDriver *>(new PodmanSandbox(this));
     const qint64 runId = run.runId;
-    m_active.insert(runId, Active{sandbox});
+    m_active.insert(runId, Active { sandbox });
     connect(sandbox, &SandboxDriver::started, this, [this, runId, run](qint64 pid) {
-        Q_EMIT report(RunStarted{runId});
+        Q_EMIT report(RunStarted { runId });
         if (m_devices && !run.devices.isEmpty())
             m_devices->sandboxStarted(run, pid);
     });
     Log &log = m_logs[runId];
     log.journal = std::make_unique<runs::OutputJournal>(m_retainBytes);
     openLogChannel(runId, log);
-    connect(sandbox, &SandboxDriver::output, this, [this, runId](SandboxDriver::Stream stream, const QByteArray &bytes) {
-        auto it = m_logs.find(runId);
-        if (it == m_logs.end())
-            return;
-        it->second.journal->append(stream == SandboxDriver::Stream::Stdout ? runs::OutputStream::Stdout : runs::OutputStream::Stderr,
-                            bytes);
-        pump(runId);
-    });
-    connect(sandbox, &SandboxDriver::finished, this, [this, runId](int exitCode, const QString &error) {
-        const Active active = m_active.take(runId);
-        recordActiveRuns();
-        quint64 end = 0;
-        if (auto found = m_logs.find(runId); found != m_logs.end()) {
-            found->second.finished = true;
-            end = found->second.journal->endOffset();
-        }
-        if (m_devices)
-            m_devices->runEnded(runId);
-        RunFinished finished{runId, std::nullopt, error, static_cast<qint64>(end)};
-        if (error.isEmpty())
-            finished.exitCode = exitCode;
-        qCInfo(lcAgent).noquote() << "run" << runId << "finished:" << (error.isEmpty() ? QStringLiteral("exit %1").arg(exitCode) : error);
-        Q_EMIT report(finished);
-        if (active.sandbox)
-            active.sandbox->deleteLater();
-        forgetIfDone(runId);
-    });
+    connect(sandbox, &SandboxDriver::output, this,
+        [this, runId](SandboxDriver::Stream stream, const QByteArray &bytes) {
+            auto it = m_logs.find(runId);
+            if (it == m_logs.end())
+                return;
+            it->second.journal->append(stream == SandboxDriver::Stream::Stdout
+                    ? runs::OutputStream::Stdout
+                    : runs::OutputStream::Stderr,
+                bytes);
+            pump(runId);
+        });
+    connect(
+        sandbox, &SandboxDriver::finished, this, [this, runId](int exitCode, const QString &error) {
+            const Active active = m_active.take(runId);
+            recordActiveRuns();
+            quint64 end = 0;
+            if (auto found = m_logs.find(runId); found != m_logs.end()) {
+                found->second.finished = true;
+                end = found->second.journal->endOffset();
+            }
+            if (m_devices)
+                m_devices->runEnded(runId);
+            RunFinished finished { runId, std::nullopt, error, static_cast<qint64>(end) };
+            if (error.isEmpty())
+                finished.exitCode = exitCode;
+            qCInfo(lcAgent).noquote()
+                << "run" << runId << "finished:"
+                << (error.isEmpty() ? QStringLiteral("exit %1").arg(exitCode) : error);
+            Q_EMIT report(finished);
+            if (active.sandbox)
+                active.sandbox->deleteLater();
+            forgetIfDone(runId);
+        });
     if (Status started = sandbox->start(spec); !started) {
         m_active.remove(runId);
         sandbox->deleteLater();
@@ -233,10 +246,12 @@ void RunSupervisor::openLogChannel(qint64 runId, Log &log)
 {
     if (!m_channels)
         return;
-    auto channel = m_channels->openChannel(QJsonObject{{QStringLiteral("kind"), QStringLiteral("run-log")},
-                                                       {QStringLiteral("run_id"), runId}});
+    auto channel = m_channels->openChannel(
+        QJsonObject { { QStringLiteral("kind"), QStringLiteral("run-log") },
+            { QStringLiteral("run_id"), runId } });
     if (!channel) {
-        qCWarning(lcAgent).noquote() << "run" << runId << "has no log channel:" << channel.error().message;
+        qCWarning(lcAgent).noquote()
+            << "run" << runId << "has no log channel:" << channel.error().message;
         return;
     }
     log.channel = *channel;

@@ -14,7 +14,8 @@ namespace {
 constexpr int kGracePeriodMs = 10'000;
 }
 
-HostProcessDriver::HostProcessDriver(QObject *parent) : SandboxDriver(parent)
+HostProcessDriver::HostProcessDriver(QObject *parent)
+    : SandboxDriver(parent)
 {
     m_killTimer.setSingleShot(true);
     connect(&m_killTimer, &QTimer::timeout, this, [this] {
@@ -35,7 +36,8 @@ HostProcessDriver::~HostProcessDriver()
 Status HostProcessDriver::start(const RunSpec &spec)
 {
     if (m_process)
-        return Error::make(QStringLiteral("already_started"), QStringLiteral("this driver already ran a workload"));
+        return Error::make(QStringLiteral("already_started"),
+            QStringLiteral("this driver already ran a workload"));
     if (spec.argv.isEmpty())
         return Error::make(QStringLiteral("invalid_run"), QStringLiteral("a run needs a command"));
     m_process = std::make_unique<QProcess>();
@@ -82,23 +84,25 @@ Status HostProcessDriver::start(const RunSpec &spec)
         if (const QByteArray bytes = process->readAllStandardError(); !bytes.isEmpty())
             Q_EMIT output(Stream::Stderr, bytes);
     });
-    connect(process, &QProcess::finished, this, [this, process](int exitCode, QProcess::ExitStatus status) {
-        if (m_finished)
-            return;
-        if (const QByteArray rest = process->readAllStandardOutput(); !rest.isEmpty())
-            Q_EMIT output(Stream::Stdout, rest);
-        if (const QByteArray rest = process->readAllStandardError(); !rest.isEmpty())
-            Q_EMIT output(Stream::Stderr, rest);
-        m_finished = true;
-        m_killTimer.stop();
-        m_pid = 0;
-        Q_EMIT finished(status == QProcess::CrashExit ? 128 + SIGKILL : exitCode, QString());
-    });
+    connect(process, &QProcess::finished, this,
+        [this, process](int exitCode, QProcess::ExitStatus status) {
+            if (m_finished)
+                return;
+            if (const QByteArray rest = process->readAllStandardOutput(); !rest.isEmpty())
+                Q_EMIT output(Stream::Stdout, rest);
+            if (const QByteArray rest = process->readAllStandardError(); !rest.isEmpty())
+                Q_EMIT output(Stream::Stderr, rest);
+            m_finished = true;
+            m_killTimer.stop();
+            m_pid = 0;
+            Q_EMIT finished(status == QProcess::CrashExit ? 128 + SIGKILL : exitCode, QString());
+        });
     connect(process, &QProcess::errorOccurred, this, [this, process](QProcess::ProcessError error) {
         if (error != QProcess::FailedToStart || m_finished)
             return;
         m_finished = true;
-        Q_EMIT finished(-1, QStringLiteral("cannot start %1: %2").arg(process->program(), process->errorString()));
+        Q_EMIT finished(-1,
+            QStringLiteral("cannot start %1: %2").arg(process->program(), process->errorString()));
     });
     m_process->start();
     return {};

@@ -72,8 +72,8 @@ CommandResult runCommand(const QString &program, const QStringList &arguments)
         process.kill();
         process.waitForFinished(5000);
         result.problem = QStringLiteral("%1 %2 did not finish within %3 s")
-                                 .arg(program, arguments.value(0))
-                                 .arg(kCommandTimeoutMs / 1000);
+                             .arg(program, arguments.value(0))
+                             .arg(kCommandTimeoutMs / 1000);
         return result;
     }
     result.out = process.readAllStandardOutput();
@@ -95,11 +95,10 @@ QByteArray lastLine(const QByteArray &text)
 
 Error engineFailure(const QString &what, const CommandResult &result)
 {
-    const QString detail = result.ran
-            ? QStringLiteral("exit %1: %2")
-                      .arg(result.exitCode)
-                      .arg(QString::fromUtf8(lastLine(result.err)))
-            : result.problem;
+    const QString detail = result.ran ? QStringLiteral("exit %1: %2")
+                                            .arg(result.exitCode)
+                                            .arg(QString::fromUtf8(lastLine(result.err)))
+                                      : result.problem;
     return Error::make(
         QStringLiteral("sandbox_engine"), QStringLiteral("%1 (%2)").arg(what, detail));
 }
@@ -114,8 +113,10 @@ bool isDynamicElf(const QString &path)
     const QByteArray header = file.read(64);
     // Only 64-bit little-endian is inspected; anything else is assumed fine
     // and will show its problem when run.
-    if (header.size() < 64 || !header.startsWith("\x7f" "ELF") || header.at(4) != 2
-        || header.at(5) != 1) {
+    if (header.size() < 64
+        || !header.startsWith("\x7f"
+                              "ELF")
+        || header.at(4) != 2 || header.at(5) != 1) {
         return false;
     }
     const auto *raw = reinterpret_cast<const uchar *>(header.constData());
@@ -129,7 +130,7 @@ bool isDynamicElf(const QString &path)
         const QByteArray type = file.read(4);
         if (type.size() == 4
             && qFromLittleEndian<quint32>(reinterpret_cast<const uchar *>(type.constData()))
-                    == kPtInterp) {
+                == kPtInterp) {
             return true;
         }
     }
@@ -142,7 +143,7 @@ Status writeSmallFile(const QString &path, const QByteArray &contents)
     if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
         || file.write(contents) != contents.size()) {
         return Error::make(QStringLiteral("sandbox_image"),
-                           QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
+            QStringLiteral("cannot write %1: %2").arg(path, file.errorString()));
     }
     return {};
 }
@@ -151,17 +152,15 @@ Status writeSmallFile(const QString &path, const QByteArray &contents)
 // just enough /etc for `id` and `ls -l` to print names.
 Status buildBusyboxRootfs(const QString &busybox, const QString &rootfs)
 {
-    const QStringList folders = { QStringLiteral("bin"),  QStringLiteral("sbin"),
-                                  QStringLiteral("usr/bin"), QStringLiteral("usr/sbin"),
-                                  QStringLiteral("etc"),  QStringLiteral("tmp"),
-                                  QStringLiteral("proc"), QStringLiteral("sys"),
-                                  QStringLiteral("dev"),  QStringLiteral("run"),
-                                  QStringLiteral("work"), QStringLiteral("root"),
-                                  QStringLiteral("var/tmp") };
+    const QStringList folders = { QStringLiteral("bin"), QStringLiteral("sbin"),
+        QStringLiteral("usr/bin"), QStringLiteral("usr/sbin"), QStringLiteral("etc"),
+        QStringLiteral("tmp"), QStringLiteral("proc"), QStringLiteral("sys"), QStringLiteral("dev"),
+        QStringLiteral("run"), QStringLiteral("work"), QStringLiteral("root"),
+        QStringLiteral("var/tmp") };
     for (const QString &folder : folders) {
         if (!QDir().mkpath(rootfs + QLatin1Char('/') + folder)) {
             return Error::make(QStringLiteral("sandbox_image"),
-                               QStringLiteral("cannot create %1 in %2").arg(folder, rootfs));
+                QStringLiteral("cannot create %1 in %2").arg(folder, rootfs));
         }
     }
     ::chmod(QFile::encodeName(rootfs + QStringLiteral("/tmp")).constData(), 01777);
@@ -171,11 +170,11 @@ Status buildBusyboxRootfs(const QString &busybox, const QString &rootfs)
     const QString target = rootfs + QStringLiteral("/bin/busybox");
     if (!QFile::copy(busybox, target)) {
         return Error::make(QStringLiteral("sandbox_image"),
-                           QStringLiteral("cannot copy %1 into the image").arg(busybox));
+            QStringLiteral("cannot copy %1 into the image").arg(busybox));
     }
-    QFile::setPermissions(target, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner
-                                  | QFile::ReadGroup | QFile::ExeGroup | QFile::ReadOther
-                                  | QFile::ExeOther);
+    QFile::setPermissions(target,
+        QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup
+            | QFile::ReadOther | QFile::ExeOther);
 
     const CommandResult list = runCommand(busybox, { QStringLiteral("--list-full") });
     if (!list.ran || list.exitCode != 0)
@@ -190,14 +189,14 @@ Status buildBusyboxRootfs(const QString &busybox, const QString &rootfs)
         QDir().mkpath(QFileInfo(link).path());
         if (::symlink("/bin/busybox", QFile::encodeName(link).constData()) != 0) {
             return Error::make(QStringLiteral("sandbox_image"),
-                               QStringLiteral("cannot link %1: %2")
-                                       .arg(link, QString::fromLocal8Bit(std::strerror(errno))));
+                QStringLiteral("cannot link %1: %2")
+                    .arg(link, QString::fromLocal8Bit(std::strerror(errno))));
         }
     }
 
     if (Status s = writeSmallFile(rootfs + QStringLiteral("/etc/passwd"),
-                                  "root:x:0:0:root:/root:/bin/sh\n"
-                                  "nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n");
+            "root:x:0:0:root:/root:/bin/sh\n"
+            "nobody:x:65534:65534:nobody:/nonexistent:/bin/false\n");
         !s) {
         return s;
     }
@@ -206,10 +205,13 @@ Status buildBusyboxRootfs(const QString &busybox, const QString &rootfs)
 
 } // namespace
 
-PodmanSandbox::PodmanSandbox(QObject *parent) : PodmanSandbox(PodmanSandboxOptions(), parent) { }
+PodmanSandbox::PodmanSandbox(QObject *parent)
+    : PodmanSandbox(PodmanSandboxOptions(), parent)
+{ }
 
 PodmanSandbox::PodmanSandbox(PodmanSandboxOptions options, QObject *parent)
-    : SandboxDriver(parent), m_options(std::move(options))
+    : SandboxDriver(parent)
+    , m_options(std::move(options))
 {
     m_pidPoll.setSingleShot(true);
     m_graceTimer.setSingleShot(true);
@@ -276,25 +278,33 @@ QStringList PodmanSandbox::runArguments(const RunSpec &spec, const QString &envF
     QStringList args = {
         QStringLiteral("run"),
         QStringLiteral("--rm"),
-        QStringLiteral("--name"), containerNameFor(spec.runId),
-        QStringLiteral("--label"), QStringLiteral("cloop.run-id=") + spec.runId,
+        QStringLiteral("--name"),
+        containerNameFor(spec.runId),
+        QStringLiteral("--label"),
+        QStringLiteral("cloop.run-id=") + spec.runId,
         // A run never dials a registry by accident; images are imported or
         // pulled by the agent beforehand, and a missing one fails at once.
-        QStringLiteral("--pull"), QStringLiteral("never"),
-        QStringLiteral("--runtime"), spec.runtime,
+        QStringLiteral("--pull"),
+        QStringLiteral("never"),
+        QStringLiteral("--runtime"),
+        spec.runtime,
         // Own network namespace with only lo; a forwarded TAP is moved in
         // later through pid().
-        QStringLiteral("--network"), QStringLiteral("none"),
+        QStringLiteral("--network"),
+        QStringLiteral("none"),
         // Otherwise the host's /etc/hosts (lab host names) is copied in.
         QStringLiteral("--no-hosts"),
         // Output is read from the attached pipes; conmon's log file would
         // store every byte a second time on the device's disk.
-        QStringLiteral("--log-driver"), QStringLiteral("none"),
+        QStringLiteral("--log-driver"),
+        QStringLiteral("none"),
         // A PID 1 that forwards TERM (a bare PID 1 ignores it) and reaps
         // orphans.
         QStringLiteral("--init"),
-        QStringLiteral("--cap-drop"), QStringLiteral("ALL"),
-        QStringLiteral("--security-opt"), QStringLiteral("no-new-privileges"),
+        QStringLiteral("--cap-drop"),
+        QStringLiteral("ALL"),
+        QStringLiteral("--security-opt"),
+        QStringLiteral("no-new-privileges"),
         // (podman gives --cap-add capabilities to a non-root --user as
         // ambient ones, so the workload has them.)
         // The image is shared by every run: read-only, with a private /tmp.
@@ -303,14 +313,17 @@ QStringList PodmanSandbox::runArguments(const RunSpec &spec, const QString &envF
         QStringLiteral("--tmpfs"),
         QStringLiteral("/tmp:rw,nosuid,nodev,size=%1").arg(spec.tmpSizeBytes),
         // The host's cgroup paths stay invisible (cgroup v1 defaults to host).
-        QStringLiteral("--cgroupns"), QStringLiteral("private"),
-        QStringLiteral("--pids-limit"), QString::number(spec.pidsLimit),
+        QStringLiteral("--cgroupns"),
+        QStringLiteral("private"),
+        QStringLiteral("--pids-limit"),
+        QString::number(spec.pidsLimit),
     };
     for (const QString &capability : spec.addedCapabilities)
         args << QStringLiteral("--cap-add") << capability;
     // Read, write and mknod in the device cgroup for exactly these nodes.
     for (const RunSpec::DeviceNode &node : spec.deviceNodes)
-        args << QStringLiteral("--device") << QStringLiteral("%1:%2:rwm").arg(node.hostPath, node.sandboxPath);
+        args << QStringLiteral("--device")
+             << QStringLiteral("%1:%2:rwm").arg(node.hostPath, node.sandboxPath);
     for (const Ulimit &limit : spec.ulimits) {
         args << QStringLiteral("--ulimit")
              << QStringLiteral("%1=%2:%3").arg(limit.name).arg(limit.soft).arg(limit.hard);
@@ -335,13 +348,13 @@ Status PodmanSandbox::start(const RunSpec &spec)
 {
     if (m_process) {
         return Error::make(QStringLiteral("sandbox_busy"),
-                           QStringLiteral("this sandbox already ran %1").arg(m_name), true);
+            QStringLiteral("this sandbox already ran %1").arg(m_name), true);
     }
     if (Status valid = spec.validate(); !valid)
         return valid;
     if (!QFileInfo(spec.workdir).isDir()) {
         return Error::make(QStringLiteral("run_spec_invalid"),
-                           QStringLiteral("workdir %1 is not a directory").arg(spec.workdir), true);
+            QStringLiteral("workdir %1 is not a directory").arg(spec.workdir), true);
     }
 
     QString envFile;
@@ -355,8 +368,8 @@ Status PodmanSandbox::start(const RunSpec &spec)
             || !file.open(QIODevice::WriteOnly, QFile::ReadOwner | QFile::WriteOwner)
             || file.write(contents) != contents.size()) {
             return Error::make(QStringLiteral("sandbox_io"),
-                               QStringLiteral("cannot write the run's environment file: %1")
-                                       .arg(file.errorString()));
+                QStringLiteral("cannot write the run's environment file: %1")
+                    .arg(file.errorString()));
         }
     }
 
@@ -368,9 +381,9 @@ Status PodmanSandbox::start(const RunSpec &spec)
     m_process->setStandardInputFile(QProcess::nullDevice());
     m_process->setProcessChannelMode(QProcess::SeparateChannels);
     connect(m_process.get(), &QProcess::readyReadStandardOutput, this,
-            &PodmanSandbox::onReadyReadStdout);
+        &PodmanSandbox::onReadyReadStdout);
     connect(m_process.get(), &QProcess::readyReadStandardError, this,
-            &PodmanSandbox::onReadyReadStderr);
+        &PodmanSandbox::onReadyReadStderr);
     connect(m_process.get(), &QProcess::finished, this, &PodmanSandbox::onProcessFinished);
     connect(m_process.get(), &QProcess::errorOccurred, this, &PodmanSandbox::onProcessError);
     connect(m_process.get(), &QProcess::started, this, [this] {
@@ -381,7 +394,7 @@ Status PodmanSandbox::start(const RunSpec &spec)
     m_inspect = std::make_unique<QProcess>();
     m_inspect->setProgram(m_options.podman);
     m_inspect->setArguments({ QStringLiteral("inspect"), QStringLiteral("--format"),
-                              QStringLiteral("{{.State.Pid}}"), m_name });
+        QStringLiteral("{{.State.Pid}}"), m_name });
     m_inspect->setStandardInputFile(QProcess::nullDevice());
     connect(m_inspect.get(), &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus) {
         if (m_finished)
@@ -406,8 +419,8 @@ Status PodmanSandbox::start(const RunSpec &spec)
         if (std::chrono::steady_clock::now() < m_pidDeadline)
             m_pidPoll.start(kPidPollInterval);
         else
-            qCWarning(lcAgentSandbox) << "no pid for" << m_name << "within"
-                                      << m_options.pidTimeout.count() << "ms";
+            qCWarning(lcAgentSandbox)
+                << "no pid for" << m_name << "within" << m_options.pidTimeout.count() << "ms";
     });
 
     qCDebug(lcAgentSandbox) << "starting" << m_options.podman << m_process->arguments();
@@ -468,8 +481,8 @@ void PodmanSandbox::sendSignal(const QString &signal)
 
 void PodmanSandbox::pollPid()
 {
-    if (m_finished || m_startedEmitted || !m_process
-        || m_process->state() != QProcess::Running || m_inspect->state() != QProcess::NotRunning) {
+    if (m_finished || m_startedEmitted || !m_process || m_process->state() != QProcess::Running
+        || m_inspect->state() != QProcess::NotRunning) {
         return;
     }
     m_inspect->start();
@@ -503,8 +516,8 @@ QString PodmanSandbox::engineError(int &exitCode) const
         exitCode = reason == "No such file or directory" ? kNotFound : kCannotInvoke;
         return QStringLiteral("podman run failed (exit %1): cannot execute \"%2\" in the "
                               "sandbox: %3 (%4)")
-                .arg(exitCode)
-                .arg(m_command, QString::fromUtf8(reason), QString::fromUtf8(line));
+            .arg(exitCode)
+            .arg(m_command, QString::fromUtf8(reason), QString::fromUtf8(line));
     }
     if (exitCode != kPodmanError && exitCode != kCannotInvoke && exitCode != kNotFound)
         return {};
@@ -515,8 +528,8 @@ QString PodmanSandbox::engineError(int &exitCode) const
         return {};
     }
     return QStringLiteral("podman run failed (exit %1): %2")
-            .arg(exitCode)
-            .arg(QString::fromUtf8(line.mid(7)));
+        .arg(exitCode)
+        .arg(QString::fromUtf8(line.mid(7)));
 }
 
 void PodmanSandbox::onProcessError(QProcess::ProcessError error)
@@ -524,8 +537,9 @@ void PodmanSandbox::onProcessError(QProcess::ProcessError error)
     // Other errors are followed by finished(); a failed start is not.
     if (error != QProcess::FailedToStart || m_finished)
         return;
-    finish(-1, QStringLiteral("cannot run the container engine %1: %2")
-                       .arg(m_options.podman, m_process->errorString()));
+    finish(-1,
+        QStringLiteral("cannot run the container engine %1: %2")
+            .arg(m_options.podman, m_process->errorString()));
 }
 
 void PodmanSandbox::onProcessFinished(int exitCode, QProcess::ExitStatus status)
@@ -569,8 +583,9 @@ void PodmanSandbox::onProcessFinished(int exitCode, QProcess::ExitStatus status)
         if (e == QProcess::FailedToStart)
             done();
     });
-    m_cleanup->start(m_options.podman, { QStringLiteral("rm"), QStringLiteral("--force"),
-                                         QStringLiteral("--time"), QStringLiteral("0"), m_name });
+    m_cleanup->start(m_options.podman,
+        { QStringLiteral("rm"), QStringLiteral("--force"), QStringLiteral("--time"),
+            QStringLiteral("0"), m_name });
 }
 
 void PodmanSandbox::finish(int exitCode, const QString &error)
@@ -588,17 +603,17 @@ void PodmanSandbox::finish(int exitCode, const QString &error)
 void PodmanSandbox::removeContainerBlocking()
 {
     const CommandResult rm = runCommand(m_options.podman,
-                                        { QStringLiteral("rm"), QStringLiteral("--force"),
-                                          QStringLiteral("--time"), QStringLiteral("0"), m_name });
+        { QStringLiteral("rm"), QStringLiteral("--force"), QStringLiteral("--time"),
+            QStringLiteral("0"), m_name });
     if (!rm.ran || rm.exitCode != 0)
         qCWarning(lcAgentSandbox) << "could not remove" << m_name << rm.problem << rm.err.trimmed();
 }
 
-Status PodmanSandbox::ensureDefaultImage(const QString &image, const QString &busybox,
-                                         const QString &podman)
+Status PodmanSandbox::ensureDefaultImage(
+    const QString &image, const QString &busybox, const QString &podman)
 {
-    const CommandResult exists = runCommand(podman, { QStringLiteral("image"),
-                                                      QStringLiteral("exists"), image });
+    const CommandResult exists
+        = runCommand(podman, { QStringLiteral("image"), QStringLiteral("exists"), image });
     if (!exists.ran)
         return engineFailure(QStringLiteral("cannot ask podman for image %1").arg(image), exists);
     if (exists.exitCode == 0)
@@ -609,23 +624,23 @@ Status PodmanSandbox::ensureDefaultImage(const QString &image, const QString &bu
     const QFileInfo info(busybox);
     if (!info.isFile() || !info.isExecutable()) {
         return Error::make(QStringLiteral("sandbox_image"),
-                           QStringLiteral("no busybox at %1 to build image %2 from "
-                                          "(install busybox-static)")
-                                   .arg(busybox, image),
-                           true);
+            QStringLiteral("no busybox at %1 to build image %2 from "
+                           "(install busybox-static)")
+                .arg(busybox, image),
+            true);
     }
     if (isDynamicElf(busybox)) {
         return Error::make(QStringLiteral("sandbox_image"),
-                           QStringLiteral("%1 is dynamically linked and cannot run alone in "
-                                          "image %2 (install busybox-static)")
-                                   .arg(busybox, image),
-                           true);
+            QStringLiteral("%1 is dynamically linked and cannot run alone in "
+                           "image %2 (install busybox-static)")
+                .arg(busybox, image),
+            true);
     }
 
     QTemporaryDir temp;
     if (!temp.isValid()) {
         return Error::make(QStringLiteral("sandbox_image"),
-                           QStringLiteral("no temporary folder: %1").arg(temp.errorString()));
+            QStringLiteral("no temporary folder: %1").arg(temp.errorString()));
     }
     const QString rootfs = temp.filePath(QStringLiteral("rootfs"));
     if (Status built = buildBusyboxRootfs(busybox, rootfs); !built)
@@ -633,17 +648,16 @@ Status PodmanSandbox::ensureDefaultImage(const QString &image, const QString &bu
 
     // Owned by root inside the image whoever built it.
     const QString archive = temp.filePath(QStringLiteral("rootfs.tar"));
-    const CommandResult tar = runCommand(
-            QStringLiteral("tar"),
-            { QStringLiteral("--numeric-owner"), QStringLiteral("--owner=0"),
-              QStringLiteral("--group=0"), QStringLiteral("-C"), rootfs, QStringLiteral("-cf"),
-              archive, QStringLiteral(".") });
+    const CommandResult tar = runCommand(QStringLiteral("tar"),
+        { QStringLiteral("--numeric-owner"), QStringLiteral("--owner=0"),
+            QStringLiteral("--group=0"), QStringLiteral("-C"), rootfs, QStringLiteral("-cf"),
+            archive, QStringLiteral(".") });
     if (!tar.ran || tar.exitCode != 0)
         return engineFailure(QStringLiteral("cannot pack the busybox rootfs"), tar);
 
-    const CommandResult imported = runCommand(
-            podman, { QStringLiteral("import"), QStringLiteral("--change"),
-                      QStringLiteral("CMD [\"/bin/sh\"]"), archive, image });
+    const CommandResult imported = runCommand(podman,
+        { QStringLiteral("import"), QStringLiteral("--change"), QStringLiteral("CMD [\"/bin/sh\"]"),
+            archive, image });
     if (!imported.ran || imported.exitCode != 0)
         return engineFailure(QStringLiteral("podman import of %1 failed").arg(image), imported);
     qCInfo(lcAgentSandbox) << "imported image" << image << "from" << busybox;

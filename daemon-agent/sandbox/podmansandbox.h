@@ -4,8 +4,8 @@
 
 #include <QProcess>
 #include <QString>
-#include <QTemporaryDir>
 #include <QStringList>
+#include <QTemporaryDir>
 #include <QTimer>
 
 #include <chrono>
@@ -66,8 +66,8 @@ public:
     // symlink per applet, built in a temporary folder. Idempotent and
     // blocking (about 0.2 s when it imports); meant for the agent's start.
     static Status ensureDefaultImage(const QString &image = RunSpec::defaultImage(),
-                                     const QString &busybox = QStringLiteral("/bin/busybox"),
-                                     const QString &podman = QStringLiteral("podman"));
+        const QString &busybox = QStringLiteral("/bin/busybox"),
+        const QString &podman = QStringLiteral("podman"));
 
 private:
     void onReadyReadStdout();

@@ -42,7 +42,7 @@ QString RunSpec::defaultRuntime()
 QList<Ulimit> RunSpec::defaultUlimits()
 {
     return { Ulimit { QStringLiteral("nofile"), 20000, 20000 },
-             Ulimit { QStringLiteral("nproc"), 4096, 4096 } };
+        Ulimit { QStringLiteral("nproc"), 4096, 4096 } };
 }
 
 Status RunSpec::validate() const
@@ -50,16 +50,19 @@ Status RunSpec::validate() const
     // Only what a forwarded device needs; everything else stays dropped.
     for (const QString &capability : addedCapabilities) {
         if (capability != QLatin1String("NET_ADMIN") && capability != QLatin1String("NET_RAW"))
-            return invalid(QStringLiteral("capability \"%1\" is not one a sandbox may be given").arg(capability.left(32)));
+            return invalid(QStringLiteral("capability \"%1\" is not one a sandbox may be given")
+                               .arg(capability.left(32)));
     }
     // USB device nodes only, named as the kernel names them.
     static const QRegularExpression usbNode(QStringLiteral("^/dev/bus/usb/[0-9]{3}/[0-9]{3}$"));
     for (const DeviceNode &node : deviceNodes) {
         if (!usbNode.match(node.sandboxPath).hasMatch())
-            return invalid(QStringLiteral("device node \"%1\" is not a USB device node").arg(node.sandboxPath.left(64)));
+            return invalid(QStringLiteral("device node \"%1\" is not a USB device node")
+                               .arg(node.sandboxPath.left(64)));
         if (!node.hostPath.startsWith(QLatin1Char('/')) || node.hostPath.contains(QLatin1Char(':'))
             || node.hostPath.contains(QLatin1Char(',')))
-            return invalid(QStringLiteral("device node path \"%1\" is not usable").arg(node.hostPath.left(128)));
+            return invalid(QStringLiteral("device node path \"%1\" is not usable")
+                               .arg(node.hostPath.left(128)));
     }
     // podman's container name alphabet; the id also appears in labels.
     if (!matches(QStringLiteral("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}"), runId))
@@ -88,7 +91,7 @@ Status RunSpec::validate() const
         if (hasNul(it.value()) || it.value().contains(QLatin1Char('\n'))) {
             return invalid(QStringLiteral("environment variable %1 contains a NUL byte or a line "
                                           "break, which cannot be passed to the sandbox")
-                                   .arg(it.key()));
+                               .arg(it.key()));
         }
     }
 
@@ -98,7 +101,7 @@ Status RunSpec::validate() const
         || workdir.contains(QLatin1Char('\n'))) {
         return invalid(QStringLiteral("workdir \"%1\" must be an absolute host path without ':', "
                                       "',' or line breaks")
-                               .arg(workdir));
+                           .arg(workdir));
     }
 
     if (!matches(QStringLiteral("[A-Za-z0-9][A-Za-z0-9_.-]*|/[A-Za-z0-9_./-]+"), runtime))
@@ -108,16 +111,16 @@ Status RunSpec::validate() const
         if (!matches(QStringLiteral("[a-z]+"), limit.name) || limit.soft < 0
             || limit.hard < limit.soft) {
             return invalid(QStringLiteral("ulimit %1=%2:%3 is not valid")
-                                   .arg(limit.name)
-                                   .arg(limit.soft)
-                                   .arg(limit.hard));
+                               .arg(limit.name)
+                               .arg(limit.soft)
+                               .arg(limit.hard));
         }
     }
 
     if (memoryLimitBytes && *memoryLimitBytes < kMinimumMemoryBytes) {
         return invalid(QStringLiteral("memory limit %1 bytes is below podman's minimum of %2")
-                               .arg(*memoryLimitBytes)
-                               .arg(kMinimumMemoryBytes));
+                           .arg(*memoryLimitBytes)
+                           .arg(kMinimumMemoryBytes));
     }
     if (pidsLimit <= 0)
         return invalid(QStringLiteral("pids limit must be positive, not %1").arg(pidsLimit));

@@ -22,7 +22,11 @@ class SandboxDriver : public QObject
     Q_DISABLE_COPY_MOVE(SandboxDriver)
 
 public:
-    enum class Stream { Stdout, Stderr };
+    enum class Stream
+    {
+        Stdout,
+        Stderr
+    };
     Q_ENUM(Stream)
 
     using QObject::QObject;

@@ -45,22 +45,21 @@ QString errnoText(int error)
 Error escapeError(const QString &requested, const QString &root, const QString &detail)
 {
     return Error::make(QStringLiteral("workdir_outside_root"),
-                       QStringLiteral("work directory \"%1\" resolves outside the work root %2: %3")
-                               .arg(requested, root, detail),
-                       true);
+        QStringLiteral("work directory \"%1\" resolves outside the work root %2: %3")
+            .arg(requested, root, detail),
+        true);
 }
 
 Error invalidError(const QString &requested, const QString &why)
 {
     return Error::make(QStringLiteral("workdir_invalid"),
-                       QStringLiteral("work directory \"%1\" refused: %2").arg(requested, why),
-                       true);
+        QStringLiteral("work directory \"%1\" refused: %2").arg(requested, why), true);
 }
 
 Error ioError(const QString &what, const QString &path, int error)
 {
     return Error::make(QStringLiteral("workroot_io"),
-                       QStringLiteral("%1 %2: %3").arg(what, path, errnoText(error)));
+        QStringLiteral("%1 %2: %3").arg(what, path, errnoText(error)));
 }
 
 Result<RunUserIds> lookUpRunUser(const QString &name)
@@ -72,32 +71,31 @@ Result<RunUserIds> lookUpRunUser(const QString &name)
     passwd *found = nullptr;
     int rc = 0;
     while ((rc = ::getpwnam_r(encoded.constData(), &entry, buffer.data(), buffer.size(), &found))
-           == ERANGE) {
+        == ERANGE) {
         buffer.resize(buffer.size() * 2);
     }
     if (rc != 0) {
         return Error::make(QStringLiteral("run_user_lookup"),
-                           QStringLiteral("cannot look up the run user \"%1\": %2")
-                                   .arg(name, errnoText(rc)));
+            QStringLiteral("cannot look up the run user \"%1\": %2").arg(name, errnoText(rc)));
     }
     if (!found) {
         // Permanent until an administrator acts: the install script creates
         // the user; the agent only names it.
         return Error::make(QStringLiteral("run_user_missing"),
-                           QStringLiteral("the run user \"%1\" does not exist on this host; "
-                                          "workloads of a root agent run as that unprivileged "
-                                          "user (create it, e.g. useradd --system "
-                                          "--no-create-home --shell /usr/sbin/nologin %1, or "
-                                          "configure another run user)")
-                                   .arg(name),
-                           true);
+            QStringLiteral("the run user \"%1\" does not exist on this host; "
+                           "workloads of a root agent run as that unprivileged "
+                           "user (create it, e.g. useradd --system "
+                           "--no-create-home --shell /usr/sbin/nologin %1, or "
+                           "configure another run user)")
+                .arg(name),
+            true);
     }
     if (found->pw_uid == 0) {
         return Error::make(QStringLiteral("run_user_privileged"),
-                           QStringLiteral("the run user \"%1\" has uid 0; it must be an "
-                                          "unprivileged user")
-                                   .arg(name),
-                           true);
+            QStringLiteral("the run user \"%1\" has uid 0; it must be an "
+                           "unprivileged user")
+                .arg(name),
+            true);
     }
     return RunUserIds { found->pw_uid, found->pw_gid };
 }
@@ -151,14 +149,16 @@ QString WorkRoot::defaultRunUser()
 }
 
 WorkRoot::WorkRoot(QString rootPath, QString runUser)
-    : m_rootPath(std::move(rootPath)), m_runUser(std::move(runUser))
-{
-}
+    : m_rootPath(std::move(rootPath))
+    , m_runUser(std::move(runUser))
+{ }
 
 QString WorkRoot::sandboxTag() const
 {
-    const QByteArray path = QFile::encodeName(QDir::cleanPath(QFileInfo(m_rootPath).absoluteFilePath()));
-    return QString::fromLatin1(QCryptographicHash::hash(path, QCryptographicHash::Sha256).toHex().left(8));
+    const QByteArray path
+        = QFile::encodeName(QDir::cleanPath(QFileInfo(m_rootPath).absoluteFilePath()));
+    return QString::fromLatin1(
+        QCryptographicHash::hash(path, QCryptographicHash::Sha256).toHex().left(8));
 }
 
 bool WorkRoot::contains(const QString &path) const
@@ -173,9 +173,8 @@ Status WorkRoot::ensureRoot() const
 {
     if (m_rootPath.isEmpty() || !QDir::isAbsolutePath(m_rootPath)) {
         return Error::make(QStringLiteral("workroot_invalid"),
-                           QStringLiteral("the work root must be an absolute path, not \"%1\"")
-                                   .arg(m_rootPath),
-                           true);
+            QStringLiteral("the work root must be an absolute path, not \"%1\"").arg(m_rootPath),
+            true);
     }
     // mkdir -p, but every folder it creates is 0700 from the start rather
     // than narrowed afterwards.
@@ -190,21 +189,23 @@ Status WorkRoot::ensureRoot() const
     }
 
     const QByteArray encoded = QFile::encodeName(clean);
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::stat(encoded.constData(), &st) != 0)
         return ioError(QStringLiteral("cannot inspect the work root"), clean, errno);
     if (!S_ISDIR(st.st_mode)) {
         return Error::make(QStringLiteral("workroot_invalid"),
-                           QStringLiteral("the work root %1 is not a directory").arg(clean), true);
+            QStringLiteral("the work root %1 is not a directory").arg(clean), true);
     }
     if (st.st_uid != ::geteuid()) {
         return Error::make(QStringLiteral("workroot_invalid"),
-                           QStringLiteral("the work root %1 belongs to uid %2, not to the agent "
-                                          "(uid %3)")
-                                   .arg(clean)
-                                   .arg(st.st_uid)
-                                   .arg(::geteuid()),
-                           true);
+            QStringLiteral("the work root %1 belongs to uid %2, not to the agent "
+                           "(uid %3)")
+                .arg(clean)
+                .arg(st.st_uid)
+                .arg(::geteuid()),
+            true);
     }
     if ((st.st_mode & 07777) != 0700) {
         qCInfo(lcAgent) << "narrowing the work root" << clean << "to mode 0700";
@@ -297,7 +298,7 @@ Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
             // Only a symlink's target can bring ".." here.
             if (levels.size() == 1) {
                 return escapeError(relativeFromHub, rootShown,
-                                   QStringLiteral("a symlink's \"..\" climbs above the root"));
+                    QStringLiteral("a symlink's \"..\" climbs above the root"));
             }
             levels.pop_back();
             continue;
@@ -325,14 +326,16 @@ Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
         if (!fd.valid())
             return ioError(QStringLiteral("cannot open"), shownPath(name), errno);
 
-        struct stat st {};
+        struct stat st
+        {
+        };
         if (::fstat(fd.get(), &st) != 0)
             return ioError(QStringLiteral("cannot inspect"), shownPath(name), errno);
 
         if (S_ISLNK(st.st_mode)) {
             if (++symlinksFollowed > kMaxSymlinks) {
-                return invalidError(relativeFromHub,
-                                    QStringLiteral("more than %1 symlinks").arg(kMaxSymlinks));
+                return invalidError(
+                    relativeFromHub, QStringLiteral("more than %1 symlinks").arg(kMaxSymlinks));
             }
             char target[PATH_MAX];
             // An O_PATH descriptor of the link itself, read with an empty
@@ -348,8 +351,8 @@ Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
                 // there.
                 if (targetPath != rootReal && !targetPath.startsWith(rootReal + '/')) {
                     return escapeError(relativeFromHub, rootShown,
-                                       QStringLiteral("the symlink %1 points to %2")
-                                               .arg(linkShown, QFile::decodeName(targetPath)));
+                        QStringLiteral("the symlink %1 points to %2")
+                            .arg(linkShown, QFile::decodeName(targetPath)));
                 }
                 if (Status reopened = openRoot(); !reopened)
                     return reopened.error();
@@ -363,15 +366,14 @@ Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
         }
         if (!S_ISDIR(st.st_mode)) {
             return invalidError(relativeFromHub,
-                                QStringLiteral("%1 exists and is not a directory")
-                                        .arg(shownPath(name)));
+                QStringLiteral("%1 exists and is not a directory").arg(shownPath(name)));
         }
         levels.push_back(Level { std::move(fd), name });
     }
 
     if (levels.size() == 1) {
-        return escapeError(relativeFromHub, rootShown,
-                           QStringLiteral("it resolves to the work root itself"));
+        return escapeError(
+            relativeFromHub, rootShown, QStringLiteral("it resolves to the work root itself"));
     }
 
     // The workspace itself: a real descriptor (O_PATH cannot chown/chmod)

@@ -15,8 +15,11 @@ namespace {
 constexpr int kFramesPerWake = 64;
 } // namespace
 
-SegmentPort::SegmentPort(std::unique_ptr<PacketSocket> socket, tunnel::Channel *channel, QObject *parent)
-    : QObject(parent), m_socket(std::move(socket)), m_channel(channel)
+SegmentPort::SegmentPort(
+    std::unique_ptr<PacketSocket> socket, tunnel::Channel *channel, QObject *parent)
+    : QObject(parent)
+    , m_socket(std::move(socket))
+    , m_channel(channel)
 {
     m_readable = std::make_unique<QSocketNotifier>(m_socket->fd(), QSocketNotifier::Read);
     connect(m_readable.get(), &QSocketNotifier::activated, this, &SegmentPort::onInterfaceReadable);
@@ -26,9 +29,10 @@ SegmentPort::SegmentPort(std::unique_ptr<PacketSocket> socket, tunnel::Channel *
         if (!m_ended)
             m_readable->setEnabled(true);
     });
-    connect(channel, &tunnel::Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
-        end(tunnel::describeClose(code, reason));
-    });
+    connect(channel, &tunnel::Channel::closed, this,
+        [this](protocol::CloseCode code, const QString &reason) {
+            end(tunnel::describeClose(code, reason));
+        });
 }
 
 SegmentPort::~SegmentPort() = default;
@@ -73,7 +77,8 @@ void SegmentPort::onInterfaceReadable()
         QByteArray fixed;
         if (aux.hasVlanTag() || (header->needsChecksum() && !header->isGso())) {
             fixed = frame.toByteArray();
-            if (aux.hasVlanTag() && !device::l2::restoreVlanTag(fixed, *header, aux.vlanTci, aux.tagProtocol())) {
+            if (aux.hasVlanTag()
+                && !device::l2::restoreVlanTag(fixed, *header, aux.vlanTci, aux.tagProtocol())) {
                 ++m_counters.droppedUp;
                 continue;
             }
@@ -115,8 +120,10 @@ void SegmentPort::onChannelReadable()
     char head[VnetHeader::kSize];
     while (m_decoder.next(record)) {
         record.header.writeTo(head);
-        if (Status sent = m_socket->send(QByteArrayView(head, VnetHeader::kSize), record.frame); !sent) {
-            if (sent.error().code != QLatin1String("would_block") && sent.error().code != QLatin1String("invalid_frame")) {
+        if (Status sent = m_socket->send(QByteArrayView(head, VnetHeader::kSize), record.frame);
+            !sent) {
+            if (sent.error().code != QLatin1String("would_block")
+                && sent.error().code != QLatin1String("invalid_frame")) {
                 fail(QStringLiteral("the interface failed: %1").arg(sent.error().message));
                 return;
             }
@@ -149,17 +156,18 @@ void SegmentPort::end(const QString &reason)
         return;
     m_readable->setEnabled(false);
     const Counters totals = counters();
-    qCInfo(lcForward).noquote() << QStringLiteral("segment stream on %1 ended (%2): up %3 frames, down %4 frames, "
-                                                  "dropped %5 up / %6 down / %7 in the kernel; largest frames %8 up / "
-                                                  "%9 down bytes")
-                                           .arg(m_socket->interfaceName(), reason)
-                                           .arg(totals.framesUp)
-                                           .arg(totals.framesDown)
-                                           .arg(totals.droppedUp)
-                                           .arg(totals.droppedDown)
-                                           .arg(totals.kernelDrops)
-                                           .arg(totals.largestUp)
-                                           .arg(totals.largestDown);
+    qCInfo(lcForward).noquote() << QStringLiteral(
+        "segment stream on %1 ended (%2): up %3 frames, down %4 frames, "
+        "dropped %5 up / %6 down / %7 in the kernel; largest frames %8 up / "
+        "%9 down bytes")
+                                       .arg(m_socket->interfaceName(), reason)
+                                       .arg(totals.framesUp)
+                                       .arg(totals.framesDown)
+                                       .arg(totals.droppedUp)
+                                       .arg(totals.droppedDown)
+                                       .arg(totals.kernelDrops)
+                                       .arg(totals.largestUp)
+                                       .arg(totals.largestDown);
     Q_EMIT ended(reason);
 }
 

@@ -46,7 +46,8 @@ public:
     };
 
     // Takes the channel as it is (accepted); the port ends when it closes.
-    SegmentPort(std::unique_ptr<device::l2::PacketSocket> socket, tunnel::Channel *channel, QObject *parent = nullptr);
+    SegmentPort(std::unique_ptr<device::l2::PacketSocket> socket, tunnel::Channel *channel,
+        QObject *parent = nullptr);
     ~SegmentPort() override;
 
     Counters counters() const;

@@ -50,8 +50,12 @@ QString ipProtocolName(quint8 protocol)
 
 } // namespace
 
-SegmentTest::SegmentTest(QString interfaceName, tunnel::Channel *channel, Options options, QObject *parent)
-    : QObject(parent), m_interfaceName(std::move(interfaceName)), m_channel(channel), m_options(options)
+SegmentTest::SegmentTest(
+    QString interfaceName, tunnel::Channel *channel, Options options, QObject *parent)
+    : QObject(parent)
+    , m_interfaceName(std::move(interfaceName))
+    , m_channel(channel)
+    , m_options(options)
 {
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, &SegmentTest::finish);
@@ -66,7 +70,7 @@ SegmentTest::SegmentTest(QString interfaceName, tunnel::Channel *channel, Option
 
 QJsonObject SegmentTest::describeFrame(QByteArrayView frame, const PacketAuxdata &aux)
 {
-    QJsonObject out{{QStringLiteral("length"), frame.size()}};
+    QJsonObject out { { QStringLiteral("length"), frame.size() } };
     if (frame.size() < 14)
         return out;
     out.insert(QStringLiteral("destination"), macText(frame.first(6)));
@@ -80,27 +84,29 @@ QJsonObject SegmentTest::describeFrame(QByteArrayView frame, const PacketAuxdata
         offset += 4;
         etherType = qFromBigEndian<quint16>(frame.data() + offset);
     }
-    out.insert(QStringLiteral("ethertype"), QStringLiteral("0x%1").arg(etherType, 4, 16, QLatin1Char('0')));
+    out.insert(QStringLiteral("ethertype"),
+        QStringLiteral("0x%1").arg(etherType, 4, 16, QLatin1Char('0')));
     const QByteArrayView payload = frame.sliced(offset + 2);
     QString summary;
     if (etherType == 0x0806 && payload.size() >= 28) {
         const quint16 operation = qFromBigEndian<quint16>(payload.data() + 6);
-        summary = operation == 1 ? QStringLiteral("ARP who-has %1 tell %2").arg(ipv4Text(payload.sliced(24, 4)),
-                                                                                 ipv4Text(payload.sliced(14, 4)))
-                                 : QStringLiteral("ARP %1 is-at %2").arg(ipv4Text(payload.sliced(14, 4)),
-                                                                         macText(payload.sliced(8, 6)));
+        summary = operation == 1
+            ? QStringLiteral("ARP who-has %1 tell %2")
+                  .arg(ipv4Text(payload.sliced(24, 4)), ipv4Text(payload.sliced(14, 4)))
+            : QStringLiteral("ARP %1 is-at %2")
+                  .arg(ipv4Text(payload.sliced(14, 4)), macText(payload.sliced(8, 6)));
     } else if (etherType == 0x0800 && payload.size() >= 20) {
         summary = QStringLiteral("IPv4 %1 %2 → %3")
-                          .arg(ipProtocolName(static_cast<quint8>(payload[9])), ipv4Text(payload.sliced(12, 4)),
-                               ipv4Text(payload.sliced(16, 4)));
+                      .arg(ipProtocolName(static_cast<quint8>(payload[9])),
+                          ipv4Text(payload.sliced(12, 4)), ipv4Text(payload.sliced(16, 4)));
     } else if (etherType == 0x86dd && payload.size() >= 40) {
         Q_IPV6ADDR source;
         Q_IPV6ADDR destination;
         std::memcpy(source.c, payload.data() + 8, 16);
         std::memcpy(destination.c, payload.data() + 24, 16);
         summary = QStringLiteral("IPv6 %1 %2 → %3")
-                          .arg(ipProtocolName(static_cast<quint8>(payload[6])), QHostAddress(source).toString(),
-                               QHostAddress(destination).toString());
+                      .arg(ipProtocolName(static_cast<quint8>(payload[6])),
+                          QHostAddress(source).toString(), QHostAddress(destination).toString());
     }
     if (!summary.isEmpty())
         out.insert(QStringLiteral("summary"), summary);
@@ -109,9 +115,10 @@ QJsonObject SegmentTest::describeFrame(QByteArrayView frame, const PacketAuxdata
 
 void SegmentTest::start()
 {
-    auto socket = PacketSocket::open(PacketSocket::Options{m_interfaceName, true, false, 0});
+    auto socket = PacketSocket::open(PacketSocket::Options { m_interfaceName, true, false, 0 });
     if (!socket) {
-        finishWith(QJsonObject{{QStringLiteral("ok"), false}, {QStringLiteral("problem"), socket.error().message}});
+        finishWith(QJsonObject { { QStringLiteral("ok"), false },
+            { QStringLiteral("problem"), socket.error().message } });
         return;
     }
     m_socket = std::move(*socket);
@@ -141,24 +148,24 @@ void SegmentTest::finish()
 {
     if (m_notifier)
         m_notifier->setEnabled(false);
-    QJsonObject report{{QStringLiteral("ok"), true}};
+    QJsonObject report { { QStringLiteral("ok"), true } };
     auto state = InterfaceState::read(m_interfaceName);
     if (!state) {
         report.insert(QStringLiteral("ok"), false);
         report.insert(QStringLiteral("problem"), state.error().message);
     } else {
         report.insert(QStringLiteral("link"),
-                      QJsonObject{{QStringLiteral("up"), state->up},
-                                  {QStringLiteral("carrier"), state->running},
-                                  {QStringLiteral("mtu"), state->mtu},
-                                  {QStringLiteral("mac"), macText(state->macAddress)}});
+            QJsonObject { { QStringLiteral("up"), state->up },
+                { QStringLiteral("carrier"), state->running },
+                { QStringLiteral("mtu"), state->mtu },
+                { QStringLiteral("mac"), macText(state->macAddress) } });
         report.insert(QStringLiteral("counters"),
-                      QJsonObject{{QStringLiteral("rx_packets"), qint64(state->rxPackets)},
-                                  {QStringLiteral("rx_bytes"), qint64(state->rxBytes)},
-                                  {QStringLiteral("rx_dropped"), qint64(state->rxDropped)},
-                                  {QStringLiteral("tx_packets"), qint64(state->txPackets)},
-                                  {QStringLiteral("tx_bytes"), qint64(state->txBytes)},
-                                  {QStringLiteral("tx_dropped"), qint64(state->txDropped)}});
+            QJsonObject { { QStringLiteral("rx_packets"), qint64(state->rxPackets) },
+                { QStringLiteral("rx_bytes"), qint64(state->rxBytes) },
+                { QStringLiteral("rx_dropped"), qint64(state->rxDropped) },
+                { QStringLiteral("tx_packets"), qint64(state->txPackets) },
+                { QStringLiteral("tx_bytes"), qint64(state->txBytes) },
+                { QStringLiteral("tx_dropped"), qint64(state->txDropped) } });
     }
     report.insert(QStringLiteral("listened_ms"), qint64(m_options.listen.count()));
     report.insert(QStringLiteral("frames_seen"), m_framesSeen);

@@ -32,11 +32,12 @@ class SegmentTest final : public QObject
 public:
     struct Options
     {
-        std::chrono::milliseconds listen{1500};
+        std::chrono::milliseconds listen { 1500 };
         int maxFrames = 8;
     };
 
-    SegmentTest(QString interfaceName, tunnel::Channel *channel, Options options, QObject *parent = nullptr);
+    SegmentTest(QString interfaceName, tunnel::Channel *channel, Options options,
+        QObject *parent = nullptr);
 
     // Deletes itself once the report is written or the channel ends.
     void start();

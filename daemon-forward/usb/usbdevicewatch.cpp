@@ -21,9 +21,10 @@ void UsbDeviceWatch::UdevDeleter::operator()(udev_monitor *handle) const
 }
 
 UsbDeviceWatch::UsbDeviceWatch(protocol::DeviceSpec spec, device::SysfsRoot roots, QObject *parent)
-    : QObject(parent), m_spec(std::move(spec)), m_roots(std::move(roots))
-{
-}
+    : QObject(parent)
+    , m_spec(std::move(spec))
+    , m_roots(std::move(roots))
+{ }
 
 UsbDeviceWatch::~UsbDeviceWatch() = default;
 
@@ -38,19 +39,25 @@ Status UsbDeviceWatch::start()
     } else {
         m_udev.reset(udev_new());
         if (!m_udev)
-            return Error::make(QStringLiteral("udev_unavailable"), QStringLiteral("libudev could not be initialised"));
+            return Error::make(QStringLiteral("udev_unavailable"),
+                QStringLiteral("libudev could not be initialised"));
         // Kernel uevents need no udev daemon (a bare machine, a VM's
         // initramfs); udevd's own come after its rules ran, so prefer those
         // where it runs.
-        const char *source = QFileInfo::exists(QStringLiteral("/run/udev/control")) ? "udev" : "kernel";
+        const char *source
+            = QFileInfo::exists(QStringLiteral("/run/udev/control")) ? "udev" : "kernel";
         m_monitor.reset(udev_monitor_new_from_netlink(m_udev.get(), source));
-        if (!m_monitor || udev_monitor_filter_add_match_subsystem_devtype(m_monitor.get(), "usb", "usb_device") < 0
+        if (!m_monitor
+            || udev_monitor_filter_add_match_subsystem_devtype(m_monitor.get(), "usb", "usb_device")
+                < 0
             || udev_monitor_enable_receiving(m_monitor.get()) < 0)
             return Error::make(QStringLiteral("udev_unavailable"),
-                               QStringLiteral("cannot watch USB devices through libudev (%1 events)")
-                                       .arg(QLatin1String(source)));
-        m_notifier = std::make_unique<QSocketNotifier>(udev_monitor_get_fd(m_monitor.get()), QSocketNotifier::Read);
-        connect(m_notifier.get(), &QSocketNotifier::activated, this, &UsbDeviceWatch::onMonitorReadable);
+                QStringLiteral("cannot watch USB devices through libudev (%1 events)")
+                    .arg(QLatin1String(source)));
+        m_notifier = std::make_unique<QSocketNotifier>(
+            udev_monitor_get_fd(m_monitor.get()), QSocketNotifier::Read);
+        connect(m_notifier.get(), &QSocketNotifier::activated, this,
+            &UsbDeviceWatch::onMonitorReadable);
     }
     rescan();
     return {};
@@ -67,7 +74,7 @@ void UsbDeviceWatch::onMonitorReadable()
 void UsbDeviceWatch::rescan()
 {
     const device::usb::DeviceMatch match
-            = device::usb::findDevice(m_roots, m_spec.vendorId, m_spec.productId, m_spec.serial);
+        = device::usb::findDevice(m_roots, m_spec.vendorId, m_spec.productId, m_spec.serial);
     // Each device passed over is told once, when it appears.
     QSet<QString> passedOver(match.passedOver.cbegin(), match.passedOver.cend());
     for (const QString &other : match.passedOver) {
@@ -80,7 +87,8 @@ void UsbDeviceWatch::rescan()
     const QString previous = m_busId;
     m_busId = match.busId;
     if (m_busId.isEmpty())
-        qCInfo(lcForward).noquote() << m_spec.describe() << "is gone (it was" << previous + QLatin1Char(')');
+        qCInfo(lcForward).noquote()
+            << m_spec.describe() << "is gone (it was" << previous + QLatin1Char(')');
     else
         qCInfo(lcForward).noquote() << m_spec.describe() << "is present as" << m_busId;
     Q_EMIT presenceChanged(m_busId);

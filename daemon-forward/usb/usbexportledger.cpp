@@ -19,7 +19,8 @@ namespace {
 constexpr qint64 kMaxFileBytes = 64 * 1024;
 } // namespace
 
-UsbExportLedger::UsbExportLedger(QString directory) : m_directory(std::move(directory))
+UsbExportLedger::UsbExportLedger(QString directory)
+    : m_directory(std::move(directory))
 {
     QFile file(filePath());
     if (!file.exists())
@@ -28,7 +29,10 @@ UsbExportLedger::UsbExportLedger(QString directory) : m_directory(std::move(dire
         m_readProblem = QStringLiteral("%1 cannot be read").arg(filePath());
         return;
     }
-    const QJsonArray list = QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("bus_ids")).toArray();
+    const QJsonArray list = QJsonDocument::fromJson(file.readAll())
+                                .object()
+                                .value(QLatin1String("bus_ids"))
+                                .toArray();
     for (const QJsonValue &value : list) {
         // Only what can be a bus id ever reaches a sysfs path.
         const QString busId = value.toString();
@@ -52,7 +56,8 @@ QStringList UsbExportLedger::busIds() const
 Status UsbExportLedger::record(const QString &busId)
 {
     if (!device::usb::usbip::isValidBusId(busId.toLatin1()))
-        return Error::make(QStringLiteral("invalid_busid"), QStringLiteral("\"%1\" is not a USB bus id").arg(busId.left(32)));
+        return Error::make(QStringLiteral("invalid_busid"),
+            QStringLiteral("\"%1\" is not a USB bus id").arg(busId.left(32)));
     m_busIds.insert(busId);
     return write();
 }
@@ -69,7 +74,8 @@ Status UsbExportLedger::write() const
     QJsonArray list;
     for (const QString &busId : busIds())
         list.append(busId);
-    return util::writeFileAtomically(filePath(), QJsonDocument(QJsonObject{{QStringLiteral("bus_ids"), list}}).toJson());
+    return util::writeFileAtomically(
+        filePath(), QJsonDocument(QJsonObject { { QStringLiteral("bus_ids"), list } }).toJson());
 }
 
 UsbExportLedger::Recovery UsbExportLedger::giveBackLeftovers(const device::SysfsRoot &roots)
@@ -86,8 +92,9 @@ UsbExportLedger::Recovery UsbExportLedger::giveBackLeftovers(const device::Sysfs
         }
         const auto status = roots.readAttribute(dir + QLatin1String("/usbip_status"));
         if (status != QLatin1String("1")) {
-            recovery.leftAlone.append(QStringLiteral("%1: a USB/IP connection holds it (usbip_status %2)")
-                                              .arg(busId, status.value_or(QStringLiteral("unknown"))));
+            recovery.leftAlone.append(
+                QStringLiteral("%1: a USB/IP connection holds it (usbip_status %2)")
+                    .arg(busId, status.value_or(QStringLiteral("unknown"))));
             continue;
         }
         if (Status back = UsbipExport::giveBack(roots, busId); !back) {
@@ -98,7 +105,8 @@ UsbExportLedger::Recovery UsbExportLedger::giveBackLeftovers(const device::Sysfs
         recovery.givenBack.append(busId);
     }
     if (Status written = write(); !written)
-        recovery.leftAlone.append(QStringLiteral("%1 cannot be rewritten: %2").arg(filePath(), written.error().message));
+        recovery.leftAlone.append(
+            QStringLiteral("%1 cannot be rewritten: %2").arg(filePath(), written.error().message));
     return recovery;
 }
 

@@ -41,37 +41,43 @@ std::optional<QString> driverOf(const device::SysfsRoot &roots, const QString &b
 } // namespace
 
 UsbipExport::UsbipExport(device::SysfsRoot roots, QString busId, QString originalDriver)
-    : m_roots(std::move(roots)), m_busId(std::move(busId)), m_originalDriver(std::move(originalDriver))
-{
-}
+    : m_roots(std::move(roots))
+    , m_busId(std::move(busId))
+    , m_originalDriver(std::move(originalDriver))
+{ }
 
-Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot &roots, const QString &busId,
-                                                        UsbExportLedger *ledger)
+Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(
+    const device::SysfsRoot &roots, const QString &busId, UsbExportLedger *ledger)
 {
     if (!roots.exists(deviceDir(busId)))
-        return Error::make(QStringLiteral("usb_device_gone"), QStringLiteral("USB device %1 is not present").arg(busId));
+        return Error::make(QStringLiteral("usb_device_gone"),
+            QStringLiteral("USB device %1 is not present").arg(busId));
     if (device::usb::isImportedDevice(roots, busId))
         return Error::make(QStringLiteral("usb_imported"),
-                           QStringLiteral("USB device %1 is itself imported over USB/IP and is never forwarded again")
-                                   .arg(busId));
+            QStringLiteral(
+                "USB device %1 is itself imported over USB/IP and is never forwarded again")
+                .arg(busId));
     if (!roots.exists(kUsbipHost))
         return Error::make(QStringLiteral("usbip_host_missing"),
-                           QStringLiteral("the kernel's usbip-host driver is not loaded (modprobe usbip-host)"));
+            QStringLiteral("the kernel's usbip-host driver is not loaded (modprobe usbip-host)"));
     const std::optional<QString> driver = driverOf(roots, busId);
     if (driver == QLatin1String("usbip-host")) {
         // Left bound by a forwarder that died, or exported by usbipd: take
         // it only when no connection holds it.
-        if (roots.readAttribute(deviceDir(busId) + QLatin1String("/usbip_status")) != QLatin1String("1"))
+        if (roots.readAttribute(deviceDir(busId) + QLatin1String("/usbip_status"))
+            != QLatin1String("1"))
             return Error::make(QStringLiteral("usb_busy"),
-                               QStringLiteral("USB device %1 is in use by another USB/IP connection").arg(busId));
-        qCInfo(lcForward).noquote() << "USB device" << busId << "was left bound to usbip-host; taking it over";
+                QStringLiteral("USB device %1 is in use by another USB/IP connection").arg(busId));
+        qCInfo(lcForward).noquote()
+            << "USB device" << busId << "was left bound to usbip-host; taking it over";
     }
     // Recorded before the first step, so a death halfway is recovered too;
     // from here on every way out forgets it again or leaves it to the
     // export, which forgets it once the device is back.
     if (ledger) {
         if (Status recorded = ledger->record(busId); !recorded)
-            qCWarning(lcForward).noquote() << "cannot record the export:" << recorded.error().message;
+            qCWarning(lcForward).noquote()
+                << "cannot record the export:" << recorded.error().message;
     }
     if (driver != QLatin1String("usbip-host")) {
         // A step the kernel refuses leaves the device with its own driver
@@ -81,31 +87,35 @@ Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(const device::SysfsRoot 
             if (ledger)
                 (void)ledger->forget(busId);
             if (added)
-                (void)roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
+                (void)roots.writeAttribute(
+                    kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
             if (unbound && driver)
-                (void)roots.writeAttribute(QStringLiteral("/sys/bus/usb/drivers/%1/bind").arg(*driver), bare(busId));
+                (void)roots.writeAttribute(
+                    QStringLiteral("/sys/bus/usb/drivers/%1/bind").arg(*driver), bare(busId));
             return error;
         };
         if (driver) {
-            if (Status unbound = roots.writeAttribute(QStringLiteral("/sys/bus/usb/drivers/%1/unbind").arg(*driver),
-                                                      bare(busId));
+            if (Status unbound = roots.writeAttribute(
+                    QStringLiteral("/sys/bus/usb/drivers/%1/unbind").arg(*driver), bare(busId));
                 !unbound)
                 return undo(false, false, unbound.error());
         }
-        if (Status added = roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"),
-                                                QByteArray("add ") + bare(busId));
+        if (Status added = roots.writeAttribute(
+                kUsbipHost + QLatin1String("/match_busid"), QByteArray("add ") + bare(busId));
             !added)
             return undo(true, false, added.error());
-        if (Status bound = roots.writeAttribute(kUsbipHost + QLatin1String("/bind"), bare(busId)); !bound)
+        if (Status bound = roots.writeAttribute(kUsbipHost + QLatin1String("/bind"), bare(busId));
+            !bound)
             return undo(true, true, bound.error());
     }
-    std::unique_ptr<UsbipExport> exported(new UsbipExport(roots, busId, driver.value_or(QStringLiteral("none"))));
+    std::unique_ptr<UsbipExport> exported(
+        new UsbipExport(roots, busId, driver.value_or(QStringLiteral("none"))));
     exported->m_ledger = ledger;
     const auto status = roots.readAttribute(deviceDir(busId) + QLatin1String("/usbip_status"));
     if (status != QLatin1String("1"))
         return Error::make(QStringLiteral("usb_busy"),
-                           QStringLiteral("usbip-host reports USB device %1 as %2, not available")
-                                   .arg(busId, status.value_or(QStringLiteral("unknown"))));
+            QStringLiteral("usbip-host reports USB device %1 as %2, not available")
+                .arg(busId, status.value_or(QStringLiteral("unknown"))));
     auto record = device::usb::readDeviceRecord(roots, busId);
     if (!record)
         return record.error();
@@ -119,29 +129,30 @@ UsbipExport::~UsbipExport()
 {
     const Status back = giveBack(m_roots, m_busId);
     if (!back)
-        qCWarning(lcForward).noquote() << "could not give USB device" << m_busId << "back to its driver:"
-                                       << back.error().message;
+        qCWarning(lcForward).noquote() << "could not give USB device" << m_busId
+                                       << "back to its driver:" << back.error().message;
     else
         qCInfo(lcForward).noquote() << "USB device" << m_busId << "given back to its driver";
     if (m_ledger && back) {
         if (Status forgotten = m_ledger->forget(m_busId); !forgotten)
-            qCWarning(lcForward).noquote() << "cannot update the export record:" << forgotten.error().message;
+            qCWarning(lcForward).noquote()
+                << "cannot update the export record:" << forgotten.error().message;
     }
 }
 
 Result<util::Fd> UsbipExport::connect()
 {
-    int ends[2] = {-1, -1};
+    int ends[2] = { -1, -1 };
     // SOCK_STREAM: usbip-host refuses any other socket type.
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
         return Error::make(QStringLiteral("socketpair"),
-                           QStringLiteral("socketpair: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
+            QStringLiteral("socketpair: %1").arg(QString::fromLocal8Bit(std::strerror(errno))));
     util::Fd ours(ends[0]);
     util::Fd kernels(ends[1]);
     // The kernel looks the number up in this process's table and keeps its
     // own reference; this copy closes when `kernels` goes.
-    if (Status handed = m_roots.writeAttribute(deviceDir(m_busId) + QLatin1String("/usbip_sockfd"),
-                                               QByteArray::number(kernels.get()));
+    if (Status handed = m_roots.writeAttribute(
+            deviceDir(m_busId) + QLatin1String("/usbip_sockfd"), QByteArray::number(kernels.get()));
         !handed)
         return handed.error();
     return ours;
@@ -153,7 +164,8 @@ Status UsbipExport::giveBack(const device::SysfsRoot &roots, const QString &busI
         // Unplugged: the kernel already forgot the binding; only the match
         // entry would be left, and a replugged device must not be grabbed
         // by usbip-host before anyone asks.
-        (void)roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
+        (void)roots.writeAttribute(
+            kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
         return {};
     }
     // As `usbip unbind`: rebind alone would leave a bound device where it
@@ -161,7 +173,8 @@ Status UsbipExport::giveBack(const device::SysfsRoot &roots, const QString &busI
     // match entry an unbound device keeps lets rebind find it and re-probe
     // it with usbip-host refusing.
     (void)roots.writeAttribute(kUsbipHost + QLatin1String("/unbind"), bare(busId));
-    (void)roots.writeAttribute(kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
+    (void)roots.writeAttribute(
+        kUsbipHost + QLatin1String("/match_busid"), QByteArray("del ") + bare(busId));
     Status rebound = roots.writeAttribute(kUsbipHost + QLatin1String("/rebind"), bare(busId));
     if (!rebound) {
         // No entry left to rebind by: the bus probes it afresh.

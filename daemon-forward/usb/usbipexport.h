@@ -28,8 +28,8 @@ public:
     // refused a step; its words are in the message).
     // With a ledger, the bus id is recorded while the export lasts (so a
     // restarted forwarder can give back what a dead one left).
-    static Result<std::unique_ptr<UsbipExport>> begin(const device::SysfsRoot &roots, const QString &busId,
-                                                      UsbExportLedger *ledger = nullptr);
+    static Result<std::unique_ptr<UsbipExport>> begin(
+        const device::SysfsRoot &roots, const QString &busId, UsbExportLedger *ledger = nullptr);
     // What the destructor does: unbind from usbip-host, drop the match
     // entry, rebind (or probe afresh); nothing for an unplugged device but
     // the match entry.

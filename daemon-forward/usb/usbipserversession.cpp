@@ -12,15 +12,20 @@ namespace cloop::forward {
 
 namespace usbip = device::usb::usbip;
 
-UsbipServerSession::UsbipServerSession(tunnel::Channel *channel, UsbDeviceWatch &device, Purpose purpose,
-                                       UsbExportLedger *exports, QObject *parent)
-    : QObject(parent), m_channel(channel), m_device(device), m_purpose(purpose), m_exports(exports)
+UsbipServerSession::UsbipServerSession(tunnel::Channel *channel, UsbDeviceWatch &device,
+    Purpose purpose, UsbExportLedger *exports, QObject *parent)
+    : QObject(parent)
+    , m_channel(channel)
+    , m_device(device)
+    , m_purpose(purpose)
+    , m_exports(exports)
 {
     connect(channel, &tunnel::Channel::readyRead, this, &UsbipServerSession::onReadable);
-    connect(channel, &tunnel::Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
-        if (!m_pump)
-            finish(tunnel::describeClose(code, reason));
-    });
+    connect(channel, &tunnel::Channel::closed, this,
+        [this](protocol::CloseCode code, const QString &reason) {
+            if (!m_pump)
+                finish(tunnel::describeClose(code, reason));
+        });
     connect(&device, &UsbDeviceWatch::presenceChanged, this, [this](const QString &busId) {
         if (m_export && busId != m_export->busId())
             stop(QStringLiteral("the USB device was unplugged"));
@@ -58,7 +63,8 @@ void UsbipServerSession::onReadable()
     const usbip::OpeningRequest request = (*decoded)->message;
     if ((*decoded)->consumed != m_request.size()) {
         m_answered = true;
-        const QString reason = QStringLiteral("bytes followed the opening request before its answer");
+        const QString reason
+            = QStringLiteral("bytes followed the opening request before its answer");
         m_channel->close(protocol::CloseCode::Refused, reason);
         finish(reason);
         return;
@@ -71,7 +77,8 @@ void UsbipServerSession::onReadable()
             if (record)
                 devices.append(*record);
             else
-                qCWarning(lcForward).noquote() << "cannot list" << m_device.busId() << ":" << record.error().message;
+                qCWarning(lcForward).noquote()
+                    << "cannot list" << m_device.busId() << ":" << record.error().message;
         }
         m_channel->write(usbip::encodeDevlistReply(devices));
         m_channel->close(protocol::CloseCode::Normal, {});
@@ -82,14 +89,14 @@ void UsbipServerSession::onReadable()
     const QString carried = m_device.busId();
     if (m_purpose == Purpose::Test)
         return refuseImport(quint32(usbip::OpStatus::NotAvailable),
-                            QStringLiteral("a test only reads the device list; it imports nothing"));
+            QStringLiteral("a test only reads the device list; it imports nothing"));
     if (carried.isEmpty())
         return refuseImport(quint32(usbip::OpStatus::NoDevice),
-                            QStringLiteral("the USB device %1 is unplugged").arg(m_device.spec().describe()));
+            QStringLiteral("the USB device %1 is unplugged").arg(m_device.spec().describe()));
     if (asked != carried)
         return refuseImport(quint32(usbip::OpStatus::NoDevice),
-                            QStringLiteral("bus id %1 is not the device this forwarder carries (it carries %2)")
-                                    .arg(asked, carried));
+            QStringLiteral("bus id %1 is not the device this forwarder carries (it carries %2)")
+                .arg(asked, carried));
     startImport();
 }
 
@@ -99,8 +106,9 @@ void UsbipServerSession::startImport()
     auto exported = UsbipExport::begin(m_device.roots(), busId, m_exports);
     if (!exported) {
         const bool busy = exported.error().code == QLatin1String("usb_busy");
-        return refuseImport(quint32(busy ? usbip::OpStatus::DeviceBusy : usbip::OpStatus::DeviceError),
-                            exported.error().message);
+        return refuseImport(
+            quint32(busy ? usbip::OpStatus::DeviceBusy : usbip::OpStatus::DeviceError),
+            exported.error().message);
     }
     m_export = std::move(*exported);
     auto socket = m_export->connect();
@@ -114,7 +122,9 @@ void UsbipServerSession::startImport()
         // The kernel drops the connection first when the device goes; the
         // uevent may come later, so look now to name the right cause.
         m_device.rescan();
-        finish(m_device.busId() != m_export->busId() ? QStringLiteral("the USB device was unplugged") : reason);
+        finish(m_device.busId() != m_export->busId()
+                ? QStringLiteral("the USB device was unplugged")
+                : reason);
     });
     qCInfo(lcForward).noquote() << "USB device" << busId << "imported; devid"
                                 << QString::number(m_export->record().deviceId(), 16);

@@ -31,14 +31,15 @@ class UsbipServerSession final : public QObject
     Q_DISABLE_COPY_MOVE(UsbipServerSession)
 
 public:
-    enum class Purpose {
+    enum class Purpose
+    {
         Run, // a run's stream: may import
         Test, // the Test button: reads the device list, hands the device to nothing
     };
 
     // `exports` (may be null) records what is lent to usbip-host.
     UsbipServerSession(tunnel::Channel *channel, UsbDeviceWatch &device, Purpose purpose,
-                       UsbExportLedger *exports = nullptr, QObject *parent = nullptr);
+        UsbExportLedger *exports = nullptr, QObject *parent = nullptr);
     ~UsbipServerSession() override;
 
     bool isImporting() const { return m_pump != nullptr; }

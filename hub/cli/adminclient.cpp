@@ -7,8 +7,8 @@
 
 namespace cloop::cli {
 
-Result<QJsonObject> AdminClient::call(const QByteArray &method, const QString &path, const QJsonObject &body,
-                                      const QueryItems &query)
+Result<QJsonObject> AdminClient::call(
+    const QByteArray &method, const QString &path, const QJsonObject &body, const QueryItems &query)
 {
     auto request = api::adminRequest(m_endpoint, path, query);
     if (!request)

@@ -18,12 +18,20 @@ using api::QueryItems;
 class AdminClient
 {
 public:
-    explicit AdminClient(AdminEndpoint endpoint) : m_endpoint(std::move(endpoint)) { }
+    explicit AdminClient(AdminEndpoint endpoint)
+        : m_endpoint(std::move(endpoint))
+    { }
 
-    Result<QJsonObject> get(const QString &path, const QueryItems &query = {}) { return call("GET", path, {}, query); }
-    Result<QJsonObject> post(const QString &path, const QJsonObject &body) { return call("POST", path, body); }
+    Result<QJsonObject> get(const QString &path, const QueryItems &query = {})
+    {
+        return call("GET", path, {}, query);
+    }
+    Result<QJsonObject> post(const QString &path, const QJsonObject &body)
+    {
+        return call("POST", path, body);
+    }
     Result<QJsonObject> call(const QByteArray &method, const QString &path, const QJsonObject &body,
-                             const QueryItems &query = {});
+        const QueryItems &query = {});
 
     const AdminEndpoint &endpoint() const { return m_endpoint; }
 

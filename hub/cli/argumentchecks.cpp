@@ -10,7 +10,8 @@ Result<qint64> parseId(const QString &text, const QString &what)
     bool isNumber = false;
     const qint64 id = text.toLongLong(&isNumber);
     if (!isNumber || id < 1)
-        return Error::make(QStringLiteral("usage"), QStringLiteral("\"%1\" is not a %2 (a positive integer)").arg(text, what));
+        return Error::make(QStringLiteral("usage"),
+            QStringLiteral("\"%1\" is not a %2 (a positive integer)").arg(text, what));
     return id;
 }
 
@@ -29,9 +30,9 @@ Status checkUserName(const QString &name)
     if (hub::ForwarderStore::validateName(name))
         return {};
     return Error::make(QStringLiteral("usage"),
-                       QStringLiteral("user name \"%1\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-', "
-                                      "starting with a letter or digit")
-                               .arg(name.left(80)));
+        QStringLiteral("user name \"%1\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-', "
+                       "starting with a letter or digit")
+            .arg(name.left(80)));
 }
 
 } // namespace cloop::cli

@@ -22,9 +22,10 @@ Result<QString> parseSince(const QString &text)
     if (time.isValid())
         return time.toUTC().toString(Qt::ISODateWithMs);
     return Error::make(QStringLiteral("usage"),
-                       QStringLiteral("--since \"%1\" is neither a time (2026-11-29T17:00:00Z) nor a duration back "
-                                      "from now (90s, 30m, 2h, 7d)")
-                               .arg(text));
+        QStringLiteral(
+            "--since \"%1\" is neither a time (2026-11-29T17:00:00Z) nor a duration back "
+            "from now (90s, 30m, 2h, 7d)")
+            .arg(text));
 }
 
 // {"ttl": "8h", "reason": "bench back"} -> ttl=8h reason="bench back"
@@ -40,14 +41,16 @@ QString compactDetails(const QJsonObject &details)
         if (value.isString()) {
             shown = value.toString();
             if (!plain.match(shown).hasMatch())
-                shown = QLatin1Char('"') + shown.replace(QLatin1Char('"'), QLatin1String("\\\"")) + QLatin1Char('"');
+                shown = QLatin1Char('"') + shown.replace(QLatin1Char('"'), QLatin1String("\\\""))
+                    + QLatin1Char('"');
         } else if (value.isBool()) {
             shown = value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
         } else if (value.isDouble()) {
             shown = QString::number(value.toDouble(), 'g', 17);
         } else {
-            shown = QString::fromUtf8(value.isArray() ? QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact)
-                                                      : QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+            shown = QString::fromUtf8(value.isArray()
+                    ? QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact)
+                    : QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
         }
         parts.append(it.key() + QLatin1Char('=') + shown);
     }
@@ -59,18 +62,19 @@ QString compactDetails(const QJsonObject &details)
 int runAuditCommand(const QStringList &arguments)
 {
     Command command(QStringLiteral("audit"),
-                    QStringLiteral("Show the hub's audit log (hub administrators): who changed what, when."));
+        QStringLiteral("Show the hub's audit log (hub administrators): who changed what, when."));
     const QCommandLineOption since(QStringLiteral("since"),
-                                   QStringLiteral("From this ISO 8601 time, or this long ago (2h, 7d)."),
-                                   QStringLiteral("TIME|DURATION"));
+        QStringLiteral("From this ISO 8601 time, or this long ago (2h, 7d)."),
+        QStringLiteral("TIME|DURATION"));
     const QCommandLineOption action(QStringLiteral("action"),
-                                    QStringLiteral("Only this action, such as forwarder.bind or project.role."),
-                                    QStringLiteral("NAME"));
-    command.addOptions({since, action});
+        QStringLiteral("Only this action, such as forwarder.bind or project.role."),
+        QStringLiteral("NAME"));
+    command.addOptions({ since, action });
     command.addJsonOption();
     if (auto done = command.parse(arguments))
         return *done;
-    if (auto given = command.positionals(0, QStringLiteral("cloop audit [--since TIME|DURATION] [--action NAME] [--json]"));
+    if (auto given = command.positionals(
+            0, QStringLiteral("cloop audit [--since TIME|DURATION] [--action NAME] [--json]"));
         !given)
         return command.usageError(given.error().message);
     QueryItems query;
@@ -78,14 +82,15 @@ int runAuditCommand(const QStringList &arguments)
         auto from = parseSince(command.value(since));
         if (!from)
             return command.usageError(from.error().message);
-        query.append({QStringLiteral("since"), *from});
+        query.append({ QStringLiteral("since"), *from });
     }
     if (command.isSet(action)) {
         static const QRegularExpression actionName(QStringLiteral("^[a-z]+\\.[a-z_]+$"));
         if (!actionName.match(command.value(action)).hasMatch())
-            return command.usageError(QStringLiteral("--action \"%1\" is not an action name such as forwarder.bind")
-                                              .arg(command.value(action)));
-        query.append({QStringLiteral("action"), command.value(action)});
+            return command.usageError(
+                QStringLiteral("--action \"%1\" is not an action name such as forwarder.bind")
+                    .arg(command.value(action)));
+        query.append({ QStringLiteral("action"), command.value(action) });
     }
     auto answer = command.get(QStringLiteral("/api/audit"), query);
     if (!answer)
@@ -101,13 +106,15 @@ int runAuditCommand(const QStringList &arguments)
     for (const QJsonValue &value : entries) {
         const QJsonObject entry = value.toObject();
         const QDateTime at = QDateTime::fromString(field(entry, "at"), Qt::ISODateWithMs);
-        rows.append({at.isValid() ? at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")) : QStringLiteral("-"),
-                     field(entry, "actor"), field(entry, "action"), field(entry, "subject"),
-                     compactDetails(entry.value(QLatin1String("details")).toObject())});
+        rows.append({ at.isValid() ? at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                                   : QStringLiteral("-"),
+            field(entry, "actor"), field(entry, "action"), field(entry, "subject"),
+            compactDetails(entry.value(QLatin1String("details")).toObject()) });
     }
-    printLine(formatTable({QStringLiteral("TIME (UTC)"), QStringLiteral("ACTOR"), QStringLiteral("ACTION"),
-                           QStringLiteral("SUBJECT"), QStringLiteral("DETAILS")},
-                          rows));
+    printLine(formatTable(
+        { QStringLiteral("TIME (UTC)"), QStringLiteral("ACTOR"), QStringLiteral("ACTION"),
+            QStringLiteral("SUBJECT"), QStringLiteral("DETAILS") },
+        rows));
     return kExitOk;
 }
 

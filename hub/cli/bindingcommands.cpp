@@ -12,9 +12,9 @@ namespace cloop::cli {
 namespace {
 
 const QCommandLineOption kProjectOption(QStringLiteral("project"),
-                                        QStringLiteral("The project's directory on the hub."), QStringLiteral("DIR"));
-const QCommandLineOption kReasonOption(QStringLiteral("reason"), QStringLiteral("Why (kept in the audit log)."),
-                                       QStringLiteral("TEXT"));
+    QStringLiteral("The project's directory on the hub."), QStringLiteral("DIR"));
+const QCommandLineOption kReasonOption(QStringLiteral("reason"),
+    QStringLiteral("Why (kept in the audit log)."), QStringLiteral("TEXT"));
 
 // What bind and request share: the forwarder id, the project, the terms.
 struct BindingAsk
@@ -23,7 +23,8 @@ struct BindingAsk
     QJsonObject body;
 };
 
-Result<BindingAsk> readBindingAsk(const Command &command, const BindingTermsOptions &terms, const QString &syntax)
+Result<BindingAsk> readBindingAsk(
+    const Command &command, const BindingTermsOptions &terms, const QString &syntax)
 {
     auto given = command.positionals(1, syntax);
     if (!given)
@@ -41,7 +42,7 @@ Result<BindingAsk> readBindingAsk(const Command &command, const BindingTermsOpti
     if (!body)
         return body.error();
     body->insert(QStringLiteral("project"), *project);
-    return BindingAsk{*id, *body};
+    return BindingAsk { *id, *body };
 }
 
 QString stateText(const QJsonObject &binding)
@@ -63,22 +64,24 @@ QString stateText(const QJsonObject &binding)
 int bind(const QStringList &arguments)
 {
     Command command(QStringLiteral("forward bind"),
-                    QStringLiteral("Lend a forwarder's device to a project's runs for a while. Needs "
-                                   "executor.manage on the project (its administrators, hub administrators); "
-                                   "maintainers use `cloop forward request`."));
-    command.addPositional(QStringLiteral("ID"), QStringLiteral("The forwarder's id (see cloop forward list)."));
+        QStringLiteral("Lend a forwarder's device to a project's runs for a while. Needs "
+                       "executor.manage on the project (its administrators, hub administrators); "
+                       "maintainers use `cloop forward request`."));
+    command.addPositional(
+        QStringLiteral("ID"), QStringLiteral("The forwarder's id (see cloop forward list)."));
     const BindingTermsOptions terms(BindingTermsOptions::Scope::All);
-    command.addOptions({kProjectOption});
+    command.addOptions({ kProjectOption });
     command.addJsonOption();
     terms.addTo(command);
     if (auto done = command.parse(arguments))
         return *done;
     auto ask = readBindingAsk(command, terms,
-                              QStringLiteral("cloop forward bind ID --project DIR [--ttl 8h] [--virtual-executor NAME] "
-                                             "[--target IF] [--address CIDR]"));
+        QStringLiteral("cloop forward bind ID --project DIR [--ttl 8h] [--virtual-executor NAME] "
+                       "[--target IF] [--address CIDR]"));
     if (!ask)
         return command.usageError(ask.error().message);
-    auto answer = command.post(QStringLiteral("/api/forwarders/%1/bind").arg(ask->forwarderId), ask->body);
+    auto answer
+        = command.post(QStringLiteral("/api/forwarders/%1/bind").arg(ask->forwarderId), ask->body);
     if (!answer)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
@@ -91,14 +94,15 @@ int bind(const QStringList &arguments)
 int bindings(const QStringList &arguments)
 {
     Command command(QStringLiteral("forward bindings"),
-                    QStringLiteral("List the bindings you may see: active ones, or with --all every one and "
-                                   "how it ended."));
+        QStringLiteral("List the bindings you may see: active ones, or with --all every one and "
+                       "how it ended."));
     const QCommandLineOption all(QStringLiteral("all"), QStringLiteral("Include ended bindings."));
-    command.addOptions({kProjectOption, all});
+    command.addOptions({ kProjectOption, all });
     command.addJsonOption();
     if (auto done = command.parse(arguments))
         return *done;
-    if (auto given = command.positionals(0, QStringLiteral("cloop forward bindings [--project DIR] [--all] [--json]"));
+    if (auto given = command.positionals(
+            0, QStringLiteral("cloop forward bindings [--project DIR] [--all] [--json]"));
         !given)
         return command.usageError(given.error().message);
     QueryItems query;
@@ -106,10 +110,10 @@ int bindings(const QStringList &arguments)
         auto project = checkProjectPath(command.value(kProjectOption));
         if (!project)
             return command.usageError(project.error().message);
-        query.append({QStringLiteral("project"), *project});
+        query.append({ QStringLiteral("project"), *project });
     }
     if (command.isSet(all))
-        query.append({QStringLiteral("all"), QStringLiteral("1")});
+        query.append({ QStringLiteral("all"), QStringLiteral("1") });
     auto answer = command.get(QStringLiteral("/api/bindings"), query);
     if (!answer)
         return command.failed(answer.error());
@@ -117,35 +121,39 @@ int bindings(const QStringList &arguments)
     if (command.printedJson(bindings))
         return kExitOk;
     if (bindings.isEmpty()) {
-        printLine(command.isSet(all) ? QStringLiteral("No bindings.")
-                                     : QStringLiteral("No active bindings (--all shows ended ones)."));
+        printLine(command.isSet(all)
+                ? QStringLiteral("No bindings.")
+                : QStringLiteral("No active bindings (--all shows ended ones)."));
         return kExitOk;
     }
     QList<QStringList> rows;
     for (const QJsonValue &value : bindings) {
         const QJsonObject binding = value.toObject();
         const bool active = field(binding, "state") == QLatin1String("active");
-        rows.append({QString::number(binding.value(QLatin1String("id")).toInteger()),
-                     QStringLiteral("%1 (%2)").arg(field(binding, "forwarder"))
-                             .arg(binding.value(QLatin1String("forwarder_id")).toInteger()),
-                     field(binding, "project"), executorText(binding), targetText(binding),
-                     active ? formatTimeAndDistance(binding.value(QLatin1String("expires_at")))
-                            : formatTime(binding.value(QLatin1String("expires_at"))),
-                     stateText(binding)});
+        rows.append({ QString::number(binding.value(QLatin1String("id")).toInteger()),
+            QStringLiteral("%1 (%2)")
+                .arg(field(binding, "forwarder"))
+                .arg(binding.value(QLatin1String("forwarder_id")).toInteger()),
+            field(binding, "project"), executorText(binding), targetText(binding),
+            active ? formatTimeAndDistance(binding.value(QLatin1String("expires_at")))
+                   : formatTime(binding.value(QLatin1String("expires_at"))),
+            stateText(binding) });
     }
-    printLine(formatTable({QStringLiteral("ID"), QStringLiteral("FORWARDER"), QStringLiteral("PROJECT"),
-                           QStringLiteral("EXECUTOR"), QStringLiteral("TARGET"), QStringLiteral("EXPIRES"),
-                           QStringLiteral("STATE")},
-                          rows));
+    printLine(
+        formatTable({ QStringLiteral("ID"), QStringLiteral("FORWARDER"), QStringLiteral("PROJECT"),
+                        QStringLiteral("EXECUTOR"), QStringLiteral("TARGET"),
+                        QStringLiteral("EXPIRES"), QStringLiteral("STATE") },
+            rows));
     return kExitOk;
 }
 
 int unbind(const QStringList &arguments)
 {
     Command command(QStringLiteral("forward unbind"),
-                    QStringLiteral("End a binding now: runs of the project no longer get the device."));
-    command.addPositional(QStringLiteral("BINDING"), QStringLiteral("The binding's id (see cloop forward bindings)."));
-    command.addOptions({kReasonOption});
+        QStringLiteral("End a binding now: runs of the project no longer get the device."));
+    command.addPositional(QStringLiteral("BINDING"),
+        QStringLiteral("The binding's id (see cloop forward bindings)."));
+    command.addOptions({ kReasonOption });
     if (auto done = command.parse(arguments))
         return *done;
     const QString syntax = QStringLiteral("cloop forward unbind BINDING --reason TEXT");
@@ -158,30 +166,33 @@ int unbind(const QStringList &arguments)
     auto reason = command.required(kReasonOption, syntax);
     if (!reason)
         return command.usageError(reason.error().message);
-    auto answer = command.post(QStringLiteral("/api/bindings/%1/unbind").arg(*id), {{QStringLiteral("reason"), *reason}});
+    auto answer = command.post(QStringLiteral("/api/bindings/%1/unbind").arg(*id),
+        { { QStringLiteral("reason"), *reason } });
     if (!answer)
         return command.failed(answer.error());
     printLine(QStringLiteral("Unbound binding %1: forwarder %2 \"%3\" no longer serves %4.")
-                      .arg(*id)
-                      .arg(answer->value(QLatin1String("forwarder_id")).toInteger())
-                      .arg(field(*answer, "forwarder"), field(*answer, "project")));
+                  .arg(*id)
+                  .arg(answer->value(QLatin1String("forwarder_id")).toInteger())
+                  .arg(field(*answer, "forwarder"), field(*answer, "project")));
     return kExitOk;
 }
 
 int request(const QStringList &arguments)
 {
     Command command(QStringLiteral("forward request"),
-                    QStringLiteral("Ask for a binding. It waits in the approvals inbox of the administrators "
-                                   "who may decide it; one other than you approves or denies it."));
-    command.addPositional(QStringLiteral("ID"), QStringLiteral("The forwarder's id (see cloop forward list)."));
+        QStringLiteral("Ask for a binding. It waits in the approvals inbox of the administrators "
+                       "who may decide it; one other than you approves or denies it."));
+    command.addPositional(
+        QStringLiteral("ID"), QStringLiteral("The forwarder's id (see cloop forward list)."));
     const BindingTermsOptions terms(BindingTermsOptions::Scope::All);
-    command.addOptions({kProjectOption, kReasonOption});
+    command.addOptions({ kProjectOption, kReasonOption });
     command.addJsonOption();
     terms.addTo(command);
     if (auto done = command.parse(arguments))
         return *done;
-    const QString syntax = QStringLiteral("cloop forward request ID --project DIR [--ttl 8h] [--virtual-executor NAME] "
-                                          "[--target IF] [--address CIDR] --reason TEXT");
+    const QString syntax = QStringLiteral(
+        "cloop forward request ID --project DIR [--ttl 8h] [--virtual-executor NAME] "
+        "[--target IF] [--address CIDR] --reason TEXT");
     auto ask = readBindingAsk(command, terms, syntax);
     if (!ask)
         return command.usageError(ask.error().message);
@@ -189,32 +200,36 @@ int request(const QStringList &arguments)
     if (!reason)
         return command.usageError(reason.error().message);
     ask->body.insert(QStringLiteral("reason"), *reason);
-    auto answer = command.post(QStringLiteral("/api/forwarders/%1/request").arg(ask->forwarderId), ask->body);
+    auto answer = command.post(
+        QStringLiteral("/api/forwarders/%1/request").arg(ask->forwarderId), ask->body);
     if (!answer)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
-    printLine(QStringLiteral("Filed request %1: forwarder %2 \"%3\" for %4, %5.")
-                      .arg(answer->value(QLatin1String("id")).toInteger())
-                      .arg(answer->value(QLatin1String("forwarder_id")).toInteger())
-                      .arg(field(*answer, "forwarder"), field(*answer, "project"), field(*answer, "ttl")));
+    printLine(
+        QStringLiteral("Filed request %1: forwarder %2 \"%3\" for %4, %5.")
+            .arg(answer->value(QLatin1String("id")).toInteger())
+            .arg(answer->value(QLatin1String("forwarder_id")).toInteger())
+            .arg(field(*answer, "forwarder"), field(*answer, "project"), field(*answer, "ttl")));
     printLine(QStringLiteral("It waits for an administrator of the project until %1; see it with "
                              "cloop approvals list --mine.")
-                      .arg(formatTimeAndDistance(answer->value(QLatin1String("expires_at")))));
+                  .arg(formatTimeAndDistance(answer->value(QLatin1String("expires_at")))));
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[] = {{"bind", bind}, {"bindings", bindings}, {"unbind", unbind}, {"request", request}};
+constexpr Subcommand kSubcommands[]
+    = { { "bind", bind }, { "bindings", bindings }, { "unbind", unbind }, { "request", request } };
 
 } // namespace
 
 QStringList describeBinding(const QJsonObject &binding)
 {
-    QStringList lines{QStringLiteral("Binding %1: forwarder %2 \"%3\" serves %4 until %5.")
-                              .arg(binding.value(QLatin1String("id")).toInteger())
-                              .arg(binding.value(QLatin1String("forwarder_id")).toInteger())
-                              .arg(field(binding, "forwarder"), field(binding, "project"),
-                                   formatTimeAndDistance(binding.value(QLatin1String("expires_at"))))};
+    QStringList lines { QStringLiteral("Binding %1: forwarder %2 \"%3\" serves %4 until %5.")
+                            .arg(binding.value(QLatin1String("id")).toInteger())
+                            .arg(binding.value(QLatin1String("forwarder_id")).toInteger())
+                            .arg(field(binding, "forwarder"), field(binding, "project"),
+                                formatTimeAndDistance(
+                                    binding.value(QLatin1String("expires_at")))) };
     if (const QString executor = field(binding, "virtual_executor"); !executor.isEmpty())
         lines.append(QStringLiteral("Only runs on the virtual executor %1 get it.").arg(executor));
     if (const QString target = field(binding, "target"); !target.isEmpty())
@@ -228,7 +243,7 @@ QString targetText(const QJsonObject &record)
     const QString address = field(record, "address");
     if (target.isEmpty() && address.isEmpty())
         return QStringLiteral("-");
-    return QStringList{target, address}.join(QLatin1Char(' ')).trimmed();
+    return QStringList { target, address }.join(QLatin1Char(' ')).trimmed();
 }
 
 QString executorText(const QJsonObject &record)

@@ -7,9 +7,9 @@ namespace cloop::cli {
 
 void BindingTermsOptions::addTo(Command &command) const
 {
-    command.addOptions({m_ttl, m_virtualExecutor});
+    command.addOptions({ m_ttl, m_virtualExecutor });
     if (m_scope == Scope::All)
-        command.addOptions({m_target, m_address});
+        command.addOptions({ m_target, m_address });
 }
 
 Result<QJsonObject> BindingTermsOptions::read(const Command &command) const

@@ -29,7 +29,8 @@ std::optional<int> Command::parse(const QStringList &arguments)
         // Qt names the executable's path; a person typed "cloop forward bind".
         QString help = m_parser.helpText();
         const QString program = QCoreApplication::arguments().value(0);
-        if (const QString usage = QStringLiteral("Usage: ") + program; !program.isEmpty() && help.startsWith(usage))
+        if (const QString usage = QStringLiteral("Usage: ") + program;
+            !program.isEmpty() && help.startsWith(usage))
             help.replace(0, usage.size(), QStringLiteral("Usage: cloop ") + m_name);
         printLine(help);
         return kExitOk;
@@ -42,7 +43,8 @@ Result<QString> Command::required(const QCommandLineOption &option, const QStrin
     const QString value = m_parser.value(option).trimmed();
     if (value.isEmpty())
         return Error::make(QStringLiteral("usage"),
-                           QStringLiteral("--%1 is required (usage: %2)").arg(option.names().constFirst(), syntax));
+            QStringLiteral("--%1 is required (usage: %2)")
+                .arg(option.names().constFirst(), syntax));
     return value;
 }
 
@@ -53,8 +55,9 @@ Result<QStringList> Command::positionals(qsizetype count, const QString &syntax)
         return given;
     if (given.size() > count)
         return Error::make(QStringLiteral("usage"),
-                           QStringLiteral("unexpected argument \"%1\" (usage: %2)").arg(given.at(count), syntax));
-    return Error::make(QStringLiteral("usage"), QStringLiteral("missing argument (usage: %1)").arg(syntax));
+            QStringLiteral("unexpected argument \"%1\" (usage: %2)").arg(given.at(count), syntax));
+    return Error::make(
+        QStringLiteral("usage"), QStringLiteral("missing argument (usage: %1)").arg(syntax));
 }
 
 Result<QJsonObject> Command::get(const QString &path, const QueryItems &query)
@@ -67,8 +70,8 @@ Result<QJsonObject> Command::post(const QString &path, const QJsonObject &body)
     return call("POST", path, body, {});
 }
 
-Result<QJsonObject> Command::call(const QByteArray &method, const QString &path, const QJsonObject &body,
-                                  const QueryItems &query)
+Result<QJsonObject> Command::call(
+    const QByteArray &method, const QString &path, const QJsonObject &body, const QueryItems &query)
 {
     if (!m_resolved) {
         auto endpoint = m_endpointOptions.resolve(m_parser);
@@ -107,7 +110,7 @@ bool Command::printedJson(const QJsonValue &value) const
 bool hasSubcommand(std::span<const Subcommand> subcommands, const QString &name)
 {
     return std::any_of(subcommands.begin(), subcommands.end(),
-                       [&](const Subcommand &candidate) { return name == QLatin1String(candidate.name); });
+        [&](const Subcommand &candidate) { return name == QLatin1String(candidate.name); });
 }
 
 int runSubcommand(const QStringList &arguments, std::span<const Subcommand> subcommands)
@@ -117,19 +120,22 @@ int runSubcommand(const QStringList &arguments, std::span<const Subcommand> subc
     QStringList names;
     for (const Subcommand &candidate : subcommands) {
         if (subcommand == QLatin1String(candidate.name))
-            return candidate.run(QStringList{QStringLiteral("cloop %1 %2").arg(family, subcommand)} + arguments.mid(2));
+            return candidate.run(
+                QStringList { QStringLiteral("cloop %1 %2").arg(family, subcommand) }
+                + arguments.mid(2));
         names.append(QLatin1String(candidate.name));
     }
     if (subcommand == QLatin1String("--help") || subcommand == QLatin1String("-h")) {
         printLine(QStringLiteral("usage: cloop %1 <%2> [options]; each takes --help")
-                          .arg(family, names.join(QLatin1Char('|'))));
+                      .arg(family, names.join(QLatin1Char('|'))));
         return kExitOk;
     }
     return fail(family,
-                subcommand.isEmpty() ? QStringLiteral("expected a subcommand: %1").arg(names.join(QStringLiteral(", ")))
-                                     : QStringLiteral("unknown subcommand \"%1\" (expected %2)")
-                                               .arg(subcommand, names.join(QStringLiteral(", "))),
-                kExitUsage);
+        subcommand.isEmpty()
+            ? QStringLiteral("expected a subcommand: %1").arg(names.join(QStringLiteral(", ")))
+            : QStringLiteral("unknown subcommand \"%1\" (expected %2)")
+                  .arg(subcommand, names.join(QStringLiteral(", "))),
+        kExitUsage);
 }
 
 } // namespace cloop::cli

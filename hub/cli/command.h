@@ -19,7 +19,11 @@ namespace cloop::cli {
 class Command
 {
 public:
-    enum class Endpoint { Options, None };
+    enum class Endpoint
+    {
+        Options,
+        None
+    };
 
     Command(QString name, const QString &description, Endpoint endpoint = Endpoint::Options);
 
@@ -61,14 +65,15 @@ public:
 
 private:
     Result<QJsonObject> call(const QByteArray &method, const QString &path, const QJsonObject &body,
-                             const QueryItems &query);
+        const QueryItems &query);
 
     QString m_name;
     QCommandLineParser m_parser;
     EndpointOptions m_endpointOptions; // registered with Endpoint::Options only
     AdminEndpoint m_endpoint;
     bool m_resolved = false;
-    QCommandLineOption m_json{QStringLiteral("json"), QStringLiteral("Print the hub's answer as JSON.")};
+    QCommandLineOption m_json { QStringLiteral("json"),
+        QStringLiteral("Print the hub's answer as JSON.") };
     bool m_hasJson = false;
 };
 

@@ -11,24 +11,31 @@ int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun)
     const QString name = QString::fromLatin1(noun.noun);
     const QString family = QString::fromLatin1(noun.family);
     Command command(QStringLiteral("%1 revoke").arg(family),
-                    QStringLiteral("Revoke a %1: its live session ends now and it can never connect again.").arg(name));
-    command.addPositional(QStringLiteral("ID"), QStringLiteral("The %1's id (see cloop %2 list).").arg(name, family));
-    const QCommandLineOption reason(QStringLiteral("reason"), QStringLiteral("Why (kept in the audit log)."),
-                                    QStringLiteral("TEXT"));
-    command.addOptions({reason});
+        QStringLiteral("Revoke a %1: its live session ends now and it can never connect again.")
+            .arg(name));
+    command.addPositional(
+        QStringLiteral("ID"), QStringLiteral("The %1's id (see cloop %2 list).").arg(name, family));
+    const QCommandLineOption reason(QStringLiteral("reason"),
+        QStringLiteral("Why (kept in the audit log)."), QStringLiteral("TEXT"));
+    command.addOptions({ reason });
     if (auto done = command.parse(arguments))
         return *done;
-    auto given = command.positionals(1, QStringLiteral("cloop %1 revoke ID [--reason TEXT]").arg(family));
+    auto given
+        = command.positionals(1, QStringLiteral("cloop %1 revoke ID [--reason TEXT]").arg(family));
     if (!given)
         return command.usageError(given.error().message);
     auto id = parseId(given->first(), QStringLiteral("%1 id").arg(name));
     if (!id)
         return command.usageError(id.error().message);
-    auto answer = command.post(QStringLiteral("%1/%2/revoke").arg(QLatin1String(noun.apiPath)).arg(*id),
-                               {{QStringLiteral("reason"), command.value(reason)}});
+    auto answer
+        = command.post(QStringLiteral("%1/%2/revoke").arg(QLatin1String(noun.apiPath)).arg(*id),
+            { { QStringLiteral("reason"), command.value(reason) } });
     if (!answer)
         return command.failed(answer.error());
-    printLine(QStringLiteral("Revoked %1 %2 \"%3\".").arg(name).arg(*id).arg(answer->value(QLatin1String("name")).toString()));
+    printLine(QStringLiteral("Revoked %1 %2 \"%3\".")
+                  .arg(name)
+                  .arg(*id)
+                  .arg(answer->value(QLatin1String("name")).toString()));
     return kExitOk;
 }
 
@@ -36,7 +43,7 @@ void printEnrollmentCommand(const QJsonObject &answer, const QString &where, con
 {
     const QString file = QStringLiteral("%1.bundle").arg(QLatin1String(noun.noun));
     printLine(QStringLiteral("%1, run this once before %2:")
-                      .arg(where, formatTime(answer.value(QLatin1String("token_expires_at")))));
+                  .arg(where, formatTime(answer.value(QLatin1String("token_expires_at")))));
     printLine(QString());
     printLine(QStringLiteral("  (umask 077; cat > %1)    # paste the bundle below, then Ctrl-D")
                   .arg(file));

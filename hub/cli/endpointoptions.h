@@ -22,14 +22,15 @@ public:
     Result<AdminEndpoint> resolve(const QCommandLineParser &parser) const;
 
 private:
-    QCommandLineOption m_hub{QStringLiteral("hub"), QStringLiteral("Hub URL (wss://HOST:PORT)."), QStringLiteral("URL")};
-    QCommandLineOption m_data{QStringLiteral("data"),
-                              QStringLiteral("The hub's data folder on this machine (default ~/.cloop/hub)."),
-                              QStringLiteral("DIR")};
-    QCommandLineOption m_pin{QStringLiteral("pin"), QStringLiteral("The hub's key pin, sha256:… (with --hub)."),
-                             QStringLiteral("PIN")};
-    QCommandLineOption m_ca{QStringLiteral("ca"), QStringLiteral("Also trust this PEM CA for the hub."),
-                            QStringLiteral("FILE")};
+    QCommandLineOption m_hub { QStringLiteral("hub"), QStringLiteral("Hub URL (wss://HOST:PORT)."),
+        QStringLiteral("URL") };
+    QCommandLineOption m_data { QStringLiteral("data"),
+        QStringLiteral("The hub's data folder on this machine (default ~/.cloop/hub)."),
+        QStringLiteral("DIR") };
+    QCommandLineOption m_pin { QStringLiteral("pin"),
+        QStringLiteral("The hub's key pin, sha256:… (with --hub)."), QStringLiteral("PIN") };
+    QCommandLineOption m_ca { QStringLiteral("ca"),
+        QStringLiteral("Also trust this PEM CA for the hub."), QStringLiteral("FILE") };
 };
 
 // How to trust a hub: its pin(s), if any, and an extra CA file, if any.

@@ -1,7 +1,7 @@
 #include "hub/cli/executorcommands.h"
 
-#include "daemon-agent/agentcommand.h"
 #include "common/protocol/agentcapabilities.h"
+#include "daemon-agent/agentcommand.h"
 #include "hub/cli/argumentchecks.h"
 #include "hub/cli/command.h"
 #include "hub/cli/daemonadmin.h"
@@ -16,11 +16,14 @@ namespace {
 int enroll(const QStringList &arguments)
 {
     Command command(QStringLiteral("executor enroll"),
-                    QStringLiteral("Enroll an executor agent and print the one-time command to run on its machine."));
-    const QCommandLineOption name(QStringLiteral("name"), QStringLiteral("The executor's name."), QStringLiteral("NAME"));
-    const QCommandLineOption ttl(QStringLiteral("token-ttl"), QStringLiteral("How long the bundle can be redeemed (default 24h)."),
-                                 QStringLiteral("DURATION"));
-    command.addOptions({name, ttl});
+        QStringLiteral(
+            "Enroll an executor agent and print the one-time command to run on its machine."));
+    const QCommandLineOption name(
+        QStringLiteral("name"), QStringLiteral("The executor's name."), QStringLiteral("NAME"));
+    const QCommandLineOption ttl(QStringLiteral("token-ttl"),
+        QStringLiteral("How long the bundle can be redeemed (default 24h)."),
+        QStringLiteral("DURATION"));
+    command.addOptions({ name, ttl });
     command.addJsonOption();
     if (auto done = command.parse(arguments))
         return *done;
@@ -30,7 +33,7 @@ int enroll(const QStringList &arguments)
     auto executorName = command.required(name, syntax);
     if (!executorName)
         return command.usageError(executorName.error().message);
-    QJsonObject body{{QStringLiteral("name"), *executorName}};
+    QJsonObject body { { QStringLiteral("name"), *executorName } };
     if (command.isSet(ttl))
         body.insert(QStringLiteral("token_ttl"), command.value(ttl));
     auto answer = command.post(QStringLiteral("/api/executors"), body);
@@ -40,8 +43,8 @@ int enroll(const QStringList &arguments)
         return kExitOk;
     const QJsonObject executor = answer->value(QLatin1String("executor")).toObject();
     printLine(QStringLiteral("Enrolled executor %1 \"%2\".")
-                      .arg(executor.value(QLatin1String("id")).toInteger())
-                      .arg(executor.value(QLatin1String("name")).toString()));
+                  .arg(executor.value(QLatin1String("id")).toInteger())
+                  .arg(executor.value(QLatin1String("name")).toString()));
     printEnrollmentCommand(
         *answer, QStringLiteral("On the machine that will run sandboxes"), kExecutorNoun);
     return kExitOk;
@@ -61,13 +64,16 @@ QString capabilitySummary(const QJsonObject &executor)
 
 int list(const QStringList &arguments)
 {
-    Command command(QStringLiteral("executor list"), QStringLiteral("List the hub's executor agents."));
-    const QCommandLineOption all(QStringLiteral("all"), QStringLiteral("Include revoked executors."));
-    command.addOptions({all});
+    Command command(
+        QStringLiteral("executor list"), QStringLiteral("List the hub's executor agents."));
+    const QCommandLineOption all(
+        QStringLiteral("all"), QStringLiteral("Include revoked executors."));
+    command.addOptions({ all });
     command.addJsonOption();
     if (auto done = command.parse(arguments))
         return *done;
-    if (auto given = command.positionals(0, QStringLiteral("cloop executor list [--json] [--all]")); !given)
+    if (auto given = command.positionals(0, QStringLiteral("cloop executor list [--json] [--all]"));
+        !given)
         return command.usageError(given.error().message);
     auto answer = command.get(QStringLiteral("/api/executors"));
     if (!answer)
@@ -80,23 +86,25 @@ int list(const QStringList &arguments)
     if (command.printedJson(executors))
         return kExitOk;
     if (executors.isEmpty()) {
-        printLine(QStringLiteral("No executors yet. Enroll one with: cloop executor enroll --name NAME"));
+        printLine(
+            QStringLiteral("No executors yet. Enroll one with: cloop executor enroll --name NAME"));
         return kExitOk;
     }
     QList<QStringList> rows;
     for (const QJsonValue &value : std::as_const(executors)) {
         const QJsonObject executor = value.toObject();
         const QJsonValue protocol = executor.value(QLatin1String("protocol"));
-        rows.append({QString::number(executor.value(QLatin1String("id")).toInteger()),
-                     executor.value(QLatin1String("name")).toString(),
-                     executor.value(QLatin1String("version")).toString(QStringLiteral("-")),
-                     protocol.isNull() ? QStringLiteral("-") : QString::number(protocol.toInt()),
-                     executor.value(QLatin1String("state")).toString(), formatLastSeen(executor),
-                     capabilitySummary(executor)});
+        rows.append({ QString::number(executor.value(QLatin1String("id")).toInteger()),
+            executor.value(QLatin1String("name")).toString(),
+            executor.value(QLatin1String("version")).toString(QStringLiteral("-")),
+            protocol.isNull() ? QStringLiteral("-") : QString::number(protocol.toInt()),
+            executor.value(QLatin1String("state")).toString(), formatLastSeen(executor),
+            capabilitySummary(executor) });
     }
-    printLine(formatTable({QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("VERSION"), QStringLiteral("PROTOCOL"),
-                           QStringLiteral("STATE"), QStringLiteral("LAST SEEN"), QStringLiteral("CAPABILITIES")},
-                          rows));
+    printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("VERSION"),
+                              QStringLiteral("PROTOCOL"), QStringLiteral("STATE"),
+                              QStringLiteral("LAST SEEN"), QStringLiteral("CAPABILITIES") },
+        rows));
     return kExitOk;
 }
 
@@ -113,16 +121,19 @@ int runAgent(const QStringList &arguments)
 int createVirtual(const QStringList &arguments)
 {
     Command command(QStringLiteral("executor virtual create"),
-                    QStringLiteral("Name an agent plus sandbox settings; runs may target the name (--virtual-executor)."));
+        QStringLiteral(
+            "Name an agent plus sandbox settings; runs may target the name (--virtual-executor)."));
     command.addPositional(QStringLiteral("NAME"), QStringLiteral("The virtual executor's name."));
-    const QCommandLineOption agentOption(QStringLiteral("agent"), QStringLiteral("The executor agent's id."), QStringLiteral("ID"));
-    const QCommandLineOption runtime(QStringLiteral("runtime"), QStringLiteral("The OCI runtime its runs use (runc, crun…)."),
-                                     QStringLiteral("NAME"));
-    command.addOptions({agentOption, runtime});
+    const QCommandLineOption agentOption(
+        QStringLiteral("agent"), QStringLiteral("The executor agent's id."), QStringLiteral("ID"));
+    const QCommandLineOption runtime(QStringLiteral("runtime"),
+        QStringLiteral("The OCI runtime its runs use (runc, crun…)."), QStringLiteral("NAME"));
+    command.addOptions({ agentOption, runtime });
     command.addJsonOption();
     if (auto done = command.parse(arguments))
         return *done;
-    const QString syntax = QStringLiteral("cloop executor virtual create NAME --agent ID [--runtime R]");
+    const QString syntax
+        = QStringLiteral("cloop executor virtual create NAME --agent ID [--runtime R]");
     auto given = command.positionals(1, syntax);
     if (!given)
         return command.usageError(given.error().message);
@@ -132,7 +143,8 @@ int createVirtual(const QStringList &arguments)
     auto id = parseId(*agentId, QStringLiteral("executor id"));
     if (!id)
         return command.usageError(id.error().message);
-    QJsonObject body{{QStringLiteral("name"), given->first()}, {QStringLiteral("executor_id"), *id}};
+    QJsonObject body { { QStringLiteral("name"), given->first() },
+        { QStringLiteral("executor_id"), *id } };
     if (command.isSet(runtime))
         body.insert(QStringLiteral("runtime"), command.value(runtime));
     auto answer = command.post(QStringLiteral("/api/virtual-executors"), body);
@@ -141,21 +153,24 @@ int createVirtual(const QStringList &arguments)
     if (command.printedJson(*answer))
         return kExitOk;
     printLine(QStringLiteral("Virtual executor \"%1\" runs on executor %2 (%3)%4.")
-                      .arg(given->first())
-                      .arg(*id)
-                      .arg(answer->value(QLatin1String("executor")).toString(),
-                           command.isSet(runtime) ? QStringLiteral(" with the %1 runtime").arg(command.value(runtime))
-                                                  : QString()));
+                  .arg(given->first())
+                  .arg(*id)
+                  .arg(answer->value(QLatin1String("executor")).toString(),
+                      command.isSet(runtime)
+                          ? QStringLiteral(" with the %1 runtime").arg(command.value(runtime))
+                          : QString()));
     return kExitOk;
 }
 
 int listVirtual(const QStringList &arguments)
 {
-    Command command(QStringLiteral("executor virtual list"), QStringLiteral("List the virtual executors."));
+    Command command(
+        QStringLiteral("executor virtual list"), QStringLiteral("List the virtual executors."));
     command.addJsonOption();
     if (auto done = command.parse(arguments))
         return *done;
-    if (auto given = command.positionals(0, QStringLiteral("cloop executor virtual list [--json]")); !given)
+    if (auto given = command.positionals(0, QStringLiteral("cloop executor virtual list [--json]"));
+        !given)
         return command.usageError(given.error().message);
     auto answer = command.get(QStringLiteral("/api/virtual-executors"));
     if (!answer)
@@ -166,25 +181,29 @@ int listVirtual(const QStringList &arguments)
     QList<QStringList> rows;
     for (const QJsonValue &value : records) {
         const QJsonObject record = value.toObject();
-        rows.append({record.value(QLatin1String("name")).toString(),
-                     QStringLiteral("%1 (%2)").arg(record.value(QLatin1String("executor")).toString())
-                             .arg(record.value(QLatin1String("executor_id")).toInteger()),
-                     record.value(QLatin1String("runtime")).toString(QStringLiteral("default"))});
+        rows.append({ record.value(QLatin1String("name")).toString(),
+            QStringLiteral("%1 (%2)")
+                .arg(record.value(QLatin1String("executor")).toString())
+                .arg(record.value(QLatin1String("executor_id")).toInteger()),
+            record.value(QLatin1String("runtime")).toString(QStringLiteral("default")) });
     }
-    printLine(formatTable({QStringLiteral("NAME"), QStringLiteral("EXECUTOR"), QStringLiteral("RUNTIME")}, rows));
+    printLine(formatTable(
+        { QStringLiteral("NAME"), QStringLiteral("EXECUTOR"), QStringLiteral("RUNTIME") }, rows));
     return kExitOk;
 }
 
-constexpr Subcommand kVirtualSubcommands[] = {{"create", createVirtual}, {"list", listVirtual}};
+constexpr Subcommand kVirtualSubcommands[]
+    = { { "create", createVirtual }, { "list", listVirtual } };
 
 int runVirtual(const QStringList &arguments)
 {
     // arguments[0] is "cloop executor virtual": the nested family is its tail.
-    return runSubcommand(QStringList{QStringLiteral("executor virtual")} + arguments.mid(1), kVirtualSubcommands);
+    return runSubcommand(
+        QStringList { QStringLiteral("executor virtual") } + arguments.mid(1), kVirtualSubcommands);
 }
 
-constexpr Subcommand kSubcommands[] = {{"enroll", enroll}, {"list", list}, {"revoke", revoke}, {"agent", runAgent},
-                                       {"virtual", runVirtual}};
+constexpr Subcommand kSubcommands[] = { { "enroll", enroll }, { "list", list },
+    { "revoke", revoke }, { "agent", runAgent }, { "virtual", runVirtual } };
 
 } // namespace
 

@@ -48,14 +48,16 @@ Error keyringError(const JobOutcome &outcome, std::chrono::milliseconds timeout)
 {
     if (!outcome.finished)
         return Error::make(QStringLiteral("keyring_timeout"),
-                           QStringLiteral("the keyring did not answer within %1")
-                                   .arg(util::formatMilliseconds(timeout.count())));
+            QStringLiteral("the keyring did not answer within %1")
+                .arg(util::formatMilliseconds(timeout.count())));
     if (outcome.error == QKeychain::EntryNotFound)
-        return Error::make(QStringLiteral("keyring_not_found"), QStringLiteral("the keyring has no such entry"));
+        return Error::make(
+            QStringLiteral("keyring_not_found"), QStringLiteral("the keyring has no such entry"));
     if (outcome.error == QKeychain::NoBackendAvailable)
         return Error::make(QStringLiteral("keyring_unavailable"),
-                           QStringLiteral("no keyring is reachable (%1)").arg(outcome.errorString));
-    return Error::make(QStringLiteral("keyring_error"), QStringLiteral("the keyring is not usable: %1").arg(outcome.errorString));
+            QStringLiteral("no keyring is reachable (%1)").arg(outcome.errorString));
+    return Error::make(QStringLiteral("keyring_error"),
+        QStringLiteral("the keyring is not usable: %1").arg(outcome.errorString));
 }
 
 } // namespace

@@ -18,9 +18,9 @@ class Keyring
 {
 public:
     explicit Keyring(QString service, std::chrono::milliseconds timeout = std::chrono::seconds(30))
-        : m_service(std::move(service)), m_timeout(timeout)
-    {
-    }
+        : m_service(std::move(service))
+        , m_timeout(timeout)
+    { }
 
     Status write(const QString &key, const QString &secret) const;
     Result<QString> read(const QString &key) const;

@@ -19,20 +19,23 @@ void printLine(const QString &line)
 
 void printJson(const QJsonValue &value)
 {
-    const QJsonDocument document = value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
+    const QJsonDocument document
+        = value.isArray() ? QJsonDocument(value.toArray()) : QJsonDocument(value.toObject());
     std::fputs(document.toJson(QJsonDocument::Indented).constData(), stdout);
     std::fflush(stdout);
 }
 
 int fail(const QString &command, const QString &message, int exitCode)
 {
-    std::fprintf(stderr, "cloop %s: %s\n", command.toUtf8().constData(), message.toUtf8().constData());
+    std::fprintf(
+        stderr, "cloop %s: %s\n", command.toUtf8().constData(), message.toUtf8().constData());
     return exitCode;
 }
 
 void warn(const QString &command, const QString &message)
 {
-    std::fprintf(stderr, "cloop %s: warning: %s\n", command.toUtf8().constData(), message.toUtf8().constData());
+    std::fprintf(stderr, "cloop %s: warning: %s\n", command.toUtf8().constData(),
+        message.toUtf8().constData());
 }
 
 QString field(const QJsonObject &record, const char *key)
@@ -95,7 +98,7 @@ QString formatTable(const QStringList &header, const QList<QStringList> &rows)
         }
         return out;
     };
-    QStringList lines{line(header)};
+    QStringList lines { line(header) };
     for (const QStringList &row : rows)
         lines.append(line(row));
     return lines.join(QLatin1Char('\n'));

@@ -24,9 +24,10 @@ QString membersText(const QJsonObject &project)
 int add(const QStringList &arguments)
 {
     Command command(QStringLiteral("project add"),
-                    QStringLiteral("Add a project to the hub. A project is named by its absolute directory on "
-                                   "the hub."));
-    command.addPositional(QStringLiteral("DIR"), QStringLiteral("The project's directory, such as /srv/projects/bench."));
+        QStringLiteral("Add a project to the hub. A project is named by its absolute directory on "
+                       "the hub."));
+    command.addPositional(QStringLiteral("DIR"),
+        QStringLiteral("The project's directory, such as /srv/projects/bench."));
     command.addJsonOption();
     if (auto done = command.parse(arguments))
         return *done;
@@ -36,25 +37,27 @@ int add(const QStringList &arguments)
     auto path = checkProjectPath(given->first());
     if (!path)
         return command.usageError(path.error().message);
-    auto answer = command.post(QStringLiteral("/api/projects"), {{QStringLiteral("path"), *path}});
+    auto answer
+        = command.post(QStringLiteral("/api/projects"), { { QStringLiteral("path"), *path } });
     if (!answer)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
     printLine(QStringLiteral("Added project %1 (id %2).")
-                      .arg(answer->value(QLatin1String("path")).toString())
-                      .arg(answer->value(QLatin1String("id")).toInteger()));
-    printLine(QStringLiteral("Give people a role in it with: cloop project grant %1 --user NAME --role "
-                             "administrator|maintainer")
-                      .arg(*path));
+                  .arg(answer->value(QLatin1String("path")).toString())
+                  .arg(answer->value(QLatin1String("id")).toInteger()));
+    printLine(
+        QStringLiteral("Give people a role in it with: cloop project grant %1 --user NAME --role "
+                       "administrator|maintainer")
+            .arg(*path));
     return kExitOk;
 }
 
 int list(const QStringList &arguments)
 {
     Command command(QStringLiteral("project list"),
-                    QStringLiteral("List the projects you may see (all of them for a hub administrator) and "
-                                   "their members."));
+        QStringLiteral("List the projects you may see (all of them for a hub administrator) and "
+                       "their members."));
     command.addJsonOption();
     if (auto done = command.parse(arguments))
         return *done;
@@ -67,36 +70,40 @@ int list(const QStringList &arguments)
     if (command.printedJson(projects))
         return kExitOk;
     if (projects.isEmpty()) {
-        printLine(QStringLiteral("No projects. A hub administrator adds one with: cloop project add DIR"));
+        printLine(QStringLiteral(
+            "No projects. A hub administrator adds one with: cloop project add DIR"));
         return kExitOk;
     }
     QList<QStringList> rows;
     for (const QJsonValue &value : projects) {
         const QJsonObject project = value.toObject();
-        rows.append({QString::number(project.value(QLatin1String("id")).toInteger()),
-                     project.value(QLatin1String("path")).toString(), membersText(project),
-                     formatTime(project.value(QLatin1String("created_at")))});
+        rows.append({ QString::number(project.value(QLatin1String("id")).toInteger()),
+            project.value(QLatin1String("path")).toString(), membersText(project),
+            formatTime(project.value(QLatin1String("created_at"))) });
     }
-    printLine(formatTable({QStringLiteral("ID"), QStringLiteral("PROJECT"), QStringLiteral("MEMBERS"),
-                           QStringLiteral("CREATED")},
-                          rows));
+    printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("PROJECT"),
+                              QStringLiteral("MEMBERS"), QStringLiteral("CREATED") },
+        rows));
     return kExitOk;
 }
 
 int grant(const QStringList &arguments)
 {
     Command command(QStringLiteral("project grant"),
-                    QStringLiteral("Give a user a role in a project, change it, or (with --role none) take it "
-                                   "away. Administrators bind the project's devices and decide requests; "
-                                   "maintainers may request bindings."));
-    command.addPositional(QStringLiteral("DIR"), QStringLiteral("The project's directory on the hub."));
-    const QCommandLineOption user(QStringLiteral("user"), QStringLiteral("The user's name."), QStringLiteral("NAME"));
-    const QCommandLineOption role(QStringLiteral("role"), QStringLiteral("administrator, maintainer, or none."),
-                                  QStringLiteral("ROLE"));
-    command.addOptions({user, role});
+        QStringLiteral("Give a user a role in a project, change it, or (with --role none) take it "
+                       "away. Administrators bind the project's devices and decide requests; "
+                       "maintainers may request bindings."));
+    command.addPositional(
+        QStringLiteral("DIR"), QStringLiteral("The project's directory on the hub."));
+    const QCommandLineOption user(
+        QStringLiteral("user"), QStringLiteral("The user's name."), QStringLiteral("NAME"));
+    const QCommandLineOption role(QStringLiteral("role"),
+        QStringLiteral("administrator, maintainer, or none."), QStringLiteral("ROLE"));
+    command.addOptions({ user, role });
     if (auto done = command.parse(arguments))
         return *done;
-    const QString syntax = QStringLiteral("cloop project grant DIR --user NAME --role administrator|maintainer|none");
+    const QString syntax = QStringLiteral(
+        "cloop project grant DIR --user NAME --role administrator|maintainer|none");
     auto given = command.positionals(1, syntax);
     if (!given)
         return command.usageError(given.error().message);
@@ -113,10 +120,11 @@ int grant(const QStringList &arguments)
         return command.usageError(roleName.error().message);
     if (*roleName != QLatin1String("none") && !hub::parseRole(*roleName))
         return command.usageError(
-                QStringLiteral("--role \"%1\" is not administrator, maintainer or none").arg(*roleName));
-    auto answer = command.post(QStringLiteral("/api/projects/roles"), {{QStringLiteral("project"), *path},
-                                                                       {QStringLiteral("user"), *userName},
-                                                                       {QStringLiteral("role"), *roleName}});
+            QStringLiteral("--role \"%1\" is not administrator, maintainer or none")
+                .arg(*roleName));
+    auto answer = command.post(QStringLiteral("/api/projects/roles"),
+        { { QStringLiteral("project"), *path }, { QStringLiteral("user"), *userName },
+            { QStringLiteral("role"), *roleName } });
     if (!answer)
         return command.failed(answer.error());
     if (*roleName == QLatin1String("none"))
@@ -127,7 +135,7 @@ int grant(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[] = {{"add", add}, {"list", list}, {"grant", grant}};
+constexpr Subcommand kSubcommands[] = { { "add", add }, { "list", list }, { "grant", grant } };
 
 } // namespace
 

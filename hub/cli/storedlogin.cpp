@@ -23,8 +23,9 @@ bool isSecureScheme(const QString &scheme)
 Error damaged(const QString &path, const QString &why)
 {
     return Error::make(QStringLiteral("login_damaged"),
-                       QStringLiteral("%1 is damaged (%2); run `cloop logout`, then `cloop login` again").arg(path, why),
-                       true);
+        QStringLiteral("%1 is damaged (%2); run `cloop logout`, then `cloop login` again")
+            .arg(path, why),
+        true);
 }
 
 } // namespace
@@ -33,11 +34,15 @@ bool LoginRecord::isFor(const QUrl &url) const
 {
     const bool secure = isSecureScheme(hub.scheme());
     const int defaultPort = secure ? 443 : 80;
-    return secure == isSecureScheme(url.scheme()) && hub.host().compare(url.host(), Qt::CaseInsensitive) == 0
-            && hub.port(defaultPort) == url.port(defaultPort);
+    return secure == isSecureScheme(url.scheme())
+        && hub.host().compare(url.host(), Qt::CaseInsensitive) == 0
+        && hub.port(defaultPort) == url.port(defaultPort);
 }
 
-StoredLogin::StoredLogin(QString filePath) : m_filePath(std::move(filePath)), m_keyring(kKeyringService) { }
+StoredLogin::StoredLogin(QString filePath)
+    : m_filePath(std::move(filePath))
+    , m_keyring(kKeyringService)
+{ }
 
 QString StoredLogin::defaultFilePath()
 {
@@ -57,7 +62,7 @@ Result<std::optional<LoginRecord>> StoredLogin::load() const
         return std::optional<LoginRecord>();
     if (!file.open(QIODevice::ReadOnly))
         return damaged(m_filePath, file.errorString());
-    QJsonParseError parseError{};
+    QJsonParseError parseError {};
     const QJsonDocument document = QJsonDocument::fromJson(file.read(64 * 1024), &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
         return damaged(m_filePath, QStringLiteral("not a JSON object"));
@@ -92,18 +97,20 @@ Result<QString> StoredLogin::token(const LoginRecord &login) const
     auto token = m_keyring.read(login.keyringKey);
     if (!token || token->isEmpty())
         return Error::make(QStringLiteral("login_token_unavailable"),
-                           QStringLiteral("cannot read the API token of the login to %1 from the keyring (%2); "
-                                          "unlock the keyring, or run `cloop login` again")
-                                   .arg(login.hub.toString(), token ? QStringLiteral("it is empty") : token.error().message),
-                           true);
+            QStringLiteral("cannot read the API token of the login to %1 from the keyring (%2); "
+                           "unlock the keyring, or run `cloop login` again")
+                .arg(login.hub.toString(),
+                    token ? QStringLiteral("it is empty") : token.error().message),
+            true);
     return token;
 }
 
-Result<StoredLogin::Saved> StoredLogin::save(const LoginRecord &login, const QString &token, bool useKeyring) const
+Result<StoredLogin::Saved> StoredLogin::save(
+    const LoginRecord &login, const QString &token, bool useKeyring) const
 {
     auto previous = load();
     Saved saved;
-    QJsonObject object{{QStringLiteral("hub"), login.hub.toString()}};
+    QJsonObject object { { QStringLiteral("hub"), login.hub.toString() } };
     if (!login.pin.isEmpty())
         object.insert(QStringLiteral("pin"), login.pin);
     if (!login.caFile.isEmpty())
@@ -123,14 +130,16 @@ Result<StoredLogin::Saved> StoredLogin::save(const LoginRecord &login, const QSt
         object.insert(QStringLiteral("token_in"), kInFile);
         object.insert(QStringLiteral("token"), token);
     }
-    if (Status written = util::writeFileAtomically(m_filePath, QJsonDocument(object).toJson(QJsonDocument::Indented), 0600);
+    if (Status written = util::writeFileAtomically(
+            m_filePath, QJsonDocument(object).toJson(QJsonDocument::Indented), 0600);
         !written) {
         if (saved.place == LoginRecord::TokenPlace::Keyring)
             (void)m_keyring.remove(key);
         return written.error();
     }
     // An earlier login's token must not outlive it in the keyring.
-    if (previous && previous->has_value() && (*previous)->tokenPlace == LoginRecord::TokenPlace::Keyring
+    if (previous && previous->has_value()
+        && (*previous)->tokenPlace == LoginRecord::TokenPlace::Keyring
         && ((*previous)->keyringKey != key || saved.place != LoginRecord::TokenPlace::Keyring))
         (void)m_keyring.remove((*previous)->keyringKey);
     return saved;
@@ -146,13 +155,15 @@ Result<StoredLogin::Removed> StoredLogin::remove() const
     auto login = load();
     if (login && login->has_value() && (*login)->tokenPlace == LoginRecord::TokenPlace::Keyring) {
         if (Status deleted = m_keyring.remove((*login)->keyringKey); !deleted)
-            removed.keyringProblem = QStringLiteral("the keyring entry \"%1\" of service \"%2\" could not be removed: %3")
-                                             .arg((*login)->keyringKey, kKeyringService, deleted.error().message);
+            removed.keyringProblem
+                = QStringLiteral(
+                    "the keyring entry \"%1\" of service \"%2\" could not be removed: %3")
+                      .arg((*login)->keyringKey, kKeyringService, deleted.error().message);
     }
     QFile file(m_filePath);
     if (!file.remove())
         return Error::make(QStringLiteral("io_error"),
-                           QStringLiteral("cannot remove %1: %2").arg(m_filePath, file.errorString()));
+            QStringLiteral("cannot remove %1: %2").arg(m_filePath, file.errorString()));
     return removed;
 }
 

@@ -14,14 +14,18 @@ namespace cloop::cli {
 // API token is kept.
 struct LoginRecord
 {
-    enum class TokenPlace { Keyring, File };
+    enum class TokenPlace
+    {
+        Keyring,
+        File
+    };
 
     QUrl hub;
-    QString pin;    // empty when the hub's certificate is publicly trusted
+    QString pin; // empty when the hub's certificate is publicly trusted
     QString caFile; // absolute path of an extra CA, or empty
     TokenPlace tokenPlace = TokenPlace::File;
     QString keyringKey; // with TokenPlace::Keyring
-    QString token;      // with TokenPlace::File only
+    QString token; // with TokenPlace::File only
 
     // The same hub whether it is written wss:// or https://, with or
     // without its default port.

@@ -9,7 +9,8 @@ Error forbidden(const QString &message)
 }
 } // namespace
 
-Result<std::optional<ProjectRole>> AccessPolicy::roleOf(const ApiPrincipal &caller, qint64 projectId) const
+Result<std::optional<ProjectRole>> AccessPolicy::roleOf(
+    const ApiPrincipal &caller, qint64 projectId) const
 {
     return m_projects.roleIn(caller.userId, projectId);
 }
@@ -18,7 +19,8 @@ Status AccessPolicy::requireHubAdmin(const ApiPrincipal &caller, const QString &
 {
     if (caller.hubAdmin)
         return {};
-    return forbidden(QStringLiteral("%1 needs a hub administrator; %2 is not one").arg(action, caller.userName));
+    return forbidden(
+        QStringLiteral("%1 needs a hub administrator; %2 is not one").arg(action, caller.userName));
 }
 
 Status AccessPolicy::requireAnyRole(const ApiPrincipal &caller, const QString &action) const
@@ -30,10 +32,12 @@ Status AccessPolicy::requireAnyRole(const ApiPrincipal &caller, const QString &a
         return roles.error();
     if (!roles->isEmpty())
         return {};
-    return forbidden(QStringLiteral("%1 needs a role in a project; %2 has none").arg(action, caller.userName));
+    return forbidden(
+        QStringLiteral("%1 needs a role in a project; %2 has none").arg(action, caller.userName));
 }
 
-Status AccessPolicy::requireManage(const ApiPrincipal &caller, qint64 projectId, const QString &action) const
+Status AccessPolicy::requireManage(
+    const ApiPrincipal &caller, qint64 projectId, const QString &action) const
 {
     if (caller.hubAdmin)
         return {};
@@ -43,13 +47,16 @@ Status AccessPolicy::requireManage(const ApiPrincipal &caller, qint64 projectId,
     if (*role == ProjectRole::Administrator)
         return {};
     auto project = m_projects.findProject(projectId);
-    return forbidden(QStringLiteral("%1 needs the permission executor.manage on %2, held by hub administrators and "
-                                    "the project's administrators; %3 is %4")
-                             .arg(action, project ? project->path : QStringLiteral("this project"), caller.userName,
-                                  *role ? QStringLiteral("a ") + roleName(**role) : QStringLiteral("not a member")));
+    return forbidden(
+        QStringLiteral(
+            "%1 needs the permission executor.manage on %2, held by hub administrators and "
+            "the project's administrators; %3 is %4")
+            .arg(action, project ? project->path : QStringLiteral("this project"), caller.userName,
+                *role ? QStringLiteral("a ") + roleName(**role) : QStringLiteral("not a member")));
 }
 
-Status AccessPolicy::requireMember(const ApiPrincipal &caller, qint64 projectId, const QString &action) const
+Status AccessPolicy::requireMember(
+    const ApiPrincipal &caller, qint64 projectId, const QString &action) const
 {
     if (caller.hubAdmin)
         return {};
@@ -60,7 +67,8 @@ Status AccessPolicy::requireMember(const ApiPrincipal &caller, qint64 projectId,
         return {};
     auto project = m_projects.findProject(projectId);
     return forbidden(QStringLiteral("%1 needs a role in %2; %3 has none")
-                             .arg(action, project ? project->path : QStringLiteral("this project"), caller.userName));
+                         .arg(action, project ? project->path : QStringLiteral("this project"),
+                             caller.userName));
 }
 
 Result<std::optional<QList<qint64>>> AccessPolicy::visibleProjects(const ApiPrincipal &caller) const
@@ -76,7 +84,8 @@ Result<std::optional<QList<qint64>>> AccessPolicy::visibleProjects(const ApiPrin
     return std::optional<QList<qint64>>(ids);
 }
 
-Result<std::optional<QList<qint64>>> AccessPolicy::manageableProjects(const ApiPrincipal &caller) const
+Result<std::optional<QList<qint64>>> AccessPolicy::manageableProjects(
+    const ApiPrincipal &caller) const
 {
     if (caller.hubAdmin)
         return std::optional<QList<qint64>>();

@@ -16,7 +16,9 @@ namespace cloop::hub {
 class AccessPolicy
 {
 public:
-    explicit AccessPolicy(ProjectStore &projects) : m_projects(projects) { }
+    explicit AccessPolicy(ProjectStore &projects)
+        : m_projects(projects)
+    { }
 
     // Enroll and revoke forwarders; manage projects, users, tokens; read the audit log.
     Status requireHubAdmin(const ApiPrincipal &caller, const QString &action) const;

@@ -23,9 +23,11 @@ QString actorOf(const ApiPrincipal &caller)
 Status requireReason(const QString &reason, const QString &what)
 {
     if (reason.trimmed().isEmpty())
-        return Error::make(QStringLiteral("invalid_request"), QStringLiteral("%1 needs a reason").arg(what));
+        return Error::make(
+            QStringLiteral("invalid_request"), QStringLiteral("%1 needs a reason").arg(what));
     if (reason.size() > 2000)
-        return Error::make(QStringLiteral("invalid_request"), QStringLiteral("the reason is longer than 2000 characters"));
+        return Error::make(QStringLiteral("invalid_request"),
+            QStringLiteral("the reason is longer than 2000 characters"));
     return {};
 }
 
@@ -37,35 +39,44 @@ Result<ForwarderRecord> lendableForwarder(ForwarderStore &forwarders, qint64 for
         return forwarder.error();
     if (forwarder->isRevoked())
         return Error::make(QStringLiteral("forwarder_revoked"),
-                           QStringLiteral("forwarder %1 (%2) was revoked; it cannot be bound").arg(forwarderId).arg(forwarder->name));
+            QStringLiteral("forwarder %1 (%2) was revoked; it cannot be bound")
+                .arg(forwarderId)
+                .arg(forwarder->name));
     return forwarder;
 }
 
 } // namespace
 
-BindingService::BindingService(Stores stores, const AccessPolicy &policy, EventBus &events, const Clock &clock,
-                               std::chrono::seconds requestLifetime)
-    : m_stores(stores), m_policy(policy), m_events(events), m_clock(clock), m_requestLifetime(requestLifetime)
-{
-}
+BindingService::BindingService(Stores stores, const AccessPolicy &policy, EventBus &events,
+    const Clock &clock, std::chrono::seconds requestLifetime)
+    : m_stores(stores)
+    , m_policy(policy)
+    , m_events(events)
+    , m_clock(clock)
+    , m_requestLifetime(requestLifetime)
+{ }
 
 void BindingService::publishBinding(const QString &event, const BindingRecord &binding)
 {
-    m_events.publish(HubEvent{event, bindingJson(binding, m_clock.now()), binding.projectId, m_clock.now()});
+    m_events.publish(
+        HubEvent { event, bindingJson(binding, m_clock.now()), binding.projectId, m_clock.now() });
 }
 
 void BindingService::publishRequest(const QString &event, const RequestRecord &request)
 {
-    m_events.publish(HubEvent{event, requestJson(request, m_clock.now()), request.projectId, m_clock.now()});
+    m_events.publish(
+        HubEvent { event, requestJson(request, m_clock.now()), request.projectId, m_clock.now() });
 }
 
-Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 forwarderId, const QString &projectPath,
-                                           const QJsonObject &termsJson)
+Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 forwarderId,
+    const QString &projectPath, const QJsonObject &termsJson)
 {
     auto project = m_stores.projects.findProject(projectPath);
     if (!project)
         return project.error();
-    if (Status allowed = m_policy.requireManage(caller, project->id, QStringLiteral("binding a forwarder")); !allowed)
+    if (Status allowed
+        = m_policy.requireManage(caller, project->id, QStringLiteral("binding a forwarder"));
+        !allowed)
         return allowed.error();
     auto forwarder = lendableForwarder(m_stores.forwarders, forwarderId);
     if (!forwarder)
@@ -75,21 +86,25 @@ Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 fo
         return terms.error();
     if (Status free = requireUnbound(caller, forwarderId); !free)
         return free.error();
-    auto binding = m_stores.bindings.create(forwarderId, project->id, *terms, actorOf(caller), m_clock.now(), std::nullopt);
+    auto binding = m_stores.bindings.create(
+        forwarderId, project->id, *terms, actorOf(caller), m_clock.now(), std::nullopt);
     if (!binding)
         return binding.error();
-    qCInfo(lcHub).noquote() << caller.userName << "bound forwarder" << forwarderId << "to" << projectPath << "until"
-                            << toDbTime(binding->expiresAt);
+    qCInfo(lcHub).noquote() << caller.userName << "bound forwarder" << forwarderId << "to"
+                            << projectPath << "until" << toDbTime(binding->expiresAt);
     publishBinding(QStringLiteral("binding.created"), *binding);
     return binding;
 }
 
-Result<BindingRecord> BindingService::unbind(const ApiPrincipal &caller, qint64 bindingId, const QString &reason)
+Result<BindingRecord> BindingService::unbind(
+    const ApiPrincipal &caller, qint64 bindingId, const QString &reason)
 {
     auto binding = m_stores.bindings.find(bindingId);
     if (!binding)
         return binding.error();
-    if (Status allowed = m_policy.requireManage(caller, binding->projectId, QStringLiteral("unbinding")); !allowed)
+    if (Status allowed
+        = m_policy.requireManage(caller, binding->projectId, QStringLiteral("unbinding"));
+        !allowed)
         return allowed.error();
     if (Status given = requireReason(reason, QStringLiteral("unbinding")); !given)
         return given.error();
@@ -97,7 +112,8 @@ Result<BindingRecord> BindingService::unbind(const ApiPrincipal &caller, qint64 
     // unbind then finds it ended.
     if (Status swept = expireDue(); !swept)
         return swept.error();
-    auto ended = m_stores.bindings.end(bindingId, BindingRecord::State::Unbound, actorOf(caller), reason, m_clock.now());
+    auto ended = m_stores.bindings.end(
+        bindingId, BindingRecord::State::Unbound, actorOf(caller), reason, m_clock.now());
     if (!ended)
         return ended.error();
     publishBinding(QStringLiteral("binding.ended"), *ended);
@@ -119,30 +135,34 @@ Status BindingService::requireUnbound(const ApiPrincipal &caller, qint64 forward
     // Where it is bound is told only to those who may see that project.
     if (!m_policy.requireMember(caller, binding.projectId, QString()))
         return Error::make(QStringLiteral("already_bound"),
-                           QStringLiteral("forwarder %1 (%2) is lent to another project; a forwarder serves one "
-                                          "binding at a time")
-                                   .arg(forwarderId)
-                                   .arg(binding.forwarderName));
+            QStringLiteral("forwarder %1 (%2) is lent to another project; a forwarder serves one "
+                           "binding at a time")
+                .arg(forwarderId)
+                .arg(binding.forwarderName));
     return Error::make(QStringLiteral("already_bound"),
-                       QStringLiteral("forwarder %1 (%2) is already bound to %3 until %4 (binding %5); unbind it first")
-                               .arg(forwarderId)
-                               .arg(binding.forwarderName, binding.projectPath, toDbTime(binding.expiresAt))
-                               .arg(binding.id));
+        QStringLiteral(
+            "forwarder %1 (%2) is already bound to %3 until %4 (binding %5); unbind it first")
+            .arg(forwarderId)
+            .arg(binding.forwarderName, binding.projectPath, toDbTime(binding.expiresAt))
+            .arg(binding.id));
 }
 
-Result<QList<BindingRecord>> BindingService::bindings(const ApiPrincipal &caller, const QString &projectPath,
-                                                      bool includeEnded)
+Result<QList<BindingRecord>> BindingService::bindings(
+    const ApiPrincipal &caller, const QString &projectPath, bool includeEnded)
 {
     const QDateTime now = m_clock.now();
     if (!projectPath.isEmpty()) {
         auto project = m_stores.projects.findProject(projectPath);
         if (!project)
             return project.error();
-        if (Status allowed = m_policy.requireMember(caller, project->id, QStringLiteral("listing bindings")); !allowed)
+        if (Status allowed
+            = m_policy.requireMember(caller, project->id, QStringLiteral("listing bindings"));
+            !allowed)
             return allowed.error();
         return m_stores.bindings.list(now, project->id, includeEnded);
     }
-    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("listing bindings")); !allowed)
+    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("listing bindings"));
+        !allowed)
         return allowed.error();
     auto visible = m_policy.visibleProjects(caller);
     if (!visible)
@@ -158,13 +178,15 @@ Result<QList<BindingRecord>> BindingService::bindings(const ApiPrincipal &caller
     return mine;
 }
 
-Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64 forwarderId, const QString &projectPath,
-                                              const QJsonObject &termsJson, const QString &reason)
+Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64 forwarderId,
+    const QString &projectPath, const QJsonObject &termsJson, const QString &reason)
 {
     auto project = m_stores.projects.findProject(projectPath);
     if (!project)
         return project.error();
-    if (Status allowed = m_policy.requireMember(caller, project->id, QStringLiteral("requesting a binding")); !allowed)
+    if (Status allowed
+        = m_policy.requireMember(caller, project->id, QStringLiteral("requesting a binding"));
+        !allowed)
         return allowed.error();
     if (Status given = requireReason(reason, QStringLiteral("a binding request")); !given)
         return given.error();
@@ -174,11 +196,12 @@ Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64
     auto terms = bindingterms::fromJson(termsJson, forwarder->device);
     if (!terms)
         return terms.error();
-    auto filed = m_stores.requests.file(forwarderId, project->id, caller.userId, reason, *terms, m_clock.now(),
-                                        m_requestLifetime);
+    auto filed = m_stores.requests.file(
+        forwarderId, project->id, caller.userId, reason, *terms, m_clock.now(), m_requestLifetime);
     if (!filed)
         return filed.error();
-    qCInfo(lcHub).noquote() << caller.userName << "requested forwarder" << forwarderId << "for" << projectPath;
+    qCInfo(lcHub).noquote() << caller.userName << "requested forwarder" << forwarderId << "for"
+                            << projectPath;
     publishRequest(QStringLiteral("request.filed"), *filed);
     return filed;
 }
@@ -205,7 +228,8 @@ Result<QList<RequestRecord>> BindingService::requests(const ApiPrincipal &caller
     return m_stores.requests.list(filter, m_clock.now());
 }
 
-Result<RequestRecord> BindingService::decidableRequest(const ApiPrincipal &caller, qint64 requestId, const QString &action)
+Result<RequestRecord> BindingService::decidableRequest(
+    const ApiPrincipal &caller, qint64 requestId, const QString &action)
 {
     auto request = m_stores.requests.find(requestId);
     if (!request)
@@ -214,27 +238,30 @@ Result<RequestRecord> BindingService::decidableRequest(const ApiPrincipal &calle
         return allowed.error();
     if (request->requesterId == caller.userId)
         return Error::make(QStringLiteral("own_request"),
-                           QStringLiteral("%1 filed request %2; another administrator has to decide it")
-                                   .arg(caller.userName)
-                                   .arg(requestId));
+            QStringLiteral("%1 filed request %2; another administrator has to decide it")
+                .arg(caller.userName)
+                .arg(requestId));
     if (request->state != RequestRecord::State::Pending)
         return Error::make(QStringLiteral("already_decided"),
-                           QStringLiteral("request %1 was already %2%3")
-                                   .arg(requestId)
-                                   .arg(requestStateName(request->state),
-                                        request->decidedBy.isEmpty() ? QString() : QStringLiteral(" by %1").arg(request->decidedBy)));
+            QStringLiteral("request %1 was already %2%3")
+                .arg(requestId)
+                .arg(requestStateName(request->state),
+                    request->decidedBy.isEmpty()
+                        ? QString()
+                        : QStringLiteral(" by %1").arg(request->decidedBy)));
     if (request->expiresAt <= m_clock.now())
         return Error::make(QStringLiteral("already_decided"),
-                           QStringLiteral("request %1 expired at %2 before anyone decided it")
-                                   .arg(requestId)
-                                   .arg(toDbTime(request->expiresAt)));
+            QStringLiteral("request %1 expired at %2 before anyone decided it")
+                .arg(requestId)
+                .arg(toDbTime(request->expiresAt)));
     return request;
 }
 
-Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(const ApiPrincipal &caller, qint64 requestId,
-                                                                        const QJsonObject &narrowing)
+Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
+    const ApiPrincipal &caller, qint64 requestId, const QJsonObject &narrowing)
 {
-    auto request = decidableRequest(caller, requestId, QStringLiteral("approving a binding request"));
+    auto request
+        = decidableRequest(caller, requestId, QStringLiteral("approving a binding request"));
     if (!request)
         return request.error();
 
@@ -245,26 +272,30 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(const Ap
         return ttl.error();
     if (*ttl > request->terms.ttl)
         return Error::make(QStringLiteral("cannot_widen"),
-                           QStringLiteral("the request asked for %1; an approval may shorten that, not lengthen it to %2")
-                                   .arg(util::formatDuration(request->terms.ttl), util::formatDuration(*ttl)));
+            QStringLiteral(
+                "the request asked for %1; an approval may shorten that, not lengthen it to %2")
+                .arg(util::formatDuration(request->terms.ttl), util::formatDuration(*ttl)));
     terms.ttl = *ttl;
     const QJsonValue executor = narrowing.value(QLatin1String("virtual_executor"));
     if (!executor.isUndefined() && !executor.isNull()) {
         const QString name = executor.toString();
         if (Status valid = bindingterms::validateVirtualExecutor(name); !valid || name.isEmpty())
-            return valid ? Error::make(QStringLiteral("invalid_name"), QStringLiteral("an empty virtual executor"))
+            return valid ? Error::make(
+                       QStringLiteral("invalid_name"), QStringLiteral("an empty virtual executor"))
                          : valid.error();
         if (!request->terms.virtualExecutor.isEmpty() && name != request->terms.virtualExecutor)
             return Error::make(QStringLiteral("cannot_widen"),
-                               QStringLiteral("the request is for virtual executor %1; an approval cannot move it to %2")
-                                       .arg(request->terms.virtualExecutor, name));
+                QStringLiteral(
+                    "the request is for virtual executor %1; an approval cannot move it to %2")
+                    .arg(request->terms.virtualExecutor, name));
         terms.virtualExecutor = name;
     }
-    for (const char *key : {"target", "address", "project"}) {
+    for (const char *key : { "target", "address", "project" }) {
         if (narrowing.contains(QLatin1String(key)))
             return Error::make(QStringLiteral("cannot_widen"),
-                               QStringLiteral("an approval can narrow the TTL and the virtual executor only, not \"%1\"")
-                                       .arg(QLatin1String(key)));
+                QStringLiteral(
+                    "an approval can narrow the TTL and the virtual executor only, not \"%1\"")
+                    .arg(QLatin1String(key)));
     }
 
     if (Status free = requireUnbound(caller, request->forwarderId); !free)
@@ -275,21 +306,25 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(const Ap
     if (!transaction.begin())
         return transaction.begin().error();
     // The guarded state change comes first: of racing deciders, one passes.
-    auto decided = m_stores.requests.decide(requestId, RequestRecord::State::Approved, actor, QString(), std::nullopt, now);
+    auto decided = m_stores.requests.decide(
+        requestId, RequestRecord::State::Approved, actor, QString(), std::nullopt, now);
     if (!decided)
         return decided.error();
     if (decided->expiresAt <= now)
-        return Error::make(QStringLiteral("already_decided"), QStringLiteral("request %1 expired at %2")
-                                                                      .arg(requestId)
-                                                                      .arg(toDbTime(decided->expiresAt)));
+        return Error::make(QStringLiteral("already_decided"),
+            QStringLiteral("request %1 expired at %2")
+                .arg(requestId)
+                .arg(toDbTime(decided->expiresAt)));
     if (auto forwarder = lendableForwarder(m_stores.forwarders, request->forwarderId); !forwarder)
         return forwarder.error();
     // The binding's time counts from now, the approval, not from the request.
-    auto binding = m_stores.bindings.create(request->forwarderId, request->projectId, terms, actor, now, requestId);
+    auto binding = m_stores.bindings.create(
+        request->forwarderId, request->projectId, terms, actor, now, requestId);
     if (!binding)
         return binding.error();
-    auto attached = m_stores.db.query(QStringLiteral("UPDATE binding_requests SET binding_id = ? WHERE id = ?"),
-                                      {binding->id, requestId});
+    auto attached = m_stores.db.query(
+        QStringLiteral("UPDATE binding_requests SET binding_id = ? WHERE id = ?"),
+        { binding->id, requestId });
     if (!attached)
         return attached.error();
     if (Status committed = transaction.commit(); !committed)
@@ -297,13 +332,15 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(const Ap
     auto final = m_stores.requests.find(requestId);
     if (!final)
         return final.error();
-    qCInfo(lcHub).noquote() << caller.userName << "approved request" << requestId << "of" << request->requesterName;
+    qCInfo(lcHub).noquote() << caller.userName << "approved request" << requestId << "of"
+                            << request->requesterName;
     publishRequest(QStringLiteral("request.decided"), *final);
     publishBinding(QStringLiteral("binding.created"), *binding);
     return std::make_pair(*final, *binding);
 }
 
-Result<RequestRecord> BindingService::deny(const ApiPrincipal &caller, qint64 requestId, const QString &reason)
+Result<RequestRecord> BindingService::deny(
+    const ApiPrincipal &caller, qint64 requestId, const QString &reason)
 {
     auto request = decidableRequest(caller, requestId, QStringLiteral("denying a binding request"));
     if (!request)
@@ -313,9 +350,11 @@ Result<RequestRecord> BindingService::deny(const ApiPrincipal &caller, qint64 re
     const QDateTime now = m_clock.now();
     if (request->state == RequestRecord::State::Pending && request->expiresAt <= now)
         return Error::make(QStringLiteral("already_decided"),
-                           QStringLiteral("request %1 expired at %2").arg(requestId).arg(toDbTime(request->expiresAt)));
-    auto denied = m_stores.requests.decide(requestId, RequestRecord::State::Denied, actorOf(caller), reason,
-                                           std::nullopt, now);
+            QStringLiteral("request %1 expired at %2")
+                .arg(requestId)
+                .arg(toDbTime(request->expiresAt)));
+    auto denied = m_stores.requests.decide(
+        requestId, RequestRecord::State::Denied, actorOf(caller), reason, std::nullopt, now);
     if (!denied)
         return denied.error();
     publishRequest(QStringLiteral("request.decided"), *denied);
@@ -329,8 +368,8 @@ Status BindingService::expireDue()
     if (!bindings)
         return bindings.error();
     for (const BindingRecord &binding : std::as_const(*bindings)) {
-        qCInfo(lcHub).noquote() << "binding" << binding.id << "of forwarder" << binding.forwarderId << "to"
-                                << binding.projectPath << "expired";
+        qCInfo(lcHub).noquote() << "binding" << binding.id << "of forwarder" << binding.forwarderId
+                                << "to" << binding.projectPath << "expired";
         publishBinding(QStringLiteral("binding.ended"), binding);
     }
     auto requests = m_stores.requests.expireDue(now);
@@ -341,7 +380,8 @@ Status BindingService::expireDue()
     return {};
 }
 
-Result<BindingService::Ended> BindingService::endForRevokedForwarder(qint64 forwarderId, const QString &actor)
+Result<BindingService::Ended> BindingService::endForRevokedForwarder(
+    qint64 forwarderId, const QString &actor)
 {
     const QDateTime now = m_clock.now();
     Ended ended;
@@ -349,11 +389,13 @@ Result<BindingService::Ended> BindingService::endForRevokedForwarder(qint64 forw
     if (!expired)
         return expired.error();
     ended.bindings = *expired;
-    auto bindings = m_stores.bindings.endAllOfForwarder(forwarderId, actor, QStringLiteral("the forwarder was revoked"), now);
+    auto bindings = m_stores.bindings.endAllOfForwarder(
+        forwarderId, actor, QStringLiteral("the forwarder was revoked"), now);
     if (!bindings)
         return bindings.error();
     ended.bindings += *bindings;
-    auto requests = m_stores.requests.cancelAllOfForwarder(forwarderId, actor, QStringLiteral("the forwarder was revoked"), now);
+    auto requests = m_stores.requests.cancelAllOfForwarder(
+        forwarderId, actor, QStringLiteral("the forwarder was revoked"), now);
     if (!requests)
         return requests.error();
     ended.requests = *requests;

@@ -36,22 +36,29 @@ public:
         RequestStore &requests;
     };
 
-    static constexpr std::chrono::seconds kDefaultRequestLifetime{7 * 24 * 3600};
+    static constexpr std::chrono::seconds kDefaultRequestLifetime { 7 * 24 * 3600 };
 
     BindingService(Stores stores, const AccessPolicy &policy, EventBus &events, const Clock &clock,
-                   std::chrono::seconds requestLifetime = kDefaultRequestLifetime);
+        std::chrono::seconds requestLifetime = kDefaultRequestLifetime);
 
-    Result<BindingRecord> bind(const ApiPrincipal &caller, qint64 forwarderId, const QString &projectPath,
-                               const QJsonObject &terms);
-    Result<BindingRecord> unbind(const ApiPrincipal &caller, qint64 bindingId, const QString &reason);
-    Result<QList<BindingRecord>> bindings(const ApiPrincipal &caller, const QString &projectPath, bool includeEnded);
+    Result<BindingRecord> bind(const ApiPrincipal &caller, qint64 forwarderId,
+        const QString &projectPath, const QJsonObject &terms);
+    Result<BindingRecord> unbind(
+        const ApiPrincipal &caller, qint64 bindingId, const QString &reason);
+    Result<QList<BindingRecord>> bindings(
+        const ApiPrincipal &caller, const QString &projectPath, bool includeEnded);
 
-    Result<RequestRecord> request(const ApiPrincipal &caller, qint64 forwarderId, const QString &projectPath,
-                                  const QJsonObject &terms, const QString &reason);
-    enum class RequestView { Inbox, Decidable, Mine };
+    Result<RequestRecord> request(const ApiPrincipal &caller, qint64 forwarderId,
+        const QString &projectPath, const QJsonObject &terms, const QString &reason);
+    enum class RequestView
+    {
+        Inbox,
+        Decidable,
+        Mine
+    };
     Result<QList<RequestRecord>> requests(const ApiPrincipal &caller, RequestView view);
-    Result<std::pair<RequestRecord, BindingRecord>> approve(const ApiPrincipal &caller, qint64 requestId,
-                                                            const QJsonObject &narrowing);
+    Result<std::pair<RequestRecord, BindingRecord>> approve(
+        const ApiPrincipal &caller, qint64 requestId, const QJsonObject &narrowing);
     Result<RequestRecord> deny(const ApiPrincipal &caller, qint64 requestId, const QString &reason);
 
     // Ends what is past its time; called by the hub's sweep timer.
@@ -68,7 +75,8 @@ public:
 
 private:
     Status requireUnbound(const ApiPrincipal &caller, qint64 forwarderId);
-    Result<RequestRecord> decidableRequest(const ApiPrincipal &caller, qint64 requestId, const QString &action);
+    Result<RequestRecord> decidableRequest(
+        const ApiPrincipal &caller, qint64 requestId, const QString &action);
     void publishBinding(const QString &event, const BindingRecord &binding);
     void publishRequest(const QString &event, const RequestRecord &request);
 

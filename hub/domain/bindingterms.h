@@ -8,9 +8,9 @@
 
 namespace cloop::hub::bindingterms {
 
-inline constexpr std::chrono::seconds kDefaultTtl{24 * 3600};
-inline constexpr std::chrono::seconds kMaxTtl{90 * 24 * 3600};
-inline constexpr QLatin1StringView kDefaultTarget{"fwd0"};
+inline constexpr std::chrono::seconds kDefaultTtl { 24 * 3600 };
+inline constexpr std::chrono::seconds kMaxTtl { 90 * 24 * 3600 };
+inline constexpr QLatin1StringView kDefaultTarget { "fwd0" };
 
 // Reads {"ttl", "virtual_executor", "target", "address"} for a forwarder
 // carrying `device`: durations, names and CIDR addresses are checked, and a

@@ -17,7 +17,9 @@ public:
 class ManualClock final : public Clock
 {
 public:
-    explicit ManualClock(QDateTime start = QDateTime::currentDateTimeUtc()) : m_now(std::move(start)) { }
+    explicit ManualClock(QDateTime start = QDateTime::currentDateTimeUtc())
+        : m_now(std::move(start))
+    { }
     QDateTime now() const override { return m_now; }
     void advance(qint64 seconds) { m_now = m_now.addSecs(seconds); }
 

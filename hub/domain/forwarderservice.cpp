@@ -9,15 +9,19 @@
 
 namespace cloop::hub {
 
-ForwarderService::ForwarderService(Database &db, ForwarderStore &forwarders, BindingService &bindings,
-                                   const AccessPolicy &policy, EventBus &events)
-    : m_db(db), m_forwarders(forwarders), m_bindings(bindings), m_policy(policy), m_events(events)
-{
-}
+ForwarderService::ForwarderService(Database &db, ForwarderStore &forwarders,
+    BindingService &bindings, const AccessPolicy &policy, EventBus &events)
+    : m_db(db)
+    , m_forwarders(forwarders)
+    , m_bindings(bindings)
+    , m_policy(policy)
+    , m_events(events)
+{ }
 
 Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const QJsonObject &body)
 {
-    if (Status allowed = m_policy.requireHubAdmin(caller, QStringLiteral("enrolling a forwarder (executor.manage)"));
+    if (Status allowed = m_policy.requireHubAdmin(
+            caller, QStringLiteral("enrolling a forwarder (executor.manage)"));
         !allowed)
         return allowed.error();
     const QJsonValue name = body.value(QLatin1String("name"));
@@ -27,35 +31,41 @@ Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const
     const QJsonValue iface = body.value(QLatin1String("interface"));
     if (usb.isUndefined() == iface.isUndefined())
         return Error::make(QStringLiteral("invalid_device"),
-                           QStringLiteral("give exactly one of \"usb\" (VID:PID[:SERIAL]) or \"interface\" (a network "
-                                          "interface name)"));
+            QStringLiteral(
+                "give exactly one of \"usb\" (VID:PID[:SERIAL]) or \"interface\" (a network "
+                "interface name)"));
     auto device = usb.isUndefined() ? protocol::DeviceSpec::parseInterface(iface.toString())
                                     : protocol::DeviceSpec::parseUsb(usb.toString());
     if (!device)
         return device.error();
     std::chrono::seconds ttl = ForwarderStore::kDefaultTokenTtl;
-    if (const QJsonValue ttlValue = body.value(QLatin1String("token_ttl")); !ttlValue.isUndefined()) {
+    if (const QJsonValue ttlValue = body.value(QLatin1String("token_ttl"));
+        !ttlValue.isUndefined()) {
         auto parsed = util::parseDuration(ttlValue.toString());
         if (!parsed)
             return parsed.error();
         ttl = *parsed;
     }
-    auto enrollment = m_forwarders.enroll(name.toString(), *device, QStringLiteral("user:%1").arg(caller.userName), ttl);
+    auto enrollment = m_forwarders.enroll(
+        name.toString(), *device, QStringLiteral("user:%1").arg(caller.userName), ttl);
     if (!enrollment)
         return enrollment.error();
     qCInfo(lcHub).noquote() << caller.userName << "enrolled forwarder" << enrollment->forwarder.id
-                            << enrollment->forwarder.name << enrollment->forwarder.device.describe();
-    m_events.publish(HubEvent{QStringLiteral("forwarder.enrolled"),
-                              {{QStringLiteral("id"), enrollment->forwarder.id},
-                               {QStringLiteral("name"), enrollment->forwarder.name},
-                               {QStringLiteral("device"), enrollment->forwarder.device.describe()}},
-                              std::nullopt});
+                            << enrollment->forwarder.name
+                            << enrollment->forwarder.device.describe();
+    m_events.publish(HubEvent { QStringLiteral("forwarder.enrolled"),
+        { { QStringLiteral("id"), enrollment->forwarder.id },
+            { QStringLiteral("name"), enrollment->forwarder.name },
+            { QStringLiteral("device"), enrollment->forwarder.device.describe() } },
+        std::nullopt });
     return enrollment;
 }
 
-Result<ForwarderRecord> ForwarderService::revoke(const ApiPrincipal &caller, qint64 forwarderId, const QString &reason)
+Result<ForwarderRecord> ForwarderService::revoke(
+    const ApiPrincipal &caller, qint64 forwarderId, const QString &reason)
 {
-    if (Status allowed = m_policy.requireHubAdmin(caller, QStringLiteral("revoking a forwarder (executor.manage)"));
+    if (Status allowed = m_policy.requireHubAdmin(
+            caller, QStringLiteral("revoking a forwarder (executor.manage)"));
         !allowed)
         return allowed.error();
     const QString actor = QStringLiteral("user:%1").arg(caller.userName);
@@ -71,36 +81,38 @@ Result<ForwarderRecord> ForwarderService::revoke(const ApiPrincipal &caller, qin
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
 
-    qCInfo(lcHub).noquote() << caller.userName << "revoked forwarder" << forwarderId << revoked->name << "-"
-                            << ended->bindings.size() << "binding(s) ended," << ended->requests.size()
-                            << "request(s) cancelled";
-    m_events.publish(HubEvent{QStringLiteral("forwarder.revoked"),
-                              {{QStringLiteral("id"), forwarderId},
-                               {QStringLiteral("name"), revoked->name},
-                               {QStringLiteral("by"), caller.userName},
-                               {QStringLiteral("reason"), reason}},
-                              std::nullopt});
+    qCInfo(lcHub).noquote() << caller.userName << "revoked forwarder" << forwarderId
+                            << revoked->name << "-" << ended->bindings.size() << "binding(s) ended,"
+                            << ended->requests.size() << "request(s) cancelled";
+    m_events.publish(HubEvent { QStringLiteral("forwarder.revoked"),
+        { { QStringLiteral("id"), forwarderId }, { QStringLiteral("name"), revoked->name },
+            { QStringLiteral("by"), caller.userName }, { QStringLiteral("reason"), reason } },
+        std::nullopt });
     m_bindings.publish(*ended);
     return revoked;
 }
 
 Result<QList<ForwarderRecord>> ForwarderService::list(const ApiPrincipal &caller)
 {
-    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("listing forwarders")); !allowed)
+    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("listing forwarders"));
+        !allowed)
         return allowed.error();
     return m_forwarders.list();
 }
 
 Result<ForwarderRecord> ForwarderService::find(const ApiPrincipal &caller, qint64 forwarderId)
 {
-    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("reading a forwarder")); !allowed)
+    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("reading a forwarder"));
+        !allowed)
         return allowed.error();
     return m_forwarders.find(forwarderId);
 }
 
-Result<ForwarderRecord> ForwarderService::findForTest(const ApiPrincipal &caller, qint64 forwarderId)
+Result<ForwarderRecord> ForwarderService::findForTest(
+    const ApiPrincipal &caller, qint64 forwarderId)
 {
-    if (Status allowed = m_policy.requireHubAdmin(caller, QStringLiteral("testing a forwarder's device (executor.manage)"));
+    if (Status allowed = m_policy.requireHubAdmin(
+            caller, QStringLiteral("testing a forwarder's device (executor.manage)"));
         !allowed)
         return allowed.error();
     return m_forwarders.find(forwarderId);

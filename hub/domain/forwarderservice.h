@@ -20,12 +20,13 @@ class EventBus;
 class ForwarderService
 {
 public:
-    ForwarderService(Database &db, ForwarderStore &forwarders, BindingService &bindings, const AccessPolicy &policy,
-                     EventBus &events);
+    ForwarderService(Database &db, ForwarderStore &forwarders, BindingService &bindings,
+        const AccessPolicy &policy, EventBus &events);
 
     // {"name", "usb" | "interface", "token_ttl"}
     Result<NewEnrollment> enroll(const ApiPrincipal &caller, const QJsonObject &body);
-    Result<ForwarderRecord> revoke(const ApiPrincipal &caller, qint64 forwarderId, const QString &reason);
+    Result<ForwarderRecord> revoke(
+        const ApiPrincipal &caller, qint64 forwarderId, const QString &reason);
     Result<QList<ForwarderRecord>> list(const ApiPrincipal &caller);
     Result<ForwarderRecord> find(const ApiPrincipal &caller, qint64 forwarderId);
     // Testing opens the device (promiscuous on a segment): hub administrators only.

@@ -34,22 +34,23 @@ QJsonObject bindingJson(const BindingRecord &binding, const QDateTime &now)
     BindingRecord::State state = binding.state;
     if (state == BindingRecord::State::Active && binding.expiresAt <= now)
         state = BindingRecord::State::Expired;
-    return QJsonObject{
-        {QStringLiteral("id"), binding.id},
-        {QStringLiteral("forwarder_id"), binding.forwarderId},
-        {QStringLiteral("forwarder"), binding.forwarderName},
-        {QStringLiteral("project"), binding.projectPath},
-        {QStringLiteral("virtual_executor"), textOrNull(binding.terms.virtualExecutor)},
-        {QStringLiteral("target"), textOrNull(binding.terms.targetInterface)},
-        {QStringLiteral("address"), textOrNull(binding.terms.targetAddress)},
-        {QStringLiteral("created_at"), timeOrNull(binding.createdAt)},
-        {QStringLiteral("created_by"), binding.createdBy},
-        {QStringLiteral("expires_at"), timeOrNull(binding.expiresAt)},
-        {QStringLiteral("request_id"), binding.requestId ? QJsonValue(*binding.requestId) : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("state"), bindingStateName(state)},
-        {QStringLiteral("ended_at"), timeOrNull(binding.endedAt)},
-        {QStringLiteral("ended_by"), textOrNull(binding.endedBy)},
-        {QStringLiteral("end_reason"), textOrNull(binding.endReason)},
+    return QJsonObject {
+        { QStringLiteral("id"), binding.id },
+        { QStringLiteral("forwarder_id"), binding.forwarderId },
+        { QStringLiteral("forwarder"), binding.forwarderName },
+        { QStringLiteral("project"), binding.projectPath },
+        { QStringLiteral("virtual_executor"), textOrNull(binding.terms.virtualExecutor) },
+        { QStringLiteral("target"), textOrNull(binding.terms.targetInterface) },
+        { QStringLiteral("address"), textOrNull(binding.terms.targetAddress) },
+        { QStringLiteral("created_at"), timeOrNull(binding.createdAt) },
+        { QStringLiteral("created_by"), binding.createdBy },
+        { QStringLiteral("expires_at"), timeOrNull(binding.expiresAt) },
+        { QStringLiteral("request_id"),
+            binding.requestId ? QJsonValue(*binding.requestId) : QJsonValue(QJsonValue::Null) },
+        { QStringLiteral("state"), bindingStateName(state) },
+        { QStringLiteral("ended_at"), timeOrNull(binding.endedAt) },
+        { QStringLiteral("ended_by"), textOrNull(binding.endedBy) },
+        { QStringLiteral("end_reason"), textOrNull(binding.endReason) },
     };
 }
 
@@ -58,25 +59,26 @@ QJsonObject requestJson(const RequestRecord &request, const QDateTime &now)
     RequestRecord::State state = request.state;
     if (state == RequestRecord::State::Pending && request.expiresAt <= now)
         state = RequestRecord::State::Expired;
-    return QJsonObject{
-        {QStringLiteral("id"), request.id},
-        {QStringLiteral("forwarder_id"), request.forwarderId},
-        {QStringLiteral("forwarder"), request.forwarderName},
-        {QStringLiteral("project"), request.projectPath},
-        {QStringLiteral("requested_by"), request.requesterName},
-        {QStringLiteral("reason"), request.reason},
-        {QStringLiteral("ttl"), util::formatDuration(request.terms.ttl)},
-        {QStringLiteral("ttl_seconds"), static_cast<qint64>(request.terms.ttl.count())},
-        {QStringLiteral("virtual_executor"), textOrNull(request.terms.virtualExecutor)},
-        {QStringLiteral("target"), textOrNull(request.terms.targetInterface)},
-        {QStringLiteral("address"), textOrNull(request.terms.targetAddress)},
-        {QStringLiteral("created_at"), timeOrNull(request.createdAt)},
-        {QStringLiteral("expires_at"), timeOrNull(request.expiresAt)},
-        {QStringLiteral("state"), requestStateName(state)},
-        {QStringLiteral("decided_by"), textOrNull(request.decidedBy)},
-        {QStringLiteral("decided_at"), timeOrNull(request.decidedAt)},
-        {QStringLiteral("decision_reason"), textOrNull(request.decisionReason)},
-        {QStringLiteral("binding_id"), request.bindingId ? QJsonValue(*request.bindingId) : QJsonValue(QJsonValue::Null)},
+    return QJsonObject {
+        { QStringLiteral("id"), request.id },
+        { QStringLiteral("forwarder_id"), request.forwarderId },
+        { QStringLiteral("forwarder"), request.forwarderName },
+        { QStringLiteral("project"), request.projectPath },
+        { QStringLiteral("requested_by"), request.requesterName },
+        { QStringLiteral("reason"), request.reason },
+        { QStringLiteral("ttl"), util::formatDuration(request.terms.ttl) },
+        { QStringLiteral("ttl_seconds"), static_cast<qint64>(request.terms.ttl.count()) },
+        { QStringLiteral("virtual_executor"), textOrNull(request.terms.virtualExecutor) },
+        { QStringLiteral("target"), textOrNull(request.terms.targetInterface) },
+        { QStringLiteral("address"), textOrNull(request.terms.targetAddress) },
+        { QStringLiteral("created_at"), timeOrNull(request.createdAt) },
+        { QStringLiteral("expires_at"), timeOrNull(request.expiresAt) },
+        { QStringLiteral("state"), requestStateName(state) },
+        { QStringLiteral("decided_by"), textOrNull(request.decidedBy) },
+        { QStringLiteral("decided_at"), timeOrNull(request.decidedAt) },
+        { QStringLiteral("decision_reason"), textOrNull(request.decisionReason) },
+        { QStringLiteral("binding_id"),
+            request.bindingId ? QJsonValue(*request.bindingId) : QJsonValue(QJsonValue::Null) },
     };
 }
 
@@ -84,20 +86,20 @@ QJsonObject projectJson(const ProjectRecord &project)
 {
     QJsonArray members;
     for (const ProjectMember &member : project.members)
-        members.append(QJsonObject{{QStringLiteral("user"), member.user}, {QStringLiteral("role"), roleName(member.role)}});
-    return QJsonObject{{QStringLiteral("id"), project.id},
-                       {QStringLiteral("path"), project.path},
-                       {QStringLiteral("created_at"), timeOrNull(project.createdAt)},
-                       {QStringLiteral("created_by"), project.createdBy},
-                       {QStringLiteral("members"), members}};
+        members.append(QJsonObject { { QStringLiteral("user"), member.user },
+            { QStringLiteral("role"), roleName(member.role) } });
+    return QJsonObject { { QStringLiteral("id"), project.id },
+        { QStringLiteral("path"), project.path },
+        { QStringLiteral("created_at"), timeOrNull(project.createdAt) },
+        { QStringLiteral("created_by"), project.createdBy },
+        { QStringLiteral("members"), members } };
 }
 
 QJsonObject userJson(const UserRecord &user)
 {
-    return QJsonObject{{QStringLiteral("id"), user.id},
-                       {QStringLiteral("name"), user.name},
-                       {QStringLiteral("hub_admin"), user.hubAdmin},
-                       {QStringLiteral("created_at"), timeOrNull(user.createdAt)}};
+    return QJsonObject { { QStringLiteral("id"), user.id }, { QStringLiteral("name"), user.name },
+        { QStringLiteral("hub_admin"), user.hubAdmin },
+        { QStringLiteral("created_at"), timeOrNull(user.createdAt) } };
 }
 
 } // namespace cloop::hub

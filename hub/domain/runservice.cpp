@@ -25,39 +25,44 @@ Error invalid(const QString &message)
 } // namespace
 
 RunService::RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors,
-                       VirtualExecutorStore &virtualExecutors, const AccessPolicy &policy, EventBus &events,
-                       const Clock &clock)
-    : m_runs(runs),
-      m_projects(projects),
-      m_executors(executors),
-      m_virtualExecutors(virtualExecutors),
-      m_policy(policy),
-      m_events(events),
-      m_clock(clock)
-{
-}
+    VirtualExecutorStore &virtualExecutors, const AccessPolicy &policy, EventBus &events,
+    const Clock &clock)
+    : m_runs(runs)
+    , m_projects(projects)
+    , m_executors(executors)
+    , m_virtualExecutors(virtualExecutors)
+    , m_policy(policy)
+    , m_events(events)
+    , m_clock(clock)
+{ }
 
 QJsonObject RunService::runJson(const RunRecord &run)
 {
-    return QJsonObject{
-        {QStringLiteral("id"), run.id},
-        {QStringLiteral("project"), run.projectPath},
-        {QStringLiteral("requested_by"), run.requestedBy},
-        {QStringLiteral("executor_id"), run.executorId ? QJsonValue(*run.executorId) : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("virtual_executor"),
-         run.virtualExecutor.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.virtualExecutor)},
-        {QStringLiteral("runtime"), run.runtime.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.runtime)},
-        {QStringLiteral("image"), run.image.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.image)},
-        {QStringLiteral("argv"), QJsonArray::fromStringList(run.argv)},
-        {QStringLiteral("host_process"), run.hostProcess},
-        {QStringLiteral("state"), runStateName(run.state)},
-        {QStringLiteral("exit_code"), run.exitCode ? QJsonValue(*run.exitCode) : QJsonValue(QJsonValue::Null)},
-        {QStringLiteral("error"), run.error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.error)},
-        {QStringLiteral("created_at"), timeOrNull(run.createdAt)},
-        {QStringLiteral("dispatched_at"), timeOrNull(run.dispatchedAt)},
-        {QStringLiteral("started_at"), timeOrNull(run.startedAt)},
-        {QStringLiteral("finished_at"), timeOrNull(run.finishedAt)},
-        {QStringLiteral("finished"), run.isFinished()},
+    return QJsonObject {
+        { QStringLiteral("id"), run.id },
+        { QStringLiteral("project"), run.projectPath },
+        { QStringLiteral("requested_by"), run.requestedBy },
+        { QStringLiteral("executor_id"),
+            run.executorId ? QJsonValue(*run.executorId) : QJsonValue(QJsonValue::Null) },
+        { QStringLiteral("virtual_executor"),
+            run.virtualExecutor.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                          : QJsonValue(run.virtualExecutor) },
+        { QStringLiteral("runtime"),
+            run.runtime.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.runtime) },
+        { QStringLiteral("image"),
+            run.image.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.image) },
+        { QStringLiteral("argv"), QJsonArray::fromStringList(run.argv) },
+        { QStringLiteral("host_process"), run.hostProcess },
+        { QStringLiteral("state"), runStateName(run.state) },
+        { QStringLiteral("exit_code"),
+            run.exitCode ? QJsonValue(*run.exitCode) : QJsonValue(QJsonValue::Null) },
+        { QStringLiteral("error"),
+            run.error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.error) },
+        { QStringLiteral("created_at"), timeOrNull(run.createdAt) },
+        { QStringLiteral("dispatched_at"), timeOrNull(run.dispatchedAt) },
+        { QStringLiteral("started_at"), timeOrNull(run.startedAt) },
+        { QStringLiteral("finished_at"), timeOrNull(run.finishedAt) },
+        { QStringLiteral("finished"), run.isFinished() },
     };
 }
 
@@ -67,7 +72,9 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
     auto project = m_projects.findProject(path);
     if (!project)
         return project.error();
-    if (Status allowed = m_policy.requireMember(caller, project->id, QStringLiteral("starting a run")); !allowed)
+    if (Status allowed
+        = m_policy.requireMember(caller, project->id, QStringLiteral("starting a run"));
+        !allowed)
         return allowed.error();
 
     NewRun run;
@@ -75,12 +82,15 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
     run.requestedBy = QStringLiteral("user:%1").arg(caller.userName);
     const QJsonValue argv = body.value(QLatin1String("argv"));
     if (!argv.isArray() || argv.toArray().isEmpty() || argv.toArray().size() > protocol::kMaxArgv)
-        return invalid(QStringLiteral("\"argv\" must be an array of 1..%1 strings: the command and its arguments")
-                               .arg(protocol::kMaxArgv));
+        return invalid(QStringLiteral(
+            "\"argv\" must be an array of 1..%1 strings: the command and its arguments")
+                           .arg(protocol::kMaxArgv));
     for (const QJsonValue &arg : argv.toArray()) {
-        if (!arg.isString() || arg.toString().size() > protocol::kMaxArgLength || arg.toString().contains(QChar(u'\0')))
-            return invalid(QStringLiteral("\"argv\" entries must be strings of at most %1 characters")
-                                   .arg(protocol::kMaxArgLength));
+        if (!arg.isString() || arg.toString().size() > protocol::kMaxArgLength
+            || arg.toString().contains(QChar(u'\0')))
+            return invalid(
+                QStringLiteral("\"argv\" entries must be strings of at most %1 characters")
+                    .arg(protocol::kMaxArgLength));
         run.argv.append(arg.toString());
     }
     run.image = body.value(QLatin1String("image")).toString();
@@ -93,7 +103,8 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
         if (!virtualExecutor)
             return virtualExecutor.error();
         if (body.contains(QLatin1String("executor_id")) || body.contains(QLatin1String("executor")))
-            return invalid(QStringLiteral("give \"executor_id\", \"executor\" or \"virtual_executor\", not more than one"));
+            return invalid(QStringLiteral(
+                "give \"executor_id\", \"executor\" or \"virtual_executor\", not more than one"));
         run.executorId = virtualExecutor->executorId;
         run.runtime = virtualExecutor->runtime;
     }
@@ -107,12 +118,13 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
     if (byName && !executorName.isString())
         return invalid(QStringLiteral("\"executor\" must be an executor's name"));
     if (byId || byName) {
-        auto record = byId ? m_executors.find(executorId.toInteger()) : m_executors.findActive(executorName.toString());
+        auto record = byId ? m_executors.find(executorId.toInteger())
+                           : m_executors.findActive(executorName.toString());
         if (!record)
             return record.error();
         if (record->isRevoked())
             return Error::make(QStringLiteral("executor_revoked"),
-                               QStringLiteral("executor %1 (%2) was revoked").arg(record->id).arg(record->name));
+                QStringLiteral("executor %1 (%2) was revoked").arg(record->id).arg(record->name));
         run.executorId = record->id;
     }
     Database::Transaction transaction(m_runs.database());
@@ -121,16 +133,19 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
     auto created = m_runs.create(run, m_clock.now());
     if (!created)
         return created.error();
-    if (Status audited = AuditLog(m_runs.database())
-                                 .append(run.requestedBy, auditaction::kRunStart, QStringLiteral("run:%1").arg(created->id),
-                                         {{QStringLiteral("project"), path},
-                                          {QStringLiteral("argv"), QJsonArray::fromStringList(run.argv)}});
+    if (Status audited
+        = AuditLog(m_runs.database())
+              .append(run.requestedBy, auditaction::kRunStart,
+                  QStringLiteral("run:%1").arg(created->id),
+                  { { QStringLiteral("project"), path },
+                      { QStringLiteral("argv"), QJsonArray::fromStringList(run.argv) } });
         !audited)
         return audited.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     qCInfo(lcHub).noquote() << caller.userName << "queued run" << created->id << "of" << path;
-    m_events.publish(HubEvent{QStringLiteral("run.queued"), runJson(*created), created->projectId, m_clock.now()});
+    m_events.publish(HubEvent {
+        QStringLiteral("run.queued"), runJson(*created), created->projectId, m_clock.now() });
     Q_EMIT runQueued(created->id);
     return created;
 }
@@ -148,33 +163,41 @@ Result<RunRecord> RunService::find(const ApiPrincipal &caller, qint64 runId)
     auto run = m_runs.find(runId);
     if (!run)
         return run.error();
-    if (Status allowed = m_policy.requireMember(caller, run->projectId, QStringLiteral("reading a run")); !allowed)
+    if (Status allowed
+        = m_policy.requireMember(caller, run->projectId, QStringLiteral("reading a run"));
+        !allowed)
         return allowed.error();
     return run;
 }
 
-Result<RunRecord> RunService::cancel(const ApiPrincipal &caller, qint64 runId, const QString &reason)
+Result<RunRecord> RunService::cancel(
+    const ApiPrincipal &caller, qint64 runId, const QString &reason)
 {
     auto run = find(caller, runId);
     if (!run)
         return run.error();
-    const QString why = reason.isEmpty() ? QStringLiteral("cancelled by %1").arg(caller.userName)
-                                         : QStringLiteral("cancelled by %1: %2").arg(caller.userName, reason);
+    const QString why = reason.isEmpty()
+        ? QStringLiteral("cancelled by %1").arg(caller.userName)
+        : QStringLiteral("cancelled by %1: %2").arg(caller.userName, reason);
     Database::Transaction transaction(m_runs.database());
     if (!transaction.begin())
         return transaction.begin().error();
-    auto cancelled = m_runs.finish(runId, RunRecord::State::Cancelled, std::nullopt, why, m_clock.now());
+    auto cancelled
+        = m_runs.finish(runId, RunRecord::State::Cancelled, std::nullopt, why, m_clock.now());
     if (!cancelled)
         return cancelled.error();
-    if (Status audited = AuditLog(m_runs.database())
-                                 .append(QStringLiteral("user:%1").arg(caller.userName), auditaction::kRunCancel,
-                                         QStringLiteral("run:%1").arg(runId), {{QStringLiteral("reason"), reason}});
+    if (Status audited
+        = AuditLog(m_runs.database())
+              .append(QStringLiteral("user:%1").arg(caller.userName), auditaction::kRunCancel,
+                  QStringLiteral("run:%1").arg(runId), { { QStringLiteral("reason"), reason } });
         !audited)
         return audited.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    m_events.publish(HubEvent{QStringLiteral("run.finished"), runJson(*cancelled), cancelled->projectId, m_clock.now()});
-    if (run->executorId && (run->state == RunRecord::State::Dispatched || run->state == RunRecord::State::Running))
+    m_events.publish(HubEvent {
+        QStringLiteral("run.finished"), runJson(*cancelled), cancelled->projectId, m_clock.now() });
+    if (run->executorId
+        && (run->state == RunRecord::State::Dispatched || run->state == RunRecord::State::Running))
         Q_EMIT runCancelled(runId, *run->executorId, why);
     return cancelled;
 }

@@ -25,8 +25,9 @@ class RunService final : public QObject
     Q_DISABLE_COPY_MOVE(RunService)
 
 public:
-    RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors, VirtualExecutorStore &virtualExecutors,
-               const AccessPolicy &policy, EventBus &events, const Clock &clock);
+    RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors,
+        VirtualExecutorStore &virtualExecutors, const AccessPolicy &policy, EventBus &events,
+        const Clock &clock);
 
     // {"project", "argv": [..], "image", "executor_id", "virtual_executor", "host_process"}
     Result<RunRecord> create(const ApiPrincipal &caller, const QJsonObject &body);

@@ -12,7 +12,10 @@
 namespace cloop::hub {
 
 OwnExecutor::OwnExecutor(HubCore &core, QString dataDir, Options options, QObject *parent)
-    : QObject(parent), m_core(core), m_dataDir(std::move(dataDir)), m_options(std::move(options))
+    : QObject(parent)
+    , m_core(core)
+    , m_dataDir(std::move(dataDir))
+    , m_options(std::move(options))
 {
     m_thread.setObjectName(QStringLiteral("hub-executor"));
 }
@@ -32,7 +35,8 @@ QString OwnExecutor::credentialPath() const
 
 QString OwnExecutor::workRoot() const
 {
-    return m_options.workRoot.isEmpty() ? m_dataDir + QLatin1String("/executor/work") : m_options.workRoot;
+    return m_options.workRoot.isEmpty() ? m_dataDir + QLatin1String("/executor/work")
+                                        : m_options.workRoot;
 }
 
 Status OwnExecutor::start(const QUrl &hub, const QString &pin)
@@ -40,7 +44,8 @@ Status OwnExecutor::start(const QUrl &hub, const QString &pin)
     Q_ASSERT(!m_thread.isRunning());
     const QString folder = m_dataDir + QLatin1String("/executor");
     if (!QDir().mkpath(folder))
-        return Error::make(QStringLiteral("io_error"), QStringLiteral("cannot create %1").arg(folder), true);
+        return Error::make(
+            QStringLiteral("io_error"), QStringLiteral("cannot create %1").arg(folder), true);
     ::chmod(QFile::encodeName(folder).constData(), 0700);
     auto bundle = OwnExecutorCredential(m_core, credentialPath()).prepare(hub, pin);
     if (!bundle)
@@ -65,7 +70,8 @@ Status OwnExecutor::start(const QUrl &hub, const QString &pin)
         auto *agent = new agent::AgentDaemon(options, home);
         connect(agent, &agent::AgentDaemon::finished, this, &OwnExecutor::stopped);
         if (Status prepared = agent->prepare(); !prepared) {
-            qCCritical(lcHub).noquote() << "the hub's own executor cannot start:" << prepared.error().message;
+            qCCritical(lcHub).noquote()
+                << "the hub's own executor cannot start:" << prepared.error().message;
             Q_EMIT stopped(daemon::kExitFailure);
             return;
         }

@@ -27,7 +27,7 @@ class OwnExecutor final : public QObject
     Q_DISABLE_COPY_MOVE(OwnExecutor)
 
 public:
-    static constexpr QLatin1StringView kName{"hub"};
+    static constexpr QLatin1StringView kName { "hub" };
 
     struct Options
     {

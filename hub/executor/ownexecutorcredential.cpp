@@ -13,8 +13,8 @@ namespace cloop::hub {
 namespace {
 // Long enough for a hub on a slow disk to reach its own port; the token is
 // spent within a second in practice.
-constexpr std::chrono::seconds kTokenLifetime{600};
-constexpr QLatin1StringView kActor{"hub"};
+constexpr std::chrono::seconds kTokenLifetime { 600 };
+constexpr QLatin1StringView kActor { "hub" };
 } // namespace
 
 Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &pin)
@@ -23,10 +23,11 @@ Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &p
     auto loaded = file.load();
     if (!loaded)
         return Error::make(QStringLiteral("own_executor_credential"),
-                           QStringLiteral("the hub's own executor cannot use %1 (%2); remove the file to enroll the "
-                                          "executor anew")
-                                   .arg(file.path(), loaded.error().message),
-                           true);
+            QStringLiteral(
+                "the hub's own executor cannot use %1 (%2); remove the file to enroll the "
+                "executor anew")
+                .arg(file.path(), loaded.error().message),
+            true);
     ExecutorStore &store = m_core.executorStore();
     if (loaded->credential) {
         auto record = store.authenticate(loaded->credential->credential);
@@ -44,11 +45,12 @@ Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &p
         }
         if (record.error().code == QLatin1String("revoked"))
             return Error::make(QStringLiteral("own_executor_revoked"),
-                               QStringLiteral("the hub's own executor %1 was revoked, so it stays off; to enroll it "
-                                              "anew, remove %2")
-                                       .arg(loaded->credential->id)
-                                       .arg(file.path()),
-                               true);
+                QStringLiteral(
+                    "the hub's own executor %1 was revoked, so it stays off; to enroll it "
+                    "anew, remove %2")
+                    .arg(loaded->credential->id)
+                    .arg(file.path()),
+                true);
         if (record.error().code != QLatin1String("unknown_credential"))
             return record.error();
         // A credential this database never issued (the database was replaced):
@@ -63,26 +65,25 @@ Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &p
     for (const ExecutorRecord &stale : std::as_const(*active)) {
         if (stale.name != OwnExecutor::kName)
             continue;
-        const QString reason = QStringLiteral("the hub's own executor was enrolled anew: its credential file was "
-                                              "missing or unknown");
+        const QString reason
+            = QStringLiteral("the hub's own executor was enrolled anew: its credential file was "
+                             "missing or unknown");
         auto revoked = store.revoke(stale.id, kActor, reason);
         if (!revoked)
             return revoked.error();
         qCWarning(lcHub).noquote() << "revoked executor" << stale.id << "-" << reason;
-        m_core.events().publish(HubEvent{QStringLiteral("executor.revoked"),
-                                         {{QStringLiteral("id"), stale.id},
-                                          {QStringLiteral("name"), stale.name},
-                                          {QStringLiteral("by"), kActor},
-                                          {QStringLiteral("reason"), reason}},
-                                         std::nullopt});
+        m_core.events().publish(HubEvent { QStringLiteral("executor.revoked"),
+            { { QStringLiteral("id"), stale.id }, { QStringLiteral("name"), stale.name },
+                { QStringLiteral("by"), kActor }, { QStringLiteral("reason"), reason } },
+            std::nullopt });
     }
     auto enrollment = store.enroll(OwnExecutor::kName, kActor, kTokenLifetime);
     if (!enrollment)
         return enrollment.error();
-    m_core.events().publish(HubEvent{QStringLiteral("executor.enrolled"),
-                                     {{QStringLiteral("id"), enrollment->executor.id},
-                                      {QStringLiteral("name"), enrollment->executor.name}},
-                                     std::nullopt});
+    m_core.events().publish(HubEvent { QStringLiteral("executor.enrolled"),
+        { { QStringLiteral("id"), enrollment->executor.id },
+            { QStringLiteral("name"), enrollment->executor.name } },
+        std::nullopt });
     identity::EnrollmentBundle bundle;
     bundle.kind = identity::EnrollmentBundle::Kind::Executor;
     bundle.hub = hub;

@@ -18,7 +18,10 @@ class HubCore;
 class OwnExecutorCredential
 {
 public:
-    OwnExecutorCredential(HubCore &core, QString path) : m_core(core), m_path(std::move(path)) { }
+    OwnExecutorCredential(HubCore &core, QString path)
+        : m_core(core)
+        , m_path(std::move(path))
+    { }
 
     // The enrollment bundle to start the agent with, or empty when the saved
     // credential is good as it is.

@@ -14,8 +14,8 @@ Result<AdmittedDaemon> ForwarderDirectory::admit(qint64 id)
     auto record = m_store.find(id);
     if (!record)
         return record.error();
-    AdmittedDaemon admitted{record->id, record->name, {}, std::nullopt};
-    admitted.welcome = Welcome{kVersion, m_software, record->id, record->name, record->device};
+    AdmittedDaemon admitted { record->id, record->name, {}, std::nullopt };
+    admitted.welcome = Welcome { kVersion, m_software, record->id, record->name, record->device };
     return admitted;
 }
 
@@ -34,7 +34,8 @@ Result<AdmittedDaemon> ForwarderDirectory::redeem(const Redeem &redeem)
         return redeemed.error();
     auto admitted = admit(redeemed->forwarder.id);
     if (admitted)
-        admitted->enrolled = Enrolled{redeemed->forwarder.id, redeemed->forwarder.name, redeemed->credential};
+        admitted->enrolled
+            = Enrolled { redeemed->forwarder.id, redeemed->forwarder.name, redeemed->credential };
     return admitted;
 }
 
@@ -43,8 +44,8 @@ Status ForwarderDirectory::touchLastSeen(qint64 id)
     return m_store.touchLastSeen(id);
 }
 
-Result<AdmittedDaemon> ExecutorDirectory::admit(qint64 id, const QString &software, int protocol,
-                                                const QJsonObject &capabilities)
+Result<AdmittedDaemon> ExecutorDirectory::admit(
+    qint64 id, const QString &software, int protocol, const QJsonObject &capabilities)
 {
     // The agent's report decides what it is given later; it is read the way
     // every input from a daemon is, and kept only in its checked form.
@@ -53,7 +54,8 @@ Result<AdmittedDaemon> ExecutorDirectory::admit(qint64 id, const QString &softwa
         auto parsed = AgentCapabilities::fromJson(capabilities);
         if (!parsed)
             return Error::make(QStringLiteral("protocol_error"),
-                               QStringLiteral("the agent's capabilities are malformed: %1").arg(parsed.error().message));
+                QStringLiteral("the agent's capabilities are malformed: %1")
+                    .arg(parsed.error().message));
         checked = parsed->toJson();
     }
     if (Status recorded = m_store.recordHello(id, software, protocol, checked); !recorded)
@@ -61,8 +63,8 @@ Result<AdmittedDaemon> ExecutorDirectory::admit(qint64 id, const QString &softwa
     auto record = m_store.find(id);
     if (!record)
         return record.error();
-    AdmittedDaemon admitted{record->id, record->name, {}, std::nullopt};
-    admitted.welcome = Welcome{kVersion, m_software, record->id, record->name, std::nullopt};
+    AdmittedDaemon admitted { record->id, record->name, {}, std::nullopt };
+    admitted.welcome = Welcome { kVersion, m_software, record->id, record->name, std::nullopt };
     return admitted;
 }
 
@@ -79,9 +81,11 @@ Result<AdmittedDaemon> ExecutorDirectory::redeem(const Redeem &redeem)
     auto redeemed = m_store.redeem(redeem.token);
     if (!redeemed)
         return redeemed.error();
-    auto admitted = admit(redeemed->first.id, redeem.software, redeem.protocol, redeem.capabilities);
+    auto admitted
+        = admit(redeemed->first.id, redeem.software, redeem.protocol, redeem.capabilities);
     if (admitted)
-        admitted->enrolled = Enrolled{redeemed->first.id, redeemed->first.name, redeemed->second};
+        admitted->enrolled
+            = Enrolled { redeemed->first.id, redeemed->first.name, redeemed->second };
     return admitted;
 }
 

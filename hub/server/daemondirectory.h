@@ -33,7 +33,10 @@ public:
 class ForwarderDirectory final : public DaemonDirectory
 {
 public:
-    ForwarderDirectory(ForwarderStore &store, QString software) : m_store(store), m_software(std::move(software)) { }
+    ForwarderDirectory(ForwarderStore &store, QString software)
+        : m_store(store)
+        , m_software(std::move(software))
+    { }
     protocol::PeerRole role() const override { return protocol::PeerRole::Forwarder; }
     QString endpointPath() const override { return QStringLiteral("/api/forwarders/connect"); }
     Result<AdmittedDaemon> authenticate(const protocol::Hello &hello) override;
@@ -52,7 +55,10 @@ private:
 class ExecutorDirectory final : public DaemonDirectory
 {
 public:
-    ExecutorDirectory(ExecutorStore &store, QString software) : m_store(store), m_software(std::move(software)) { }
+    ExecutorDirectory(ExecutorStore &store, QString software)
+        : m_store(store)
+        , m_software(std::move(software))
+    { }
     protocol::PeerRole role() const override { return protocol::PeerRole::Executor; }
     QString endpointPath() const override { return QStringLiteral("/api/executors/connect"); }
     Result<AdmittedDaemon> authenticate(const protocol::Hello &hello) override;
@@ -60,7 +66,8 @@ public:
     Status touchLastSeen(qint64 id) override;
 
 private:
-    Result<AdmittedDaemon> admit(qint64 id, const QString &software, int protocol, const QJsonObject &capabilities);
+    Result<AdmittedDaemon> admit(
+        qint64 id, const QString &software, int protocol, const QJsonObject &capabilities);
 
     ExecutorStore &m_store;
     QString m_software;

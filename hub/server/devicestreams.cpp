@@ -12,10 +12,13 @@ namespace cloop::hub {
 
 using protocol::CloseCode;
 
-DeviceStreams::DeviceStreams(DaemonGateway &forwarders, DaemonGateway &executors, EventBus &events, QObject *parent)
-    : QObject(parent), m_forwarders(forwarders), m_executors(executors), m_events(events)
-{
-}
+DeviceStreams::DeviceStreams(
+    DaemonGateway &forwarders, DaemonGateway &executors, EventBus &events, QObject *parent)
+    : QObject(parent)
+    , m_forwarders(forwarders)
+    , m_executors(executors)
+    , m_events(events)
+{ }
 
 DeviceStreams::~DeviceStreams()
 {
@@ -30,25 +33,29 @@ DeviceStreams::~DeviceStreams()
         finish(key, QStringLiteral("the hub is stopping"));
 }
 
-Status DeviceStreams::open(const RunRecord &run, qint64 executorId, const QList<PlannedDevice> &devices)
+Status DeviceStreams::open(
+    const RunRecord &run, qint64 executorId, const QList<PlannedDevice> &devices)
 {
     tunnel::TunnelConnection *agent = m_executors.session(executorId);
     if (!agent && !devices.isEmpty())
-        return Error::make(QStringLiteral("executor_offline"), QStringLiteral("executor %1 went away").arg(executorId));
+        return Error::make(QStringLiteral("executor_offline"),
+            QStringLiteral("executor %1 went away").arg(executorId));
     for (const PlannedDevice &device : devices) {
         tunnel::TunnelConnection *forwarder = m_forwarders.session(device.forwarder.id);
         if (!forwarder) {
             detachRun(run.id, QStringLiteral("forwarder %1 went away").arg(device.forwarder.id));
             return Error::make(QStringLiteral("forwarder_offline"),
-                               QStringLiteral("forwarder %1 (%2) went away while run %3 was dispatched")
-                                       .arg(device.forwarder.id)
-                                       .arg(device.forwarder.name)
-                                       .arg(run.id));
+                QStringLiteral("forwarder %1 (%2) went away while run %3 was dispatched")
+                    .arg(device.forwarder.id)
+                    .arg(device.forwarder.name)
+                    .arg(run.id));
         }
-        const QJsonObject meta{{QStringLiteral("run_id"), run.id}, {QStringLiteral("binding_id"), device.binding.id}};
+        const QJsonObject meta { { QStringLiteral("run_id"), run.id },
+            { QStringLiteral("binding_id"), device.binding.id } };
         QJsonObject toForwarder = meta;
         const bool usb = device.device.kind == QLatin1String("usb");
-        toForwarder.insert(QStringLiteral("kind"), usb ? QStringLiteral("usb") : QStringLiteral("segment"));
+        toForwarder.insert(
+            QStringLiteral("kind"), usb ? QStringLiteral("usb") : QStringLiteral("segment"));
         QJsonObject toAgent = meta;
         toAgent.insert(QStringLiteral("kind"), QStringLiteral("device"));
         toAgent.insert(QStringLiteral("name"), device.device.name);
@@ -56,29 +63,36 @@ Status DeviceStreams::open(const RunRecord &run, qint64 executorId, const QList<
         if (usb)
             toAgent.insert(QStringLiteral("busid"), device.device.busId);
         auto forwarderSide = forwarder->channels()->openChannel(toForwarder);
-        auto agentSide = forwarderSide ? agent->channels()->openChannel(toAgent) : Result<tunnel::Channel *>(forwarderSide.error());
+        auto agentSide = forwarderSide ? agent->channels()->openChannel(toAgent)
+                                       : Result<tunnel::Channel *>(forwarderSide.error());
         if (!forwarderSide || !agentSide) {
             if (forwarderSide)
-                (*forwarderSide)->close(CloseCode::Refused, QStringLiteral("the agent's side could not be opened"));
+                (*forwarderSide)
+                    ->close(
+                        CloseCode::Refused, QStringLiteral("the agent's side could not be opened"));
             const Error error = forwarderSide ? agentSide.error() : forwarderSide.error();
             detachRun(run.id, error.message);
             return error;
         }
-        const Key key{run.id, device.binding.id};
+        const Key key { run.id, device.binding.id };
         Stream &stream = m_streams[key];
-        stream = Stream{run.id, run.projectId, device.binding.id, device.forwarder.id, executorId,
-                        device.device.name, *forwarderSide, *agentSide, nullptr};
-        for (tunnel::Channel *side : {*forwarderSide, *agentSide}) {
+        stream = Stream { run.id, run.projectId, device.binding.id, device.forwarder.id, executorId,
+            device.device.name, *forwarderSide, *agentSide, nullptr };
+        for (tunnel::Channel *side : { *forwarderSide, *agentSide }) {
             connect(side, &tunnel::Channel::opened, this, [this, key] { joinIfReady(key); });
             // Before the join, a side that ends takes the stream with it.
-            connect(side, &tunnel::Channel::closed, this, [this, key](CloseCode, const QString &reason) {
-                auto found = m_streams.find(key);
-                if (found != m_streams.end() && !found->second.splice)
-                    finish(key, reason.isEmpty() ? QStringLiteral("a side of the stream closed") : reason);
-            });
+            connect(side, &tunnel::Channel::closed, this,
+                [this, key](CloseCode, const QString &reason) {
+                    auto found = m_streams.find(key);
+                    if (found != m_streams.end() && !found->second.splice)
+                        finish(key,
+                            reason.isEmpty() ? QStringLiteral("a side of the stream closed")
+                                             : reason);
+                });
         }
-        qCInfo(lcHub).noquote() << "run" << run.id << "gets" << device.device.name << "from forwarder"
-                                << device.forwarder.id << "on binding" << device.binding.id;
+        qCInfo(lcHub).noquote() << "run" << run.id << "gets" << device.device.name
+                                << "from forwarder" << device.forwarder.id << "on binding"
+                                << device.binding.id;
     }
     return {};
 }
@@ -91,20 +105,20 @@ void DeviceStreams::joinIfReady(const Key &key)
     Stream &stream = found->second;
     tunnel::Channel *forwarderSide = stream.forwarderSide.data();
     tunnel::Channel *agentSide = stream.agentSide.data();
-    if (stream.splice || !forwarderSide || !agentSide || forwarderSide->state() != tunnel::Channel::State::Open
+    if (stream.splice || !forwarderSide || !agentSide
+        || forwarderSide->state() != tunnel::Channel::State::Open
         || agentSide->state() != tunnel::Channel::State::Open)
         return;
     stream.splice = new tunnel::ChannelSplice(forwarderSide, agentSide, this);
-    connect(stream.splice, &tunnel::ChannelSplice::ended, this, [this, key](CloseCode, const QString &reason) {
-        finish(key, reason);
-    });
-    m_events.publish(HubEvent{QStringLiteral("device.attached"),
-                              {{QStringLiteral("run_id"), stream.runId},
-                               {QStringLiteral("binding_id"), stream.bindingId},
-                               {QStringLiteral("forwarder_id"), stream.forwarderId},
-                               {QStringLiteral("executor_id"), stream.executorId},
-                               {QStringLiteral("device"), stream.deviceName}},
-                              stream.projectId});
+    connect(stream.splice, &tunnel::ChannelSplice::ended, this,
+        [this, key](CloseCode, const QString &reason) { finish(key, reason); });
+    m_events.publish(HubEvent { QStringLiteral("device.attached"),
+        { { QStringLiteral("run_id"), stream.runId },
+            { QStringLiteral("binding_id"), stream.bindingId },
+            { QStringLiteral("forwarder_id"), stream.forwarderId },
+            { QStringLiteral("executor_id"), stream.executorId },
+            { QStringLiteral("device"), stream.deviceName } },
+        stream.projectId });
 }
 
 void DeviceStreams::finish(const Key &key, const QString &cause)
@@ -119,30 +133,29 @@ void DeviceStreams::finish(const Key &key, const QString &cause)
         stream.splice->end(CloseCode::Normal, cause);
         stream.splice->deleteLater();
     } else {
-        for (tunnel::Channel *side : {stream.forwarderSide.data(), stream.agentSide.data()}) {
+        for (tunnel::Channel *side : { stream.forwarderSide.data(), stream.agentSide.data() }) {
             if (side && side->state() != tunnel::Channel::State::Closed) {
                 side->disconnect(this);
                 side->close(CloseCode::Refused, cause);
             }
         }
     }
-    qCInfo(lcHub).noquote() << "run" << stream.runId << "detached" << stream.deviceName << "(binding" << stream.bindingId
-                            << "):" << cause;
+    qCInfo(lcHub).noquote() << "run" << stream.runId << "detached" << stream.deviceName
+                            << "(binding" << stream.bindingId << "):" << cause;
     Q_EMIT streamEnded(stream.forwarderId);
-    m_events.publish(HubEvent{QStringLiteral("device.detached"),
-                              {{QStringLiteral("run_id"), stream.runId},
-                               {QStringLiteral("binding_id"), stream.bindingId},
-                               {QStringLiteral("forwarder_id"), stream.forwarderId},
-                               {QStringLiteral("executor_id"), stream.executorId},
-                               {QStringLiteral("device"), stream.deviceName},
-                               {QStringLiteral("reason"), cause}},
-                              stream.projectId});
+    m_events.publish(HubEvent { QStringLiteral("device.detached"),
+        { { QStringLiteral("run_id"), stream.runId },
+            { QStringLiteral("binding_id"), stream.bindingId },
+            { QStringLiteral("forwarder_id"), stream.forwarderId },
+            { QStringLiteral("executor_id"), stream.executorId },
+            { QStringLiteral("device"), stream.deviceName }, { QStringLiteral("reason"), cause } },
+        stream.projectId });
 }
 
 bool DeviceStreams::holdsForwarder(qint64 forwarderId) const
 {
     return std::any_of(m_streams.cbegin(), m_streams.cend(),
-                       [forwarderId](const auto &entry) { return entry.second.forwarderId == forwarderId; });
+        [forwarderId](const auto &entry) { return entry.second.forwarderId == forwarderId; });
 }
 
 void DeviceStreams::detachRun(qint64 runId, const QString &cause)
@@ -155,7 +168,8 @@ void DeviceStreams::detachBinding(qint64 bindingId, const QString &cause)
     detachWhere([bindingId](const Key &key) { return key.second == bindingId; }, cause);
 }
 
-void DeviceStreams::detachWhere(const std::function<bool(const Key &)> &matches, const QString &cause)
+void DeviceStreams::detachWhere(
+    const std::function<bool(const Key &)> &matches, const QString &cause)
 {
     // Collected first: finishing a stream erases it from the map.
     QList<Key> keys;

@@ -30,7 +30,8 @@ class DeviceStreams final : public QObject
     Q_DISABLE_COPY_MOVE(DeviceStreams)
 
 public:
-    DeviceStreams(DaemonGateway &forwarders, DaemonGateway &executors, EventBus &events, QObject *parent = nullptr);
+    DeviceStreams(DaemonGateway &forwarders, DaemonGateway &executors, EventBus &events,
+        QObject *parent = nullptr);
     ~DeviceStreams() override;
 
     // Opens both channels of every device; the agent's arrive on its tunnel

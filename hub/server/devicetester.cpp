@@ -13,36 +13,38 @@
 
 namespace cloop::hub {
 
-DeviceTester::DeviceTester(DaemonGateway &forwarders, std::chrono::milliseconds timeout, QObject *parent)
-    : QObject(parent), m_forwarders(forwarders), m_timeout(timeout)
-{
-}
+DeviceTester::DeviceTester(
+    DaemonGateway &forwarders, std::chrono::milliseconds timeout, QObject *parent)
+    : QObject(parent)
+    , m_forwarders(forwarders)
+    , m_timeout(timeout)
+{ }
 
 ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObject &forwarderJson)
 {
     if (forwarder.isRevoked())
         return ApiResponse::fromError(Error::make(QStringLiteral("forwarder_revoked"),
-                                                  QStringLiteral("forwarder %1 (%2) was revoked")
-                                                          .arg(forwarder.id)
-                                                          .arg(forwarder.name)));
+            QStringLiteral("forwarder %1 (%2) was revoked").arg(forwarder.id).arg(forwarder.name)));
     tunnel::TunnelConnection *session = m_forwarders.session(forwarder.id);
     if (!session)
         return ApiResponse::fromError(Error::make(QStringLiteral("forwarder_offline"),
-                                                  QStringLiteral("forwarder %1 (%2) is not connected; its device "
-                                                                 "cannot be tested")
-                                                          .arg(forwarder.id)
-                                                          .arg(forwarder.name)));
+            QStringLiteral("forwarder %1 (%2) is not connected; its device "
+                           "cannot be tested")
+                .arg(forwarder.id)
+                .arg(forwarder.name)));
     const bool usb = forwarder.device.kind == protocol::DeviceSpec::Kind::Usb;
-    const QJsonObject meta = usb ? QJsonObject{{QStringLiteral("kind"), QStringLiteral("usb")},
-                                               {QStringLiteral("purpose"), QStringLiteral("test")}}
-                                 : QJsonObject{{QStringLiteral("kind"), QStringLiteral("device-test")}};
+    const QJsonObject meta = usb
+        ? QJsonObject { { QStringLiteral("kind"), QStringLiteral("usb") },
+              { QStringLiteral("purpose"), QStringLiteral("test") } }
+        : QJsonObject { { QStringLiteral("kind"), QStringLiteral("device-test") } };
     auto opened = session->channels()->openChannel(meta);
     if (!opened)
-        return ApiResponse::fromError(Error::make(QStringLiteral("forwarder_busy"), opened.error().message));
+        return ApiResponse::fromError(
+            Error::make(QStringLiteral("forwarder_busy"), opened.error().message));
     QPointer<tunnel::Channel> channel(*opened);
     if (usb) {
         connect(*opened, &tunnel::Channel::opened, *opened,
-                [channel] { channel->write(device::usb::usbip::encodeDevlistRequest()); });
+            [channel] { channel->write(device::usb::usbip::encodeDevlistRequest()); });
     }
 
     // The deferred answer and what gathers it live until the channel ends
@@ -62,48 +64,51 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
         if (channel)
             channel->close(protocol::CloseCode::Refused, QStringLiteral("the test took too long"));
         finish(ApiResponse::error(504, QStringLiteral("test_timeout"),
-                                  QStringLiteral("forwarder %1 did not report within %2 s")
-                                          .arg(id)
-                                          .arg(timeout.count() / 1000.0)));
+            QStringLiteral("forwarder %1 did not report within %2 s")
+                .arg(id)
+                .arg(timeout.count() / 1000.0)));
     });
     connect(*opened, &tunnel::Channel::readyRead, timer, [channel, report, finish] {
         if (!channel)
             return;
         *report += channel->readAll();
         if (report->size() > kMaxReportBytes) {
-            channel->close(protocol::CloseCode::Overflow, QStringLiteral("the test report is too large"));
+            channel->close(
+                protocol::CloseCode::Overflow, QStringLiteral("the test report is too large"));
             finish(ApiResponse::error(502, QStringLiteral("bad_test_report"),
-                                      QStringLiteral("the forwarder's test report exceeds %1 bytes").arg(kMaxReportBytes)));
+                QStringLiteral("the forwarder's test report exceeds %1 bytes")
+                    .arg(kMaxReportBytes)));
         }
     });
     connect(*opened, &tunnel::Channel::closed, timer,
-            [report, finish, forwarderJson, usb](protocol::CloseCode code, const QString &reason) {
-                if (code != protocol::CloseCode::Normal) {
-                    finish(ApiResponse::error(502, QStringLiteral("test_failed"),
-                                              reason.isEmpty() ? QStringLiteral("the forwarder ended the test") : reason));
+        [report, finish, forwarderJson, usb](protocol::CloseCode code, const QString &reason) {
+            if (code != protocol::CloseCode::Normal) {
+                finish(ApiResponse::error(502, QStringLiteral("test_failed"),
+                    reason.isEmpty() ? QStringLiteral("the forwarder ended the test") : reason));
+                return;
+            }
+            if (usb) {
+                auto decoded = usbReport(*report);
+                if (!decoded) {
+                    finish(ApiResponse::error(
+                        502, QStringLiteral("bad_test_report"), decoded.error().message));
                     return;
                 }
-                if (usb) {
-                    auto decoded = usbReport(*report);
-                    if (!decoded) {
-                        finish(ApiResponse::error(502, QStringLiteral("bad_test_report"), decoded.error().message));
-                        return;
-                    }
-                    finish(ApiResponse::ok(QJsonObject{{QStringLiteral("forwarder"), forwarderJson},
-                                                       {QStringLiteral("report"), *decoded}}));
-                    return;
-                }
-                QJsonParseError parseError{};
-                const QJsonDocument document = QJsonDocument::fromJson(*report, &parseError);
-                if (!document.isObject()) {
-                    finish(ApiResponse::error(502, QStringLiteral("bad_test_report"),
-                                              QStringLiteral("the forwarder's test report is not a JSON object: %1")
-                                                      .arg(parseError.errorString())));
-                    return;
-                }
-                finish(ApiResponse::ok(QJsonObject{{QStringLiteral("forwarder"), forwarderJson},
-                                                   {QStringLiteral("report"), document.object()}}));
-            });
+                finish(ApiResponse::ok(QJsonObject { { QStringLiteral("forwarder"), forwarderJson },
+                    { QStringLiteral("report"), *decoded } }));
+                return;
+            }
+            QJsonParseError parseError {};
+            const QJsonDocument document = QJsonDocument::fromJson(*report, &parseError);
+            if (!document.isObject()) {
+                finish(ApiResponse::error(502, QStringLiteral("bad_test_report"),
+                    QStringLiteral("the forwarder's test report is not a JSON object: %1")
+                        .arg(parseError.errorString())));
+                return;
+            }
+            finish(ApiResponse::ok(QJsonObject { { QStringLiteral("forwarder"), forwarderJson },
+                { QStringLiteral("report"), document.object() } }));
+        });
     timer->start(m_timeout);
     qCInfo(lcHub).noquote() << "testing the device of forwarder" << forwarder.id << forwarder.name;
     ApiResponse pending;
@@ -117,37 +122,42 @@ Result<QJsonObject> DeviceTester::usbReport(const QByteArray &devlistReply)
     auto decoded = usbip::decodeDevlistReply(devlistReply);
     if (!decoded)
         return Error::make(QStringLiteral("bad_test_report"),
-                           QStringLiteral("the forwarder's device list is malformed: %1").arg(decoded.error().message));
+            QStringLiteral("the forwarder's device list is malformed: %1")
+                .arg(decoded.error().message));
     if (!*decoded)
         return Error::make(QStringLiteral("bad_test_report"),
-                           QStringLiteral("the forwarder's device list ended after %1 bytes").arg(devlistReply.size()));
+            QStringLiteral("the forwarder's device list ended after %1 bytes")
+                .arg(devlistReply.size()));
     if ((*decoded)->consumed != devlistReply.size())
         return Error::make(QStringLiteral("bad_test_report"),
-                           QStringLiteral("the forwarder sent %1 bytes after its device list")
-                                   .arg(devlistReply.size() - (*decoded)->consumed));
-    const auto hex = [](uint value, int digits) { return QStringLiteral("%1").arg(value, digits, 16, QLatin1Char('0')); };
+            QStringLiteral("the forwarder sent %1 bytes after its device list")
+                .arg(devlistReply.size() - (*decoded)->consumed));
+    const auto hex = [](uint value, int digits) {
+        return QStringLiteral("%1").arg(value, digits, 16, QLatin1Char('0'));
+    };
     QJsonArray devices;
     for (const usbip::DeviceRecord &record : (*decoded)->message) {
         QJsonArray interfaces;
         for (const usbip::InterfaceRecord &interface : record.interfaces)
-            interfaces.append(QJsonObject{{QStringLiteral("class"), hex(interface.interfaceClass, 2)},
-                                          {QStringLiteral("subclass"), hex(interface.interfaceSubClass, 2)},
-                                          {QStringLiteral("protocol"), hex(interface.interfaceProtocol, 2)}});
-        devices.append(QJsonObject{{QStringLiteral("busid"), QString::fromLatin1(record.busId)},
-                                   {QStringLiteral("path"), QString::fromUtf8(record.path)},
-                                   {QStringLiteral("vendor_id"), hex(record.vendorId, 4)},
-                                   {QStringLiteral("product_id"), hex(record.productId, 4)},
-                                   {QStringLiteral("bcd_device"), hex(record.bcdDevice, 4)},
-                                   {QStringLiteral("speed"), usbip::describeSpeed(record.speed)},
-                                   {QStringLiteral("class"), hex(record.deviceClass, 2)},
-                                   {QStringLiteral("configuration"), int(record.configurationValue)},
-                                   {QStringLiteral("interfaces"), interfaces}});
+            interfaces.append(
+                QJsonObject { { QStringLiteral("class"), hex(interface.interfaceClass, 2) },
+                    { QStringLiteral("subclass"), hex(interface.interfaceSubClass, 2) },
+                    { QStringLiteral("protocol"), hex(interface.interfaceProtocol, 2) } });
+        devices.append(QJsonObject { { QStringLiteral("busid"), QString::fromLatin1(record.busId) },
+            { QStringLiteral("path"), QString::fromUtf8(record.path) },
+            { QStringLiteral("vendor_id"), hex(record.vendorId, 4) },
+            { QStringLiteral("product_id"), hex(record.productId, 4) },
+            { QStringLiteral("bcd_device"), hex(record.bcdDevice, 4) },
+            { QStringLiteral("speed"), usbip::describeSpeed(record.speed) },
+            { QStringLiteral("class"), hex(record.deviceClass, 2) },
+            { QStringLiteral("configuration"), int(record.configurationValue) },
+            { QStringLiteral("interfaces"), interfaces } });
     }
-    QJsonObject report{{QStringLiteral("kind"), QStringLiteral("usb")},
-                       {QStringLiteral("ok"), !devices.isEmpty()},
-                       {QStringLiteral("devices"), devices}};
+    QJsonObject report { { QStringLiteral("kind"), QStringLiteral("usb") },
+        { QStringLiteral("ok"), !devices.isEmpty() }, { QStringLiteral("devices"), devices } };
     if (devices.isEmpty())
-        report.insert(QStringLiteral("problem"), QStringLiteral("the forwarder exports no device: its USB device is unplugged"));
+        report.insert(QStringLiteral("problem"),
+            QStringLiteral("the forwarder exports no device: its USB device is unplugged"));
     return report;
 }
 

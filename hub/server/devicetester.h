@@ -24,11 +24,11 @@ class DeviceTester final : public QObject
     Q_DISABLE_COPY_MOVE(DeviceTester)
 
 public:
-    static constexpr std::chrono::milliseconds kDefaultTimeout{10'000};
+    static constexpr std::chrono::milliseconds kDefaultTimeout { 10'000 };
     static constexpr qsizetype kMaxReportBytes = 256 * 1024;
 
-    explicit DeviceTester(DaemonGateway &forwarders, std::chrono::milliseconds timeout = kDefaultTimeout,
-                          QObject *parent = nullptr);
+    explicit DeviceTester(DaemonGateway &forwarders,
+        std::chrono::milliseconds timeout = kDefaultTimeout, QObject *parent = nullptr);
 
     // Refuses at once (409 forwarder_offline) when the forwarder has no live session.
     ApiResponse test(const ForwarderRecord &forwarder, const QJsonObject &forwarderJson);

@@ -5,11 +5,10 @@
 namespace cloop::hub {
 
 HubGateways::HubGateways(HubCore &core, const QString &software, DaemonGateway::Options options)
-    : m_forwarderDirectory(core.forwarderStore(), software),
-      m_executorDirectory(core.executorStore(), software),
-      m_forwarders(m_forwarderDirectory, options),
-      m_executors(m_executorDirectory, options)
-{
-}
+    : m_forwarderDirectory(core.forwarderStore(), software)
+    , m_executorDirectory(core.executorStore(), software)
+    , m_forwarders(m_forwarderDirectory, options)
+    , m_executors(m_executorDirectory, options)
+{ }
 
 } // namespace cloop::hub

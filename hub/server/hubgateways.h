@@ -29,7 +29,7 @@ private:
     ExecutorDirectory m_executorDirectory;
     DaemonGateway m_forwarders;
     DaemonGateway m_executors;
-    ForwarderStates m_forwarderStates{m_forwarders};
+    ForwarderStates m_forwarderStates { m_forwarders };
 };
 
 } // namespace cloop::hub

@@ -3,16 +3,16 @@
 #include "common/logging.h"
 #include "common/protocol/agentcapabilities.h"
 #include "hub/domain/clock.h"
+#include "hub/domain/deviceplan.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/runservice.h"
 #include "hub/hubcore.h"
-#include "hub/domain/deviceplan.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicestreams.h"
 #include "hub/server/forwarderstates.h"
 #include "hub/storage/bindingstore.h"
-#include "hub/storage/forwarderstore.h"
 #include "hub/storage/executorstore.h"
+#include "hub/storage/forwarderstore.h"
 #include "hub/storage/runlogstore.h"
 #include "hub/storage/runstore.h"
 
@@ -26,29 +26,32 @@ namespace cloop::hub {
 using namespace protocol;
 using protocol::CloseCode;
 
-RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, DaemonGateway &forwarders,
-                             RunLogStore &logs, DeviceStreams &devices, const ForwarderStates &forwarderStates,
-                             std::chrono::milliseconds grace, QObject *parent)
-    : QObject(parent),
-      m_core(core),
-      m_runs(runs),
-      m_executors(executors),
-      m_forwarders(forwarders),
-      m_logs(logs),
-      m_devices(devices),
-      m_forwarderStates(forwarderStates),
-      m_grace(grace),
-      m_refusalLog(lcHub(), QStringLiteral("refused executor reports"), 5, std::chrono::minutes(1))
+RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors,
+    DaemonGateway &forwarders, RunLogStore &logs, DeviceStreams &devices,
+    const ForwarderStates &forwarderStates, std::chrono::milliseconds grace, QObject *parent)
+    : QObject(parent)
+    , m_core(core)
+    , m_runs(runs)
+    , m_executors(executors)
+    , m_forwarders(forwarders)
+    , m_logs(logs)
+    , m_devices(devices)
+    , m_forwarderStates(forwarderStates)
+    , m_grace(grace)
+    , m_refusalLog(lcHub(), QStringLiteral("refused executor reports"), 5, std::chrono::minutes(1))
 {
-    connect(&runs, &RunService::runQueued, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
+    connect(
+        &runs, &RunService::runQueued, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
     // A USB device a run let go of may be what a queued run waits for.
-    connect(&m_devices, &DeviceStreams::streamEnded, this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
-    connect(&runs, &RunService::runCancelled, this, [this](qint64 runId, qint64 executorId, const QString &reason) {
-        m_devices.detachRun(runId, QStringLiteral("the run was cancelled"));
-        if (tunnel::TunnelConnection *session = m_executors.session(executorId))
-            session->sendControl(RunCancel{runId, reason});
-        QMetaObject::invokeMethod(this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
-    });
+    connect(&m_devices, &DeviceStreams::streamEnded, this, &RunDispatcher::dispatchQueued,
+        Qt::QueuedConnection);
+    connect(&runs, &RunService::runCancelled, this,
+        [this](qint64 runId, qint64 executorId, const QString &reason) {
+            m_devices.detachRun(runId, QStringLiteral("the run was cancelled"));
+            if (tunnel::TunnelConnection *session = m_executors.session(executorId))
+                session->sendControl(RunCancel { runId, reason });
+            QMetaObject::invokeMethod(this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
+        });
     // A binding that ends takes its device out of every run at once.
     connect(&m_core.events(), &EventBus::published, this, [this](const HubEvent &event) {
         if (event.name != QLatin1String("binding.ended"))
@@ -67,7 +70,8 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
     });
     connect(&executors, &DaemonGateway::controlReceived, this, &RunDispatcher::onControl);
     connect(&executors, &DaemonGateway::daemonConnected, this, &RunDispatcher::onExecutorConnected);
-    connect(&executors, &DaemonGateway::daemonDisconnected, this, &RunDispatcher::onExecutorDisconnected);
+    connect(&executors, &DaemonGateway::daemonDisconnected, this,
+        &RunDispatcher::onExecutorDisconnected);
 
     // Runs a previous hub process left with an executor get the same grace:
     // their agent may well reconnect and carry on.
@@ -78,7 +82,8 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
             return;
         for (const RunRecord &run : std::as_const(*active)) {
             if (run.executorId && !m_executors.isConnected(*run.executorId))
-                loseRunsOf(*run.executorId, QStringLiteral("its executor did not come back after the hub restarted"));
+                loseRunsOf(*run.executorId,
+                    QStringLiteral("its executor did not come back after the hub restarted"));
         }
     });
     m_startupGrace.start(m_grace);
@@ -116,11 +121,13 @@ void RunDispatcher::dispatchQueued()
 void RunDispatcher::refuseRun(const RunRecord &run, const QString &reason)
 {
     const QDateTime now = m_core.clock().now();
-    auto ended = m_core.runStore().finish(run.id, RunRecord::State::Failed, std::nullopt, reason, now);
+    auto ended
+        = m_core.runStore().finish(run.id, RunRecord::State::Failed, std::nullopt, reason, now);
     if (!ended)
         return;
     qCWarning(lcHub).noquote() << "run" << run.id << "refused:" << reason;
-    m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*ended), ended->projectId, now});
+    m_core.events().publish(HubEvent {
+        QStringLiteral("run.finished"), RunService::runJson(*ended), ended->projectId, now });
 }
 
 void RunDispatcher::dispatchRun(const RunRecord &run)
@@ -131,7 +138,8 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
     input.run = run;
     auto bindings = m_core.bindingStore().list(now, run.projectId, false);
     if (!bindings) {
-        qCWarning(lcHub).noquote() << "run" << run.id << "waits: cannot read its bindings:" << bindings.error().message;
+        qCWarning(lcHub).noquote()
+            << "run" << run.id << "waits: cannot read its bindings:" << bindings.error().message;
         return;
     }
     for (const BindingRecord &binding : std::as_const(*bindings)) {
@@ -156,7 +164,8 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
 
     QString refusal;
     bool capableButBusy = false;
-    const QList<qint64> candidates = run.executorId ? QList<qint64>{*run.executorId} : m_executors.connectedIds();
+    const QList<qint64> candidates
+        = run.executorId ? QList<qint64> { *run.executorId } : m_executors.connectedIds();
     for (const qint64 executorId : candidates) {
         tunnel::TunnelConnection *session = m_executors.session(executorId);
         if (!session)
@@ -190,11 +199,11 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         // Step 4: the streams first, so the agent has its device channels
         // before it reads the start and attaches before the workload runs.
         if (Status opened = m_devices.open(*dispatched, executorId, *plan); !opened) {
-            auto ended = m_core.runStore().finish(run.id, RunRecord::State::Failed, std::nullopt,
-                                                  opened.error().message, now);
+            auto ended = m_core.runStore().finish(
+                run.id, RunRecord::State::Failed, std::nullopt, opened.error().message, now);
             if (ended)
-                m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*ended),
-                                                 ended->projectId, now});
+                m_core.events().publish(HubEvent { QStringLiteral("run.finished"),
+                    RunService::runJson(*ended), ended->projectId, now });
             return;
         }
         RunStart start;
@@ -204,14 +213,16 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         start.argv = run.argv;
         start.workdir = QStringLiteral("runs/%1").arg(run.id);
         start.hostProcess = run.hostProcess;
-        start.env = {{QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id)},
-                     {QStringLiteral("CLOOP_PROJECT"), run.projectPath}};
+        start.env = { { QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id) },
+            { QStringLiteral("CLOOP_PROJECT"), run.projectPath } };
         for (const PlannedDevice &device : std::as_const(*plan))
             start.devices.append(device.device);
         session->sendControl(start);
         m_dispatchedThisSession[executorId].insert(run.id);
         qCInfo(lcHub).noquote() << "run" << run.id << "dispatched to executor" << executorId
-                                << (plan->isEmpty() ? QString() : QStringLiteral("with %1 device(s)").arg(plan->size()));
+                                << (plan->isEmpty()
+                                           ? QString()
+                                           : QStringLiteral("with %1 device(s)").arg(plan->size()));
         return;
     }
     // No connected executor can take the run's devices, and none that could
@@ -253,8 +264,8 @@ void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
         if (!ownRun(executorId, started->runId, messagetype::kRunStarted))
             return;
         if (auto running = m_core.runStore().markRunning(started->runId, executorId, now); running)
-            m_core.events().publish(HubEvent{QStringLiteral("run.started"), RunService::runJson(*running),
-                                             running->projectId, now});
+            m_core.events().publish(HubEvent { QStringLiteral("run.started"),
+                RunService::runJson(*running), running->projectId, now });
         return;
     }
     if (const auto *held = std::get_if<RunsHeld>(&message)) {
@@ -267,17 +278,22 @@ void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
             return;
         m_dispatchedThisSession[executorId].remove(finished->runId);
         m_devices.detachRun(finished->runId, QStringLiteral("the run ended"));
-        if (Status expected = m_core.runStore().setLogExpected(finished->runId, finished->endOffset); !expected)
+        if (Status expected
+            = m_core.runStore().setLogExpected(finished->runId, finished->endOffset);
+            !expected)
             qCWarning(lcHub).noquote() << expected.error().message;
-        const bool succeeded = finished->exitCode && *finished->exitCode == 0 && finished->error.isEmpty();
+        const bool succeeded
+            = finished->exitCode && *finished->exitCode == 0 && finished->error.isEmpty();
         auto ended = m_core.runStore().finishOn(executorId, finished->runId,
             succeeded ? RunRecord::State::Succeeded : RunRecord::State::Failed, finished->exitCode,
             finished->error, now);
         if (ended) {
-            qCInfo(lcHub).noquote() << "run" << ended->id << runStateName(ended->state)
-                                    << (ended->exitCode ? QStringLiteral("exit %1").arg(*ended->exitCode) : ended->error);
-            m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*ended),
-                                             ended->projectId, now});
+            qCInfo(lcHub).noquote()
+                << "run" << ended->id << runStateName(ended->state)
+                << (ended->exitCode ? QStringLiteral("exit %1").arg(*ended->exitCode)
+                                    : ended->error);
+            m_core.events().publish(HubEvent { QStringLiteral("run.finished"),
+                RunService::runJson(*ended), ended->projectId, now });
         }
         dispatchQueued();
     }
@@ -290,7 +306,8 @@ void RunDispatcher::onExecutorConnected(qint64 executorId)
     m_dispatchedThisSession.remove(executorId);
     if (tunnel::TunnelConnection *session = m_executors.session(executorId)) {
         connect(session->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
-                [this, executorId](tunnel::Channel *channel) { acceptLogChannel(executorId, channel); });
+            [this, executorId](
+                tunnel::Channel *channel) { acceptLogChannel(executorId, channel); });
     }
     dispatchQueued();
 }
@@ -330,28 +347,31 @@ void RunDispatcher::acceptLogChannel(qint64 executorId, tunnel::Channel *channel
     session->sendControl(RunAck { runId, resume });
     QPointer<tunnel::Channel> guarded(channel);
     QPointer<tunnel::TunnelConnection> guardedSession(session);
-    connect(channel, &tunnel::Channel::readyRead, this, [this, runId, decoder, guarded, guardedSession] {
-        if (!guarded)
-            return;
-        if (Status fed = decoder->feed(guarded->readAll()); !fed) {
-            qCWarning(lcHub).noquote() << "run" << runId << "log refused:" << fed.error().message;
-            guarded->close(CloseCode::ProtocolError, fed.error().message);
-            return;
-        }
-        const QList<LogRecord> records = decoder->takeRecords();
-        if (records.isEmpty())
-            return;
-        if (Status stored = m_logs.append(runId, records); !stored) {
-            qCWarning(lcHub).noquote() << "run" << runId << "log not stored:" << stored.error().message;
-            guarded->close(CloseCode::Overflow, stored.error().message);
-            return;
-        }
-        const qint64 end = static_cast<qint64>(records.last().end());
-        if (Status recorded = m_core.runStore().setLogEnd(runId, end); !recorded)
-            qCWarning(lcHub).noquote() << recorded.error().message;
-        if (guardedSession)
-            guardedSession->sendControl(RunAck{runId, end});
-    });
+    connect(channel, &tunnel::Channel::readyRead, this,
+        [this, runId, decoder, guarded, guardedSession] {
+            if (!guarded)
+                return;
+            if (Status fed = decoder->feed(guarded->readAll()); !fed) {
+                qCWarning(lcHub).noquote()
+                    << "run" << runId << "log refused:" << fed.error().message;
+                guarded->close(CloseCode::ProtocolError, fed.error().message);
+                return;
+            }
+            const QList<LogRecord> records = decoder->takeRecords();
+            if (records.isEmpty())
+                return;
+            if (Status stored = m_logs.append(runId, records); !stored) {
+                qCWarning(lcHub).noquote()
+                    << "run" << runId << "log not stored:" << stored.error().message;
+                guarded->close(CloseCode::Overflow, stored.error().message);
+                return;
+            }
+            const qint64 end = static_cast<qint64>(records.last().end());
+            if (Status recorded = m_core.runStore().setLogEnd(runId, end); !recorded)
+                qCWarning(lcHub).noquote() << recorded.error().message;
+            if (guardedSession)
+                guardedSession->sendControl(RunAck { runId, end });
+        });
 }
 
 void RunDispatcher::onExecutorDisconnected(qint64 executorId)
@@ -364,8 +384,9 @@ void RunDispatcher::onExecutorDisconnected(qint64 executorId)
     connect(timer, &QTimer::timeout, this, [this, executorId] {
         if (QTimer *own = m_graceTimers.take(executorId))
             own->deleteLater();
-        loseRunsOf(executorId, QStringLiteral("its executor went away and did not come back within %1 s")
-                                       .arg(m_grace.count() / 1000));
+        loseRunsOf(executorId,
+            QStringLiteral("its executor went away and did not come back within %1 s")
+                .arg(m_grace.count() / 1000));
     });
     m_graceTimers.insert(executorId, timer);
     timer->start(m_grace);
@@ -375,7 +396,8 @@ void RunDispatcher::reconcile(qint64 executorId, const RunsHeld &held)
 {
     auto active = m_core.runStore().activeOn(executorId);
     if (!active) {
-        qCWarning(lcHub).noquote() << "cannot reconcile the runs of executor" << executorId << ":" << active.error().message;
+        qCWarning(lcHub).noquote() << "cannot reconcile the runs of executor" << executorId << ":"
+                                   << active.error().message;
         return;
     }
     QSet<qint64> holds(held.runIds.cbegin(), held.runIds.cend());
@@ -384,7 +406,8 @@ void RunDispatcher::reconcile(qint64 executorId, const RunsHeld &held)
     for (const RunRecord &run : std::as_const(*active)) {
         if (holds.remove(run.id) || inFlight.contains(run.id))
             continue;
-        freed |= loseRun(run.id, QStringLiteral("its executor does not have it (the start never reached the agent)"));
+        freed |= loseRun(run.id,
+            QStringLiteral("its executor does not have it (the start never reached the agent)"));
     }
     // What is left are finished runs whose output the agent still sends, or
     // runs it was never given: those it may not claim, and they change nothing.
@@ -425,7 +448,8 @@ bool RunDispatcher::loseRun(qint64 runId, const QString &reason)
     if (!lost)
         return false;
     qCWarning(lcHub).noquote() << "run" << runId << "lost:" << reason;
-    m_core.events().publish(HubEvent{QStringLiteral("run.finished"), RunService::runJson(*lost), lost->projectId, now});
+    m_core.events().publish(HubEvent {
+        QStringLiteral("run.finished"), RunService::runJson(*lost), lost->projectId, now });
     return true;
 }
 

@@ -36,11 +36,12 @@ class RunDispatcher final : public QObject
     Q_DISABLE_COPY_MOVE(RunDispatcher)
 
 public:
-    static constexpr std::chrono::milliseconds kDefaultGrace{45'000};
+    static constexpr std::chrono::milliseconds kDefaultGrace { 45'000 };
 
-    RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, DaemonGateway &forwarders,
-                  RunLogStore &logs, DeviceStreams &devices, const ForwarderStates &forwarderStates,
-                  std::chrono::milliseconds grace = kDefaultGrace, QObject *parent = nullptr);
+    RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors,
+        DaemonGateway &forwarders, RunLogStore &logs, DeviceStreams &devices,
+        const ForwarderStates &forwarderStates, std::chrono::milliseconds grace = kDefaultGrace,
+        QObject *parent = nullptr);
 
     // Serves the queue now; also runs whenever something changed.
     void dispatchQueued();

@@ -7,12 +7,13 @@
 namespace cloop::hub {
 
 Status AuditLog::append(const QString &actor, QLatin1StringView action, const QString &subject,
-                        const QJsonObject &details)
+    const QJsonObject &details)
 {
     auto inserted = m_db.query(
-            QStringLiteral("INSERT INTO audit_log (at, actor, action, subject, details) VALUES (?, ?, ?, ?, ?)"),
-            {toDbTime(QDateTime::currentDateTimeUtc()), actor, QString(action), subject,
-             QString::fromUtf8(QJsonDocument(details).toJson(QJsonDocument::Compact))});
+        QStringLiteral(
+            "INSERT INTO audit_log (at, actor, action, subject, details) VALUES (?, ?, ?, ?, ?)"),
+        { toDbTime(QDateTime::currentDateTimeUtc()), actor, QString(action), subject,
+            QString::fromUtf8(QJsonDocument(details).toJson(QJsonDocument::Compact)) });
     if (!inserted)
         return inserted.error();
     return {};
@@ -20,7 +21,8 @@ Status AuditLog::append(const QString &actor, QLatin1StringView action, const QS
 
 Result<QList<AuditEntry>> AuditLog::entries(const QDateTime &since, const QString &action)
 {
-    QString sql = QStringLiteral("SELECT id, at, actor, action, subject, details FROM audit_log WHERE 1 = 1");
+    QString sql = QStringLiteral(
+        "SELECT id, at, actor, action, subject, details FROM audit_log WHERE 1 = 1");
     QVariantList binds;
     if (since.isValid()) {
         sql += QStringLiteral(" AND at >= ?");

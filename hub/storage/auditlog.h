@@ -12,28 +12,28 @@ namespace cloop::hub {
 class Database;
 
 namespace auditaction {
-inline constexpr QLatin1StringView kForwarderEnroll{"forwarder.enroll"};
-inline constexpr QLatin1StringView kForwarderRedeem{"forwarder.redeem"};
-inline constexpr QLatin1StringView kForwarderRevoke{"forwarder.revoke"};
-inline constexpr QLatin1StringView kExecutorEnroll{"executor.enroll"};
-inline constexpr QLatin1StringView kExecutorRedeem{"executor.redeem"};
-inline constexpr QLatin1StringView kExecutorRevoke{"executor.revoke"};
-inline constexpr QLatin1StringView kVirtualExecutorCreate{"executor.virtual_create"};
-inline constexpr QLatin1StringView kRunStart{"run.start"};
-inline constexpr QLatin1StringView kRunCancel{"run.cancel"};
-inline constexpr QLatin1StringView kForwarderBind{"forwarder.bind"};
-inline constexpr QLatin1StringView kForwarderUnbind{"forwarder.unbind"};
-inline constexpr QLatin1StringView kBindingExpired{"forwarder.binding_expired"};
-inline constexpr QLatin1StringView kForwarderRequest{"forwarder.request"};
-inline constexpr QLatin1StringView kRequestExpired{"forwarder.request_expired"};
-inline constexpr QLatin1StringView kRequestCancelled{"forwarder.request_cancelled"};
-inline constexpr QLatin1StringView kForwarderApprove{"forwarder.approve"};
-inline constexpr QLatin1StringView kForwarderDeny{"forwarder.deny"};
-inline constexpr QLatin1StringView kProjectAdd{"project.add"};
-inline constexpr QLatin1StringView kProjectRole{"project.role"};
-inline constexpr QLatin1StringView kUserAdd{"user.add"};
-inline constexpr QLatin1StringView kApiTokenCreate{"token.create"};
-inline constexpr QLatin1StringView kApiTokenRevoke{"token.revoke"};
+inline constexpr QLatin1StringView kForwarderEnroll { "forwarder.enroll" };
+inline constexpr QLatin1StringView kForwarderRedeem { "forwarder.redeem" };
+inline constexpr QLatin1StringView kForwarderRevoke { "forwarder.revoke" };
+inline constexpr QLatin1StringView kExecutorEnroll { "executor.enroll" };
+inline constexpr QLatin1StringView kExecutorRedeem { "executor.redeem" };
+inline constexpr QLatin1StringView kExecutorRevoke { "executor.revoke" };
+inline constexpr QLatin1StringView kVirtualExecutorCreate { "executor.virtual_create" };
+inline constexpr QLatin1StringView kRunStart { "run.start" };
+inline constexpr QLatin1StringView kRunCancel { "run.cancel" };
+inline constexpr QLatin1StringView kForwarderBind { "forwarder.bind" };
+inline constexpr QLatin1StringView kForwarderUnbind { "forwarder.unbind" };
+inline constexpr QLatin1StringView kBindingExpired { "forwarder.binding_expired" };
+inline constexpr QLatin1StringView kForwarderRequest { "forwarder.request" };
+inline constexpr QLatin1StringView kRequestExpired { "forwarder.request_expired" };
+inline constexpr QLatin1StringView kRequestCancelled { "forwarder.request_cancelled" };
+inline constexpr QLatin1StringView kForwarderApprove { "forwarder.approve" };
+inline constexpr QLatin1StringView kForwarderDeny { "forwarder.deny" };
+inline constexpr QLatin1StringView kProjectAdd { "project.add" };
+inline constexpr QLatin1StringView kProjectRole { "project.role" };
+inline constexpr QLatin1StringView kUserAdd { "user.add" };
+inline constexpr QLatin1StringView kApiTokenCreate { "token.create" };
+inline constexpr QLatin1StringView kApiTokenRevoke { "token.revoke" };
 } // namespace auditaction
 
 struct AuditEntry
@@ -52,10 +52,12 @@ struct AuditEntry
 class AuditLog
 {
 public:
-    explicit AuditLog(Database &db) : m_db(db) { }
+    explicit AuditLog(Database &db)
+        : m_db(db)
+    { }
 
     Status append(const QString &actor, QLatin1StringView action, const QString &subject,
-                  const QJsonObject &details = {});
+        const QJsonObject &details = {});
     Result<QList<AuditEntry>> entries(const QDateTime &since = {}, const QString &action = {});
 
 private:

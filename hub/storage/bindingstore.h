@@ -18,7 +18,7 @@ class Database;
 // sandbox sees. Validated by the caller (BindingTerms::parse).
 struct BindingTerms
 {
-    std::chrono::seconds ttl{24 * 3600};
+    std::chrono::seconds ttl { 24 * 3600 };
     QString virtualExecutor; // empty: any executor
     QString targetInterface; // segments only
     QString targetAddress; // segments only, CIDR
@@ -26,7 +26,13 @@ struct BindingTerms
 
 struct BindingRecord
 {
-    enum class State { Active, Unbound, Expired, ForwarderRevoked };
+    enum class State
+    {
+        Active,
+        Unbound,
+        Expired,
+        ForwarderRevoked
+    };
 
     qint64 id = 0;
     qint64 forwarderId = 0;
@@ -43,7 +49,10 @@ struct BindingRecord
     QString endedBy;
     QString endReason;
 
-    bool isActiveAt(const QDateTime &now) const { return state == State::Active && expiresAt > now; }
+    bool isActiveAt(const QDateTime &now) const
+    {
+        return state == State::Active && expiresAt > now;
+    }
 };
 
 QString bindingStateName(BindingRecord::State state);
@@ -53,21 +62,25 @@ QString bindingStateName(BindingRecord::State state);
 class BindingStore
 {
 public:
-    explicit BindingStore(Database &db) : m_db(db) { }
+    explicit BindingStore(Database &db)
+        : m_db(db)
+    { }
 
     Result<BindingRecord> create(qint64 forwarderId, qint64 projectId, const BindingTerms &terms,
-                                 const QString &actor, const QDateTime &now, std::optional<qint64> requestId);
+        const QString &actor, const QDateTime &now, std::optional<qint64> requestId);
     Result<BindingRecord> find(qint64 id);
     // Active ones at `now`, optionally of one project; or all of them.
-    Result<QList<BindingRecord>> list(const QDateTime &now, std::optional<qint64> projectId, bool includeEnded);
-    Result<std::optional<BindingRecord>> activeForForwarder(qint64 forwarderId, const QDateTime &now);
+    Result<QList<BindingRecord>> list(
+        const QDateTime &now, std::optional<qint64> projectId, bool includeEnded);
+    Result<std::optional<BindingRecord>> activeForForwarder(
+        qint64 forwarderId, const QDateTime &now);
 
-    Result<BindingRecord> end(qint64 id, BindingRecord::State how, const QString &actor, const QString &reason,
-                              const QDateTime &now);
+    Result<BindingRecord> end(qint64 id, BindingRecord::State how, const QString &actor,
+        const QString &reason, const QDateTime &now);
     // Marks every binding past its expiry as expired and returns them.
     Result<QList<BindingRecord>> expireDue(const QDateTime &now);
-    Result<QList<BindingRecord>> endAllOfForwarder(qint64 forwarderId, const QString &actor, const QString &reason,
-                                                   const QDateTime &now);
+    Result<QList<BindingRecord>> endAllOfForwarder(
+        qint64 forwarderId, const QString &actor, const QString &reason, const QDateTime &now);
 
 private:
     Result<QList<BindingRecord>> select(const QString &where, const QVariantList &binds);

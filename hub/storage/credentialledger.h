@@ -35,7 +35,10 @@ extern const DaemonTables kExecutorTables;
 class CredentialLedger
 {
 public:
-    CredentialLedger(Database &db, const DaemonTables &tables) : m_db(db), m_tables(tables) { }
+    CredentialLedger(Database &db, const DaemonTables &tables)
+        : m_db(db)
+        , m_tables(tables)
+    { }
 
     struct IssuedToken
     {
@@ -58,8 +61,8 @@ public:
     // Revokes every credential and voids every unredeemed token of the owner.
     Status revokeAll(qint64 ownerId, const QDateTime &now);
 
-    static constexpr std::chrono::seconds kDefaultTokenTtl{24 * 3600};
-    static constexpr std::chrono::seconds kMaxTokenTtl{7 * 24 * 3600};
+    static constexpr std::chrono::seconds kDefaultTokenTtl { 24 * 3600 };
+    static constexpr std::chrono::seconds kMaxTokenTtl { 7 * 24 * 3600 };
     static Status validateTokenTtl(std::chrono::seconds ttl);
 
 private:

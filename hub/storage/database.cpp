@@ -33,9 +33,9 @@ QDateTime fromDbTime(const QVariant &value)
 }
 
 Database::Database(QString connectionName, Dialect dialect)
-    : m_connectionName(std::move(connectionName)), m_dialect(dialect)
-{
-}
+    : m_connectionName(std::move(connectionName))
+    , m_dialect(dialect)
+{ }
 
 Database::~Database()
 {
@@ -50,7 +50,7 @@ Database::~Database()
 Error Database::storageError(const QString &what, const QSqlError &error) const
 {
     return Error::make(QStringLiteral("storage_error"),
-                       QStringLiteral("database error while %1: %2").arg(what, error.text()));
+        QStringLiteral("database error while %1: %2").arg(what, error.text()));
 }
 
 Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path)
@@ -58,35 +58,36 @@ Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path)
     const QFileInfo info(path);
     if (info.exists() && !info.isFile())
         return Error::make(QStringLiteral("storage_error"),
-                           QStringLiteral("database path %1 is not a file").arg(path), true);
+            QStringLiteral("database path %1 is not a file").arg(path), true);
     const QFileInfo dirInfo(info.absolutePath());
     if (!dirInfo.isDir())
         return Error::make(QStringLiteral("storage_error"),
-                           QStringLiteral("data folder %1 does not exist").arg(info.absolutePath()), true);
+            QStringLiteral("data folder %1 does not exist").arg(info.absolutePath()), true);
 
     std::unique_ptr<Database> database(new Database(nextConnectionName(), Dialect::Sqlite));
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), database->m_connectionName);
+        QSqlDatabase db
+            = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), database->m_connectionName);
         db.setDatabaseName(path);
         db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
         if (!db.open())
             return Error::make(QStringLiteral("storage_error"),
-                               QStringLiteral("cannot open database %1: %2").arg(path, db.lastError().text()),
-                               true);
+                QStringLiteral("cannot open database %1: %2").arg(path, db.lastError().text()),
+                true);
     }
     if (Status pragmas = database->applyPragmas(); !pragmas)
         return Error::make(pragmas.error().code,
-                           QStringLiteral("database %1 cannot be used: %2 (is it a cloop database, "
-                                          "and is the folder writable?)")
-                                   .arg(path, pragmas.error().message),
-                           true);
+            QStringLiteral("database %1 cannot be used: %2 (is it a cloop database, "
+                           "and is the folder writable?)")
+                .arg(path, pragmas.error().message),
+            true);
     if (Status migrated = database->migrate(); !migrated)
         return Error::make(migrated.error().code,
-                           QStringLiteral("database %1: %2").arg(path, migrated.error().message), true);
+            QStringLiteral("database %1: %2").arg(path, migrated.error().message), true);
     if (Status writable = database->probeWritable(); !writable)
         return Error::make(writable.error().code,
-                           QStringLiteral("database %1 is not writable: %2").arg(path, writable.error().message),
-                           true);
+            QStringLiteral("database %1 is not writable: %2").arg(path, writable.error().message),
+            true);
     return database;
 }
 
@@ -94,17 +95,18 @@ Result<std::unique_ptr<Database>> Database::openPostgres(const QString &connecti
 {
     std::unique_ptr<Database> database(new Database(nextConnectionName(), Dialect::Postgres));
     {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), database->m_connectionName);
+        QSqlDatabase db
+            = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), database->m_connectionName);
         // Qt's QPSQL takes the libpq keywords through the connect options.
         db.setConnectOptions(connectionString);
         if (!db.open())
             return Error::make(QStringLiteral("storage_error"),
-                               QStringLiteral("cannot connect to PostgreSQL: %1").arg(db.lastError().text()),
-                               true);
+                QStringLiteral("cannot connect to PostgreSQL: %1").arg(db.lastError().text()),
+                true);
     }
     if (Status migrated = database->migrate(); !migrated)
         return Error::make(migrated.error().code,
-                           QStringLiteral("PostgreSQL: %1").arg(migrated.error().message), true);
+            QStringLiteral("PostgreSQL: %1").arg(migrated.error().message), true);
     return database;
 }
 
@@ -112,8 +114,8 @@ Status Database::applyPragmas()
 {
     // WAL lets readers (the CLI's sqlite3 shell, backups) run beside the hub;
     // NORMAL sync is durable across process crashes in WAL mode.
-    for (const char *pragma : {"PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL",
-                               "PRAGMA foreign_keys=ON"}) {
+    for (const char *pragma :
+        { "PRAGMA journal_mode=WAL", "PRAGMA synchronous=NORMAL", "PRAGMA foreign_keys=ON" }) {
         auto result = query(QString::fromLatin1(pragma));
         if (!result)
             return result.error();
@@ -137,7 +139,8 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
             return storageError(QStringLiteral("running \"%1\"").arg(sql.left(60)), q.lastError());
     } else {
         if (!q.prepare(sql))
-            return storageError(QStringLiteral("preparing \"%1\"").arg(sql.left(60)), q.lastError());
+            return storageError(
+                QStringLiteral("preparing \"%1\"").arg(sql.left(60)), q.lastError());
         for (const QVariant &bind : binds)
             q.addBindValue(bind);
         if (!q.exec())
@@ -159,7 +162,8 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
     return Rows(std::move(rows), affected);
 }
 
-Database::Transaction::Transaction(Database &db) : m_db(db)
+Database::Transaction::Transaction(Database &db)
+    : m_db(db)
 {
     if (db.m_transactionDepth > 0) {
         // Joins the transaction already open: a store's change made inside a
@@ -200,8 +204,8 @@ Database::Transaction::~Transaction()
 Status Database::Transaction::commit()
 {
     if (!m_active)
-        return m_beginStatus.ok() ? Status(Error::make(QStringLiteral("storage_error"),
-                                                       QStringLiteral("transaction already ended")))
+        return m_beginStatus.ok() ? Status(Error::make(
+                   QStringLiteral("storage_error"), QStringLiteral("transaction already ended")))
                                   : m_beginStatus;
     if (m_joined) {
         m_active = false;
@@ -210,7 +214,7 @@ Status Database::Transaction::commit()
     }
     if (m_db.m_rollbackOnly)
         return Error::make(QStringLiteral("storage_error"),
-                           QStringLiteral("a part of the change failed; nothing was committed"));
+            QStringLiteral("a part of the change failed; nothing was committed"));
     if (auto committed = m_db.query(QStringLiteral("COMMIT")); !committed)
         return committed.error(); // the destructor rolls back
     m_active = false;
@@ -226,7 +230,8 @@ Status Database::probeWritable()
     Transaction transaction(*this);
     if (!transaction.begin())
         return transaction.begin();
-    auto written = query(QStringLiteral("UPDATE meta SET value = value WHERE key = 'schema_version'"));
+    auto written
+        = query(QStringLiteral("UPDATE meta SET value = value WHERE key = 'schema_version'"));
     if (!written)
         return written.error();
     return {}; // rolled back by the transaction's destructor
@@ -250,7 +255,7 @@ Status Database::migrate()
 {
     {
         auto created = query(QStringLiteral(
-                "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"));
+            "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"));
         if (!created)
             return created.error();
     }
@@ -258,11 +263,11 @@ Status Database::migrate()
     const int latest = schema::latestVersion();
     if (from > latest)
         return Error::make(QStringLiteral("schema_too_new"),
-                           QStringLiteral("the database has schema version %1, newer than this hub "
-                                          "understands (%2); upgrade cloop")
-                                   .arg(from)
-                                   .arg(latest),
-                           true);
+            QStringLiteral("the database has schema version %1, newer than this hub "
+                           "understands (%2); upgrade cloop")
+                .arg(from)
+                .arg(latest),
+            true);
     for (int version = from + 1; version <= latest; ++version) {
         Transaction transaction(*this);
         if (!transaction.begin())
@@ -272,14 +277,14 @@ Status Database::migrate()
             auto result = query(statement);
             if (!result)
                 return Error::make(result.error().code,
-                                   QStringLiteral("migration to schema %1 failed, nothing changed: %2")
-                                           .arg(version)
-                                           .arg(result.error().message));
+                    QStringLiteral("migration to schema %1 failed, nothing changed: %2")
+                        .arg(version)
+                        .arg(result.error().message));
         }
         auto stamped = query(from == 0 && version == 1
-                                     ? QStringLiteral("INSERT INTO meta (key, value) VALUES ('schema_version', ?)")
-                                     : QStringLiteral("UPDATE meta SET value = ? WHERE key = 'schema_version'"),
-                             {QString::number(version)});
+                ? QStringLiteral("INSERT INTO meta (key, value) VALUES ('schema_version', ?)")
+                : QStringLiteral("UPDATE meta SET value = ? WHERE key = 'schema_version'"),
+            { QString::number(version) });
         if (!stamped)
             return stamped.error();
         if (Status committed = transaction.commit(); !committed)

@@ -18,7 +18,10 @@ class Rows
 {
 public:
     Rows() = default;
-    Rows(QList<QVariantList> rows, int rowsAffected) : m_rows(std::move(rows)), m_rowsAffected(rowsAffected) { }
+    Rows(QList<QVariantList> rows, int rowsAffected)
+        : m_rows(std::move(rows))
+        , m_rowsAffected(rowsAffected)
+    { }
 
     bool next() { return ++m_cursor < m_rows.size(); }
     QVariant value(int column) const { return m_rows.value(m_cursor).value(column); }
@@ -39,7 +42,11 @@ class Database
     Q_DISABLE_COPY_MOVE(Database)
 
 public:
-    enum class Dialect { Sqlite, Postgres };
+    enum class Dialect
+    {
+        Sqlite,
+        Postgres
+    };
 
     ~Database();
 

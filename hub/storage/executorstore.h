@@ -43,10 +43,12 @@ struct NewExecutorEnrollment
 class ExecutorStore
 {
 public:
-    explicit ExecutorStore(Database &db) : m_db(db) { }
+    explicit ExecutorStore(Database &db)
+        : m_db(db)
+    { }
 
     Result<NewExecutorEnrollment> enroll(const QString &name, const QString &actor,
-                                         std::chrono::seconds tokenTtl = std::chrono::seconds(24 * 3600));
+        std::chrono::seconds tokenTtl = std::chrono::seconds(24 * 3600));
     Result<std::pair<ExecutorRecord, QString>> redeem(const QString &token);
     Result<ExecutorRecord> authenticate(const QString &credential);
     Result<ExecutorRecord> find(qint64 id);
@@ -55,7 +57,8 @@ public:
     Result<QList<ExecutorRecord>> list(bool includeRevoked = true);
     Result<ExecutorRecord> revoke(qint64 id, const QString &actor, const QString &reason);
     // The agent's self-description, stored at every hello.
-    Status recordHello(qint64 id, const QString &software, int protocol, const QJsonObject &capabilities);
+    Status recordHello(
+        qint64 id, const QString &software, int protocol, const QJsonObject &capabilities);
     Status touchLastSeen(qint64 id);
 
 private:

@@ -46,13 +46,15 @@ struct RedeemedEnrollment
 class ForwarderStore
 {
 public:
-    static constexpr std::chrono::seconds kDefaultTokenTtl{24 * 3600};
-    static constexpr std::chrono::seconds kMaxTokenTtl{7 * 24 * 3600};
+    static constexpr std::chrono::seconds kDefaultTokenTtl { 24 * 3600 };
+    static constexpr std::chrono::seconds kMaxTokenTtl { 7 * 24 * 3600 };
 
-    explicit ForwarderStore(Database &db) : m_db(db) { }
+    explicit ForwarderStore(Database &db)
+        : m_db(db)
+    { }
 
     Result<NewEnrollment> enroll(const QString &name, const protocol::DeviceSpec &device,
-                                 const QString &actor, std::chrono::seconds tokenTtl = kDefaultTokenTtl);
+        const QString &actor, std::chrono::seconds tokenTtl = kDefaultTokenTtl);
     // Single use: of two concurrent redemptions exactly one succeeds.
     Result<RedeemedEnrollment> redeem(const QString &token);
     Result<ForwarderRecord> authenticate(const QString &credential);

@@ -12,8 +12,8 @@ namespace {
 
 Result<UserRecord> readUser(const Rows &q)
 {
-    return UserRecord{q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toInt() != 0,
-                      fromDbTime(q.value(3))};
+    return UserRecord { q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toInt() != 0,
+        fromDbTime(q.value(3)) };
 }
 
 Error notFound(const QString &what)
@@ -25,7 +25,8 @@ Error notFound(const QString &what)
 
 QString roleName(ProjectRole role)
 {
-    return role == ProjectRole::Administrator ? QStringLiteral("administrator") : QStringLiteral("maintainer");
+    return role == ProjectRole::Administrator ? QStringLiteral("administrator")
+                                              : QStringLiteral("maintainer");
 }
 
 std::optional<ProjectRole> parseRole(const QString &name)
@@ -39,12 +40,12 @@ std::optional<ProjectRole> parseRole(const QString &name)
 
 Status ProjectStore::validateProjectPath(const QString &path)
 {
-    if (path.isEmpty() || !path.startsWith(QLatin1Char('/')) || QDir::cleanPath(path) != path || path == QLatin1String("/")
-        || path.size() > 4096 || path.contains(QChar(u'\0')))
+    if (path.isEmpty() || !path.startsWith(QLatin1Char('/')) || QDir::cleanPath(path) != path
+        || path == QLatin1String("/") || path.size() > 4096 || path.contains(QChar(u'\0')))
         return Error::make(QStringLiteral("invalid_project"),
-                           QStringLiteral("a project is named by its absolute directory on the hub, such as "
-                                          "/srv/projects/bench (no trailing slash, no \"..\"); \"%1\" is not one")
-                                   .arg(path.left(200)));
+            QStringLiteral("a project is named by its absolute directory on the hub, such as "
+                           "/srv/projects/bench (no trailing slash, no \"..\"); \"%1\" is not one")
+                .arg(path.left(200)));
     return {};
 }
 
@@ -52,23 +53,26 @@ Result<UserRecord> ProjectStore::addUser(const QString &name, bool hubAdmin, con
 {
     if (Status valid = ForwarderStore::validateName(name); !valid)
         return Error::make(QStringLiteral("invalid_name"),
-                           QStringLiteral("user name \"%1\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-'")
-                                   .arg(name.left(80)));
+            QStringLiteral("user name \"%1\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-'")
+                .arg(name.left(80)));
     Database::Transaction transaction(m_db);
     if (!transaction.begin())
         return transaction.begin().error();
     if (auto existing = findUser(name); existing)
-        return Error::make(QStringLiteral("user_exists"), QStringLiteral("a user named \"%1\" already exists").arg(name));
+        return Error::make(QStringLiteral("user_exists"),
+            QStringLiteral("a user named \"%1\" already exists").arg(name));
     auto inserted = m_db.query(
-            QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, ?, ?) RETURNING id"),
-            {name, hubAdmin ? 1 : 0, toDbTime(QDateTime::currentDateTimeUtc())});
+        QStringLiteral(
+            "INSERT INTO users (name, hub_admin, created_at) VALUES (?, ?, ?) RETURNING id"),
+        { name, hubAdmin ? 1 : 0, toDbTime(QDateTime::currentDateTimeUtc()) });
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
-        return Error::make(QStringLiteral("storage_error"), QStringLiteral("user insert returned no id"));
+        return Error::make(
+            QStringLiteral("storage_error"), QStringLiteral("user insert returned no id"));
     const qint64 id = inserted->value(0).toLongLong();
-    if (Status audited = AuditLog(m_db).append(actor, auditaction::kUserAdd, QStringLiteral("user:%1").arg(name),
-                                               {{QStringLiteral("hub_admin"), hubAdmin}});
+    if (Status audited = AuditLog(m_db).append(actor, auditaction::kUserAdd,
+            QStringLiteral("user:%1").arg(name), { { QStringLiteral("hub_admin"), hubAdmin } });
         !audited)
         return audited.error();
     if (Status committed = transaction.commit(); !committed)
@@ -78,7 +82,9 @@ Result<UserRecord> ProjectStore::addUser(const QString &name, bool hubAdmin, con
 
 Result<UserRecord> ProjectStore::findUser(const QString &name)
 {
-    auto q = m_db.query(QStringLiteral("SELECT id, name, hub_admin, created_at FROM users WHERE name = ?"), {name});
+    auto q = m_db.query(
+        QStringLiteral("SELECT id, name, hub_admin, created_at FROM users WHERE name = ?"),
+        { name });
     if (!q)
         return q.error();
     if (!q->next())
@@ -88,7 +94,8 @@ Result<UserRecord> ProjectStore::findUser(const QString &name)
 
 Result<UserRecord> ProjectStore::findUser(qint64 id)
 {
-    auto q = m_db.query(QStringLiteral("SELECT id, name, hub_admin, created_at FROM users WHERE id = ?"), {id});
+    auto q = m_db.query(
+        QStringLiteral("SELECT id, name, hub_admin, created_at FROM users WHERE id = ?"), { id });
     if (!q)
         return q.error();
     if (!q->next())
@@ -98,7 +105,8 @@ Result<UserRecord> ProjectStore::findUser(qint64 id)
 
 Result<QList<UserRecord>> ProjectStore::users()
 {
-    auto q = m_db.query(QStringLiteral("SELECT id, name, hub_admin, created_at FROM users ORDER BY name"));
+    auto q = m_db.query(
+        QStringLiteral("SELECT id, name, hub_admin, created_at FROM users ORDER BY name"));
     if (!q)
         return q.error();
     QList<UserRecord> out;
@@ -115,16 +123,20 @@ Result<ProjectRecord> ProjectStore::addProject(const QString &path, const QStrin
     if (!transaction.begin())
         return transaction.begin().error();
     if (auto existing = findProject(path); existing)
-        return Error::make(QStringLiteral("project_exists"), QStringLiteral("project %1 already exists").arg(path));
+        return Error::make(QStringLiteral("project_exists"),
+            QStringLiteral("project %1 already exists").arg(path));
     auto inserted = m_db.query(
-            QStringLiteral("INSERT INTO projects (path, created_at, created_by) VALUES (?, ?, ?) RETURNING id"),
-            {path, toDbTime(QDateTime::currentDateTimeUtc()), actor});
+        QStringLiteral(
+            "INSERT INTO projects (path, created_at, created_by) VALUES (?, ?, ?) RETURNING id"),
+        { path, toDbTime(QDateTime::currentDateTimeUtc()), actor });
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
-        return Error::make(QStringLiteral("storage_error"), QStringLiteral("project insert returned no id"));
+        return Error::make(
+            QStringLiteral("storage_error"), QStringLiteral("project insert returned no id"));
     const qint64 id = inserted->value(0).toLongLong();
-    if (Status audited = AuditLog(m_db).append(actor, auditaction::kProjectAdd, QStringLiteral("project:%1").arg(path));
+    if (Status audited = AuditLog(m_db).append(
+            actor, auditaction::kProjectAdd, QStringLiteral("project:%1").arg(path));
         !audited)
         return audited.error();
     if (Status committed = transaction.commit(); !committed)
@@ -134,15 +146,17 @@ Result<ProjectRecord> ProjectStore::addProject(const QString &path, const QStrin
 
 Result<QList<ProjectMember>> ProjectStore::membersOf(qint64 projectId)
 {
-    auto q = m_db.query(QStringLiteral("SELECT u.name, r.role FROM project_roles r JOIN users u ON u.id = r.user_id "
-                                       "WHERE r.project_id = ? ORDER BY u.name"),
-                        {projectId});
+    auto q = m_db.query(
+        QStringLiteral(
+            "SELECT u.name, r.role FROM project_roles r JOIN users u ON u.id = r.user_id "
+            "WHERE r.project_id = ? ORDER BY u.name"),
+        { projectId });
     if (!q)
         return q.error();
     QList<ProjectMember> members;
     while (q->next()) {
         if (const auto role = parseRole(q->value(1).toString()))
-            members.append(ProjectMember{q->value(0).toString(), *role});
+            members.append(ProjectMember { q->value(0).toString(), *role });
     }
     return members;
 }
@@ -152,23 +166,26 @@ Result<ProjectRecord> ProjectStore::findProject(const QString &path)
     // A malformed path is told apart from an unknown project.
     if (Status valid = validateProjectPath(path); !valid)
         return valid.error();
-    auto q = m_db.query(QStringLiteral("SELECT id FROM projects WHERE path = ?"), {path});
+    auto q = m_db.query(QStringLiteral("SELECT id FROM projects WHERE path = ?"), { path });
     if (!q)
         return q.error();
     if (!q->next())
-        return notFound(QStringLiteral("no project %1 (add it with `cloop project add %1`)").arg(path.left(200)));
+        return notFound(QStringLiteral("no project %1 (add it with `cloop project add %1`)")
+                            .arg(path.left(200)));
     return findProject(q->value(0).toLongLong());
 }
 
 Result<ProjectRecord> ProjectStore::findProject(qint64 id)
 {
-    auto q = m_db.query(QStringLiteral("SELECT id, path, created_at, created_by FROM projects WHERE id = ?"), {id});
+    auto q = m_db.query(
+        QStringLiteral("SELECT id, path, created_at, created_by FROM projects WHERE id = ?"),
+        { id });
     if (!q)
         return q.error();
     if (!q->next())
         return notFound(QStringLiteral("no project with id %1").arg(id));
-    ProjectRecord project{q->value(0).toLongLong(), q->value(1).toString(), fromDbTime(q->value(2)),
-                          q->value(3).toString(), {}};
+    ProjectRecord project { q->value(0).toLongLong(), q->value(1).toString(),
+        fromDbTime(q->value(2)), q->value(3).toString(), {} };
     auto members = membersOf(project.id);
     if (!members)
         return members.error();
@@ -191,8 +208,8 @@ Result<QList<ProjectRecord>> ProjectStore::projects()
     return out;
 }
 
-Result<ProjectRecord> ProjectStore::setRole(qint64 projectId, qint64 userId, std::optional<ProjectRole> role,
-                                            const QString &actor)
+Result<ProjectRecord> ProjectStore::setRole(
+    qint64 projectId, qint64 userId, std::optional<ProjectRole> role, const QString &actor)
 {
     Database::Transaction transaction(m_db);
     if (!transaction.begin())
@@ -203,21 +220,24 @@ Result<ProjectRecord> ProjectStore::setRole(qint64 projectId, qint64 userId, std
     auto user = findUser(userId);
     if (!user)
         return user.error();
-    auto removed = m_db.query(QStringLiteral("DELETE FROM project_roles WHERE project_id = ? AND user_id = ?"),
-                              {projectId, userId});
+    auto removed = m_db.query(
+        QStringLiteral("DELETE FROM project_roles WHERE project_id = ? AND user_id = ?"),
+        { projectId, userId });
     if (!removed)
         return removed.error();
     if (role) {
-        auto granted = m_db.query(QStringLiteral("INSERT INTO project_roles (project_id, user_id, role, granted_at, "
-                                                 "granted_by) VALUES (?, ?, ?, ?, ?)"),
-                                  {projectId, userId, roleName(*role), toDbTime(QDateTime::currentDateTimeUtc()), actor});
+        auto granted = m_db.query(
+            QStringLiteral("INSERT INTO project_roles (project_id, user_id, role, granted_at, "
+                           "granted_by) VALUES (?, ?, ?, ?, ?)"),
+            { projectId, userId, roleName(*role), toDbTime(QDateTime::currentDateTimeUtc()),
+                actor });
         if (!granted)
             return granted.error();
     }
     if (Status audited = AuditLog(m_db).append(actor, auditaction::kProjectRole,
-                                               QStringLiteral("project:%1").arg(project->path),
-                                               {{QStringLiteral("user"), user->name},
-                                                {QStringLiteral("role"), role ? roleName(*role) : QStringLiteral("none")}});
+            QStringLiteral("project:%1").arg(project->path),
+            { { QStringLiteral("user"), user->name },
+                { QStringLiteral("role"), role ? roleName(*role) : QStringLiteral("none") } });
         !audited)
         return audited.error();
     if (Status committed = transaction.commit(); !committed)
@@ -227,8 +247,9 @@ Result<ProjectRecord> ProjectStore::setRole(qint64 projectId, qint64 userId, std
 
 Result<std::optional<ProjectRole>> ProjectStore::roleIn(qint64 userId, qint64 projectId)
 {
-    auto q = m_db.query(QStringLiteral("SELECT role FROM project_roles WHERE user_id = ? AND project_id = ?"),
-                        {userId, projectId});
+    auto q = m_db.query(
+        QStringLiteral("SELECT role FROM project_roles WHERE user_id = ? AND project_id = ?"),
+        { userId, projectId });
     if (!q)
         return q.error();
     if (!q->next())
@@ -238,15 +259,16 @@ Result<std::optional<ProjectRole>> ProjectStore::roleIn(qint64 userId, qint64 pr
 
 Result<QList<RoleGrant>> ProjectStore::rolesOf(qint64 userId)
 {
-    auto q = m_db.query(QStringLiteral("SELECT p.id, p.path, r.role FROM project_roles r JOIN projects p ON "
-                                       "p.id = r.project_id WHERE r.user_id = ? ORDER BY p.path"),
-                        {userId});
+    auto q = m_db.query(
+        QStringLiteral("SELECT p.id, p.path, r.role FROM project_roles r JOIN projects p ON "
+                       "p.id = r.project_id WHERE r.user_id = ? ORDER BY p.path"),
+        { userId });
     if (!q)
         return q.error();
     QList<RoleGrant> grants;
     while (q->next()) {
         if (const auto role = parseRole(q->value(2).toString()))
-            grants.append(RoleGrant{q->value(0).toLongLong(), q->value(1).toString(), *role});
+            grants.append(RoleGrant { q->value(0).toLongLong(), q->value(1).toString(), *role });
     }
     return grants;
 }

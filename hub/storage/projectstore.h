@@ -12,7 +12,11 @@ namespace cloop::hub {
 
 class Database;
 
-enum class ProjectRole { Administrator, Maintainer };
+enum class ProjectRole
+{
+    Administrator,
+    Maintainer
+};
 QString roleName(ProjectRole role);
 std::optional<ProjectRole> parseRole(const QString &name);
 
@@ -51,7 +55,9 @@ struct RoleGrant
 class ProjectStore
 {
 public:
-    explicit ProjectStore(Database &db) : m_db(db) { }
+    explicit ProjectStore(Database &db)
+        : m_db(db)
+    { }
 
     Result<UserRecord> addUser(const QString &name, bool hubAdmin, const QString &actor);
     Result<UserRecord> findUser(const QString &name);
@@ -65,8 +71,8 @@ public:
     Result<QList<ProjectRecord>> projects();
 
     // std::nullopt removes the user's role in the project.
-    Result<ProjectRecord> setRole(qint64 projectId, qint64 userId, std::optional<ProjectRole> role,
-                                  const QString &actor);
+    Result<ProjectRecord> setRole(
+        qint64 projectId, qint64 userId, std::optional<ProjectRole> role, const QString &actor);
     Result<std::optional<ProjectRole>> roleIn(qint64 userId, qint64 projectId);
     Result<QList<RoleGrant>> rolesOf(qint64 userId);
 

@@ -10,20 +10,21 @@ namespace cloop::hub {
 namespace {
 
 const QString kColumns = QStringLiteral(
-        "SELECT r.id, r.forwarder_id, f.name, r.project_id, p.path, r.requested_by, u.name, r.reason, "
-        "r.ttl_seconds, r.virtual_executor, r.target_interface, r.target_address, r.created_at, r.expires_at, "
-        "r.state, r.decided_by, r.decided_at, r.decision_reason, r.binding_id FROM binding_requests r "
-        "JOIN forwarders f ON f.id = r.forwarder_id JOIN projects p ON p.id = r.project_id "
-        "JOIN users u ON u.id = r.requested_by");
+    "SELECT r.id, r.forwarder_id, f.name, r.project_id, p.path, r.requested_by, u.name, r.reason, "
+    "r.ttl_seconds, r.virtual_executor, r.target_interface, r.target_address, r.created_at, "
+    "r.expires_at, "
+    "r.state, r.decided_by, r.decided_at, r.decision_reason, r.binding_id FROM binding_requests r "
+    "JOIN forwarders f ON f.id = r.forwarder_id JOIN projects p ON p.id = r.project_id "
+    "JOIN users u ON u.id = r.requested_by");
 
 RequestRecord::State stateFromName(const QString &name)
 {
-    static const QHash<QString, RequestRecord::State> states{
-        {QStringLiteral("pending"), RequestRecord::State::Pending},
-        {QStringLiteral("approved"), RequestRecord::State::Approved},
-        {QStringLiteral("denied"), RequestRecord::State::Denied},
-        {QStringLiteral("expired"), RequestRecord::State::Expired},
-        {QStringLiteral("cancelled"), RequestRecord::State::Cancelled},
+    static const QHash<QString, RequestRecord::State> states {
+        { QStringLiteral("pending"), RequestRecord::State::Pending },
+        { QStringLiteral("approved"), RequestRecord::State::Approved },
+        { QStringLiteral("denied"), RequestRecord::State::Denied },
+        { QStringLiteral("expired"), RequestRecord::State::Expired },
+        { QStringLiteral("cancelled"), RequestRecord::State::Cancelled },
     };
     return states.value(name, RequestRecord::State::Pending);
 }
@@ -105,42 +106,47 @@ Result<QList<RequestRecord>> RequestStore::select(const QString &where, const QV
 
 Result<RequestRecord> RequestStore::find(qint64 id)
 {
-    auto found = select(QStringLiteral(" WHERE r.id = ?"), {id});
+    auto found = select(QStringLiteral(" WHERE r.id = ?"), { id });
     if (!found)
         return found.error();
     if (found->isEmpty())
-        return Error::make(QStringLiteral("not_found"), QStringLiteral("no binding request with id %1").arg(id));
+        return Error::make(
+            QStringLiteral("not_found"), QStringLiteral("no binding request with id %1").arg(id));
     return found->first();
 }
 
 Result<RequestRecord> RequestStore::file(qint64 forwarderId, qint64 projectId, qint64 requesterId,
-                                         const QString &reason, const BindingTerms &terms, const QDateTime &now,
-                                         std::chrono::seconds lifetime)
+    const QString &reason, const BindingTerms &terms, const QDateTime &now,
+    std::chrono::seconds lifetime)
 {
     Database::Transaction transaction(m_db);
     if (!transaction.begin())
         return transaction.begin().error();
     auto inserted = m_db.query(
-            QStringLiteral("INSERT INTO binding_requests (forwarder_id, project_id, requested_by, reason, ttl_seconds, "
-                           "virtual_executor, target_interface, target_address, created_at, expires_at, state) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending') RETURNING id"),
-            {forwarderId, projectId, requesterId, reason, static_cast<qint64>(terms.ttl.count()),
-             nullIfEmpty(terms.virtualExecutor), nullIfEmpty(terms.targetInterface), nullIfEmpty(terms.targetAddress),
-             toDbTime(now), toDbTime(now.addSecs(lifetime.count()))});
+        QStringLiteral(
+            "INSERT INTO binding_requests (forwarder_id, project_id, requested_by, reason, "
+            "ttl_seconds, "
+            "virtual_executor, target_interface, target_address, created_at, expires_at, state) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending') RETURNING id"),
+        { forwarderId, projectId, requesterId, reason, static_cast<qint64>(terms.ttl.count()),
+            nullIfEmpty(terms.virtualExecutor), nullIfEmpty(terms.targetInterface),
+            nullIfEmpty(terms.targetAddress), toDbTime(now),
+            toDbTime(now.addSecs(lifetime.count())) });
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
-        return Error::make(QStringLiteral("storage_error"), QStringLiteral("request insert returned no id"));
+        return Error::make(
+            QStringLiteral("storage_error"), QStringLiteral("request insert returned no id"));
     auto request = find(inserted->value(0).toLongLong());
     if (!request)
         return request.error();
-    if (Status audited = AuditLog(m_db).append(QStringLiteral("user:%1").arg(request->requesterName),
-                                               auditaction::kForwarderRequest,
-                                               QStringLiteral("forwarder:%1").arg(forwarderId),
-                                               {{QStringLiteral("request"), request->id},
-                                                {QStringLiteral("project"), request->projectPath},
-                                                {QStringLiteral("ttl_seconds"), static_cast<qint64>(terms.ttl.count())},
-                                                {QStringLiteral("reason"), reason}});
+    if (Status audited
+        = AuditLog(m_db).append(QStringLiteral("user:%1").arg(request->requesterName),
+            auditaction::kForwarderRequest, QStringLiteral("forwarder:%1").arg(forwarderId),
+            { { QStringLiteral("request"), request->id },
+                { QStringLiteral("project"), request->projectPath },
+                { QStringLiteral("ttl_seconds"), static_cast<qint64>(terms.ttl.count()) },
+                { QStringLiteral("reason"), reason } });
         !audited)
         return audited.error();
     if (Status committed = transaction.commit(); !committed)
@@ -184,9 +190,9 @@ Result<QList<RequestRecord>> RequestStore::list(const Filter &filter, const QDat
     return out;
 }
 
-Result<RequestRecord> RequestStore::decide(qint64 id, RequestRecord::State outcome, const QString &decider,
-                                           const QString &decisionReason, std::optional<qint64> bindingId,
-                                           const QDateTime &now)
+Result<RequestRecord> RequestStore::decide(qint64 id, RequestRecord::State outcome,
+    const QString &decider, const QString &decisionReason, std::optional<qint64> bindingId,
+    const QDateTime &now)
 {
     Database::Transaction transaction(m_db);
     if (!transaction.begin())
@@ -195,28 +201,30 @@ Result<RequestRecord> RequestStore::decide(qint64 id, RequestRecord::State outco
     if (!request)
         return request.error();
     // The guard on state makes the row change once, whoever else decides.
-    auto updated = m_db.query(QStringLiteral("UPDATE binding_requests SET state = ?, decided_by = ?, decided_at = ?, "
-                                             "decision_reason = ?, binding_id = ? WHERE id = ? AND state = 'pending'"),
-                              {requestStateName(outcome), decider, toDbTime(now), decisionReason,
-                               bindingId ? QVariant(*bindingId) : QVariant(QMetaType(QMetaType::LongLong)), id});
+    auto updated = m_db.query(
+        QStringLiteral("UPDATE binding_requests SET state = ?, decided_by = ?, decided_at = ?, "
+                       "decision_reason = ?, binding_id = ? WHERE id = ? AND state = 'pending'"),
+        { requestStateName(outcome), decider, toDbTime(now), decisionReason,
+            bindingId ? QVariant(*bindingId) : QVariant(QMetaType(QMetaType::LongLong)), id });
     if (!updated)
         return updated.error();
     if (updated->numRowsAffected() != 1)
         return Error::make(QStringLiteral("already_decided"),
-                           QStringLiteral("request %1 was already %2%3")
-                                   .arg(id)
-                                   .arg(requestStateName(request->state),
-                                        request->decidedBy.isEmpty() ? QString()
-                                                                     : QStringLiteral(" by %1").arg(request->decidedBy)));
-    QJsonObject details{{QStringLiteral("request"), id},
-                        {QStringLiteral("project"), request->projectPath},
-                        {QStringLiteral("requested_by"), request->requesterName}};
+            QStringLiteral("request %1 was already %2%3")
+                .arg(id)
+                .arg(requestStateName(request->state),
+                    request->decidedBy.isEmpty()
+                        ? QString()
+                        : QStringLiteral(" by %1").arg(request->decidedBy)));
+    QJsonObject details { { QStringLiteral("request"), id },
+        { QStringLiteral("project"), request->projectPath },
+        { QStringLiteral("requested_by"), request->requesterName } };
     if (!decisionReason.isEmpty())
         details.insert(QStringLiteral("reason"), decisionReason);
     if (bindingId)
         details.insert(QStringLiteral("binding"), *bindingId);
     if (Status audited = AuditLog(m_db).append(decider, auditActionFor(outcome),
-                                               QStringLiteral("forwarder:%1").arg(request->forwarderId), details);
+            QStringLiteral("forwarder:%1").arg(request->forwarderId), details);
         !audited)
         return audited.error();
     if (Status committed = transaction.commit(); !committed)
@@ -226,13 +234,15 @@ Result<RequestRecord> RequestStore::decide(qint64 id, RequestRecord::State outco
 
 Result<QList<RequestRecord>> RequestStore::expireDue(const QDateTime &now)
 {
-    auto due = select(QStringLiteral(" WHERE r.state = 'pending' AND r.expires_at <= ? ORDER BY r.id"), {toDbTime(now)});
+    auto due
+        = select(QStringLiteral(" WHERE r.state = 'pending' AND r.expires_at <= ? ORDER BY r.id"),
+            { toDbTime(now) });
     if (!due)
         return due.error();
     QList<RequestRecord> expired;
     for (const RequestRecord &request : std::as_const(*due)) {
         auto decided = decide(request.id, RequestRecord::State::Expired, QStringLiteral("hub"),
-                              QStringLiteral("nobody decided it in time"), std::nullopt, now);
+            QStringLiteral("nobody decided it in time"), std::nullopt, now);
         if (!decided)
             return decided.error();
         expired.append(*decided);
@@ -240,15 +250,18 @@ Result<QList<RequestRecord>> RequestStore::expireDue(const QDateTime &now)
     return expired;
 }
 
-Result<QList<RequestRecord>> RequestStore::cancelAllOfForwarder(qint64 forwarderId, const QString &actor,
-                                                                const QString &reason, const QDateTime &now)
+Result<QList<RequestRecord>> RequestStore::cancelAllOfForwarder(
+    qint64 forwarderId, const QString &actor, const QString &reason, const QDateTime &now)
 {
-    auto pending = select(QStringLiteral(" WHERE r.forwarder_id = ? AND r.state = 'pending' ORDER BY r.id"), {forwarderId});
+    auto pending
+        = select(QStringLiteral(" WHERE r.forwarder_id = ? AND r.state = 'pending' ORDER BY r.id"),
+            { forwarderId });
     if (!pending)
         return pending.error();
     QList<RequestRecord> cancelled;
     for (const RequestRecord &request : std::as_const(*pending)) {
-        auto decided = decide(request.id, RequestRecord::State::Cancelled, actor, reason, std::nullopt, now);
+        auto decided
+            = decide(request.id, RequestRecord::State::Cancelled, actor, reason, std::nullopt, now);
         if (!decided)
             return decided.error();
         cancelled.append(*decided);

@@ -15,7 +15,14 @@ class Database;
 
 struct RequestRecord
 {
-    enum class State { Pending, Approved, Denied, Expired, Cancelled };
+    enum class State
+    {
+        Pending,
+        Approved,
+        Denied,
+        Expired,
+        Cancelled
+    };
 
     qint64 id = 0;
     qint64 forwarderId = 0;
@@ -43,10 +50,13 @@ QString requestStateName(RequestRecord::State state);
 class RequestStore
 {
 public:
-    explicit RequestStore(Database &db) : m_db(db) { }
+    explicit RequestStore(Database &db)
+        : m_db(db)
+    { }
 
-    Result<RequestRecord> file(qint64 forwarderId, qint64 projectId, qint64 requesterId, const QString &reason,
-                               const BindingTerms &terms, const QDateTime &now, std::chrono::seconds lifetime);
+    Result<RequestRecord> file(qint64 forwarderId, qint64 projectId, qint64 requesterId,
+        const QString &reason, const BindingTerms &terms, const QDateTime &now,
+        std::chrono::seconds lifetime);
     Result<RequestRecord> find(qint64 id);
 
     struct Filter
@@ -61,11 +71,10 @@ public:
     // Moves a pending request to its final state; fails with already_decided
     // when another decision (or expiry) came first.
     Result<RequestRecord> decide(qint64 id, RequestRecord::State outcome, const QString &decider,
-                                 const QString &decisionReason, std::optional<qint64> bindingId,
-                                 const QDateTime &now);
+        const QString &decisionReason, std::optional<qint64> bindingId, const QDateTime &now);
     Result<QList<RequestRecord>> expireDue(const QDateTime &now);
-    Result<QList<RequestRecord>> cancelAllOfForwarder(qint64 forwarderId, const QString &actor, const QString &reason,
-                                                      const QDateTime &now);
+    Result<QList<RequestRecord>> cancelAllOfForwarder(
+        qint64 forwarderId, const QString &actor, const QString &reason, const QDateTime &now);
 
 private:
     Result<QList<RequestRecord>> select(const QString &where, const QVariantList &binds);

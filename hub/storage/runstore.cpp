@@ -10,18 +10,20 @@ namespace cloop::hub {
 namespace {
 
 const QString kColumns = QStringLiteral(
-        "SELECT r.id, r.project_id, p.path, r.requested_by, r.executor_id, r.virtual_executor, r.image, r.argv, "
-        "r.host_process, r.state, r.exit_code, r.error, r.created_at, r.dispatched_at, r.started_at, r.finished_at, "
-        "r.log_end, r.log_expected, r.runtime FROM runs r JOIN projects p ON p.id = r.project_id");
+    "SELECT r.id, r.project_id, p.path, r.requested_by, r.executor_id, r.virtual_executor, "
+    "r.image, r.argv, "
+    "r.host_process, r.state, r.exit_code, r.error, r.created_at, r.dispatched_at, r.started_at, "
+    "r.finished_at, "
+    "r.log_end, r.log_expected, r.runtime FROM runs r JOIN projects p ON p.id = r.project_id");
 
-const QList<std::pair<RunRecord::State, QLatin1StringView>> kStateNames{
-    {RunRecord::State::Queued, QLatin1StringView("queued")},
-    {RunRecord::State::Dispatched, QLatin1StringView("dispatched")},
-    {RunRecord::State::Running, QLatin1StringView("running")},
-    {RunRecord::State::Succeeded, QLatin1StringView("succeeded")},
-    {RunRecord::State::Failed, QLatin1StringView("failed")},
-    {RunRecord::State::Cancelled, QLatin1StringView("cancelled")},
-    {RunRecord::State::Lost, QLatin1StringView("lost")},
+const QList<std::pair<RunRecord::State, QLatin1StringView>> kStateNames {
+    { RunRecord::State::Queued, QLatin1StringView("queued") },
+    { RunRecord::State::Dispatched, QLatin1StringView("dispatched") },
+    { RunRecord::State::Running, QLatin1StringView("running") },
+    { RunRecord::State::Succeeded, QLatin1StringView("succeeded") },
+    { RunRecord::State::Failed, QLatin1StringView("failed") },
+    { RunRecord::State::Cancelled, QLatin1StringView("cancelled") },
+    { RunRecord::State::Lost, QLatin1StringView("lost") },
 };
 
 RunRecord::State stateFromName(const QString &name)
@@ -92,31 +94,37 @@ Result<QList<RunRecord>> RunStore::select(const QString &where, const QVariantLi
 Result<RunRecord> RunStore::create(const NewRun &run, const QDateTime &now)
 {
     auto inserted = m_db.query(
-            QStringLiteral("INSERT INTO runs (project_id, requested_by, executor_id, virtual_executor, runtime, image, argv, "
-                           "host_process, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?) RETURNING id"),
-            {run.projectId, run.requestedBy,
-             run.executorId ? QVariant(*run.executorId) : QVariant(QMetaType(QMetaType::LongLong)),
-             nullIfEmpty(run.virtualExecutor), nullIfEmpty(run.runtime), nullIfEmpty(run.image),
-             QString::fromUtf8(QJsonDocument(QJsonArray::fromStringList(run.argv)).toJson(QJsonDocument::Compact)),
-             run.hostProcess ? 1 : 0, toDbTime(now)});
+        QStringLiteral("INSERT INTO runs (project_id, requested_by, executor_id, virtual_executor, "
+                       "runtime, image, argv, "
+                       "host_process, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', "
+                       "?) RETURNING id"),
+        { run.projectId, run.requestedBy,
+            run.executorId ? QVariant(*run.executorId) : QVariant(QMetaType(QMetaType::LongLong)),
+            nullIfEmpty(run.virtualExecutor), nullIfEmpty(run.runtime), nullIfEmpty(run.image),
+            QString::fromUtf8(
+                QJsonDocument(QJsonArray::fromStringList(run.argv)).toJson(QJsonDocument::Compact)),
+            run.hostProcess ? 1 : 0, toDbTime(now) });
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
-        return Error::make(QStringLiteral("storage_error"), QStringLiteral("run insert returned no id"));
+        return Error::make(
+            QStringLiteral("storage_error"), QStringLiteral("run insert returned no id"));
     return find(inserted->value(0).toLongLong());
 }
 
 Result<RunRecord> RunStore::find(qint64 id)
 {
-    auto found = select(QStringLiteral(" WHERE r.id = ?"), {id});
+    auto found = select(QStringLiteral(" WHERE r.id = ?"), { id });
     if (!found)
         return found.error();
     if (found->isEmpty())
-        return Error::make(QStringLiteral("not_found"), QStringLiteral("no run with id %1").arg(id));
+        return Error::make(
+            QStringLiteral("not_found"), QStringLiteral("no run with id %1").arg(id));
     return found->first();
 }
 
-Result<QList<RunRecord>> RunStore::list(std::optional<QList<qint64>> projectIds, bool includeFinished)
+Result<QList<RunRecord>> RunStore::list(
+    std::optional<QList<qint64>> projectIds, bool includeFinished)
 {
     QString where = QStringLiteral(" WHERE 1 = 1");
     QVariantList binds;
@@ -142,8 +150,10 @@ Result<QList<RunRecord>> RunStore::queued()
 
 Result<QList<RunRecord>> RunStore::activeOn(qint64 executorId)
 {
-    return select(QStringLiteral(" WHERE r.executor_id = ? AND r.state IN ('dispatched', 'running') ORDER BY r.id"),
-                  {executorId});
+    return select(
+        QStringLiteral(
+            " WHERE r.executor_id = ? AND r.state IN ('dispatched', 'running') ORDER BY r.id"),
+        { executorId });
 }
 
 Result<RunRecord> RunStore::transition(qint64 id, const QStringList &from,
@@ -178,8 +188,9 @@ Result<RunRecord> RunStore::transition(qint64 id, const QStringList &from,
 
 Result<RunRecord> RunStore::markDispatched(qint64 id, qint64 executorId, const QDateTime &now)
 {
-    return transition(id, {QStringLiteral("queued")}, QStringLiteral("state = 'dispatched', executor_id = ?, dispatched_at = ?"),
-                      {executorId, toDbTime(now)});
+    return transition(id, { QStringLiteral("queued") },
+        QStringLiteral("state = 'dispatched', executor_id = ?, dispatched_at = ?"),
+        { executorId, toDbTime(now) });
 }
 
 Result<RunRecord> RunStore::markRunning(qint64 id, qint64 executorId, const QDateTime &now)
@@ -210,8 +221,8 @@ Result<RunRecord> RunStore::finishOn(qint64 executorId, qint64 id, RunRecord::St
         kFinishAssignments, finishBinds(final, exitCode, error, now), executorId);
 }
 
-Result<RunRecord> RunStore::finish(qint64 id, RunRecord::State final, std::optional<int> exitCode, const QString &error,
-                                   const QDateTime &now)
+Result<RunRecord> RunStore::finish(qint64 id, RunRecord::State final, std::optional<int> exitCode,
+    const QString &error, const QDateTime &now)
 {
     return transition(id,
         { QStringLiteral("queued"), QStringLiteral("dispatched"), QStringLiteral("running") },
@@ -220,7 +231,8 @@ Result<RunRecord> RunStore::finish(qint64 id, RunRecord::State final, std::optio
 
 Status RunStore::setLogEnd(qint64 id, qint64 logEnd)
 {
-    auto updated = m_db.query(QStringLiteral("UPDATE runs SET log_end = ? WHERE id = ?"), {logEnd, id});
+    auto updated
+        = m_db.query(QStringLiteral("UPDATE runs SET log_end = ? WHERE id = ?"), { logEnd, id });
     if (!updated)
         return updated.error();
     return {};
@@ -228,7 +240,8 @@ Status RunStore::setLogEnd(qint64 id, qint64 logEnd)
 
 Status RunStore::setLogExpected(qint64 id, qint64 logExpected)
 {
-    auto updated = m_db.query(QStringLiteral("UPDATE runs SET log_expected = ? WHERE id = ?"), {logExpected, id});
+    auto updated = m_db.query(
+        QStringLiteral("UPDATE runs SET log_expected = ? WHERE id = ?"), { logExpected, id });
     if (!updated)
         return updated.error();
     return {};

@@ -16,7 +16,16 @@ class Database;
 struct RunRecord
 {
     // queued -> dispatched -> running -> succeeded | failed | cancelled | lost
-    enum class State { Queued, Dispatched, Running, Succeeded, Failed, Cancelled, Lost };
+    enum class State
+    {
+        Queued,
+        Dispatched,
+        Running,
+        Succeeded,
+        Failed,
+        Cancelled,
+        Lost
+    };
 
     qint64 id = 0;
     qint64 projectId = 0;
@@ -41,7 +50,8 @@ struct RunRecord
     bool logComplete() const { return logExpected && logEnd >= *logExpected; }
     bool isFinished() const
     {
-        return state == State::Succeeded || state == State::Failed || state == State::Cancelled || state == State::Lost;
+        return state == State::Succeeded || state == State::Failed || state == State::Cancelled
+            || state == State::Lost;
     }
     // A run queued for (pinned to) an executor already names it; only once
     // dispatched is it that executor's to report on (started, finished,
@@ -71,7 +81,9 @@ struct NewRun
 class RunStore
 {
 public:
-    explicit RunStore(Database &db) : m_db(db) { }
+    explicit RunStore(Database &db)
+        : m_db(db)
+    { }
     Database &database() { return m_db; }
 
     Result<RunRecord> create(const NewRun &run, const QDateTime &now);
@@ -89,8 +101,8 @@ public:
         std::optional<int> exitCode, const QString &error, const QDateTime &now);
     // The hub's own decisions (refused, cancelled, lost): from queued,
     // dispatched or running to a final state.
-    Result<RunRecord> finish(qint64 id, RunRecord::State final, std::optional<int> exitCode, const QString &error,
-                             const QDateTime &now);
+    Result<RunRecord> finish(qint64 id, RunRecord::State final, std::optional<int> exitCode,
+        const QString &error, const QDateTime &now);
     Status setLogEnd(qint64 id, qint64 logEnd);
     Status setLogExpected(qint64 id, qint64 logExpected);
 

@@ -19,29 +19,36 @@ QStringList version1(bool postgres)
     return {
         QStringLiteral("CREATE TABLE users ("
                        "%1, name TEXT NOT NULL UNIQUE, hub_admin INTEGER NOT NULL DEFAULT 0, "
-                       "created_at TEXT NOT NULL)").arg(id),
+                       "created_at TEXT NOT NULL)")
+            .arg(id),
         QStringLiteral("CREATE TABLE api_tokens ("
                        "%1, user_id BIGINT NOT NULL REFERENCES users(id), "
                        "token_hash TEXT NOT NULL UNIQUE, label TEXT NOT NULL, "
-                       "created_at TEXT NOT NULL, revoked_at TEXT)").arg(id),
-        QStringLiteral("CREATE TABLE forwarders ("
-                       "%1, name TEXT NOT NULL, device_kind TEXT NOT NULL, "
-                       "device_spec TEXT NOT NULL, created_at TEXT NOT NULL, created_by TEXT NOT NULL, "
-                       "enrolled_at TEXT, revoked_at TEXT, revoked_by TEXT, last_seen_at TEXT)").arg(id),
+                       "created_at TEXT NOT NULL, revoked_at TEXT)")
+            .arg(id),
+        QStringLiteral(
+            "CREATE TABLE forwarders ("
+            "%1, name TEXT NOT NULL, device_kind TEXT NOT NULL, "
+            "device_spec TEXT NOT NULL, created_at TEXT NOT NULL, created_by TEXT NOT NULL, "
+            "enrolled_at TEXT, revoked_at TEXT, revoked_by TEXT, last_seen_at TEXT)")
+            .arg(id),
         // A name is unique among forwarders that are not revoked.
         QStringLiteral("CREATE UNIQUE INDEX forwarders_active_name ON forwarders (name) "
                        "WHERE revoked_at IS NULL"),
         QStringLiteral("CREATE TABLE enrollment_tokens ("
                        "%1, forwarder_id BIGINT NOT NULL REFERENCES forwarders(id), "
                        "token_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, "
-                       "expires_at TEXT NOT NULL, redeemed_at TEXT)").arg(id),
+                       "expires_at TEXT NOT NULL, redeemed_at TEXT)")
+            .arg(id),
         QStringLiteral("CREATE TABLE forwarder_credentials ("
                        "%1, forwarder_id BIGINT NOT NULL REFERENCES forwarders(id), "
                        "credential_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, "
-                       "revoked_at TEXT)").arg(id),
+                       "revoked_at TEXT)")
+            .arg(id),
         QStringLiteral("CREATE TABLE audit_log ("
                        "%1, at TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, "
-                       "subject TEXT NOT NULL, details TEXT NOT NULL)").arg(id),
+                       "subject TEXT NOT NULL, details TEXT NOT NULL)")
+            .arg(id),
         QStringLiteral("CREATE INDEX audit_log_at ON audit_log (at)"),
     };
 }
@@ -51,32 +58,40 @@ QStringList version2(bool postgres)
 {
     const QString id = idColumn(postgres);
     return {
-        QStringLiteral("CREATE TABLE projects ("
-                       "%1, path TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, created_by TEXT NOT NULL)").arg(id),
+        QStringLiteral(
+            "CREATE TABLE projects ("
+            "%1, path TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, created_by TEXT NOT NULL)")
+            .arg(id),
         QStringLiteral("CREATE TABLE project_roles ("
                        "project_id BIGINT NOT NULL REFERENCES projects(id), "
                        "user_id BIGINT NOT NULL REFERENCES users(id), role TEXT NOT NULL, "
                        "granted_at TEXT NOT NULL, granted_by TEXT NOT NULL, "
                        "PRIMARY KEY (project_id, user_id))"),
-        QStringLiteral("CREATE TABLE binding_requests ("
-                       "%1, forwarder_id BIGINT NOT NULL REFERENCES forwarders(id), "
-                       "project_id BIGINT NOT NULL REFERENCES projects(id), "
-                       "requested_by BIGINT NOT NULL REFERENCES users(id), reason TEXT NOT NULL, "
-                       "ttl_seconds BIGINT NOT NULL, virtual_executor TEXT, target_interface TEXT, "
-                       "target_address TEXT, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, "
-                       "state TEXT NOT NULL, decided_by TEXT, decided_at TEXT, decision_reason TEXT, "
-                       "binding_id BIGINT)").arg(id),
-        QStringLiteral("CREATE INDEX binding_requests_state ON binding_requests (state, expires_at)"),
+        QStringLiteral(
+            "CREATE TABLE binding_requests ("
+            "%1, forwarder_id BIGINT NOT NULL REFERENCES forwarders(id), "
+            "project_id BIGINT NOT NULL REFERENCES projects(id), "
+            "requested_by BIGINT NOT NULL REFERENCES users(id), reason TEXT NOT NULL, "
+            "ttl_seconds BIGINT NOT NULL, virtual_executor TEXT, target_interface TEXT, "
+            "target_address TEXT, created_at TEXT NOT NULL, expires_at TEXT NOT NULL, "
+            "state TEXT NOT NULL, decided_by TEXT, decided_at TEXT, decision_reason TEXT, "
+            "binding_id BIGINT)")
+            .arg(id),
+        QStringLiteral(
+            "CREATE INDEX binding_requests_state ON binding_requests (state, expires_at)"),
         QStringLiteral("CREATE TABLE bindings ("
                        "%1, forwarder_id BIGINT NOT NULL REFERENCES forwarders(id), "
                        "project_id BIGINT NOT NULL REFERENCES projects(id), virtual_executor TEXT, "
                        "target_interface TEXT, target_address TEXT, created_at TEXT NOT NULL, "
                        "created_by TEXT NOT NULL, expires_at TEXT NOT NULL, "
                        "request_id BIGINT REFERENCES binding_requests(id), "
-                       "ended_at TEXT, ended_by TEXT, end_kind TEXT, end_reason TEXT)").arg(id),
+                       "ended_at TEXT, ended_by TEXT, end_kind TEXT, end_reason TEXT)")
+            .arg(id),
         // At most one active binding per forwarder: one device, one project.
-        QStringLiteral("CREATE UNIQUE INDEX bindings_one_active ON bindings (forwarder_id) WHERE ended_at IS NULL"),
-        QStringLiteral("CREATE INDEX bindings_active_expiry ON bindings (expires_at) WHERE ended_at IS NULL"),
+        QStringLiteral("CREATE UNIQUE INDEX bindings_one_active ON bindings (forwarder_id) WHERE "
+                       "ended_at IS NULL"),
+        QStringLiteral(
+            "CREATE INDEX bindings_active_expiry ON bindings (expires_at) WHERE ended_at IS NULL"),
     };
 }
 
@@ -85,19 +100,24 @@ QStringList version3(bool postgres)
 {
     const QString id = idColumn(postgres);
     return {
-        QStringLiteral("CREATE TABLE executors ("
-                       "%1, name TEXT NOT NULL, created_at TEXT NOT NULL, created_by TEXT NOT NULL, "
-                       "enrolled_at TEXT, revoked_at TEXT, revoked_by TEXT, last_seen_at TEXT, "
-                       "software TEXT, protocol INTEGER, capabilities TEXT)").arg(id),
-        QStringLiteral("CREATE UNIQUE INDEX executors_active_name ON executors (name) WHERE revoked_at IS NULL"),
+        QStringLiteral(
+            "CREATE TABLE executors ("
+            "%1, name TEXT NOT NULL, created_at TEXT NOT NULL, created_by TEXT NOT NULL, "
+            "enrolled_at TEXT, revoked_at TEXT, revoked_by TEXT, last_seen_at TEXT, "
+            "software TEXT, protocol INTEGER, capabilities TEXT)")
+            .arg(id),
+        QStringLiteral("CREATE UNIQUE INDEX executors_active_name ON executors (name) WHERE "
+                       "revoked_at IS NULL"),
         QStringLiteral("CREATE TABLE executor_tokens ("
                        "%1, executor_id BIGINT NOT NULL REFERENCES executors(id), "
                        "token_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, "
-                       "expires_at TEXT NOT NULL, redeemed_at TEXT)").arg(id),
+                       "expires_at TEXT NOT NULL, redeemed_at TEXT)")
+            .arg(id),
         QStringLiteral("CREATE TABLE executor_credentials ("
                        "%1, executor_id BIGINT NOT NULL REFERENCES executors(id), "
                        "credential_hash TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL, "
-                       "revoked_at TEXT)").arg(id),
+                       "revoked_at TEXT)")
+            .arg(id),
     };
 }
 
@@ -106,20 +126,25 @@ QStringList version4(bool postgres)
 {
     const QString id = idColumn(postgres);
     return {
-        QStringLiteral("CREATE TABLE runs ("
-                       "%1, project_id BIGINT NOT NULL REFERENCES projects(id), "
-                       "requested_by TEXT NOT NULL, executor_id BIGINT REFERENCES executors(id), "
-                       "virtual_executor TEXT, runtime TEXT, image TEXT, argv TEXT NOT NULL, "
-                       "host_process INTEGER NOT NULL DEFAULT 0, "
-                       "state TEXT NOT NULL, exit_code INTEGER, error TEXT, created_at TEXT NOT NULL, "
-                       "dispatched_at TEXT, started_at TEXT, finished_at TEXT, log_end BIGINT NOT NULL DEFAULT 0, "
-                       "log_expected BIGINT)").arg(id),
+        QStringLiteral(
+            "CREATE TABLE runs ("
+            "%1, project_id BIGINT NOT NULL REFERENCES projects(id), "
+            "requested_by TEXT NOT NULL, executor_id BIGINT REFERENCES executors(id), "
+            "virtual_executor TEXT, runtime TEXT, image TEXT, argv TEXT NOT NULL, "
+            "host_process INTEGER NOT NULL DEFAULT 0, "
+            "state TEXT NOT NULL, exit_code INTEGER, error TEXT, created_at TEXT NOT NULL, "
+            "dispatched_at TEXT, started_at TEXT, finished_at TEXT, log_end BIGINT NOT NULL "
+            "DEFAULT 0, "
+            "log_expected BIGINT)")
+            .arg(id),
         QStringLiteral("CREATE INDEX runs_state ON runs (state, id)"),
         // A name for an agent plus sandbox settings; runs and bindings may
         // name it instead of the agent.
-        QStringLiteral("CREATE TABLE virtual_executors ("
-                       "%1, name TEXT NOT NULL UNIQUE, executor_id BIGINT NOT NULL REFERENCES executors(id), "
-                       "runtime TEXT, created_at TEXT NOT NULL, created_by TEXT NOT NULL)").arg(id),
+        QStringLiteral(
+            "CREATE TABLE virtual_executors ("
+            "%1, name TEXT NOT NULL UNIQUE, executor_id BIGINT NOT NULL REFERENCES executors(id), "
+            "runtime TEXT, created_at TEXT NOT NULL, created_by TEXT NOT NULL)")
+            .arg(id),
     };
 }
 

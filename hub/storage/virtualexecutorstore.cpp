@@ -10,28 +10,31 @@
 namespace cloop::hub {
 
 namespace {
-const QString kColumns = QStringLiteral("SELECT v.id, v.name, v.executor_id, e.name, v.runtime, v.created_at, v.created_by "
-                                        "FROM virtual_executors v JOIN executors e ON e.id = v.executor_id");
+const QString kColumns = QStringLiteral(
+    "SELECT v.id, v.name, v.executor_id, e.name, v.runtime, v.created_at, v.created_by "
+    "FROM virtual_executors v JOIN executors e ON e.id = v.executor_id");
 
 VirtualExecutorRecord readVirtual(const Rows &q)
 {
-    return VirtualExecutorRecord{q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toLongLong(),
-                                 q.value(3).toString(), q.value(4).toString(), fromDbTime(q.value(5)),
-                                 q.value(6).toString()};
+    return VirtualExecutorRecord { q.value(0).toLongLong(), q.value(1).toString(),
+        q.value(2).toLongLong(), q.value(3).toString(), q.value(4).toString(),
+        fromDbTime(q.value(5)), q.value(6).toString() };
 }
 } // namespace
 
-Result<VirtualExecutorRecord> VirtualExecutorStore::create(const QString &name, qint64 executorId, const QString &runtime,
-                                                           const QString &actor)
+Result<VirtualExecutorRecord> VirtualExecutorStore::create(
+    const QString &name, qint64 executorId, const QString &runtime, const QString &actor)
 {
     if (Status valid = ForwarderStore::validateName(name); !valid)
         return Error::make(QStringLiteral("invalid_name"),
-                           QStringLiteral("virtual executor name \"%1\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-'")
-                                   .arg(name.left(80)));
+            QStringLiteral(
+                "virtual executor name \"%1\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-'")
+                .arg(name.left(80)));
     static const QRegularExpression runtimeName(QStringLiteral("^[a-z0-9][a-z0-9._-]{0,31}$"));
     if (!runtime.isEmpty() && !runtimeName.match(runtime).hasMatch())
         return Error::make(QStringLiteral("invalid_request"),
-                           QStringLiteral("\"%1\" is not an OCI runtime name (runc, crun, runsc, kata…)").arg(runtime.left(40)));
+            QStringLiteral("\"%1\" is not an OCI runtime name (runc, crun, runsc, kata…)")
+                .arg(runtime.left(40)));
     Database::Transaction transaction(m_db);
     if (!transaction.begin())
         return transaction.begin().error();
@@ -39,19 +42,22 @@ Result<VirtualExecutorRecord> VirtualExecutorStore::create(const QString &name, 
     if (!executor)
         return executor.error();
     if (executor->isRevoked())
-        return Error::make(QStringLiteral("executor_revoked"), QStringLiteral("executor %1 was revoked").arg(executorId));
+        return Error::make(QStringLiteral("executor_revoked"),
+            QStringLiteral("executor %1 was revoked").arg(executorId));
     if (find(name))
-        return Error::make(QStringLiteral("name_taken"), QStringLiteral("a virtual executor named \"%1\" exists").arg(name));
-    auto inserted = m_db.query(QStringLiteral("INSERT INTO virtual_executors (name, executor_id, runtime, created_at, "
-                                              "created_by) VALUES (?, ?, ?, ?, ?)"),
-                               {name, executorId,
-                                runtime.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(runtime),
-                                toDbTime(QDateTime::currentDateTimeUtc()), actor});
+        return Error::make(QStringLiteral("name_taken"),
+            QStringLiteral("a virtual executor named \"%1\" exists").arg(name));
+    auto inserted = m_db.query(
+        QStringLiteral("INSERT INTO virtual_executors (name, executor_id, runtime, created_at, "
+                       "created_by) VALUES (?, ?, ?, ?, ?)"),
+        { name, executorId,
+            runtime.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(runtime),
+            toDbTime(QDateTime::currentDateTimeUtc()), actor });
     if (!inserted)
         return inserted.error();
     if (Status audited = AuditLog(m_db).append(actor, auditaction::kVirtualExecutorCreate,
-                                               QStringLiteral("executor:%1").arg(executorId),
-                                               {{QStringLiteral("name"), name}, {QStringLiteral("runtime"), runtime}});
+            QStringLiteral("executor:%1").arg(executorId),
+            { { QStringLiteral("name"), name }, { QStringLiteral("runtime"), runtime } });
         !audited)
         return audited.error();
     if (Status committed = transaction.commit(); !committed)
@@ -61,11 +67,12 @@ Result<VirtualExecutorRecord> VirtualExecutorStore::create(const QString &name, 
 
 Result<VirtualExecutorRecord> VirtualExecutorStore::find(const QString &name)
 {
-    auto q = m_db.query(kColumns + QStringLiteral(" WHERE v.name = ?"), {name});
+    auto q = m_db.query(kColumns + QStringLiteral(" WHERE v.name = ?"), { name });
     if (!q)
         return q.error();
     if (!q->next())
-        return Error::make(QStringLiteral("not_found"), QStringLiteral("no virtual executor named \"%1\"").arg(name.left(80)));
+        return Error::make(QStringLiteral("not_found"),
+            QStringLiteral("no virtual executor named \"%1\"").arg(name.left(80)));
     return readVirtual(*q);
 }
 

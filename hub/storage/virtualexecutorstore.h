@@ -27,10 +27,12 @@ struct VirtualExecutorRecord
 class VirtualExecutorStore
 {
 public:
-    explicit VirtualExecutorStore(Database &db) : m_db(db) { }
+    explicit VirtualExecutorStore(Database &db)
+        : m_db(db)
+    { }
 
-    Result<VirtualExecutorRecord> create(const QString &name, qint64 executorId, const QString &runtime,
-                                         const QString &actor);
+    Result<VirtualExecutorRecord> create(
+        const QString &name, qint64 executorId, const QString &runtime, const QString &actor);
     Result<VirtualExecutorRecord> find(const QString &name);
     Result<QList<VirtualExecutorRecord>> list();
 

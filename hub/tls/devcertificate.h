@@ -28,8 +28,8 @@ struct DevCertificateRequest
     int validDays = 825;
 };
 
-Status generateDevCertificate(const DevCertificateRequest &request, const QString &certificatePath,
-                              const QString &keyPath);
+Status generateDevCertificate(
+    const DevCertificateRequest &request, const QString &certificatePath, const QString &keyPath);
 
 // localhost, 127.0.0.1, ::1 and this machine's host name.
 QStringList defaultDevHostNames();

@@ -103,9 +103,11 @@ struct FakeHost
     }
 };
 
-Attachment usbAttachment(qint64 run, qint64 binding, const QString &localBusId, int port, quint32 deviceId)
+Attachment usbAttachment(
+    qint64 run, qint64 binding, const QString &localBusId, int port, quint32 deviceId)
 {
-    Attachment attachment { run, binding, QStringLiteral("usb"), localBusId, QStringLiteral("/dev/bus/usb/003/002"), 0 };
+    Attachment attachment { run, binding, QStringLiteral("usb"), localBusId,
+        QStringLiteral("/dev/bus/usb/003/002"), 0 };
     attachment.vhciPort = port;
     attachment.usbDeviceId = deviceId;
     return attachment;
@@ -357,7 +359,8 @@ void TestAttachmentLedger::recoveryFreesOnlyTheRecordedUsbPorts()
 {
     {
         FakeHost before;
-        AttachmentLedger previous(m_root->path(), before.probe(), before.remover(), before.releaser());
+        AttachmentLedger previous(
+            m_root->path(), before.probe(), before.remover(), before.releaser());
         QVERIFY(previous.record(usbAttachment(1, 1, QStringLiteral("3-1"), 0, 0x10002)));
         QVERIFY(previous.record(usbAttachment(1, 2, QStringLiteral("3-2"), 1, 0x10003)));
         QVERIFY(previous.record(usbAttachment(2, 1, QStringLiteral("4-1"), 8, 0x20004)));
@@ -373,9 +376,11 @@ void TestAttachmentLedger::recoveryFreesOnlyTheRecordedUsbPorts()
     const AttachmentLedger::Recovery recovery = ledger.recoverLeftovers();
 
     QCOMPARE(host.releaseCalls, (QList<int> { 0, 1, 8 }));
-    QCOMPARE(recovery.removed, QStringList { QStringLiteral("3-1 (run 1, binding 1) on vhci port 0") });
+    QCOMPARE(
+        recovery.removed, QStringList { QStringLiteral("3-1 (run 1, binding 1) on vhci port 0") });
     QCOMPARE(recovery.skipped.size(), 1);
-    QVERIFY2(recovery.skipped.first().contains(QLatin1String("4-1 (run 2, binding 1): vhci port 8 holds another")),
+    QVERIFY2(recovery.skipped.first().contains(
+                 QLatin1String("4-1 (run 2, binding 1): vhci port 8 holds another")),
         qPrintable(recovery.skipped.first()));
     QVERIFY(!host.usbPorts.contains(0));
     QCOMPARE(host.usbPorts.value(8), 0x30001u);

@@ -5,13 +5,13 @@
 // the real machine that checks only what holds everywhere.
 
 #include "cloop/buildinfo.h"
-#include "common/protocol/protocolversion.h"
+#include "common/device/sysfsroot.h"
 #include "common/protocol/agentcapabilities.h"
-#include "daemon-agent/capabilities/capabilityprobe.h"
-#include "daemon-agent/capabilities/containersconf.h"
+#include "common/protocol/protocolversion.h"
 #include "common/util/commandrunner.h"
 #include "common/util/processcommandrunner.h"
-#include "common/device/sysfsroot.h"
+#include "daemon-agent/capabilities/capabilityprobe.h"
+#include "daemon-agent/capabilities/containersconf.h"
 
 #include <QDir>
 #include <QElapsedTimer>
@@ -87,21 +87,23 @@ public:
         return executables.value(nameOrPath);
     }
 
-    Result<CommandOutput> run(const QString &program, const QStringList &arguments,
-                              std::chrono::milliseconds) override
+    Result<CommandOutput> run(
+        const QString &program, const QStringList &arguments, std::chrono::milliseconds) override
     {
-        const QString line = QFileInfo(program).fileName() + QLatin1Char(' ')
-                + arguments.join(QLatin1Char(' '));
+        const QString line
+            = QFileInfo(program).fileName() + QLatin1Char(' ') + arguments.join(QLatin1Char(' '));
         calls.append(line);
         const auto it = answers.find(line);
         if (it == answers.end())
-            return Error::make(QStringLiteral("command_failed"), QStringLiteral("%1 not faked").arg(line));
+            return Error::make(
+                QStringLiteral("command_failed"), QStringLiteral("%1 not faked").arg(line));
         return it->second;
     }
 
-    void answer(const QString &line, int exitCode, const QByteArray &out, const QByteArray &err = {})
+    void answer(
+        const QString &line, int exitCode, const QByteArray &out, const QByteArray &err = {})
     {
-        answers.insert_or_assign(line, Result<CommandOutput>(CommandOutput{exitCode, out, err}));
+        answers.insert_or_assign(line, Result<CommandOutput>(CommandOutput { exitCode, out, err }));
     }
 };
 
@@ -161,15 +163,15 @@ struct ProbeParts
 };
 
 ProbeParts makeProbe(const SysfsRoot &roots, unsigned int euid = 0,
-                     const std::function<void(FakeRunner &)> &setUp = {}, QStringList confFiles = {})
+    const std::function<void(FakeRunner &)> &setUp = {}, QStringList confFiles = {})
 {
     auto runner = std::make_unique<FakeRunner>();
     if (setUp)
         setUp(*runner);
     ProbeParts parts;
     parts.runner = runner.get();
-    parts.probe = std::make_unique<CapabilityProbe>(roots, std::move(runner),
-                                                    [euid] { return euid; }, std::move(confFiles));
+    parts.probe = std::make_unique<CapabilityProbe>(
+        roots, std::move(runner), [euid] { return euid; }, std::move(confFiles));
     return parts;
 }
 
@@ -198,21 +200,23 @@ Caps sampleCapabilities()
     caps.kernel = QStringLiteral("6.1.0-18-amd64");
     caps.cpus = 2;
     caps.memoryBytes = qint64(24684084) * 1024;
-    caps.labels = {{QStringLiteral("rack"), QStringLiteral("b3")}, {QStringLiteral("gpu"), QStringLiteral("none")}};
+    caps.labels = { { QStringLiteral("rack"), QStringLiteral("b3") },
+        { QStringLiteral("gpu"), QStringLiteral("none") } };
     caps.maxConcurrent = 2;
     caps.mode = Caps::Mode::Container;
     caps.engine.present = true;
     caps.engine.name = QStringLiteral("podman");
     caps.engine.version = QStringLiteral("4.3.1");
     caps.engine.defaultRuntime = QStringLiteral("runc");
-    caps.engine.runtimes = {{QStringLiteral("runc"), QStringLiteral("/usr/bin/runc"), Caps::RuntimeKind::Runc},
-                            {QStringLiteral("crun"), QStringLiteral("/usr/bin/crun"), Caps::RuntimeKind::Crun}};
-    caps.kvm = {true, {}};
-    caps.packetFilter = {true, QStringLiteral("nft"), QStringLiteral("1.0.6"), {}};
-    caps.usbInventory = {{QStringLiteral("1-1"), 0x1050, 0x0407, QStringLiteral("0012345678"),
-                          QStringLiteral("YubiKey"), QStringLiteral("12")}};
-    caps.usbAttach = {false, QStringLiteral("vhci_hcd missing")};
-    caps.l2Attach = {true, {}};
+    caps.engine.runtimes = { { QStringLiteral("runc"), QStringLiteral("/usr/bin/runc"),
+                                 Caps::RuntimeKind::Runc },
+        { QStringLiteral("crun"), QStringLiteral("/usr/bin/crun"), Caps::RuntimeKind::Crun } };
+    caps.kvm = { true, {} };
+    caps.packetFilter = { true, QStringLiteral("nft"), QStringLiteral("1.0.6"), {} };
+    caps.usbInventory = { { QStringLiteral("1-1"), 0x1050, 0x0407, QStringLiteral("0012345678"),
+        QStringLiteral("YubiKey"), QStringLiteral("12") } };
+    caps.usbAttach = { false, QStringLiteral("vhci_hcd missing") };
+    caps.l2Attach = { true, {} };
     return caps;
 }
 
@@ -303,12 +307,14 @@ void TestCapabilities::sysfsRootReads()
     fixture.mkdir(QStringLiteral("/sys/class/x/a"));
     const SysfsRoot roots = fixture.roots();
 
-    QCOMPARE(roots.readAttribute(u"/sys/class/x/value"), std::optional<QString>(QStringLiteral("480")));
+    QCOMPARE(
+        roots.readAttribute(u"/sys/class/x/value"), std::optional<QString>(QStringLiteral("480")));
     QCOMPARE(roots.readAttribute(u"/sys/class/x/b"), std::optional<QString>(QString()));
     QCOMPARE(roots.readAttribute(u"/sys/class/x/missing"), std::nullopt);
-    QCOMPARE(roots.readAttribute(u"/sys/class/x/value", 4), std::optional<QString>(QStringLiteral("48")));
+    QCOMPARE(roots.readAttribute(u"/sys/class/x/value", 4),
+        std::optional<QString>(QStringLiteral("48")));
     QCOMPARE(roots.list(u"/sys/class/x"),
-             QStringList({QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("value")}));
+        QStringList({ QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("value") }));
     QVERIFY(roots.list(u"/sys/class/none").isEmpty());
     QVERIFY(roots.exists(u"/sys/class/x/a"));
     QVERIFY(!roots.exists(u"/sys/class/x/c"));
@@ -350,8 +356,9 @@ void TestCapabilities::usbInventorySkipsInterfacesAndRootHubs()
 
     // Then only the two real devices are in it, with what sysfs says
     QCOMPARE(devices.size(), 2);
-    const Caps::UsbDevice expected{QStringLiteral("1-1"), 0x1050, 0x0407, QStringLiteral("0012345678"),
-                                   QStringLiteral("YubiKey OTP+FIDO+CCID"), QStringLiteral("12")};
+    const Caps::UsbDevice expected { QStringLiteral("1-1"), 0x1050, 0x0407,
+        QStringLiteral("0012345678"), QStringLiteral("YubiKey OTP+FIDO+CCID"),
+        QStringLiteral("12") };
     QCOMPARE(devices.at(0), expected);
     QCOMPARE(devices.at(1).busId, QStringLiteral("2-1.4"));
     QCOMPARE(devices.at(1).vendorId, quint16(0x0403));
@@ -372,13 +379,15 @@ void TestCapabilities::usbAttach_data()
     QTest::addColumn<QString>("reason");
 
     QTest::newRow("root, vhci_hcd.0/attach writable") << true << 2 << 0u << true << QString();
-    QTest::newRow("not root") << true << 2 << 1000u << false << QStringLiteral("not running as root");
+    QTest::newRow("not root") << true << 2 << 1000u << false
+                              << QStringLiteral("not running as root");
     QTest::newRow("no vhci_hcd") << true << 0 << 0u << false
                                  << QStringLiteral("vhci_hcd missing: modprobe vhci-hcd");
-    QTest::newRow("no USB in the kernel") << false << 0 << 0u << false
-                                          << QStringLiteral("vhci_hcd missing: no USB support in this kernel");
-    QTest::newRow("no attach file") << true << 1 << 0u << false
-                                    << QStringLiteral("vhci_hcd.0 has no attach file");
+    QTest::newRow("no USB in the kernel")
+        << false << 0 << 0u << false
+        << QStringLiteral("vhci_hcd missing: no USB support in this kernel");
+    QTest::newRow("no attach file")
+        << true << 1 << 0u << false << QStringLiteral("vhci_hcd.0 has no attach file");
 }
 
 void TestCapabilities::usbAttach()
@@ -410,12 +419,13 @@ void TestCapabilities::engineFromPodmanInfo()
     QCOMPARE(engine.name, QStringLiteral("podman"));
     QCOMPARE(engine.version, QStringLiteral("4.3.1"));
     QCOMPARE(engine.defaultRuntime, QStringLiteral("runc"));
-    const QList<Caps::OciRuntime> expected{
-            {QStringLiteral("runc"), QStringLiteral("/usr/bin/runc"), Caps::RuntimeKind::Runc},
-            {QStringLiteral("crun"), QStringLiteral("/usr/bin/crun"), Caps::RuntimeKind::Crun}};
+    const QList<Caps::OciRuntime> expected {
+        { QStringLiteral("runc"), QStringLiteral("/usr/bin/runc"), Caps::RuntimeKind::Runc },
+        { QStringLiteral("crun"), QStringLiteral("/usr/bin/crun"), Caps::RuntimeKind::Crun }
+    };
     QCOMPARE(engine.runtimes, expected);
     QVERIFY(engine.reason.isEmpty());
-    QCOMPARE(parts.runner->calls, QStringList{QStringLiteral("podman info --format json")});
+    QCOMPARE(parts.runner->calls, QStringList { QStringLiteral("podman info --format json") });
 }
 
 void TestCapabilities::engineWithBrokenJson()
@@ -432,7 +442,8 @@ void TestCapabilities::engineWithBrokenJson()
 
     // An array, or fields of the wrong type, are tolerated or refused but never crash
     QVERIFY(!CapabilityProbe::parsePodmanInfo("[1,2]").ok());
-    const auto odd = CapabilityProbe::parsePodmanInfo(R"({"version": 4, "host": {"ociRuntime": "runc"}})");
+    const auto odd
+        = CapabilityProbe::parsePodmanInfo(R"({"version": 4, "host": {"ociRuntime": "runc"}})");
     QVERIFY(odd.ok());
     QCOMPARE(odd->version, QStringLiteral("unknown"));
     QVERIFY(odd->runtimes.isEmpty());
@@ -451,8 +462,9 @@ void TestCapabilities::engineMissing()
     QVERIFY(parts.runner->calls.filter(QStringLiteral("podman")).isEmpty());
     QCOMPARE(caps.l2Attach.yes, false);
     QCOMPARE(caps.l2Attach.reason, QStringLiteral("no container engine: podman not found in PATH"));
-    QVERIFY2(caps.summary().contains(QLatin1String("no container engine (podman not found in PATH)")),
-             qPrintable(caps.summary()));
+    QVERIFY2(
+        caps.summary().contains(QLatin1String("no container engine (podman not found in PATH)")),
+        qPrintable(caps.summary()));
 }
 
 void TestCapabilities::engineFailing()
@@ -461,21 +473,22 @@ void TestCapabilities::engineFailing()
     auto parts = makeProbe(fixture.roots(), 0, [](FakeRunner &runner) {
         podmanWithRuncAndCrun(runner);
         runner.answer(QStringLiteral("podman info --format json"), 125, {},
-                      "\nError: cannot set up namespace: Operation not permitted\nmore\n");
+            "\nError: cannot set up namespace: Operation not permitted\nmore\n");
     });
     auto engine = parts.probe->detectEngine();
     QVERIFY(!engine.present);
-    QCOMPARE(engine.reason, QStringLiteral("podman info --format json exited with 125: Error: "
-                                           "cannot set up namespace: Operation not permitted"));
+    QCOMPARE(engine.reason,
+        QStringLiteral("podman info --format json exited with 125: Error: "
+                       "cannot set up namespace: Operation not permitted"));
 
     // A podman that hangs was killed by the runner: its error is the reason
-    parts.runner->answers.insert_or_assign(
-            QStringLiteral("podman info --format json"),
-            Result<CommandOutput>(Error::make(QStringLiteral("command_failed"),
-                                              QStringLiteral("podman did not finish within 10000 ms"))));
+    parts.runner->answers.insert_or_assign(QStringLiteral("podman info --format json"),
+        Result<CommandOutput>(Error::make(QStringLiteral("command_failed"),
+            QStringLiteral("podman did not finish within 10000 ms"))));
     engine = parts.probe->detectEngine();
     QVERIFY(!engine.present);
-    QCOMPARE(engine.reason, QStringLiteral("podman info --format json: podman did not finish within 10000 ms"));
+    QCOMPARE(engine.reason,
+        QStringLiteral("podman info --format json: podman did not finish within 10000 ms"));
 }
 
 void TestCapabilities::runtimesFromContainersConf()
@@ -491,7 +504,8 @@ void TestCapabilities::runtimesFromContainersConf()
         QVERIFY(file.open(QIODevice::WriteOnly));
         file.write("[engine]\nruntime = \"runsc\"\n\n[engine.runtimes]\n"
                    "runsc = [\"/opt/gvisor/runsc\"]\n"
-                   "kata = [\n  \"/missing/kata-runtime\", # not installed\n  \"/opt/kata/bin/kata-runtime\",\n]\n"
+                   "kata = [\n  \"/missing/kata-runtime\", # not installed\n  "
+                   "\"/opt/kata/bin/kata-runtime\",\n]\n"
                    "youki = [\"/opt/youki\"]\n");
         QFile other(second);
         QVERIFY(other.open(QIODevice::WriteOnly));
@@ -502,58 +516,63 @@ void TestCapabilities::runtimesFromContainersConf()
     QByteArray info = kPodmanInfo;
     info.replace(R"("name": "runc")", R"("name": "runsc")");
     info.replace(R"("path": "/usr/bin/runc")", R"("path": "/opt/gvisor/runsc")");
-    const auto parts = makeProbe(fixture.roots(), 0, [&info](FakeRunner &runner) {
-        networkTools(runner);
-        runner.executables.insert(QStringLiteral("podman"), QStringLiteral("/usr/bin/podman"));
-        runner.executables.insert(QStringLiteral("runc"), QStringLiteral("/usr/bin/runc"));
-        runner.executables.insert(QStringLiteral("/opt/gvisor/runsc"), QStringLiteral("/opt/gvisor/runsc"));
-        runner.executables.insert(QStringLiteral("/opt/kata/bin/kata-runtime"),
-                                  QStringLiteral("/opt/kata/bin/kata-runtime"));
-        runner.executables.insert(QStringLiteral("/opt/youki"), QStringLiteral("/opt/youki"));
-        runner.answer(QStringLiteral("podman info --format json"), 0, info);
-    }, {first, second, dir.filePath(QStringLiteral("missing.conf"))});
+    const auto parts = makeProbe(fixture.roots(), 0,
+        [&info](FakeRunner &runner) {
+            networkTools(runner);
+            runner.executables.insert(QStringLiteral("podman"), QStringLiteral("/usr/bin/podman"));
+            runner.executables.insert(QStringLiteral("runc"), QStringLiteral("/usr/bin/runc"));
+            runner.executables.insert(
+                QStringLiteral("/opt/gvisor/runsc"), QStringLiteral("/opt/gvisor/runsc"));
+            runner.executables.insert(QStringLiteral("/opt/kata/bin/kata-runtime"),
+                QStringLiteral("/opt/kata/bin/kata-runtime"));
+            runner.executables.insert(QStringLiteral("/opt/youki"), QStringLiteral("/opt/youki"));
+            runner.answer(QStringLiteral("podman info --format json"), 0, info);
+        },
+        { first, second, dir.filePath(QStringLiteral("missing.conf")) });
 
     // When the engine is detected
     const Caps caps = parts.probe->probe({});
 
     // Then runsc (default, gVisor) and kata are listed; runc is not, since
     // the later file registered it with no paths; youki is left out
-    const QList<Caps::OciRuntime> expected{
-            {QStringLiteral("runsc"), QStringLiteral("/opt/gvisor/runsc"), Caps::RuntimeKind::Gvisor},
-            {QStringLiteral("kata"), QStringLiteral("/opt/kata/bin/kata-runtime"), Caps::RuntimeKind::Kata}};
+    const QList<Caps::OciRuntime> expected {
+        { QStringLiteral("runsc"), QStringLiteral("/opt/gvisor/runsc"), Caps::RuntimeKind::Gvisor },
+        { QStringLiteral("kata"), QStringLiteral("/opt/kata/bin/kata-runtime"),
+            Caps::RuntimeKind::Kata }
+    };
     QCOMPARE(caps.engine.runtimes, expected);
     // And such an agent cannot give a sandbox an L2 segment
     QVERIFY(!caps.l2Attach.yes);
     QCOMPARE(caps.l2Attach.reason,
-             QStringLiteral("only gVisor/Kata runtimes, which cannot receive an interface"));
+        QStringLiteral("only gVisor/Kata runtimes, which cannot receive an interface"));
 }
 
 void TestCapabilities::parsesContainersConf()
 {
-    const QString text = QStringLiteral(
-            "# runtimes\n"
-            "[engine]\n"
-            "runc = [\"/not/in/the/table\"]\n"
-            "[engine.runtimes]\n"
-            "#crun = [\"/commented/out\"]\n"
-            "crun = [ \"/usr/bin/crun\", '/usr/local/bin/crun' ]   # two\n"
-            "\"kata-qemu\" = [\n"
-            "  \"/usr/bin/kata-qemu\",   # with a comment\n"
-            "  \"/path/with # hash\",\n"
-            "  \"/path/with ] bracket\",\n"
-            "]\n"
-            "broken = \n"
-            "runsc = [\"/unterminated\n"
-            "[engine.volume_plugins]\n"
-            "testplugin = \"/run/podman/plugins/test.sock\"\n");
+    const QString text
+        = QStringLiteral("# runtimes\n"
+                         "[engine]\n"
+                         "runc = [\"/not/in/the/table\"]\n"
+                         "[engine.runtimes]\n"
+                         "#crun = [\"/commented/out\"]\n"
+                         "crun = [ \"/usr/bin/crun\", '/usr/local/bin/crun' ]   # two\n"
+                         "\"kata-qemu\" = [\n"
+                         "  \"/usr/bin/kata-qemu\",   # with a comment\n"
+                         "  \"/path/with # hash\",\n"
+                         "  \"/path/with ] bracket\",\n"
+                         "]\n"
+                         "broken = \n"
+                         "runsc = [\"/unterminated\n"
+                         "[engine.volume_plugins]\n"
+                         "testplugin = \"/run/podman/plugins/test.sock\"\n");
 
     const auto runtimes = containersconf::parseRuntimes(text);
 
     QCOMPARE(runtimes.value(QStringLiteral("crun")),
-             QStringList({QStringLiteral("/usr/bin/crun"), QStringLiteral("/usr/local/bin/crun")}));
+        QStringList({ QStringLiteral("/usr/bin/crun"), QStringLiteral("/usr/local/bin/crun") }));
     QCOMPARE(runtimes.value(QStringLiteral("kata-qemu")),
-             QStringList({QStringLiteral("/usr/bin/kata-qemu"), QStringLiteral("/path/with # hash"),
-                          QStringLiteral("/path/with ] bracket")}));
+        QStringList({ QStringLiteral("/usr/bin/kata-qemu"), QStringLiteral("/path/with # hash"),
+            QStringLiteral("/path/with ] bracket") }));
     QVERIFY(!runtimes.contains(QStringLiteral("runc")));
     QVERIFY(!runtimes.contains(QStringLiteral("testplugin")));
     QVERIFY(runtimes.value(QStringLiteral("broken")).isEmpty());
@@ -561,10 +580,11 @@ void TestCapabilities::parsesContainersConf()
 
     // The files podman reads: CONTAINERS_CONF alone when set
     qputenv("CONTAINERS_CONF", "/x/containers.conf");
-    QCOMPARE(containersconf::defaultFiles(false), QStringList{QStringLiteral("/x/containers.conf")});
+    QCOMPARE(
+        containersconf::defaultFiles(false), QStringList { QStringLiteral("/x/containers.conf") });
     qunsetenv("CONTAINERS_CONF");
     QCOMPARE(containersconf::defaultFiles(false).first(),
-             QStringLiteral("/usr/share/containers/containers.conf"));
+        QStringLiteral("/usr/share/containers/containers.conf"));
 }
 
 void TestCapabilities::kvmOnFixtures()
@@ -584,11 +604,14 @@ void TestCapabilities::kvmOnFixtures()
         // Only /dev/kvm is asked for: a dev root holding a link to /dev/null.
         Fixture links;
         links.mkdir(QStringLiteral("/dev"));
-        QVERIFY(QFile::link(QStringLiteral("/dev/null"), links.root() + QStringLiteral("/dev/kvm")));
-        verdict = makeProbe(SysfsRoot(fixture.root(), links.root(), fixture.root())).probe->detectKvm();
+        QVERIFY(
+            QFile::link(QStringLiteral("/dev/null"), links.root() + QStringLiteral("/dev/kvm")));
+        verdict
+            = makeProbe(SysfsRoot(fixture.root(), links.root(), fixture.root())).probe->detectKvm();
         QVERIFY(!verdict.yes);
-        QVERIFY2(verdict.reason.startsWith(QLatin1String("KVM_GET_API_VERSION on /dev/kvm failed: ")),
-                 qPrintable(verdict.reason));
+        QVERIFY2(
+            verdict.reason.startsWith(QLatin1String("KVM_GET_API_VERSION on /dev/kvm failed: ")),
+            qPrintable(verdict.reason));
     }
 }
 
@@ -601,14 +624,16 @@ void TestCapabilities::packetFilter_data()
     QTest::addColumn<QString>("version");
     QTest::addColumn<QString>("reason");
 
-    QTest::newRow("root, nft works") << true << 0u << 0 << true << QStringLiteral("1.0.6") << QString();
+    QTest::newRow("root, nft works")
+        << true << 0u << 0 << true << QStringLiteral("1.0.6") << QString();
     QTest::newRow("not installed") << false << 0u << 0 << false << QString()
                                    << QStringLiteral("nft not found: install nftables");
     QTest::newRow("not root") << true << 1000u << 0 << false << QStringLiteral("1.0.6")
                               << QStringLiteral("not running as root");
     QTest::newRow("no CAP_NET_ADMIN")
         << true << 0u << 1 << false << QStringLiteral("1.0.6")
-        << QStringLiteral("nft list tables exited with 1: Error: Could not process rule: Operation not permitted");
+        << QStringLiteral("nft list tables exited with 1: Error: Could not process rule: Operation "
+                          "not permitted");
 }
 
 void TestCapabilities::packetFilter()
@@ -626,7 +651,7 @@ void TestCapabilities::packetFilter()
             runner.executables.insert(QStringLiteral("nft"), QStringLiteral("/usr/sbin/nft"));
         runner.answer(QStringLiteral("nft --version"), 0, "nftables v1.0.6 (Lester Gooch #5)\n");
         runner.answer(QStringLiteral("nft list tables"), listExit, "table inet filter\n",
-                      listExit ? "Error: Could not process rule: Operation not permitted\n" : "");
+            listExit ? "Error: Could not process rule: Operation not permitted\n" : "");
     });
     const auto filter = parts.probe->detectPacketFilter();
     QCOMPARE(filter.name, QStringLiteral("nft"));
@@ -648,8 +673,10 @@ void TestCapabilities::l2Attach_data()
 
     QTest::newRow("container mode, runc") << 0u << true << true << false << true << QString();
     QTest::newRow("host mode") << 0u << true << true << true << true << QString();
-    QTest::newRow("not root") << 1000u << true << true << false << false << QStringLiteral("not running as root");
-    QTest::newRow("no ip") << 0u << false << true << false << false << QStringLiteral("ip not found: install iproute2");
+    QTest::newRow("not root") << 1000u << true << true << false << false
+                              << QStringLiteral("not running as root");
+    QTest::newRow("no ip") << 0u << false << true << false << false
+                           << QStringLiteral("ip not found: install iproute2");
     QTest::newRow("no tun") << 0u << true << false << false << false
                             << QStringLiteral("/dev/net/tun missing: no TUN/TAP support");
 }
@@ -682,7 +709,7 @@ void TestCapabilities::memoryFromMeminfo()
 {
     Fixture fixture;
     fixture.write(QStringLiteral("/proc/meminfo"),
-                  "MemTotal:       24684084 kB\nMemFree:        20871120 kB\n");
+        "MemTotal:       24684084 kB\nMemFree:        20871120 kB\n");
     QCOMPARE(makeProbe(fixture.roots()).probe->memoryBytes(), qint64(24684084) * 1024);
 
     // Without a readable MemTotal the machine's own figure is used
@@ -708,8 +735,8 @@ void TestCapabilities::probeFillsEverything()
         runner.answer(QStringLiteral("nft list tables"), 0, {});
     });
     CapabilityProbe::Options options;
-    options.labels = {{QStringLiteral("site"), QStringLiteral("lab-2")},
-                      {QStringLiteral("bad key!"), QStringLiteral("x")}};
+    options.labels = { { QStringLiteral("site"), QStringLiteral("lab-2") },
+        { QStringLiteral("bad key!"), QStringLiteral("x") } };
 
     // When it is probed with the defaults
     const Caps caps = parts.probe->probe(options);
@@ -720,7 +747,8 @@ void TestCapabilities::probeFillsEverything()
     QVERIFY(caps.cpus >= 1);
     QCOMPARE(caps.maxConcurrent, caps.cpus);
     QCOMPARE(caps.memoryBytes, qint64(2) * 1024 * 1024 * 1024);
-    QCOMPARE(caps.labels, (QMap<QString, QString>{{QStringLiteral("site"), QStringLiteral("lab-2")}}));
+    QCOMPARE(caps.labels,
+        (QMap<QString, QString> { { QStringLiteral("site"), QStringLiteral("lab-2") } }));
     QCOMPARE(caps.mode, Caps::Mode::Container);
     QVERIFY(caps.engine.present);
     QCOMPARE(caps.engine.runtimes.size(), 2);
@@ -729,11 +757,12 @@ void TestCapabilities::probeFillsEverything()
     QVERIFY(caps.usbAttach.yes);
     QVERIFY(caps.l2Attach.yes);
     QVERIFY(!caps.kvm.yes);
-    const QString expected = QStringLiteral("%1/%2 %3 %4 2 GiB, podman 4.3.1 (runc, crun), usb: yes, "
-                                            "l2: yes, kvm: no (no /dev/kvm on this host), max %5")
-                                     .arg(caps.os, caps.arch, QString::number(caps.cpus),
-                                          caps.cpus == 1 ? QStringLiteral("cpu") : QStringLiteral("cpus"),
-                                          QString::number(caps.cpus));
+    const QString expected
+        = QStringLiteral("%1/%2 %3 %4 2 GiB, podman 4.3.1 (runc, crun), usb: yes, "
+                         "l2: yes, kvm: no (no /dev/kvm on this host), max %5")
+              .arg(caps.os, caps.arch, QString::number(caps.cpus),
+                  caps.cpus == 1 ? QStringLiteral("cpu") : QStringLiteral("cpus"),
+                  QString::number(caps.cpus));
     QCOMPARE(caps.summary(), expected);
     const auto parsed = Caps::fromJson(QJsonDocument(caps.toJson()).toJson(QJsonDocument::Compact));
     QVERIFY2(parsed.ok(), qPrintable(parsed.ok() ? QString() : parsed.error().message));
@@ -750,23 +779,26 @@ void TestCapabilities::summary_data()
     QTest::addColumn<QString>("expected");
 
     Caps caps = sampleCapabilities();
-    QTest::newRow("brief's example") << caps
-                                     << QStringLiteral("linux/x86_64 2 cpus 23 GiB, podman 4.3.1 (runc, crun), "
-                                                       "usb: no (vhci_hcd missing), l2: yes, kvm: yes, max 2");
+    QTest::newRow("brief's example")
+        << caps
+        << QStringLiteral("linux/x86_64 2 cpus 23 GiB, podman 4.3.1 (runc, crun), "
+                          "usb: no (vhci_hcd missing), l2: yes, kvm: yes, max 2");
     caps.mode = Caps::Mode::Host;
     caps.cpus = 1;
     caps.maxConcurrent = 1;
     caps.memoryBytes = 512 * 1024 * 1024;
-    caps.kvm = {true, QStringLiteral("KVM is PVM: only PVM guest kernels boot")};
-    QTest::newRow("host mode, small") << caps
-                                      << QStringLiteral("linux/x86_64 1 cpu 512 MiB, host mode, usb: no "
-                                                        "(vhci_hcd missing), l2: yes, kvm: yes (KVM is PVM: "
-                                                        "only PVM guest kernels boot), max 1");
+    caps.kvm = { true, QStringLiteral("KVM is PVM: only PVM guest kernels boot") };
+    QTest::newRow("host mode, small")
+        << caps
+        << QStringLiteral("linux/x86_64 1 cpu 512 MiB, host mode, usb: no "
+                          "(vhci_hcd missing), l2: yes, kvm: yes (KVM is PVM: "
+                          "only PVM guest kernels boot), max 1");
     caps = sampleCapabilities();
     caps.engine.runtimes.clear();
     QTest::newRow("no runtime") << caps
-                                << QStringLiteral("linux/x86_64 2 cpus 23 GiB, podman 4.3.1 (no runtime), "
-                                                  "usb: no (vhci_hcd missing), l2: yes, kvm: yes, max 2");
+                                << QStringLiteral(
+                                       "linux/x86_64 2 cpus 23 GiB, podman 4.3.1 (no runtime), "
+                                       "usb: no (vhci_hcd missing), l2: yes, kvm: yes, max 2");
 }
 
 void TestCapabilities::summary()
@@ -795,14 +827,25 @@ void TestCapabilities::jsonRoundTrip()
     const QJsonObject json = caps.toJson();
     QCOMPARE(json.value(QLatin1String("software")).toString(), QStringLiteral("0.1.0"));
     QCOMPARE(json.value(QLatin1String("mode")).toString(), QStringLiteral("container"));
-    QCOMPARE(json.value(QLatin1String("usb_attach")).toObject().value(QLatin1String("possible")).toBool(), false);
-    QCOMPARE(json.value(QLatin1String("kvm")).toObject().value(QLatin1String("usable")).toBool(), true);
+    QCOMPARE(json.value(QLatin1String("usb_attach"))
+                 .toObject()
+                 .value(QLatin1String("possible"))
+                 .toBool(),
+        false);
+    QCOMPARE(
+        json.value(QLatin1String("kvm")).toObject().value(QLatin1String("usable")).toBool(), true);
     const QJsonObject usb = json.value(QLatin1String("usb_inventory")).toArray().first().toObject();
     QCOMPARE(usb.value(QLatin1String("vid")).toString(), QStringLiteral("1050"));
     QCOMPARE(usb.value(QLatin1String("pid")).toString(), QStringLiteral("0407"));
-    QCOMPARE(json.value(QLatin1String("engine")).toObject().value(QLatin1String("runtimes"))
-                     .toArray().at(1).toObject().value(QLatin1String("kind")).toString(),
-             QStringLiteral("crun"));
+    QCOMPARE(json.value(QLatin1String("engine"))
+                 .toObject()
+                 .value(QLatin1String("runtimes"))
+                 .toArray()
+                 .at(1)
+                 .toObject()
+                 .value(QLatin1String("kind"))
+                 .toString(),
+        QStringLiteral("crun"));
 
     const auto parsed = Caps::fromJson(json);
     QVERIFY2(parsed.ok(), qPrintable(parsed.ok() ? QString() : parsed.error().message));
@@ -811,7 +854,8 @@ void TestCapabilities::jsonRoundTrip()
     // Through bytes, and for an agent without an engine in host mode
     Caps host = caps;
     host.mode = Caps::Mode::Host;
-    host.engine = {false, QStringLiteral("podman"), {}, {}, {}, QStringLiteral("podman not found in PATH")};
+    host.engine = { false, QStringLiteral("podman"), {}, {}, {},
+        QStringLiteral("podman not found in PATH") };
     host.engine.runtimes.clear();
     host.labels.clear();
     host.usbInventory.clear();
@@ -823,11 +867,12 @@ void TestCapabilities::jsonRoundTrip()
 void TestCapabilities::fromJsonToleratesOlderAndNewerAgents()
 {
     QJsonObject json = sampleCapabilities().toJson();
-    json.insert(QStringLiteral("gpu"), QJsonObject{{QStringLiteral("count"), 4}});
+    json.insert(QStringLiteral("gpu"), QJsonObject { { QStringLiteral("count"), 4 } });
     json.insert(QStringLiteral("futureFlag"), true);
-    for (const char *section : {"engine", "kvm", "packet_filter", "usb_inventory", "usb_attach", "l2_attach", "labels", "kernel"})
+    for (const char *section : { "engine", "kvm", "packet_filter", "usb_inventory", "usb_attach",
+             "l2_attach", "labels", "kernel" })
         json.remove(QLatin1String(section));
-    QJsonObject l2{{QStringLiteral("possible"), false}};
+    QJsonObject l2 { { QStringLiteral("possible"), false } };
     json.insert(QStringLiteral("l2_attach"), l2);
 
     const auto parsed = Caps::fromJson(json);
@@ -859,13 +904,14 @@ void TestCapabilities::fromJsonRefuses_data()
         json.remove(QLatin1String(key));
         return json;
     };
-    const auto withSection = [&good](const char *section, const char *key, const QJsonValue &value) {
-        QJsonObject json = good;
-        QJsonObject inner = json.value(QLatin1String(section)).toObject();
-        inner.insert(QLatin1String(key), value);
-        json.insert(QLatin1String(section), inner);
-        return json;
-    };
+    const auto withSection
+        = [&good](const char *section, const char *key, const QJsonValue &value) {
+              QJsonObject json = good;
+              QJsonObject inner = json.value(QLatin1String(section)).toObject();
+              inner.insert(QLatin1String(key), value);
+              json.insert(QLatin1String(section), inner);
+              return json;
+          };
     const auto withUsb = [&good](const char *key, const QJsonValue &value) {
         QJsonObject json = good;
         QJsonArray devices = json.value(QLatin1String("usb_inventory")).toArray();
@@ -878,71 +924,87 @@ void TestCapabilities::fromJsonRefuses_data()
     const auto withRuntime = [&good](const QJsonValue &runtime) {
         QJsonObject json = good;
         QJsonObject engine = json.value(QLatin1String("engine")).toObject();
-        engine.insert(QStringLiteral("runtimes"), QJsonArray{runtime});
+        engine.insert(QStringLiteral("runtimes"), QJsonArray { runtime });
         json.insert(QStringLiteral("engine"), engine);
         return json;
     };
     const QString longText(300, QLatin1Char('x'));
 
-    QTest::newRow("software missing") << without("software") << QStringLiteral("software is missing");
-    QTest::newRow("software a number") << with("software", 1) << QStringLiteral("software must be a string");
-    QTest::newRow("software too long") << with("software", longText)
-                                       << QStringLiteral("software is longer than 256 characters");
-    QTest::newRow("protocol a string") << with("protocol", QStringLiteral("22"))
-                                       << QStringLiteral("protocol must be an integer");
-    QTest::newRow("cpus zero") << with("cpus", 0) << QStringLiteral("cpus must be between 1 and 65536");
-    QTest::newRow("cpus fraction") << with("cpus", 1.5) << QStringLiteral("cpus must be an integer");
-    QTest::newRow("memory negative") << with("memory_bytes", -1) << QStringLiteral("memory_bytes must be between");
-    QTest::newRow("memory huge") << with("memory_bytes", 1e300) << QStringLiteral("memory_bytes must be between");
-    QTest::newRow("max concurrent zero") << with("max_concurrent", 0) << QStringLiteral("max_concurrent must be between");
-    QTest::newRow("mode unknown") << with("mode", QStringLiteral("vm")) << QStringLiteral("mode must be");
+    QTest::newRow("software missing")
+        << without("software") << QStringLiteral("software is missing");
+    QTest::newRow("software a number")
+        << with("software", 1) << QStringLiteral("software must be a string");
+    QTest::newRow("software too long")
+        << with("software", longText) << QStringLiteral("software is longer than 256 characters");
+    QTest::newRow("protocol a string")
+        << with("protocol", QStringLiteral("22")) << QStringLiteral("protocol must be an integer");
+    QTest::newRow("cpus zero") << with("cpus", 0)
+                               << QStringLiteral("cpus must be between 1 and 65536");
+    QTest::newRow("cpus fraction")
+        << with("cpus", 1.5) << QStringLiteral("cpus must be an integer");
+    QTest::newRow("memory negative")
+        << with("memory_bytes", -1) << QStringLiteral("memory_bytes must be between");
+    QTest::newRow("memory huge") << with("memory_bytes", 1e300)
+                                 << QStringLiteral("memory_bytes must be between");
+    QTest::newRow("max concurrent zero")
+        << with("max_concurrent", 0) << QStringLiteral("max_concurrent must be between");
+    QTest::newRow("mode unknown") << with("mode", QStringLiteral("vm"))
+                                  << QStringLiteral("mode must be");
     QTest::newRow("mode missing") << without("mode") << QStringLiteral("mode is missing");
-    QTest::newRow("labels an array") << with("labels", QJsonArray{}) << QStringLiteral("labels must be an object");
-    QTest::newRow("label value a number") << withSection("labels", "rack", 3)
-                                          << QStringLiteral("labels.rack must be a string");
+    QTest::newRow("labels an array")
+        << with("labels", QJsonArray {}) << QStringLiteral("labels must be an object");
+    QTest::newRow("label value a number")
+        << withSection("labels", "rack", 3) << QStringLiteral("labels.rack must be a string");
     QTest::newRow("label key bad") << withSection("labels", "a b", QStringLiteral("x"))
                                    << QStringLiteral("label key \"a b\" must be");
     QJsonObject manyLabels;
     for (int i = 0; i < 40; ++i)
         manyLabels.insert(QStringLiteral("k%1").arg(i), QStringLiteral("v"));
-    QTest::newRow("too many labels") << with("labels", manyLabels) << QStringLiteral("labels has more than 32");
-    QTest::newRow("engine a string") << with("engine", QStringLiteral("podman")) << QStringLiteral("engine must be an object");
-    QTest::newRow("engine present a string") << withSection("engine", "present", QStringLiteral("yes"))
-                                             << QStringLiteral("engine.present must be true or false");
-    QTest::newRow("runtimes an object") << withSection("engine", "runtimes", QJsonObject{})
+    QTest::newRow("too many labels")
+        << with("labels", manyLabels) << QStringLiteral("labels has more than 32");
+    QTest::newRow("engine a string")
+        << with("engine", QStringLiteral("podman")) << QStringLiteral("engine must be an object");
+    QTest::newRow("engine present a string") << withSection("engine", "present",
+        QStringLiteral("yes")) << QStringLiteral("engine.present must be true or false");
+    QTest::newRow("runtimes an object") << withSection("engine", "runtimes", QJsonObject {})
                                         << QStringLiteral("engine.runtimes must be an array");
     QTest::newRow("runtime a string") << withRuntime(QStringLiteral("runc"))
                                       << QStringLiteral("engine.runtimes[0] must be an object");
     QTest::newRow("runtime kind alias")
-        << withRuntime(QJsonObject{{QStringLiteral("name"), QStringLiteral("runsc")}, {QStringLiteral("kind"), QStringLiteral("runsc")}})
+        << withRuntime(QJsonObject { { QStringLiteral("name"), QStringLiteral("runsc") },
+               { QStringLiteral("kind"), QStringLiteral("runsc") } })
         << QStringLiteral("engine.runtimes[0].kind is not runc, crun, gvisor or kata");
     QTest::newRow("runtime kind unknown")
-        << withRuntime(QJsonObject{{QStringLiteral("name"), QStringLiteral("x")}, {QStringLiteral("kind"), QStringLiteral("docker")}})
+        << withRuntime(QJsonObject { { QStringLiteral("name"), QStringLiteral("x") },
+               { QStringLiteral("kind"), QStringLiteral("docker") } })
         << QStringLiteral("engine.runtimes[0].kind is not");
     QJsonArray manyRuntimes;
     for (int i = 0; i < 17; ++i)
-        manyRuntimes.append(QJsonObject{{QStringLiteral("name"), QStringLiteral("runc")}, {QStringLiteral("kind"), QStringLiteral("runc")}});
-    QTest::newRow("too many runtimes") << withSection("engine", "runtimes", manyRuntimes)
-                                       << QStringLiteral("engine.runtimes has more than 16 entries");
+        manyRuntimes.append(QJsonObject { { QStringLiteral("name"), QStringLiteral("runc") },
+            { QStringLiteral("kind"), QStringLiteral("runc") } });
+    QTest::newRow("too many runtimes") << withSection("engine", "runtimes",
+        manyRuntimes) << QStringLiteral("engine.runtimes has more than 16 entries");
     QTest::newRow("kvm a bool") << with("kvm", true) << QStringLiteral("kvm must be an object");
-    QTest::newRow("kvm reason too long") << withSection("kvm", "reason", QString(600, QLatin1Char('r')))
-                                         << QStringLiteral("kvm.reason is longer than 512");
-    QTest::newRow("usbAttach possible a number") << withSection("usb_attach", "possible", 1)
-                                                 << QStringLiteral("usb_attach.possible must be true or false");
-    QTest::newRow("usb inventory an object") << with("usb_inventory", QJsonObject{})
+    QTest::newRow("kvm reason too long") << withSection("kvm", "reason",
+        QString(600, QLatin1Char('r'))) << QStringLiteral("kvm.reason is longer than 512");
+    QTest::newRow("usbAttach possible a number") << withSection(
+        "usb_attach", "possible", 1) << QStringLiteral("usb_attach.possible must be true or false");
+    QTest::newRow("usb inventory an object") << with("usb_inventory", QJsonObject {})
                                              << QStringLiteral("usb_inventory must be an array");
     QTest::newRow("usb busid path") << withUsb("busid", QStringLiteral("../1-1"))
                                     << QStringLiteral("usb_inventory[0].busid is not a USB bus id");
-    QTest::newRow("usb vid not hex") << withUsb("vid", QStringLiteral("XYZ1"))
-                                     << QStringLiteral("usb_inventory[0] vid and pid must be four lower-case hex digits");
-    QTest::newRow("usb pid a number") << withUsb("pid", 1031) << QStringLiteral("usb_inventory[0].pid must be a string");
-    QTest::newRow("usb serial too long") << withUsb("serial", longText)
-                                         << QStringLiteral("usb_inventory[0].serial is longer than 256");
+    QTest::newRow("usb vid not hex")
+        << withUsb("vid", QStringLiteral("XYZ1"))
+        << QStringLiteral("usb_inventory[0] vid and pid must be four lower-case hex digits");
+    QTest::newRow("usb pid a number")
+        << withUsb("pid", 1031) << QStringLiteral("usb_inventory[0].pid must be a string");
+    QTest::newRow("usb serial too long") << withUsb(
+        "serial", longText) << QStringLiteral("usb_inventory[0].serial is longer than 256");
     QJsonArray manyDevices;
     for (int i = 0; i < 65; ++i)
         manyDevices.append(good.value(QLatin1String("usb_inventory")).toArray().first());
-    QTest::newRow("too many usb devices") << with("usb_inventory", manyDevices)
-                                          << QStringLiteral("usb_inventory has more than 64 entries");
+    QTest::newRow("too many usb devices") << with(
+        "usb_inventory", manyDevices) << QStringLiteral("usb_inventory has more than 64 entries");
 }
 
 void TestCapabilities::fromJsonRefuses()
@@ -964,7 +1026,7 @@ void TestCapabilities::fromJsonRefusesOversizedInput()
     auto parsed = Caps::fromJson(big);
     QVERIFY(!parsed.ok());
     QVERIFY2(parsed.error().message.contains(QLatin1String("more than the 32768 allowed")),
-             qPrintable(parsed.error().message));
+        qPrintable(parsed.error().message));
 
     parsed = Caps::fromJson(QByteArrayView("{\"software\":"));
     QVERIFY(!parsed.ok());
@@ -976,13 +1038,13 @@ void TestCapabilities::fromJsonRefusesOversizedInput()
     Caps full = sampleCapabilities();
     full.usbInventory.clear();
     for (int i = 0; i < Caps::kMaxUsbDevices; ++i)
-        full.usbInventory.append({QStringLiteral("%1-1.2.3").arg(i + 1), 0xabcd, 0x1234,
-                                  QString(64, QLatin1Char('s')), QString(64, QLatin1Char('p')),
-                                  QStringLiteral("480")});
+        full.usbInventory.append({ QStringLiteral("%1-1.2.3").arg(i + 1), 0xabcd, 0x1234,
+            QString(64, QLatin1Char('s')), QString(64, QLatin1Char('p')), QStringLiteral("480") });
     for (int i = full.labels.size(); i < Caps::kMaxLabels; ++i)
         full.labels.insert(QStringLiteral("label-%1").arg(i), QString(32, QLatin1Char('v')));
     const QByteArray bytes = QJsonDocument(full.toJson()).toJson(QJsonDocument::Compact);
-    QVERIFY2(bytes.size() <= Caps::kMaxSerializedBytes, QByteArray::number(bytes.size()).constData());
+    QVERIFY2(
+        bytes.size() <= Caps::kMaxSerializedBytes, QByteArray::number(bytes.size()).constData());
     QVERIFY(Caps::fromJson(bytes).ok());
 }
 
@@ -990,7 +1052,8 @@ void TestCapabilities::validatesLabels()
 {
     QVERIFY(Caps::validateLabel(QStringLiteral("site"), QStringLiteral("lab 2")).ok());
     QVERIFY(Caps::validateLabel(QStringLiteral("example.com/zone"), QString()).ok());
-    QVERIFY(Caps::validateLabel(QString(63, QLatin1Char('k')), QString(128, QLatin1Char('v'))).ok());
+    QVERIFY(
+        Caps::validateLabel(QString(63, QLatin1Char('k')), QString(128, QLatin1Char('v'))).ok());
     QVERIFY(!Caps::validateLabel(QString(64, QLatin1Char('k')), QStringLiteral("v")).ok());
     QVERIFY(!Caps::validateLabel(QString(), QStringLiteral("v")).ok());
     QVERIFY(!Caps::validateLabel(QStringLiteral("-x"), QStringLiteral("v")).ok());
@@ -1008,8 +1071,8 @@ void TestCapabilities::processRunnerRunsAndTimesOut()
     QVERIFY(runner.findExecutable(QStringLiteral("/nonexistent/tool")).isEmpty());
     QVERIFY(runner.findExecutable(QStringLiteral("cloop-no-such-tool")).isEmpty());
 
-    auto result = runner.run(QStringLiteral("sh"), {QStringLiteral("-c"), QStringLiteral("echo out; echo err >&2; exit 3")},
-                             5s);
+    auto result = runner.run(QStringLiteral("sh"),
+        { QStringLiteral("-c"), QStringLiteral("echo out; echo err >&2; exit 3") }, 5s);
     QVERIFY2(result.ok(), qPrintable(result.ok() ? QString() : result.error().message));
     QCOMPARE(result->exitCode, 3);
     QCOMPARE(result->standardOutput, QByteArray("out\n"));
@@ -1017,10 +1080,10 @@ void TestCapabilities::processRunnerRunsAndTimesOut()
 
     QElapsedTimer timer;
     timer.start();
-    result = runner.run(QStringLiteral("sleep"), {QStringLiteral("30")}, 300ms);
+    result = runner.run(QStringLiteral("sleep"), { QStringLiteral("30") }, 300ms);
     QVERIFY(!result.ok());
     QVERIFY2(result.error().message.contains(QLatin1String("did not finish within 300 ms")),
-             qPrintable(result.error().message));
+        qPrintable(result.error().message));
     QVERIFY(timer.elapsed() < 5000);
 
     result = runner.run(QStringLiteral("cloop-no-such-tool"), {}, 1s);
@@ -1033,7 +1096,8 @@ void TestCapabilities::realProbeInvariants()
     // Whatever this machine has: only what holds everywhere is checked.
     const CapabilityProbe probe;
     const Caps caps = probe.probe({});
-    qInfo().noquote() << "this machine:" << QJsonDocument(caps.toJson()).toJson(QJsonDocument::Compact);
+    qInfo().noquote() << "this machine:"
+                      << QJsonDocument(caps.toJson()).toJson(QJsonDocument::Compact);
     QVERIFY(caps.cpus >= 1);
     QVERIFY(caps.memoryBytes > 0);
     QCOMPARE(caps.softwareVersion, QString::fromLatin1(buildinfo::kVersion));
@@ -1041,7 +1105,7 @@ void TestCapabilities::realProbeInvariants()
     QCOMPARE(caps.maxConcurrent, caps.cpus);
     QVERIFY(!caps.os.isEmpty());
     QVERIFY(caps.engine.present || !caps.engine.reason.isEmpty());
-    for (const Caps::Verdict &verdict : {caps.kvm, caps.usbAttach, caps.l2Attach})
+    for (const Caps::Verdict &verdict : { caps.kvm, caps.usbAttach, caps.l2Attach })
         QVERIFY(verdict.yes || !verdict.reason.isEmpty());
     QVERIFY(caps.packetFilter.usable || !caps.packetFilter.reason.isEmpty());
     const auto parsed = Caps::fromJson(QJsonDocument(caps.toJson()).toJson(QJsonDocument::Compact));

@@ -67,11 +67,11 @@ void collect(PodmanSandbox &sandbox, Outcome &outcome)
         ++outcome.startedCount;
     });
     QObject::connect(&sandbox, &SandboxDriver::finished, &sandbox,
-                     [&outcome](int exitCode, const QString &error) {
-                         outcome.exitCode = exitCode;
-                         outcome.error = error;
-                         outcome.finished = true;
-                     });
+        [&outcome](int exitCode, const QString &error) {
+            outcome.exitCode = exitCode;
+            outcome.error = error;
+            outcome.finished = true;
+        });
 }
 
 QByteArray runPodman(const QStringList &args)
@@ -216,8 +216,8 @@ Outcome TestPodmanSandbox::run(const RunSpec &runSpec, PodmanSandboxOptions opti
     // rounds, and a full 64 KiB pipe then caps output at a few MB/s. A run
     // that does not finish shows as outcome.finished == false.
     QEventLoop loop;
-    QObject::connect(&sandbox, &SandboxDriver::finished, &loop, &QEventLoop::quit,
-                     Qt::QueuedConnection);
+    QObject::connect(
+        &sandbox, &SandboxDriver::finished, &loop, &QEventLoop::quit, Qt::QueuedConnection);
     QTimer::singleShot(kRunTimeoutMs, &loop, &QEventLoop::quit);
     loop.exec();
     outcome.elapsedMs = timer.elapsed();
@@ -261,10 +261,14 @@ void TestPodmanSandbox::specValidation_data()
     QTest::newRow("user ok") << QStringLiteral("user") << QStringLiteral("1000:1000") << true;
     QTest::newRow("runtime option") << QStringLiteral("runtime") << QStringLiteral("--x") << false;
     QTest::newRow("memory tiny") << QStringLiteral("memory") << QStringLiteral("1024") << false;
-    QTest::newRow("capability for a segment") << QStringLiteral("capability") << QStringLiteral("NET_ADMIN") << true;
-    QTest::newRow("capability raw") << QStringLiteral("capability") << QStringLiteral("NET_RAW") << true;
-    QTest::newRow("capability sys admin") << QStringLiteral("capability") << QStringLiteral("SYS_ADMIN") << false;
-    QTest::newRow("capability all") << QStringLiteral("capability") << QStringLiteral("ALL") << false;
+    QTest::newRow("capability for a segment")
+        << QStringLiteral("capability") << QStringLiteral("NET_ADMIN") << true;
+    QTest::newRow("capability raw")
+        << QStringLiteral("capability") << QStringLiteral("NET_RAW") << true;
+    QTest::newRow("capability sys admin")
+        << QStringLiteral("capability") << QStringLiteral("SYS_ADMIN") << false;
+    QTest::newRow("capability all")
+        << QStringLiteral("capability") << QStringLiteral("ALL") << false;
 }
 
 void TestPodmanSandbox::specValidation()
@@ -344,15 +348,17 @@ void TestPodmanSandbox::argumentsCarryTheSandbox()
     // The image, then the command exactly as given, at the end: podman
     // stops reading options at the image.
     QCOMPARE(args.mid(args.size() - 4),
-             QStringList({ RunSpec::defaultImage(), s.argv.at(0), s.argv.at(1), s.argv.at(2) }));
+        QStringList({ RunSpec::defaultImage(), s.argv.at(0), s.argv.at(1), s.argv.at(2) }));
     QCOMPARE(args.indexOf(QStringLiteral("--privileged")), -1);
 
     // A run with a segment may configure it, and nothing more.
     s.addedCapabilities = { QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW") };
     const QStringList withDevice = PodmanSandbox::runArguments(s, QStringLiteral("/private/env"));
     QCOMPARE(withDevice.count(QStringLiteral("--cap-add")), 2);
-    QVERIFY(withDevice.indexOf(QStringLiteral("--cap-add")) > withDevice.indexOf(QStringLiteral("--cap-drop")));
-    QVERIFY(withDevice.contains(QStringLiteral("NET_ADMIN")) && withDevice.contains(QStringLiteral("NET_RAW")));
+    QVERIFY(withDevice.indexOf(QStringLiteral("--cap-add"))
+        > withDevice.indexOf(QStringLiteral("--cap-drop")));
+    QVERIFY(withDevice.contains(QStringLiteral("NET_ADMIN"))
+        && withDevice.contains(QStringLiteral("NET_RAW")));
 }
 
 void TestPodmanSandbox::missingEngineReported()
@@ -374,7 +380,7 @@ void TestPodmanSandbox::streamsStaySeparate()
 {
     REQUIRE_PODMAN();
     const Outcome o = run(spec({ QStringLiteral("sh"), QStringLiteral("-c"),
-                                 QStringLiteral("echo to-out; echo to-err >&2; printf partial") }));
+        QStringLiteral("echo to-out; echo to-err >&2; printf partial") }));
     QVERIFY(o.finished);
     QCOMPARE(o.error, QString());
     QCOMPARE(o.exitCode, 0);
@@ -417,7 +423,7 @@ void TestPodmanSandbox::missingImageFails()
     QVERIFY(o.finished);
     QCOMPARE(o.exitCode, 125);
     QVERIFY2(o.error.contains(s.image) && o.error.contains(QStringLiteral("image not known")),
-             qPrintable(o.error));
+        qPrintable(o.error));
     QCOMPARE(o.startedCount, 0);
 }
 
@@ -429,15 +435,15 @@ void TestPodmanSandbox::missingCommandIsEngineError()
     QVERIFY(o.finished);
     QCOMPARE(o.exitCode, 127);
     QVERIFY2(o.error.contains(QStringLiteral("/no/such/binary"))
-                     && o.error.contains(QStringLiteral("No such file or directory")),
-             qPrintable(o.error));
+            && o.error.contains(QStringLiteral("No such file or directory")),
+        qPrintable(o.error));
     // podman's --rm cleaned up after the failed start.
     QVERIFY(!containerExists(PodmanSandbox::containerNameFor(s.runId)));
 
     const Outcome notExecutable = run(spec({ QStringLiteral("/etc/passwd") }));
     QCOMPARE(notExecutable.exitCode, 126);
     QVERIFY2(notExecutable.error.contains(QStringLiteral("Permission denied")),
-             qPrintable(notExecutable.error));
+        qPrintable(notExecutable.error));
 }
 
 void TestPodmanSandbox::runtimeFailureIsEngineError()
@@ -456,7 +462,8 @@ void TestPodmanSandbox::runtimeFailureIsEngineError()
     const Outcome o = run(s);
     QVERIFY(o.finished);
     QCOMPARE(o.exitCode, 126);
-    QVERIFY2(o.error.contains(QStringLiteral("broken runtime refuses: create")), qPrintable(o.error));
+    QVERIFY2(
+        o.error.contains(QStringLiteral("broken runtime refuses: create")), qPrintable(o.error));
     QVERIFY(!containerExists(PodmanSandbox::containerNameFor(s.runId)));
 }
 
@@ -479,8 +486,8 @@ void TestPodmanSandbox::largeOutputArrivesComplete()
     // seven digits and a newline.
     constexpr int kFirst = 1'000'000;
     constexpr int kLines = 5 * 1024 * 1024 / 8;
-    const Outcome o = run(spec({ QStringLiteral("seq"), QString::number(kFirst),
-                                 QString::number(kFirst + kLines - 1) }));
+    const Outcome o = run(spec(
+        { QStringLiteral("seq"), QString::number(kFirst), QString::number(kFirst + kLines - 1) }));
     QCOMPARE(o.error, QString());
     QCOMPARE(o.exitCode, 0);
     QCOMPARE(o.out.size(), qsizetype(5 * 1024 * 1024));
@@ -522,13 +529,14 @@ void TestPodmanSandbox::noHostDevices()
     // Every device node of the host beyond the few harmless ones podman
     // creates itself stays outside.
     const QStringList harmless = { QStringLiteral("null"), QStringLiteral("zero"),
-                                   QStringLiteral("full"), QStringLiteral("random"),
-                                   QStringLiteral("urandom"), QStringLiteral("tty"),
-                                   QStringLiteral("ptmx"), QStringLiteral("console") };
+        QStringLiteral("full"), QStringLiteral("random"), QStringLiteral("urandom"),
+        QStringLiteral("tty"), QStringLiteral("ptmx"), QStringLiteral("console") };
     const QStringList hostDev
         = QDir(QStringLiteral("/dev")).entryList(QDir::System | QDir::NoDotAndDotDot);
     for (const QString &name : hostDev) {
-        struct stat st {};
+        struct stat st
+        {
+        };
         if (::lstat(QFile::encodeName(QStringLiteral("/dev/") + name).constData(), &st) != 0)
             continue;
         if (!S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode))
@@ -558,8 +566,7 @@ void TestPodmanSandbox::hostFilesInvisible()
         hostShadowFirstLine = shadow.readLine().trimmed();
 
     const Outcome o = run(spec({ QStringLiteral("sh"), QStringLiteral("-c"),
-                                 QStringLiteral("cat /etc/shadow; ls -a /root /; cat /root/%1")
-                                         .arg(marker) }));
+        QStringLiteral("cat /etc/shadow; ls -a /root /; cat /root/%1").arg(marker) }));
     QVERIFY(o.finished);
     QCOMPARE(o.error, QString());
     QVERIFY(!o.out.contains(marker.toUtf8()));
@@ -573,10 +580,10 @@ void TestPodmanSandbox::noCapabilitiesReadOnlyImage()
 {
     REQUIRE_PODMAN();
     const Outcome o = run(spec({ QStringLiteral("sh"), QStringLiteral("-c"),
-                                 QStringLiteral("grep -E '^Cap(Eff|Bnd)' /proc/self/status; "
-                                                "grep NoNewPrivs /proc/self/status; "
-                                                "touch /etc/x 2>/dev/null && echo image-writable; "
-                                                "touch /tmp/x && echo tmp-writable") }));
+        QStringLiteral("grep -E '^Cap(Eff|Bnd)' /proc/self/status; "
+                       "grep NoNewPrivs /proc/self/status; "
+                       "touch /etc/x 2>/dev/null && echo image-writable; "
+                       "touch /tmp/x && echo tmp-writable") }));
     QCOMPARE(o.error, QString());
     QVERIFY2(o.out.contains("CapEff:\t0000000000000000"), o.out.constData());
     QVERIFY2(o.out.contains("CapBnd:\t0000000000000000"), o.out.constData());
@@ -591,7 +598,7 @@ void TestPodmanSandbox::workdirWritableAsRunUser()
     // As the agent does when root: the workspace belongs to an unprivileged
     // user and the workload runs as that user.
     RunSpec s = spec({ QStringLiteral("sh"), QStringLiteral("-c"),
-                       QStringLiteral("id -u; pwd; echo written > result.txt") });
+        QStringLiteral("id -u; pwd; echo written > result.txt") });
     QVERIFY(::chown(QFile::encodeName(s.workdir).constData(), 65534, 65534) == 0);
     QVERIFY(::chmod(QFile::encodeName(s.workdir).constData(), 0700) == 0);
     s.user = QStringLiteral("65534:65534");
@@ -602,7 +609,9 @@ void TestPodmanSandbox::workdirWritableAsRunUser()
     QFile result(s.workdir + QStringLiteral("/result.txt"));
     QVERIFY(result.open(QIODevice::ReadOnly));
     QCOMPARE(result.readAll(), QByteArray("written\n"));
-    struct stat st {};
+    struct stat st
+    {
+    };
     QVERIFY(::stat(QFile::encodeName(result.fileName()).constData(), &st) == 0);
     QCOMPARE(st.st_uid, uid_t(65534));
 }
@@ -755,8 +764,8 @@ void TestPodmanSandbox::ensureDefaultImageIsIdempotent()
     QVERIFY(o.out.endsWith("root\n"));
 
     const cloop::Status noBusybox = PodmanSandbox::ensureDefaultImage(
-            QStringLiteral("localhost/cloop-tst-none-%1:latest").arg(::getpid()),
-            QStringLiteral("/nonexistent/busybox"));
+        QStringLiteral("localhost/cloop-tst-none-%1:latest").arg(::getpid()),
+        QStringLiteral("/nonexistent/busybox"));
     QVERIFY(!noBusybox.ok());
     QVERIFY(noBusybox.error().message.contains(QStringLiteral("busybox-static")));
 }
@@ -775,19 +784,19 @@ void TestPodmanSandbox::measure()
     }
     std::sort(latencies.begin(), latencies.end());
     qInfo("podman run true through the driver: median %lld ms (min %lld, max %lld)",
-          (latencies.at(4) + latencies.at(5)) / 2, latencies.first(), latencies.last());
+        (latencies.at(4) + latencies.at(5)) / 2, latencies.first(), latencies.last());
 
     for (int i = 0; i < 3; ++i) {
         const Outcome o = run(spec({ QStringLiteral("dd"), QStringLiteral("if=/dev/zero"),
-                                     QStringLiteral("bs=1M"), QStringLiteral("count=200") }));
+            QStringLiteral("bs=1M"), QStringLiteral("count=200") }));
         QCOMPARE(o.exitCode, 0);
         QCOMPARE(o.out.size(), qsizetype(200) * 1024 * 1024);
         const double megabytes = 200.0 * 1024 * 1024 / 1e6;
         const qint64 streamingMs = std::max<qint64>(1, o.elapsedMs - o.firstOutputMs);
         qInfo("200 MiB of stdout in %lld ms: %.1f MB/s including start, %.1f MB/s from the "
               "first byte",
-              o.elapsedMs, megabytes / (double(o.elapsedMs) / 1000.0),
-              megabytes / (double(streamingMs) / 1000.0));
+            o.elapsedMs, megabytes / (double(o.elapsedMs) / 1000.0),
+            megabytes / (double(streamingMs) / 1000.0));
     }
 }
 

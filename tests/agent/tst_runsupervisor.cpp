@@ -31,7 +31,8 @@ private:
     protocol::RunFinished startAndCollect(RunSupervisor &supervisor, const protocol::RunStart &run);
 };
 
-protocol::RunFinished TestRunSupervisor::startAndCollect(RunSupervisor &supervisor, const protocol::RunStart &run)
+protocol::RunFinished TestRunSupervisor::startAndCollect(
+    RunSupervisor &supervisor, const protocol::RunStart &run)
 {
     QSignalSpy reports(&supervisor, &RunSupervisor::report);
     supervisor.start(run);
@@ -40,7 +41,7 @@ protocol::RunFinished TestRunSupervisor::startAndCollect(RunSupervisor &supervis
         return {};
     const auto message = reports.first().first().value<protocol::ControlMessage>();
     const auto *finished = std::get_if<protocol::RunFinished>(&message);
-    return finished ? *finished : protocol::RunFinished{};
+    return finished ? *finished : protocol::RunFinished {};
 }
 
 void TestRunSupervisor::escapingWorkdirsAreRefused_data()
@@ -59,14 +60,15 @@ void TestRunSupervisor::escapingWorkdirsAreRefused()
     QTemporaryDir base;
     const QString root = base.filePath(QStringLiteral("work"));
     QVERIFY(QDir().mkpath(root));
-    QFile::setPermissions(root, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+    QFile::setPermissions(
+        root, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
     // A symlink planted in the root that points out of it.
     QVERIFY(QFile::link(base.path(), root + QLatin1String("/link")));
     RunSupervisor supervisor(WorkRoot(root), protocol::AgentCapabilities::Mode::Container);
 
     protocol::RunStart run;
     run.runId = 9;
-    run.argv = {QStringLiteral("true")};
+    run.argv = { QStringLiteral("true") };
     run.workdir = workdir;
     const protocol::RunFinished finished = startAndCollect(supervisor, run);
     QCOMPARE(finished.runId, qint64(9));
@@ -81,10 +83,11 @@ void TestRunSupervisor::escapingWorkdirsAreRefused()
 void TestRunSupervisor::hostProcessRunsAreRefusedInContainerMode()
 {
     QTemporaryDir base;
-    RunSupervisor supervisor(WorkRoot(base.filePath(QStringLiteral("work"))), protocol::AgentCapabilities::Mode::Container);
+    RunSupervisor supervisor(WorkRoot(base.filePath(QStringLiteral("work"))),
+        protocol::AgentCapabilities::Mode::Container);
     protocol::RunStart run;
     run.runId = 3;
-    run.argv = {QStringLiteral("true")};
+    run.argv = { QStringLiteral("true") };
     run.workdir = QStringLiteral("runs/3");
     run.hostProcess = true;
     const protocol::RunFinished finished = startAndCollect(supervisor, run);
@@ -95,10 +98,11 @@ void TestRunSupervisor::hostProcessRunsAreRefusedInContainerMode()
 void TestRunSupervisor::hostModeHasNoSandbox()
 {
     QTemporaryDir base;
-    RunSupervisor supervisor(WorkRoot(base.filePath(QStringLiteral("work"))), protocol::AgentCapabilities::Mode::Host);
+    RunSupervisor supervisor(
+        WorkRoot(base.filePath(QStringLiteral("work"))), protocol::AgentCapabilities::Mode::Host);
     protocol::RunStart run;
     run.runId = 4;
-    run.argv = {QStringLiteral("true")};
+    run.argv = { QStringLiteral("true") };
     run.workdir = QStringLiteral("runs/4");
     const protocol::RunFinished finished = startAndCollect(supervisor, run);
     QCOMPARE(finished.runId, qint64(4));

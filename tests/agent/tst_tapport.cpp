@@ -297,7 +297,8 @@ bool TestTapPort::moveIntoSandbox()
     return bool(moved);
 }
 
-std::optional<FrameRecord> TestTapPort::receiveUntil(const std::function<bool(const FrameRecord &)> &match)
+std::optional<FrameRecord> TestTapPort::receiveUntil(
+    const std::function<bool(const FrameRecord &)> &match)
 {
     return receiveFrameRecord(m_hubChannel, m_decoder, match, kWaitMs);
 }

@@ -40,10 +40,10 @@ struct Pair
 
 Pair socketPair(int type = SOCK_STREAM)
 {
-    int ends[2] = {-1, -1};
+    int ends[2] = { -1, -1 };
     if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, ends) != 0)
         return {};
-    return Pair{util::Fd(ends[0]), util::Fd(ends[1])};
+    return Pair { util::Fd(ends[0]), util::Fd(ends[1]) };
 }
 
 } // namespace
@@ -101,7 +101,7 @@ void TestUsbImport::theControllerReadsEveryPort()
         QCOMPARE(ports->at(i).localBusId, QStringLiteral("0-0"));
     }
     // Without the driver, it says what to load.
-    VhciController none{SysfsRoot(m_root->path() + QStringLiteral("/nowhere"))};
+    VhciController none { SysfsRoot(m_root->path() + QStringLiteral("/nowhere")) };
     QVERIFY(!none.isLoaded());
     QCOMPARE(none.ports().error().code, QStringLiteral("vhci_missing"));
     QVERIFY(none.ports().error().message.contains(QLatin1String("modprobe vhci-hcd")));
@@ -149,7 +149,8 @@ void TestUsbImport::attachRefusesWhatTheKernelWould()
     std::vector<Pair> held;
     for (int i = 0; i < 4; ++i) {
         held.push_back(socketPair());
-        QVERIFY(m_vhci->attach(held.back().kernels.get(), 0x10010 + i, quint32(usbip::Speed::High)));
+        QVERIFY(
+            m_vhci->attach(held.back().kernels.get(), 0x10010 + i, quint32(usbip::Speed::High)));
     }
     auto full = m_vhci->attach(pair.kernels.get(), 0x10020, quint32(usbip::Speed::High));
     QVERIFY(!full);
@@ -187,28 +188,34 @@ void TestUsbImport::hostDriversAreKeptOffAndOnlyItsInterfacesAuthorized()
     const QString vhci = root + QStringLiteral("/sys/devices/platform/vhci_hcd.0");
     // What the kernel shows: interfaces authorized by default on both of
     // vhci's root hubs; a PCI controller's root hub that is not vhci's.
-    for (const QString &hub : {vhci + QStringLiteral("/usb3"), vhci + QStringLiteral("/usb4"),
-                               root + QStringLiteral("/sys/devices/pci0000:00/0000:00:14.0/usb1")}) {
+    for (const QString &hub : { vhci + QStringLiteral("/usb3"), vhci + QStringLiteral("/usb4"),
+             root + QStringLiteral("/sys/devices/pci0000:00/0000:00:14.0/usb1") }) {
         QVERIFY(QDir().mkpath(hub));
-        QVERIFY(UsbFixture::writeFile(hub + QStringLiteral("/interface_authorized_default"), "1\n"));
+        QVERIFY(
+            UsbFixture::writeFile(hub + QStringLiteral("/interface_authorized_default"), "1\n"));
     }
     QVERIFY(m_vhci->keepHostDriversOff());
-    for (const QString &hub : {QStringLiteral("usb3"), QStringLiteral("usb4")})
-        QCOMPARE(SysfsRoot(root).readAttribute(QStringLiteral("/sys/devices/platform/vhci_hcd.0/%1/interface_authorized_default").arg(hub)),
-                 QStringLiteral("0"));
-    QCOMPARE(SysfsRoot(root).readAttribute(u"/sys/devices/pci0000:00/0000:00:14.0/usb1/interface_authorized_default"),
-             QStringLiteral("1"));
+    for (const QString &hub : { QStringLiteral("usb3"), QStringLiteral("usb4") })
+        QCOMPARE(SysfsRoot(root).readAttribute(QStringLiteral(
+                     "/sys/devices/platform/vhci_hcd.0/%1/interface_authorized_default")
+                                                   .arg(hub)),
+            QStringLiteral("0"));
+    QCOMPARE(SysfsRoot(root).readAttribute(
+                 u"/sys/devices/pci0000:00/0000:00:14.0/usb1/interface_authorized_default"),
+        QStringLiteral("1"));
 
     // Interfaces of 3-1 are authorized; those of 3-10 and of 3-1.2 are not its own.
     const QString devices = root + QStringLiteral("/sys/bus/usb/devices");
-    for (const QString &interface : {QStringLiteral("3-1:1.0"), QStringLiteral("3-1:1.1"), QStringLiteral("3-10:1.0"),
-                                     QStringLiteral("3-1.2:1.0")}) {
+    for (const QString &interface : { QStringLiteral("3-1:1.0"), QStringLiteral("3-1:1.1"),
+             QStringLiteral("3-10:1.0"), QStringLiteral("3-1.2:1.0") }) {
         QVERIFY(QDir().mkpath(devices + QLatin1Char('/') + interface));
-        QVERIFY(UsbFixture::writeFile(devices + QLatin1Char('/') + interface + QStringLiteral("/authorized"), "0\n"));
+        QVERIFY(UsbFixture::writeFile(
+            devices + QLatin1Char('/') + interface + QStringLiteral("/authorized"), "0\n"));
     }
     QVERIFY(m_vhci->authorizeInterfaces(QStringLiteral("3-1")));
     const auto authorized = [&](const QString &interface) {
-        return SysfsRoot(root).readAttribute(QStringLiteral("/sys/bus/usb/devices/%1/authorized").arg(interface));
+        return SysfsRoot(root).readAttribute(
+            QStringLiteral("/sys/bus/usb/devices/%1/authorized").arg(interface));
     };
     QCOMPARE(authorized(QStringLiteral("3-1:1.0")), QStringLiteral("1"));
     QCOMPARE(authorized(QStringLiteral("3-1:1.1")), QStringLiteral("1"));
@@ -221,20 +228,23 @@ void TestUsbImport::aRefusedImportEndsWithTheForwardersWords_data()
     QTest::addColumn<QByteArray>("reply");
     QTest::addColumn<QString>("closeReason");
     QTest::addColumn<QString>("expected");
-    QTest::newRow("no such device") << usbip::encodeImportReply(usbip::OpStatus::NoDevice)
-                                    << QStringLiteral("the USB device usb 1d50:6089 is unplugged")
-                                    << QStringLiteral("refused the import (%1): the stream was closed: the USB device usb 1d50:6089 is unplugged")
-                                               .arg(usbip::describeStatus(4));
+    QTest::newRow("no such device")
+        << usbip::encodeImportReply(usbip::OpStatus::NoDevice)
+        << QStringLiteral("the USB device usb 1d50:6089 is unplugged")
+        << QStringLiteral("refused the import (%1): the stream was closed: the USB device usb "
+                          "1d50:6089 is unplugged")
+               .arg(usbip::describeStatus(4));
     usbip::DeviceRecord elsewhere;
     elsewhere.busId = "2-1";
     elsewhere.busNumber = 2;
     elsewhere.deviceNumber = 3;
     elsewhere.speed = quint32(usbip::Speed::High);
-    QTest::newRow("another bus id") << usbip::encodeImportReply(usbip::OpStatus::Ok, elsewhere) << QString()
-                                    << QStringLiteral("answered for bus id 2-1, not 1-1");
+    QTest::newRow("another bus id") << usbip::encodeImportReply(usbip::OpStatus::Ok,
+        elsewhere) << QString() << QStringLiteral("answered for bus id 2-1, not 1-1");
     QByteArray garbage = usbip::encodeImportReply(usbip::OpStatus::NoDevice);
     garbage[0] = 0x02;
-    QTest::newRow("not USB/IP") << garbage << QString() << QStringLiteral("import reply is malformed");
+    QTest::newRow("not USB/IP") << garbage << QString()
+                                << QStringLiteral("import reply is malformed");
 }
 
 void TestUsbImport::aRefusedImportEndsWithTheForwardersWords()
@@ -247,14 +257,17 @@ void TestUsbImport::aRefusedImportEndsWithTheForwardersWords()
     tunnel::ChannelMultiplexer &agent = pair.daemon;
     QPointer<UsbImport> import;
     QString ending;
-    connect(&agent, &tunnel::ChannelMultiplexer::channelRequested, this, [&](tunnel::Channel *channel) {
-        channel->accept();
-        import = new UsbImport(channel, QStringLiteral("1-1"), SysfsRoot(m_root->path()), this);
-        connect(import, &UsbImport::ended, this, [&](const QString &reason) { ending = reason; });
-        import->start();
-    });
+    connect(
+        &agent, &tunnel::ChannelMultiplexer::channelRequested, this, [&](tunnel::Channel *channel) {
+            channel->accept();
+            import = new UsbImport(channel, QStringLiteral("1-1"), SysfsRoot(m_root->path()), this);
+            connect(
+                import, &UsbImport::ended, this, [&](const QString &reason) { ending = reason; });
+            import->start();
+        });
     // The forwarder's side, played here: it reads the request and answers.
-    tunnel::Channel *forwarder = *hub.openChannel({{QStringLiteral("kind"), QStringLiteral("device")}});
+    tunnel::Channel *forwarder
+        = *hub.openChannel({ { QStringLiteral("kind"), QStringLiteral("device") } });
     QByteArray request;
     connect(forwarder, &tunnel::Channel::readyRead, this, [&] { request += forwarder->readAll(); });
     QTRY_COMPARE(request.size(), usbip::kImportRequestSize);

@@ -24,7 +24,9 @@ namespace {
 
 int modeOf(const QString &path)
 {
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::lstat(QFile::encodeName(path).constData(), &st) != 0)
         return -1;
     return int(st.st_mode & 07777);
@@ -32,7 +34,9 @@ int modeOf(const QString &path)
 
 uid_t ownerOf(const QString &path)
 {
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::lstat(QFile::encodeName(path).constData(), &st) != 0)
         return uid_t(-1);
     return st.st_uid;
@@ -49,17 +53,19 @@ bool makeSymlink(const QString &target, const QString &link)
 class ThrowawayUser final
 {
 public:
-    explicit ThrowawayUser(QString name) : m_name(std::move(name))
+    explicit ThrowawayUser(QString name)
+        : m_name(std::move(name))
     {
         const QString useradd = QStandardPaths::findExecutable(QStringLiteral("useradd"));
         if (useradd.isEmpty())
             return;
         QProcess p;
-        p.start(useradd, { QStringLiteral("--system"), QStringLiteral("--no-create-home"),
-                           QStringLiteral("--shell"), QStringLiteral("/usr/sbin/nologin"),
-                           QStringLiteral("--user-group"), m_name });
+        p.start(useradd,
+            { QStringLiteral("--system"), QStringLiteral("--no-create-home"),
+                QStringLiteral("--shell"), QStringLiteral("/usr/sbin/nologin"),
+                QStringLiteral("--user-group"), m_name });
         m_created = p.waitForFinished(30'000) && p.exitStatus() == QProcess::NormalExit
-                && p.exitCode() == 0;
+            && p.exitCode() == 0;
     }
     ~ThrowawayUser()
     {
@@ -193,7 +199,7 @@ void TestWorkRoot::refusesBadNames()
     QCOMPARE(dir.error().code, code);
     // The error names what was asked for, so the hub's operator can see it.
     QVERIFY2(dir.error().message.contains(QLatin1Char('"') + name + QLatin1Char('"')),
-             qPrintable(dir.error().message));
+        qPrintable(dir.error().message));
     // Nothing escaped: the outside folder is as empty as it was.
     QVERIFY(QDir(m_outside).isEmpty());
     QVERIFY(!QFileInfo::exists(m_temp->filePath(QStringLiteral("b"))));
@@ -364,7 +370,8 @@ void TestWorkRoot::missingRunUserNamed()
 void TestWorkRoot::sandboxTagNamesTheRoot()
 {
     const QString tag = WorkRoot(m_root).sandboxTag();
-    QVERIFY2(QRegularExpression(QStringLiteral("^[0-9a-f]{8}$")).match(tag).hasMatch(), qPrintable(tag));
+    QVERIFY2(
+        QRegularExpression(QStringLiteral("^[0-9a-f]{8}$")).match(tag).hasMatch(), qPrintable(tag));
     // One root, however it is spelled, is one tag; another root is another.
     QCOMPARE(WorkRoot(m_root + QLatin1String("/")).sandboxTag(), tag);
     QCOMPARE(WorkRoot(m_root + QLatin1String("/runs/..")).sandboxTag(), tag);

@@ -43,13 +43,13 @@ struct Figures
     qsizetype peakTotal = 0;
 };
 
-
 // Two multiplexers and the frames between them.
 class Link
 {
 public:
     Link()
-        : m_hub(ChannelMultiplexer::Side::Hub), m_daemon(ChannelMultiplexer::Side::Daemon)
+        : m_hub(ChannelMultiplexer::Side::Hub)
+        , m_daemon(ChannelMultiplexer::Side::Daemon)
     {
         QObject::connect(&m_hub, &ChannelMultiplexer::frameReady, &m_hub,
             [this](const QByteArray &frame) { enqueue(&m_daemon, frame); });
@@ -68,7 +68,7 @@ public:
     {
         QList<QPointer<Channel>> writers;
         for (int i = 0; i < channelCount; ++i) {
-            auto opened = m_hub.openChannel(QJsonObject{{QStringLiteral("bench"), i}});
+            auto opened = m_hub.openChannel(QJsonObject { { QStringLiteral("bench"), i } });
             if (!opened)
                 cloop::bench::die("bench_channelmux", "cannot open a channel");
             writers.append(*opened);
@@ -80,7 +80,7 @@ public:
                 cloop::bench::die("bench_channelmux", "a channel did not open");
         }
 
-        m_figures = Figures{};
+        m_figures = Figures {};
         m_received = 0;
         const QByteArray chunk(writeSize, 'x');
         const quint64 perChannel = totalBytes / static_cast<quint64>(channelCount);
@@ -101,14 +101,16 @@ public:
                     if (writer->writableBytes() < size)
                         break;
                     if (!writer->write(size == writeSize ? chunk : chunk.left(size)))
-                        cloop::bench::die("bench_channelmux", "a write within writableBytes() was refused");
+                        cloop::bench::die(
+                            "bench_channelmux", "a write within writableBytes() was refused");
                     done += static_cast<quint64>(size);
                     wrote = true;
                     sample(writers);
                 }
             }
             if (!wrote && m_queue.empty())
-                cloop::bench::die("bench_channelmux", "stalled: nothing to write and nothing in flight");
+                cloop::bench::die(
+                    "bench_channelmux", "stalled: nothing to write and nothing in flight");
             drain(writers);
         }
         m_figures.seconds = static_cast<double>(timer.nsecsElapsed()) / 1e9;
@@ -135,7 +137,7 @@ private:
     void enqueue(ChannelMultiplexer *to, const QByteArray &frame)
     {
         m_inFlight += frame.size();
-        m_queue.push_back(Pending{to, frame});
+        m_queue.push_back(Pending { to, frame });
     }
 
     void drain(const QList<QPointer<Channel>> &writers = {})
@@ -173,7 +175,6 @@ private:
     Figures m_figures;
 };
 
-
 void scenario(
     const char *name, int channels, qsizetype writeSize, quint64 totalBytes, int repetitions)
 {
@@ -207,14 +208,15 @@ void scenario(
     std::fflush(stdout);
 }
 
-
 } // namespace
 
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
-    const int mebibytes = cloop::bench::argument(argc, argv, 1, 256, "bench_channelmux [MiB, default 256] [repetitions, default 3]");
-    const int repetitions = cloop::bench::argument(argc, argv, 2, 3, "bench_channelmux [MiB, default 256] [repetitions, default 3]");
+    const int mebibytes = cloop::bench::argument(
+        argc, argv, 1, 256, "bench_channelmux [MiB, default 256] [repetitions, default 3]");
+    const int repetitions = cloop::bench::argument(
+        argc, argv, 2, 3, "bench_channelmux [MiB, default 256] [repetitions, default 3]");
     const quint64 total = static_cast<quint64>(mebibytes) * 1024 * 1024;
 
     const ChannelMultiplexer::Limits limits;

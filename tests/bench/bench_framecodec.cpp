@@ -25,8 +25,6 @@ namespace {
 // Results land here so the optimiser cannot drop the work.
 volatile qsizetype g_sink = 0;
 
-
-
 using cloop::bench::Work;
 using cloop::bench::workName;
 
@@ -63,11 +61,10 @@ double timeOnce(Work work, const protocol::ChannelFrame &frame, qint64 count)
     return seconds;
 }
 
-
 void measure(const char *label, const protocol::ChannelFrame &frame, qint64 count, int repetitions)
 {
     const auto payload = static_cast<double>(frame.payload.size());
-    for (const Work work : {Work::Encode, Work::Decode, Work::RoundTrip}) {
+    for (const Work work : { Work::Encode, Work::Decode, Work::RoundTrip }) {
         std::vector<double> seconds;
         for (int rep = 0; rep < repetitions; ++rep)
             seconds.push_back(timeOnce(work, frame, count));
@@ -78,13 +75,14 @@ void measure(const char *label, const protocol::ChannelFrame &frame, qint64 coun
     }
 }
 
-
 } // namespace
 
 int main(int argc, char **argv)
 {
-    const int mebibytes = cloop::bench::argument(argc, argv, 1, 256, "bench_framecodec [MiB, default 256] [repetitions, default 5]");
-    const int repetitions = cloop::bench::argument(argc, argv, 2, 5, "bench_framecodec [MiB, default 256] [repetitions, default 5]");
+    const int mebibytes = cloop::bench::argument(
+        argc, argv, 1, 256, "bench_framecodec [MiB, default 256] [repetitions, default 5]");
+    const int repetitions = cloop::bench::argument(
+        argc, argv, 2, 5, "bench_framecodec [MiB, default 256] [repetitions, default 5]");
     const qint64 largeCount = qint64(mebibytes) * 1024 * 1024 / protocol::kMaxDataPayload;
     const qint64 smallCount = qint64(mebibytes) * 4096;
 

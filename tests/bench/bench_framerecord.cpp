@@ -30,8 +30,7 @@ namespace protocol = cloop::protocol;
 
 namespace {
 
-constexpr const char *kUsage =
-    "bench_framerecord [MiB, default 256] [repetitions, default 5]";
+constexpr const char *kUsage = "bench_framerecord [MiB, default 256] [repetitions, default 5]";
 constexpr qsizetype kBatchBytes = 1024 * 1024;
 constexpr qsizetype kFeedBytes = 64 * 1024;
 
@@ -40,7 +39,6 @@ volatile qsizetype g_sink = 0;
 
 using cloop::bench::Work;
 using cloop::bench::workName;
-
 
 l2::VnetHeader offloadHeader()
 {
@@ -80,8 +78,8 @@ qsizetype drain(protocol::FrameRecordDecoder &decoder, QByteArrayView stream, qi
 double timeRecords(Work work, const QByteArray &frame, qint64 count)
 {
     const l2::VnetHeader header = offloadHeader();
-    const qsizetype recordBytes = protocol::kFrameRecordLengthBytes + l2::VnetHeader::kSize
-        + frame.size();
+    const qsizetype recordBytes
+        = protocol::kFrameRecordLengthBytes + l2::VnetHeader::kSize + frame.size();
     // For decoding alone: one batch, decoded again and again.
     const qint64 perBatch = qMax<qint64>(1, kBatchBytes / recordBytes);
     QByteArray batch;
@@ -138,7 +136,7 @@ void report(const char *label, const char *work, qint64 count, double seconds, q
 void measureRecords(const char *label, qsizetype frameBytes, qint64 count, int repetitions)
 {
     const QByteArray frame = sampleFrame(frameBytes);
-    for (const Work work : {Work::Encode, Work::Decode, Work::RoundTrip}) {
+    for (const Work work : { Work::Encode, Work::Decode, Work::RoundTrip }) {
         std::vector<double> seconds;
         for (int rep = 0; rep < repetitions; ++rep)
             seconds.push_back(timeRecords(work, frame, count));
@@ -151,8 +149,8 @@ void measureRecords(const char *label, qsizetype frameBytes, qint64 count, int r
 QByteArray udpFrame()
 {
     QByteArray frame = sampleFrame(1514);
-    const uchar ethernetAndIp[] = {0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x08, 0x00, 0x45, 0,
-        0x05, 0xdc, 0, 0, 0x40, 0, 0x40, 17, 0, 0, 192, 168, 10, 1, 192, 168, 10, 2};
+    const uchar ethernetAndIp[] = { 0x02, 0, 0, 0, 0, 1, 0x02, 0, 0, 0, 0, 2, 0x08, 0x00, 0x45, 0,
+        0x05, 0xdc, 0, 0, 0x40, 0, 0x40, 17, 0, 0, 192, 168, 10, 1, 192, 168, 10, 2 };
     std::memcpy(frame.data(), ethernetAndIp, sizeof ethernetAndIp);
     qToBigEndian<quint16>(0x1234, frame.data() + 34 + 6);
     return frame;

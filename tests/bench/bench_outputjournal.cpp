@@ -31,8 +31,6 @@ namespace {
 
 volatile qsizetype g_sink = 0;
 
-
-
 enum class Mode
 {
     Acked,
@@ -80,7 +78,8 @@ Run runOnce(Mode mode, qsizetype writeSize, qint64 totalBytes)
             sink += cloop::protocol::encodeLogRecords(*records).size();
             sent = journal.endOffset();
         }
-        if (mode != Mode::Dropping && journal.endOffset() - journal.acknowledgedOffset() >= ackEvery) {
+        if (mode != Mode::Dropping
+            && journal.endOffset() - journal.acknowledgedOffset() >= ackEvery) {
             if (!journal.acknowledge(journal.endOffset()))
                 cloop::bench::die("bench_outputjournal", "acknowledge failed");
         }
@@ -106,27 +105,29 @@ void measure(Mode mode, qsizetype writeSize, qint64 totalBytes, int repetitions)
     const double bytes = static_cast<double>(totalBytes / writeSize * writeSize);
     std::printf("outputjournal %5lld B writes %-11s %9.1f MB/s  peak retained %8lld B  "
                 "dropped %lld B\n",
-        static_cast<long long>(writeSize), modeName(mode), bytes / cloop::bench::median(seconds) / 1e6,
-        static_cast<long long>(peak), static_cast<long long>(dropped));
+        static_cast<long long>(writeSize), modeName(mode),
+        bytes / cloop::bench::median(seconds) / 1e6, static_cast<long long>(peak),
+        static_cast<long long>(dropped));
     std::fflush(stdout);
     if (peak >= OutputJournal::kDefaultRetainBytes + cloop::protocol::kMaxLogPayload)
         cloop::bench::die("bench_outputjournal", "retainedBytes() went past its bound");
 }
 
-
 } // namespace
 
 int main(int argc, char **argv)
 {
-    const int mebibytes = cloop::bench::argument(argc, argv, 1, 256, "bench_outputjournal [MiB, default 256] [repetitions, default 3]");
-    const int repetitions = cloop::bench::argument(argc, argv, 2, 3, "bench_outputjournal [MiB, default 256] [repetitions, default 3]");
+    const int mebibytes = cloop::bench::argument(
+        argc, argv, 1, 256, "bench_outputjournal [MiB, default 256] [repetitions, default 3]");
+    const int repetitions = cloop::bench::argument(
+        argc, argv, 2, 3, "bench_outputjournal [MiB, default 256] [repetitions, default 3]");
     const qint64 totalBytes = qint64(mebibytes) * 1024 * 1024;
 
     std::printf("outputjournal: median of %d, %d MiB per run, retain %lld B, "
                 "MB = 10^6 bytes\n",
         repetitions, mebibytes, static_cast<long long>(OutputJournal::kDefaultRetainBytes));
-    for (const Mode mode : {Mode::Acked, Mode::AckedAndSent, Mode::Dropping}) {
-        for (const qsizetype writeSize : {qsizetype(64 * 1024), qsizetype(1024)})
+    for (const Mode mode : { Mode::Acked, Mode::AckedAndSent, Mode::Dropping }) {
+        for (const qsizetype writeSize : { qsizetype(64 * 1024), qsizetype(1024) })
             measure(mode, writeSize, totalBytes, repetitions);
     }
     return 0;

@@ -55,7 +55,8 @@ QJsonObject logPage(HubProcess &hub, qint64 id, qint64 offset)
 
 QString runState(HubProcess &hub, qint64 id)
 {
-    const HttpResult result = pinnedGet(hub.apiUrl(QStringLiteral("/api/runs/%1").arg(id)), hub.pin(), hub.adminToken());
+    const HttpResult result = pinnedGet(
+        hub.apiUrl(QStringLiteral("/api/runs/%1").arg(id)), hub.pin(), hub.adminToken());
     return result.json().value(QLatin1String("state")).toString();
 }
 
@@ -72,9 +73,9 @@ bool awaitCompleteLog(HubProcess &hub, qint64 id, qint64 expectedEnd, int timeou
 
 qint64 queueHostRun(HubProcess &hub, const QString &script)
 {
-    const CliResult queued = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
-                                      QStringLiteral("--host-process"), QStringLiteral("--no-wait"), QStringLiteral("--"),
-                                      QStringLiteral("sh"), QStringLiteral("-c"), script});
+    const CliResult queued = hub.cli({ QStringLiteral("run"), QStringLiteral("--project"), kProject,
+        QStringLiteral("--host-process"), QStringLiteral("--no-wait"), QStringLiteral("--"),
+        QStringLiteral("sh"), QStringLiteral("-c"), script });
     const qint64 id = queued.exitCode == 0 ? queued.stdoutText().trimmed().toLongLong() : 0;
     if (id <= 0)
         fail(QStringLiteral("queueing a run failed: %1").arg(queued.stderrText()));
@@ -87,13 +88,16 @@ ForwarderProcess &startHubAndAgent(TestRig &rig, const QStringList &agentOptions
     if (!rig.startHub())
         fail(rig.lastError());
     HubProcess &hub = rig.hub();
-    if (hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject}).exitCode != 0)
+    if (hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }).exitCode != 0)
         fail(QStringLiteral("cloop project add failed"));
-    const QJsonObject enrolled = hub.cliJson({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
-                                              QStringLiteral("benchbox"), QStringLiteral("--json")})
-                                         .toObject();
+    const QJsonObject enrolled
+        = hub.cliJson(
+                 { QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
+                     QStringLiteral("benchbox"), QStringLiteral("--json") })
+              .toObject();
     ForwarderProcess &agent = rig.addForwarder(
-        QStringList{QStringLiteral("--bundle"), enrolled.value(QLatin1String("bundle")).toString(), QStringLiteral("--host-mode")}
+        QStringList { QStringLiteral("--bundle"),
+            enrolled.value(QLatin1String("bundle")).toString(), QStringLiteral("--host-mode") }
             + agentOptions,
         rig.newHome(), ForwarderProcess::Program::Agent);
     if (!agent.start() || !agent.waitForStderr(QStringLiteral("connected to the hub as executor")))
@@ -119,7 +123,7 @@ double hubSideThroughput(qint64 bytes, int repetitions)
 {
     TestRig rig;
     // Enough retention that nothing is dropped: this measures the stream.
-    startHubAndAgent(rig, {QStringLiteral("--retain-bytes"), QString::number(bytes + (1 << 20))});
+    startHubAndAgent(rig, { QStringLiteral("--retain-bytes"), QString::number(bytes + (1 << 20)) });
     HubProcess &hub = rig.hub();
     std::vector<double> rates;
     for (int i = 0; i < repetitions; ++i) {
@@ -130,10 +134,14 @@ double hubSideThroughput(qint64 bytes, int repetitions)
             fail(QStringLiteral("run %1 did not complete its log").arg(id));
         const QJsonObject page = logPage(hub, id, bytes);
         if (page.value(QLatin1String("end")).toInteger() != bytes)
-            fail(QStringLiteral("run %1 stored %2 bytes, not %3").arg(id).arg(page.value(QLatin1String("end")).toInteger()).arg(bytes));
+            fail(QStringLiteral("run %1 stored %2 bytes, not %3")
+                     .arg(id)
+                     .arg(page.value(QLatin1String("end")).toInteger())
+                     .arg(bytes));
         const double seconds = timer.nsecsElapsed() / 1e9;
         rates.push_back(bytes / seconds / 1e6);
-        std::printf("  run %lld: %.1f MiB in %.2f s\n", static_cast<long long>(id), bytes / 1048576.0, seconds);
+        std::printf("  run %lld: %.1f MiB in %.2f s\n", static_cast<long long>(id),
+            bytes / 1048576.0, seconds);
     }
     return cloop::bench::median(rates);
 }
@@ -145,7 +153,8 @@ void memoryWhileTheHubIsAway(qint64 bytes)
     HubProcess &hub = rig.hub();
     // The workload waits for a file in its run directory, so it writes only
     // once the hub is gone.
-    const qint64 id = queueHostRun(hub, QStringLiteral("while [ ! -e go ]; do sleep 0.05; done; head -c %1 /dev/zero").arg(bytes));
+    const qint64 id = queueHostRun(hub,
+        QStringLiteral("while [ ! -e go ]; do sleep 0.05; done; head -c %1 /dev/zero").arg(bytes));
     if (!waitUntil([&] { return runState(hub, id) == QLatin1String("running"); }))
         fail(QStringLiteral("run %1 did not start").arg(id));
     const qint64 pid = agent.processId();
@@ -175,7 +184,8 @@ void memoryWhileTheHubIsAway(qint64 bytes)
     qint64 lost = 0;
     qint64 gaps = 0;
     for (qint64 offset = 0; offset < bytes;) {
-        const QJsonArray records = logPage(hub, id, offset).value(QLatin1String("records")).toArray();
+        const QJsonArray records
+            = logPage(hub, id, offset).value(QLatin1String("records")).toArray();
         if (records.isEmpty())
             break;
         for (const QJsonValue &value : records) {
@@ -184,7 +194,9 @@ void memoryWhileTheHubIsAway(qint64 bytes)
                 lost += record.value(QLatin1String("lost")).toInteger();
                 ++gaps;
             } else {
-                stored += QByteArray::fromBase64(record.value(QLatin1String("data")).toString().toLatin1()).size();
+                stored += QByteArray::fromBase64(
+                    record.value(QLatin1String("data")).toString().toLatin1())
+                              .size();
             }
         }
         offset = stored + lost;
@@ -192,11 +204,12 @@ void memoryWhileTheHubIsAway(qint64 bytes)
     if (stored + lost != bytes)
         fail(QStringLiteral("stored %1 + lost %2 is not %3").arg(stored).arg(lost).arg(bytes));
 
-    std::printf("hub away: %.1f MiB written in %.2f s while the hub was down\n", bytes / 1048576.0, seconds);
-    std::printf("  agent VmRSS idle %.1f MB, after %.1f MB; VmHWM before %.1f MB, after %.1f MB\n", idleRss / 1024.0,
-                rssAfter / 1024.0, hwmBefore / 1024.0, hwmAfter / 1024.0);
+    std::printf("hub away: %.1f MiB written in %.2f s while the hub was down\n", bytes / 1048576.0,
+        seconds);
+    std::printf("  agent VmRSS idle %.1f MB, after %.1f MB; VmHWM before %.1f MB, after %.1f MB\n",
+        idleRss / 1024.0, rssAfter / 1024.0, hwmBefore / 1024.0, hwmAfter / 1024.0);
     std::printf("  log once the hub was back: %lld bytes stored, %lld lost in %lld gap(s)\n",
-                static_cast<long long>(stored), static_cast<long long>(lost), static_cast<long long>(gaps));
+        static_cast<long long>(stored), static_cast<long long>(lost), static_cast<long long>(gaps));
 }
 
 } // namespace

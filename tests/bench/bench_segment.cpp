@@ -58,8 +58,8 @@ struct BenchFailed : std::runtime_error
 
 CliResult sh(const QString &script, int timeoutMs = 120'000)
 {
-    return runProgram(QStringLiteral("sh"), {QStringLiteral("-c"), script}, QProcessEnvironment::systemEnvironment(),
-                      timeoutMs);
+    return runProgram(QStringLiteral("sh"), { QStringLiteral("-c"), script },
+        QProcessEnvironment::systemEnvironment(), timeoutMs);
 }
 
 void mustRun(const QString &script)
@@ -75,14 +75,16 @@ void importIperfImage()
     QTemporaryDir root;
     const QString rootfs = root.filePath(QStringLiteral("rootfs"));
     const QString iperf = QStandardPaths::findExecutable(QStringLiteral("iperf3"));
-    mustRun(QStringLiteral("set -e; r='%1'; mkdir -p $r/bin $r/usr/bin $r/tmp $r/work $r/etc; chmod 1777 $r/tmp; "
-                           "cp /bin/busybox $r/bin/busybox; "
-                           "for a in sh ping sleep cat ls echo ip test awk grep; do ln -s busybox $r/bin/$a; done; "
-                           "cp -L '%2' $r/usr/bin/iperf3; "
-                           "for lib in $(ldd '%2' | grep -o '/[^ ]*'); do mkdir -p $r$(dirname $lib); cp -L $lib $r$lib; done; "
-                           "echo 'root:x:0:0::/:/bin/sh' > $r/etc/passwd; "
-                           "tar -C $r -c . | podman import --quiet - %3 >/dev/null")
-                    .arg(rootfs, iperf, kImage));
+    mustRun(QStringLiteral(
+        "set -e; r='%1'; mkdir -p $r/bin $r/usr/bin $r/tmp $r/work $r/etc; chmod 1777 $r/tmp; "
+        "cp /bin/busybox $r/bin/busybox; "
+        "for a in sh ping sleep cat ls echo ip test awk grep; do ln -s busybox $r/bin/$a; done; "
+        "cp -L '%2' $r/usr/bin/iperf3; "
+        "for lib in $(ldd '%2' | grep -o '/[^ ]*'); do mkdir -p $r$(dirname $lib); cp -L $lib "
+        "$r$lib; done; "
+        "echo 'root:x:0:0::/:/bin/sh' > $r/etc/passwd; "
+        "tar -C $r -c . | podman import --quiet - %3 >/dev/null")
+                .arg(rootfs, iperf, kImage));
 }
 
 struct Figures
@@ -93,15 +95,20 @@ struct Figures
 
 double gbitsFromIperf(const QByteArray &json)
 {
-    const QJsonObject end = QJsonDocument::fromJson(json).object().value(QLatin1String("end")).toObject();
-    return end.value(QLatin1String("sum_received")).toObject().value(QLatin1String("bits_per_second")).toDouble() / 1e9;
+    const QJsonObject end
+        = QJsonDocument::fromJson(json).object().value(QLatin1String("end")).toObject();
+    return end.value(QLatin1String("sum_received"))
+               .toObject()
+               .value(QLatin1String("bits_per_second"))
+               .toDouble()
+        / 1e9;
 }
 
 double rttFromPing(const QString &output)
 {
     // iputils: "rtt min/avg/max/mdev = a/b/c/d ms"; busybox: "round-trip min/avg/max = a/b/c ms"
-    const QRegularExpressionMatch match =
-            QRegularExpression(QStringLiteral("= [0-9.]+/([0-9.]+)/")).match(output);
+    const QRegularExpressionMatch match
+        = QRegularExpression(QStringLiteral("= [0-9.]+/([0-9.]+)/")).match(output);
     return match.hasMatch() ? match.captured(1).toDouble() : -1;
 }
 
@@ -109,23 +116,28 @@ double rttFromPing(const QString &output)
 Figures measureDirect(int seconds)
 {
     const QString client = QStringLiteral("cloop-bench-direct-%1").arg(::getpid());
-    LabNetwork lab(QStringLiteral("clb-direct"), QStringLiteral("clb-lab"), QStringLiteral("198.51.100.1/24"));
+    LabNetwork lab(
+        QStringLiteral("clb-direct"), QStringLiteral("clb-lab"), QStringLiteral("198.51.100.1/24"));
     if (!lab.create())
         fail(lab.lastError());
-    mustRun(QStringLiteral("ip netns add %1 && ip link set clb-direct netns %1 && "
-                           "ip -n %1 addr add 198.51.100.10/24 dev clb-direct && ip -n %1 link set clb-direct up && "
-                           "ip -n %1 link set lo up")
-                    .arg(client));
+    mustRun(QStringLiteral(
+        "ip netns add %1 && ip link set clb-direct netns %1 && "
+        "ip -n %1 addr add 198.51.100.10/24 dev clb-direct && ip -n %1 link set clb-direct up && "
+        "ip -n %1 link set lo up")
+                .arg(client));
     QProcess server;
-    const QStringList serve = lab.labCommand({QStringLiteral("iperf3"), QStringLiteral("-s"), QStringLiteral("-1")});
+    const QStringList serve
+        = lab.labCommand({ QStringLiteral("iperf3"), QStringLiteral("-s"), QStringLiteral("-1") });
     server.start(serve.first(), serve.mid(1));
     server.waitForStarted();
     QThread::msleep(300);
     Figures figures;
-    const CliResult ping = sh(QStringLiteral("ip netns exec %1 ping -c 20 -i 0.05 198.51.100.1").arg(client));
+    const CliResult ping
+        = sh(QStringLiteral("ip netns exec %1 ping -c 20 -i 0.05 198.51.100.1").arg(client));
     figures.rttMs = rttFromPing(ping.stdoutText());
-    const CliResult iperf =
-            sh(QStringLiteral("ip netns exec %1 iperf3 -J -c 198.51.100.1 -t %2").arg(client).arg(seconds), (seconds + 30) * 1000);
+    const CliResult iperf = sh(
+        QStringLiteral("ip netns exec %1 iperf3 -J -c 198.51.100.1 -t %2").arg(client).arg(seconds),
+        (seconds + 30) * 1000);
     figures.gbits = gbitsFromIperf(iperf.out);
     server.waitForFinished(5000);
     sh(QStringLiteral("ip netns delete %1").arg(client));
@@ -137,17 +149,19 @@ Figures measureChain(TestRig &rig, LabNetwork &lab, int seconds)
 {
     HubProcess &hub = rig.hub();
     QProcess server;
-    const QStringList serve = lab.labCommand({QStringLiteral("iperf3"), QStringLiteral("-s"), QStringLiteral("-1")});
+    const QStringList serve
+        = lab.labCommand({ QStringLiteral("iperf3"), QStringLiteral("-s"), QStringLiteral("-1") });
     server.start(serve.first(), serve.mid(1));
     server.waitForStarted();
-    const QString workload =
-            QStringLiteral("i=0; while ! ip -o addr show fwd0 2>/dev/null | grep -q 192.0.2.10 && [ $i -lt 100 ]; do "
-                           "sleep 0.1; i=$((i+1)); done; sleep 0.5; ping -c 20 -i 0.2 192.0.2.1 | tail -n 1; "
-                           "iperf3 -J -c 192.0.2.1 -t %1")
-                    .arg(seconds);
-    const CliResult ran = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--image"),
-                                   kImage, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), workload},
-                                  (seconds + 60) * 1000);
+    const QString workload = QStringLiteral(
+        "i=0; while ! ip -o addr show fwd0 2>/dev/null | grep -q 192.0.2.10 && [ $i -lt 100 ]; do "
+        "sleep 0.1; i=$((i+1)); done; sleep 0.5; ping -c 20 -i 0.2 192.0.2.1 | tail -n 1; "
+        "iperf3 -J -c 192.0.2.1 -t %1")
+                                 .arg(seconds);
+    const CliResult ran = hub.cli(
+        { QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--image"),
+            kImage, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), workload },
+        (seconds + 60) * 1000);
     server.waitForFinished(5000);
     if (ran.exitCode != 0)
         fail(QStringLiteral("the benchmark run failed: ") + ran.describe());
@@ -156,7 +170,8 @@ Figures measureChain(TestRig &rig, LabNetwork &lab, int seconds)
     figures.rttMs = rttFromPing(output);
     figures.gbits = gbitsFromIperf(ran.out.mid(ran.out.indexOf('{')));
     if (figures.gbits <= 0)
-        std::fprintf(stderr, "%s: the run printed:\n%s\n%s\n", g_program, ran.out.constData(), ran.err.constData());
+        std::fprintf(stderr, "%s: the run printed:\n%s\n%s\n", g_program, ran.out.constData(),
+            ran.err.constData());
     return figures;
 }
 
@@ -187,7 +202,8 @@ double idleWakeupRoundTripMs()
         QThread::msleep(20);
         QElapsedTimer clock;
         clock.start();
-        if (::write(pair[0], buffer, sizeof buffer) != sizeof buffer || ::read(pair[0], buffer, sizeof buffer) <= 0)
+        if (::write(pair[0], buffer, sizeof buffer) != sizeof buffer
+            || ::read(pair[0], buffer, sizeof buffer) <= 0)
             break;
         nanoseconds.push_back(clock.nsecsElapsed());
     }
@@ -195,7 +211,8 @@ double idleWakeupRoundTripMs()
     ::waitpid(child, nullptr, 0);
     if (nanoseconds.empty())
         fail(QStringLiteral("the wake-up probe's echo process did not answer"));
-    std::nth_element(nanoseconds.begin(), nanoseconds.begin() + nanoseconds.size() / 2, nanoseconds.end());
+    std::nth_element(
+        nanoseconds.begin(), nanoseconds.begin() + nanoseconds.size() / 2, nanoseconds.end());
     return double(nanoseconds[nanoseconds.size() / 2]) / 1e6;
 }
 
@@ -211,31 +228,38 @@ int runBench(int argc, char **argv)
         fail(why);
     importIperfImage();
 
-    LabNetwork lab(QStringLiteral("clb-seg"), QStringLiteral("clb-lab"), QStringLiteral("192.0.2.1/24"));
+    LabNetwork lab(
+        QStringLiteral("clb-seg"), QStringLiteral("clb-lab"), QStringLiteral("192.0.2.1/24"));
     if (!lab.create())
         fail(lab.lastError());
     TestRig rig;
     if (!rig.startHub())
         fail(rig.lastError());
     HubProcess &hub = rig.hub();
-    if (hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject}).exitCode != 0)
+    if (hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }).exitCode != 0)
         fail(hub.transcript());
-    const Enrollment forwarder = hub.enroll(QStringLiteral("lab"), {QStringLiteral("--interface"), QStringLiteral("clb-seg")});
+    const Enrollment forwarder = hub.enroll(
+        QStringLiteral("lab"), { QStringLiteral("--interface"), QStringLiteral("clb-seg") });
     if (!forwarder.ok)
         fail(forwarder.error);
-    ForwarderProcess &forwarderProcess = rig.addForwarder({QStringLiteral("--bundle"), forwarder.bundle});
+    ForwarderProcess &forwarderProcess
+        = rig.addForwarder({ QStringLiteral("--bundle"), forwarder.bundle });
     if (!rig.startAndAwaitConnection(forwarderProcess, forwarder.id))
         fail(forwarderProcess.describe());
-    const QJsonObject agent = hub.cliJson({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
-                                           QStringLiteral("bench"), QStringLiteral("--json")})
-                                      .toObject();
-    ForwarderProcess &agentProcess = rig.addForwarder({QStringLiteral("--bundle"), agent.value(QLatin1String("bundle")).toString()},
-                                                      rig.newHome(), ForwarderProcess::Program::Agent);
-    if (!agentProcess.start() || !agentProcess.waitForStderr(QStringLiteral("connected to the hub as executor")))
+    const QJsonObject agent = hub.cliJson({ QStringLiteral("executor"), QStringLiteral("enroll"),
+                                              QStringLiteral("--name"), QStringLiteral("bench"),
+                                              QStringLiteral("--json") })
+                                  .toObject();
+    ForwarderProcess &agentProcess = rig.addForwarder(
+        { QStringLiteral("--bundle"), agent.value(QLatin1String("bundle")).toString() },
+        rig.newHome(), ForwarderProcess::Program::Agent);
+    if (!agentProcess.start()
+        || !agentProcess.waitForStderr(QStringLiteral("connected to the hub as executor")))
         fail(agentProcess.describe());
-    if (hub.cli({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(forwarder.id), QStringLiteral("--project"),
-                 kProject, QStringLiteral("--address"), QStringLiteral("192.0.2.10/24")})
-                .exitCode
+    if (hub.cli({ QStringLiteral("forward"), QStringLiteral("bind"), QString::number(forwarder.id),
+                    QStringLiteral("--project"), kProject, QStringLiteral("--address"),
+                    QStringLiteral("192.0.2.10/24") })
+            .exitCode
         != 0)
         fail(hub.transcript());
 
@@ -245,9 +269,11 @@ int runBench(int argc, char **argv)
         const Figures direct = measureDirect(seconds);
         const Figures chain = measureChain(rig, lab, seconds);
         std::printf("%-34s %12.2f %14.3f\n", "direct veth", direct.gbits, direct.rttMs);
-        std::printf("%-34s %12.2f %14.3f\n", "forwarder -> hub -> agent -> TAP", chain.gbits, chain.rttMs);
-        std::printf("%-34s %12.3f %14.1f\n", "chain / direct", direct.gbits > 0 ? chain.gbits / direct.gbits : 0,
-                    direct.rttMs > 0 ? chain.rttMs / direct.rttMs : 0);
+        std::printf(
+            "%-34s %12.2f %14.3f\n", "forwarder -> hub -> agent -> TAP", chain.gbits, chain.rttMs);
+        std::printf("%-34s %12.3f %14.1f\n", "chain / direct",
+            direct.gbits > 0 ? chain.gbits / direct.gbits : 0,
+            direct.rttMs > 0 ? chain.rttMs / direct.rttMs : 0);
         std::fflush(stdout);
     }
     std::printf("%-34s %12s %14.3f\n", "idle 2-process round trip", "", idleWakeupRoundTripMs());

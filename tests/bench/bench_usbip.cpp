@@ -81,12 +81,12 @@ QJsonObject direct(const TransferMeasurement &measure)
 {
     QTemporaryDir forwarderRoot;
     QTemporaryDir agentRoot;
-    if (!UsbFixture::makeForwarderMachine(forwarderRoot.path(), {benchDevice()})
+    if (!UsbFixture::makeForwarderMachine(forwarderRoot.path(), { benchDevice() })
         || !UsbFixture::makeAgentMachine(agentRoot.path()))
         fail(QStringLiteral("cannot make the fixture trees"));
     const SysfsRoot forwarderRoots(forwarderRoot.path());
-    UsbKernelStandIn forwarder{forwarderRoots};
-    UsbKernelStandIn agent{SysfsRoot(agentRoot.path())};
+    UsbKernelStandIn forwarder { forwarderRoots };
+    UsbKernelStandIn agent { SysfsRoot(agentRoot.path()) };
     const auto step = [](const cloop::Status &status) {
         if (!status)
             fail(status.error().message);
@@ -94,16 +94,19 @@ QJsonObject direct(const TransferMeasurement &measure)
     step(forwarder.write(u"/sys/bus/usb/drivers/usb/unbind", "1-1"));
     step(forwarder.write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 1-1"));
     step(forwarder.write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1"));
-    int ends[2] = {-1, -1};
+    int ends[2] = { -1, -1 };
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0)
         fail(QStringLiteral("socketpair failed"));
     const cloop::util::Fd stubEnd(ends[0]);
     const cloop::util::Fd vhciEnd(ends[1]);
-    step(forwarder.write(u"/sys/bus/usb/devices/1-1/usbip_sockfd", QByteArray::number(stubEnd.get())));
-    const quint32 devnum = forwarderRoots.readAttribute(u"/sys/bus/usb/devices/1-1/devnum").value_or(QString()).toUInt();
+    step(forwarder.write(
+        u"/sys/bus/usb/devices/1-1/usbip_sockfd", QByteArray::number(stubEnd.get())));
+    const quint32 devnum = forwarderRoots.readAttribute(u"/sys/bus/usb/devices/1-1/devnum")
+                               .value_or(QString())
+                               .toUInt();
     const quint32 devid = (1u << 16) | devnum;
     step(agent.write(u"/sys/devices/platform/vhci_hcd.0/attach",
-                     QStringLiteral("0 %1 %2 3").arg(vhciEnd.get()).arg(devid).toLatin1()));
+        QStringLiteral("0 %1 %2 3").arg(vhciEnd.get()).arg(devid).toLatin1()));
     QString node;
     for (int i = 0; i < 500 && node.isEmpty(); ++i) {
         node = nodeOf(agent.portStatus());
@@ -123,28 +126,33 @@ QJsonObject chain(const TransferMeasurement &measure)
 {
     QTemporaryDir forwarderRoot;
     QTemporaryDir agentRoot;
-    if (!UsbFixture::makeForwarderMachine(forwarderRoot.path(), {benchDevice()})
+    if (!UsbFixture::makeForwarderMachine(forwarderRoot.path(), { benchDevice() })
         || !UsbFixture::makeAgentMachine(agentRoot.path()))
         fail(QStringLiteral("cannot make the fixture trees"));
     TestRig rig;
     if (!rig.startHub())
         fail(rig.lastError());
     HubProcess &hub = rig.hub();
-    hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject});
-    const Enrollment enrolled = hub.enroll(QStringLiteral("bench"), {QStringLiteral("--usb"), QStringLiteral("1d50:6089")});
+    hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject });
+    const Enrollment enrolled = hub.enroll(
+        QStringLiteral("bench"), { QStringLiteral("--usb"), QStringLiteral("1d50:6089") });
     if (!enrolled.ok)
         fail(enrolled.error);
-    ForwarderProcess &forwarder = rig.addForwarder({QStringLiteral("--bundle"), enrolled.bundle}, {},
-                                                   ForwarderProcess::Program::ForwarderUsbStandIn);
-    forwarder.setEnvironmentVariable(QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("forwarder"));
+    ForwarderProcess &forwarder = rig.addForwarder({ QStringLiteral("--bundle"), enrolled.bundle },
+        {}, ForwarderProcess::Program::ForwarderUsbStandIn);
+    forwarder.setEnvironmentVariable(
+        QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("forwarder"));
     forwarder.setEnvironmentVariable(QStringLiteral("CLOOP_SYSFS_ROOT"), forwarderRoot.path());
-    if (!rig.startAndAwaitConnection(forwarder, enrolled.id) || !forwarder.waitForStderr(QStringLiteral("is present as")))
+    if (!rig.startAndAwaitConnection(forwarder, enrolled.id)
+        || !forwarder.waitForStderr(QStringLiteral("is present as")))
         fail(QStringLiteral("the forwarder did not come up: ") + forwarder.describe());
-    const QJsonObject executor = hub.cliJson({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
-                                              QStringLiteral("bench"), QStringLiteral("--json")})
-                                         .toObject();
-    ForwarderProcess &agent = rig.addForwarder({QStringLiteral("--bundle"), executor.value(QLatin1String("bundle")).toString()},
-                                               rig.newHome(), ForwarderProcess::Program::AgentUsbStandIn);
+    const QJsonObject executor = hub.cliJson({ QStringLiteral("executor"), QStringLiteral("enroll"),
+                                                 QStringLiteral("--name"), QStringLiteral("bench"),
+                                                 QStringLiteral("--json") })
+                                     .toObject();
+    ForwarderProcess &agent = rig.addForwarder(
+        { QStringLiteral("--bundle"), executor.value(QLatin1String("bundle")).toString() },
+        rig.newHome(), ForwarderProcess::Program::AgentUsbStandIn);
     agent.setEnvironmentVariable(QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("agent"));
     agent.setEnvironmentVariable(QStringLiteral("CLOOP_SYSFS_ROOT"), agentRoot.path());
     agent.setEnvironmentVariable(QStringLiteral("CLOOP_DEV_ROOT"), agentRoot.path());
@@ -152,27 +160,28 @@ QJsonObject chain(const TransferMeasurement &measure)
         fail(QStringLiteral("the agent did not come up: ") + agent.describe());
     if (hub.bind(enrolled.id, kProject) == 0)
         fail(QStringLiteral("cannot bind the forwarder: ") + hub.transcript().right(2000));
-    const CliResult queued = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--no-wait"),
-                                      QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("3600")});
+    const CliResult queued = hub.cli(
+        { QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--no-wait"),
+            QStringLiteral("--"), QStringLiteral("sleep"), QStringLiteral("3600") });
     if (queued.exitCode != 0)
         fail(queued.describe());
     StandInControl control(agentRoot.path());
     QString node;
     waitUntil([&] {
-        auto ports = control.call({{QStringLiteral("op"), QStringLiteral("ports")}});
+        auto ports = control.call({ { QStringLiteral("op"), QStringLiteral("ports") } });
         node = ports ? nodeOf(*ports) : QString();
         return !node.isEmpty();
     });
     if (node.isEmpty())
         fail(QStringLiteral("the run's device did not attach: ") + agent.stderrText().right(2000));
-    auto measured = control.call({{QStringLiteral("op"), QStringLiteral("measure")},
-                                  {QStringLiteral("node"), node},
-                                  {QStringLiteral("control_count"), measure.controlCount},
-                                  {QStringLiteral("bulk_bytes"), measure.bulkBytes},
-                                  {QStringLiteral("urb_bytes"), measure.urbBytes},
-                                  {QStringLiteral("bulk_in_flight"), measure.bulkInFlight}},
-                                 30 * 60 * 1000);
-    hub.cli({QStringLiteral("run"), QStringLiteral("cancel"), queued.stdoutText().trimmed()});
+    auto measured = control.call(
+        { { QStringLiteral("op"), QStringLiteral("measure") }, { QStringLiteral("node"), node },
+            { QStringLiteral("control_count"), measure.controlCount },
+            { QStringLiteral("bulk_bytes"), measure.bulkBytes },
+            { QStringLiteral("urb_bytes"), measure.urbBytes },
+            { QStringLiteral("bulk_in_flight"), measure.bulkInFlight } },
+        30 * 60 * 1000);
+    hub.cli({ QStringLiteral("run"), QStringLiteral("cancel"), queued.stdoutText().trimmed() });
     if (!measured)
         fail(measured.error().message);
     return *measured;
@@ -185,11 +194,13 @@ double number(const QJsonObject &figures, const char *key)
 
 void print(const char *what, const QJsonObject &figures)
 {
-    std::printf("%-26s control p50 %7.1f us  p99 %7.1f us  (%d transfers)   bulk %7.1f MB/s  (%.0f MiB in %d KiB URBs, %d under way)\n",
-                what, number(figures, "control_p50_us"), number(figures, "control_p99_us"),
-                figures.value(QLatin1String("control_count")).toInt(), number(figures, "bulk_mb_per_s"),
-                number(figures, "bulk_bytes") / 1048576.0, figures.value(QLatin1String("urb_bytes")).toInt() / 1024,
-                figures.value(QLatin1String("bulk_in_flight")).toInt());
+    std::printf("%-26s control p50 %7.1f us  p99 %7.1f us  (%d transfers)   bulk %7.1f MB/s  (%.0f "
+                "MiB in %d KiB URBs, %d under way)\n",
+        what, number(figures, "control_p50_us"), number(figures, "control_p99_us"),
+        figures.value(QLatin1String("control_count")).toInt(), number(figures, "bulk_mb_per_s"),
+        number(figures, "bulk_bytes") / 1048576.0,
+        figures.value(QLatin1String("urb_bytes")).toInt() / 1024,
+        figures.value(QLatin1String("bulk_in_flight")).toInt());
 }
 
 } // namespace
@@ -213,12 +224,13 @@ int main(int argc, char **argv)
         const QJsonObject relayed = chain(measure);
         print("forwarder → hub → agent", relayed);
         std::printf("chain / direct:            control p50 %.2fx  p99 %.2fx   bulk %.0f%%\n",
-                    number(relayed, "control_p50_us") / number(line, "control_p50_us"),
-                    number(relayed, "control_p99_us") / number(line, "control_p99_us"),
-                    100.0 * number(relayed, "bulk_mb_per_s") / number(line, "bulk_mb_per_s"));
-        std::printf("chain / two-TLS-hop relay: control p50 %.2fx (target ≤ 1.2x of %.1f us)   bulk %.0f%% (target ≥ 80%% of %.0f MB/s)\n",
-                    number(relayed, "control_p50_us") / kReferenceP50Us, kReferenceP50Us,
-                    100.0 * number(relayed, "bulk_mb_per_s") / kReferenceBulkMBs, kReferenceBulkMBs);
+            number(relayed, "control_p50_us") / number(line, "control_p50_us"),
+            number(relayed, "control_p99_us") / number(line, "control_p99_us"),
+            100.0 * number(relayed, "bulk_mb_per_s") / number(line, "bulk_mb_per_s"));
+        std::printf("chain / two-TLS-hop relay: control p50 %.2fx (target ≤ 1.2x of %.1f us)   "
+                    "bulk %.0f%% (target ≥ 80%% of %.0f MB/s)\n",
+            number(relayed, "control_p50_us") / kReferenceP50Us, kReferenceP50Us,
+            100.0 * number(relayed, "bulk_mb_per_s") / kReferenceBulkMBs, kReferenceBulkMBs);
     } catch (const BenchFailed &failure) {
         std::fprintf(stderr, "%s: %s\n", g_program, failure.what());
         return 1;

@@ -10,7 +10,7 @@ namespace cloop::testing {
 
 // Feeds `bytes` to a fresh decoder `chunkSize` bytes at a time and returns
 // every record; any decode error or leftover byte is a test bug (fatal).
-template<typename Decoder, typename Record>
+template <typename Decoder, typename Record>
 QList<Record> decodeInChunks(QByteArrayView bytes, qsizetype chunkSize)
 {
     Decoder decoder;

@@ -370,40 +370,48 @@ void TestControlMessage::runMessagesRoundTrip_data()
     RunStart start;
     start.runId = 41;
     start.image = QStringLiteral("localhost/cloop-busybox:latest");
-    start.argv = {QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo \"hi\"; exit 3")};
-    start.env = {{QStringLiteral("CLOOP_RUN"), QStringLiteral("41")}, {QStringLiteral("LANG"), QStringLiteral("C.UTF-8")}};
+    start.argv
+        = { QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo \"hi\"; exit 3") };
+    start.env = { { QStringLiteral("CLOOP_RUN"), QStringLiteral("41") },
+        { QStringLiteral("LANG"), QStringLiteral("C.UTF-8") } };
     start.workdir = QStringLiteral("runs/41");
     start.runtime = QStringLiteral("runc");
     start.resumeOffset = 1234;
     QTest::newRow("run.start") << ControlMessage(start);
     RunStart hostProcess;
     hostProcess.runId = 42;
-    hostProcess.argv = {QStringLiteral("true")};
+    hostProcess.argv = { QStringLiteral("true") };
     hostProcess.workdir = QStringLiteral("runs/42");
     hostProcess.hostProcess = true;
     QTest::newRow("run.start host process") << ControlMessage(hostProcess);
     RunStart withDevices = start;
-    withDevices.devices = {ForwardedDevice{7, QStringLiteral("fwd-lab"), QStringLiteral("l2"), QStringLiteral("fwd0"),
-                                           QStringLiteral("192.0.2.10/24"), 9000, QString()},
-                           ForwardedDevice{8, QStringLiteral("fwd-lab2"), QStringLiteral("l2"), QStringLiteral("fwd1"),
-                                           QString(), 1500, QString()}};
+    withDevices.devices
+        = { ForwardedDevice { 7, QStringLiteral("fwd-lab"), QStringLiteral("l2"),
+                QStringLiteral("fwd0"), QStringLiteral("192.0.2.10/24"), 9000, QString() },
+              ForwardedDevice { 8, QStringLiteral("fwd-lab2"), QStringLiteral("l2"),
+                  QStringLiteral("fwd1"), QString(), 1500, QString() } };
     QTest::newRow("run.start with devices") << ControlMessage(withDevices);
     RunStart withUsb = start;
-    withUsb.devices = {ForwardedDevice{9, QStringLiteral("fwd-hsm"), QStringLiteral("usb"), QString(), QString(), 1500,
-                                       QStringLiteral("1-1.4")}};
+    withUsb.devices = { ForwardedDevice { 9, QStringLiteral("fwd-hsm"), QStringLiteral("usb"),
+        QString(), QString(), 1500, QStringLiteral("1-1.4") } };
     QTest::newRow("run.start with a USB device") << ControlMessage(withUsb);
-    QTest::newRow("run.cancel") << ControlMessage(RunCancel{41, QStringLiteral("cancelled by alice")});
-    QTest::newRow("run.ack") << ControlMessage(RunAck{41, 65536});
-    QTest::newRow("run.started") << ControlMessage(RunStarted{41});
-    QTest::newRow("run.finished exit") << ControlMessage(RunFinished{41, 3, QString(), 99});
-    QTest::newRow("run.finished error") << ControlMessage(RunFinished{41, std::nullopt, QStringLiteral("image not known"), 0});
-    QTest::newRow("runs.held") << ControlMessage(RunsHeld{{3, 41, 9007199254740991}});
-    QTest::newRow("runs.held none") << ControlMessage(RunsHeld{});
-    QTest::newRow("device.state jumbo") << ControlMessage(DeviceState{9000, true, true, false, QString()});
-    QTest::newRow("device.state down") << ControlMessage(DeviceState{1500, false, false, false, QString()});
+    QTest::newRow("run.cancel") << ControlMessage(
+        RunCancel { 41, QStringLiteral("cancelled by alice") });
+    QTest::newRow("run.ack") << ControlMessage(RunAck { 41, 65536 });
+    QTest::newRow("run.started") << ControlMessage(RunStarted { 41 });
+    QTest::newRow("run.finished exit") << ControlMessage(RunFinished { 41, 3, QString(), 99 });
+    QTest::newRow("run.finished error")
+        << ControlMessage(RunFinished { 41, std::nullopt, QStringLiteral("image not known"), 0 });
+    QTest::newRow("runs.held") << ControlMessage(RunsHeld { { 3, 41, 9007199254740991 } });
+    QTest::newRow("runs.held none") << ControlMessage(RunsHeld {});
+    QTest::newRow("device.state jumbo")
+        << ControlMessage(DeviceState { 9000, true, true, false, QString() });
+    QTest::newRow("device.state down")
+        << ControlMessage(DeviceState { 1500, false, false, false, QString() });
     QTest::newRow("device.state usb present")
-            << ControlMessage(DeviceState{1500, false, false, true, QStringLiteral("3-2")});
-    QTest::newRow("device.state usb unplugged") << ControlMessage(DeviceState{1500, false, false, true, QString()});
+        << ControlMessage(DeviceState { 1500, false, false, true, QStringLiteral("3-2") });
+    QTest::newRow("device.state usb unplugged")
+        << ControlMessage(DeviceState { 1500, false, false, true, QString() });
 }
 
 void TestControlMessage::runMessagesRoundTrip()
@@ -418,63 +426,78 @@ void TestControlMessage::runMessagesRefused_data()
 {
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("mentions");
-    QTest::newRow("start without argv") << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"runs/1"})")
-                                        << QStringLiteral("argv");
-    QTest::newRow("start with empty argv") << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":[]})")
-                                           << QStringLiteral("argv");
-    QTest::newRow("start argv not strings") << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":[1]})")
-                                            << QStringLiteral("argv");
-    QTest::newRow("start env bad name")
-            << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"A-B":"1"}})")
-            << QStringLiteral("A-B");
+    QTest::newRow("start without argv")
+        << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"runs/1"})")
+        << QStringLiteral("argv");
+    QTest::newRow("start with empty argv")
+        << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":[]})")
+        << QStringLiteral("argv");
+    QTest::newRow("start argv not strings")
+        << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":[1]})")
+        << QStringLiteral("argv");
+    QTest::newRow("start env bad name") << QByteArray(
+        R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"A-B":"1"}})")
+                                        << QStringLiteral("A-B");
     QTest::newRow("start env multi-line")
-            << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"A":"1
-2"}})")
-            << QStringLiteral("env");
-    QTest::newRow("start run id 0") << QByteArray(R"({"type":"run.start","run_id":0,"workdir":"w","argv":["x"]})")
-                                    << QStringLiteral("run_id");
-    QTest::newRow("start without workdir") << QByteArray(R"({"type":"run.start","run_id":1,"argv":["x"]})")
-                                           << QStringLiteral("workdir");
-    const QByteArray startHead = R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"devices":)";
+        << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"A":"1
+2"}})") << QStringLiteral("env");
+    QTest::newRow("start run id 0")
+        << QByteArray(R"({"type":"run.start","run_id":0,"workdir":"w","argv":["x"]})")
+        << QStringLiteral("run_id");
+    QTest::newRow("start without workdir")
+        << QByteArray(R"({"type":"run.start","run_id":1,"argv":["x"]})")
+        << QStringLiteral("workdir");
+    const QByteArray startHead
+        = R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"devices":)";
     QTest::newRow("device list not an array") << startHead + R"({}})" << QStringLiteral("devices");
     QTest::newRow("device of an unknown kind")
-            << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"serial"}]})" << QStringLiteral("kind");
+        << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"serial"}]})"
+        << QStringLiteral("kind");
     QTest::newRow("device target not an interface")
-            << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"../../x"}]})" << QStringLiteral("target");
-    QTest::newRow("device target too long")
-            << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"abcdefghijklmnopq"}]})"
-            << QStringLiteral("target");
+        << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"../../x"}]})"
+        << QStringLiteral("target");
+    QTest::newRow("device target too long") << startHead
+            + R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"abcdefghijklmnopq"}]})"
+                                            << QStringLiteral("target");
     QTest::newRow("device name with a comma")
-            << startHead + R"([{"binding_id":1,"name":"a,b=c","kind":"l2","target":"fwd0"}]})" << QStringLiteral("name");
+        << startHead + R"([{"binding_id":1,"name":"a,b=c","kind":"l2","target":"fwd0"}]})"
+        << QStringLiteral("name");
     QTest::newRow("device mtu too small")
-            << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"fwd0","mtu":10}]})"
-            << QStringLiteral("mtu");
+        << startHead + R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"fwd0","mtu":10}]})"
+        << QStringLiteral("mtu");
     QTest::newRow("device without binding")
-            << startHead + R"([{"name":"fwd-a","kind":"l2","target":"fwd0"}]})" << QStringLiteral("binding_id");
+        << startHead + R"([{"name":"fwd-a","kind":"l2","target":"fwd0"}]})"
+        << QStringLiteral("binding_id");
     QByteArray nine = startHead + "[";
     for (int i = 1; i <= 9; ++i)
         nine += QByteArray(i > 1 ? "," : "") + R"({"binding_id":)" + QByteArray::number(i)
-                + R"(,"name":"fwd-a","kind":"l2","target":"fwd0"})";
+            + R"(,"name":"fwd-a","kind":"l2","target":"fwd0"})";
     QTest::newRow("too many devices") << nine + "]}" << QStringLiteral("devices");
-    QTest::newRow("device state mtu too small") << QByteArray(R"({"type":"device.state","mtu":20,"up":true})")
-                                              << QStringLiteral("mtu");
+    QTest::newRow("device state mtu too small")
+        << QByteArray(R"({"type":"device.state","mtu":20,"up":true})") << QStringLiteral("mtu");
     QTest::newRow("device state mtu not a number")
-            << QByteArray(R"({"type":"device.state","mtu":"9000","up":true})") << QStringLiteral("mtu");
+        << QByteArray(R"({"type":"device.state","mtu":"9000","up":true})") << QStringLiteral("mtu");
     QTest::newRow("device state up not a boolean")
-            << QByteArray(R"({"type":"device.state","mtu":1500,"up":"yes"})") << QStringLiteral("up");
-    QTest::newRow("ack negative offset") << QByteArray(R"({"type":"run.ack","run_id":1,"offset":-1})")
-                                         << QStringLiteral("offset");
+        << QByteArray(R"({"type":"device.state","mtu":1500,"up":"yes"})") << QStringLiteral("up");
+    QTest::newRow("ack negative offset")
+        << QByteArray(R"({"type":"run.ack","run_id":1,"offset":-1})") << QStringLiteral("offset");
     QTest::newRow("finished with neither code nor error")
-            << QByteArray(R"({"type":"run.finished","run_id":1,"end_offset":0})") << QStringLiteral("exit code");
+        << QByteArray(R"({"type":"run.finished","run_id":1,"end_offset":0})")
+        << QStringLiteral("exit code");
     QTest::newRow("finished code out of range")
-            << QByteArray(R"({"type":"run.finished","run_id":1,"exit_code":1000,"end_offset":0})")
-            << QStringLiteral("exit_code");
-    QTest::newRow("held without ids") << QByteArray(R"({"type":"runs.held"})") << QStringLiteral("run_ids");
-    QTest::newRow("held id 0") << QByteArray(R"({"type":"runs.held","run_ids":[1,0]})") << QStringLiteral("run_ids");
-    QTest::newRow("held fraction") << QByteArray(R"({"type":"runs.held","run_ids":[1.5]})") << QStringLiteral("run_ids");
-    QTest::newRow("held string") << QByteArray(R"({"type":"runs.held","run_ids":["7"]})") << QStringLiteral("run_ids");
-    QTest::newRow("held too large") << QByteArray(R"({"type":"runs.held","run_ids":[10000000000000000]})")
-                                    << QStringLiteral("run_ids");
+        << QByteArray(R"({"type":"run.finished","run_id":1,"exit_code":1000,"end_offset":0})")
+        << QStringLiteral("exit_code");
+    QTest::newRow("held without ids")
+        << QByteArray(R"({"type":"runs.held"})") << QStringLiteral("run_ids");
+    QTest::newRow("held id 0") << QByteArray(R"({"type":"runs.held","run_ids":[1,0]})")
+                               << QStringLiteral("run_ids");
+    QTest::newRow("held fraction")
+        << QByteArray(R"({"type":"runs.held","run_ids":[1.5]})") << QStringLiteral("run_ids");
+    QTest::newRow("held string") << QByteArray(R"({"type":"runs.held","run_ids":["7"]})")
+                                 << QStringLiteral("run_ids");
+    QTest::newRow("held too large")
+        << QByteArray(R"({"type":"runs.held","run_ids":[10000000000000000]})")
+        << QStringLiteral("run_ids");
 }
 
 void TestControlMessage::runMessagesRefused()

@@ -353,14 +353,15 @@ void TestEnrollmentBundle::tokenFileCommandKeepsTheBundleOffCommandLines()
     // Given the command the hub gives for a bundle, with `echo` standing in
     // for the daemon
     const EnrollmentBundle bundle = forwarderBundle();
-    const QString command = bundle.tokenFileCommand(QStringLiteral("echo"), QStringLiteral("forwarder.bundle"));
+    const QString command
+        = bundle.tokenFileCommand(QStringLiteral("echo"), QStringLiteral("forwarder.bundle"));
     QTemporaryDir dir;
     QVERIFY(dir.isValid());
 
     // When a POSIX shell runs it
     QProcess shell;
     shell.setWorkingDirectory(dir.path());
-    shell.start(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), command});
+    shell.start(QStringLiteral("/bin/sh"), { QStringLiteral("-c"), command });
     QVERIFY(shell.waitForFinished(10'000));
     QCOMPARE(shell.exitCode(), 0);
 
@@ -370,14 +371,17 @@ void TestEnrollmentBundle::tokenFileCommandKeepsTheBundleOffCommandLines()
     // and the file holds the bundle, readable by its owner alone.
     QFile file(dir.filePath(QStringLiteral("forwarder.bundle")));
     QVERIFY(file.open(QIODevice::ReadOnly));
-    QCOMPARE(file.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther | QFileDevice::WriteGroup | QFileDevice::WriteOther),
+    QCOMPARE(file.permissions()
+            & (QFileDevice::ReadGroup | QFileDevice::ReadOther | QFileDevice::WriteGroup
+                | QFileDevice::WriteOther),
         QFileDevice::Permissions());
     const QString saved = QString::fromUtf8(file.readAll()).trimmed();
     QCOMPARE(saved, bundle.encode());
     QVERIFY(EnrollmentBundle::decode(saved, EnrollmentBundle::Kind::Forwarder));
     // Only printf, a shell builtin, ever saw the bundle as an argument.
     QCOMPARE(command.count(bundle.encode()), 1);
-    QVERIFY(command.contains(QStringLiteral("printf '%s\\n' '") + bundle.encode() + QLatin1Char('\'')));
+    QVERIFY(
+        command.contains(QStringLiteral("printf '%s\\n' '") + bundle.encode() + QLatin1Char('\'')));
 }
 
 QTEST_GUILESS_MAIN(TestEnrollmentBundle)

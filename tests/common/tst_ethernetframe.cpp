@@ -35,7 +35,8 @@ void appendBe32(QByteArray &out, quint32 value)
 
 quint16 be16(const QByteArray &bytes, qsizetype at)
 {
-    return static_cast<quint16>((static_cast<quint8>(bytes[at]) << 8) | static_cast<quint8>(bytes[at + 1]));
+    return static_cast<quint16>(
+        (static_cast<quint8>(bytes[at]) << 8) | static_cast<quint8>(bytes[at + 1]));
 }
 
 quint32 le32(const QByteArray &bytes, qsizetype at)
@@ -194,7 +195,8 @@ quint16 expectedChecksum(const PartialFrame &p)
     QByteArray segment = p.frame.sliced(p.l4Start);
     segment[p.field - p.l4Start] = 0;
     segment[p.field - p.l4Start + 1] = 0;
-    const auto checksum = static_cast<quint16>(~fold(referenceSum(p.pseudo) + referenceSum(segment)));
+    const auto checksum
+        = static_cast<quint16>(~fold(referenceSum(p.pseudo) + referenceSum(segment)));
     return checksum == 0 ? 0xffff : checksum;
 }
 
@@ -310,8 +312,8 @@ void TestEthernetFrame::vnetHeaderPredicates()
     QVERIFY(header.needsChecksum());
     header.gsoType = VnetHeader::kGsoEcn;
     QVERIFY2(!header.isGso(), "ECN alone is no GSO type");
-    for (const quint8 type : {VnetHeader::kGsoTcpV4, VnetHeader::kGsoUdp, VnetHeader::kGsoTcpV6,
-             VnetHeader::kGsoUdpL4}) {
+    for (const quint8 type : { VnetHeader::kGsoTcpV4, VnetHeader::kGsoUdp, VnetHeader::kGsoTcpV6,
+             VnetHeader::kGsoUdpL4 }) {
         header.gsoType = type;
         QVERIFY(header.isGso());
         header.gsoType = static_cast<quint8>(type | VnetHeader::kGsoEcn);
@@ -338,14 +340,14 @@ void TestEthernetFrame::restoresVlanTag_data()
         << kMacs + hex("8100 e00a 0806") + QByteArray(28, 'a') << plain;
     QTest::newRow("802.1ad kept") << arp << plain << quint16(0x0123) << quint16(0x88a8)
                                   << kMacs + hex("88a8 0123 0806") + QByteArray(28, 'a') << plain;
-    QTest::newRow("VID 0 priority tag") << arp << plain << quint16(0xa000) << quint16(0)
-                                        << kMacs + hex("8100 a000 0806") + QByteArray(28, 'a')
-                                        << plain;
-    QTest::newRow("tag 0 still inserted") << arp << plain << quint16(0) << quint16(0)
-                                          << kMacs + hex("8100 0000 0806") + QByteArray(28, 'a')
-                                          << plain;
-    QTest::newRow("bare Ethernet header") << kMacs + hex("88b5") << plain << quint16(7) << quint16(0)
-                                          << kMacs + hex("8100 0007 88b5") << plain;
+    QTest::newRow("VID 0 priority tag")
+        << arp << plain << quint16(0xa000) << quint16(0)
+        << kMacs + hex("8100 a000 0806") + QByteArray(28, 'a') << plain;
+    QTest::newRow("tag 0 still inserted")
+        << arp << plain << quint16(0) << quint16(0)
+        << kMacs + hex("8100 0000 0806") + QByteArray(28, 'a') << plain;
+    QTest::newRow("bare Ethernet header") << kMacs + hex("88b5") << plain << quint16(7)
+                                          << quint16(0) << kMacs + hex("8100 0007 88b5") << plain;
 
     const PartialFrame udp = udp4(payload(20, 1));
     VnetHeader moved = udp.header;
@@ -383,9 +385,8 @@ void TestEthernetFrame::restoresVlanTag_data()
     gsoNoHdrLen.hdrLen = 0;
     VnetHeader gsoNoHdrLenMoved = gsoNoHdrLen;
     gsoNoHdrLenMoved.csumStart = 38;
-    QTest::newRow("GSO without hdrLen: 0 stays 0")
-        << tcp.frame << gsoNoHdrLen << quint16(0x0fff) << quint16(0) << tcpTagged
-        << gsoNoHdrLenMoved;
+    QTest::newRow("GSO without hdrLen: 0 stays 0") << tcp.frame << gsoNoHdrLen << quint16(0x0fff)
+                                                   << quint16(0) << tcpTagged << gsoNoHdrLenMoved;
 
     VnetHeader validOnly;
     validOnly.flags = VnetHeader::kDataValid;
@@ -548,7 +549,8 @@ void TestEthernetFrame::writesZeroChecksumAsAllOnes()
 
 void TestEthernetFrame::taggedEqualsUntagged()
 {
-    for (const PartialFrame &p : {udp4(payload(333, 1)), tcp4(payload(64, 2)), udp6(payload(77, 3))}) {
+    for (const PartialFrame &p :
+        { udp4(payload(333, 1)), tcp4(payload(64, 2)), udp6(payload(77, 3)) }) {
         QByteArray untagged = p.frame;
         VnetHeader untaggedHeader = p.header;
         QVERIFY(completeChecksum(untagged, untaggedHeader).ok());
@@ -589,8 +591,8 @@ void TestEthernetFrame::crc32cVectors()
     QCOMPARE(crc32c(bytes), crc);
     QCOMPARE(referenceCrc32c(bytes), crc);
     for (qsizetype split = 0; split <= bytes.size(); ++split)
-        QCOMPARE(crc32c(QByteArrayView(bytes).sliced(split),
-                     crc32c(QByteArrayView(bytes).first(split))),
+        QCOMPARE(
+            crc32c(QByteArrayView(bytes).sliced(split), crc32c(QByteArrayView(bytes).first(split))),
             crc);
 }
 
@@ -609,8 +611,9 @@ void TestEthernetFrame::completesSctp_data()
         << 62;
     QTest::newRow("802.1Q inline")
         << kMacs + hex("8100 0064 0800") + ipv4Header(132, sctp.size()) + sctp << 38;
-    QTest::newRow("QinQ inline")
-        << kMacs + hex("88a8 0001 8100 0064 86dd") + ipv6Header(132, sctp.size()) + sctp << 62;
+    QTest::newRow("QinQ inline") << kMacs + hex("88a8 0001 8100 0064 86dd")
+            + ipv6Header(132, sctp.size())
+            + sctp << 62;
 }
 
 void TestEthernetFrame::completesSctp()
@@ -753,7 +756,7 @@ void TestEthernetFrame::leavesGsoAlone()
 
 void TestEthernetFrame::leavesCompleteFramesAlone()
 {
-    for (const quint8 flags : {quint8(0), VnetHeader::kDataValid}) {
+    for (const quint8 flags : { quint8(0), VnetHeader::kDataValid }) {
         PartialFrame p = udp4(payload(20, 1));
         p.header.flags = flags;
         p.header.csumStart = 0xffff; // not looked at without NEEDS_CSUM

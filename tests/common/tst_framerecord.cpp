@@ -68,7 +68,7 @@ QList<FrameRecord> sampleRecords(int count, qsizetype maxFrame)
     QRandomGenerator random(99);
     for (int i = 0; i < count; ++i) {
         const qsizetype size = 14 + random.bounded(int(maxFrame - 14 + 1));
-        records.append(FrameRecord{headerFor(i), frameBytes(size, quint32(i))});
+        records.append(FrameRecord { headerFor(i), frameBytes(size, quint32(i)) });
     }
     return records;
 }
@@ -118,8 +118,7 @@ void TestFrameRecord::encodesLayout()
     const QByteArray frame = hex("ffffffffffff 020000000002 0806");
 
     //                   length   flags gso hdrLen gsoSize start offset  frame
-    const QByteArray expected =
-        hex("00000018 01    00  0201   0000    2200  0600") + frame;
+    const QByteArray expected = hex("00000018 01    00  0201   0000    2200  0600") + frame;
     QCOMPARE(encodeFrameRecord(header, frame), expected);
 
     FrameRecordDecoder decoder;
@@ -158,24 +157,24 @@ void TestFrameRecord::roundTrips()
 
 void TestFrameRecord::acceptsLimits()
 {
-    const QList<FrameRecord> records{
-        FrameRecord{headerFor(1), frameBytes(14, 1)},
-        FrameRecord{headerFor(2), frameBytes(kMaxFrameBytes, 2)},
-        FrameRecord{headerFor(3), frameBytes(14, 3)},
+    const QList<FrameRecord> records {
+        FrameRecord { headerFor(1), frameBytes(14, 1) },
+        FrameRecord { headerFor(2), frameBytes(kMaxFrameBytes, 2) },
+        FrameRecord { headerFor(3), frameBytes(14, 3) },
     };
     const QByteArray bytes = encodeAll(records);
     QCOMPARE(bytes.first(4), lengthPrefix(24));
     QCOMPARE(bytes.sliced(28, 4), lengthPrefix(10 + kMaxFrameBytes));
-    for (const qsizetype chunk : {qsizetype(1), qsizetype(7), qsizetype(65536), bytes.size()})
+    for (const qsizetype chunk : { qsizetype(1), qsizetype(7), qsizetype(65536), bytes.size() })
         QCOMPARE(decodeInChunks(bytes, chunk), records);
 }
 
 void TestFrameRecord::everySplitPoint()
 {
-    const QList<FrameRecord> records{
-        FrameRecord{headerFor(1), frameBytes(60, 1)},
-        FrameRecord{headerFor(2), frameBytes(1514, 2)},
-        FrameRecord{headerFor(3), frameBytes(14, 3)},
+    const QList<FrameRecord> records {
+        FrameRecord { headerFor(1), frameBytes(60, 1) },
+        FrameRecord { headerFor(2), frameBytes(1514, 2) },
+        FrameRecord { headerFor(3), frameBytes(14, 3) },
     };
     const QByteArray bytes = encodeAll(records);
     for (qsizetype split = 0; split <= bytes.size(); ++split) {
@@ -192,10 +191,10 @@ void TestFrameRecord::everySplitPoint()
 
 void TestFrameRecord::everyPairOfSplitPoints()
 {
-    const QList<FrameRecord> records{
-        FrameRecord{headerFor(4), frameBytes(20, 4)},
-        FrameRecord{headerFor(5), frameBytes(14, 5)},
-        FrameRecord{headerFor(6), frameBytes(33, 6)},
+    const QList<FrameRecord> records {
+        FrameRecord { headerFor(4), frameBytes(20, 4) },
+        FrameRecord { headerFor(5), frameBytes(14, 5) },
+        FrameRecord { headerFor(6), frameBytes(33, 6) },
     };
     const QByteArray bytes = encodeAll(records);
     const QByteArrayView view(bytes);
@@ -249,8 +248,8 @@ void TestFrameRecord::refusesLength_data()
     QTest::addColumn<QString>("message");
 
     const QByteArray good = encodeFrameRecord(headerFor(1), frameBytes(50, 1)); // 64 bytes
-    QTest::newRow("length 0") << lengthPrefix(0)
-                              << "frame record at stream byte 0 declares 0 bytes, fewer than the 24";
+    QTest::newRow("length 0") << lengthPrefix(
+        0) << "frame record at stream byte 0 declares 0 bytes, fewer than the 24";
     QTest::newRow("vnet header only")
         << lengthPrefix(10) + QByteArray(10, '\0') << "stream byte 0 declares 10 bytes";
     QTest::newRow("one byte short")
@@ -264,9 +263,8 @@ void TestFrameRecord::refusesLength_data()
                           << "declares 4294967295 bytes, more than the 65563-byte limit";
     QTest::newRow("second record too short")
         << good + lengthPrefix(3) << "frame record at stream byte 64 declares 3 bytes";
-    QTest::newRow("third record too long")
-        << good + good + lengthPrefix(0x10000000) + QByteArray(100, 'x')
-        << "frame record at stream byte 128 declares 268435456 bytes";
+    QTest::newRow("third record too long") << good + good + lengthPrefix(0x10000000)
+            + QByteArray(100, 'x') << "frame record at stream byte 128 declares 268435456 bytes";
 }
 
 void TestFrameRecord::refusesLength()
@@ -274,7 +272,7 @@ void TestFrameRecord::refusesLength()
     QFETCH(QByteArray, bytes);
     QFETCH(QString, message);
 
-    for (const qsizetype chunk : {qsizetype(1), qsizetype(3), bytes.size()}) {
+    for (const qsizetype chunk : { qsizetype(1), qsizetype(3), bytes.size() }) {
         FrameRecordDecoder decoder;
         const Status status = feedAll(decoder, bytes, chunk);
         QVERIFY(!status.ok());
@@ -300,10 +298,10 @@ void TestFrameRecord::staysFailed()
 
 void TestFrameRecord::keepsRecordsBeforeFault()
 {
-    const FrameRecord good{headerFor(7), frameBytes(100, 7)};
+    const FrameRecord good { headerFor(7), frameBytes(100, 7) };
     FrameRecordDecoder decoder;
     QVERIFY(!decoder.feed(encodeFrameRecord(good.header, good.frame) + lengthPrefix(1)).ok());
-    QCOMPARE(decoder.takeRecords(), QList<FrameRecord>{good});
+    QCOMPARE(decoder.takeRecords(), QList<FrameRecord> { good });
     QCOMPARE(decoder.consumedBytes(), quint64(4 + 10 + 100));
 }
 

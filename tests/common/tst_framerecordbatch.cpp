@@ -25,8 +25,10 @@ void TestFrameRecordBatch::recordsGoOutWholeAndInOrder()
 {
     ChannelMultiplexer mux(ChannelMultiplexer::Side::Hub);
     QByteArray sent;
-    connect(&mux, &ChannelMultiplexer::frameReady, this, [&sent](const QByteArray &frame) { sent += frame; });
-    auto channel = mux.openChannel(QJsonObject{{QStringLiteral("kind"), QStringLiteral("segment")}});
+    connect(&mux, &ChannelMultiplexer::frameReady, this,
+        [&sent](const QByteArray &frame) { sent += frame; });
+    auto channel
+        = mux.openChannel(QJsonObject { { QStringLiteral("kind"), QStringLiteral("segment") } });
     QVERIFY(channel);
 
     FrameRecordBatch batch;
@@ -56,14 +58,15 @@ void TestFrameRecordBatch::recordsGoOutWholeAndInOrder()
 void TestFrameRecordBatch::aRefusedBatchIsDroppedWholeAndCounted()
 {
     ChannelMultiplexer mux(ChannelMultiplexer::Side::Hub);
-    auto channel = mux.openChannel(QJsonObject{{QStringLiteral("kind"), QStringLiteral("segment")}});
+    auto channel
+        = mux.openChannel(QJsonObject { { QStringLiteral("kind"), QStringLiteral("segment") } });
     QVERIFY(channel);
     FrameRecordBatch batch;
     const QByteArray frame = QByteArray(14, 'h') + QByteArray(9000, 'j');
     // Nobody grants credit: the channel's queue fills to its cap.
     for (int round = 0; round < 40; ++round) {
         while (batch.hasRoomFor(frame.size()))
-            batch.append(VnetHeader{}, frame);
+            batch.append(VnetHeader {}, frame);
         batch.flush(**channel);
         QVERIFY(batch.isEmpty());
     }
@@ -71,7 +74,8 @@ void TestFrameRecordBatch::aRefusedBatchIsDroppedWholeAndCounted()
     QVERIFY(taken > 0);
     QVERIFY(batch.droppedFrames() > 0);
     // Only whole batches of whole records were queued.
-    const qsizetype recordBytes = protocol::kFrameRecordLengthBytes + VnetHeader::kSize + frame.size();
+    const qsizetype recordBytes
+        = protocol::kFrameRecordLengthBytes + VnetHeader::kSize + frame.size();
     QCOMPARE((*channel)->queuedBytes() % recordBytes, 0);
     QCOMPARE(quint64((*channel)->queuedBytes() / recordBytes), taken);
     QVERIFY((*channel)->queuedBytes() <= mux.limits().maxQueuedPerChannel);
@@ -90,18 +94,21 @@ void TestFrameRecordBatch::aBatchFillsOneDataFrameAndCrossesAsOne()
         QVERIFY(daemon.handleFrame(bytes));
     });
     connect(&daemon, &ChannelMultiplexer::frameReady, this,
-            [&](const QByteArray &bytes) { QVERIFY(hub.handleFrame(bytes)); });
-    connect(&daemon, &ChannelMultiplexer::channelRequested, this, [](tunnel::Channel *c) { c->accept(); });
-    auto channel = hub.openChannel(QJsonObject{{QStringLiteral("kind"), QStringLiteral("segment")}});
+        [&](const QByteArray &bytes) { QVERIFY(hub.handleFrame(bytes)); });
+    connect(&daemon, &ChannelMultiplexer::channelRequested, this,
+        [](tunnel::Channel *c) { c->accept(); });
+    auto channel
+        = hub.openChannel(QJsonObject { { QStringLiteral("kind"), QStringLiteral("segment") } });
     QVERIFY(channel);
     QCOMPARE((*channel)->state(), tunnel::Channel::State::Open);
 
     const QByteArray frame = QByteArray(14, 'h') + QByteArray(1500, 'j');
-    const qsizetype recordBytes = protocol::kFrameRecordLengthBytes + VnetHeader::kSize + frame.size();
+    const qsizetype recordBytes
+        = protocol::kFrameRecordLengthBytes + VnetHeader::kSize + frame.size();
     FrameRecordBatch batch;
     int frames = 0;
     while (batch.hasRoomFor(frame.size())) {
-        batch.append(VnetHeader{}, frame);
+        batch.append(VnetHeader {}, frame);
         ++frames;
     }
     // As many records as one DATA payload holds, and not one more.
@@ -113,7 +120,7 @@ void TestFrameRecordBatch::aBatchFillsOneDataFrameAndCrossesAsOne()
     // An empty batch takes even the largest frame, which then goes alone.
     const QByteArray largest(device::l2::kMaxFrameBytes, 'g');
     QVERIFY(batch.hasRoomFor(largest.size()));
-    batch.append(VnetHeader{}, largest);
+    batch.append(VnetHeader {}, largest);
     QVERIFY(!batch.hasRoomFor(60));
     QVERIFY(batch.flush(**channel));
     QCOMPARE(batch.sentFrames(), quint64(frames + 1));

@@ -88,14 +88,12 @@ void TestLogRecord::encodesLayout_data()
     QTest::addColumn<QByteArray>("bytes");
 
     //                      kind offset           length   payload
-    QTest::newRow("stdout")
-        << LogRecord::data(LogRecordKind::Stdout, 0, QByteArrayLiteral("hi"))
-        << hex("01 0000000000000000 00000002 6869");
+    QTest::newRow("stdout") << LogRecord::data(LogRecordKind::Stdout, 0, QByteArrayLiteral("hi"))
+                            << hex("01 0000000000000000 00000002 6869");
     QTest::newRow("stderr, big offset")
         << LogRecord::data(LogRecordKind::Stderr, 0x0102030405060708ull, QByteArrayLiteral("\xff"))
         << hex("02 0102030405060708 00000001 ff");
-    QTest::newRow("gap") << LogRecord::gap(0x10, 0xa0b0c0d0)
-                         << hex("03 0000000000000010 a0b0c0d0");
+    QTest::newRow("gap") << LogRecord::gap(0x10, 0xa0b0c0d0) << hex("03 0000000000000010 a0b0c0d0");
     QTest::newRow("largest gap") << LogRecord::gap(0, 0xffffffffu)
                                  << hex("03 0000000000000000 ffffffff");
 }
@@ -154,9 +152,9 @@ void TestLogRecord::acceptsLimits()
 {
     // The highest offset whose record still ends within 64 bits.
     const quint64 top = std::numeric_limits<quint64>::max();
-    const QList<LogRecord> log{
-        LogRecord::data(LogRecordKind::Stdout, top - 1 - kMaxLogPayload,
-            QByteArray(kMaxLogPayload, 'x')),
+    const QList<LogRecord> log {
+        LogRecord::data(
+            LogRecordKind::Stdout, top - 1 - kMaxLogPayload, QByteArray(kMaxLogPayload, 'x')),
         LogRecord::gap(top - 1, 1),
     };
     QCOMPARE(decodeAll(encodeLogRecords(log), 3), log);
@@ -169,17 +167,20 @@ void TestLogRecord::refusesMalformed_data()
     QTest::addColumn<QString>("message");
 
     const quint64 top = std::numeric_limits<quint64>::max();
-    QTest::newRow("kind 0") << header(0, 0, 1) + "x" << "unknown log record kind 0";
-    QTest::newRow("kind 4") << header(4, 0, 1) + "x" << "unknown log record kind 4";
+    QTest::newRow("kind 0") << header(0, 0, 1) + "x"
+                            << "unknown log record kind 0";
+    QTest::newRow("kind 4") << header(4, 0, 1) + "x"
+                            << "unknown log record kind 4";
     QTest::newRow("kind 255") << header(255, 0, 1) << "unknown log record kind 255";
     QTest::newRow("empty stdout") << header(1, 5, 0) << "empty stdout record at offset 5";
     QTest::newRow("empty stderr") << header(2, 5, 0) << "empty stderr record at offset 5";
     QTest::newRow("stdout too long")
         << header(1, 0, kMaxLogPayload + 1) << "stdout record of 65537 bytes exceeds";
-    QTest::newRow("stderr huge")
-        << header(2, 0, 0xffffffffu) << "stderr record of 4294967295 bytes exceeds";
+    QTest::newRow("stderr huge") << header(2, 0, 0xffffffffu)
+                                 << "stderr record of 4294967295 bytes exceeds";
     QTest::newRow("gap of 0") << header(3, 9, 0) << "gap record at offset 9 loses no bytes";
-    QTest::newRow("data past 2^64") << header(1, top, 1) + "x" << "ends past 2^64";
+    QTest::newRow("data past 2^64") << header(1, top, 1) + "x"
+                                    << "ends past 2^64";
     QTest::newRow("gap past 2^64") << header(3, top - 1, 2) << "ends past 2^64";
     QTest::newRow("second record bad")
         << encodeLogRecord(LogRecord::data(LogRecordKind::Stdout, 0, "ab")) + header(7, 2, 1)
@@ -191,7 +192,7 @@ void TestLogRecord::refusesMalformed()
     QFETCH(QByteArray, bytes);
     QFETCH(QString, message);
 
-    for (const qsizetype chunk : {qsizetype(1), bytes.size()}) {
+    for (const qsizetype chunk : { qsizetype(1), bytes.size() }) {
         LogRecordDecoder decoder;
         Status status;
         for (qsizetype at = 0; at < bytes.size() && status.ok(); at += chunk)
@@ -222,7 +223,7 @@ void TestLogRecord::keepsRecordsBeforeFault()
     const LogRecord good = LogRecord::data(LogRecordKind::Stderr, 40, "abc");
     LogRecordDecoder decoder;
     QVERIFY(!decoder.feed(encodeLogRecord(good) + header(1, 43, 0)).ok());
-    QCOMPARE(decoder.takeRecords(), QList<LogRecord>{good});
+    QCOMPARE(decoder.takeRecords(), QList<LogRecord> { good });
     QCOMPARE(decoder.consumedBytes(), quint64(kLogRecordHeaderSize + 3));
 }
 
@@ -244,8 +245,8 @@ void TestLogRecord::refusesDiscontinuity_data()
     QTest::newRow("after gap, too early")
         << first + gap + encodeLogRecord(LogRecord::data(LogRecordKind::Stdout, 105, "x"))
         << "stdout record at offset 105 does not continue the log, which ends at offset 115";
-    QTest::newRow("after gap, too late") << first + gap + encodeLogRecord(LogRecord::gap(116, 1))
-                                         << "which ends at offset 115";
+    QTest::newRow("after gap, too late")
+        << first + gap + encodeLogRecord(LogRecord::gap(116, 1)) << "which ends at offset 115";
     QTest::newRow("offset goes back to 0")
         << first + encodeLogRecord(LogRecord::data(LogRecordKind::Stdout, 0, "x"))
         << "offset 0 does not continue";
@@ -256,7 +257,7 @@ void TestLogRecord::refusesDiscontinuity()
     QFETCH(QByteArray, bytes);
     QFETCH(QString, message);
 
-    for (const qsizetype chunk : {qsizetype(1), qsizetype(7), bytes.size()}) {
+    for (const qsizetype chunk : { qsizetype(1), qsizetype(7), bytes.size() }) {
         LogRecordDecoder decoder;
         Status status;
         for (qsizetype at = 0; at < bytes.size() && status.ok(); at += chunk)
@@ -269,13 +270,13 @@ void TestLogRecord::refusesDiscontinuity()
 
 void TestLogRecord::firstRecordMayStartAnywhere()
 {
-    for (const quint64 start : {quint64(0), quint64(1), quint64(5) << 40}) {
+    for (const quint64 start : { quint64(0), quint64(1), quint64(5) << 40 }) {
         const QList<LogRecord> log = sampleLog(start);
         QCOMPARE(decodeAll(encodeLogRecords(log), 5), log);
     }
     // A resumed stream may also begin with a gap.
-    const QList<LogRecord> log{LogRecord::gap(77, 23),
-        LogRecord::data(LogRecordKind::Stderr, 100, "after")};
+    const QList<LogRecord> log { LogRecord::gap(77, 23),
+        LogRecord::data(LogRecordKind::Stderr, 100, "after") };
     QCOMPARE(decodeAll(encodeLogRecords(log), 2), log);
 }
 

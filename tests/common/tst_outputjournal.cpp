@@ -90,7 +90,7 @@ void TestOutputJournal::offsetsContinueAcrossStreams()
     journal.append(OutputStream::Stdout, "o2");
     journal.append(OutputStream::Stdout, {});
 
-    const QList<LogRecord> expected{
+    const QList<LogRecord> expected {
         LogRecord::data(LogRecordKind::Stdout, 0, "out1\n"),
         LogRecord::data(LogRecordKind::Stderr, 5, "err1\n"),
         LogRecord::data(LogRecordKind::Stdout, 10, "o2"),
@@ -101,7 +101,7 @@ void TestOutputJournal::offsetsContinueAcrossStreams()
     QCOMPARE(journal.bytesAppended(), quint64(12));
     QCOMPARE(journal.bytesDropped(), quint64(0));
     QCOMPARE(journal.retainedBytes(), 12);
-    QCOMPARE(recordsFrom(journal, 12), QList<LogRecord>{});
+    QCOMPARE(recordsFrom(journal, 12), QList<LogRecord> {});
 }
 
 void TestOutputJournal::smallWritesShareRecords()
@@ -160,7 +160,7 @@ void TestOutputJournal::acknowledgeReleasesMemory()
 
     QVERIFY(journal.acknowledge(journal.endOffset()).ok());
     QCOMPARE(journal.retainedBytes(), 0);
-    QCOMPARE(recordsFrom(journal, journal.endOffset()), QList<LogRecord>{});
+    QCOMPARE(recordsFrom(journal, journal.endOffset()), QList<LogRecord> {});
     QCOMPARE(journal.bytesDropped(), quint64(0));
 }
 
@@ -173,7 +173,7 @@ void TestOutputJournal::acknowledgeIsIdempotentAndBounded()
     QVERIFY(journal.acknowledge(2).ok()); // behind: ignored
     QCOMPARE(journal.acknowledgedOffset(), quint64(4));
     QCOMPARE(recordsFrom(journal, 4),
-        QList<LogRecord>{LogRecord::data(LogRecordKind::Stdout, 4, "456789")});
+        QList<LogRecord> { LogRecord::data(LogRecordKind::Stdout, 4, "456789") });
 
     const Status beyond = journal.acknowledge(11);
     QVERIFY(!beyond.ok());
@@ -191,7 +191,7 @@ void TestOutputJournal::dropsOldestIntoOneGap()
     QCOMPARE(journal.bytesDropped(), quint64(0));
     journal.append(OutputStream::Stdout, "kl"); // drops "ab"
     journal.append(OutputStream::Stdout, "mnop"); // drops "cdef": gaps merge
-    const QList<LogRecord> expected{
+    const QList<LogRecord> expected {
         LogRecord::gap(0, 6),
         LogRecord::data(LogRecordKind::Stderr, 6, "ghij"),
         LogRecord::data(LogRecordKind::Stdout, 10, "klmnop"),
@@ -211,8 +211,8 @@ void TestOutputJournal::writerOfFiveMiBWithoutAcks()
     qsizetype peak = 0;
     QRandomGenerator random(5);
     while (all.size() < 5 * MiB) {
-        const QByteArray bytes =
-            pattern(qMin(5 * MiB - all.size(), qsizetype(random.bounded(1, 100 * KiB))), all.size());
+        const QByteArray bytes = pattern(
+            qMin(5 * MiB - all.size(), qsizetype(random.bounded(1, 100 * KiB))), all.size());
         journal.append(random.bounded(3) ? OutputStream::Stdout : OutputStream::Stderr, bytes);
         all += bytes;
         peak = qMax(peak, journal.retainedBytes());
@@ -247,7 +247,7 @@ void TestOutputJournal::dropCutsRecordKeepingTail()
     journal.append(OutputStream::Stdout, pattern(50, 80));
     // 30 bytes of the stderr record went; its tail stays with its own offset.
     const QList<LogRecord> records = recordsFrom(journal, 0);
-    const QList<LogRecord> expected{
+    const QList<LogRecord> expected {
         LogRecord::gap(0, 30),
         LogRecord::data(LogRecordKind::Stderr, 30, pattern(50, 30)),
         LogRecord::data(LogRecordKind::Stdout, 80, pattern(50, 80)),
@@ -262,7 +262,7 @@ void TestOutputJournal::resumesFromMidRecord()
     journal.append(OutputStream::Stderr, "world");
     journal.append(OutputStream::Stdout, "!");
     // The hub stored up to offset 8 ("hello wo") before the link dropped.
-    const QList<LogRecord> expected{
+    const QList<LogRecord> expected {
         LogRecord::data(LogRecordKind::Stderr, 8, "rld"),
         LogRecord::data(LogRecordKind::Stdout, 11, "!"),
     };
@@ -276,7 +276,7 @@ void TestOutputJournal::resumesInsideGap()
     journal.append(OutputStream::Stdout, pattern(50, 0)); // 0..30 dropped
     journal.append(OutputStream::Stderr, pattern(5, 50)); // 30..35 dropped
     QCOMPARE(journal.bytesDropped(), quint64(35));
-    const QList<LogRecord> expected{
+    const QList<LogRecord> expected {
         LogRecord::gap(12, 23),
         LogRecord::data(LogRecordKind::Stdout, 35, pattern(15, 35)),
         LogRecord::data(LogRecordKind::Stderr, 50, pattern(5, 50)),
@@ -317,7 +317,7 @@ void TestOutputJournal::ackInsideGapShortensIt()
     QCOMPARE(journal.bytesDropped(), quint64(20));
     QVERIFY(journal.acknowledge(25).ok());
     QCOMPARE(recordsFrom(journal, 25),
-        QList<LogRecord>{LogRecord::data(LogRecordKind::Stdout, 25, pattern(5, 25))});
+        QList<LogRecord> { LogRecord::data(LogRecordKind::Stdout, 25, pattern(5, 25)) });
 }
 
 void TestOutputJournal::zeroRetentionKeepsOnlyGaps()
@@ -326,8 +326,8 @@ void TestOutputJournal::zeroRetentionKeepsOnlyGaps()
     journal.append(OutputStream::Stdout, "abc");
     journal.append(OutputStream::Stderr, "de");
     QCOMPARE(journal.retainedBytes(), 0);
-    QCOMPARE(recordsFrom(journal, 0), QList<LogRecord>{LogRecord::gap(0, 5)});
-    QCOMPARE(recordsFrom(journal, 5), QList<LogRecord>{});
+    QCOMPARE(recordsFrom(journal, 0), QList<LogRecord> { LogRecord::gap(0, 5) });
+    QCOMPARE(recordsFrom(journal, 5), QList<LogRecord> {});
 }
 
 void TestOutputJournal::hugeGapSplitsIntoRecords()
@@ -336,8 +336,8 @@ void TestOutputJournal::hugeGapSplitsIntoRecords()
     // an untouched anonymous mapping: the journal skips what it would drop
     // without reading it, so this costs no real memory.
     const qsizetype size = qsizetype(5) << 30;
-    void *mapping = mmap(nullptr, size_t(size), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-        -1, 0);
+    void *mapping = mmap(
+        nullptr, size_t(size), PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (mapping == MAP_FAILED)
         QSKIP("cannot map 5 GiB of address space here");
     OutputJournal journal(KiB);
@@ -348,15 +348,15 @@ void TestOutputJournal::hugeGapSplitsIntoRecords()
     QCOMPARE(records.size(), 3);
     QCOMPARE(records[0], LogRecord::gap(0, 0xffffffffu));
     QCOMPARE(records[1], LogRecord::gap(0xffffffffu, quint32(size - KiB - 0xffffffffLL)));
-    QCOMPARE(records[2], LogRecord::data(LogRecordKind::Stdout, quint64(size - KiB),
-                             QByteArray(KiB, '\0')));
+    QCOMPARE(records[2],
+        LogRecord::data(LogRecordKind::Stdout, quint64(size - KiB), QByteArray(KiB, '\0')));
     QCOMPARE(journal.bytesDropped(), quint64(size - KiB));
 }
 
 void TestOutputJournal::randomizedAgainstModel_data()
 {
     QTest::addColumn<quint32>("seed");
-    for (const quint32 seed : {1u, 2u, 3u, 17u, 99u, 2024u, 31337u, 424242u})
+    for (const quint32 seed : { 1u, 2u, 3u, 17u, 99u, 2024u, 31337u, 424242u })
         QTest::newRow(qPrintable(QStringLiteral("seed %1").arg(seed))) << seed;
 }
 
@@ -404,7 +404,7 @@ void TestOutputJournal::randomizedAgainstModel()
                 if (!dropped.isEmpty() && dropped.back().second == liveStart)
                     dropped.back().second = newStart;
                 else
-                    dropped.append({liveStart, newStart});
+                    dropped.append({ liveStart, newStart });
                 liveStart = newStart;
             }
         } else if (action < 8) {

@@ -46,8 +46,7 @@ Ran run(const QStringList &command, int timeoutMs = 10'000)
 }
 
 // QVERIFY2 evaluates its message whether or not the check fails.
-template<typename T>
-QByteArray problem(const Result<T> &result)
+template <typename T> QByteArray problem(const Result<T> &result)
 {
     return result ? QByteArray() : result.error().message.toLocal8Bit();
 }
@@ -62,7 +61,12 @@ QByteArray arpRequest(const QByteArray &mac, const QByteArray &senderIp, const Q
 {
     QByteArray frame(6, char(0xff));
     frame += mac;
-    frame += QByteArray::fromHex("0806" "0001" "0800" "06" "04" "0001");
+    frame += QByteArray::fromHex("0806"
+                                 "0001"
+                                 "0800"
+                                 "06"
+                                 "04"
+                                 "0001");
     frame += mac + senderIp + QByteArray(6, 0) + targetIp;
     frame.append(60 - frame.size(), 0);
     return frame;
@@ -85,11 +89,15 @@ private Q_SLOTS:
     void badInterfacesAndFramesAreRefused();
 
 private:
-    Ran inLab(const QStringList &command) { return run(QStringList{QStringLiteral("ip"), QStringLiteral("netns"),
-                                                                   QStringLiteral("exec"), m_lab} + command); }
+    Ran inLab(const QStringList &command)
+    {
+        return run(QStringList { QStringLiteral("ip"), QStringLiteral("netns"),
+                       QStringLiteral("exec"), m_lab }
+            + command);
+    }
     // Receives until a frame satisfies `match` or 5 s pass.
-    std::optional<ReceivedPacket> receiveUntil(PacketSocket &socket,
-                                               const std::function<bool(const ReceivedPacket &)> &match);
+    std::optional<ReceivedPacket> receiveUntil(
+        PacketSocket &socket, const std::function<bool(const ReceivedPacket &)> &match);
     std::unique_ptr<PacketSocket> openCapture();
 
     QString m_lab;
@@ -104,24 +112,29 @@ void TestPacketSocket::initTestCase()
     // network namespace nobody else sees.
     QVERIFY2(::unshare(CLONE_NEWNET) == 0, strerror(errno));
     m_lab = QStringLiteral("cloop-tst-ps-%1").arg(::getpid());
-    const QList<QStringList> setup{
-            {QStringLiteral("ip"), QStringLiteral("netns"), QStringLiteral("add"), m_lab},
-            {QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("add"), kCapture, QStringLiteral("type"),
-             QStringLiteral("veth"), QStringLiteral("peer"), QStringLiteral("name"), kLabEnd},
-            {QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("set"), kLabEnd, QStringLiteral("netns"), m_lab},
-            {QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("set"), kCapture, QStringLiteral("up")},
-            {QStringLiteral("ip"), QStringLiteral("-n"), m_lab, QStringLiteral("addr"), QStringLiteral("add"),
-             QStringLiteral("192.0.2.2/24"), QStringLiteral("dev"), kLabEnd},
-            {QStringLiteral("ip"), QStringLiteral("-n"), m_lab, QStringLiteral("link"), QStringLiteral("set"), kLabEnd,
-             QStringLiteral("up")},
-            // A neighbour that never answers, so the lab sends to it at once.
-            {QStringLiteral("ip"), QStringLiteral("-n"), m_lab, QStringLiteral("neigh"), QStringLiteral("add"),
-             QStringLiteral("192.0.2.9"), QStringLiteral("lladdr"), QStringLiteral("02:00:00:00:00:09"),
-             QStringLiteral("dev"), kLabEnd},
+    const QList<QStringList> setup {
+        { QStringLiteral("ip"), QStringLiteral("netns"), QStringLiteral("add"), m_lab },
+        { QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("add"), kCapture,
+            QStringLiteral("type"), QStringLiteral("veth"), QStringLiteral("peer"),
+            QStringLiteral("name"), kLabEnd },
+        { QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("set"), kLabEnd,
+            QStringLiteral("netns"), m_lab },
+        { QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("set"), kCapture,
+            QStringLiteral("up") },
+        { QStringLiteral("ip"), QStringLiteral("-n"), m_lab, QStringLiteral("addr"),
+            QStringLiteral("add"), QStringLiteral("192.0.2.2/24"), QStringLiteral("dev"), kLabEnd },
+        { QStringLiteral("ip"), QStringLiteral("-n"), m_lab, QStringLiteral("link"),
+            QStringLiteral("set"), kLabEnd, QStringLiteral("up") },
+        // A neighbour that never answers, so the lab sends to it at once.
+        { QStringLiteral("ip"), QStringLiteral("-n"), m_lab, QStringLiteral("neigh"),
+            QStringLiteral("add"), QStringLiteral("192.0.2.9"), QStringLiteral("lladdr"),
+            QStringLiteral("02:00:00:00:00:09"), QStringLiteral("dev"), kLabEnd },
     };
     for (const QStringList &command : setup) {
         const Ran ran = run(command);
-        QVERIFY2(ran.exitCode == 0, qPrintable(command.join(QLatin1Char(' ')) + QLatin1String(": ") + QString::fromLocal8Bit(ran.output)));
+        QVERIFY2(ran.exitCode == 0,
+            qPrintable(command.join(QLatin1Char(' ')) + QLatin1String(": ")
+                + QString::fromLocal8Bit(ran.output)));
         m_labMade = true;
     }
 }
@@ -130,12 +143,12 @@ void TestPacketSocket::cleanupTestCase()
 {
     // The veth pair goes with the namespaces: ours ends with the process.
     if (m_labMade)
-        run({QStringLiteral("ip"), QStringLiteral("netns"), QStringLiteral("delete"), m_lab});
+        run({ QStringLiteral("ip"), QStringLiteral("netns"), QStringLiteral("delete"), m_lab });
 }
 
 std::unique_ptr<PacketSocket> TestPacketSocket::openCapture()
 {
-    auto socket = PacketSocket::open(PacketSocket::Options{kCapture});
+    auto socket = PacketSocket::open(PacketSocket::Options { kCapture });
     if (!socket) {
         qWarning().noquote() << socket.error().message;
         return nullptr;
@@ -143,8 +156,8 @@ std::unique_ptr<PacketSocket> TestPacketSocket::openCapture()
     return std::move(*socket);
 }
 
-std::optional<ReceivedPacket> TestPacketSocket::receiveUntil(PacketSocket &socket,
-                                                             const std::function<bool(const ReceivedPacket &)> &match)
+std::optional<ReceivedPacket> TestPacketSocket::receiveUntil(
+    PacketSocket &socket, const std::function<bool(const ReceivedPacket &)> &match)
 {
     QDeadlineTimer deadline(5000);
     while (!deadline.hasExpired()) {
@@ -169,9 +182,10 @@ void TestPacketSocket::framesFromTheLabArrive()
     QVERIFY(socket);
     QVERIFY(socket->hasVnetHeader());
     QProcess ping;
-    ping.start(QStringLiteral("ip"), {QStringLiteral("netns"), QStringLiteral("exec"), m_lab, QStringLiteral("busybox"),
-                                      QStringLiteral("ping"), QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("-W"), QStringLiteral("1"),
-                                      QStringLiteral("192.0.2.77")});
+    ping.start(QStringLiteral("ip"),
+        { QStringLiteral("netns"), QStringLiteral("exec"), m_lab, QStringLiteral("busybox"),
+            QStringLiteral("ping"), QStringLiteral("-c"), QStringLiteral("1"), QStringLiteral("-W"),
+            QStringLiteral("1"), QStringLiteral("192.0.2.77") });
     const auto arp = receiveUntil(*socket, [](const ReceivedPacket &packet) {
         return etherType(packet.bytes.mid(PacketSocket::kVnetHeaderBytes)) == kEtherTypeArp;
     });
@@ -182,7 +196,8 @@ void TestPacketSocket::framesFromTheLabArrive()
     // Sender 192.0.2.2 asks for 192.0.2.77.
     QCOMPARE(frame.mid(28, 4), QByteArray::fromHex("c0000202"));
     QCOMPARE(frame.mid(38, 4), QByteArray::fromHex("c000024d"));
-    QCOMPARE(arp->bytes.left(PacketSocket::kVnetHeaderBytes), QByteArray(PacketSocket::kVnetHeaderBytes, 0));
+    QCOMPARE(arp->bytes.left(PacketSocket::kVnetHeaderBytes),
+        QByteArray(PacketSocket::kVnetHeaderBytes, 0));
     QVERIFY(!arp->aux.hasVlanTag());
 }
 
@@ -191,14 +206,15 @@ void TestPacketSocket::aVlanTagComesBackInTheAuxdata()
     auto socket = openCapture();
     QVERIFY(socket);
     // This kernel has no 8021q module: the lab sends the tagged frame raw.
-    const Ran sent = inLab({QStringLiteral("python3"), QStringLiteral("-c"),
-                            QStringLiteral("import socket; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); "
-                                           "s.bind(('%1', 0)); "
-                                           "s.send(bytes.fromhex('ffffffffffff' '020000000002' '8100' '6064' '88b5') "
-                                           "+ b'tagged' * 10)")
-                                    .arg(kLabEnd)});
+    const Ran sent = inLab({ QStringLiteral("python3"), QStringLiteral("-c"),
+        QStringLiteral("import socket; s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW); "
+                       "s.bind(('%1', 0)); "
+                       "s.send(bytes.fromhex('ffffffffffff' '020000000002' '8100' '6064' '88b5') "
+                       "+ b'tagged' * 10)")
+            .arg(kLabEnd) });
     QVERIFY2(sent.exitCode == 0, sent.output.constData());
-    const auto tagged = receiveUntil(*socket, [](const ReceivedPacket &packet) { return packet.aux.hasVlanTag(); });
+    const auto tagged = receiveUntil(
+        *socket, [](const ReceivedPacket &packet) { return packet.aux.hasVlanTag(); });
     QVERIFY(tagged);
     // The kernel took the tag out of the bytes and put it beside them:
     // priority 3, VID 100.
@@ -213,9 +229,9 @@ void TestPacketSocket::anOffloadedChecksumIsFlaggedInTheVnetHeader()
 {
     auto socket = openCapture();
     QVERIFY(socket);
-    const Ran sent = inLab({QStringLiteral("python3"), QStringLiteral("-c"),
-                            QStringLiteral("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
-                                           "s.sendto(b'x' * 100, ('192.0.2.9', 9))")});
+    const Ran sent = inLab({ QStringLiteral("python3"), QStringLiteral("-c"),
+        QStringLiteral("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+                       "s.sendto(b'x' * 100, ('192.0.2.9', 9))") });
     QVERIFY2(sent.exitCode == 0, sent.output.constData());
     const auto udp = receiveUntil(*socket, [](const ReceivedPacket &packet) {
         const QByteArray frame = packet.bytes.mid(PacketSocket::kVnetHeaderBytes);
@@ -238,7 +254,8 @@ void TestPacketSocket::sentFramesReachTheLabAndNeverComeBack()
     auto state = InterfaceState::read(kCapture);
     QVERIFY2(state, problem(state).constData());
     QCOMPARE(state->macAddress.size(), 6);
-    const QByteArray request = arpRequest(state->macAddress, QByteArray::fromHex("c0000201"), QByteArray::fromHex("c0000202"));
+    const QByteArray request = arpRequest(
+        state->macAddress, QByteArray::fromHex("c0000201"), QByteArray::fromHex("c0000202"));
     const Status sent = socket->send(QByteArray(PacketSocket::kVnetHeaderBytes, 0) + request);
     QVERIFY2(sent, problem(sent).constData());
     bool sawOwn = false;
@@ -246,13 +263,15 @@ void TestPacketSocket::sentFramesReachTheLabAndNeverComeBack()
         const QByteArray frame = packet.bytes.mid(PacketSocket::kVnetHeaderBytes);
         sawOwn |= frame == request;
         // An ARP reply (opcode 2) to us.
-        return etherType(frame) == kEtherTypeArp && frame.left(6) == state->macAddress && frame.mid(20, 2) == QByteArray::fromHex("0002");
+        return etherType(frame) == kEtherTypeArp && frame.left(6) == state->macAddress
+            && frame.mid(20, 2) == QByteArray::fromHex("0002");
     });
     QVERIFY2(reply, "the lab did not answer the ARP request sent through the socket");
     QVERIFY2(!sawOwn, "the socket received the frame it sent");
-    const Ran neighbours = run({QStringLiteral("ip"), QStringLiteral("-n"), m_lab, QStringLiteral("neigh"),
-                                QStringLiteral("show"), QStringLiteral("192.0.2.1")});
-    QVERIFY2(neighbours.output.contains(state->macAddress.toHex(':')), neighbours.output.constData());
+    const Ran neighbours = run({ QStringLiteral("ip"), QStringLiteral("-n"), m_lab,
+        QStringLiteral("neigh"), QStringLiteral("show"), QStringLiteral("192.0.2.1") });
+    QVERIFY2(
+        neighbours.output.contains(state->macAddress.toHex(':')), neighbours.output.constData());
 }
 
 void TestPacketSocket::interfaceStateReadsFlagsAndCounters()
@@ -262,32 +281,35 @@ void TestPacketSocket::interfaceStateReadsFlagsAndCounters()
     QVERIFY(before->up);
     QVERIFY(before->running);
     QCOMPARE(before->mtu, 1500);
-    const Ran sent = inLab({QStringLiteral("python3"), QStringLiteral("-c"),
-                            QStringLiteral("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
-                                           "for _ in range(10): s.sendto(b'y' * 1000, ('192.0.2.9', 9))")});
+    const Ran sent = inLab({ QStringLiteral("python3"), QStringLiteral("-c"),
+        QStringLiteral("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                       "for _ in range(10): s.sendto(b'y' * 1000, ('192.0.2.9', 9))") });
     QVERIFY2(sent.exitCode == 0, sent.output.constData());
     auto after = InterfaceState::read(kCapture);
     QVERIFY2(after, problem(after).constData());
     QVERIFY(after->rxPackets >= before->rxPackets + 10);
     QVERIFY(after->rxBytes >= before->rxBytes + 10 * 1000);
 
-    QVERIFY(run({QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("set"), kCapture, QStringLiteral("down")})
-                    .exitCode
-            == 0);
+    QVERIFY(run({ QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("set"), kCapture,
+                    QStringLiteral("down") })
+                .exitCode
+        == 0);
     auto down = InterfaceState::read(kCapture);
-    QVERIFY(run({QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("set"), kCapture, QStringLiteral("up")})
-                    .exitCode
-            == 0);
+    QVERIFY(run({ QStringLiteral("ip"), QStringLiteral("link"), QStringLiteral("set"), kCapture,
+                    QStringLiteral("up") })
+                .exitCode
+        == 0);
     QVERIFY2(down, problem(down).constData());
     QVERIFY(!down->up);
 }
 
 void TestPacketSocket::badInterfacesAndFramesAreRefused()
 {
-    auto missing = PacketSocket::open(PacketSocket::Options{QStringLiteral("cl-nothere")});
+    auto missing = PacketSocket::open(PacketSocket::Options { QStringLiteral("cl-nothere") });
     QVERIFY(!missing);
     QCOMPARE(missing.error().code, QStringLiteral("no_interface"));
-    auto tooLong = PacketSocket::open(PacketSocket::Options{QStringLiteral("a-name-far-too-long-for-linux")});
+    auto tooLong = PacketSocket::open(
+        PacketSocket::Options { QStringLiteral("a-name-far-too-long-for-linux") });
     QVERIFY(!tooLong);
     QCOMPARE(tooLong.error().code, QStringLiteral("invalid_interface"));
     QVERIFY(!InterfaceState::read(QStringLiteral("cl-nothere")));
@@ -297,7 +319,8 @@ void TestPacketSocket::badInterfacesAndFramesAreRefused()
     const Status tooShort = socket->send(QByteArray(PacketSocket::kVnetHeaderBytes + 13, 0));
     QVERIFY(!tooShort);
     QCOMPARE(tooShort.error().code, QStringLiteral("invalid_frame"));
-    const Status tooBig = socket->send(QByteArray(PacketSocket::kVnetHeaderBytes + PacketSocket::kMaxFrameBytes + 1, 0));
+    const Status tooBig = socket->send(
+        QByteArray(PacketSocket::kVnetHeaderBytes + PacketSocket::kMaxFrameBytes + 1, 0));
     QVERIFY(!tooBig);
     QCOMPARE(tooBig.error().code, QStringLiteral("invalid_frame"));
 }

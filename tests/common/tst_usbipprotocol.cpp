@@ -75,7 +75,7 @@ DeviceRecord yubikey()
     device.configurationValue = 1;
     device.configurationCount = 1;
     device.interfaceCount = 2;
-    device.interfaces = {{0x03, 0x01, 0x01}, {0x0b, 0x00, 0x00}};
+    device.interfaces = { { 0x03, 0x01, 0x01 }, { 0x0b, 0x00, 0x00 } };
     return device;
 }
 
@@ -159,14 +159,13 @@ struct Outcome
     Error error;
 };
 
-template<typename T>
-Outcome outcomeOf(const cloop::Result<std::optional<Decoded<T>>> &result)
+template <typename T> Outcome outcomeOf(const cloop::Result<std::optional<Decoded<T>>> &result)
 {
     if (!result.ok())
-        return {false, false, 0, result.error()};
+        return { false, false, 0, result.error() };
     if (!result.value())
-        return {true, false, 0, {}};
-    return {true, true, result.value()->consumed, {}};
+        return { true, false, 0, {} };
+    return { true, true, result.value()->consumed, {} };
 }
 
 Outcome decode(Decoder decoder, QByteArrayView bytes)
@@ -183,8 +182,8 @@ Outcome decode(Decoder decoder, QByteArrayView bytes)
     }
     const auto header = decodeUrbHeader(bytes);
     if (!header.ok())
-        return {false, false, 0, header.error()};
-    return {true, true, kUrbHeaderSize, {}};
+        return { false, false, 0, header.error() };
+    return { true, true, kUrbHeaderSize, {} };
 }
 
 } // namespace
@@ -233,7 +232,7 @@ void TestUsbipProtocol::devlistRequest()
     QVERIFY(decoded.ok());
     QVERIFY(decoded->has_value());
     QCOMPARE((*decoded)->consumed, 8);
-    QCOMPARE((*decoded)->message, (OpeningRequest {OpeningRequest::Kind::Devlist, {}}));
+    QCOMPARE((*decoded)->message, (OpeningRequest { OpeningRequest::Kind::Devlist, {} }));
 }
 
 void TestUsbipProtocol::importRequest_data()
@@ -257,7 +256,7 @@ void TestUsbipProtocol::importRequest()
     QVERIFY(decoded.ok());
     QVERIFY(decoded->has_value());
     QCOMPARE((*decoded)->consumed, 40);
-    QCOMPARE((*decoded)->message, (OpeningRequest {OpeningRequest::Kind::Import, busId}));
+    QCOMPARE((*decoded)->message, (OpeningRequest { OpeningRequest::Kind::Import, busId }));
 }
 
 void TestUsbipProtocol::importRequestRefusesAnInvalidBusId_data()
@@ -323,18 +322,18 @@ void TestUsbipProtocol::importReplyRefusal()
 void TestUsbipProtocol::devlistReplyOfOneDevice()
 {
     const QByteArray expected = devlistReplyOfYubikey();
-    QCOMPARE(encodeDevlistReply({yubikey()}), expected);
+    QCOMPARE(encodeDevlistReply({ yubikey() }), expected);
 
     const auto decoded = decodeDevlistReply(expected);
     QVERIFY(decoded.ok());
     QVERIFY(decoded->has_value());
     QCOMPARE((*decoded)->consumed, expected.size());
-    QCOMPARE((*decoded)->message, QList<DeviceRecord> {yubikey()});
+    QCOMPARE((*decoded)->message, QList<DeviceRecord> { yubikey() });
 }
 
 void TestUsbipProtocol::devlistReplyOfTwoDevices()
 {
-    const QList<DeviceRecord> devices {yubikey(), hub()};
+    const QList<DeviceRecord> devices { yubikey(), hub() };
     const QByteArray encoded = encodeDevlistReply(devices);
     QCOMPARE(encoded.size(), 12 + (312 + 8) + 312);
     QCOMPARE(encoded.first(12 + 312 + 8).sliced(12), devlistReplyOfYubikey().sliced(12));
@@ -374,7 +373,7 @@ void TestUsbipProtocol::everyPrefixIsNotYet_data()
     QTest::newRow("IMPORT refusal") << Decoder::ImportReply << opHeader(8, 0x0003, 4);
     QTest::newRow("DEVLIST reply") << Decoder::DevlistReply << devlistReplyOfYubikey();
     QTest::newRow("DEVLIST reply of two")
-        << Decoder::DevlistReply << encodeDevlistReply({hub(), yubikey()});
+        << Decoder::DevlistReply << encodeDevlistReply({ hub(), yubikey() });
     QTest::newRow("empty DEVLIST reply") << Decoder::DevlistReply << opHeader(12, 0x0005);
 }
 
@@ -525,7 +524,7 @@ void TestUsbipProtocol::urbHeaderEncodings_data()
     UrbHeader unlinkWithJunk = unlink;
     unlinkWithJunk.length = 64;
     unlinkWithJunk.interval = 4;
-    unlinkWithJunk.setup = {1, 2, 3, 4, 5, 6, 7, 8};
+    unlinkWithJunk.setup = { 1, 2, 3, 4, 5, 6, 7, 8 };
     QByteArray unlinkBytes(48, '\0');
     put32(unlinkBytes, 0x00, 2);
     put32(unlinkBytes, 0x04, 0xd06);
@@ -569,7 +568,7 @@ void TestUsbipProtocol::urbHeaderEncodings_data()
     control.direction = kDirectionIn;
     control.length = 18;
     control.packetCount = -1;
-    control.setup = {0x80, 0x06, 0x00, 0x01, 0x00, 0x00, 0x12, 0x00}; // GET_DESCRIPTOR(device)
+    control.setup = { 0x80, 0x06, 0x00, 0x01, 0x00, 0x00, 0x12, 0x00 }; // GET_DESCRIPTOR(device)
     QByteArray controlBytes(48, '\0');
     put32(controlBytes, 0x00, 1);
     put32(controlBytes, 0x04, 1);

@@ -49,27 +49,33 @@ void TestDashboardAppearance::everyTextReadsOnItsBackground()
         QPalette::ColorRole background;
         double least;
     } pairs[] = {
-        {QPalette::WindowText, QPalette::Window, 4.5},   {QPalette::Text, QPalette::Base, 4.5},
-        {QPalette::Text, QPalette::AlternateBase, 4.5},  {QPalette::ButtonText, QPalette::Button, 4.5},
-        {QPalette::HighlightedText, QPalette::Highlight, 4.5}, {QPalette::Link, QPalette::Base, 4.5},
-        {QPalette::Link, QPalette::Window, 4.5},         {QPalette::BrightText, QPalette::Window, 4.5},
-        {QPalette::PlaceholderText, QPalette::Base, 4.5}, {QPalette::ToolTipText, QPalette::ToolTipBase, 4.5},
+        { QPalette::WindowText, QPalette::Window, 4.5 },
+        { QPalette::Text, QPalette::Base, 4.5 },
+        { QPalette::Text, QPalette::AlternateBase, 4.5 },
+        { QPalette::ButtonText, QPalette::Button, 4.5 },
+        { QPalette::HighlightedText, QPalette::Highlight, 4.5 },
+        { QPalette::Link, QPalette::Base, 4.5 },
+        { QPalette::Link, QPalette::Window, 4.5 },
+        { QPalette::BrightText, QPalette::Window, 4.5 },
+        { QPalette::PlaceholderText, QPalette::Base, 4.5 },
+        { QPalette::ToolTipText, QPalette::ToolTipBase, 4.5 },
     };
     for (const auto &pair : pairs) {
         const double ratio = contrastRatio(palette.color(QPalette::Active, pair.text),
-                                           palette.color(QPalette::Active, pair.background));
-        QVERIFY2(ratio >= pair.least, qPrintable(QStringLiteral("role %1 on %2: %3:1")
-                                                         .arg(int(pair.text))
-                                                         .arg(int(pair.background))
-                                                         .arg(ratio, 0, 'f', 2)));
+            palette.color(QPalette::Active, pair.background));
+        QVERIFY2(ratio >= pair.least,
+            qPrintable(QStringLiteral("role %1 on %2: %3:1")
+                           .arg(int(pair.text))
+                           .arg(int(pair.background))
+                           .arg(ratio, 0, 'f', 2)));
     }
     // Disabled text is dimmer but still legible (3:1, for large and UI text).
     QVERIFY(contrastRatio(palette.color(QPalette::Disabled, QPalette::WindowText),
-                          palette.color(QPalette::Disabled, QPalette::Window))
-            >= 3.0);
+                palette.color(QPalette::Disabled, QPalette::Window))
+        >= 3.0);
     QVERIFY(contrastRatio(palette.color(QPalette::Disabled, QPalette::ButtonText),
-                          palette.color(QPalette::Disabled, QPalette::Button))
-            >= 3.0);
+                palette.color(QPalette::Disabled, QPalette::Button))
+        >= 3.0);
 }
 
 void TestDashboardAppearance::themesAreNamed()
@@ -83,7 +89,7 @@ void TestDashboardAppearance::themesAreNamed()
 void TestDashboardAppearance::iconsAreBuiltInAndDraw()
 {
     int icons = 0;
-    for (QDirIterator it(QStringLiteral(":/icons"), {QStringLiteral("*.svg")}); it.hasNext();) {
+    for (QDirIterator it(QStringLiteral(":/icons"), { QStringLiteral("*.svg") }); it.hasNext();) {
         const QString path = it.next();
         const QPixmap drawn = QIcon(path).pixmap(QSize(24, 24));
         QVERIFY2(!drawn.isNull(), qPrintable(path));

@@ -34,7 +34,8 @@ void TestDashboardLanguage::englishHasItsPlurals()
     QCOMPARE(installTranslations(QStringLiteral("en")), QStringLiteral("en"));
     const QDateTime now = QDateTime::currentDateTimeUtc();
     QCOMPARE(describeTimeLeft(now.addDays(3), now), QStringLiteral("3 days left"));
-    QCOMPARE(describeTimeLeft(now.addSecs(3 * 3600 + 20 * 60), now), QStringLiteral("3 h 20 min left"));
+    QCOMPARE(
+        describeTimeLeft(now.addSecs(3 * 3600 + 20 * 60), now), QStringLiteral("3 h 20 min left"));
     QCOMPARE(describeTimeLeft(now.addSecs(45), now), QStringLiteral("45 s left"));
     QCOMPARE(describeTimeLeft(now.addSecs(-1), now), QStringLiteral("expired"));
     QCOMPARE(ForwarderCard::tr("%n days left", nullptr, 1), QStringLiteral("1 day left"));

@@ -13,8 +13,8 @@
 #include "app-dashboard/ui/auditpage.h"
 #include "app-dashboard/ui/binddialog.h"
 #include "app-dashboard/ui/dashboardsession.h"
-#include "app-dashboard/ui/executorspage.h"
 #include "app-dashboard/ui/enrolldialog.h"
+#include "app-dashboard/ui/executorspage.h"
 #include "app-dashboard/ui/forwardercard.h"
 #include "app-dashboard/ui/forwarderspage.h"
 #include "app-dashboard/ui/mainwindow.h"
@@ -31,21 +31,19 @@
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
-#include <QListWidget>
-#include <QMenuBar>
-#include <QRegularExpression>
-#include <QSettings>
-#include <QTemporaryDir>
-#include <QTabWidget>
-#include <QTableView>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
+#include <QMenuBar>
 #include <QPointer>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QRegularExpression>
-#include <QFile>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 
 using namespace cloop;
@@ -134,7 +132,8 @@ void TestDashboardWindow::init()
 {
     m_rig = std::make_unique<TestRig>();
     QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
-    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("project"), QStringLiteral("add"), kProject}), 0);
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
 }
 
 void TestDashboardWindow::cleanup()
@@ -152,18 +151,20 @@ QString TestDashboardWindow::hubUrl() const
 QString TestDashboardWindow::addPerson(const QString &name, const QString &role)
 {
     HubProcess &hub = m_rig->hub();
-    if (hub.cli({QStringLiteral("user"), QStringLiteral("add"), name}).exitCode != 0)
+    if (hub.cli({ QStringLiteral("user"), QStringLiteral("add"), name }).exitCode != 0)
         return {};
-    if (hub.cli({QStringLiteral("project"), QStringLiteral("grant"), kProject, QStringLiteral("--user"), name,
-                 QStringLiteral("--role"), role})
-                .exitCode
+    if (hub.cli({ QStringLiteral("project"), QStringLiteral("grant"), kProject,
+                    QStringLiteral("--user"), name, QStringLiteral("--role"), role })
+            .exitCode
         != 0)
         return {};
-    return hub.cliJson({QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"), name,
-                        QStringLiteral("--label"), QStringLiteral("dashboard"), QStringLiteral("--json")})
-            .toObject()
-            .value(QLatin1String("token"))
-            .toString();
+    return hub
+        .cliJson(
+            { QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"), name,
+                QStringLiteral("--label"), QStringLiteral("dashboard"), QStringLiteral("--json") })
+        .toObject()
+        .value(QLatin1String("token"))
+        .toString();
 }
 
 QJsonObject TestDashboardWindow::signIn(HubApi &api, const QString &token)
@@ -193,8 +194,9 @@ void TestDashboardWindow::signInRefusesAWrongTokenAndAcceptsTheRightOne()
     type(dialog.tokenEdit(), QStringLiteral("cat_wrong"));
     screenshot(&dialog, QStringLiteral("sign-in"));
     click(signIn);
-    QVERIFY(QTest::qWaitFor([&] { return dialog.messageLabel()->text().startsWith(QLatin1String("Not signed in")); },
-                            kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return dialog.messageLabel()->text().startsWith(QLatin1String("Not signed in")); },
+        kLongWaitMs));
     QVERIFY(dialog.isVisible());
     // Nothing typed was lost; the right token signs in.
     QCOMPARE(dialog.urlEdit()->text(), hubUrl());
@@ -219,7 +221,8 @@ void TestDashboardWindow::aFirstSignInShowsTheHubsKeyBeforeSendingTheToken()
     // The key's pin is shown to be compared; nothing is signed in yet.
     QVERIFY(QTest::qWaitFor([&] { return !dialog.pinEdit()->text().isEmpty(); }, kLongWaitMs));
     QCOMPARE(dialog.pinEdit()->text(), m_rig->hub().pin());
-    QVERIFY2(dialog.messageLabel()->text().contains(m_rig->hub().pin()), qPrintable(dialog.messageLabel()->text()));
+    QVERIFY2(dialog.messageLabel()->text().contains(m_rig->hub().pin()),
+        qPrintable(dialog.messageLabel()->text()));
     QCOMPARE(accepted.count(), 0);
     QCOMPARE(api.pendingCalls(), 0);
     screenshot(&dialog, QStringLiteral("sign-in-key"));
@@ -241,9 +244,12 @@ void TestDashboardWindow::withoutAKeyringTheTokenIsNotKeptAndThePersonIsTold()
     dialog.setToken(m_rig->hub().adminToken());
     QSignalSpy accepted(&dialog, &QDialog::accepted);
     click(dialog.actionButton());
-    QVERIFY(QTest::qWaitFor([&] { return dialog.messageLabel()->text().contains(QLatin1String("not kept")); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return dialog.messageLabel()->text().contains(QLatin1String("not kept")); },
+        kLongWaitMs));
     QCOMPARE(accepted.count(), 0);
-    QVERIFY2(dialog.messageLabel()->text().contains(QLatin1String("next time")), qPrintable(dialog.messageLabel()->text()));
+    QVERIFY2(dialog.messageLabel()->text().contains(QLatin1String("next time")),
+        qPrintable(dialog.messageLabel()->text()));
     screenshot(&dialog, QStringLiteral("sign-in-no-keyring"));
     click(dialog.actionButton());
     QCOMPARE(accepted.count(), 1);
@@ -301,13 +307,15 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     ForwardersPage *page = window.forwardersPage();
-    QVERIFY(QTest::qWaitFor([&] { return window.liveLabel()->text().contains(QLatin1String("live")); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return window.liveLabel()->text().contains(QLatin1String("live")); }, kLongWaitMs));
     QVERIFY(page->cards().isEmpty());
     screenshot(&window, QStringLiteral("forwarders-empty"));
 
     // + Enroll forwarder.
     QPointer<QDialog> opened;
-    connect(page, &ForwardersPage::dialogOpened, this, [&opened](QDialog *dialog) { opened = dialog; });
+    connect(
+        page, &ForwardersPage::dialogOpened, this, [&opened](QDialog *dialog) { opened = dialog; });
     click(page->enrollButton());
     auto *enroll = qobject_cast<EnrollDialog *>(opened.data());
     QVERIFY(enroll);
@@ -334,7 +342,8 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     click(enrollOk);
     QVERIFY(QTest::qWaitFor([&] { return !enroll->commandEdit()->text().isEmpty(); }, kLongWaitMs));
     const QString command = enroll->commandEdit()->text();
-    QVERIFY2(command.endsWith(QLatin1String("cloop forward --token-file forwarder.bundle")), qPrintable(command));
+    QVERIFY2(command.endsWith(QLatin1String("cloop forward --token-file forwarder.bundle")),
+        qPrintable(command));
     QVERIFY2(!command.contains(QLatin1String("--bundle")), qPrintable(command));
     QVERIFY(enroll->validityLabel()->text().startsWith(QLatin1String("Valid until")));
     screenshot(enroll, QStringLiteral("enroll-command"));
@@ -350,7 +359,8 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     QVERIFY(card()->stateText().contains(QLatin1String("waiting")));
     QVERIFY(!card()->testButton()->isEnabled());
     // On the device's machine, as the command says: the bundle in a file, then --token-file.
-    const QString bundle = QRegularExpression(QStringLiteral("'(cloopfwd1\\.[^']+)'")).match(command).captured(1);
+    const QString bundle
+        = QRegularExpression(QStringLiteral("'(cloopfwd1\\.[^']+)'")).match(command).captured(1);
     QVERIFY2(!bundle.isEmpty(), qPrintable(command));
     const QString tokenFile = m_rig->path(QStringLiteral("forwarder.bundle"));
     {
@@ -359,10 +369,13 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
         file.write(bundle.toUtf8() + '\n');
         file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
     }
-    ForwarderProcess &forwarder = m_rig->addForwarder({QStringLiteral("--token-file"), tokenFile});
+    ForwarderProcess &forwarder
+        = m_rig->addForwarder({ QStringLiteral("--token-file"), tokenFile });
     QVERIFY(forwarder.start());
-    QVERIFY2(QTest::qWaitFor([&] { return card()->stateText().contains(QLatin1String("connected")); }, kLongWaitMs),
-             qPrintable(forwarder.describe()));
+    QVERIFY2(
+        QTest::qWaitFor(
+            [&] { return card()->stateText().contains(QLatin1String("connected")); }, kLongWaitMs),
+        qPrintable(forwarder.describe()));
 
     // Bind…
     click(card()->bindButton());
@@ -382,14 +395,18 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     click(bindOk);
     QVERIFY(QTest::qWaitFor([&] { return bound.count() == 1; }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor([&] { return card()->bindingText().contains(kProject); }, kLongWaitMs));
-    QVERIFY2(card()->bindingText().contains(QLatin1String("by user:admin")), qPrintable(card()->bindingText()));
+    QVERIFY2(card()->bindingText().contains(QLatin1String("by user:admin")),
+        qPrintable(card()->bindingText()));
     QVERIFY(!card()->bindButton()->isEnabled());
     screenshot(&window, QStringLiteral("forwarders-bound"));
     // The same binding in the project's Forwarded devices.
     window.showPage(MainWindow::Projects);
-    QVERIFY(QTest::qWaitFor([&] { return window.projectsPage()->projects()->selectRecord(1); }, kLongWaitMs));
-    QVERIFY(QTest::qWaitFor([&] { return window.projectsPage()->devices()->visibleRows() == 1; }, kLongWaitMs));
-    QCOMPARE(window.projectsPage()->devices()->view()->model()->index(0, 0).data().toString(), QStringLiteral("bench-hsm"));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return window.projectsPage()->projects()->selectRecord(1); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return window.projectsPage()->devices()->visibleRows() == 1; }, kLongWaitMs));
+    QCOMPARE(window.projectsPage()->devices()->view()->model()->index(0, 0).data().toString(),
+        QStringLiteral("bench-hsm"));
     window.showPage(MainWindow::Forwarders);
 
     // Unbind asks for a reason first.
@@ -401,12 +418,17 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     QSignalSpy unbound(unbind, &QDialog::accepted);
     click(unbind->buttons()->button(QDialogButtonBox::Ok));
     QVERIFY(QTest::qWaitFor([&] { return unbound.count() == 1; }, kLongWaitMs));
-    QVERIFY(QTest::qWaitFor([&] { return card()->bindingText() == QLatin1String("Not bound"); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return card()->bindingText() == QLatin1String("Not bound"); }, kLongWaitMs));
 
     // Test: the card shows what the hub answered.
     click(card()->testButton());
-    QVERIFY(QTest::qWaitFor([&] { return !card()->testText().isEmpty() && card()->testText() != QStringLiteral(u"Testing…"); },
-                            kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return !card()->testText().isEmpty()
+                && card()->testText() != QStringLiteral(u"Testing…");
+        },
+        kLongWaitMs));
     screenshot(&window, QStringLiteral("forwarders-tested"));
 
     // Bound again, for Revoke to cut.
@@ -423,8 +445,10 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     QElapsedTimer clock;
     clock.start();
     QVERIFY(forwarder.kill());
-    QVERIFY(QTest::qWaitFor([&] { return card()->stateText().contains(QLatin1String("offline")); }, kLongWaitMs));
-    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("greyed out after %1 ms").arg(clock.elapsed())));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return card()->stateText().contains(QLatin1String("offline")); }, kLongWaitMs));
+    QVERIFY2(clock.elapsed() < 1000,
+        qPrintable(QStringLiteral("greyed out after %1 ms").arg(clock.elapsed())));
     QVERIFY(!card()->testButton()->isEnabled());
 
     // Revoke confirms, naming what it cuts.
@@ -435,18 +459,22 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     // It names what it cuts: the binding to the project.
     const auto labels = revoke->findChildren<QLabel *>();
     QVERIFY(std::any_of(labels.begin(), labels.end(), [](const QLabel *label) {
-        return label->text().contains(kProject) && label->text().contains(QLatin1String("for good"));
+        return label->text().contains(kProject)
+            && label->text().contains(QLatin1String("for good"));
     }));
     QSignalSpy revoked(revoke, &QDialog::accepted);
     screenshot(revoke, QStringLiteral("revoke"));
     click(revoke->buttons()->button(QDialogButtonBox::Ok));
     QVERIFY(QTest::qWaitFor([&] { return revoked.count() == 1; }, kLongWaitMs));
-    QVERIFY(QTest::qWaitFor([&] { return card()->stateText() == QLatin1String("revoked"); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return card()->stateText() == QLatin1String("revoked"); }, kLongWaitMs));
     QVERIFY(!card()->bindButton()->isEnabled());
     QVERIFY(!card()->revokeButton()->isEnabled());
     // Its binding is gone with it, on the card and in the project.
-    QVERIFY(QTest::qWaitFor([&] { return !card()->bindingText().contains(kProject); }, kLongWaitMs));
-    QVERIFY(QTest::qWaitFor([&] { return window.projectsPage()->devices()->visibleRows() == 0; }, kLongWaitMs));
+    QVERIFY(
+        QTest::qWaitFor([&] { return !card()->bindingText().contains(kProject); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return window.projectsPage()->devices()->visibleRows() == 0; }, kLongWaitMs));
 
     // Search narrows the cards.
     type(page->searchEdit(), QStringLiteral("nothing-like-it"));
@@ -459,11 +487,12 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
 void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
 {
     HubProcess &hub = m_rig->hub();
-    const Enrollment lab = hub.enroll(QStringLiteral("lab"), {QStringLiteral("--interface"), QStringLiteral("eth1")});
+    const Enrollment lab = hub.enroll(
+        QStringLiteral("lab"), { QStringLiteral("--interface"), QStringLiteral("eth1") });
     QVERIFY2(lab.ok, qPrintable(lab.error));
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
-                                QStringLiteral("buildbox")}),
-                       0);
+    CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("executor"), QStringLiteral("enroll"),
+                           QStringLiteral("--name"), QStringLiteral("buildbox") }),
+        0);
     const QString mariaToken = addPerson(QStringLiteral("maria"), QStringLiteral("maintainer"));
     const QString bobToken = addPerson(QStringLiteral("bob"), QStringLiteral("administrator"));
     QVERIFY(!mariaToken.isEmpty() && !bobToken.isEmpty());
@@ -482,8 +511,10 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     QVERIFY(projects->requestButton()->isVisible());
     QVERIFY(!projects->bindButton()->isVisible());
     QPointer<QDialog> opened;
-    connect(projects, &ProjectsPage::dialogOpened, this, [&opened](QDialog *dialog) { opened = dialog; });
-    QVERIFY(QTest::qWaitFor([&] { return mariaWindow.directory()->model()->rowCount() == 1; }, kLongWaitMs));
+    connect(projects, &ProjectsPage::dialogOpened, this,
+        [&opened](QDialog *dialog) { opened = dialog; });
+    QVERIFY(QTest::qWaitFor(
+        [&] { return mariaWindow.directory()->model()->rowCount() == 1; }, kLongWaitMs));
     click(projects->requestButton());
     auto *request = qobject_cast<BindDialog *>(opened.data());
     QVERIFY(request);
@@ -505,36 +536,49 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     // Her own request waits in "Your requests"; she has nothing to decide.
     ApprovalsPage *mariaApprovals = mariaWindow.approvalsPage();
     mariaApprovals->refresh();
-    QVERIFY(QTest::qWaitFor([&] { return mariaApprovals->mine()->visibleRows() == 1; }, kLongWaitMs));
+    QVERIFY(
+        QTest::qWaitFor([&] { return mariaApprovals->mine()->visibleRows() == 1; }, kLongWaitMs));
     QCOMPARE(mariaApprovals->inbox()->visibleRows(), 0);
-    const QJsonObject mine = mariaApprovals->mine()->view()->model()->index(0, 0).data(JsonTableModel::RecordRole).toJsonObject();
+    const QJsonObject mine = mariaApprovals->mine()
+                                 ->view()
+                                 ->model()
+                                 ->index(0, 0)
+                                 .data(JsonTableModel::RecordRole)
+                                 .toJsonObject();
     const qint64 requestId = mine.value(QLatin1String("id")).toInteger();
     QCOMPARE(mine.value(QLatin1String("state")).toString(), QStringLiteral("pending"));
     // Approving it herself is refused (a maintainer decides nothing), and
     // leaves no binding behind.
     std::optional<Result<QJsonObject>> own;
-    mariaWindow.directory()->approve(requestId, {}, {}, this, [&own](const Result<QJsonObject> &answer) { own = answer; });
+    mariaWindow.directory()->approve(
+        requestId, {}, {}, this, [&own](const Result<QJsonObject> &answer) { own = answer; });
     QVERIFY(QTest::qWaitFor([&] { return own.has_value(); }, kLongWaitMs));
     QVERIFY(!*own);
     QCOMPARE(own->error().code, QStringLiteral("forbidden"));
-    QCOMPARE(hub.cliJson({QStringLiteral("forward"), QStringLiteral("bindings"), QStringLiteral("--json")})
-                     .toObject()
-                     .value(QLatin1String("bindings"))
-                     .toArray()
-                     .size(),
-             0);
+    QCOMPARE(hub.cliJson({ QStringLiteral("forward"), QStringLiteral("bindings"),
+                             QStringLiteral("--json") })
+                 .toObject()
+                 .value(QLatin1String("bindings"))
+                 .toArray()
+                 .size(),
+        0);
 
     // Bob, an administrator of the project, sees it in his inbox with a count.
     HubApi bobApi;
     const QJsonObject bob = signIn(bobApi, bobToken);
     MainWindow bobWindow(&bobApi, bob);
     bobWindow.show();
-    QVERIFY(QTest::qWaitFor([&] { return bobWindow.navigation()->item(MainWindow::Approvals)->text() == QLatin1String("Approvals (1)"); },
-                            kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return bobWindow.navigation()->item(MainWindow::Approvals)->text()
+                == QLatin1String("Approvals (1)");
+        },
+        kLongWaitMs));
     bobWindow.showPage(MainWindow::Approvals);
     ApprovalsPage *approvals = bobWindow.approvalsPage();
     QPointer<QDialog> decision;
-    connect(approvals, &ApprovalsPage::dialogOpened, this, [&decision](QDialog *dialog) { decision = dialog; });
+    connect(approvals, &ApprovalsPage::dialogOpened, this,
+        [&decision](QDialog *dialog) { decision = dialog; });
     QVERIFY(!approvals->approveButton()->isEnabled());
     QVERIFY(approvals->inbox()->selectRecord(requestId));
     screenshot(&bobWindow, QStringLiteral("approvals"));
@@ -553,17 +597,30 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
 
     // The binding appears, for an hour, on the card and in the project's devices.
     ForwardersPage *cards = bobWindow.forwardersPage();
-    QVERIFY(QTest::qWaitFor([&] { return cards->cardFor(lab.id) && cards->cardFor(lab.id)->bindingText().contains(kProject); },
-                            kLongWaitMs));
-    QVERIFY2(cards->cardFor(lab.id)->bindingText().contains(QLatin1String("min left")), qPrintable(cards->cardFor(lab.id)->bindingText()));
-    QVERIFY2(cards->cardFor(lab.id)->bindingText().contains(QLatin1String("10.0.0.30/24")), qPrintable(cards->cardFor(lab.id)->bindingText()));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return cards->cardFor(lab.id)
+                && cards->cardFor(lab.id)->bindingText().contains(kProject);
+        },
+        kLongWaitMs));
+    QVERIFY2(cards->cardFor(lab.id)->bindingText().contains(QLatin1String("min left")),
+        qPrintable(cards->cardFor(lab.id)->bindingText()));
+    QVERIFY2(cards->cardFor(lab.id)->bindingText().contains(QLatin1String("10.0.0.30/24")),
+        qPrintable(cards->cardFor(lab.id)->bindingText()));
     QVERIFY(QTest::qWaitFor([&] { return projects->devices()->visibleRows() == 1; }, kLongWaitMs));
-    QVERIFY(QTest::qWaitFor([&] { return bobWindow.navigation()->item(MainWindow::Approvals)->text() == QLatin1String("Approvals"); },
-                            kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return bobWindow.navigation()->item(MainWindow::Approvals)->text()
+                == QLatin1String("Approvals");
+        },
+        kLongWaitMs));
     // Maria's request now reads as decided.
-    QVERIFY(QTest::qWaitFor([&] {
-        return mariaApprovals->mine()->view()->model()->index(0, 2).data().toString() == QLatin1String("approved");
-    }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return mariaApprovals->mine()->view()->model()->index(0, 2).data().toString()
+                == QLatin1String("approved");
+        },
+        kLongWaitMs));
 
     // A second request, denied with a reason Maria then reads.
     click(projects->requestButton());
@@ -574,8 +631,14 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     click(second->actionButton());
     QVERIFY(QTest::qWaitFor([&] { return filedAgain.count() == 1; }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor([&] { return approvals->inbox()->visibleRows() == 1; }, kLongWaitMs));
-    const qint64 secondId = approvals->inbox()->view()->model()->index(0, 0).data(JsonTableModel::RecordRole).toJsonObject()
-                                    .value(QLatin1String("id")).toInteger();
+    const qint64 secondId = approvals->inbox()
+                                ->view()
+                                ->model()
+                                ->index(0, 0)
+                                .data(JsonTableModel::RecordRole)
+                                .toJsonObject()
+                                .value(QLatin1String("id"))
+                                .toInteger();
     QVERIFY(approvals->inbox()->selectRecord(secondId));
     click(approvals->denyButton());
     auto *deny = qobject_cast<ReasonDialog *>(decision.data());
@@ -587,8 +650,10 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     QVERIFY(QTest::qWaitFor([&] { return denied.count() == 1; }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor([&] { return approvals->inbox()->visibleRows() == 0; }, kLongWaitMs));
     mariaApprovals->mine()->filterEdit()->setText(QStringLiteral("denied"));
-    QVERIFY(QTest::qWaitFor([&] { return mariaApprovals->mine()->visibleRows() == 1; }, kLongWaitMs));
-    QVERIFY(mariaApprovals->mine()->view()->model()->index(0, 6).data().toString().contains(QLatin1String("weekends")));
+    QVERIFY(
+        QTest::qWaitFor([&] { return mariaApprovals->mine()->visibleRows() == 1; }, kLongWaitMs));
+    QVERIFY(mariaApprovals->mine()->view()->model()->index(0, 6).data().toString().contains(
+        QLatin1String("weekends")));
 
     // Executors and the audit log, as the hub's administrator sees them.
     HubApi adminApi;
@@ -596,7 +661,8 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     MainWindow adminWindow(&adminApi, admin);
     adminWindow.show();
     QVERIFY(adminWindow.auditPage());
-    QVERIFY(QTest::qWaitFor([&] { return adminWindow.executorsPage()->table()->visibleRows() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return adminWindow.executorsPage()->table()->visibleRows() == 1; }, kLongWaitMs));
     adminWindow.showPage(MainWindow::Executors);
     screenshot(&adminWindow, QStringLiteral("executors"));
     adminWindow.showPage(MainWindow::Audit);
@@ -607,8 +673,10 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     type(audit->table()->filterEdit(), QString());
     screenshot(&adminWindow, QStringLiteral("audit"));
     adminWindow.showPage(MainWindow::Projects);
-    QVERIFY(QTest::qWaitFor([&] { return adminWindow.projectsPage()->projects()->selectRecord(1); }, kLongWaitMs));
-    QVERIFY(QTest::qWaitFor([&] { return adminWindow.projectsPage()->devices()->visibleRows() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return adminWindow.projectsPage()->projects()->selectRecord(1); }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return adminWindow.projectsPage()->devices()->visibleRows() == 1; }, kLongWaitMs));
     QVERIFY(adminWindow.projectsPage()->bindButton()->isVisible());
     screenshot(&adminWindow, QStringLiteral("project-overview"));
 }

@@ -24,7 +24,8 @@ namespace {
 const QString kProject = QStringLiteral("/srv/projects/dashboard");
 
 // What one asynchronous call answered, waited for.
-Result<QJsonObject> answerOf(const std::function<void(QObject *, dashboard::HubApi::Callback)> &call)
+Result<QJsonObject> answerOf(
+    const std::function<void(QObject *, dashboard::HubApi::Callback)> &call)
 {
     QObject context;
     std::optional<Result<QJsonObject>> answer;
@@ -85,8 +86,8 @@ api::AdminEndpoint TestForwarderDirectory::endpoint(const QString &token, const 
     QUrl url = hub.apiUrl(QStringLiteral("/"));
     url.setPath(QString());
     auto pins = net::PinSet::parse(pin.isEmpty() ? hub.pin() : pin);
-    return api::AdminEndpoint{url, token.isEmpty() ? hub.adminToken() : token, net::HubTrust(*pins, {}),
-                              QStringLiteral("test")};
+    return api::AdminEndpoint { url, token.isEmpty() ? hub.adminToken() : token,
+        net::HubTrust(*pins, {}), QStringLiteral("test") };
 }
 
 void TestForwarderDirectory::aCallWithThePinAndTokenIsAnswered()
@@ -94,7 +95,9 @@ void TestForwarderDirectory::aCallWithThePinAndTokenIsAnswered()
     dashboard::HubApi api;
     api.setEndpoint(endpoint());
     QSignalSpy busy(&api, &dashboard::HubApi::busyChanged);
-    const auto answer = answerOf([&](QObject *context, auto done) { api.get(QStringLiteral("/api/whoami"), context, done); });
+    const auto answer = answerOf([&](QObject *context, auto done) {
+        api.get(QStringLiteral("/api/whoami"), context, done);
+    });
     QVERIFY2(answer, qPrintable(failureOf(answer)));
     QCOMPARE(answer->value(QLatin1String("hub_admin")).toBool(), true);
     // Busy while the call was out, idle after.
@@ -114,7 +117,9 @@ void TestForwarderDirectory::aWrongPinIsRefused()
     QVERIFY(pin != m_rig->hub().pin());
     dashboard::HubApi api;
     api.setEndpoint(endpoint({}, pin));
-    const auto answer = answerOf([&](QObject *context, auto done) { api.get(QStringLiteral("/api/whoami"), context, done); });
+    const auto answer = answerOf([&](QObject *context, auto done) {
+        api.get(QStringLiteral("/api/whoami"), context, done);
+    });
     QVERIFY(!answer);
     QCOMPARE(answer.error().code, QStringLiteral("pin_mismatch"));
 }
@@ -123,7 +128,9 @@ void TestForwarderDirectory::aWrongTokenGetsTheHubsRefusal()
 {
     dashboard::HubApi api;
     api.setEndpoint(endpoint(QStringLiteral("cat_not-a-token")));
-    const auto answer = answerOf([&](QObject *context, auto done) { api.get(QStringLiteral("/api/forwarders"), context, done); });
+    const auto answer = answerOf([&](QObject *context, auto done) {
+        api.get(QStringLiteral("/api/forwarders"), context, done);
+    });
     QVERIFY(!answer);
     QCOMPARE(answer.error().code, QStringLiteral("unauthorized"));
 }
@@ -136,10 +143,13 @@ void TestForwarderDirectory::plaintextToAnotherMachineIsRefusedWithoutDialing()
     api.setEndpoint(far);
     QElapsedTimer clock;
     clock.start();
-    const auto answer = answerOf([&](QObject *context, auto done) { api.get(QStringLiteral("/api/whoami"), context, done); });
+    const auto answer = answerOf([&](QObject *context, auto done) {
+        api.get(QStringLiteral("/api/whoami"), context, done);
+    });
     QVERIFY(!answer);
     QCOMPARE(answer.error().code, QStringLiteral("insecure_url"));
-    QVERIFY2(answer.error().message.contains(QLatin1String("192.0.2.1")), qPrintable(answer.error().message));
+    QVERIFY2(answer.error().message.contains(QLatin1String("192.0.2.1")),
+        qPrintable(answer.error().message));
     // Refused before any connection was tried, and nothing was counted as out.
     QCOMPARE(api.pendingCalls(), 0);
 }
@@ -151,7 +161,8 @@ void TestForwarderDirectory::anAnswerForAContextThatIsGoneIsDropped()
     bool called = false;
     {
         QObject context;
-        api.get(QStringLiteral("/api/whoami"), &context, [&called](const Result<QJsonObject> &) { called = true; });
+        api.get(QStringLiteral("/api/whoami"), &context,
+            [&called](const Result<QJsonObject> &) { called = true; });
     }
     QVERIFY(QTest::qWaitFor([&] { return api.pendingCalls() == 0; }, kLongWaitMs));
     QVERIFY(!called);
@@ -162,7 +173,8 @@ void TestForwarderDirectory::theEventStreamRefusesAWrongToken()
     dashboard::EventStream events;
     QSignalSpy subscribed(&events, &dashboard::EventStream::subscribed);
     events.start(endpoint(QStringLiteral("cat_not-a-token")));
-    QVERIFY(QTest::qWaitFor([&] { return events.state() == dashboard::EventStream::State::Refused; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return events.state() == dashboard::EventStream::State::Refused; }, kLongWaitMs));
     QCOMPARE(subscribed.count(), 0);
     QVERIFY(!events.lastError().isEmpty());
     // It does not dial again on its own.
@@ -182,20 +194,23 @@ void TestForwarderDirectory::theEventStreamComesBackWhenTheHubDoes()
     QTest::qWait(1500);
     QCOMPARE(events.state(), dashboard::EventStream::State::Connecting);
     QVERIFY(hub.start());
-    QVERIFY(QTest::qWaitFor([&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
     QCOMPARE(subscribed.count(), 1);
     // The hub goes away under a live stream, and comes back.
     QCOMPARE(hub.stop(), 0);
-    QVERIFY(QTest::qWaitFor([&] { return events.state() == dashboard::EventStream::State::Connecting; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return events.state() == dashboard::EventStream::State::Connecting; }, kLongWaitMs));
     QVERIFY(hub.start());
-    QVERIFY(QTest::qWaitFor([&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
     QCOMPARE(subscribed.count(), 2);
 }
 
 void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
 {
     HubProcess &hub = m_rig->hub();
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject}), 0);
+    CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
     dashboard::HubApi api;
     api.setEndpoint(endpoint());
     dashboard::EventStream events;
@@ -203,63 +218,82 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
     ForwarderListModel *model = directory.model();
     QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     events.start(api.endpoint());
-    QVERIFY(QTest::qWaitFor([&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor([&] { return !directory.isLoading(); }, kLongWaitMs));
     QCOMPARE(model->rowCount(), 0);
 
     // + Enroll forwarder: the one-time command comes back and the card appears.
     const auto enrolled = answerOf([&](QObject *context, auto done) {
-        directory.enroll(QStringLiteral("bench-hsm"), QStringLiteral("1050:0407"), {}, context, done);
+        directory.enroll(
+            QStringLiteral("bench-hsm"), QStringLiteral("1050:0407"), {}, context, done);
     });
     QVERIFY2(enrolled, qPrintable(failureOf(enrolled)));
     const QString bundle = enrolled->value(QLatin1String("bundle")).toString();
     QVERIFY(enrolled->value(QLatin1String("command")).toString().contains(bundle));
-    const qint64 id = enrolled->value(QLatin1String("forwarder")).toObject().value(QLatin1String("id")).toInteger();
+    const qint64 id = enrolled->value(QLatin1String("forwarder"))
+                          .toObject()
+                          .value(QLatin1String("id"))
+                          .toInteger();
     QVERIFY(QTest::qWaitFor([&] { return model->rowOf(id) >= 0; }, kLongWaitMs));
     const auto role = [&](int r) { return model->index(model->rowOf(id)).data(r); };
     QCOMPARE(role(ForwarderListModel::StateRole).toString(), QStringLiteral("awaiting enrollment"));
     QCOMPARE(role(ForwarderListModel::DeviceRole).toString(), QStringLiteral("usb 1050:0407"));
 
     // The forwarder connects: the card turns live from the event stream.
-    ForwarderProcess &forwarder = m_rig->addForwarder({QStringLiteral("--bundle"), bundle});
+    ForwarderProcess &forwarder = m_rig->addForwarder({ QStringLiteral("--bundle"), bundle });
     QVERIFY(forwarder.start());
-    QVERIFY2(QTest::qWaitFor([&] { return role(ForwarderListModel::ConnectedRole).toBool(); }, kLongWaitMs),
-             qPrintable(forwarder.describe()));
+    QVERIFY2(QTest::qWaitFor(
+                 [&] { return role(ForwarderListModel::ConnectedRole).toBool(); }, kLongWaitMs),
+        qPrintable(forwarder.describe()));
     // Through which hub: this one, by its public host:port.
-    QVERIFY(QTest::qWaitFor([&] { return !role(ForwarderListModel::HubMemberRole).toString().isEmpty(); }, kLongWaitMs));
-    QCOMPARE(role(ForwarderListModel::HubMemberRole).toString(), QStringLiteral("127.0.0.1:%1").arg(hub.port()));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !role(ForwarderListModel::HubMemberRole).toString().isEmpty(); },
+        kLongWaitMs));
+    QCOMPARE(role(ForwarderListModel::HubMemberRole).toString(),
+        QStringLiteral("127.0.0.1:%1").arg(hub.port()));
 
     // Bind…: the binding shows on the card.
     dashboard::BindingTerms terms;
     terms.project = kProject;
     terms.ttl = QStringLiteral("8h");
-    const auto bound = answerOf([&](QObject *context, auto done) { directory.bind(id, terms, context, done); });
+    const auto bound
+        = answerOf([&](QObject *context, auto done) { directory.bind(id, terms, context, done); });
     QVERIFY2(bound, qPrintable(failureOf(bound)));
-    QVERIFY(QTest::qWaitFor([&] { return role(ForwarderListModel::BindingProjectRole).toString() == kProject; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return role(ForwarderListModel::BindingProjectRole).toString() == kProject; },
+        kLongWaitMs));
     const QDateTime expires = role(ForwarderListModel::BindingExpiresRole).toDateTime();
     const qint64 leftSeconds = QDateTime::currentDateTimeUtc().secsTo(expires);
-    QVERIFY2(leftSeconds > 7 * 3600 && leftSeconds <= 8 * 3600, qPrintable(expires.toString(Qt::ISODate)));
-    QCOMPARE(role(ForwarderListModel::BindingCreatedByRole).toString(), QStringLiteral("user:admin"));
+    QVERIFY2(leftSeconds > 7 * 3600 && leftSeconds <= 8 * 3600,
+        qPrintable(expires.toString(Qt::ISODate)));
+    QCOMPARE(
+        role(ForwarderListModel::BindingCreatedByRole).toString(), QStringLiteral("user:admin"));
 
     // A second Bind… is refused with the hub's words, and changes nothing.
-    const auto again = answerOf([&](QObject *context, auto done) { directory.bind(id, terms, context, done); });
+    const auto again
+        = answerOf([&](QObject *context, auto done) { directory.bind(id, terms, context, done); });
     QVERIFY(!again);
     QCOMPARE(again.error().code, QStringLiteral("already_bound"));
     const qint64 bindingId = role(ForwarderListModel::BindingIdRole).toLongLong();
     QVERIFY(bindingId > 0);
 
     // Unbind asks a reason; without one the hub refuses.
-    const auto noReason = answerOf([&](QObject *context, auto done) { directory.unbind(bindingId, QString(), context, done); });
+    const auto noReason = answerOf([&](QObject *context, auto done) {
+        directory.unbind(bindingId, QString(), context, done);
+    });
     QVERIFY(!noReason);
     QCOMPARE(role(ForwarderListModel::BindingIdRole).toLongLong(), bindingId);
     const auto unbound = answerOf([&](QObject *context, auto done) {
         directory.unbind(bindingId, QStringLiteral("the bench is returned"), context, done);
     });
     QVERIFY2(unbound, qPrintable(failureOf(unbound)));
-    QVERIFY(QTest::qWaitFor([&] { return role(ForwarderListModel::BindingIdRole).toLongLong() == 0; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return role(ForwarderListModel::BindingIdRole).toLongLong() == 0; }, kLongWaitMs));
 
     // Test: whatever the hub answers lands on the card in words.
-    const auto tested = answerOf([&](QObject *context, auto done) { directory.test(id, context, done); });
+    const auto tested
+        = answerOf([&](QObject *context, auto done) { directory.test(id, context, done); });
     QCOMPARE(role(ForwarderListModel::TestRunningRole).toBool(), false);
     const QString summary = role(ForwarderListModel::TestSummaryRole).toString();
     QVERIFY(!summary.isEmpty());
@@ -270,8 +304,10 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
     QElapsedTimer clock;
     clock.start();
     QVERIFY(forwarder.kill());
-    QVERIFY(QTest::qWaitFor([&] { return !role(ForwarderListModel::ConnectedRole).toBool(); }, kLongWaitMs));
-    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("greyed out after %1 ms").arg(clock.elapsed())));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !role(ForwarderListModel::ConnectedRole).toBool(); }, kLongWaitMs));
+    QVERIFY2(clock.elapsed() < 1000,
+        qPrintable(QStringLiteral("greyed out after %1 ms").arg(clock.elapsed())));
     QCOMPARE(role(ForwarderListModel::StateRole).toString(), QStringLiteral("disconnected"));
     QCOMPARE(role(ForwarderListModel::HubMemberRole).toString(), QString());
 
@@ -280,8 +316,9 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
         directory.revoke(id, QStringLiteral("bench returned"), context, done);
     });
     QVERIFY2(revoked, qPrintable(failureOf(revoked)));
-    QVERIFY(QTest::qWaitFor([&] { return role(ForwarderListModel::StateRole).toString() == QLatin1String("revoked"); },
-                            kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return role(ForwarderListModel::StateRole).toString() == QLatin1String("revoked"); },
+        kLongWaitMs));
     QVERIFY(directory.lastError().isEmpty());
 }
 
@@ -289,30 +326,33 @@ void TestForwarderDirectory::aListingDropsTheAnswerForAListItLeft()
 {
     HubProcess &hub = m_rig->hub();
     const QString other = QStringLiteral("/srv/projects/other");
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject}), 0);
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), other}), 0);
-    const Enrollment lab = hub.enroll(QStringLiteral("lab"), {QStringLiteral("--interface"), QStringLiteral("eth1")});
+    CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
+    CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("project"), QStringLiteral("add"), other }), 0);
+    const Enrollment lab = hub.enroll(
+        QStringLiteral("lab"), { QStringLiteral("--interface"), QStringLiteral("eth1") });
     QVERIFY(lab.ok);
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(lab.id),
-                                QStringLiteral("--project"), kProject}),
-                       0);
+    CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("forward"), QStringLiteral("bind"),
+                           QString::number(lab.id), QStringLiteral("--project"), kProject }),
+        0);
     dashboard::HubApi api;
     api.setEndpoint(endpoint());
-    dashboard::JsonTableModel model({dashboard::textColumn(QStringLiteral("Forwarder"), QStringLiteral("forwarder"))});
+    dashboard::JsonTableModel model(
+        { dashboard::textColumn(QStringLiteral("Forwarder"), QStringLiteral("forwarder")) });
     dashboard::JsonListing listing(&api, QStringLiteral("bindings"), &model);
     QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
     QSignalSpy loaded(&listing, &dashboard::JsonListing::loaded);
     // The person picks the bound project, then at once another one.
-    listing.setPath(QStringLiteral("/api/bindings"), {{QStringLiteral("project"), kProject}});
+    listing.setPath(QStringLiteral("/api/bindings"), { { QStringLiteral("project"), kProject } });
     listing.refresh();
-    listing.setPath(QStringLiteral("/api/bindings"), {{QStringLiteral("project"), other}});
+    listing.setPath(QStringLiteral("/api/bindings"), { { QStringLiteral("project"), other } });
     listing.refresh();
-    QVERIFY(QTest::qWaitFor([&] { return loaded.count() >= 1 && api.pendingCalls() == 0; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return loaded.count() >= 1 && api.pendingCalls() == 0; }, kLongWaitMs));
     // The first project's binding never showed.
     QCOMPARE(inserted.count(), 0);
     QCOMPARE(model.rowCount(), 0);
     // Back to the bound project, it shows.
-    listing.setPath(QStringLiteral("/api/bindings"), {{QStringLiteral("project"), kProject}});
+    listing.setPath(QStringLiteral("/api/bindings"), { { QStringLiteral("project"), kProject } });
     listing.refresh();
     QVERIFY(QTest::qWaitFor([&] { return model.rowCount() == 1; }, kLongWaitMs));
     QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("lab"));

@@ -13,25 +13,25 @@ using cloop::dashboard::ForwarderListModel;
 
 namespace {
 
-QJsonObject forwarder(qint64 id, const QString &name, const QString &state = QStringLiteral("disconnected"))
+QJsonObject forwarder(
+    qint64 id, const QString &name, const QString &state = QStringLiteral("disconnected"))
 {
-    return {{QStringLiteral("id"), id},
-            {QStringLiteral("name"), name},
-            {QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("l2")},
-                                                   {QStringLiteral("interface"), QStringLiteral("eth1")}}},
-            {QStringLiteral("device_description"), QStringLiteral("l2 eth1")},
-            {QStringLiteral("state"), state},
-            {QStringLiteral("connected"), state == QLatin1String("connected")}};
+    return { { QStringLiteral("id"), id }, { QStringLiteral("name"), name },
+        { QStringLiteral("device"),
+            QJsonObject { { QStringLiteral("kind"), QStringLiteral("l2") },
+                { QStringLiteral("interface"), QStringLiteral("eth1") } } },
+        { QStringLiteral("device_description"), QStringLiteral("l2 eth1") },
+        { QStringLiteral("state"), state },
+        { QStringLiteral("connected"), state == QLatin1String("connected") } };
 }
 
-QJsonObject binding(qint64 id, qint64 forwarderId, const QString &project, const QString &state = QStringLiteral("active"))
+QJsonObject binding(qint64 id, qint64 forwarderId, const QString &project,
+    const QString &state = QStringLiteral("active"))
 {
-    return {{QStringLiteral("id"), id},
-            {QStringLiteral("forwarder_id"), forwarderId},
-            {QStringLiteral("project"), project},
-            {QStringLiteral("state"), state},
-            {QStringLiteral("created_by"), QStringLiteral("user:alice")},
-            {QStringLiteral("expires_at"), QStringLiteral("2026-11-30T08:00:00.000Z")}};
+    return { { QStringLiteral("id"), id }, { QStringLiteral("forwarder_id"), forwarderId },
+        { QStringLiteral("project"), project }, { QStringLiteral("state"), state },
+        { QStringLiteral("created_by"), QStringLiteral("user:alice") },
+        { QStringLiteral("expires_at"), QStringLiteral("2026-11-30T08:00:00.000Z") } };
 }
 
 } // namespace
@@ -54,7 +54,8 @@ void TestForwarderListModel::refreshesKeepRowsByIdAndDropTheGone()
 {
     ForwarderListModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"))});
+    model.setForwarders(
+        { forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm")) });
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(model.index(1).data(ForwarderListModel::NameRole).toString(), QStringLiteral("hsm"));
     QCOMPARE(model.index(0).data(ForwarderListModel::KindRole).toString(), QStringLiteral("l2"));
@@ -63,7 +64,8 @@ void TestForwarderListModel::refreshesKeepRowsByIdAndDropTheGone()
     QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     // lab goes, hsm changes state, bench is new.
-    model.setForwarders({forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")), forwarder(3, QStringLiteral("bench"))});
+    model.setForwarders({ forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")),
+        forwarder(3, QStringLiteral("bench")) });
     QCOMPARE(reset.count(), 0);
     QCOMPARE(removed.count(), 1);
     QCOMPARE(model.rowCount(), 2);
@@ -72,10 +74,12 @@ void TestForwarderListModel::refreshesKeepRowsByIdAndDropTheGone()
     QCOMPARE(model.index(0).data(ForwarderListModel::ConnectedRole).toBool(), true);
     QCOMPARE(changed.count(), 1);
     // The same list again changes nothing.
-    model.setForwarders({forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")), forwarder(3, QStringLiteral("bench"))});
+    model.setForwarders({ forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")),
+        forwarder(3, QStringLiteral("bench")) });
     QCOMPARE(changed.count(), 1);
     // An entry without an id is not a forwarder.
-    model.setForwarders({forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")), QJsonObject{}});
+    model.setForwarders(
+        { forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")), QJsonObject {} });
     QCOMPARE(model.rowCount(), 1);
 }
 
@@ -83,10 +87,13 @@ void TestForwarderListModel::bindingsLandOnTheirForwarder()
 {
     ForwarderListModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"))});
-    model.setBindings({binding(7, 2, QStringLiteral("/srv/p")), binding(8, 1, QStringLiteral("/srv/q"), QStringLiteral("unbound"))});
+    model.setForwarders(
+        { forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm")) });
+    model.setBindings({ binding(7, 2, QStringLiteral("/srv/p")),
+        binding(8, 1, QStringLiteral("/srv/q"), QStringLiteral("unbound")) });
     QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 7);
-    QCOMPARE(model.index(1).data(ForwarderListModel::BindingProjectRole).toString(), QStringLiteral("/srv/p"));
+    QCOMPARE(model.index(1).data(ForwarderListModel::BindingProjectRole).toString(),
+        QStringLiteral("/srv/p"));
     QVERIFY(model.index(1).data(ForwarderListModel::BindingExpiresRole).toDateTime().isValid());
     // An ended binding holds nothing.
     QCOMPARE(model.index(0).data(ForwarderListModel::BindingIdRole).toLongLong(), 0);
@@ -98,33 +105,43 @@ void TestForwarderListModel::eventsUpdateTheRowInPlace()
 {
     ForwarderListModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"))});
+    model.setForwarders(
+        { forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm")) });
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
 
-    QVERIFY(model.applyEvent(QStringLiteral("forwarder.connected"), {{QStringLiteral("id"), 2}}));
-    QCOMPARE(model.index(1).data(ForwarderListModel::StateRole).toString(), QStringLiteral("connected"));
+    QVERIFY(
+        model.applyEvent(QStringLiteral("forwarder.connected"), { { QStringLiteral("id"), 2 } }));
+    QCOMPARE(
+        model.index(1).data(ForwarderListModel::StateRole).toString(), QStringLiteral("connected"));
     QCOMPARE(changed.last().at(0).toModelIndex().row(), 1);
 
-    QVERIFY(model.applyEvent(QStringLiteral("binding.created"), binding(9, 2, QStringLiteral("/srv/p"))));
+    QVERIFY(model.applyEvent(
+        QStringLiteral("binding.created"), binding(9, 2, QStringLiteral("/srv/p"))));
     QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 9);
     // The end of another binding leaves this one.
-    QVERIFY(model.applyEvent(QStringLiteral("binding.ended"), binding(5, 2, QStringLiteral("/srv/p"), QStringLiteral("unbound"))));
+    QVERIFY(model.applyEvent(QStringLiteral("binding.ended"),
+        binding(5, 2, QStringLiteral("/srv/p"), QStringLiteral("unbound"))));
     QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 9);
 
     QJsonObject held = forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected"));
     held.insert(QStringLiteral("hub_member"), QStringLiteral("hub-a:7443"));
     held.insert(QStringLiteral("connected"), true);
     held.insert(QStringLiteral("usb_busid"), QStringLiteral("1-1"));
-    model.setForwarders({forwarder(1, QStringLiteral("lab")), held});
-    QCOMPARE(model.index(1).data(ForwarderListModel::HubMemberRole).toString(), QStringLiteral("hub-a:7443"));
+    model.setForwarders({ forwarder(1, QStringLiteral("lab")), held });
+    QCOMPARE(model.index(1).data(ForwarderListModel::HubMemberRole).toString(),
+        QStringLiteral("hub-a:7443"));
     QCOMPARE(model.index(1).data(ForwarderListModel::DeviceUnpluggedRole).toBool(), false);
     // The forwarder says its USB device was pulled, then plugged in again.
-    QVERIFY(model.applyEvent(QStringLiteral("forwarder.device"), {{QStringLiteral("id"), 2}, {QStringLiteral("usb_busid"), QString()}}));
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.device"),
+        { { QStringLiteral("id"), 2 }, { QStringLiteral("usb_busid"), QString() } }));
     QCOMPARE(model.index(1).data(ForwarderListModel::DeviceUnpluggedRole).toBool(), true);
-    QVERIFY(model.applyEvent(QStringLiteral("forwarder.device"), {{QStringLiteral("id"), 2}, {QStringLiteral("usb_busid"), QStringLiteral("1-2")}}));
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.device"),
+        { { QStringLiteral("id"), 2 }, { QStringLiteral("usb_busid"), QStringLiteral("1-2") } }));
     QCOMPARE(model.index(1).data(ForwarderListModel::DeviceUnpluggedRole).toBool(), false);
-    QVERIFY(model.applyEvent(QStringLiteral("forwarder.device"), {{QStringLiteral("id"), 2}, {QStringLiteral("usb_busid"), QString()}}));
-    QVERIFY(model.applyEvent(QStringLiteral("forwarder.disconnected"), {{QStringLiteral("id"), 2}}));
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.device"),
+        { { QStringLiteral("id"), 2 }, { QStringLiteral("usb_busid"), QString() } }));
+    QVERIFY(model.applyEvent(
+        QStringLiteral("forwarder.disconnected"), { { QStringLiteral("id"), 2 } }));
     // Offline, nobody knows where the device is: not "unplugged".
     QCOMPARE(model.index(1).data(ForwarderListModel::DeviceUnpluggedRole).toBool(), false);
     QCOMPARE(model.index(1).data(ForwarderListModel::ConnectedRole).toBool(), false);
@@ -132,23 +149,27 @@ void TestForwarderListModel::eventsUpdateTheRowInPlace()
     QCOMPARE(model.index(1).data(ForwarderListModel::HubMemberRole).toString(), QString());
     QVERIFY(model.index(1).data(ForwarderListModel::LastSeenRole).toDateTime().isValid());
 
-    QVERIFY(model.applyEvent(QStringLiteral("forwarder.revoked"), {{QStringLiteral("id"), 2}}));
-    QCOMPARE(model.index(1).data(ForwarderListModel::StateRole).toString(), QStringLiteral("revoked"));
+    QVERIFY(model.applyEvent(QStringLiteral("forwarder.revoked"), { { QStringLiteral("id"), 2 } }));
+    QCOMPARE(
+        model.index(1).data(ForwarderListModel::StateRole).toString(), QStringLiteral("revoked"));
     QCOMPARE(model.index(1).data(ForwarderListModel::BindingIdRole).toLongLong(), 0);
     // Row 0 was never touched.
-    QCOMPARE(model.index(0).data(ForwarderListModel::StateRole).toString(), QStringLiteral("disconnected"));
+    QCOMPARE(model.index(0).data(ForwarderListModel::StateRole).toString(),
+        QStringLiteral("disconnected"));
     // Events about other things are not this model's business.
     const int before = int(changed.count());
-    QVERIFY(model.applyEvent(QStringLiteral("request.filed"), {{QStringLiteral("id"), 1}}));
+    QVERIFY(model.applyEvent(QStringLiteral("request.filed"), { { QStringLiteral("id"), 1 } }));
     QCOMPARE(changed.count(), before);
 }
 
 void TestForwarderListModel::anEventAboutAnUnknownForwarderAsksForARefresh()
 {
     ForwarderListModel model;
-    model.setForwarders({forwarder(1, QStringLiteral("lab"))});
-    QVERIFY(!model.applyEvent(QStringLiteral("forwarder.enrolled"), {{QStringLiteral("id"), 4}}));
-    QVERIFY(!model.applyEvent(QStringLiteral("binding.created"), binding(3, 4, QStringLiteral("/srv/p"))));
+    model.setForwarders({ forwarder(1, QStringLiteral("lab")) });
+    QVERIFY(
+        !model.applyEvent(QStringLiteral("forwarder.enrolled"), { { QStringLiteral("id"), 4 } }));
+    QVERIFY(!model.applyEvent(
+        QStringLiteral("binding.created"), binding(3, 4, QStringLiteral("/srv/p"))));
     QCOMPARE(model.rowCount(), 1);
 }
 
@@ -156,56 +177,65 @@ void TestForwarderListModel::testOutcomeIsKeptPerRow()
 {
     ForwarderListModel model;
     QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"))});
+    model.setForwarders(
+        { forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm")) });
     model.setTestRunning(2, true);
     QCOMPARE(model.index(1).data(ForwarderListModel::TestRunningRole).toBool(), true);
     model.setTestSummary(2, QStringLiteral("eth1 · link up"));
     model.setTestRunning(2, false);
-    QCOMPARE(model.index(1).data(ForwarderListModel::TestSummaryRole).toString(), QStringLiteral("eth1 · link up"));
+    QCOMPARE(model.index(1).data(ForwarderListModel::TestSummaryRole).toString(),
+        QStringLiteral("eth1 · link up"));
     QCOMPARE(model.index(0).data(ForwarderListModel::TestSummaryRole).toString(), QString());
     // A refresh keeps what the Test said.
-    model.setForwarders({forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected"))});
-    QCOMPARE(model.index(1).data(ForwarderListModel::TestSummaryRole).toString(), QStringLiteral("eth1 · link up"));
+    model.setForwarders({ forwarder(1, QStringLiteral("lab")),
+        forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")) });
+    QCOMPARE(model.index(1).data(ForwarderListModel::TestSummaryRole).toString(),
+        QStringLiteral("eth1 · link up"));
 }
 
 void TestForwarderListModel::testReportsReadAsWords()
 {
     using cloop::dashboard::describeTestReport;
-    const QJsonObject segment{
-            {QStringLiteral("kind"), QStringLiteral("l2")},
-            {QStringLiteral("interface"), QStringLiteral("eth1")},
-            {QStringLiteral("ok"), true},
-            {QStringLiteral("link"), QJsonObject{{QStringLiteral("up"), true}, {QStringLiteral("carrier"), true}, {QStringLiteral("mtu"), 1500}}},
-            {QStringLiteral("listened_ms"), 1500},
-            {QStringLiteral("frames_seen"), 12},
-            {QStringLiteral("frames"), QJsonArray{QJsonObject{{QStringLiteral("summary"), QStringLiteral("ARP who-has 192.0.2.1")}}}}};
+    const QJsonObject segment { { QStringLiteral("kind"), QStringLiteral("l2") },
+        { QStringLiteral("interface"), QStringLiteral("eth1") }, { QStringLiteral("ok"), true },
+        { QStringLiteral("link"),
+            QJsonObject { { QStringLiteral("up"), true }, { QStringLiteral("carrier"), true },
+                { QStringLiteral("mtu"), 1500 } } },
+        { QStringLiteral("listened_ms"), 1500 }, { QStringLiteral("frames_seen"), 12 },
+        { QStringLiteral("frames"),
+            QJsonArray { QJsonObject {
+                { QStringLiteral("summary"), QStringLiteral("ARP who-has 192.0.2.1") } } } } };
     const QString words = describeTestReport(segment);
     QVERIFY2(words.contains(QLatin1String("eth1")) && words.contains(QLatin1String("link up"))
-                     && words.contains(QLatin1String("MTU 1500")) && words.contains(QLatin1String("12 frames in 1.5 s"))
-                     && words.contains(QLatin1String("ARP who-has 192.0.2.1")),
-             qPrintable(words));
+            && words.contains(QLatin1String("MTU 1500"))
+            && words.contains(QLatin1String("12 frames in 1.5 s"))
+            && words.contains(QLatin1String("ARP who-has 192.0.2.1")),
+        qPrintable(words));
     QJsonObject noCarrier = segment;
-    noCarrier.insert(QStringLiteral("link"), QJsonObject{{QStringLiteral("up"), true}, {QStringLiteral("carrier"), false}});
+    noCarrier.insert(QStringLiteral("link"),
+        QJsonObject { { QStringLiteral("up"), true }, { QStringLiteral("carrier"), false } });
     QVERIFY(describeTestReport(noCarrier).contains(QLatin1String("no carrier")));
-    const QJsonObject problem{{QStringLiteral("kind"), QStringLiteral("l2")},
-                              {QStringLiteral("ok"), false},
-                              {QStringLiteral("problem"), QStringLiteral("no interface eth9")}};
-    QCOMPARE(describeTestReport(problem), QStringLiteral("Problem on the forwarder: no interface eth9"));
+    const QJsonObject problem { { QStringLiteral("kind"), QStringLiteral("l2") },
+        { QStringLiteral("ok"), false },
+        { QStringLiteral("problem"), QStringLiteral("no interface eth9") } };
+    QCOMPARE(
+        describeTestReport(problem), QStringLiteral("Problem on the forwarder: no interface eth9"));
 
     // A USB forwarder's report is the USB/IP device list the hub read.
-    const QJsonObject usb{
-            {QStringLiteral("kind"), QStringLiteral("usb")},
-            {QStringLiteral("ok"), true},
-            {QStringLiteral("devices"),
-             QJsonArray{QJsonObject{{QStringLiteral("busid"), QStringLiteral("1-1")},
-                                    {QStringLiteral("vendor_id"), QStringLiteral("1d6b")},
-                                    {QStringLiteral("product_id"), QStringLiteral("0002")},
-                                    {QStringLiteral("speed"), QStringLiteral("high speed (480 Mbit/s)")},
-                                    {QStringLiteral("interfaces"), QJsonArray{QJsonObject{}, QJsonObject{}}}}}}};
+    const QJsonObject usb { { QStringLiteral("kind"), QStringLiteral("usb") },
+        { QStringLiteral("ok"), true },
+        { QStringLiteral("devices"),
+            QJsonArray { QJsonObject { { QStringLiteral("busid"), QStringLiteral("1-1") },
+                { QStringLiteral("vendor_id"), QStringLiteral("1d6b") },
+                { QStringLiteral("product_id"), QStringLiteral("0002") },
+                { QStringLiteral("speed"), QStringLiteral("high speed (480 Mbit/s)") },
+                { QStringLiteral("interfaces"),
+                    QJsonArray { QJsonObject {}, QJsonObject {} } } } } } };
     const QString usbWords = describeTestReport(usb);
-    QVERIFY2(usbWords.startsWith(QStringLiteral(u"Exports 1-1 · 1d6b:0002")) && usbWords.contains(QLatin1String("high speed"))
-                     && usbWords.contains(QLatin1String("2 interface")),
-             qPrintable(usbWords));
+    QVERIFY2(usbWords.startsWith(QStringLiteral(u"Exports 1-1 · 1d6b:0002"))
+            && usbWords.contains(QLatin1String("high speed"))
+            && usbWords.contains(QLatin1String("2 interface")),
+        qPrintable(usbWords));
     // Named from the system's USB ID database, where there is one.
     const auto &system = cloop::device::usb::UsbIdDatabase::system();
     if (!system.isEmpty())
@@ -214,25 +244,30 @@ void TestForwarderListModel::testReportsReadAsWords()
 
 void TestForwarderListModel::usbDevicesAreNamedFromTheIdDatabase()
 {
-    const auto ids = cloop::device::usb::UsbIdDatabase::parse("1050  Yubico.com\n\t0407  Yubikey 4/5 OTP+U2F+CCID\n"
-                                                                "0bda  Realtek\n");
+    const auto ids = cloop::device::usb::UsbIdDatabase::parse(
+        "1050  Yubico.com\n\t0407  Yubikey 4/5 OTP+U2F+CCID\n"
+        "0bda  Realtek\n");
     ForwarderListModel model;
     model.setUsbIds(&ids);
     QJsonObject key = forwarder(1, QStringLiteral("hsm"));
-    key.insert(QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("usb")},
-                                                     {QStringLiteral("vendor"), QStringLiteral("1050")},
-                                                     {QStringLiteral("product"), QStringLiteral("0407")}});
+    key.insert(QStringLiteral("device"),
+        QJsonObject { { QStringLiteral("kind"), QStringLiteral("usb") },
+            { QStringLiteral("vendor"), QStringLiteral("1050") },
+            { QStringLiteral("product"), QStringLiteral("0407") } });
     QJsonObject unknownProduct = forwarder(2, QStringLiteral("nic"));
-    unknownProduct.insert(QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("usb")},
-                                                                {QStringLiteral("vendor"), QStringLiteral("0bda")},
-                                                                {QStringLiteral("product"), QStringLiteral("ffff")}});
+    unknownProduct.insert(QStringLiteral("device"),
+        QJsonObject { { QStringLiteral("kind"), QStringLiteral("usb") },
+            { QStringLiteral("vendor"), QStringLiteral("0bda") },
+            { QStringLiteral("product"), QStringLiteral("ffff") } });
     QJsonObject garbage = forwarder(3, QStringLiteral("odd"));
-    garbage.insert(QStringLiteral("device"), QJsonObject{{QStringLiteral("kind"), QStringLiteral("usb")},
-                                                         {QStringLiteral("vendor"), QStringLiteral("zz")}});
-    model.setForwarders({key, unknownProduct, garbage, forwarder(4, QStringLiteral("lab"))});
+    garbage.insert(QStringLiteral("device"),
+        QJsonObject { { QStringLiteral("kind"), QStringLiteral("usb") },
+            { QStringLiteral("vendor"), QStringLiteral("zz") } });
+    model.setForwarders({ key, unknownProduct, garbage, forwarder(4, QStringLiteral("lab")) });
     QCOMPARE(model.index(0).data(ForwarderListModel::DeviceNameRole).toString(),
-             QStringLiteral(u"Yubico.com · Yubikey 4/5 OTP+U2F+CCID"));
-    QCOMPARE(model.index(1).data(ForwarderListModel::DeviceNameRole).toString(), QStringLiteral("Realtek"));
+        QStringLiteral(u"Yubico.com · Yubikey 4/5 OTP+U2F+CCID"));
+    QCOMPARE(model.index(1).data(ForwarderListModel::DeviceNameRole).toString(),
+        QStringLiteral("Realtek"));
     QCOMPARE(model.index(2).data(ForwarderListModel::DeviceNameRole).toString(), QString());
     QCOMPARE(model.index(3).data(ForwarderListModel::DeviceNameRole).toString(), QString());
 }

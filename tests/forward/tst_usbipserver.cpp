@@ -44,19 +44,23 @@ constexpr quint16 kProduct = 0x6089;
 class ForwarderEnd final : public QObject
 {
 public:
-    ForwarderEnd(UsbDeviceWatch &watch) : m_watch(watch)
+    ForwarderEnd(UsbDeviceWatch &watch)
+        : m_watch(watch)
     {
-        connect(&daemon, &tunnel::ChannelMultiplexer::channelRequested, this, [this](tunnel::Channel *channel) {
-            channel->accept();
-            const bool test = channel->metadata().value(QLatin1String("purpose")).toString() == QLatin1String("test");
-            auto *session = new UsbipServerSession(
-                    channel, m_watch, test ? UsbipServerSession::Purpose::Test : UsbipServerSession::Purpose::Run,
+        connect(&daemon, &tunnel::ChannelMultiplexer::channelRequested, this,
+            [this](tunnel::Channel *channel) {
+                channel->accept();
+                const bool test = channel->metadata().value(QLatin1String("purpose")).toString()
+                    == QLatin1String("test");
+                auto *session = new UsbipServerSession(channel, m_watch,
+                    test ? UsbipServerSession::Purpose::Test : UsbipServerSession::Purpose::Run,
                     exports, this);
-            connect(session, &UsbipServerSession::ended, this, [this, session](const QString &reason) {
-                endings.append(reason);
-                session->deleteLater();
+                connect(session, &UsbipServerSession::ended, this,
+                    [this, session](const QString &reason) {
+                        endings.append(reason);
+                        session->deleteLater();
+                    });
             });
-        });
     }
 
     testing::MultiplexerPair pair;
@@ -74,7 +78,9 @@ private:
 class TcpAdapter final : public QObject
 {
 public:
-    TcpAdapter(tunnel::ChannelMultiplexer &hub, QJsonObject metadata) : m_hub(hub), m_metadata(std::move(metadata))
+    TcpAdapter(tunnel::ChannelMultiplexer &hub, QJsonObject metadata)
+        : m_hub(hub)
+        , m_metadata(std::move(metadata))
     {
         connect(&m_server, &QTcpServer::newConnection, this, [this] {
             while (QTcpSocket *socket = m_server.nextPendingConnection())
@@ -96,9 +102,12 @@ private:
             return;
         }
         QPointer<tunnel::Channel> channel(*opened);
-        connect(socket, &QTcpSocket::readyRead, channel, [socket, channel] { channel->write(socket->readAll()); });
-        connect(channel, &tunnel::Channel::readyRead, socket, [socket, channel] { socket->write(channel->readAll()); });
-        connect(channel, &tunnel::Channel::closed, socket, [socket] { socket->disconnectFromHost(); });
+        connect(socket, &QTcpSocket::readyRead, channel,
+            [socket, channel] { channel->write(socket->readAll()); });
+        connect(channel, &tunnel::Channel::readyRead, socket,
+            [socket, channel] { socket->write(channel->readAll()); });
+        connect(
+            channel, &tunnel::Channel::closed, socket, [socket] { socket->disconnectFromHost(); });
         connect(socket, &QTcpSocket::disconnected, channel, [channel] {
             if (channel->state() != tunnel::Channel::State::Closed)
                 channel->close(protocol::CloseCode::Normal, QStringLiteral("the TCP peer left"));
@@ -162,12 +171,13 @@ void TestUsbipServer::init()
     carried.vendorId = kVendor;
     carried.productId = kProduct;
     carried.serial = QStringLiteral("BENCH01");
-    carried.interfaces = {FixtureInterface{0xff, 0x00, 0x00}, FixtureInterface{0x03, 0x01, 0x01}};
+    carried.interfaces
+        = { FixtureInterface { 0xff, 0x00, 0x00 }, FixtureInterface { 0x03, 0x01, 0x01 } };
     // The same model, imported over USB/IP from elsewhere: never carried.
     FixtureDevice imported = carried;
     imported.busId = QStringLiteral("3-1");
     imported.imported = true;
-    QVERIFY(UsbFixture::makeForwarderMachine(m_root->path(), {carried, imported}));
+    QVERIFY(UsbFixture::makeForwarderMachine(m_root->path(), { carried, imported }));
     m_kernel = std::make_unique<UsbKernelStandIn>(SysfsRoot(m_root->path()));
     SysfsRoot::installKernelStandIn(m_kernel.get());
     auto spec = protocol::DeviceSpec::parseUsb(QStringLiteral("1d50:6089"));
@@ -175,7 +185,8 @@ void TestUsbipServer::init()
     m_watch = std::make_unique<UsbDeviceWatch>(*spec, SysfsRoot(m_root->path()));
     QVERIFY(m_watch->start());
     m_forwarder = std::make_unique<ForwarderEnd>(*m_watch);
-    m_adapter = std::make_unique<TcpAdapter>(m_forwarder->hub, QJsonObject{{QStringLiteral("kind"), QStringLiteral("usb")}});
+    m_adapter = std::make_unique<TcpAdapter>(
+        m_forwarder->hub, QJsonObject { { QStringLiteral("kind"), QStringLiteral("usb") } });
     QVERIFY(m_adapter->listen());
 }
 
@@ -195,10 +206,10 @@ QByteArray TestUsbipServer::ask(const QByteArray &request, qsizetype replyBytes,
     QByteArray reply;
     bool closed = false;
     // Gone with this frame: the lambdas hold its locals.
-    const QMetaObject::Connection reading
-            = QObject::connect(&socket, &QTcpSocket::readyRead, &socket, [&] { reply += socket.readAll(); });
+    const QMetaObject::Connection reading = QObject::connect(
+        &socket, &QTcpSocket::readyRead, &socket, [&] { reply += socket.readAll(); });
     const QMetaObject::Connection closing
-            = QObject::connect(&socket, &QTcpSocket::disconnected, &socket, [&] { closed = true; });
+        = QObject::connect(&socket, &QTcpSocket::disconnected, &socket, [&] { closed = true; });
     [&] { QTRY_VERIFY(socket.state() == QAbstractSocket::ConnectedState); }();
     socket.write(request);
     [&] { QTRY_VERIFY_WITH_TIMEOUT(reply.size() >= replyBytes || closed, 10000); }();
@@ -219,12 +230,14 @@ void TestUsbipServer::theWatchFindsTheDeviceButNeverAnImportedOne()
 
 void TestUsbipServer::theUsbipToolListsTheOneDevice()
 {
-    const QString tool = QStandardPaths::findExecutable(QStringLiteral("usbip"), {QStringLiteral("/usr/sbin"), QStringLiteral("/usr/bin")});
+    const QString tool = QStandardPaths::findExecutable(
+        QStringLiteral("usbip"), { QStringLiteral("/usr/sbin"), QStringLiteral("/usr/bin") });
     if (tool.isEmpty())
         QSKIP("Debian's usbip tool is not installed (apt-get install usbip)");
     QProcess usbip;
-    usbip.start(tool, {QStringLiteral("--tcp-port"), QString::number(m_adapter->port()), QStringLiteral("list"),
-                       QStringLiteral("-r"), QStringLiteral("127.0.0.1")});
+    usbip.start(tool,
+        { QStringLiteral("--tcp-port"), QString::number(m_adapter->port()), QStringLiteral("list"),
+            QStringLiteral("-r"), QStringLiteral("127.0.0.1") });
     QTRY_VERIFY_WITH_TIMEOUT(usbip.state() == QProcess::NotRunning, 15000);
     const QString out = QString::fromUtf8(usbip.readAllStandardOutput());
     const QString err = QString::fromUtf8(usbip.readAllStandardError());
@@ -232,23 +245,28 @@ void TestUsbipServer::theUsbipToolListsTheOneDevice()
     QVERIFY2(usbip.exitStatus() == QProcess::NormalExit && usbip.exitCode() == 0, qPrintable(both));
     QVERIFY2(out.contains(QLatin1String("1-1:")), qPrintable(both));
     QVERIFY2(out.contains(QLatin1String("(1d50:6089)")), qPrintable(both));
-    QVERIFY2(out.contains(QLatin1String("/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1")), qPrintable(both));
+    QVERIFY2(out.contains(QLatin1String("/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1")),
+        qPrintable(both));
     // Both interfaces, as usbip reads them from the reply.
-    QVERIFY2(out.contains(QLatin1String("(ff/00/00)")) && out.contains(QLatin1String("(03/01/01)")), qPrintable(both));
+    QVERIFY2(out.contains(QLatin1String("(ff/00/00)")) && out.contains(QLatin1String("(03/01/01)")),
+        qPrintable(both));
     // The imported device of the same model is not offered.
     QVERIFY2(!out.contains(QLatin1String("3-1")), qPrintable(both));
     // Listing hands the device to nothing.
-    QCOMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1")).value(QLatin1String("driver")).toString(),
-             QStringLiteral("usb"));
+    QCOMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1"))
+                 .value(QLatin1String("driver"))
+                 .toString(),
+        QStringLiteral("usb"));
     QTRY_COMPARE(m_forwarder->endings.size(), 1);
     QCOMPARE(m_forwarder->endings.first(), QStringLiteral("listed 1 device(s)"));
 }
 
 void TestUsbipServer::anotherBusIdIsRefusedOnTheWireAndLeavesNoTrace()
 {
-    for (const QByteArray &other : {QByteArray("1-2"), QByteArray("3-1")}) {
+    for (const QByteArray &other : { QByteArray("1-2"), QByteArray("3-1") }) {
         QTcpSocket socket;
-        const QByteArray reply = ask(*usbip::encodeImportRequest(other), usbip::kOpHeaderSize, socket);
+        const QByteArray reply
+            = ask(*usbip::encodeImportRequest(other), usbip::kOpHeaderSize, socket);
         auto decoded = usbip::decodeImportReply(reply);
         QVERIFY2(decoded && *decoded, reply.toHex().constData());
         QCOMPARE((*decoded)->message.status, quint32(usbip::OpStatus::NoDevice));
@@ -256,10 +274,12 @@ void TestUsbipServer::anotherBusIdIsRefusedOnTheWireAndLeavesNoTrace()
         QTRY_COMPARE(socket.state(), QAbstractSocket::UnconnectedState);
     }
     QTRY_COMPARE(m_forwarder->endings.size(), 2);
-    QVERIFY2(m_forwarder->endings.at(0).contains(QLatin1String("bus id 1-2 is not the device this forwarder carries")),
-             qPrintable(m_forwarder->endings.at(0)));
+    QVERIFY2(m_forwarder->endings.at(0).contains(
+                 QLatin1String("bus id 1-2 is not the device this forwarder carries")),
+        qPrintable(m_forwarder->endings.at(0)));
     const QJsonObject status = m_kernel->deviceStatus();
-    QCOMPARE(deviceEntry(status, QStringLiteral("1-1")).value(QLatin1String("driver")).toString(), QStringLiteral("usb"));
+    QCOMPARE(deviceEntry(status, QStringLiteral("1-1")).value(QLatin1String("driver")).toString(),
+        QStringLiteral("usb"));
     QCOMPARE(status.value(QLatin1String("match_busid")).toArray().size(), 0);
 }
 
@@ -287,10 +307,10 @@ void TestUsbipServer::anImportLendsTheDeviceAndGivesItBack()
     submit.deviceId = record.deviceId();
     submit.direction = usbip::kDirectionIn;
     submit.length = 18;
-    submit.setup = {0x80, 0x06, 0x00, 0x01, 0x00, 0x00, 18, 0x00};
+    submit.setup = { 0x80, 0x06, 0x00, 0x01, 0x00, 0x00, 18, 0x00 };
     reply.clear();
-    const QMetaObject::Connection reading
-            = QObject::connect(&socket, &QTcpSocket::readyRead, &socket, [&] { reply += socket.readAll(); });
+    const QMetaObject::Connection reading = QObject::connect(
+        &socket, &QTcpSocket::readyRead, &socket, [&] { reply += socket.readAll(); });
     const auto stopReading = qScopeGuard([&] { QObject::disconnect(reading); });
     socket.write(usbip::encodeUrbHeader(submit));
     QTRY_VERIFY(reply.size() >= usbip::kUrbHeaderSize + 18);
@@ -307,26 +327,33 @@ void TestUsbipServer::anImportLendsTheDeviceAndGivesItBack()
     // The consumer leaves: the device goes back to its own driver.
     socket.disconnectFromHost();
     QTRY_COMPARE(m_forwarder->endings.size(), 1);
-    QTRY_COMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1")).value(QLatin1String("driver")).toString(),
-                 QStringLiteral("usb"));
+    QTRY_COMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1"))
+                     .value(QLatin1String("driver"))
+                     .toString(),
+        QStringLiteral("usb"));
     QCOMPARE(m_kernel->deviceStatus().value(QLatin1String("match_busid")).toArray().size(), 0);
 }
 
 void TestUsbipServer::aTestChannelImportsNothing()
 {
-    m_adapter->setMetadata({{QStringLiteral("kind"), QStringLiteral("usb")}, {QStringLiteral("purpose"), QStringLiteral("test")}});
+    m_adapter->setMetadata({ { QStringLiteral("kind"), QStringLiteral("usb") },
+        { QStringLiteral("purpose"), QStringLiteral("test") } });
     QTcpSocket socket;
     const QByteArray reply = ask(*usbip::encodeImportRequest("1-1"), usbip::kOpHeaderSize, socket);
     auto decoded = usbip::decodeImportReply(reply);
     QVERIFY(decoded && *decoded);
     QCOMPARE((*decoded)->message.status, quint32(usbip::OpStatus::NotAvailable));
     QTRY_COMPARE(m_forwarder->endings.size(), 1);
-    QVERIFY2(m_forwarder->endings.first().contains(QLatin1String("imports nothing")), qPrintable(m_forwarder->endings.first()));
-    QCOMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1")).value(QLatin1String("driver")).toString(),
-             QStringLiteral("usb"));
+    QVERIFY2(m_forwarder->endings.first().contains(QLatin1String("imports nothing")),
+        qPrintable(m_forwarder->endings.first()));
+    QCOMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1"))
+                 .value(QLatin1String("driver"))
+                 .toString(),
+        QStringLiteral("usb"));
     // Its device list is what a test reads.
     QTcpSocket lister;
-    const QByteArray list = ask(usbip::encodeDevlistRequest(), 12 + usbip::kDeviceRecordSize + 8, lister);
+    const QByteArray list
+        = ask(usbip::encodeDevlistRequest(), 12 + usbip::kDeviceRecordSize + 8, lister);
     auto devices = usbip::decodeDevlistReply(list);
     QVERIFY(devices && *devices);
     QCOMPARE((*devices)->message.size(), 1);
@@ -337,7 +364,8 @@ void TestUsbipServer::unplugEndsTheImportAndAReplugIsCarriedAgain()
 {
     {
         QTcpSocket socket;
-        const QByteArray reply = ask(*usbip::encodeImportRequest("1-1"), usbip::kImportReplySize, socket);
+        const QByteArray reply
+            = ask(*usbip::encodeImportRequest("1-1"), usbip::kImportReplySize, socket);
         QVERIFY(reply.size() == usbip::kImportReplySize);
         QVERIFY(m_kernel->unplug(QStringLiteral("1-1")));
         QTRY_COMPARE(socket.state(), QAbstractSocket::UnconnectedState);
@@ -348,22 +376,31 @@ void TestUsbipServer::unplugEndsTheImportAndAReplugIsCarriedAgain()
     QTRY_COMPARE(m_watch->busId(), QString());
     {
         QTcpSocket socket;
-        const QByteArray reply = ask(*usbip::encodeImportRequest("1-1"), usbip::kOpHeaderSize, socket);
-        QCOMPARE(usbip::decodeImportReply(reply).value()->message.status, quint32(usbip::OpStatus::NoDevice));
+        const QByteArray reply
+            = ask(*usbip::encodeImportRequest("1-1"), usbip::kOpHeaderSize, socket);
+        QCOMPARE(usbip::decodeImportReply(reply).value()->message.status,
+            quint32(usbip::OpStatus::NoDevice));
         QTRY_COMPARE(m_forwarder->endings.size(), 2);
-        QVERIFY2(m_forwarder->endings.at(1).contains(QLatin1String("is unplugged")), qPrintable(m_forwarder->endings.at(1)));
+        QVERIFY2(m_forwarder->endings.at(1).contains(QLatin1String("is unplugged")),
+            qPrintable(m_forwarder->endings.at(1)));
     }
     // Plugged in again (a new device number): carried again.
     QVERIFY(m_kernel->plug(QStringLiteral("1-1")));
     QTRY_COMPARE(m_watch->busId(), QStringLiteral("1-1"));
     QTcpSocket socket;
-    const QByteArray reply = ask(*usbip::encodeImportRequest("1-1"), usbip::kImportReplySize, socket);
+    const QByteArray reply
+        = ask(*usbip::encodeImportRequest("1-1"), usbip::kImportReplySize, socket);
     auto decoded = usbip::decodeImportReply(reply);
     QVERIFY(decoded && *decoded);
     QCOMPARE((*decoded)->message.status, 0u);
-    QCOMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1")).value(QLatin1String("usbip_status")).toInt(), 2);
+    QCOMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1"))
+                 .value(QLatin1String("usbip_status"))
+                 .toInt(),
+        2);
     QCOMPARE((*decoded)->message.device->deviceNumber,
-             quint32(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1")).value(QLatin1String("devnum")).toInt()));
+        quint32(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1"))
+                    .value(QLatin1String("devnum"))
+                    .toInt()));
 }
 
 void TestUsbipServer::aKernelRefusalIsAnsweredAndLeavesTheDeviceAsItWas()
@@ -371,17 +408,20 @@ void TestUsbipServer::aKernelRefusalIsAnsweredAndLeavesTheDeviceAsItWas()
     // usbip-host's match table is full (16 entries, other exporters'): the
     // kernel refuses the bus id, and the consumer hears so on the wire.
     for (int i = 0; i < 16; ++i)
-        QVERIFY(m_kernel->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", QStringLiteral("add 9-%1").arg(i + 1).toLatin1()));
+        QVERIFY(m_kernel->write(u"/sys/bus/usb/drivers/usbip-host/match_busid",
+            QStringLiteral("add 9-%1").arg(i + 1).toLatin1()));
     QTcpSocket socket;
     const QByteArray reply = ask(*usbip::encodeImportRequest("1-1"), usbip::kOpHeaderSize, socket);
     auto decoded = usbip::decodeImportReply(reply);
     QVERIFY(decoded && *decoded);
     QCOMPARE((*decoded)->message.status, quint32(usbip::OpStatus::DeviceError));
     QTRY_COMPARE(m_forwarder->endings.size(), 1);
-    QVERIFY2(m_forwarder->endings.first().contains(QLatin1String("Cannot allocate memory")), qPrintable(m_forwarder->endings.first()));
+    QVERIFY2(m_forwarder->endings.first().contains(QLatin1String("Cannot allocate memory")),
+        qPrintable(m_forwarder->endings.first()));
     // Back on its own driver, and none of the 16 entries touched.
     const QJsonObject status = m_kernel->deviceStatus();
-    QCOMPARE(deviceEntry(status, QStringLiteral("1-1")).value(QLatin1String("driver")).toString(), QStringLiteral("usb"));
+    QCOMPARE(deviceEntry(status, QStringLiteral("1-1")).value(QLatin1String("driver")).toString(),
+        QStringLiteral("usb"));
     QCOMPARE(status.value(QLatin1String("match_busid")).toArray().size(), 16);
     QVERIFY(!status.value(QLatin1String("match_busid")).toArray().contains(QStringLiteral("1-1")));
 }
@@ -392,10 +432,12 @@ void TestUsbipServer::anExportIsRecordedWhileItLasts()
     UsbExportLedger ledger(state.path());
     m_forwarder->exports = &ledger;
     QTcpSocket socket;
-    const QByteArray reply = ask(*usbip::encodeImportRequest("1-1"), usbip::kImportReplySize, socket);
+    const QByteArray reply
+        = ask(*usbip::encodeImportRequest("1-1"), usbip::kImportReplySize, socket);
     QCOMPARE(reply.size(), usbip::kImportReplySize);
-    QCOMPARE(ledger.busIds(), QStringList{QStringLiteral("1-1")});
-    QCOMPARE(UsbExportLedger(state.path()).busIds(), QStringList{QStringLiteral("1-1")}); // on disk too
+    QCOMPARE(ledger.busIds(), QStringList { QStringLiteral("1-1") });
+    QCOMPARE(UsbExportLedger(state.path()).busIds(),
+        QStringList { QStringLiteral("1-1") }); // on disk too
     socket.disconnectFromHost();
     QTRY_COMPARE(m_forwarder->endings.size(), 1);
     QCOMPARE(ledger.busIds(), QStringList());
@@ -411,23 +453,27 @@ void TestUsbipServer::aRestartGivesBackOnlyWhatItsPredecessorLeft()
     other.deviceNumber = 9;
     QVERIFY(UsbFixture::addDevice(SysfsRoot(m_root->path()), other));
     // A forwarder died mid-import: 1-1 stayed on usbip-host, recorded.
-    for (const QString &busId : {QStringLiteral("1-1"), QStringLiteral("1-2")}) {
+    for (const QString &busId : { QStringLiteral("1-1"), QStringLiteral("1-2") }) {
         QVERIFY(m_kernel->write(u"/sys/bus/usb/drivers/usb/unbind", busId.toLatin1()));
-        QVERIFY(m_kernel->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add " + busId.toLatin1()));
+        QVERIFY(m_kernel->write(
+            u"/sys/bus/usb/drivers/usbip-host/match_busid", "add " + busId.toLatin1()));
         QVERIFY(m_kernel->write(u"/sys/bus/usb/drivers/usbip-host/bind", busId.toLatin1()));
     }
     QTemporaryDir state;
     // What is not a bus id in the file never reaches a sysfs path.
     QVERIFY(UsbFixture::writeFile(state.path() + QStringLiteral("/usb-exports.json"),
-                                  R"({"bus_ids": ["../../../sys/x", "1-1:1.0", 7, "1-1"]})"));
+        R"({"bus_ids": ["../../../sys/x", "1-1:1.0", 7, "1-1"]})"));
     UsbExportLedger restarted(state.path());
-    QCOMPARE(restarted.busIds(), QStringList{QStringLiteral("1-1")});
-    const UsbExportLedger::Recovery recovery = restarted.giveBackLeftovers(SysfsRoot(m_root->path()));
-    QCOMPARE(recovery.givenBack, QStringList{QStringLiteral("1-1")});
+    QCOMPARE(restarted.busIds(), QStringList { QStringLiteral("1-1") });
+    const UsbExportLedger::Recovery recovery
+        = restarted.giveBackLeftovers(SysfsRoot(m_root->path()));
+    QCOMPARE(recovery.givenBack, QStringList { QStringLiteral("1-1") });
     QVERIFY2(recovery.leftAlone.isEmpty(), qPrintable(recovery.leftAlone.join(QLatin1Char('\n'))));
     const QJsonObject status = m_kernel->deviceStatus();
-    QCOMPARE(deviceEntry(status, QStringLiteral("1-1")).value(QLatin1String("driver")).toString(), QStringLiteral("usb"));
-    QCOMPARE(deviceEntry(status, QStringLiteral("1-2")).value(QLatin1String("driver")).toString(), QStringLiteral("usbip-host"));
+    QCOMPARE(deviceEntry(status, QStringLiteral("1-1")).value(QLatin1String("driver")).toString(),
+        QStringLiteral("usb"));
+    QCOMPARE(deviceEntry(status, QStringLiteral("1-2")).value(QLatin1String("driver")).toString(),
+        QStringLiteral("usbip-host"));
     QCOMPARE(UsbExportLedger(state.path()).busIds(), QStringList());
 }
 
@@ -444,8 +490,8 @@ void TestUsbipServer::malformedRequestsAreRefused_data()
     QByteArray noNul = *usbip::encodeImportRequest("1-1");
     noNul.replace(8, 32, QByteArray(32, '1'));
     QTest::newRow("bus id without NUL") << noNul << QStringLiteral("NUL");
-    QTest::newRow("bytes after the request") << usbip::encodeDevlistRequest() + QByteArray(4, '\0')
-                                             << QStringLiteral("bytes followed");
+    QTest::newRow("bytes after the request")
+        << usbip::encodeDevlistRequest() + QByteArray(4, '\0') << QStringLiteral("bytes followed");
 }
 
 void TestUsbipServer::malformedRequestsAreRefused()
@@ -457,9 +503,12 @@ void TestUsbipServer::malformedRequestsAreRefused()
     QTRY_COMPARE(socket.state(), QAbstractSocket::UnconnectedState);
     QCOMPARE(reply, QByteArray());
     QTRY_COMPARE(m_forwarder->endings.size(), 1);
-    QVERIFY2(m_forwarder->endings.first().contains(reason), qPrintable(m_forwarder->endings.first()));
-    QCOMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1")).value(QLatin1String("driver")).toString(),
-             QStringLiteral("usb"));
+    QVERIFY2(
+        m_forwarder->endings.first().contains(reason), qPrintable(m_forwarder->endings.first()));
+    QCOMPARE(deviceEntry(m_kernel->deviceStatus(), QStringLiteral("1-1"))
+                 .value(QLatin1String("driver"))
+                 .toString(),
+        QStringLiteral("usb"));
 }
 
 QTEST_GUILESS_MAIN(TestUsbipServer)

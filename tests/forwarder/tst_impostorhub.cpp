@@ -89,7 +89,9 @@ QJsonObject readJson(const QString &path)
 
 int modeOf(const QString &path)
 {
-    struct stat st {};
+    struct stat st
+    {
+    };
     return ::stat(QFile::encodeName(path).constData(), &st) == 0 ? int(st.st_mode & 07777) : -1;
 }
 
@@ -289,10 +291,12 @@ QString TestImpostorHub::enrollForTheKey()
     return enrollAndStop({ QStringLiteral("--usb"), kKey });
 }
 
-tunnel::Channel *TestImpostorHub::askToImport(const QString &busId, qint64 runId, ChannelOutcome &outcome)
+tunnel::Channel *TestImpostorHub::askToImport(
+    const QString &busId, qint64 runId, ChannelOutcome &outcome)
 {
-    tunnel::Channel *channel = m_impostor->openChannel({ { QStringLiteral("kind"), QStringLiteral("usb") },
-        { QStringLiteral("run_id"), runId }, { QStringLiteral("binding_id"), 1 } });
+    tunnel::Channel *channel
+        = m_impostor->openChannel({ { QStringLiteral("kind"), QStringLiteral("usb") },
+            { QStringLiteral("run_id"), runId }, { QStringLiteral("binding_id"), 1 } });
     if (channel) {
         watch(channel, outcome);
         channel->write(*device::usb::usbip::encodeImportRequest(busId.toLatin1()));

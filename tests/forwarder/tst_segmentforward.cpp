@@ -64,21 +64,25 @@ const QString kOtherProject = QStringLiteral("/srv/projects/other");
 // Says "attached" once fwd0 is there and "detached" once it is gone again.
 QString watchTheSegment()
 {
-    return QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; "
-                          "echo attached; while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; echo detached; sleep 30");
+    return QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do sleep "
+                          "0.1; i=$((i+1)); done; "
+                          "echo attached; while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; "
+                          "echo detached; sleep 30");
 }
 
 QString leaseAndPing(const QString &after)
 {
-    return QStringLiteral(
-                   "i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; "
-                   "echo devices=$CLOOP_FORWARDED_DEVICES; "
-                   "printf '#!/bin/sh\\n[ \"$1\" = bound ] && ip addr add $ip/$mask dev $interface\\nexit 0\\n' > /tmp/lease; "
-                   "chmod +x /tmp/lease; "
-                   "udhcpc -i fwd0 -n -q -t 10 -T 1 -s /tmp/lease >/dev/null 2>&1 || { echo no-lease; exit 5; }; "
-                   "echo leased=$(ip -4 -o addr show fwd0 | awk '{print $4}'); "
-                   "ping -c 2 -W 2 192.0.2.1 >/dev/null && echo ping-lab-ok; ")
-            + after;
+    return QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do sleep "
+                          "0.1; i=$((i+1)); done; "
+                          "echo devices=$CLOOP_FORWARDED_DEVICES; "
+                          "printf '#!/bin/sh\\n[ \"$1\" = bound ] && ip addr add $ip/$mask dev "
+                          "$interface\\nexit 0\\n' > /tmp/lease; "
+                          "chmod +x /tmp/lease; "
+                          "udhcpc -i fwd0 -n -q -t 10 -T 1 -s /tmp/lease >/dev/null 2>&1 || { echo "
+                          "no-lease; exit 5; }; "
+                          "echo leased=$(ip -4 -o addr show fwd0 | awk '{print $4}'); "
+                          "ping -c 2 -W 2 192.0.2.1 >/dev/null && echo ping-lab-ok; ")
+        + after;
 }
 } // namespace
 
@@ -129,8 +133,9 @@ void TestSegmentForward::initTestCase()
 {
     if (const QString why = sandboxesUnavailable(); !why.isEmpty())
         QSKIP(qPrintable(why));
-    if (QStandardPaths::findExecutable(QStringLiteral("dnsmasq"), {QStringLiteral("/usr/sbin"), QStringLiteral("/sbin")})
-                .isEmpty())
+    if (QStandardPaths::findExecutable(
+            QStringLiteral("dnsmasq"), { QStringLiteral("/usr/sbin"), QStringLiteral("/sbin") })
+            .isEmpty())
         QSKIP("dnsmasq is not installed (scripts/install-deps installs dnsmasq-base)");
     if (const QString why = enterPrivateNetwork(); !why.isEmpty())
         QSKIP(qPrintable(why));
@@ -144,35 +149,42 @@ void TestSegmentForward::init()
     m_dhcp = std::make_unique<QProcess>();
     m_dhcp->setProcessChannelMode(QProcess::MergedChannels);
     const QStringList dhcp = m_lab->labCommand(
-            {QStringLiteral("dnsmasq"), QStringLiteral("--no-daemon"), QStringLiteral("--port=0"),
-             QStringLiteral("--interface=") + kLabEnd, QStringLiteral("--bind-interfaces"),
-             QStringLiteral("--dhcp-range=192.0.2.50,192.0.2.99,255.255.255.0,1h"), QStringLiteral("--dhcp-authoritative"),
-             QStringLiteral("--leasefile-ro"), QStringLiteral("--no-resolv"), QStringLiteral("--no-hosts"),
-             QStringLiteral("--pid-file=")});
+        { QStringLiteral("dnsmasq"), QStringLiteral("--no-daemon"), QStringLiteral("--port=0"),
+            QStringLiteral("--interface=") + kLabEnd, QStringLiteral("--bind-interfaces"),
+            QStringLiteral("--dhcp-range=192.0.2.50,192.0.2.99,255.255.255.0,1h"),
+            QStringLiteral("--dhcp-authoritative"), QStringLiteral("--leasefile-ro"),
+            QStringLiteral("--no-resolv"), QStringLiteral("--no-hosts"),
+            QStringLiteral("--pid-file=") });
     m_dhcp->start(dhcp.first(), dhcp.mid(1));
     QVERIFY(m_dhcp->waitForStarted());
 
     m_rig = std::make_unique<TestRig>();
     QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
     HubProcess &hub = m_rig->hub();
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), kProject}), 0);
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("project"), QStringLiteral("add"), kOtherProject}), 0);
+    CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
+    CLOOP_COMPARE_EXIT(
+        hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kOtherProject }), 0);
 
-    const Enrollment forwarder = hub.enroll(QStringLiteral("lab"), {QStringLiteral("--interface"), kSegment});
+    const Enrollment forwarder
+        = hub.enroll(QStringLiteral("lab"), { QStringLiteral("--interface"), kSegment });
     QVERIFY2(forwarder.ok, qPrintable(forwarder.error));
     m_forwarderId = forwarder.id;
-    m_forwarder = &m_rig->addForwarder({QStringLiteral("--bundle"), forwarder.bundle});
+    m_forwarder = &m_rig->addForwarder({ QStringLiteral("--bundle"), forwarder.bundle });
     QVERIFY(m_rig->startAndAwaitConnection(*m_forwarder, forwarder.id));
 
-    const QJsonObject agent = hub.cliJson({QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
-                                           QStringLiteral("bench"), QStringLiteral("--json")})
-                                      .toObject();
-    m_agentId = agent.value(QLatin1String("executor")).toObject().value(QLatin1String("id")).toInteger();
-    m_agent = &m_rig->addForwarder({QStringLiteral("--bundle"), agent.value(QLatin1String("bundle")).toString(),
-                                    QStringLiteral("--max-concurrent"), QStringLiteral("2")},
-                                   m_rig->newHome(), ForwarderProcess::Program::Agent);
+    const QJsonObject agent = hub.cliJson({ QStringLiteral("executor"), QStringLiteral("enroll"),
+                                              QStringLiteral("--name"), QStringLiteral("bench"),
+                                              QStringLiteral("--json") })
+                                  .toObject();
+    m_agentId
+        = agent.value(QLatin1String("executor")).toObject().value(QLatin1String("id")).toInteger();
+    m_agent = &m_rig->addForwarder(
+        { QStringLiteral("--bundle"), agent.value(QLatin1String("bundle")).toString(),
+            QStringLiteral("--max-concurrent"), QStringLiteral("2") },
+        m_rig->newHome(), ForwarderProcess::Program::Agent);
     QVERIFY(m_agent->start());
-    QVERIFY2(m_agent->waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(m_agent->describe()));
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("connected to the hub as executor")),
+        qPrintable(m_agent->describe()));
 
     m_bindingId = hub.bind(m_forwarderId, kProject);
     QVERIFY2(m_bindingId > 0, qPrintable(hub.transcript()));
@@ -196,46 +208,52 @@ void TestSegmentForward::cleanup()
     m_lab.reset();
 }
 
-qint64 TestSegmentForward::queue(const QString &project, const QString &script, const QStringList &extra)
+qint64 TestSegmentForward::queue(
+    const QString &project, const QString &script, const QStringList &extra)
 {
-    const CliResult queued = m_rig->hub().cli(QStringList{QStringLiteral("run"), QStringLiteral("--project"), project,
-                                                          QStringLiteral("--no-wait")}
-                                              + extra
-                                              + QStringList{QStringLiteral("--"), QStringLiteral("sh"),
-                                                            QStringLiteral("-c"), script});
+    const CliResult queued = m_rig->hub().cli(
+        QStringList { QStringLiteral("run"), QStringLiteral("--project"), project,
+            QStringLiteral("--no-wait") }
+        + extra
+        + QStringList { QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), script });
     return queued.exitCode == 0 ? queued.stdoutText().trimmed().toLongLong() : 0;
 }
 
 qint64 TestSegmentForward::sandboxPid(qint64 runId)
 {
     const QString workRoot = m_agent->home() + QLatin1String("/.cloop/work");
-    const QString container =
-            QStringLiteral("cloop-run-%1-%2").arg(cloop::agent::WorkRoot(workRoot).sandboxTag()).arg(runId);
+    const QString container = QStringLiteral("cloop-run-%1-%2")
+                                  .arg(cloop::agent::WorkRoot(workRoot).sandboxTag())
+                                  .arg(runId);
     const CliResult found = runProgram(QStringLiteral("podman"),
-                                       {QStringLiteral("inspect"), QStringLiteral("--format"),
-                                        QStringLiteral("{{.State.Pid}}"), container},
-                                       QProcessEnvironment::systemEnvironment());
+        { QStringLiteral("inspect"), QStringLiteral("--format"), QStringLiteral("{{.State.Pid}}"),
+            container },
+        QProcessEnvironment::systemEnvironment());
     return found.exitCode == 0 ? found.stdoutText().trimmed().toLongLong() : 0;
 }
 
 CliResult TestSegmentForward::inSandbox(qint64 pid, const QStringList &command, int timeoutMs)
 {
     return runProgram(QStringLiteral("nsenter"),
-                      QStringList{QStringLiteral("-t"), QString::number(pid), QStringLiteral("-n"), QStringLiteral("--")}
-                              + command,
-                      QProcessEnvironment::systemEnvironment(), timeoutMs);
+        QStringList {
+            QStringLiteral("-t"), QString::number(pid), QStringLiteral("-n"), QStringLiteral("--") }
+            + command,
+        QProcessEnvironment::systemEnvironment(), timeoutMs);
 }
 
 QJsonObject TestSegmentForward::run(qint64 id)
 {
     return m_rig->hub()
-            .cliJson({QStringLiteral("run"), QStringLiteral("show"), QString::number(id), QStringLiteral("--json")})
-            .toObject();
+        .cliJson({ QStringLiteral("run"), QStringLiteral("show"), QString::number(id),
+            QStringLiteral("--json") })
+        .toObject();
 }
 
 QString TestSegmentForward::logOf(qint64 id)
 {
-    return m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("logs"), QString::number(id)}).stdoutText();
+    return m_rig->hub()
+        .cli({ QStringLiteral("run"), QStringLiteral("logs"), QString::number(id) })
+        .stdoutText();
 }
 
 bool TestSegmentForward::waitForLog(qint64 id, const QString &needle, int timeoutMs)
@@ -247,27 +265,31 @@ void TestSegmentForward::aBoundRunLeasesAnAddressAndPingsBothWays()
 {
     const qint64 id = queue(kProject, leaseAndPing(QStringLiteral("echo waiting; sleep 30")));
     QVERIFY(id > 0);
-    QVERIFY2(waitForLog(id, QStringLiteral("waiting")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("waiting")), qPrintable(logOf(id) + m_agent->stderrText()));
     const QString log = logOf(id);
     QVERIFY2(log.contains(QLatin1String("devices=fwd-lab=l2:fwd0")), qPrintable(log));
-    const QRegularExpressionMatch leased = QRegularExpression(QStringLiteral("leased=(192\\.0\\.2\\.\\d+)/24")).match(log);
+    const QRegularExpressionMatch leased
+        = QRegularExpression(QStringLiteral("leased=(192\\.0\\.2\\.\\d+)/24")).match(log);
     QVERIFY2(leased.hasMatch(), qPrintable(log));
     QVERIFY2(log.contains(QLatin1String("ping-lab-ok")), qPrintable(log));
     // And from the lab to the sandbox, through forwarder, hub and agent.
-    const CliResult ping = m_lab->inLab({QStringLiteral("ping"), QStringLiteral("-c"), QStringLiteral("2"),
-                                         QStringLiteral("-W"), QStringLiteral("2"), leased.captured(1)});
+    const CliResult ping = m_lab->inLab({ QStringLiteral("ping"), QStringLiteral("-c"),
+        QStringLiteral("2"), QStringLiteral("-W"), QStringLiteral("2"), leased.captured(1) });
     CLOOP_COMPARE_EXIT(ping, 0);
-    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
+        0);
 }
 
 void TestSegmentForward::aRunOfAnUnboundProjectSeesNoForwardedInterface()
 {
-    const CliResult unbound = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("--project"), kOtherProject,
-                                                QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
-                                                QStringLiteral("sleep 1; ls /sys/class/net; echo devices=[$CLOOP_FORWARDED_DEVICES]")});
+    const CliResult unbound = m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("--project"),
+        kOtherProject, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+        QStringLiteral("sleep 1; ls /sys/class/net; echo devices=[$CLOOP_FORWARDED_DEVICES]") });
     CLOOP_COMPARE_EXIT(unbound, 0);
     QCOMPARE(unbound.stdoutText().split(QLatin1Char('\n'), Qt::SkipEmptyParts),
-             QStringList({QStringLiteral("lo"), QStringLiteral("devices=[]")}));
+        QStringList({ QStringLiteral("lo"), QStringLiteral("devices=[]") }));
     // Nothing was opened to the forwarder for it.
     QVERIFY(!m_forwarder->stderrText().contains(QLatin1String("lending")));
 }
@@ -276,33 +298,39 @@ void TestSegmentForward::runsThatCannotGetTheDeviceAreRefusedSayingWhy()
 {
     HubProcess &hub = m_rig->hub();
     // A host process has no sandbox to receive the device.
-    const CliResult hostProcess = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
-                                           QStringLiteral("--host-process"), QStringLiteral("--"), QStringLiteral("true")});
+    const CliResult hostProcess = hub.cli({ QStringLiteral("run"), QStringLiteral("--project"),
+        kProject, QStringLiteral("--host-process"), QStringLiteral("--"), QStringLiteral("true") });
     CLOOP_COMPARE_EXIT(hostProcess, 1);
-    QVERIFY2(hostProcess.stderrText().contains(QLatin1String("host-process run")), qPrintable(hostProcess.describe()));
-    QVERIFY2(hostProcess.stderrText().contains(QLatin1String("forwarder")), qPrintable(hostProcess.describe()));
+    QVERIFY2(hostProcess.stderrText().contains(QLatin1String("host-process run")),
+        qPrintable(hostProcess.describe()));
+    QVERIFY2(hostProcess.stderrText().contains(QLatin1String("forwarder")),
+        qPrintable(hostProcess.describe()));
     // gVisor cannot receive a host device, whatever the agent says about it.
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("executor"), QStringLiteral("virtual"), QStringLiteral("create"),
-                                QStringLiteral("gvisor"), QStringLiteral("--agent"), QString::number(m_agentId),
-                                QStringLiteral("--runtime"), QStringLiteral("runsc")}),
-                       0);
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("forward"), QStringLiteral("unbind"), QString::number(m_bindingId),
-                                QStringLiteral("--reason"), QStringLiteral("rebind narrowed")}),
-                       0);
-    const QJsonObject narrowed = hub.cliJson({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(m_forwarderId),
-                                              QStringLiteral("--project"), kProject, QStringLiteral("--virtual-executor"),
-                                              QStringLiteral("gvisor"), QStringLiteral("--json")})
-                                         .toObject();
+    CLOOP_COMPARE_EXIT(
+        hub.cli({ QStringLiteral("executor"), QStringLiteral("virtual"), QStringLiteral("create"),
+            QStringLiteral("gvisor"), QStringLiteral("--agent"), QString::number(m_agentId),
+            QStringLiteral("--runtime"), QStringLiteral("runsc") }),
+        0);
+    CLOOP_COMPARE_EXIT(
+        hub.cli({ QStringLiteral("forward"), QStringLiteral("unbind"), QString::number(m_bindingId),
+            QStringLiteral("--reason"), QStringLiteral("rebind narrowed") }),
+        0);
+    const QJsonObject narrowed
+        = hub.cliJson({ QStringLiteral("forward"), QStringLiteral("bind"),
+                          QString::number(m_forwarderId), QStringLiteral("--project"), kProject,
+                          QStringLiteral("--virtual-executor"), QStringLiteral("gvisor"),
+                          QStringLiteral("--json") })
+              .toObject();
     QVERIFY(narrowed.value(QLatin1String("id")).toInteger() > 0);
-    const CliResult gvisor = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
-                                      QStringLiteral("--virtual-executor"), QStringLiteral("gvisor"), QStringLiteral("--"),
-                                      QStringLiteral("true")});
+    const CliResult gvisor = hub.cli({ QStringLiteral("run"), QStringLiteral("--project"), kProject,
+        QStringLiteral("--virtual-executor"), QStringLiteral("gvisor"), QStringLiteral("--"),
+        QStringLiteral("true") });
     CLOOP_COMPARE_EXIT(gvisor, 1);
     QVERIFY2(gvisor.stderrText().contains(QLatin1String("runsc")), qPrintable(gvisor.describe()));
     // The narrowed binding gives nothing to a run on the agent itself.
-    const CliResult plain = hub.cli({QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--"),
-                                     QStringLiteral("sh"), QStringLiteral("-c"),
-                                     QStringLiteral("sleep 1; ls /sys/class/net")});
+    const CliResult plain = hub.cli({ QStringLiteral("run"), QStringLiteral("--project"), kProject,
+        QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"),
+        QStringLiteral("sleep 1; ls /sys/class/net") });
     CLOOP_COMPARE_EXIT(plain, 0);
     QCOMPARE(plain.stdoutText().trimmed(), QStringLiteral("lo"));
     QVERIFY(!m_forwarder->stderrText().contains(QLatin1String("lending")));
@@ -310,52 +338,65 @@ void TestSegmentForward::runsThatCannotGetTheDeviceAreRefusedSayingWhy()
 
 void TestSegmentForward::vlanTagsAndOffloadedChecksumsCrossTheChain()
 {
-    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral(
-            "echo ready; nc -l -p 5000 >/dev/null & sleep 60")));
+    const qint64 id = queue(
+        kProject, leaseAndPing(QStringLiteral("echo ready; nc -l -p 5000 >/dev/null & sleep 60")));
     QVERIFY(id > 0);
-    QVERIFY2(waitForLog(id, QStringLiteral("ready")), qPrintable(logOf(id) + m_agent->stderrText()));
-    const QRegularExpressionMatch leased =
-            QRegularExpression(QStringLiteral("leased=(192\\.0\\.2\\.\\d+)/24")).match(logOf(id));
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("ready")), qPrintable(logOf(id) + m_agent->stderrText()));
+    const QRegularExpressionMatch leased
+        = QRegularExpression(QStringLiteral("leased=(192\\.0\\.2\\.\\d+)/24")).match(logOf(id));
     QVERIFY(leased.hasMatch());
     const qint64 pid = sandboxPid(id);
     QVERIFY(pid > 0);
     const auto python = [](const char *script, const QStringList &arguments) {
-        return QStringList{QStringLiteral("python3"), QStringLiteral("-c"), QString::fromLatin1(script)} + arguments;
+        return QStringList { QStringLiteral("python3"), QStringLiteral("-c"),
+            QString::fromLatin1(script) }
+        + arguments;
     };
 
     // A tagged frame from the lab arrives tagged in the sandbox (priority 3, VID 100)...
-    const QString fromLab = QStringLiteral("ffffffffffff020000000002810060" "6488b5") + QString::fromLatin1(QByteArray("from-the-lab").toHex());
+    const QString fromLab = QStringLiteral("ffffffffffff020000000002810060"
+                                           "6488b5")
+        + QString::fromLatin1(QByteArray("from-the-lab").toHex());
     QProcess capture;
-    const QStringList inside = QStringList{QStringLiteral("-t"), QString::number(pid), QStringLiteral("-n"), QStringLiteral("--")}
-            + python(kCaptureFrame, {QStringLiteral("fwd0"), QStringLiteral("from-the-lab")});
+    const QStringList inside = QStringList {
+        QStringLiteral("-t"), QString::number(pid), QStringLiteral("-n"), QStringLiteral("--")
+    } + python(kCaptureFrame, { QStringLiteral("fwd0"), QStringLiteral("from-the-lab") });
     capture.setProcessChannelMode(QProcess::MergedChannels);
     capture.start(QStringLiteral("nsenter"), inside);
     QVERIFY(capture.waitForReadyRead(10'000));
-    CLOOP_COMPARE_EXIT(m_lab->inLab(python(kSendFrame, {kLabEnd, fromLab})), 0);
+    CLOOP_COMPARE_EXIT(m_lab->inLab(python(kSendFrame, { kLabEnd, fromLab })), 0);
     QVERIFY(capture.state() == QProcess::NotRunning || capture.waitForFinished(10'000));
     const QString seenInside = QString::fromUtf8(capture.readAll());
-    QVERIFY2(seenInside.contains(QLatin1String("vlan 0x6064 ethertype 88b5")), qPrintable(seenInside));
+    QVERIFY2(
+        seenInside.contains(QLatin1String("vlan 0x6064 ethertype 88b5")), qPrintable(seenInside));
 
     // ...and one from the sandbox arrives tagged in the lab.
-    const QString fromSandbox = QStringLiteral("ffffffffffff02000000000a8100a0c888b5") + QString::fromLatin1(QByteArray("from-the-sandbox").toHex());
+    const QString fromSandbox = QStringLiteral("ffffffffffff02000000000a8100a0c888b5")
+        + QString::fromLatin1(QByteArray("from-the-sandbox").toHex());
     QProcess labCapture;
-    const QStringList inLab = m_lab->labCommand(python(kCaptureFrame, {kLabEnd, QStringLiteral("from-the-sandbox")}));
+    const QStringList inLab
+        = m_lab->labCommand(python(kCaptureFrame, { kLabEnd, QStringLiteral("from-the-sandbox") }));
     labCapture.setProcessChannelMode(QProcess::MergedChannels);
     labCapture.start(inLab.first(), inLab.mid(1));
     QVERIFY(labCapture.waitForReadyRead(10'000));
-    CLOOP_COMPARE_EXIT(inSandbox(pid, python(kSendFrame, {QStringLiteral("fwd0"), fromSandbox})), 0);
+    CLOOP_COMPARE_EXIT(
+        inSandbox(pid, python(kSendFrame, { QStringLiteral("fwd0"), fromSandbox })), 0);
     QVERIFY(labCapture.state() == QProcess::NotRunning || labCapture.waitForFinished(10'000));
     const QString seenInLab = QString::fromUtf8(labCapture.readAll());
-    QVERIFY2(seenInLab.contains(QLatin1String("vlan 0xa0c8 ethertype 88b5")), qPrintable(seenInLab));
+    QVERIFY2(
+        seenInLab.contains(QLatin1String("vlan 0xa0c8 ethertype 88b5")), qPrintable(seenInLab));
 
     // A UDP datagram and a TCP connection whose checksums the lab's kernel
     // left to offload arrive in the sandbox with valid checksums.
     QProcess dump;
     dump.setProcessChannelMode(QProcess::MergedChannels);
-    dump.start(QStringLiteral("nsenter"), {QStringLiteral("-t"), QString::number(pid), QStringLiteral("-n"), QStringLiteral("--"),
-                                           QStringLiteral("tcpdump"), QStringLiteral("-l"), QStringLiteral("-n"), QStringLiteral("-vv"),
-                                           QStringLiteral("-i"), QStringLiteral("fwd0"), QStringLiteral("-c"), QStringLiteral("2"),
-                                           QStringLiteral("udp port 4000 or (tcp port 5000 and tcp[tcpflags] & tcp-syn != 0)")});
+    dump.start(QStringLiteral("nsenter"),
+        { QStringLiteral("-t"), QString::number(pid), QStringLiteral("-n"), QStringLiteral("--"),
+            QStringLiteral("tcpdump"), QStringLiteral("-l"), QStringLiteral("-n"),
+            QStringLiteral("-vv"), QStringLiteral("-i"), QStringLiteral("fwd0"),
+            QStringLiteral("-c"), QStringLiteral("2"),
+            QStringLiteral("udp port 4000 or (tcp port 5000 and tcp[tcpflags] & tcp-syn != 0)") });
     QVERIFY(dump.waitForStarted());
     // tcpdump says so once its capture is open.
     QByteArray dumped;
@@ -363,18 +404,23 @@ void TestSegmentForward::vlanTagsAndOffloadedChecksumsCrossTheChain()
         dumped += dump.readAll();
         return dumped.contains("listening on");
     }));
-    CLOOP_COMPARE_EXIT(m_lab->inLab({QStringLiteral("python3"), QStringLiteral("-c"),
-                                     QStringLiteral("import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
-                                                    "s.sendto(b'checksum' * 50, ('%1', 4000)); "
-                                                    "t = socket.create_connection(('%1', 5000), 5); t.sendall(b'x' * 100); t.close()")
-                                             .arg(leased.captured(1))}),
-                       0);
+    CLOOP_COMPARE_EXIT(
+        m_lab->inLab({ QStringLiteral("python3"), QStringLiteral("-c"),
+            QStringLiteral(
+                "import socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); "
+                "s.sendto(b'checksum' * 50, ('%1', 4000)); "
+                "t = socket.create_connection(('%1', 5000), 5); t.sendall(b'x' * 100); t.close()")
+                .arg(leased.captured(1)) }),
+        0);
     QVERIFY(dump.state() == QProcess::NotRunning || dump.waitForFinished(10'000));
     dumped += dump.readAll();
     QVERIFY2(dumped.contains("udp sum ok"), dumped.constData());
     QVERIFY2(dumped.contains("(correct)"), dumped.constData());
-    QVERIFY2(!dumped.contains("incorrect") && !dumped.contains("bad udp cksum"), dumped.constData());
-    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+    QVERIFY2(
+        !dumped.contains("incorrect") && !dumped.contains("bad udp cksum"), dumped.constData());
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
+        0);
 }
 
 void TestSegmentForward::bulkTcpWithSegmentationOffloadArrivesWhole()
@@ -384,25 +430,30 @@ void TestSegmentForward::bulkTcpWithSegmentationOffloadArrivesWhole()
     // than the MTU (TSO/GRO); they cross whole with their vnet header.
     QProcess sink;
     sink.setProcessChannelMode(QProcess::MergedChannels);
-    const QStringList listen = m_lab->labCommand(
-            {QStringLiteral("python3"), QStringLiteral("-c"),
-             QStringLiteral("import socket\ns = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
-                            "s.bind(('192.0.2.1', 5001)); s.listen(1); print('listening', flush=True)\n"
-                            "c, _ = s.accept(); n = 0\nwhile True:\n    b = c.recv(1 << 20)\n    if not b: break\n    n += len(b)\n"
-                            "print('received', n, flush=True)")});
+    const QStringList listen = m_lab->labCommand({ QStringLiteral("python3"), QStringLiteral("-c"),
+        QStringLiteral("import socket\ns = socket.socket(); s.setsockopt(socket.SOL_SOCKET, "
+                       "socket.SO_REUSEADDR, 1)\n"
+                       "s.bind(('192.0.2.1', 5001)); s.listen(1); print('listening', flush=True)\n"
+                       "c, _ = s.accept(); n = 0\nwhile True:\n    b = c.recv(1 << 20)\n    if not "
+                       "b: break\n    n += len(b)\n"
+                       "print('received', n, flush=True)") });
     sink.start(listen.first(), listen.mid(1));
     QVERIFY(sink.waitForReadyRead(10'000));
-    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral(
+    const qint64 id = queue(kProject,
+        leaseAndPing(QStringLiteral(
             "dd if=/dev/zero bs=1048576 count=32 2>/dev/null | nc 192.0.2.1 5001 && echo sent")));
     QVERIFY(id > 0);
-    QVERIFY2(waitForLog(id, QStringLiteral("sent"), 120'000), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY2(waitForLog(id, QStringLiteral("sent"), 120'000),
+        qPrintable(logOf(id) + m_agent->stderrText()));
     QVERIFY(sink.state() == QProcess::NotRunning || sink.waitForFinished(30'000));
     const QString received = QString::fromUtf8(sink.readAll());
-    QVERIFY2(received.contains(QStringLiteral("received %1").arg(32 * 1048576)), qPrintable(received));
+    QVERIFY2(
+        received.contains(QStringLiteral("received %1").arg(32 * 1048576)), qPrintable(received));
     // The stream ends with the run; the forwarder says how large its frames got.
     QVERIFY(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")));
-    const QRegularExpressionMatch largest =
-            QRegularExpression(QStringLiteral("largest frames (\\d+) up / (\\d+) down")).match(m_forwarder->stderrText());
+    const QRegularExpressionMatch largest
+        = QRegularExpression(QStringLiteral("largest frames (\\d+) up / (\\d+) down"))
+              .match(m_forwarder->stderrText());
     QVERIFY2(largest.hasMatch(), qPrintable(m_forwarder->stderrText()));
     QVERIFY2(largest.captured(2).toInt() > 1514, qPrintable(largest.captured(0)));
 }
@@ -411,12 +462,16 @@ void TestSegmentForward::jumboFramesCrossAtTheSegmentsMtu()
 {
     // The lab runs jumbo frames; the forwarder, restarted, says so.
     const auto ip = [](const QStringList &arguments) {
-        return runProgram(QStringLiteral("ip"), arguments, QProcessEnvironment::systemEnvironment());
+        return runProgram(
+            QStringLiteral("ip"), arguments, QProcessEnvironment::systemEnvironment());
     };
-    CLOOP_COMPARE_EXIT(ip({QStringLiteral("link"), QStringLiteral("set"), kSegment, QStringLiteral("mtu"), QStringLiteral("9000")}), 0);
-    CLOOP_COMPARE_EXIT(ip({QStringLiteral("-n"), m_lab->name(), QStringLiteral("link"), QStringLiteral("set"), kLabEnd,
-                           QStringLiteral("mtu"), QStringLiteral("9000")}),
-                       0);
+    CLOOP_COMPARE_EXIT(ip({ QStringLiteral("link"), QStringLiteral("set"), kSegment,
+                           QStringLiteral("mtu"), QStringLiteral("9000") }),
+        0);
+    CLOOP_COMPARE_EXIT(
+        ip({ QStringLiteral("-n"), m_lab->name(), QStringLiteral("link"), QStringLiteral("set"),
+            kLabEnd, QStringLiteral("mtu"), QStringLiteral("9000") }),
+        0);
     QVERIFY(m_forwarder->terminate());
     QVERIFY(waitUntil([&] { return !m_rig->hub().forwarderConnected(m_forwarderId); }));
     ForwarderProcess &again = m_rig->addForwarder({}, m_forwarder->home());
@@ -424,28 +479,35 @@ void TestSegmentForward::jumboFramesCrossAtTheSegmentsMtu()
     m_forwarder = &again;
     QVERIFY(waitUntil([&] { return m_rig->hub().log().contains(QLatin1String("MTU 9000")); }));
 
-    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral(
-            "echo mtu=$(cat /sys/class/net/fwd0/mtu); ping -c 2 -W 2 -s 8000 192.0.2.1 >/dev/null && echo jumbo-ok")));
+    const qint64 id = queue(kProject,
+        leaseAndPing(QStringLiteral("echo mtu=$(cat /sys/class/net/fwd0/mtu); ping -c 2 -W 2 -s "
+                                    "8000 192.0.2.1 >/dev/null && echo jumbo-ok")));
     QVERIFY(id > 0);
-    QVERIFY2(waitUntil([&] { return run(id).value(QLatin1String("finished")).toBool(); }), qPrintable(logOf(id)));
+    QVERIFY2(waitUntil([&] { return run(id).value(QLatin1String("finished")).toBool(); }),
+        qPrintable(logOf(id)));
     const QString log = logOf(id);
     QVERIFY2(log.contains(QLatin1String("mtu=9000")), qPrintable(log));
     QVERIFY2(log.contains(QLatin1String("jumbo-ok")), qPrintable(log + m_agent->stderrText()));
     QVERIFY(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")));
-    const QRegularExpressionMatch largest =
-            QRegularExpression(QStringLiteral("largest frames (\\d+) up / (\\d+) down")).match(m_forwarder->stderrText());
+    const QRegularExpressionMatch largest
+        = QRegularExpression(QStringLiteral("largest frames (\\d+) up / (\\d+) down"))
+              .match(m_forwarder->stderrText());
     QVERIFY2(largest.hasMatch(), qPrintable(m_forwarder->stderrText()));
-    QVERIFY2(largest.captured(1).toInt() >= 8042 && largest.captured(2).toInt() >= 8042, qPrintable(largest.captured(0)));
+    QVERIFY2(largest.captured(1).toInt() >= 8042 && largest.captured(2).toInt() >= 8042,
+        qPrintable(largest.captured(0)));
 }
 
 void TestSegmentForward::theHubsOwnExecutorAttachesTheSegmentToo()
 {
     HubProcess &hub = m_rig->hub();
     QCOMPARE(hub.stop(), 0);
-    hub.setServeArguments({QStringLiteral("--executor")});
+    hub.setServeArguments({ QStringLiteral("--executor") });
     QVERIFY2(hub.start(), qPrintable(hub.lastError()));
     QVERIFY(waitUntil([&] {
-        const QJsonArray executors = hub.cliJson({QStringLiteral("executor"), QStringLiteral("list"), QStringLiteral("--json")}).toArray();
+        const QJsonArray executors
+            = hub.cliJson({ QStringLiteral("executor"), QStringLiteral("list"),
+                              QStringLiteral("--json") })
+                  .toArray();
         for (const QJsonValue &executor : executors) {
             if (executor.toObject().value(QLatin1String("name")).toString() == QLatin1String("hub")
                 && executor.toObject().value(QLatin1String("connected")).toBool())
@@ -454,7 +516,8 @@ void TestSegmentForward::theHubsOwnExecutorAttachesTheSegmentToo()
         return false;
     }));
     QVERIFY(waitUntil([&] { return hub.forwarderConnected(m_forwarderId); }));
-    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral("echo done")), {QStringLiteral("--executor"), QStringLiteral("hub")});
+    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral("echo done")),
+        { QStringLiteral("--executor"), QStringLiteral("hub") });
     QVERIFY(id > 0);
     QVERIFY2(waitForLog(id, QStringLiteral("done")), qPrintable(logOf(id) + hub.log()));
     const QString log = logOf(id);
@@ -467,14 +530,16 @@ void TestSegmentForward::aRestartedAgentCleansUpOnlyWhatItRecorded()
 {
     // A TAP someone else made on this machine, named like the agent's.
     const CliResult foreign = runProgram(QStringLiteral("ip"),
-                                         {QStringLiteral("tuntap"), QStringLiteral("add"), QStringLiteral("cltap77"),
-                                          QStringLiteral("mode"), QStringLiteral("tap")},
-                                         QProcessEnvironment::systemEnvironment());
+        { QStringLiteral("tuntap"), QStringLiteral("add"), QStringLiteral("cltap77"),
+            QStringLiteral("mode"), QStringLiteral("tap") },
+        QProcessEnvironment::systemEnvironment());
     CLOOP_COMPARE_EXIT(foreign, 0);
-    const qint64 id = queue(kProject, QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do "
-                                                     "sleep 0.1; i=$((i+1)); done; echo attached; sleep 60"));
+    const qint64 id = queue(kProject,
+        QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do "
+                       "sleep 0.1; i=$((i+1)); done; echo attached; sleep 60"));
     QVERIFY(id > 0);
-    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
     const QString workRoot = m_agent->home() + QLatin1String("/.cloop/work");
     QFile ledger(workRoot + QLatin1String("/attachments.json"));
     QVERIFY(ledger.open(QIODevice::ReadOnly));
@@ -486,123 +551,163 @@ void TestSegmentForward::aRestartedAgentCleansUpOnlyWhatItRecorded()
     QElapsedTimer clock;
     clock.start();
     QVERIFY(m_agent->kill());
-    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")), qPrintable(m_forwarder->describe()));
-    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("the forwarder's stream ended after %1 ms").arg(clock.elapsed())));
-    ForwarderProcess &again = m_rig->addForwarder({}, m_agent->home(), ForwarderProcess::Program::Agent);
+    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")),
+        qPrintable(m_forwarder->describe()));
+    QVERIFY2(clock.elapsed() < 1000,
+        qPrintable(
+            QStringLiteral("the forwarder's stream ended after %1 ms").arg(clock.elapsed())));
+    ForwarderProcess &again
+        = m_rig->addForwarder({}, m_agent->home(), ForwarderProcess::Program::Agent);
     QVERIFY(again.start());
-    QVERIFY2(again.waitForStderr(QStringLiteral("connected to the hub as executor")), qPrintable(again.describe()));
+    QVERIFY2(again.waitForStderr(QStringLiteral("connected to the hub as executor")),
+        qPrintable(again.describe()));
     // Its sandbox is removed, the record emptied, and the TAP it never made is still there.
-    QVERIFY2(again.stderrText().contains(QLatin1String("left by a previous agent process")), qPrintable(again.describe()));
+    QVERIFY2(again.stderrText().contains(QLatin1String("left by a previous agent process")),
+        qPrintable(again.describe()));
     QVERIFY(ledger.open(QIODevice::ReadOnly));
     QVERIFY2(!ledger.readAll().contains("fwd0"), "the record still lists the attachment");
-    const CliResult stillThere = runProgram(QStringLiteral("ip"), {QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("cltap77")},
-                                            QProcessEnvironment::systemEnvironment());
+    const CliResult stillThere = runProgram(QStringLiteral("ip"),
+        { QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("cltap77") },
+        QProcessEnvironment::systemEnvironment());
     CLOOP_COMPARE_EXIT(stillThere, 0);
-    runProgram(QStringLiteral("ip"), {QStringLiteral("link"), QStringLiteral("delete"), QStringLiteral("cltap77")},
-               QProcessEnvironment::systemEnvironment());
+    runProgram(QStringLiteral("ip"),
+        { QStringLiteral("link"), QStringLiteral("delete"), QStringLiteral("cltap77") },
+        QProcessEnvironment::systemEnvironment());
     m_agent = &again;
 }
 
 void TestSegmentForward::unbindingDetachesAtOnce()
 {
-    const qint64 id = queue(kProject, leaseAndPing(QStringLiteral(
-            "echo attached; while [ -e /sys/class/net/fwd0 ]; do sleep 0.05; done; echo detached; sleep 30")));
+    const qint64 id = queue(kProject,
+        leaseAndPing(QStringLiteral("echo attached; while [ -e /sys/class/net/fwd0 ]; do sleep "
+                                    "0.05; done; echo detached; sleep 30")));
     QVERIFY(id > 0);
-    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
     QElapsedTimer clock;
     clock.start();
-    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("forward"), QStringLiteral("unbind"), QString::number(m_bindingId),
-                                         QStringLiteral("--reason"), QStringLiteral("the lab is needed")}),
-                       0);
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({ QStringLiteral("forward"), QStringLiteral("unbind"),
+                           QString::number(m_bindingId), QStringLiteral("--reason"),
+                           QStringLiteral("the lab is needed") }),
+        0);
     // The agent removes the TAP (and with it the sandbox's fwd0) at once.
-    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    QVERIFY2(
+        m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
     const qint64 detachMs = clock.elapsed();
     QVERIFY2(detachMs < 1000, qPrintable(QStringLiteral("detached after %1 ms").arg(detachMs)));
-    QVERIFY2(m_agent->stderrText().contains(QLatin1String("unbound")), qPrintable(m_agent->describe()));
+    QVERIFY2(
+        m_agent->stderrText().contains(QLatin1String("unbound")), qPrintable(m_agent->describe()));
     QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
     QVERIFY(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")));
     // The run carries on without it.
     QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
-    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
+        0);
 }
 
 void TestSegmentForward::anExpiredBindingDetachesWithinASecond()
 {
     HubProcess &hub = m_rig->hub();
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("forward"), QStringLiteral("unbind"), QString::number(m_bindingId),
-                                QStringLiteral("--reason"), QStringLiteral("a short one instead")}),
-                       0);
-    const QJsonObject shortBinding = hub.cliJson({QStringLiteral("forward"), QStringLiteral("bind"), QString::number(m_forwarderId),
-                                                  QStringLiteral("--project"), kProject, QStringLiteral("--ttl"),
-                                                  QStringLiteral("6s"), QStringLiteral("--json")})
-                                             .toObject();
-    const QDateTime expires = QDateTime::fromString(shortBinding.value(QLatin1String("expires_at")).toString(), Qt::ISODateWithMs);
-    QVERIFY2(expires.isValid(), qPrintable(QString::fromUtf8(QJsonDocument(shortBinding).toJson())));
+    CLOOP_COMPARE_EXIT(
+        hub.cli({ QStringLiteral("forward"), QStringLiteral("unbind"), QString::number(m_bindingId),
+            QStringLiteral("--reason"), QStringLiteral("a short one instead") }),
+        0);
+    const QJsonObject shortBinding
+        = hub.cliJson({ QStringLiteral("forward"), QStringLiteral("bind"),
+                          QString::number(m_forwarderId), QStringLiteral("--project"), kProject,
+                          QStringLiteral("--ttl"), QStringLiteral("6s"), QStringLiteral("--json") })
+              .toObject();
+    const QDateTime expires = QDateTime::fromString(
+        shortBinding.value(QLatin1String("expires_at")).toString(), Qt::ISODateWithMs);
+    QVERIFY2(
+        expires.isValid(), qPrintable(QString::fromUtf8(QJsonDocument(shortBinding).toJson())));
     const qint64 id = queue(kProject, watchTheSegment());
     QVERIFY(id > 0);
-    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
-    QVERIFY2(QDateTime::currentDateTimeUtc() < expires, "the run attached only after the binding expired; give it longer");
-    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY2(QDateTime::currentDateTimeUtc() < expires,
+        "the run attached only after the binding expired; give it longer");
+    QVERIFY2(
+        m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
     const qint64 lateMs = expires.msecsTo(QDateTime::currentDateTimeUtc());
-    QVERIFY2(lateMs < 1000, qPrintable(QStringLiteral("detached %1 ms after the expiry").arg(lateMs)));
-    QVERIFY2(m_agent->stderrText().contains(QLatin1String("expired")), qPrintable(m_agent->describe()));
+    QVERIFY2(
+        lateMs < 1000, qPrintable(QStringLiteral("detached %1 ms after the expiry").arg(lateMs)));
+    QVERIFY2(
+        m_agent->stderrText().contains(QLatin1String("expired")), qPrintable(m_agent->describe()));
     QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+    CLOOP_COMPARE_EXIT(
+        hub.cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }), 0);
 }
 
 void TestSegmentForward::revokingTheForwarderDetachesAtOnce()
 {
     const qint64 id = queue(kProject, watchTheSegment());
     QVERIFY(id > 0);
-    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
     QElapsedTimer clock;
     clock.start();
-    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("forward"), QStringLiteral("revoke"), QString::number(m_forwarderId),
-                                         QStringLiteral("--reason"), QStringLiteral("the lab was rewired")}),
-                       0);
-    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
-    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("detached after %1 ms").arg(clock.elapsed())));
+    CLOOP_COMPARE_EXIT(m_rig->hub().cli({ QStringLiteral("forward"), QStringLiteral("revoke"),
+                           QString::number(m_forwarderId), QStringLiteral("--reason"),
+                           QStringLiteral("the lab was rewired") }),
+        0);
+    QVERIFY2(
+        m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    QVERIFY2(clock.elapsed() < 1000,
+        qPrintable(QStringLiteral("detached after %1 ms").arg(clock.elapsed())));
     QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
     // The forwarder stops for good; the hub says why it detached.
     QVERIFY(m_forwarder->waitForExit());
     QCOMPARE(m_forwarder->exitCode(), 3);
-    QVERIFY2(m_rig->hub().log().contains(QLatin1String("detached fwd-lab")), qPrintable(m_rig->hub().log()));
-    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+    QVERIFY2(m_rig->hub().log().contains(QLatin1String("detached fwd-lab")),
+        qPrintable(m_rig->hub().log()));
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
+        0);
 }
 
 void TestSegmentForward::aForwarderThatGoesAwayDetachesAndRefusesNewRuns()
 {
     const qint64 id = queue(kProject, watchTheSegment());
     QVERIFY(id > 0);
-    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
     QElapsedTimer clock;
     clock.start();
     QVERIFY(m_forwarder->kill());
-    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    QVERIFY2(
+        m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
     // A killed forwarder is noticed when its TCP connection drops.
-    QVERIFY2(clock.elapsed() < 1000, qPrintable(QStringLiteral("detached after %1 ms").arg(clock.elapsed())));
+    QVERIFY2(clock.elapsed() < 1000,
+        qPrintable(QStringLiteral("detached after %1 ms").arg(clock.elapsed())));
     QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
     // A new run of the project is refused, naming the forwarder.
-    const CliResult refused = m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("--project"), kProject,
-                                                QStringLiteral("--"), QStringLiteral("true")});
+    const CliResult refused = m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("--project"),
+        kProject, QStringLiteral("--"), QStringLiteral("true") });
     CLOOP_COMPARE_EXIT(refused, 1);
     QVERIFY2(refused.stderrText().contains(QStringLiteral("forwarder %1 (lab").arg(m_forwarderId)),
-             qPrintable(refused.describe()));
-    QVERIFY2(refused.stderrText().contains(QLatin1String("not connected")), qPrintable(refused.describe()));
-    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+        qPrintable(refused.describe()));
+    QVERIFY2(refused.stderrText().contains(QLatin1String("not connected")),
+        qPrintable(refused.describe()));
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
+        0);
 }
 
 void TestSegmentForward::anAgentThatLosesItsTunnelDetachesBothEndsAndComesBack()
 {
     const qint64 id = queue(kProject, watchTheSegment());
     QVERIFY(id > 0);
-    QVERIFY2(waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
     // The agent's own TCP connection to the hub, told apart from the
     // forwarder's by the owning process; this test's namespace holds no other.
     const QString hubEnd = QStringLiteral("127.0.0.1:%1").arg(m_rig->hub().port());
-    const CliResult sockets = runProgram(QStringLiteral("ss"), {QStringLiteral("-Htnp"), QStringLiteral("state"), QStringLiteral("established"),
-                                                                QStringLiteral("dst"), hubEnd},
-                                         QProcessEnvironment::systemEnvironment());
+    const CliResult sockets = runProgram(QStringLiteral("ss"),
+        { QStringLiteral("-Htnp"), QStringLiteral("state"), QStringLiteral("established"),
+            QStringLiteral("dst"), hubEnd },
+        QProcessEnvironment::systemEnvironment());
     CLOOP_COMPARE_EXIT(sockets, 0);
     QString agentEnd;
     for (const QString &line : sockets.stdoutText().split(QLatin1Char('\n'))) {
@@ -610,33 +715,47 @@ void TestSegmentForward::anAgentThatLosesItsTunnelDetachesBothEndsAndComesBack()
             agentEnd = line.simplified().split(QLatin1Char(' ')).value(2);
     }
     QVERIFY2(!agentEnd.isEmpty(), qPrintable(sockets.describe()));
-    const qsizetype connections = m_agent->stderrCount(QStringLiteral("connected to the hub as executor"));
+    const qsizetype connections
+        = m_agent->stderrCount(QStringLiteral("connected to the hub as executor"));
 
     QElapsedTimer clock;
     clock.start();
     // The connection is torn down under the agent, which itself lives on.
-    CLOOP_COMPARE_EXIT(runProgram(QStringLiteral("ss"), {QStringLiteral("-K"), QStringLiteral("src"), agentEnd, QStringLiteral("dst"), hubEnd},
-                                  QProcessEnvironment::systemEnvironment()),
-                       0);
-    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
-    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")), qPrintable(m_forwarder->describe()));
+    CLOOP_COMPARE_EXIT(runProgram(QStringLiteral("ss"),
+                           { QStringLiteral("-K"), QStringLiteral("src"), agentEnd,
+                               QStringLiteral("dst"), hubEnd },
+                           QProcessEnvironment::systemEnvironment()),
+        0);
+    QVERIFY2(
+        m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")),
+        qPrintable(m_forwarder->describe()));
     const qint64 detachMs = clock.elapsed();
     QVERIFY2(detachMs < 1000, qPrintable(QStringLiteral("detached after %1 ms").arg(detachMs)));
     QVERIFY(m_agent->isRunning());
     // The hub says why it let go of the forwarder's end.
-    QVERIFY2(waitUntil([&] { return m_rig->hub().log().contains(QLatin1String("detached fwd-lab")); }, kLongWaitMs),
-             qPrintable(m_rig->hub().log()));
+    QVERIFY2(
+        waitUntil([&] { return m_rig->hub().log().contains(QLatin1String("detached fwd-lab")); },
+            kLongWaitMs),
+        qPrintable(m_rig->hub().log()));
     // The agent dials again; the run's sandbox has no forwarded interface left.
-    QVERIFY2(waitUntil([&] { return m_agent->stderrCount(QStringLiteral("connected to the hub as executor")) > connections; },
-                       kLongWaitMs),
-             qPrintable(m_agent->describe()));
+    QVERIFY2(waitUntil(
+                 [&] {
+                     return m_agent->stderrCount(QStringLiteral("connected to the hub as executor"))
+                         > connections;
+                 },
+                 kLongWaitMs),
+        qPrintable(m_agent->describe()));
     QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
     const qint64 pid = sandboxPid(id);
     QVERIFY(pid > 0);
-    const CliResult links = inSandbox(pid, {QStringLiteral("ip"), QStringLiteral("-o"), QStringLiteral("link")});
+    const CliResult links
+        = inSandbox(pid, { QStringLiteral("ip"), QStringLiteral("-o"), QStringLiteral("link") });
     CLOOP_COMPARE_EXIT(links, 0);
     QVERIFY2(!links.stdoutText().contains(QLatin1String("fwd0")), qPrintable(links.describe()));
-    CLOOP_COMPARE_EXIT(m_rig->hub().cli({QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id)}), 0);
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
+        0);
 }
 
 QTEST_GUILESS_MAIN(TestSegmentForward)

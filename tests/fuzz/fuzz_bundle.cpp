@@ -12,9 +12,9 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fuzzcheck.h"
 #include "common/crypto/secrets.h"
 #include "common/identity/enrollmentbundle.h"
+#include "fuzzcheck.h"
 
 using cloop::fuzz::check;
 using cloop::identity::EnrollmentBundle;
@@ -56,7 +56,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const QByteArrayView input(data, static_cast<qsizetype>(size));
     const QString text = QString::fromUtf8(input);
-    for (const auto kind : {EnrollmentBundle::Kind::Forwarder, EnrollmentBundle::Kind::Executor}) {
+    for (const auto kind :
+        { EnrollmentBundle::Kind::Forwarder, EnrollmentBundle::Kind::Executor }) {
         roundTrip(text, kind);
         roundTrip(wrapAsBundle(input, kind), kind);
     }

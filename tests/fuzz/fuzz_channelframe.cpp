@@ -7,8 +7,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fuzzcheck.h"
 #include "common/protocol/channelframe.h"
+#include "fuzzcheck.h"
 
 using cloop::fuzz::check;
 using cloop::protocol::ChannelFrame;

@@ -23,9 +23,9 @@
 #include <QPointer>
 #include <QtEndian>
 
-#include "fuzzcheck.h"
 #include "common/protocol/channelframe.h"
 #include "common/tunnel/channelmultiplexer.h"
+#include "fuzzcheck.h"
 
 using cloop::fuzz::check;
 using cloop::protocol::CloseCode;
@@ -42,7 +42,8 @@ constexpr char kCloseAbort = '\xff';
 class Harness
 {
 public:
-    Harness() : m_mux(ChannelMultiplexer::Side::Hub)
+    Harness()
+        : m_mux(ChannelMultiplexer::Side::Hub)
     {
         QObject::connect(
             &m_mux, &ChannelMultiplexer::frameReady, &m_mux, [](const QByteArray &encoded) {
@@ -55,7 +56,7 @@ public:
                 channel->accept();
             });
         for (int i = 0; i < 2; ++i) {
-            auto opened = m_mux.openChannel(QJsonObject{{QStringLiteral("own"), i}});
+            auto opened = m_mux.openChannel(QJsonObject { { QStringLiteral("own"), i } });
             check(opened.ok(), "a fresh multiplexer opens a channel");
             serve(*opened);
             check((*opened)->write(QByteArray(3000 + 70000 * i, 'h')),
@@ -126,7 +127,7 @@ extern "C" int LLVMFuzzerInitialize(int * /*argc*/, char *** /*argv*/)
     // would race Qt's own globals.
     static int argc = 1;
     static char name[] = "fuzz_channelmux";
-    static char *argv[] = {name, nullptr};
+    static char *argv[] = { name, nullptr };
     static auto *app = new QCoreApplication(argc, argv);
     Q_UNUSED(app);
     return 0;

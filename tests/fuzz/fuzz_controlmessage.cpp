@@ -8,8 +8,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fuzzcheck.h"
 #include "common/protocol/controlmessage.h"
+#include "fuzzcheck.h"
 
 using cloop::fuzz::check;
 namespace protocol = cloop::protocol;

@@ -23,9 +23,9 @@
 
 #include <QtEndian>
 
-#include "fuzzcheck.h"
 #include "common/device/l2/ethernetframe.h"
 #include "common/protocol/framerecord.h"
+#include "fuzzcheck.h"
 
 using cloop::fuzz::check;
 using cloop::fuzz::ChunkedInput;
@@ -89,14 +89,13 @@ void checkCompletion(const FrameRecord &record)
         // Only for a field on a 16-bit boundary of the segment: at an odd
         // offset the field straddles two words and the identity does not
         // hold (the kernel writes such a field just the same).
-        const bool verifies = before.csumOffset % 2 != 0
-            || onesAdd(sum16(done.sliced(start)), seed) == 0xffff;
-        const bool crcVerifies = before.csumOffset == 8 && field + 4 <= frame.size()
-            && [&] {
-                   QByteArray zeroed = frame.sliced(start);
-                   zeroed.replace(8, 4, QByteArray(4, '\0'));
-                   return crc32c(zeroed) == qFromLittleEndian<quint32>(done.data() + field);
-               }();
+        const bool verifies
+            = before.csumOffset % 2 != 0 || onesAdd(sum16(done.sliced(start)), seed) == 0xffff;
+        const bool crcVerifies = before.csumOffset == 8 && field + 4 <= frame.size() && [&] {
+            QByteArray zeroed = frame.sliced(start);
+            zeroed.replace(8, 4, QByteArray(4, '\0'));
+            return crc32c(zeroed) == qFromLittleEndian<quint32>(done.data() + field);
+        }();
         check(verifies || crcVerifies, "a completed Internet checksum verifies");
         check(qFromBigEndian<quint16>(done.data() + field) != 0 || crcVerifies,
             "a completed Internet checksum is never written as 0");
@@ -116,8 +115,8 @@ void checkTagging(const FrameRecord &record)
     const VnetHeader before = record.header;
     const auto tci = static_cast<quint16>(before.gsoSize ^ before.csumOffset);
     const quint16 tpid = (before.flags & 0x80) != 0 ? before.hdrLen
-        : (before.flags & 0x40) != 0                 ? quint16(0x88a8)
-                                                     : quint16(0);
+        : (before.flags & 0x40) != 0                ? quint16(0x88a8)
+                                                    : quint16(0);
     QByteArray tagged = record.frame;
     VnetHeader header = before;
     if (!restoreVlanTag(tagged, header, tci, tpid).ok()) {
@@ -126,8 +125,8 @@ void checkTagging(const FrameRecord &record)
     }
     check(tagged.size() == record.frame.size() + 4, "a tag adds 4 bytes");
     check(tagged.size() <= kMaxFrameBytes, "a tagged frame stays within the limit");
-    check(tagged.first(12) == record.frame.first(12)
-            && tagged.sliced(16) == record.frame.sliced(12),
+    check(
+        tagged.first(12) == record.frame.first(12) && tagged.sliced(16) == record.frame.sliced(12),
         "the tag goes after the MAC addresses and nothing else moves");
     check(qFromBigEndian<quint16>(tagged.constData() + 12) == (tpid != 0 ? tpid : 0x8100)
             && qFromBigEndian<quint16>(tagged.constData() + 14) == tci,
@@ -188,8 +187,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return true;
     });
     check(!chunked.hasRecords(), "every record was taken");
-    check(chunked.failed() || chunked.consumedBytes() + quint64(chunked.bufferedBytes())
-            == quint64(stream.size()),
+    check(chunked.failed()
+            || chunked.consumedBytes() + quint64(chunked.bufferedBytes()) == quint64(stream.size()),
         "a decoder that did not fail took the whole stream");
     if (chunked.failed()) {
         check(chunked.bufferedBytes() == 0 && chunked.reservedBytes() == 0,

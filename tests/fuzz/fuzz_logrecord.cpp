@@ -13,8 +13,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fuzzcheck.h"
 #include "common/protocol/logrecord.h"
+#include "fuzzcheck.h"
 
 using cloop::fuzz::check;
 using cloop::fuzz::ChunkedInput;
@@ -38,8 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             "a healthy decoder accounts for every byte fed");
         return true;
     });
-    check(chunked.failed() || chunked.consumedBytes() + quint64(chunked.bufferedBytes())
-            == quint64(stream.size()),
+    check(chunked.failed()
+            || chunked.consumedBytes() + quint64(chunked.bufferedBytes()) == quint64(stream.size()),
         "a decoder that did not fail took the whole stream");
     if (chunked.failed())
         check(!chunked.feed(stream.first(qMin(stream.size(), qsizetype(20)))).ok(),

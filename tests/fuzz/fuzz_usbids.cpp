@@ -7,11 +7,11 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fuzzcheck.h"
 #include "common/device/usb/usbiddatabase.h"
+#include "fuzzcheck.h"
 
-using cloop::fuzz::check;
 using cloop::device::usb::UsbIdDatabase;
+using cloop::fuzz::check;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -19,7 +19,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const UsbIdDatabase db = UsbIdDatabase::parse(text);
     check(db.productCount() == 0 || db.vendorCount() > 0, "products only under vendors");
     const UsbIdDatabase again = UsbIdDatabase::parse(text);
-    check(again.vendorCount() == db.vendorCount() && again.productCount() == db.productCount(), "deterministic");
+    check(again.vendorCount() == db.vendorCount() && again.productCount() == db.productCount(),
+        "deterministic");
 
     // Entries in front are read whatever follows, unless the rest names
     // the same ids again. The "x" line ends the vendor, so the input's
@@ -28,8 +29,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         QByteArray extended("feed  Fuzz Vendor\n\tbeef  Fuzz Product\nx\n");
         extended += text.toByteArray();
         const UsbIdDatabase more = UsbIdDatabase::parse(extended);
-        check(more.vendorName(0xfeed) == QLatin1String("Fuzz Vendor"), "a vendor in front is named");
-        check(more.productName(0xfeed, 0xbeef) == QLatin1String("Fuzz Product"), "a product in front is named");
+        check(
+            more.vendorName(0xfeed) == QLatin1String("Fuzz Vendor"), "a vendor in front is named");
+        check(more.productName(0xfeed, 0xbeef) == QLatin1String("Fuzz Product"),
+            "a product in front is named");
     }
     return 0;
 }

@@ -12,21 +12,20 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "fuzzcheck.h"
 #include "common/device/usb/usbipprotocol.h"
+#include "fuzzcheck.h"
 
 using cloop::fuzz::check;
 namespace usbip = cloop::device::usb::usbip;
 
 namespace {
 
-template<typename Decode>
-void checkPrefixes(QByteArrayView bytes, Decode &&decode)
+template <typename Decode> void checkPrefixes(QByteArrayView bytes, Decode &&decode)
 {
     const auto whole = decode(bytes);
     // Two prefixes are enough to catch a verdict that changes with length
     // without making each run quadratic.
-    for (const qsizetype size : {bytes.size() / 2, bytes.size() - 1}) {
+    for (const qsizetype size : { bytes.size() / 2, bytes.size() - 1 }) {
         if (size < 0)
             continue;
         const auto prefix = decode(bytes.first(size));
@@ -137,7 +136,7 @@ void urbHeader(QByteArrayView bytes)
         "the common fields re-encode as they were");
     const auto again = usbip::decodeUrbHeader(encoded);
     check(again.ok() && again.value() == decoded.value(), "decode(encode(header)) == header");
-    for (const quint32 direction : {usbip::kDirectionOut, usbip::kDirectionIn}) {
+    for (const quint32 direction : { usbip::kDirectionOut, usbip::kDirectionIn }) {
         const qsizetype payload = usbip::payloadSize(decoded.value(), direction);
         check(payload >= -1 && payload <= qsizetype(INT32_MAX) + 1024 * 16,
             "payload size is bounded");

@@ -37,7 +37,8 @@ public:
     {
         if (input.isEmpty())
             return;
-        const qsizetype count = qMin(qsizetype(static_cast<uint8_t>(input[0]) & 0x0f), input.size() - 1);
+        const qsizetype count
+            = qMin(qsizetype(static_cast<uint8_t>(input[0]) & 0x0f), input.size() - 1);
         m_sizes = input.sliced(1, count);
         m_stream = input.sliced(1 + count);
     }
@@ -46,8 +47,7 @@ public:
 
     // feed(chunk, index, fedSoFar) for consecutive chunks covering the
     // stream, until it returns false.
-    template<typename Feed>
-    void forEachChunk(Feed &&feed) const
+    template <typename Feed> void forEachChunk(Feed &&feed) const
     {
         qsizetype fed = 0;
         for (qsizetype i = 0; fed < m_stream.size(); ++i) {
@@ -71,9 +71,9 @@ private:
 // What every stream decoder's target checks once the chunks are in: the
 // records decoded re-encode to exactly the prefix consumed, and decoding
 // the stream whole gives the same records, verdict and error.
-template<typename Decoder, typename Record>
-void checkAgainstWholeDecoding(QByteArrayView stream, Decoder &chunked, const QList<Record> &records,
-                               const QByteArray &encoded)
+template <typename Decoder, typename Record>
+void checkAgainstWholeDecoding(QByteArrayView stream, Decoder &chunked,
+    const QList<Record> &records, const QByteArray &encoded)
 {
     check(quint64(encoded.size()) == chunked.consumedBytes(),
         "re-encoded records are as long as the consumed prefix");
@@ -86,8 +86,8 @@ void checkAgainstWholeDecoding(QByteArrayView stream, Decoder &chunked, const QL
         "chunking does not change what is consumed");
     check(whole.takeRecords() == records, "chunking does not change the records");
     if (!wholeOk)
-        check(whole.error().message == chunked.error().message,
-            "chunking does not change the error");
+        check(
+            whole.error().message == chunked.error().message, "chunking does not change the error");
 }
 
 } // namespace cloop::fuzz

@@ -219,8 +219,8 @@ public:
     {
         QStringList out;
         const char *const counted[] = { "users", "api_tokens", "forwarders", "enrollment_tokens",
-            "forwarder_credentials", "audit_log", "projects", "binding_requests", "bindings", "runs",
-            "executors", "virtual_executors" };
+            "forwarder_credentials", "audit_log", "projects", "binding_requests", "bindings",
+            "runs", "executors", "virtual_executors" };
         for (const char *table : counted)
             out += rows(3,
                 QStringLiteral("SELECT '%1', count(*), coalesce(max(id), 0) FROM %1")

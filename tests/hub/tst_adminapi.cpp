@@ -40,10 +40,14 @@ private Q_SLOTS:
 
 private:
     ApiResponse call(const QByteArray &method, const QString &path, const QJsonObject &body = {},
-                     const QString &token = {});
+        const QString &token = {});
     static QString errorCode(const ApiResponse &response)
     {
-        return response.body.toObject().value(QLatin1String("error")).toObject().value(QLatin1String("code")).toString();
+        return response.body.toObject()
+            .value(QLatin1String("error"))
+            .toObject()
+            .value(QLatin1String("code"))
+            .toString();
     }
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -56,7 +60,7 @@ private:
     std::unique_ptr<AdminApi> m_api;
     QString m_adminToken;
     QString m_userToken;
-    const QUrl m_hubUrl{QStringLiteral("wss://hub.example.test:7443")};
+    const QUrl m_hubUrl { QStringLiteral("wss://hub.example.test:7443") };
     const QString m_pin = QStringLiteral("sha256:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
 };
 
@@ -65,25 +69,30 @@ void TestAdminApi::init()
     m_dir = std::make_unique<QTemporaryDir>();
     auto db = Database::openSqlite(m_dir->filePath(QStringLiteral("hub.db")));
     QVERIFY(db);
-    m_core = std::make_unique<HubCore>(std::move(*db), m_clock, HubCore::Options{});
+    m_core = std::make_unique<HubCore>(std::move(*db), m_clock, HubCore::Options {});
     m_db = &m_core->database();
     m_tokens = &m_core->tokens();
     m_forwarders = &m_core->forwarderStore();
     m_gateways = std::make_unique<HubGateways>(*m_core, QStringLiteral("9.9.9"));
-    m_api = std::make_unique<AdminApi>(*m_core, *m_gateways, HubIdentity{m_hubUrl, m_pin, QStringLiteral("9.9.9")});
+    m_api = std::make_unique<AdminApi>(
+        *m_core, *m_gateways, HubIdentity { m_hubUrl, m_pin, QStringLiteral("9.9.9") });
     auto adminId = m_tokens->ensureHubAdmin(QStringLiteral("admin"));
     QVERIFY(adminId);
-    auto adminToken = m_tokens->createToken(*adminId, QStringLiteral("test"), QStringLiteral("test"));
+    auto adminToken
+        = m_tokens->createToken(*adminId, QStringLiteral("test"), QStringLiteral("test"));
     QVERIFY(adminToken);
     m_adminToken = *adminToken;
 
     // A user with a role somewhere, but not a hub administrator.
     auto user = m_core->projects().addUser(QStringLiteral("maria"), false, QStringLiteral("test"));
     QVERIFY(user);
-    auto project = m_core->projects().addProject(QStringLiteral("/srv/projects/bench"), QStringLiteral("test"));
+    auto project = m_core->projects().addProject(
+        QStringLiteral("/srv/projects/bench"), QStringLiteral("test"));
     QVERIFY(project);
-    QVERIFY(m_core->projects().setRole(project->id, user->id, ProjectRole::Maintainer, QStringLiteral("test")));
-    auto userToken = m_tokens->createToken(user->id, QStringLiteral("test"), QStringLiteral("test"));
+    QVERIFY(m_core->projects().setRole(
+        project->id, user->id, ProjectRole::Maintainer, QStringLiteral("test")));
+    auto userToken
+        = m_tokens->createToken(user->id, QStringLiteral("test"), QStringLiteral("test"));
     QVERIFY(userToken);
     m_userToken = *userToken;
 }
@@ -96,8 +105,8 @@ void TestAdminApi::cleanup()
     m_dir.reset();
 }
 
-ApiResponse TestAdminApi::call(const QByteArray &method, const QString &path, const QJsonObject &body,
-                               const QString &token)
+ApiResponse TestAdminApi::call(
+    const QByteArray &method, const QString &path, const QJsonObject &body, const QString &token)
 {
     ApiRequest request;
     request.method = method;
@@ -114,8 +123,10 @@ void TestAdminApi::healthNeedsNoToken()
 {
     const ApiResponse response = call("GET", QStringLiteral("/api/health"), {}, QStringLiteral(""));
     QCOMPARE(response.status, 200);
-    QCOMPARE(response.body.toObject().value(QLatin1String("protocol")).toInt(), cloop::protocol::kVersion);
-    QCOMPARE(response.body.toObject().value(QLatin1String("version")).toString(), QStringLiteral("9.9.9"));
+    QCOMPARE(response.body.toObject().value(QLatin1String("protocol")).toInt(),
+        cloop::protocol::kVersion);
+    QCOMPARE(response.body.toObject().value(QLatin1String("version")).toString(),
+        QStringLiteral("9.9.9"));
 }
 
 void TestAdminApi::everythingElseNeedsAToken_data()
@@ -124,11 +135,14 @@ void TestAdminApi::everythingElseNeedsAToken_data()
     QTest::addColumn<QString>("code");
     QTest::newRow("none") << QStringLiteral("") << QStringLiteral("unauthorized");
     QTest::newRow("random") << QStringLiteral("hello") << QStringLiteral("unauthorized");
-    QTest::newRow("unknown api token") << secrets::generate(secrets::SecretKind::ApiToken) << QStringLiteral("unauthorized");
-    QTest::newRow("forwarder credential") << secrets::generate(secrets::SecretKind::ForwarderCredential)
-                                          << QStringLiteral("wrong_credential_type");
-    QTest::newRow("enrollment token") << secrets::generate(secrets::SecretKind::ForwarderEnrollmentToken)
-                                      << QStringLiteral("wrong_credential_type");
+    QTest::newRow("unknown api token")
+        << secrets::generate(secrets::SecretKind::ApiToken) << QStringLiteral("unauthorized");
+    QTest::newRow("forwarder credential")
+        << secrets::generate(secrets::SecretKind::ForwarderCredential)
+        << QStringLiteral("wrong_credential_type");
+    QTest::newRow("enrollment token")
+        << secrets::generate(secrets::SecretKind::ForwarderEnrollmentToken)
+        << QStringLiteral("wrong_credential_type");
     QTest::newRow("executor credential") << secrets::generate(secrets::SecretKind::AgentCredential)
                                          << QStringLiteral("wrong_credential_type");
 }
@@ -141,9 +155,9 @@ void TestAdminApi::everythingElseNeedsAToken()
     QCOMPARE(list.status, 401);
     QCOMPARE(errorCode(list), code);
     const ApiResponse enroll = call("POST", QStringLiteral("/api/forwarders"),
-                                    {{QStringLiteral("name"), QStringLiteral("x")},
-                                     {QStringLiteral("usb"), QStringLiteral("1050:0407")}},
-                                    token);
+        { { QStringLiteral("name"), QStringLiteral("x") },
+            { QStringLiteral("usb"), QStringLiteral("1050:0407") } },
+        token);
     QCOMPARE(enroll.status, 401);
     // The refused call left no trace.
     auto forwarders = m_forwarders->list();
@@ -154,26 +168,30 @@ void TestAdminApi::everythingElseNeedsAToken()
 void TestAdminApi::enrollReturnsARedeemableBundle()
 {
     const ApiResponse response = call("POST", QStringLiteral("/api/forwarders"),
-                                      {{QStringLiteral("name"), QStringLiteral("bench-hsm")},
-                                       {QStringLiteral("usb"), QStringLiteral("1050:0407:A1")},
-                                       {QStringLiteral("token_ttl"), QStringLiteral("2h")}});
+        { { QStringLiteral("name"), QStringLiteral("bench-hsm") },
+            { QStringLiteral("usb"), QStringLiteral("1050:0407:A1") },
+            { QStringLiteral("token_ttl"), QStringLiteral("2h") } });
     QCOMPARE(response.status, 201);
     const QJsonObject body = response.body.toObject();
     const QString encoded = body.value(QLatin1String("bundle")).toString();
     // The command keeps the bundle off every command line: it goes to a
     // 0600 file by a shell builtin, and the daemon reads it from there.
     QCOMPARE(body.value(QLatin1String("command")).toString(),
-             QStringLiteral("(umask 077; printf '%s\\n' '") + encoded
-                     + QStringLiteral("' > forwarder.bundle) && cloop forward --token-file forwarder.bundle"));
-    auto bundle = identity::EnrollmentBundle::decode(encoded, identity::EnrollmentBundle::Kind::Forwarder);
+        QStringLiteral("(umask 077; printf '%s\\n' '") + encoded
+            + QStringLiteral(
+                "' > forwarder.bundle) && cloop forward --token-file forwarder.bundle"));
+    auto bundle
+        = identity::EnrollmentBundle::decode(encoded, identity::EnrollmentBundle::Kind::Forwarder);
     QVERIFY(bundle);
     QCOMPARE(bundle->hub, m_hubUrl);
     QCOMPARE(bundle->pins, m_pin);
     const QJsonObject forwarder = body.value(QLatin1String("forwarder")).toObject();
-    QCOMPARE(forwarder.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
-    QCOMPARE(forwarder.value(QLatin1String("device_description")).toString(), QStringLiteral("usb 1050:0407:A1"));
-    const QDateTime expires = QDateTime::fromString(body.value(QLatin1String("token_expires_at")).toString(),
-                                                    Qt::ISODateWithMs);
+    QCOMPARE(
+        forwarder.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+    QCOMPARE(forwarder.value(QLatin1String("device_description")).toString(),
+        QStringLiteral("usb 1050:0407:A1"));
+    const QDateTime expires = QDateTime::fromString(
+        body.value(QLatin1String("token_expires_at")).toString(), Qt::ISODateWithMs);
     const qint64 minutesLeft = QDateTime::currentDateTimeUtc().secsTo(expires) / 60;
     QVERIFY(minutesLeft >= 119 && minutesLeft <= 120);
 
@@ -189,17 +207,22 @@ void TestAdminApi::enrollRefusesBadBodies_data()
     QTest::addColumn<QString>("code");
     QTest::newRow("not json") << QByteArray("{name:") << 400 << QStringLiteral("invalid_json");
     QTest::newRow("array") << QByteArray("[]") << 400 << QStringLiteral("invalid_json");
-    QTest::newRow("no device") << QByteArray(R"({"name":"a"})") << 400 << QStringLiteral("invalid_device");
-    QTest::newRow("both devices") << QByteArray(R"({"name":"a","usb":"1050:0407","interface":"eth0"})") << 400
-                                  << QStringLiteral("invalid_device");
-    QTest::newRow("bad usb") << QByteArray(R"({"name":"a","usb":"10500407"})") << 400 << QStringLiteral("invalid_device");
+    QTest::newRow("no device") << QByteArray(R"({"name":"a"})") << 400
+                               << QStringLiteral("invalid_device");
+    QTest::newRow("both devices") << QByteArray(
+        R"({"name":"a","usb":"1050:0407","interface":"eth0"})")
+                                  << 400 << QStringLiteral("invalid_device");
+    QTest::newRow("bad usb") << QByteArray(R"({"name":"a","usb":"10500407"})") << 400
+                             << QStringLiteral("invalid_device");
     QTest::newRow("bad interface") << QByteArray(R"({"name":"a","interface":"a/b"})") << 400
                                    << QStringLiteral("invalid_device");
-    QTest::newRow("bad name") << QByteArray(R"({"name":"A B","usb":"1050:0407"})") << 400 << QStringLiteral("invalid_name");
-    QTest::newRow("bad ttl") << QByteArray(R"({"name":"a","usb":"1050:0407","token_ttl":"soon"})") << 400
-                             << QStringLiteral("invalid_duration");
-    QTest::newRow("ttl too long") << QByteArray(R"({"name":"a","usb":"1050:0407","token_ttl":"30d"})") << 400
-                                  << QStringLiteral("invalid_ttl");
+    QTest::newRow("bad name") << QByteArray(R"({"name":"A B","usb":"1050:0407"})") << 400
+                              << QStringLiteral("invalid_name");
+    QTest::newRow("bad ttl") << QByteArray(R"({"name":"a","usb":"1050:0407","token_ttl":"soon"})")
+                             << 400 << QStringLiteral("invalid_duration");
+    QTest::newRow("ttl too long") << QByteArray(
+        R"({"name":"a","usb":"1050:0407","token_ttl":"30d"})")
+                                  << 400 << QStringLiteral("invalid_ttl");
 }
 
 void TestAdminApi::enrollRefusesBadBodies()
@@ -207,13 +230,17 @@ void TestAdminApi::enrollRefusesBadBodies()
     QFETCH(QByteArray, body);
     QFETCH(int, status);
     QFETCH(QString, code);
-    ApiRequest request{"POST", QStringLiteral("/api/forwarders"), "Bearer " + m_adminToken.toUtf8(), body, {}};
+    ApiRequest request { "POST", QStringLiteral("/api/forwarders"),
+        "Bearer " + m_adminToken.toUtf8(), body, {} };
     const ApiResponse response = m_api->handle(request);
     QCOMPARE(response.status, status);
     QCOMPARE(errorCode(response), code);
-    QVERIFY(!response.body.toObject().value(QLatin1String("error")).toObject().value(QLatin1String("message"))
-                     .toString()
-                     .isEmpty());
+    QVERIFY(!response.body.toObject()
+                 .value(QLatin1String("error"))
+                 .toObject()
+                 .value(QLatin1String("message"))
+                 .toString()
+                 .isEmpty());
     auto forwarders = m_forwarders->list();
     QVERIFY(forwarders && forwarders->isEmpty());
 }
@@ -221,18 +248,18 @@ void TestAdminApi::enrollRefusesBadBodies()
 void TestAdminApi::nonAdministratorCannotEnrollOrRevoke()
 {
     const ApiResponse enroll = call("POST", QStringLiteral("/api/forwarders"),
-                                    {{QStringLiteral("name"), QStringLiteral("x")},
-                                     {QStringLiteral("usb"), QStringLiteral("1050:0407")}},
-                                    m_userToken);
+        { { QStringLiteral("name"), QStringLiteral("x") },
+            { QStringLiteral("usb"), QStringLiteral("1050:0407") } },
+        m_userToken);
     QCOMPARE(enroll.status, 403);
     QCOMPARE(errorCode(enroll), QStringLiteral("forbidden"));
     QVERIFY(m_forwarders->list()->isEmpty());
 
-    auto enrollment = m_forwarders->enroll(QStringLiteral("bench"), *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")),
-                                           QStringLiteral("user:admin"));
+    auto enrollment = m_forwarders->enroll(QStringLiteral("bench"),
+        *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")), QStringLiteral("user:admin"));
     QVERIFY(enrollment);
-    const ApiResponse revoke = call("POST", QStringLiteral("/api/forwarders/%1/revoke").arg(enrollment->forwarder.id),
-                                    {}, m_userToken);
+    const ApiResponse revoke = call("POST",
+        QStringLiteral("/api/forwarders/%1/revoke").arg(enrollment->forwarder.id), {}, m_userToken);
     QCOMPARE(revoke.status, 403);
     QVERIFY(!m_forwarders->find(enrollment->forwarder.id)->isRevoked());
     // Reading is allowed to any signed-in user.
@@ -241,10 +268,11 @@ void TestAdminApi::nonAdministratorCannotEnrollOrRevoke()
 
 void TestAdminApi::listAndGetShowState()
 {
-    auto first = m_forwarders->enroll(QStringLiteral("one"), *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")),
-                                      QStringLiteral("user:admin"));
-    auto second = m_forwarders->enroll(QStringLiteral("two"), *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1")),
-                                       QStringLiteral("user:admin"));
+    auto first = m_forwarders->enroll(QStringLiteral("one"),
+        *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")), QStringLiteral("user:admin"));
+    auto second = m_forwarders->enroll(QStringLiteral("two"),
+        *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1")),
+        QStringLiteral("user:admin"));
     QVERIFY(first && second);
     QVERIFY(m_forwarders->redeem(second->token));
 
@@ -252,13 +280,21 @@ void TestAdminApi::listAndGetShowState()
     QCOMPARE(list.status, 200);
     const QJsonArray forwarders = list.body.toObject().value(QLatin1String("forwarders")).toArray();
     QCOMPARE(forwarders.size(), 2);
-    QCOMPARE(forwarders.at(0).toObject().value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
-    QCOMPARE(forwarders.at(1).toObject().value(QLatin1String("state")).toString(), QStringLiteral("disconnected"));
+    QCOMPARE(forwarders.at(0).toObject().value(QLatin1String("state")).toString(),
+        QStringLiteral("awaiting enrollment"));
+    QCOMPARE(forwarders.at(1).toObject().value(QLatin1String("state")).toString(),
+        QStringLiteral("disconnected"));
     QCOMPARE(forwarders.at(1).toObject().value(QLatin1String("connected")).toBool(), false);
-    QCOMPARE(forwarders.at(1).toObject().value(QLatin1String("device")).toObject().value(QLatin1String("interface")).toString(),
-             QStringLiteral("eth1"));
+    QCOMPARE(forwarders.at(1)
+                 .toObject()
+                 .value(QLatin1String("device"))
+                 .toObject()
+                 .value(QLatin1String("interface"))
+                 .toString(),
+        QStringLiteral("eth1"));
 
-    const ApiResponse one = call("GET", QStringLiteral("/api/forwarders/%1").arg(first->forwarder.id));
+    const ApiResponse one
+        = call("GET", QStringLiteral("/api/forwarders/%1").arg(first->forwarder.id));
     QCOMPARE(one.status, 200);
     QCOMPARE(one.body.toObject().value(QLatin1String("name")).toString(), QStringLiteral("one"));
     QCOMPARE(call("GET", QStringLiteral("/api/forwarders/424242")).status, 404);
@@ -266,13 +302,15 @@ void TestAdminApi::listAndGetShowState()
 
 void TestAdminApi::revokeAnswers()
 {
-    auto enrollment = m_forwarders->enroll(QStringLiteral("bench"), *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")),
-                                           QStringLiteral("user:admin"));
+    auto enrollment = m_forwarders->enroll(QStringLiteral("bench"),
+        *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")), QStringLiteral("user:admin"));
     QVERIFY(enrollment);
     const QString path = QStringLiteral("/api/forwarders/%1/revoke").arg(enrollment->forwarder.id);
-    const ApiResponse revoked = call("POST", path, {{QStringLiteral("reason"), QStringLiteral("returned")}});
+    const ApiResponse revoked
+        = call("POST", path, { { QStringLiteral("reason"), QStringLiteral("returned") } });
     QCOMPARE(revoked.status, 200);
-    QCOMPARE(revoked.body.toObject().value(QLatin1String("state")).toString(), QStringLiteral("revoked"));
+    QCOMPARE(revoked.body.toObject().value(QLatin1String("state")).toString(),
+        QStringLiteral("revoked"));
     const ApiResponse again = call("POST", path);
     QCOMPARE(again.status, 409);
     QCOMPARE(errorCode(again), QStringLiteral("already_revoked"));
@@ -291,8 +329,8 @@ void TestAdminApi::unknownRoutesAndMethods()
 
 void TestAdminApi::oversizedBodyRefused()
 {
-    ApiRequest request{"POST", QStringLiteral("/api/forwarders"), "Bearer " + m_adminToken.toUtf8(),
-                       QByteArray(AdminApi::kMaxBodySize + 1, ' '), {}};
+    ApiRequest request { "POST", QStringLiteral("/api/forwarders"),
+        "Bearer " + m_adminToken.toUtf8(), QByteArray(AdminApi::kMaxBodySize + 1, ' '), {} };
     const ApiResponse response = m_api->handle(request);
     QCOMPARE(response.status, 413);
     QCOMPARE(errorCode(response), QStringLiteral("body_too_large"));

@@ -43,8 +43,8 @@ private Q_SLOTS:
 private:
     protocol::Hello hello(const QString &credential, const QJsonObject &capabilities) const
     {
-        return protocol::Hello{protocol::kVersion, QStringLiteral("0.1.0"), protocol::PeerRole::Executor, credential,
-                               capabilities};
+        return protocol::Hello { protocol::kVersion, QStringLiteral("0.1.0"),
+            protocol::PeerRole::Executor, credential, capabilities };
     }
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -116,8 +116,8 @@ void TestDaemonDirectory::redeemedExecutorIsWelcomedWithItsCredential()
     auto enrolled = m_executors->enroll(QStringLiteral("second"), QStringLiteral("user:admin"));
     QVERIFY(enrolled);
     ExecutorDirectory directory(*m_executors, QStringLiteral("9.9.9"));
-    auto admitted = directory.redeem(protocol::Redeem{protocol::kVersion, QStringLiteral("0.1.0"),
-                                                      protocol::PeerRole::Executor, enrolled->token, {}});
+    auto admitted = directory.redeem(protocol::Redeem { protocol::kVersion, QStringLiteral("0.1.0"),
+        protocol::PeerRole::Executor, enrolled->token, {} });
     QVERIFY(admitted);
     QVERIFY(admitted->enrolled);
     QVERIFY(admitted->enrolled->credential.startsWith(QStringLiteral("cec_")));
@@ -127,12 +127,13 @@ void TestDaemonDirectory::redeemedExecutorIsWelcomedWithItsCredential()
 void TestDaemonDirectory::forwarderIsWelcomedWithItsDevice()
 {
     ForwarderStore forwarders(*m_db);
-    auto enrolled = forwarders.enroll(QStringLiteral("lab"), *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1")),
-                                      QStringLiteral("user:admin"));
+    auto enrolled = forwarders.enroll(QStringLiteral("lab"),
+        *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1")),
+        QStringLiteral("user:admin"));
     QVERIFY(enrolled);
     ForwarderDirectory directory(forwarders, QStringLiteral("9.9.9"));
-    auto admitted = directory.redeem(protocol::Redeem{protocol::kVersion, QStringLiteral("0.1.0"),
-                                                      protocol::PeerRole::Forwarder, enrolled->token, {}});
+    auto admitted = directory.redeem(protocol::Redeem { protocol::kVersion, QStringLiteral("0.1.0"),
+        protocol::PeerRole::Forwarder, enrolled->token, {} });
     QVERIFY(admitted);
     QVERIFY(admitted->welcome.device);
     QCOMPARE(admitted->welcome.device->interfaceName, QStringLiteral("eth1"));

@@ -33,9 +33,10 @@ void TestDatabase::newFileIsMigratedToLatest()
     QVERIFY2(db, qPrintable(db.ok() ? QString() : db.error().message));
     QCOMPARE((*db)->schemaVersion(), Database::currentSchemaVersion());
     QVERIFY(Database::currentSchemaVersion() >= 1);
-    for (const char *table : {"users", "api_tokens", "forwarders", "enrollment_tokens",
-                              "forwarder_credentials", "audit_log"}) {
-        auto rows = (*db)->query(QStringLiteral("SELECT count(*) FROM %1").arg(QLatin1String(table)));
+    for (const char *table : { "users", "api_tokens", "forwarders", "enrollment_tokens",
+             "forwarder_credentials", "audit_log" }) {
+        auto rows
+            = (*db)->query(QStringLiteral("SELECT count(*) FROM %1").arg(QLatin1String(table)));
         QVERIFY2(rows, table);
     }
 }
@@ -47,8 +48,9 @@ void TestDatabase::reopeningKeepsDataAndVersion()
     {
         auto db = Database::openSqlite(path);
         QVERIFY(db);
-        QVERIFY((*db)->query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 1, ?)"),
-                             {QStringLiteral("alice"), QStringLiteral("2026-01-01T00:00:00.000Z")}));
+        QVERIFY((*db)->query(
+            QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 1, ?)"),
+            { QStringLiteral("alice"), QStringLiteral("2026-01-01T00:00:00.000Z") }));
     }
     auto db = Database::openSqlite(path);
     QVERIFY(db);
@@ -96,7 +98,8 @@ void TestDatabase::missingFolderIsRefused()
     QTemporaryDir dir;
     auto db = Database::openSqlite(dir.filePath(QStringLiteral("absent/hub.db")));
     QVERIFY(!db);
-    QVERIFY2(db.error().message.contains(QStringLiteral("does not exist")), qPrintable(db.error().message));
+    QVERIFY2(db.error().message.contains(QStringLiteral("does not exist")),
+        qPrintable(db.error().message));
 }
 
 void TestDatabase::newerSchemaIsRefused()
@@ -106,7 +109,8 @@ void TestDatabase::newerSchemaIsRefused()
     {
         auto db = Database::openSqlite(path);
         QVERIFY(db);
-        QVERIFY((*db)->query(QStringLiteral("UPDATE meta SET value = '999' WHERE key = 'schema_version'")));
+        QVERIFY((*db)->query(
+            QStringLiteral("UPDATE meta SET value = '999' WHERE key = 'schema_version'")));
     }
     auto db = Database::openSqlite(path);
     QVERIFY(!db);
@@ -123,7 +127,8 @@ void TestDatabase::transactionRollsBackUnlessCommitted()
     {
         Database::Transaction transaction(database);
         QVERIFY(transaction.begin());
-        QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('bob', 0, 'x')")));
+        QVERIFY(database.query(QStringLiteral(
+            "INSERT INTO users (name, hub_admin, created_at) VALUES ('bob', 0, 'x')")));
         // Given no commit, when the transaction ends, then nothing remains.
     }
     auto count = database.query(QStringLiteral("SELECT count(*) FROM users"));
@@ -132,7 +137,8 @@ void TestDatabase::transactionRollsBackUnlessCommitted()
 
     {
         Database::Transaction transaction(database);
-        QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('bob', 0, 'x')")));
+        QVERIFY(database.query(QStringLiteral(
+            "INSERT INTO users (name, hub_admin, created_at) VALUES ('bob', 0, 'x')")));
         QVERIFY(transaction.commit());
         // A second commit is an error, not a silent success.
         QVERIFY(!transaction.commit());
@@ -146,11 +152,13 @@ void TestDatabase::transactionRollsBackUnlessCommitted()
     {
         Database::Transaction outer(database);
         QVERIFY(outer.begin());
-        QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('carol', 0, 'x')")));
+        QVERIFY(database.query(QStringLiteral(
+            "INSERT INTO users (name, hub_admin, created_at) VALUES ('carol', 0, 'x')")));
         {
             Database::Transaction inner(database);
             QVERIFY(inner.begin());
-            QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('dave', 0, 'x')")));
+            QVERIFY(database.query(QStringLiteral(
+                "INSERT INTO users (name, hub_admin, created_at) VALUES ('dave', 0, 'x')")));
         }
         QVERIFY(!outer.commit());
     }
@@ -163,7 +171,8 @@ void TestDatabase::transactionRollsBackUnlessCommitted()
         Database::Transaction outer(database);
         {
             Database::Transaction inner(database);
-            QVERIFY(database.query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('erin', 0, 'x')")));
+            QVERIFY(database.query(QStringLiteral(
+                "INSERT INTO users (name, hub_admin, created_at) VALUES ('erin', 0, 'x')")));
             QVERIFY(inner.commit());
         }
         QVERIFY(outer.commit());
@@ -179,10 +188,12 @@ void TestDatabase::failedStatementNamesItsPurposeNotItsValues()
     auto db = Database::openSqlite(dir.filePath(QStringLiteral("hub.db")));
     QVERIFY(db);
     const QString secretHash = QStringLiteral("deadbeefcafe");
-    QVERIFY((*db)->query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 0, 'x')"),
-                         {secretHash}));
-    auto duplicate = (*db)->query(QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 0, 'x')"),
-                                  {secretHash});
+    QVERIFY((*db)->query(
+        QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 0, 'x')"),
+        { secretHash }));
+    auto duplicate = (*db)->query(
+        QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 0, 'x')"),
+        { secretHash });
     QVERIFY(!duplicate);
     QCOMPARE(duplicate.error().code, QStringLiteral("storage_error"));
     QVERIFY(duplicate.error().message.contains(QStringLiteral("INSERT INTO users")));
@@ -207,7 +218,7 @@ void TestDatabase::unwritableFileIsRefused()
     // Root ignores permission bits; an immutable file is unwritable even for root.
     QProcess lock;
     if (::geteuid() == 0) {
-        lock.start(QStringLiteral("chattr"), {QStringLiteral("+i"), path});
+        lock.start(QStringLiteral("chattr"), { QStringLiteral("+i"), path });
         if (!lock.waitForFinished() || lock.exitCode() != 0)
             QSKIP("running as root on a file system without chattr +i");
     } else {
@@ -215,7 +226,7 @@ void TestDatabase::unwritableFileIsRefused()
     }
     auto db = Database::openSqlite(path);
     if (::geteuid() == 0)
-        QProcess::execute(QStringLiteral("chattr"), {QStringLiteral("-i"), path});
+        QProcess::execute(QStringLiteral("chattr"), { QStringLiteral("-i"), path });
     QVERIFY(!db);
     QCOMPARE(db.error().code, QStringLiteral("storage_error"));
     QVERIFY2(db.error().message.contains(path), qPrintable(db.error().message));

@@ -26,7 +26,8 @@ void TestDevCertificate::generatesAUsableIdentity()
     const QString cert = dir.filePath(QStringLiteral("tls/cert.pem"));
     const QString key = dir.filePath(QStringLiteral("tls/key.pem"));
     DevCertificateRequest request;
-    request.hostNames = {QStringLiteral("hub.lab.test"), QStringLiteral("127.0.0.1"), QStringLiteral("::1")};
+    request.hostNames
+        = { QStringLiteral("hub.lab.test"), QStringLiteral("127.0.0.1"), QStringLiteral("::1") };
     QVERIFY(generateDevCertificate(request, cert, key));
 
     QCOMPARE(util::fileMode(key), 0600);
@@ -52,11 +53,15 @@ void TestDevCertificate::eachGenerationIsANewKey()
 {
     QTemporaryDir dir;
     DevCertificateRequest request;
-    request.hostNames = {QStringLiteral("localhost")};
-    QVERIFY(generateDevCertificate(request, dir.filePath(QStringLiteral("a.pem")), dir.filePath(QStringLiteral("a.key"))));
-    QVERIFY(generateDevCertificate(request, dir.filePath(QStringLiteral("b.pem")), dir.filePath(QStringLiteral("b.key"))));
-    auto a = TlsIdentity::load(dir.filePath(QStringLiteral("a.pem")), dir.filePath(QStringLiteral("a.key")));
-    auto b = TlsIdentity::load(dir.filePath(QStringLiteral("b.pem")), dir.filePath(QStringLiteral("b.key")));
+    request.hostNames = { QStringLiteral("localhost") };
+    QVERIFY(generateDevCertificate(
+        request, dir.filePath(QStringLiteral("a.pem")), dir.filePath(QStringLiteral("a.key"))));
+    QVERIFY(generateDevCertificate(
+        request, dir.filePath(QStringLiteral("b.pem")), dir.filePath(QStringLiteral("b.key"))));
+    auto a = TlsIdentity::load(
+        dir.filePath(QStringLiteral("a.pem")), dir.filePath(QStringLiteral("a.key")));
+    auto b = TlsIdentity::load(
+        dir.filePath(QStringLiteral("b.pem")), dir.filePath(QStringLiteral("b.key")));
     QVERIFY(a && b);
     QVERIFY(a->pin != b->pin);
     QVERIFY(a->chain.first().serialNumber() != b->chain.first().serialNumber());
@@ -65,7 +70,8 @@ void TestDevCertificate::eachGenerationIsANewKey()
 void TestDevCertificate::missingOrBrokenFilesAreClearErrors()
 {
     QTemporaryDir dir;
-    auto missing = TlsIdentity::load(dir.filePath(QStringLiteral("none.pem")), dir.filePath(QStringLiteral("none.key")));
+    auto missing = TlsIdentity::load(
+        dir.filePath(QStringLiteral("none.pem")), dir.filePath(QStringLiteral("none.key")));
     QVERIFY(!missing);
     QVERIFY(missing.error().message.contains(QStringLiteral("tls-init")));
 
@@ -78,7 +84,7 @@ void TestDevCertificate::missingOrBrokenFilesAreClearErrors()
     QVERIFY(unreadable.error().message.contains(broken.fileName()));
 
     DevCertificateRequest request;
-    request.hostNames = {QStringLiteral("localhost")};
+    request.hostNames = { QStringLiteral("localhost") };
     const QString cert = dir.filePath(QStringLiteral("c.pem"));
     QVERIFY(generateDevCertificate(request, cert, dir.filePath(QStringLiteral("c.key"))));
     auto wrongKey = TlsIdentity::load(cert, cert);
@@ -86,16 +92,19 @@ void TestDevCertificate::missingOrBrokenFilesAreClearErrors()
     QVERIFY(wrongKey.error().message.contains(QStringLiteral("private key")));
 
     // A key from another pair is refused at load, not at the first handshake.
-    QVERIFY(generateDevCertificate(request, dir.filePath(QStringLiteral("d.pem")), dir.filePath(QStringLiteral("d.key"))));
+    QVERIFY(generateDevCertificate(
+        request, dir.filePath(QStringLiteral("d.pem")), dir.filePath(QStringLiteral("d.key"))));
     auto mismatched = TlsIdentity::load(cert, dir.filePath(QStringLiteral("d.key")));
     QVERIFY(!mismatched);
-    QVERIFY2(mismatched.error().message.contains(QStringLiteral("does not belong")), qPrintable(mismatched.error().message));
+    QVERIFY2(mismatched.error().message.contains(QStringLiteral("does not belong")),
+        qPrintable(mismatched.error().message));
 }
 
 void TestDevCertificate::refusesNoHostNames()
 {
     QTemporaryDir dir;
-    const Status generated = generateDevCertificate({}, dir.filePath(QStringLiteral("c.pem")), dir.filePath(QStringLiteral("c.key")));
+    const Status generated = generateDevCertificate(
+        {}, dir.filePath(QStringLiteral("c.pem")), dir.filePath(QStringLiteral("c.key")));
     QVERIFY(!generated);
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("c.pem"))));
 }

@@ -27,15 +27,20 @@ AgentCapabilities containerAgent()
     capabilities.engine.name = QStringLiteral("podman");
     capabilities.engine.version = QStringLiteral("4.3.1");
     capabilities.engine.defaultRuntime = QStringLiteral("runc");
-    capabilities.engine.runtimes = {{QStringLiteral("runc"), QStringLiteral("/usr/bin/runc"), AgentCapabilities::RuntimeKind::Runc},
-                                    {QStringLiteral("runsc"), QStringLiteral("/usr/bin/runsc"), AgentCapabilities::RuntimeKind::Gvisor},
-                                    {QStringLiteral("kata"), QStringLiteral("/usr/bin/kata-runtime"), AgentCapabilities::RuntimeKind::Kata}};
-    capabilities.l2Attach = {true, QString()};
-    capabilities.usbAttach = {false, QStringLiteral("vhci_hcd missing: no USB support in this kernel")};
+    capabilities.engine.runtimes = { { QStringLiteral("runc"), QStringLiteral("/usr/bin/runc"),
+                                         AgentCapabilities::RuntimeKind::Runc },
+        { QStringLiteral("runsc"), QStringLiteral("/usr/bin/runsc"),
+            AgentCapabilities::RuntimeKind::Gvisor },
+        { QStringLiteral("kata"), QStringLiteral("/usr/bin/kata-runtime"),
+            AgentCapabilities::RuntimeKind::Kata } };
+    capabilities.l2Attach = { true, QString() };
+    capabilities.usbAttach
+        = { false, QStringLiteral("vhci_hcd missing: no USB support in this kernel") };
     return capabilities;
 }
 
-ExecutorRecord executorWith(const AgentCapabilities &capabilities, int protocol = protocol::kVersion)
+ExecutorRecord executorWith(
+    const AgentCapabilities &capabilities, int protocol = protocol::kVersion)
 {
     ExecutorRecord executor;
     executor.id = 4;
@@ -67,12 +72,12 @@ ForwarderRecord usbForwarder(qint64 id, const QString &name)
 AgentCapabilities usbCapableAgent()
 {
     AgentCapabilities capabilities = containerAgent();
-    capabilities.usbAttach = {true, QString()};
+    capabilities.usbAttach = { true, QString() };
     return capabilities;
 }
 
 BindingRecord bindingOf(qint64 id, const ForwarderRecord &forwarder, const QString &target = {},
-                        const QString &virtualExecutor = {})
+    const QString &virtualExecutor = {})
 {
     BindingRecord binding;
     binding.id = id;
@@ -115,7 +120,7 @@ private:
 void TestDevicePlan::init()
 {
     m_lab = segmentForwarder(7, QStringLiteral("lab"));
-    m_input = DevicePlanInput{};
+    m_input = DevicePlanInput {};
     m_input.run.id = 12;
     m_input.run.projectId = 1;
     m_input.run.projectPath = QStringLiteral("/srv/projects/lab");
@@ -138,7 +143,7 @@ void TestDevicePlan::aBoundSegmentBecomesADeviceOfTheRun()
 {
     BindingRecord binding = bindingOf(3, m_lab);
     binding.terms.targetAddress = QStringLiteral("192.0.2.10/24");
-    m_input.bindings = {binding};
+    m_input.bindings = { binding };
     auto plan = planDevices(m_input);
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QCOMPARE(plan->size(), 1);
@@ -151,13 +156,13 @@ void TestDevicePlan::aBoundSegmentBecomesADeviceOfTheRun()
     // Another project's binding is not this run's.
     BindingRecord elsewhere = bindingOf(4, m_lab);
     elsewhere.projectId = 2;
-    m_input.bindings = {elsewhere};
+    m_input.bindings = { elsewhere };
     QVERIFY(planDevices(m_input)->isEmpty());
 }
 
 void TestDevicePlan::aNarrowedBindingAppliesOnlyToItsVirtualExecutor()
 {
-    m_input.bindings = {bindingOf(3, m_lab, QString(), QStringLiteral("lab-runner"))};
+    m_input.bindings = { bindingOf(3, m_lab, QString(), QStringLiteral("lab-runner")) };
     QVERIFY(planDevices(m_input)->isEmpty());
     m_input.run.virtualExecutor = QStringLiteral("other");
     QVERIFY(planDevices(m_input)->isEmpty());
@@ -167,13 +172,15 @@ void TestDevicePlan::aNarrowedBindingAppliesOnlyToItsVirtualExecutor()
 
 void TestDevicePlan::anAbsentForwarderRefusesTheRunNamingIt()
 {
-    m_input.bindings = {bindingOf(3, m_lab)};
+    m_input.bindings = { bindingOf(3, m_lab) };
     m_input.forwarderConnected = [](qint64) { return false; };
     auto plan = planDevices(m_input);
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, QStringLiteral("forwarder_offline"));
-    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 7 (lab")), qPrintable(plan.error().message));
-    QVERIFY2(plan.error().message.contains(QLatin1String("cloop forward unbind 3")), qPrintable(plan.error().message));
+    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 7 (lab")),
+        qPrintable(plan.error().message));
+    QVERIFY2(plan.error().message.contains(QLatin1String("cloop forward unbind 3")),
+        qPrintable(plan.error().message));
     // Whatever the executor: a host-process run hears about the forwarder first.
     m_input.run.hostProcess = true;
     QCOMPARE(planDevices(m_input).error().code, QStringLiteral("forwarder_offline"));
@@ -183,22 +190,29 @@ void TestDevicePlan::executorsThatCannotTakeTheDeviceAreRefused_data()
 {
     QTest::addColumn<QString>("setup");
     QTest::addColumn<QString>("mentions");
-    QTest::newRow("host-process run") << QStringLiteral("host-process") << QStringLiteral("host-process run");
-    QTest::newRow("agent in host mode") << QStringLiteral("host-mode") << QStringLiteral("host mode");
-    QTest::newRow("gVisor by virtual executor") << QStringLiteral("runsc") << QStringLiteral("runsc (gvisor)");
-    QTest::newRow("Kata by virtual executor") << QStringLiteral("kata") << QStringLiteral("kata (kata)");
-    QTest::newRow("gVisor as the engine's default") << QStringLiteral("default-runsc") << QStringLiteral("runsc");
-    QTest::newRow("an agent before protocol 22") << QStringLiteral("old") << QStringLiteral("upgrade cloop");
-    QTest::newRow("an agent that cannot attach a segment") << QStringLiteral("no-l2")
-                                                           << QStringLiteral("nsenter is missing");
-    QTest::newRow("unreadable capabilities") << QStringLiteral("garbage") << QStringLiteral("unreadable");
+    QTest::newRow("host-process run")
+        << QStringLiteral("host-process") << QStringLiteral("host-process run");
+    QTest::newRow("agent in host mode")
+        << QStringLiteral("host-mode") << QStringLiteral("host mode");
+    QTest::newRow("gVisor by virtual executor")
+        << QStringLiteral("runsc") << QStringLiteral("runsc (gvisor)");
+    QTest::newRow("Kata by virtual executor")
+        << QStringLiteral("kata") << QStringLiteral("kata (kata)");
+    QTest::newRow("gVisor as the engine's default")
+        << QStringLiteral("default-runsc") << QStringLiteral("runsc");
+    QTest::newRow("an agent before protocol 22")
+        << QStringLiteral("old") << QStringLiteral("upgrade cloop");
+    QTest::newRow("an agent that cannot attach a segment")
+        << QStringLiteral("no-l2") << QStringLiteral("nsenter is missing");
+    QTest::newRow("unreadable capabilities")
+        << QStringLiteral("garbage") << QStringLiteral("unreadable");
 }
 
 void TestDevicePlan::executorsThatCannotTakeTheDeviceAreRefused()
 {
     QFETCH(QString, setup);
     QFETCH(QString, mentions);
-    m_input.bindings = {bindingOf(3, m_lab)};
+    m_input.bindings = { bindingOf(3, m_lab) };
     AgentCapabilities capabilities = containerAgent();
     int protocol = protocol::kVersion;
     if (setup == QLatin1String("host-process"))
@@ -212,29 +226,34 @@ void TestDevicePlan::executorsThatCannotTakeTheDeviceAreRefused()
     else if (setup == QLatin1String("old"))
         protocol = protocol::kMinimumForDevices - 1;
     else if (setup == QLatin1String("no-l2"))
-        capabilities.l2Attach = {false, QStringLiteral("nsenter is missing (install util-linux)")};
+        capabilities.l2Attach
+            = { false, QStringLiteral("nsenter is missing (install util-linux)") };
     m_input.executor = executorWith(capabilities, protocol);
     if (setup == QLatin1String("garbage"))
-        m_input.executor.capabilities = QJsonObject{{QStringLiteral("cpus"), QStringLiteral("many")}};
+        m_input.executor.capabilities
+            = QJsonObject { { QStringLiteral("cpus"), QStringLiteral("many") } };
     auto plan = planDevices(m_input);
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, QStringLiteral("executor_cannot_attach"));
     QVERIFY2(plan.error().message.contains(mentions), qPrintable(plan.error().message));
     // Every refusal names the executor and the forwarder.
-    QVERIFY2(plan.error().message.contains(QLatin1String("executor 4 (bench)")), qPrintable(plan.error().message));
-    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 7 (lab)")), qPrintable(plan.error().message));
+    QVERIFY2(plan.error().message.contains(QLatin1String("executor 4 (bench)")),
+        qPrintable(plan.error().message));
+    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 7 (lab)")),
+        qPrintable(plan.error().message));
 }
 
 void TestDevicePlan::twoSegmentsCannotShareAName()
 {
     const ForwarderRecord second = segmentForwarder(8, QStringLiteral("lab2"));
     m_input.forwarders.insert(second.id, second);
-    m_input.bindings = {bindingOf(3, m_lab), bindingOf(5, second)};
+    m_input.bindings = { bindingOf(3, m_lab), bindingOf(5, second) };
     auto clash = planDevices(m_input);
     QVERIFY(!clash);
     QCOMPARE(clash.error().code, QStringLiteral("device_clash"));
-    QVERIFY2(clash.error().message.contains(QLatin1String("fwd0")), qPrintable(clash.error().message));
-    m_input.bindings = {bindingOf(3, m_lab), bindingOf(5, second, QStringLiteral("fwd1"))};
+    QVERIFY2(
+        clash.error().message.contains(QLatin1String("fwd0")), qPrintable(clash.error().message));
+    m_input.bindings = { bindingOf(3, m_lab), bindingOf(5, second, QStringLiteral("fwd1")) };
     auto both = planDevices(m_input);
     QVERIFY(both);
     QCOMPARE(both->size(), 2);
@@ -243,12 +262,13 @@ void TestDevicePlan::twoSegmentsCannotShareAName()
 
 void TestDevicePlan::theSandboxGetsTheSegmentsMtu()
 {
-    m_input.bindings = {bindingOf(3, m_lab)};
+    m_input.bindings = { bindingOf(3, m_lab) };
     // A forwarder that never said: Ethernet's 1500.
     QCOMPARE(planDevices(m_input)->first().device.mtu, 1500);
     m_input.segmentMtu = [](qint64) { return std::optional<int>(); };
     QCOMPARE(planDevices(m_input)->first().device.mtu, 1500);
-    m_input.segmentMtu = [](qint64 id) { return id == 7 ? std::optional<int>(9000) : std::nullopt; };
+    m_input.segmentMtu
+        = [](qint64 id) { return id == 7 ? std::optional<int>(9000) : std::nullopt; };
     QCOMPARE(planDevices(m_input)->first().device.mtu, 9000);
 }
 
@@ -257,9 +277,11 @@ void TestDevicePlan::aBoundUsbDeviceIsImportedByItsBusId()
     const ForwarderRecord key = usbForwarder(9, QStringLiteral("hsm"));
     m_input.forwarders.insert(key.id, key);
     m_input.executor = executorWith(usbCapableAgent());
-    m_input.usbBusId = [](qint64 id) { return id == 9 ? std::optional<QString>(QStringLiteral("1-1.4")) : std::nullopt; };
+    m_input.usbBusId = [](qint64 id) {
+        return id == 9 ? std::optional<QString>(QStringLiteral("1-1.4")) : std::nullopt;
+    };
     // A segment beside it keeps its fwd0: USB devices have no interface name to clash.
-    m_input.bindings = {bindingOf(3, m_lab), bindingOf(6, key)};
+    m_input.bindings = { bindingOf(3, m_lab), bindingOf(6, key) };
     auto plan = planDevices(m_input);
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QCOMPARE(plan->size(), 2);
@@ -276,18 +298,20 @@ void TestDevicePlan::anUnpluggedOrUnreportedUsbDeviceRefusesTheRun()
     const ForwarderRecord key = usbForwarder(9, QStringLiteral("hsm"));
     m_input.forwarders.insert(key.id, key);
     m_input.executor = executorWith(usbCapableAgent());
-    m_input.bindings = {bindingOf(6, key)};
+    m_input.bindings = { bindingOf(6, key) };
     // Never said where its device is: an old forwarder.
     auto plan = planDevices(m_input);
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, QStringLiteral("forwarder_outdated"));
-    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 9 (hsm)")), qPrintable(plan.error().message));
+    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 9 (hsm)")),
+        qPrintable(plan.error().message));
     // Said it is unplugged: refused on every executor, saying so.
     m_input.usbBusId = [](qint64) { return std::optional<QString>(QString()); };
     plan = planDevices(m_input);
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, QStringLiteral("device_unplugged"));
-    QVERIFY2(plan.error().message.contains(QLatin1String("usb 1050:0407 is unplugged")), qPrintable(plan.error().message));
+    QVERIFY2(plan.error().message.contains(QLatin1String("usb 1050:0407 is unplugged")),
+        qPrintable(plan.error().message));
     m_input.run.hostProcess = true;
     QCOMPARE(planDevices(m_input).error().code, QStringLiteral("device_unplugged"));
 }
@@ -296,20 +320,22 @@ void TestDevicePlan::executorsThatCannotTakeAUsbDeviceAreRefused()
 {
     const ForwarderRecord key = usbForwarder(9, QStringLiteral("hsm"));
     m_input.forwarders.insert(key.id, key);
-    m_input.bindings = {bindingOf(6, key)};
+    m_input.bindings = { bindingOf(6, key) };
     m_input.usbBusId = [](qint64) { return std::optional<QString>(QStringLiteral("1-1")); };
     // The agent said it has no vhci_hcd.
     auto plan = planDevices(m_input);
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, QStringLiteral("executor_cannot_attach"));
-    QVERIFY2(plan.error().message.contains(QLatin1String("vhci_hcd missing")), qPrintable(plan.error().message));
+    QVERIFY2(plan.error().message.contains(QLatin1String("vhci_hcd missing")),
+        qPrintable(plan.error().message));
     // An agent from before USB devices.
     m_input.executor = executorWith(usbCapableAgent(), protocol::kMinimumForUsb - 1);
     plan = planDevices(m_input);
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, QStringLiteral("executor_cannot_attach"));
-    QVERIFY2(plan.error().message.contains(QStringLiteral("USB devices need %1").arg(protocol::kMinimumForUsb)),
-             qPrintable(plan.error().message));
+    QVERIFY2(plan.error().message.contains(
+                 QStringLiteral("USB devices need %1").arg(protocol::kMinimumForUsb)),
+        qPrintable(plan.error().message));
     m_input.executor = executorWith(usbCapableAgent());
     QVERIFY(planDevices(m_input));
 }
@@ -320,14 +346,15 @@ void TestDevicePlan::aUsbDeviceServesOneRunAtATime()
     m_input.forwarders.insert(key.id, key);
     m_input.executor = executorWith(usbCapableAgent());
     m_input.usbBusId = [](qint64) { return std::optional<QString>(QStringLiteral("1-1")); };
-    m_input.bindings = {bindingOf(3, m_lab), bindingOf(6, key)};
+    m_input.bindings = { bindingOf(3, m_lab), bindingOf(6, key) };
     // Another run holds both devices: the segment is shared, the USB device waits.
     m_input.deviceInUse = [](qint64) { return true; };
     auto plan = planDevices(m_input);
     QVERIFY(!plan);
     QCOMPARE(plan.error().code, QStringLiteral("device_busy"));
-    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 9 (hsm)")), qPrintable(plan.error().message));
-    m_input.bindings = {bindingOf(3, m_lab)};
+    QVERIFY2(plan.error().message.contains(QLatin1String("forwarder 9 (hsm)")),
+        qPrintable(plan.error().message));
+    m_input.bindings = { bindingOf(3, m_lab) };
     QVERIFY(planDevices(m_input));
 }
 

@@ -65,13 +65,15 @@ void TestForwarderStore::cleanup()
 
 void TestForwarderStore::enrollStoresOnlyHashes()
 {
-    auto enrollment = m_store->enroll(QStringLiteral("bench-hsm"), usbDevice(), QStringLiteral("user:admin"));
+    auto enrollment
+        = m_store->enroll(QStringLiteral("bench-hsm"), usbDevice(), QStringLiteral("user:admin"));
     QVERIFY2(enrollment, qPrintable(enrollment.ok() ? QString() : enrollment.error().message));
     QCOMPARE(secrets::kindOf(enrollment->token), secrets::SecretKind::ForwarderEnrollmentToken);
     QCOMPARE(enrollment->forwarder.name, QStringLiteral("bench-hsm"));
     QCOMPARE(enrollment->forwarder.device, usbDevice());
     QVERIFY(!enrollment->forwarder.enrolledAt.isValid());
-    const qint64 hoursLeft = QDateTime::currentDateTimeUtc().secsTo(enrollment->tokenExpiresAt) / 3600;
+    const qint64 hoursLeft
+        = QDateTime::currentDateTimeUtc().secsTo(enrollment->tokenExpiresAt) / 3600;
     QVERIFY(hoursLeft >= 23 && hoursLeft <= 24);
 
     auto rows = m_db->query(QStringLiteral("SELECT token_hash FROM enrollment_tokens"));
@@ -80,7 +82,8 @@ void TestForwarderStore::enrollStoresOnlyHashes()
 
     auto redeemed = m_store->redeem(enrollment->token);
     QVERIFY(redeemed);
-    auto credentials = m_db->query(QStringLiteral("SELECT credential_hash FROM forwarder_credentials"));
+    auto credentials
+        = m_db->query(QStringLiteral("SELECT credential_hash FROM forwarder_credentials"));
     QVERIFY(credentials && credentials->next());
     QCOMPARE(credentials->value(0).toString(), secrets::sha256Hex(redeemed->credential));
 }
@@ -93,9 +96,11 @@ void TestForwarderStore::enrollRefusesBadInput_data()
     QTest::newRow("empty name") << QString() << 3600 << QStringLiteral("invalid_name");
     QTest::newRow("uppercase") << QStringLiteral("Bench") << 3600 << QStringLiteral("invalid_name");
     QTest::newRow("slash") << QStringLiteral("a/b") << 3600 << QStringLiteral("invalid_name");
-    QTest::newRow("too long") << QString(64, QLatin1Char('a')) << 3600 << QStringLiteral("invalid_name");
+    QTest::newRow("too long") << QString(64, QLatin1Char('a')) << 3600
+                              << QStringLiteral("invalid_name");
     QTest::newRow("zero ttl") << QStringLiteral("ok") << 0 << QStringLiteral("invalid_ttl");
-    QTest::newRow("ttl over 7d") << QStringLiteral("ok") << 8 * 86400 << QStringLiteral("invalid_ttl");
+    QTest::newRow("ttl over 7d") << QStringLiteral("ok") << 8 * 86400
+                                 << QStringLiteral("invalid_ttl");
 }
 
 void TestForwarderStore::enrollRefusesBadInput()
@@ -103,20 +108,23 @@ void TestForwarderStore::enrollRefusesBadInput()
     QFETCH(QString, name);
     QFETCH(int, ttlSeconds);
     QFETCH(QString, code);
-    auto enrollment = m_store->enroll(name, usbDevice(), QStringLiteral("user:admin"), std::chrono::seconds(ttlSeconds));
+    auto enrollment = m_store->enroll(
+        name, usbDevice(), QStringLiteral("user:admin"), std::chrono::seconds(ttlSeconds));
     QVERIFY(!enrollment);
     QCOMPARE(enrollment.error().code, code);
     // Nothing half-written stays behind.
-    auto count = m_db->query(QStringLiteral("SELECT (SELECT count(*) FROM forwarders) + (SELECT count(*) FROM "
-                                            "enrollment_tokens) + (SELECT count(*) FROM audit_log)"));
+    auto count = m_db->query(
+        QStringLiteral("SELECT (SELECT count(*) FROM forwarders) + (SELECT count(*) FROM "
+                       "enrollment_tokens) + (SELECT count(*) FROM audit_log)"));
     QVERIFY(count && count->next());
     QCOMPARE(count->value(0).toInt(), 0);
 }
 
 void TestForwarderStore::nameIsUniqueAmongActiveForwarders()
 {
-    auto first = m_store->enroll(QStringLiteral("lab"), *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1")),
-                                 QStringLiteral("user:admin"));
+    auto first = m_store->enroll(QStringLiteral("lab"),
+        *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1")),
+        QStringLiteral("user:admin"));
     QVERIFY(first);
     auto clash = m_store->enroll(QStringLiteral("lab"), usbDevice(), QStringLiteral("user:admin"));
     QVERIFY(!clash);
@@ -132,7 +140,8 @@ void TestForwarderStore::nameIsUniqueAmongActiveForwarders()
 
 void TestForwarderStore::redeemOnceThenAuthenticate()
 {
-    auto enrollment = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
+    auto enrollment
+        = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
     QVERIFY(enrollment);
     auto redeemed = m_store->redeem(enrollment->token);
     QVERIFY2(redeemed, qPrintable(redeemed.ok() ? QString() : redeemed.error().message));
@@ -148,7 +157,8 @@ void TestForwarderStore::redeemOnceThenAuthenticate()
 
 void TestForwarderStore::reusedTokenIsRefused()
 {
-    auto enrollment = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
+    auto enrollment
+        = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
     QVERIFY(enrollment);
     QVERIFY(m_store->redeem(enrollment->token));
     auto second = m_store->redeem(enrollment->token);
@@ -162,11 +172,12 @@ void TestForwarderStore::reusedTokenIsRefused()
 
 void TestForwarderStore::expiredTokenIsRefused()
 {
-    auto enrollment = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
+    auto enrollment
+        = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
     QVERIFY(enrollment);
     // Given a token whose lifetime ended a second ago.
     QVERIFY(m_db->query(QStringLiteral("UPDATE enrollment_tokens SET expires_at = ?"),
-                        {toDbTime(QDateTime::currentDateTimeUtc().addSecs(-1))}));
+        { toDbTime(QDateTime::currentDateTimeUtc().addSecs(-1)) }));
     auto redeemed = m_store->redeem(enrollment->token);
     QVERIFY(!redeemed);
     QCOMPARE(redeemed.error().code, QStringLiteral("token_expired"));
@@ -178,7 +189,8 @@ void TestForwarderStore::expiredTokenIsRefused()
 
 void TestForwarderStore::wrongSecretTypesAreRefused()
 {
-    auto enrollment = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
+    auto enrollment
+        = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
     QVERIFY(enrollment);
     // A token is not a credential, and a credential is not a token.
     auto asCredential = m_store->authenticate(enrollment->token);
@@ -190,7 +202,8 @@ void TestForwarderStore::wrongSecretTypesAreRefused()
     QVERIFY(!asToken);
     QCOMPARE(asToken.error().code, QStringLiteral("wrong_credential_type"));
     // Other roles' secrets, with a correct-looking shape, are refused by type.
-    for (const auto kind : {secrets::SecretKind::AgentCredential, secrets::SecretKind::ApiToken}) {
+    for (const auto kind :
+        { secrets::SecretKind::AgentCredential, secrets::SecretKind::ApiToken }) {
         auto other = m_store->authenticate(secrets::generate(kind));
         QVERIFY(!other);
         QCOMPARE(other.error().code, QStringLiteral("wrong_credential_type"));
@@ -199,7 +212,8 @@ void TestForwarderStore::wrongSecretTypesAreRefused()
 
 void TestForwarderStore::unknownSecretsAreRefused()
 {
-    auto credential = m_store->authenticate(secrets::generate(secrets::SecretKind::ForwarderCredential));
+    auto credential
+        = m_store->authenticate(secrets::generate(secrets::SecretKind::ForwarderCredential));
     QVERIFY(!credential);
     QCOMPARE(credential.error().code, QStringLiteral("unknown_credential"));
     QVERIFY(credential.error().permanent);
@@ -210,13 +224,16 @@ void TestForwarderStore::unknownSecretsAreRefused()
 
 void TestForwarderStore::revokeEndsCredentialAndPendingToken()
 {
-    auto enrolled = m_store->enroll(QStringLiteral("one"), usbDevice(), QStringLiteral("user:admin"));
-    auto pending = m_store->enroll(QStringLiteral("two"), usbDevice(), QStringLiteral("user:admin"));
+    auto enrolled
+        = m_store->enroll(QStringLiteral("one"), usbDevice(), QStringLiteral("user:admin"));
+    auto pending
+        = m_store->enroll(QStringLiteral("two"), usbDevice(), QStringLiteral("user:admin"));
     QVERIFY(enrolled && pending);
     auto redeemed = m_store->redeem(enrolled->token);
     QVERIFY(redeemed);
 
-    auto revoked = m_store->revoke(enrolled->forwarder.id, QStringLiteral("user:admin"), QStringLiteral("returned"));
+    auto revoked = m_store->revoke(
+        enrolled->forwarder.id, QStringLiteral("user:admin"), QStringLiteral("returned"));
     QVERIFY(revoked);
     QVERIFY(revoked->isRevoked());
     QCOMPARE(revoked->revokedBy, QStringLiteral("user:admin"));
@@ -234,7 +251,8 @@ void TestForwarderStore::revokeEndsCredentialAndPendingToken()
 
 void TestForwarderStore::revokingTwiceIsAnError()
 {
-    auto enrollment = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
+    auto enrollment
+        = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
     QVERIFY(enrollment);
     QVERIFY(m_store->revoke(enrollment->forwarder.id, QStringLiteral("user:admin"), QString()));
     auto again = m_store->revoke(enrollment->forwarder.id, QStringLiteral("user:admin"), QString());
@@ -247,16 +265,17 @@ void TestForwarderStore::revokingTwiceIsAnError()
 
 void TestForwarderStore::concurrentRedemptionsHaveOneWinner()
 {
-    auto enrollment = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
+    auto enrollment
+        = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
     QVERIFY(enrollment);
     const QString path = m_dir->filePath(QStringLiteral("hub.db"));
     const QString token = enrollment->token;
 
     // Two hub members (two connections, two threads) race on one token.
     constexpr int kRacers = 4;
-    std::atomic<int> ready{0};
-    std::atomic<int> winners{0};
-    std::atomic<int> usedRefusals{0};
+    std::atomic<int> ready { 0 };
+    std::atomic<int> winners { 0 };
+    std::atomic<int> usedRefusals { 0 };
     std::vector<std::thread> racers;
     for (int i = 0; i < kRacers; ++i) {
         racers.emplace_back([&] {
@@ -286,10 +305,12 @@ void TestForwarderStore::concurrentRedemptionsHaveOneWinner()
 
 void TestForwarderStore::everyChangeIsAudited()
 {
-    auto enrollment = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:alice"));
+    auto enrollment
+        = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:alice"));
     QVERIFY(enrollment);
     QVERIFY(m_store->redeem(enrollment->token));
-    QVERIFY(m_store->revoke(enrollment->forwarder.id, QStringLiteral("user:bob"), QStringLiteral("returned")));
+    QVERIFY(m_store->revoke(
+        enrollment->forwarder.id, QStringLiteral("user:bob"), QStringLiteral("returned")));
 
     auto entries = AuditLog(*m_db).entries();
     QVERIFY(entries);
@@ -298,11 +319,13 @@ void TestForwarderStore::everyChangeIsAudited()
     QCOMPARE(entries->at(0).action, QStringLiteral("forwarder.enroll"));
     QCOMPARE(entries->at(0).actor, QStringLiteral("user:alice"));
     QCOMPARE(entries->at(0).subject, subject);
-    QCOMPARE(entries->at(0).details.value(QLatin1String("name")).toString(), QStringLiteral("bench"));
+    QCOMPARE(
+        entries->at(0).details.value(QLatin1String("name")).toString(), QStringLiteral("bench"));
     QCOMPARE(entries->at(1).action, QStringLiteral("forwarder.redeem"));
     QCOMPARE(entries->at(2).action, QStringLiteral("forwarder.revoke"));
     QCOMPARE(entries->at(2).actor, QStringLiteral("user:bob"));
-    QCOMPARE(entries->at(2).details.value(QLatin1String("reason")).toString(), QStringLiteral("returned"));
+    QCOMPARE(entries->at(2).details.value(QLatin1String("reason")).toString(),
+        QStringLiteral("returned"));
     for (const AuditEntry &entry : std::as_const(*entries)) {
         QVERIFY(entry.at.isValid());
         // The audit log never holds a secret.

@@ -76,7 +76,8 @@ identity::DaemonCredential TestOwnExecutor::enrollAndSave(const QUrl &url, const
     auto bundleText = prepare(url, pin);
     if (!bundleText || bundleText->isEmpty())
         return saved;
-    auto bundle = identity::EnrollmentBundle::decode(*bundleText, identity::EnrollmentBundle::Kind::Executor);
+    auto bundle = identity::EnrollmentBundle::decode(
+        *bundleText, identity::EnrollmentBundle::Kind::Executor);
     if (!bundle)
         return saved;
     auto redeemed = m_harness->core().executorStore().redeem(bundle->token);
@@ -110,7 +111,8 @@ void TestOwnExecutor::firstStartEnrollsTheExecutorNamedHub()
 {
     auto bundleText = prepare();
     QVERIFY2(bundleText, qPrintable(failure(bundleText)));
-    auto bundle = identity::EnrollmentBundle::decode(*bundleText, identity::EnrollmentBundle::Kind::Executor);
+    auto bundle = identity::EnrollmentBundle::decode(
+        *bundleText, identity::EnrollmentBundle::Kind::Executor);
     QVERIFY2(bundle, qPrintable(failure(bundle)));
     QCOMPARE(bundle->hub, kHubUrl);
     QCOMPARE(bundle->pins, kPin);
@@ -121,8 +123,8 @@ void TestOwnExecutor::firstStartEnrollsTheExecutorNamedHub()
     QCOMPARE(records.first().createdBy, QStringLiteral("hub"));
     QVERIFY(!records.first().isRevoked());
     const QStringList audit = m_harness->rows(
-            2, QStringLiteral("SELECT actor, action FROM audit_log WHERE action = 'executor.enroll'"));
-    QCOMPARE(audit, QStringList{QStringLiteral("hub|executor.enroll")});
+        2, QStringLiteral("SELECT actor, action FROM audit_log WHERE action = 'executor.enroll'"));
+    QCOMPARE(audit, QStringList { QStringLiteral("hub|executor.enroll") });
     // Nothing is saved before the agent redeems the token.
     QVERIFY(!QFile::exists(credentialPath()));
 }
@@ -157,15 +159,16 @@ void TestOwnExecutor::aRevocationStands()
 {
     const identity::DaemonCredential saved = enrollAndSave(kHubUrl, kPin);
     QVERIFY(!saved.credential.isEmpty());
-    auto revoked = m_harness->core().executorStore().revoke(saved.id, QStringLiteral("user:admin"),
-                                                            QStringLiteral("no workloads on the hub"));
+    auto revoked = m_harness->core().executorStore().revoke(
+        saved.id, QStringLiteral("user:admin"), QStringLiteral("no workloads on the hub"));
     QVERIFY2(revoked, qPrintable(failure(revoked)));
     const QStringList before = m_harness->fingerprint();
 
     auto refused = prepare();
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, QStringLiteral("own_executor_revoked"));
-    QVERIFY2(refused.error().message.contains(credentialPath()), qPrintable(refused.error().message));
+    QVERIFY2(
+        refused.error().message.contains(credentialPath()), qPrintable(refused.error().message));
     // Nothing enrolled in its place, nothing else touched, the file kept.
     QCOMPARE(m_harness->fingerprint(), before);
     QVERIFY(hubRecords(false).isEmpty());
@@ -198,9 +201,11 @@ void TestOwnExecutor::aLostCredentialRetiresTheOldRecord()
     const QList<ExecutorRecord> active = hubRecords(false);
     QCOMPARE(active.size(), 1);
     QVERIFY(active.first().id != saved.id);
-    const QStringList audit = m_harness->rows(
-            3, QStringLiteral("SELECT actor, action, subject FROM audit_log WHERE action = 'executor.revoke'"));
-    QCOMPARE(audit, QStringList{QStringLiteral("hub|executor.revoke|executor:%1").arg(saved.id)});
+    const QStringList audit = m_harness->rows(3,
+        QStringLiteral(
+            "SELECT actor, action, subject FROM audit_log WHERE action = 'executor.revoke'"));
+    QCOMPARE(
+        audit, QStringList { QStringLiteral("hub|executor.revoke|executor:%1").arg(saved.id) });
 }
 
 void TestOwnExecutor::aCredentialFromAnotherDatabaseEnrollsAnew()
@@ -230,7 +235,8 @@ void TestOwnExecutor::aBrokenCredentialFileIsAnErrorAndEnrollsNothing()
     auto refused = prepare();
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, QStringLiteral("own_executor_credential"));
-    QVERIFY2(refused.error().message.contains(credentialPath()), qPrintable(refused.error().message));
+    QVERIFY2(
+        refused.error().message.contains(credentialPath()), qPrintable(refused.error().message));
     QCOMPARE(m_harness->fingerprint(), before);
 }
 
@@ -238,13 +244,13 @@ void TestOwnExecutor::nobodyElseMayEnrollTheNameHub()
 {
     const QStringList before = m_harness->fingerprint();
     const ApiResponse refused = m_harness->post(QStringLiteral("/api/executors"), m_admin,
-                                                {{QStringLiteral("name"), QStringLiteral("hub")}});
+        { { QStringLiteral("name"), QStringLiteral("hub") } });
     QCOMPARE(refused.status, 409);
     QCOMPARE(errorCode(refused), QStringLiteral("name_reserved"));
     QCOMPARE(m_harness->fingerprint(), before);
     // Any other name is fine.
     const ApiResponse other = m_harness->post(QStringLiteral("/api/executors"), m_admin,
-                                              {{QStringLiteral("name"), QStringLiteral("hub-2")}});
+        { { QStringLiteral("name"), QStringLiteral("hub-2") } });
     QVERIFY2(other.status == 201, qPrintable(describe(other)));
 }
 
@@ -254,8 +260,8 @@ void TestOwnExecutor::runsNameTheirExecutor()
     QVERIFY(!saved.credential.isEmpty());
     auto project = m_harness->addProject(QStringLiteral("/srv/projects/p"));
     QVERIFY2(project, qPrintable(failure(project)));
-    const QJsonObject base{{QStringLiteral("project"), QStringLiteral("/srv/projects/p")},
-                           {QStringLiteral("argv"), QJsonArray{QStringLiteral("true")}}};
+    const QJsonObject base { { QStringLiteral("project"), QStringLiteral("/srv/projects/p") },
+        { QStringLiteral("argv"), QJsonArray { QStringLiteral("true") } } };
 
     QJsonObject byName = base;
     byName.insert(QStringLiteral("executor"), QStringLiteral("hub"));
@@ -268,7 +274,8 @@ void TestOwnExecutor::runsNameTheirExecutor()
     unknown.insert(QStringLiteral("executor"), QStringLiteral("nowhere"));
     const ApiResponse missing = m_harness->post(QStringLiteral("/api/runs"), m_admin, unknown);
     QCOMPARE(missing.status, 404);
-    QVERIFY2(errorMessage(missing).contains(QLatin1String("nowhere")), qPrintable(describe(missing)));
+    QVERIFY2(
+        errorMessage(missing).contains(QLatin1String("nowhere")), qPrintable(describe(missing)));
 
     QJsonObject both = byName;
     both.insert(QStringLiteral("executor_id"), saved.id);
@@ -279,7 +286,8 @@ void TestOwnExecutor::runsNameTheirExecutor()
     QCOMPARE(m_harness->fingerprint(), before);
 
     // A revoked executor's name names nothing.
-    QVERIFY(m_harness->core().executorStore().revoke(saved.id, QStringLiteral("user:admin"), QString()));
+    QVERIFY(m_harness->core().executorStore().revoke(
+        saved.id, QStringLiteral("user:admin"), QString()));
     const QStringList afterRevoke = m_harness->fingerprint();
     QCOMPARE(m_harness->post(QStringLiteral("/api/runs"), m_admin, byName).status, 404);
     QCOMPARE(m_harness->fingerprint(), afterRevoke);

@@ -150,8 +150,8 @@ const QHash<QString, ActionSpec> &actions()
                     { QStringLiteral("argv"), QJsonArray { QStringLiteral("true") } } },
                 {}, {}, {} } },
         { QStringLiteral("list runs"),
-            { "GET", QStringLiteral("/api/runs"), {}, QStringLiteral("all=1"), QStringLiteral("runs"),
-                QStringLiteral("project") } },
+            { "GET", QStringLiteral("/api/runs"), {}, QStringLiteral("all=1"),
+                QStringLiteral("runs"), QStringLiteral("project") } },
         { QStringLiteral("read a run of P"),
             { "GET", QStringLiteral("/api/runs/{run}"), {}, {}, {}, QStringLiteral("project") } },
         { QStringLiteral("read the log of a run of P"),
@@ -280,12 +280,16 @@ void TestPermissions::init()
     QVERIFY2(qFiled.status == 201, qPrintable(describe(qFiled)));
 
     // Queued runs: one of P and one of Q, started by those maintainers.
-    const ApiResponse pRun = m_hub->post(QStringLiteral("/api/runs"), tokenOfUser.value(QStringLiteral("filer")),
-        { { QStringLiteral("project"), kP }, { QStringLiteral("argv"), QJsonArray { QStringLiteral("true") } } });
+    const ApiResponse pRun
+        = m_hub->post(QStringLiteral("/api/runs"), tokenOfUser.value(QStringLiteral("filer")),
+            { { QStringLiteral("project"), kP },
+                { QStringLiteral("argv"), QJsonArray { QStringLiteral("true") } } });
     QVERIFY2(pRun.status == 201, qPrintable(describe(pRun)));
     m_run = bodyOf(pRun).value(QLatin1String("id")).toInteger();
-    const ApiResponse qRun = m_hub->post(QStringLiteral("/api/runs"), tokenOfUser.value(QStringLiteral("qfiler")),
-        { { QStringLiteral("project"), kQ }, { QStringLiteral("argv"), QJsonArray { QStringLiteral("true") } } });
+    const ApiResponse qRun
+        = m_hub->post(QStringLiteral("/api/runs"), tokenOfUser.value(QStringLiteral("qfiler")),
+            { { QStringLiteral("project"), kQ },
+                { QStringLiteral("argv"), QJsonArray { QStringLiteral("true") } } });
     QVERIFY2(qRun.status == 201, qPrintable(describe(qRun)));
 }
 
@@ -428,13 +432,14 @@ void TestPermissions::matrix_data()
             { kOtherAdmin, kRefused } });
     addRows(QStringLiteral("list runs"),
         { { kHubAdmin, showing({ kP, kQ }) }, { kProjectAdmin, showing({ kP }) },
-            { kMaintainer, showing({ kP }) }, { kNoRole, showing({}) }, { kOtherAdmin, showing({ kQ }) } });
+            { kMaintainer, showing({ kP }) }, { kNoRole, showing({}) },
+            { kOtherAdmin, showing({ kQ }) } });
     addRows(QStringLiteral("read a run of P"),
-        { { kHubAdmin, showing({ kP }) }, { kProjectAdmin, showing({ kP }) }, { kMaintainer, showing({ kP }) },
-            { kNoRole, kRefused }, { kOtherAdmin, kRefused } });
+        { { kHubAdmin, showing({ kP }) }, { kProjectAdmin, showing({ kP }) },
+            { kMaintainer, showing({ kP }) }, { kNoRole, kRefused }, { kOtherAdmin, kRefused } });
     addRows(QStringLiteral("read the log of a run of P"),
-        { { kHubAdmin, allowed(200, {}) }, { kProjectAdmin, allowed(200, {}) }, { kMaintainer, allowed(200, {}) },
-            { kNoRole, kRefused }, { kOtherAdmin, kRefused } });
+        { { kHubAdmin, allowed(200, {}) }, { kProjectAdmin, allowed(200, {}) },
+            { kMaintainer, allowed(200, {}) }, { kNoRole, kRefused }, { kOtherAdmin, kRefused } });
     addRows(QStringLiteral("cancel a run of P"),
         { { kHubAdmin, allowed(200, { QStringLiteral("run.cancel") }) },
             { kProjectAdmin, allowed(200, { QStringLiteral("run.cancel") }) },

@@ -30,7 +30,7 @@ private:
         NewRun run;
         run.projectId = m_projectId;
         run.requestedBy = QStringLiteral("user:maria");
-        run.argv = {QStringLiteral("sh"), QStringLiteral("-c"), command};
+        run.argv = { QStringLiteral("sh"), QStringLiteral("-c"), command };
         return run;
     }
 
@@ -51,10 +51,13 @@ void TestRunStore::init()
     m_db = std::move(*db);
     m_runs = std::make_unique<RunStore>(*m_db);
     ProjectStore projects(*m_db);
-    m_projectId = projects.addProject(QStringLiteral("/srv/projects/bench"), QStringLiteral("test"))->id;
-    m_otherProjectId = projects.addProject(QStringLiteral("/srv/projects/radio"), QStringLiteral("test"))->id;
-    auto executor = m_db->query(QStringLiteral("INSERT INTO executors (name, created_at, created_by) VALUES "
-                                               "('buildbox', 'x', 'test') RETURNING id"));
+    m_projectId
+        = projects.addProject(QStringLiteral("/srv/projects/bench"), QStringLiteral("test"))->id;
+    m_otherProjectId
+        = projects.addProject(QStringLiteral("/srv/projects/radio"), QStringLiteral("test"))->id;
+    auto executor
+        = m_db->query(QStringLiteral("INSERT INTO executors (name, created_at, created_by) VALUES "
+                                     "('buildbox', 'x', 'test') RETURNING id"));
     QVERIFY(executor && executor->next());
     m_executorId = executor->value(0).toLongLong();
 }
@@ -72,7 +75,9 @@ void TestRunStore::createdRunsAreQueuedInOrder()
     auto second = m_runs->create(newRun(QStringLiteral("echo \"two\"; exit 3")), m_now.addSecs(1));
     QVERIFY(first && second);
     QCOMPARE(first->state, RunRecord::State::Queued);
-    QCOMPARE(second->argv, (QStringList{QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo \"two\"; exit 3")}));
+    QCOMPARE(second->argv,
+        (QStringList {
+            QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo \"two\"; exit 3") }));
     QCOMPARE(second->projectPath, QStringLiteral("/srv/projects/bench"));
     auto queue = m_runs->queued();
     QVERIFY(queue);
@@ -102,7 +107,8 @@ void TestRunStore::lifeGoesForwardOnly()
     QCOMPARE(running->state, RunRecord::State::Running);
     QCOMPARE(running->startedAt, m_now.addSecs(2));
 
-    auto finished = m_runs->finish(run->id, RunRecord::State::Failed, 3, QString(), m_now.addSecs(5));
+    auto finished
+        = m_runs->finish(run->id, RunRecord::State::Failed, 3, QString(), m_now.addSecs(5));
     QVERIFY(finished);
     QCOMPARE(finished->exitCode, std::optional<int>(3));
     QVERIFY(finished->isFinished());
@@ -165,9 +171,11 @@ void TestRunStore::aFinishedRunStaysFinished()
 {
     auto run = m_runs->create(newRun(QStringLiteral("sleep 100")), m_now);
     QVERIFY(run);
-    QVERIFY(m_runs->finish(run->id, RunRecord::State::Cancelled, std::nullopt, QStringLiteral("cancelled by alice"), m_now));
+    QVERIFY(m_runs->finish(run->id, RunRecord::State::Cancelled, std::nullopt,
+        QStringLiteral("cancelled by alice"), m_now));
     // A finish that arrives after the cancel changes nothing.
-    auto late = m_runs->finish(run->id, RunRecord::State::Succeeded, 0, QString(), m_now.addSecs(1));
+    auto late
+        = m_runs->finish(run->id, RunRecord::State::Succeeded, 0, QString(), m_now.addSecs(1));
     QVERIFY(!late);
     auto kept = m_runs->find(run->id);
     QVERIFY(kept);
@@ -188,10 +196,10 @@ void TestRunStore::listingFiltersByProjectAndState()
 
     QCOMPARE(m_runs->list(std::nullopt, true)->size(), 3);
     QCOMPARE(m_runs->list(std::nullopt, false)->size(), 2);
-    auto bench = m_runs->list(QList<qint64>{m_projectId}, true);
+    auto bench = m_runs->list(QList<qint64> { m_projectId }, true);
     QVERIFY(bench);
     QCOMPARE(bench->size(), 2);
-    QCOMPARE(m_runs->list(QList<qint64>{}, true)->size(), 0);
+    QCOMPARE(m_runs->list(QList<qint64> {}, true)->size(), 0);
     QCOMPARE(m_runs->find(424242).error().code, QStringLiteral("not_found"));
 }
 

@@ -41,12 +41,14 @@ void TestCliErrors::cleanup()
 void TestCliErrors::theTokenInTheEnvironmentIsWhoActs()
 {
     HubProcess &hub = m_rig->hub();
-    CLOOP_COMPARE_EXIT(hub.cli({QStringLiteral("user"), QStringLiteral("add"), QStringLiteral("maria")}), 0);
-    const QString token = hub.cliJson({QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"),
-                                       QStringLiteral("maria"), QStringLiteral("--json")})
-                                  .toObject()
-                                  .value(QLatin1String("token"))
-                                  .toString();
+    CLOOP_COMPARE_EXIT(
+        hub.cli({ QStringLiteral("user"), QStringLiteral("add"), QStringLiteral("maria") }), 0);
+    const QString token
+        = hub.cliJson({ QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"),
+                          QStringLiteral("maria"), QStringLiteral("--json") })
+              .toObject()
+              .value(QLatin1String("token"))
+              .toString();
     QVERIFY(!token.isEmpty());
     // The hub on this machine is found through its cli.json, which holds the
     // administrator's token; $CLOOP_TOKEN still says who acts.
@@ -54,12 +56,14 @@ void TestCliErrors::theTokenInTheEnvironmentIsWhoActs()
         QProcessEnvironment environment = childEnvironment(hub.homeDir());
         environment.insert(QStringLiteral("CLOOP_HUB_DATA"), hub.dataDir());
         environment.insert(QStringLiteral("CLOOP_TOKEN"), value);
-        return runProgram(binaryPath(QStringLiteral("cloop")), {QStringLiteral("whoami")}, environment);
+        return runProgram(
+            binaryPath(QStringLiteral("cloop")), { QStringLiteral("whoami") }, environment);
     };
     const CliResult asMaria = whoamiWith(token);
     CLOOP_COMPARE_EXIT(asMaria, 0);
     QVERIFY2(asMaria.stdoutText().contains(QLatin1String("maria")), qPrintable(asMaria.describe()));
-    QVERIFY2(!asMaria.stdoutText().contains(QLatin1String("admin")), qPrintable(asMaria.describe()));
+    QVERIFY2(
+        !asMaria.stdoutText().contains(QLatin1String("admin")), qPrintable(asMaria.describe()));
     // A token the hub does not know is refused; it never falls back to the
     // administrator's.
     const CliResult bogus = whoamiWith(QStringLiteral("cat_notatokenthehubknows"));
@@ -73,35 +77,41 @@ void TestCliErrors::badInputClearErrors()
     const QString home = m_rig->newHome();
 
     // A bundle that is not one
-    const CliResult garbage = m_rig->runForwarder({QStringLiteral("--bundle"), QStringLiteral("cloopfwd1.garbage")}, home);
+    const CliResult garbage = m_rig->runForwarder(
+        { QStringLiteral("--bundle"), QStringLiteral("cloopfwd1.garbage") }, home);
     CLOOP_COMPARE_EXIT(garbage, 2);
-    QVERIFY2(garbage.stderrText().contains(QLatin1String("bundle")), qPrintable(garbage.describe()));
+    QVERIFY2(
+        garbage.stderrText().contains(QLatin1String("bundle")), qPrintable(garbage.describe()));
 
     // A real bundle pasted without its end
     const Enrollment enrollment = hub.enroll(QStringLiteral("cut-short"));
     QVERIFY2(enrollment.ok, qPrintable(enrollment.error));
-    const CliResult truncated =
-            m_rig->runForwarder({QStringLiteral("--bundle"), enrollment.bundle.chopped(5)}, home);
+    const CliResult truncated
+        = m_rig->runForwarder({ QStringLiteral("--bundle"), enrollment.bundle.chopped(5) }, home);
     CLOOP_COMPARE_EXIT(truncated, 2);
     QVERIFY2(truncated.stderrText().contains(QLatin1String("truncated"))
-                     || truncated.stderrText().contains(QLatin1String("checksum")),
-             qPrintable(truncated.describe()));
+            || truncated.stderrText().contains(QLatin1String("checksum")),
+        qPrintable(truncated.describe()));
 
     // A credential file that could never be written is found before the
     // one-time token is spent: the same bundle still enrolls afterwards.
     const Enrollment unsaved = hub.enroll(QStringLiteral("unsaved"));
     QVERIFY2(unsaved.ok, qPrintable(unsaved.error));
     const CliResult unwritable = m_rig->runForwarder(
-            {QStringLiteral("--bundle"), unsaved.bundle, QStringLiteral("--credential-file"),
-             QStringLiteral("/proc/cloop-no-such-folder/forwarder.json")},
-            home);
+        { QStringLiteral("--bundle"), unsaved.bundle, QStringLiteral("--credential-file"),
+            QStringLiteral("/proc/cloop-no-such-folder/forwarder.json") },
+        home);
     CLOOP_COMPARE_EXIT(unwritable, 2);
-    QVERIFY2(unwritable.stderrText().contains(QLatin1String("cannot save the credential")), qPrintable(unwritable.describe()));
-    QCOMPARE(hub.forwarder(unsaved.id).value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+    QVERIFY2(unwritable.stderrText().contains(QLatin1String("cannot save the credential")),
+        qPrintable(unwritable.describe()));
+    QCOMPARE(hub.forwarder(unsaved.id).value(QLatin1String("state")).toString(),
+        QStringLiteral("awaiting enrollment"));
     ConnectedForwarder late;
     late.enrollment = unsaved;
-    late.process = &m_rig->addForwarder({QStringLiteral("--bundle"), unsaved.bundle}, m_rig->newHome());
-    QVERIFY2(m_rig->startAndAwaitConnection(*late.process, unsaved.id), qPrintable(m_rig->lastError()));
+    late.process
+        = &m_rig->addForwarder({ QStringLiteral("--bundle"), unsaved.bundle }, m_rig->newHome());
+    QVERIFY2(
+        m_rig->startAndAwaitConnection(*late.process, unsaved.id), qPrintable(m_rig->lastError()));
 
     // Limits of the hub's port that make no sense are refused before it starts.
     for (const auto &[option, value] :
@@ -119,7 +129,8 @@ void TestCliErrors::badInputClearErrors()
     // No bundle and nothing enrolled in this HOME
     const CliResult notEnrolled = m_rig->runForwarder({}, home);
     CLOOP_COMPARE_EXIT(notEnrolled, 2);
-    QVERIFY2(notEnrolled.stderrText().contains(QLatin1String("not enrolled")), qPrintable(notEnrolled.describe()));
+    QVERIFY2(notEnrolled.stderrText().contains(QLatin1String("not enrolled")),
+        qPrintable(notEnrolled.describe()));
 
     // A damaged credential file is named
     const QString broken = m_rig->path(QStringLiteral("broken.json"));
@@ -128,33 +139,40 @@ void TestCliErrors::badInputClearErrors()
         QVERIFY(file.open(QIODevice::WriteOnly));
         QVERIFY(file.write("{broken") > 0);
     }
-    const CliResult damaged = m_rig->runForwarder({QStringLiteral("--credential-file"), broken}, home);
+    const CliResult damaged
+        = m_rig->runForwarder({ QStringLiteral("--credential-file"), broken }, home);
     CLOOP_COMPARE_EXIT(damaged, 2);
     QVERIFY2(damaged.stderrText().contains(broken), qPrintable(damaged.describe()));
 
     // Enrolling without a device is a usage error
-    const CliResult noDevice = hub.cli({QStringLiteral("forward"), QStringLiteral("enroll"), QStringLiteral("--name"),
-                                        QStringLiteral("x")});
+    const CliResult noDevice = hub.cli({ QStringLiteral("forward"), QStringLiteral("enroll"),
+        QStringLiteral("--name"), QStringLiteral("x") });
     CLOOP_COMPARE_EXIT(noDevice, 2);
     QVERIFY2(!noDevice.err.isEmpty(), qPrintable(noDevice.describe()));
 
     // A name the hub does not accept is refused with the rule
-    const CliResult badName = hub.cli({QStringLiteral("forward"), QStringLiteral("enroll"), QStringLiteral("--name"),
-                                       QStringLiteral("Bad/Name"), QStringLiteral("--usb"), QStringLiteral("1050:0407")});
+    const CliResult badName
+        = hub.cli({ QStringLiteral("forward"), QStringLiteral("enroll"), QStringLiteral("--name"),
+            QStringLiteral("Bad/Name"), QStringLiteral("--usb"), QStringLiteral("1050:0407") });
     CLOOP_COMPARE_EXIT(badName, 1);
-    QVERIFY2(badName.stderrText().contains(QLatin1String("name")) && badName.stderrText().contains(QLatin1String("Bad/Name")),
-             qPrintable(badName.describe()));
+    QVERIFY2(badName.stderrText().contains(QLatin1String("name"))
+            && badName.stderrText().contains(QLatin1String("Bad/Name")),
+        qPrintable(badName.describe()));
 
     // Revoking what does not exist
-    const CliResult unknown = hub.cli({QStringLiteral("forward"), QStringLiteral("revoke"), QStringLiteral("999")});
+    const CliResult unknown
+        = hub.cli({ QStringLiteral("forward"), QStringLiteral("revoke"), QStringLiteral("999") });
     CLOOP_COMPARE_EXIT(unknown, 1);
-    QVERIFY2(unknown.stderrText().contains(QLatin1String("no forwarder")), qPrintable(unknown.describe()));
+    QVERIFY2(unknown.stderrText().contains(QLatin1String("no forwarder")),
+        qPrintable(unknown.describe()));
 
     // The same name twice
-    const CliResult again = hub.cli({QStringLiteral("forward"), QStringLiteral("enroll"), QStringLiteral("--name"),
-                                     QStringLiteral("cut-short"), QStringLiteral("--usb"), QStringLiteral("1050:0407")});
+    const CliResult again
+        = hub.cli({ QStringLiteral("forward"), QStringLiteral("enroll"), QStringLiteral("--name"),
+            QStringLiteral("cut-short"), QStringLiteral("--usb"), QStringLiteral("1050:0407") });
     QVERIFY2(again.exitCode != 0 && again.exitCode != -1, qPrintable(again.describe()));
-    QVERIFY2(again.stderrText().contains(QLatin1String("already exists")), qPrintable(again.describe()));
+    QVERIFY2(
+        again.stderrText().contains(QLatin1String("already exists")), qPrintable(again.describe()));
 
     // A hub whose database file is noise refuses to start and names the file
     HubProcess damagedHub;
@@ -163,12 +181,13 @@ void TestCliErrors::badInputClearErrors()
         QFile database(damagedHub.databasePath());
         QVERIFY(database.open(QIODevice::WriteOnly));
         QByteArray noise(8192, Qt::Uninitialized);
-        QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(noise.data()), noise.size() / 4);
+        QRandomGenerator::system()->fillRange(
+            reinterpret_cast<quint32 *>(noise.data()), noise.size() / 4);
         QVERIFY(database.write(noise) == noise.size());
     }
-    const CliResult serve = damagedHub.cli({QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"),
-                                            damagedHub.dataDir(), QStringLiteral("--listen"),
-                                            QStringLiteral("127.0.0.1:0")});
+    const CliResult serve
+        = damagedHub.cli({ QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"),
+            damagedHub.dataDir(), QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0") });
     QVERIFY2(serve.exitCode != 0 && !serve.timedOut, qPrintable(serve.describe()));
     QVERIFY2(serve.stderrText().contains(damagedHub.databasePath()), qPrintable(serve.describe()));
     QVERIFY(!QFile::exists(damagedHub.dataDir() + QLatin1String("/cli.json")));

@@ -28,20 +28,30 @@ public:
         : m_trust(*net::PinSet::parse(hub.pin()), {})
     {
         m_socket.setSslConfiguration(m_trust.configuration());
-        QObject::connect(&m_socket, &QWebSocket::sslErrors, &m_socket, [this](const QList<QSslError> &errors) {
-            auto verdict = m_trust.judge(errors, m_socket.sslConfiguration().peerCertificate());
-            if (verdict)
-                m_socket.ignoreSslErrors(*verdict);
-        });
-        QObject::connect(&m_socket, &QWebSocket::textMessageReceived, &m_socket,
-                         [this](const QString &text) { messages.append(QJsonDocument::fromJson(text.toUtf8()).object()); });
+        QObject::connect(
+            &m_socket, &QWebSocket::sslErrors, &m_socket, [this](const QList<QSslError> &errors) {
+                auto verdict = m_trust.judge(errors, m_socket.sslConfiguration().peerCertificate());
+                if (verdict)
+                    m_socket.ignoreSslErrors(*verdict);
+            });
+        QObject::connect(
+            &m_socket, &QWebSocket::textMessageReceived, &m_socket, [this](const QString &text) {
+                messages.append(QJsonDocument::fromJson(text.toUtf8()).object());
+            });
         QUrl url = hub.apiUrl(QStringLiteral("/api/events"));
         url.setScheme(QStringLiteral("wss"));
         m_socket.open(url);
     }
 
-    bool waitConnected() { return QTest::qWaitFor([this] { return m_socket.state() == QAbstractSocket::ConnectedState; }, kLongWaitMs); }
-    void send(const QJsonObject &message) { m_socket.sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson())); }
+    bool waitConnected()
+    {
+        return QTest::qWaitFor(
+            [this] { return m_socket.state() == QAbstractSocket::ConnectedState; }, kLongWaitMs);
+    }
+    void send(const QJsonObject &message)
+    {
+        m_socket.sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson()));
+    }
     bool waitFor(const QString &type, const QString &event = {})
     {
         return QTest::qWaitFor([&] { return indexOf(type, event) >= 0; }, kLongWaitMs);
@@ -50,7 +60,8 @@ public:
     {
         for (qsizetype i = 0; i < messages.size(); ++i) {
             if (messages[i].value(QLatin1String("type")).toString() == type
-                && (event.isEmpty() || messages[i].value(QLatin1String("event")).toString() == event))
+                && (event.isEmpty()
+                    || messages[i].value(QLatin1String("event")).toString() == event))
                 return i;
         }
         return -1;
@@ -106,12 +117,14 @@ void TestEventStream::wrongTokenIsRefusedAndClosed()
     EventClient client(m_rig->hub());
     QVERIFY(client.waitConnected());
     // A forwarder-shaped secret is not an API token.
-    client.send({{QStringLiteral("type"), QStringLiteral("subscribe")},
-                 {QStringLiteral("token"), QStringLiteral("cfc_notanapitoken")}});
+    client.send({ { QStringLiteral("type"), QStringLiteral("subscribe") },
+        { QStringLiteral("token"), QStringLiteral("cfc_notanapitoken") } });
     QVERIFY(client.waitFor(QStringLiteral("error")));
     const QJsonObject error = client.messages.at(client.indexOf(QStringLiteral("error")));
-    QCOMPARE(error.value(QLatin1String("code")).toString(), QStringLiteral("wrong_credential_type"));
-    QVERIFY(QTest::qWaitFor([&] { return client.state() == QAbstractSocket::UnconnectedState; }, kLongWaitMs));
+    QCOMPARE(
+        error.value(QLatin1String("code")).toString(), QStringLiteral("wrong_credential_type"));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return client.state() == QAbstractSocket::UnconnectedState; }, kLongWaitMs));
     QCOMPARE(client.indexOf(QStringLiteral("subscribed")), -1);
 }
 
@@ -120,51 +133,63 @@ void TestEventStream::subscriberHearsForwarderLifecycle()
     HubProcess &hub = m_rig->hub();
     EventClient client(hub);
     QVERIFY(client.waitConnected());
-    client.send({{QStringLiteral("type"), QStringLiteral("subscribe")}, {QStringLiteral("token"), hub.adminToken()}});
+    client.send({ { QStringLiteral("type"), QStringLiteral("subscribe") },
+        { QStringLiteral("token"), hub.adminToken() } });
     QVERIFY(client.waitFor(QStringLiteral("subscribed")));
 
     // When a forwarder is enrolled and connects,
     ConnectedForwarder forwarder;
-    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("watched"), forwarder), qPrintable(m_rig->lastError()));
+    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("watched"), forwarder),
+        qPrintable(m_rig->lastError()));
     // then the subscriber heard both, in that order, about that forwarder.
     QVERIFY(client.waitFor(QStringLiteral("event"), QStringLiteral("forwarder.connected")));
-    const qsizetype enrolled = client.indexOf(QStringLiteral("event"), QStringLiteral("forwarder.enrolled"));
-    const qsizetype connected = client.indexOf(QStringLiteral("event"), QStringLiteral("forwarder.connected"));
+    const qsizetype enrolled
+        = client.indexOf(QStringLiteral("event"), QStringLiteral("forwarder.enrolled"));
+    const qsizetype connected
+        = client.indexOf(QStringLiteral("event"), QStringLiteral("forwarder.connected"));
     QVERIFY(enrolled >= 0 && enrolled < connected);
     const QJsonObject data = client.messages.at(connected).value(QLatin1String("data")).toObject();
     QCOMPARE(data.value(QLatin1String("id")).toInteger(), forwarder.enrollment.id);
     QCOMPARE(data.value(QLatin1String("name")).toString(), QStringLiteral("watched"));
 
     // When it is revoked, the revocation and the dropped session follow.
-    const CliResult revoked = hub.cli({QStringLiteral("forward"), QStringLiteral("revoke"),
-                                       QString::number(forwarder.enrollment.id), QStringLiteral("--reason"),
-                                       QStringLiteral("bench returned")});
+    const CliResult revoked = hub.cli({ QStringLiteral("forward"), QStringLiteral("revoke"),
+        QString::number(forwarder.enrollment.id), QStringLiteral("--reason"),
+        QStringLiteral("bench returned") });
     CLOOP_COMPARE_EXIT(revoked, 0);
     QVERIFY(client.waitFor(QStringLiteral("event"), QStringLiteral("forwarder.disconnected")));
-    const qsizetype revokedAt = client.indexOf(QStringLiteral("event"), QStringLiteral("forwarder.revoked"));
+    const qsizetype revokedAt
+        = client.indexOf(QStringLiteral("event"), QStringLiteral("forwarder.revoked"));
     QVERIFY(revokedAt > connected);
-    QCOMPARE(client.messages.at(revokedAt).value(QLatin1String("data")).toObject().value(QLatin1String("reason")).toString(),
-             QStringLiteral("bench returned"));
+    QCOMPARE(client.messages.at(revokedAt)
+                 .value(QLatin1String("data"))
+                 .toObject()
+                 .value(QLatin1String("reason"))
+                 .toString(),
+        QStringLiteral("bench returned"));
 }
 
 QString TestEventStream::userToken(const QString &name, bool withRole)
 {
     HubProcess &hub = m_rig->hub();
-    if (hub.cli({QStringLiteral("user"), QStringLiteral("add"), name}).exitCode != 0)
+    if (hub.cli({ QStringLiteral("user"), QStringLiteral("add"), name }).exitCode != 0)
         return {};
     if (withRole) {
-        hub.cli({QStringLiteral("project"), QStringLiteral("add"), QStringLiteral("/srv/projects/") + name});
-        if (hub.cli({QStringLiteral("project"), QStringLiteral("grant"), QStringLiteral("/srv/projects/") + name,
-                     QStringLiteral("--user"), name, QStringLiteral("--role"), QStringLiteral("maintainer")})
-                    .exitCode
+        hub.cli({ QStringLiteral("project"), QStringLiteral("add"),
+            QStringLiteral("/srv/projects/") + name });
+        if (hub.cli({ QStringLiteral("project"), QStringLiteral("grant"),
+                        QStringLiteral("/srv/projects/") + name, QStringLiteral("--user"), name,
+                        QStringLiteral("--role"), QStringLiteral("maintainer") })
+                .exitCode
             != 0)
             return {};
     }
-    return hub.cliJson({QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"), name,
-                        QStringLiteral("--json")})
-            .toObject()
-            .value(QLatin1String("token"))
-            .toString();
+    return hub
+        .cliJson({ QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"),
+            name, QStringLiteral("--json") })
+        .toObject()
+        .value(QLatin1String("token"))
+        .toString();
 }
 
 std::unique_ptr<EventClient> TestEventStream::subscribe(const QString &token)
@@ -172,9 +197,14 @@ std::unique_ptr<EventClient> TestEventStream::subscribe(const QString &token)
     auto client = std::make_unique<EventClient>(m_rig->hub());
     if (!client->waitConnected())
         return client;
-    client->send({{QStringLiteral("type"), QStringLiteral("subscribe")}, {QStringLiteral("token"), token}});
-    QTest::qWaitFor([&] { return client->indexOf(QStringLiteral("subscribed")) >= 0 || client->indexOf(QStringLiteral("error")) >= 0; },
-                    kLongWaitMs);
+    client->send({ { QStringLiteral("type"), QStringLiteral("subscribe") },
+        { QStringLiteral("token"), token } });
+    QTest::qWaitFor(
+        [&] {
+            return client->indexOf(QStringLiteral("subscribed")) >= 0
+                || client->indexOf(QStringLiteral("error")) >= 0;
+        },
+        kLongWaitMs);
     return client;
 }
 
@@ -185,24 +215,28 @@ void TestEventStream::revokedTokenClosedWithinASecond()
     QVERIFY2(token.startsWith(QLatin1String("cat_")), qPrintable(hub.transcript()));
     auto client = subscribe(token);
     QVERIFY(client->indexOf(QStringLiteral("subscribed")) >= 0);
-    const QJsonArray tokens = hub.cliJson({QStringLiteral("token"), QStringLiteral("list"), QStringLiteral("--user"),
-                                           QStringLiteral("maint"), QStringLiteral("--json")})
-                                      .toArray();
+    const QJsonArray tokens
+        = hub.cliJson({ QStringLiteral("token"), QStringLiteral("list"), QStringLiteral("--user"),
+                          QStringLiteral("maint"), QStringLiteral("--json") })
+              .toArray();
     QCOMPARE(tokens.size(), 1);
     const qint64 tokenId = tokens.first().toObject().value(QLatin1String("id")).toInteger();
 
     // When the token is revoked (`cloop token revoke`)
-    const CliResult revoked = hub.cli({QStringLiteral("token"), QStringLiteral("revoke"), QString::number(tokenId)});
+    const CliResult revoked
+        = hub.cli({ QStringLiteral("token"), QStringLiteral("revoke"), QString::number(tokenId) });
     CLOOP_COMPARE_EXIT(revoked, 0);
     QElapsedTimer clock;
     clock.start();
     // Then its open subscription is told why and closed within a second.
-    QVERIFY(QTest::qWaitFor([&] { return client->state() == QAbstractSocket::UnconnectedState; }, 1000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return client->state() == QAbstractSocket::UnconnectedState; }, 1000));
     qInfo("the revoked token's subscription closed %lld ms after the revocation returned",
-          static_cast<long long>(clock.elapsed()));
+        static_cast<long long>(clock.elapsed()));
     const qsizetype error = client->indexOf(QStringLiteral("error"));
     QVERIFY(error >= 0);
-    QCOMPARE(client->messages.at(error).value(QLatin1String("code")).toString(), QStringLiteral("unauthorized"));
+    QCOMPARE(client->messages.at(error).value(QLatin1String("code")).toString(),
+        QStringLiteral("unauthorized"));
     // and no event reaches it afterwards: it is gone.
     QVERIFY(hub.log().contains(QLatin1String("ended the event subscription of maint")));
 }
@@ -215,8 +249,10 @@ void TestEventStream::userWithoutARoleIsRefused()
     QCOMPARE(client->indexOf(QStringLiteral("subscribed")), -1);
     const qsizetype error = client->indexOf(QStringLiteral("error"));
     QVERIFY(error >= 0);
-    QCOMPARE(client->messages.at(error).value(QLatin1String("code")).toString(), QStringLiteral("forbidden"));
-    QVERIFY(QTest::qWaitFor([&] { return client->state() == QAbstractSocket::UnconnectedState; }, kLongWaitMs));
+    QCOMPARE(client->messages.at(error).value(QLatin1String("code")).toString(),
+        QStringLiteral("forbidden"));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return client->state() == QAbstractSocket::UnconnectedState; }, kLongWaitMs));
 }
 
 void TestEventStream::eachUserIsCappedAlone()
@@ -234,7 +270,8 @@ void TestEventStream::eachUserIsCappedAlone()
     QCOMPARE(ninth->indexOf(QStringLiteral("subscribed")), -1);
     const qsizetype error = ninth->indexOf(QStringLiteral("error"));
     QVERIFY(error >= 0);
-    QCOMPARE(ninth->messages.at(error).value(QLatin1String("code")).toString(), QStringLiteral("too_many_subscriptions"));
+    QCOMPARE(ninth->messages.at(error).value(QLatin1String("code")).toString(),
+        QStringLiteral("too_many_subscriptions"));
     // while the administrator, and another user, still subscribe, and the
     // first user's eight stay open.
     auto admin = subscribe(m_rig->hub().adminToken());

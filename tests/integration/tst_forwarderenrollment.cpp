@@ -19,7 +19,9 @@ namespace {
 
 int permissionBits(const QString &path)
 {
-    struct stat info{};
+    struct stat info
+    {
+    };
     if (::stat(QFile::encodeName(path).constData(), &info) != 0)
         return -1;
     return static_cast<int>(info.st_mode & 07777);
@@ -84,38 +86,46 @@ void TestForwarderEnrollment::enrollConnectList()
     HubProcess &hub = m_rig->hub();
     QCOMPARE(hub.pin(), hub.tlsInitPin());
     // `cloop hub pin` prints the same, for comparing with a client's first contact.
-    const CliResult pinned = hub.cli({QStringLiteral("hub"), QStringLiteral("pin"), QStringLiteral("--data"), hub.dataDir()});
+    const CliResult pinned = hub.cli(
+        { QStringLiteral("hub"), QStringLiteral("pin"), QStringLiteral("--data"), hub.dataDir() });
     CLOOP_COMPARE_EXIT(pinned, 0);
     QCOMPARE(pinned.stdoutText().trimmed(), hub.pin());
-    const CliResult missing = hub.cli({QStringLiteral("hub"), QStringLiteral("pin"), QStringLiteral("--certificate"),
-                                       hub.dataDir() + QLatin1String("/no-such.pem")});
+    const CliResult missing = hub.cli({ QStringLiteral("hub"), QStringLiteral("pin"),
+        QStringLiteral("--certificate"), hub.dataDir() + QLatin1String("/no-such.pem") });
     CLOOP_COMPARE_EXIT(missing, 1);
-    QVERIFY2(missing.stderrText().contains(QLatin1String("tls-init")), qPrintable(missing.describe()));
+    QVERIFY2(
+        missing.stderrText().contains(QLatin1String("tls-init")), qPrintable(missing.describe()));
 
     // Given an enrollment made with the command line
     const Enrollment enrollment = hub.enroll(QStringLiteral("lab-key"));
     QVERIFY2(enrollment.ok, qPrintable(enrollment.error));
-    QVERIFY2(enrollment.bundle.startsWith(QLatin1String("cloopfwd1.")), qPrintable(enrollment.bundle));
-    QVERIFY2(enrollment.command.endsWith(QLatin1String(" && cloop forward --token-file forwarder.bundle")),
-             qPrintable(enrollment.command));
-    QVERIFY2(!enrollment.command.contains(QLatin1String("--bundle")), qPrintable(enrollment.command));
+    QVERIFY2(
+        enrollment.bundle.startsWith(QLatin1String("cloopfwd1.")), qPrintable(enrollment.bundle));
+    QVERIFY2(enrollment.command.endsWith(
+                 QLatin1String(" && cloop forward --token-file forwarder.bundle")),
+        qPrintable(enrollment.command));
+    QVERIFY2(
+        !enrollment.command.contains(QLatin1String("--bundle")), qPrintable(enrollment.command));
     const QJsonObject record = enrollment.answer.value(QLatin1String("forwarder")).toObject();
     QCOMPARE(record.value(QLatin1String("name")).toString(), QStringLiteral("lab-key"));
-    QCOMPARE(record.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
-    QVERIFY(QDateTime::fromString(enrollment.answer.value(QLatin1String("token_expires_at")).toString(),
-                                  Qt::ISODateWithMs)
-                    .isValid());
+    QCOMPARE(
+        record.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+    QVERIFY(QDateTime::fromString(
+        enrollment.answer.value(QLatin1String("token_expires_at")).toString(), Qt::ISODateWithMs)
+                .isValid());
 
     // When the forwarder runs with the bundle
     const QString credentialFile = m_rig->path(QStringLiteral("forwarder.json"));
-    ForwarderProcess &forwarder = m_rig->addForwarder(
-            {QStringLiteral("--bundle"), enrollment.bundle, QStringLiteral("--credential-file"), credentialFile});
+    ForwarderProcess &forwarder = m_rig->addForwarder({ QStringLiteral("--bundle"),
+        enrollment.bundle, QStringLiteral("--credential-file"), credentialFile });
     QVERIFY2(forwarder.start(), qPrintable(forwarder.describe()));
 
     // Then the hub lists it connected
-    QTRY_VERIFY2_WITH_TIMEOUT(hub.forwarderConnected(enrollment.id), qPrintable(forwarder.describe()), kLongWaitMs);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        hub.forwarderConnected(enrollment.id), qPrintable(forwarder.describe()), kLongWaitMs);
     QVERIFY2(forwarder.isRunning(), qPrintable(forwarder.describe()));
-    QVERIFY2(forwarder.waitForStderr(QStringLiteral("connected to the hub")), qPrintable(forwarder.describe()));
+    QVERIFY2(forwarder.waitForStderr(QStringLiteral("connected to the hub")),
+        qPrintable(forwarder.describe()));
     const QJsonObject listed = hub.forwarder(enrollment.id);
     QCOMPARE(listed.value(QLatin1String("state")).toString(), QStringLiteral("connected"));
     QVERIFY(listed.value(QLatin1String("enrolled_at")).isString());
@@ -125,18 +135,22 @@ void TestForwarderEnrollment::enrollConnectList()
     QCOMPARE(permissionBits(credentialFile), 0600);
     const QJsonObject saved = readJsonFile(credentialFile);
     const QJsonObject access = hub.localAccess();
-    QCOMPARE(saved.value(QLatin1String("server")).toString(), access.value(QLatin1String("url")).toString());
+    QCOMPARE(saved.value(QLatin1String("server")).toString(),
+        access.value(QLatin1String("url")).toString());
     QCOMPARE(saved.value(QLatin1String("id")).toInteger(), enrollment.id);
     QCOMPARE(saved.value(QLatin1String("name")).toString(), QStringLiteral("lab-key"));
     QVERIFY2(saved.value(QLatin1String("credential")).toString().startsWith(QLatin1String("cfc_")),
-             qPrintable(QString::fromUtf8(QJsonDocument(saved).toJson())));
-    QCOMPARE(saved.value(QLatin1String("pin")).toString(), access.value(QLatin1String("pin")).toString());
-    QVERIFY(QDateTime::fromString(saved.value(QLatin1String("enrolled_at")).toString(), Qt::ISODateWithMs).isValid());
+        qPrintable(QString::fromUtf8(QJsonDocument(saved).toJson())));
+    QCOMPARE(saved.value(QLatin1String("pin")).toString(),
+        access.value(QLatin1String("pin")).toString());
+    QVERIFY(QDateTime::fromString(
+        saved.value(QLatin1String("enrolled_at")).toString(), Qt::ISODateWithMs)
+                .isValid());
     // --credential-file means the default place stays untouched.
     QVERIFY(!QFile::exists(forwarder.home() + QLatin1String("/.cloop/forwarder.json")));
 
     // and the table names it connected
-    const CliResult table = hub.cli({QStringLiteral("forward"), QStringLiteral("list")});
+    const CliResult table = hub.cli({ QStringLiteral("forward"), QStringLiteral("list") });
     CLOOP_COMPARE_EXIT(table, 0);
     QVERIFY2(table.stdoutText().contains(QLatin1String("lab-key")), qPrintable(table.describe()));
     const QStringList row = tableRowWords(table.stdoutText(), QStringLiteral("lab-key"));
@@ -147,7 +161,8 @@ void TestForwarderEnrollment::plainRestartUsesSavedCredential()
 {
     HubProcess &hub = m_rig->hub();
     ConnectedForwarder first;
-    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("restarted"), first), qPrintable(m_rig->lastError()));
+    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("restarted"), first),
+        qPrintable(m_rig->lastError()));
     QFile credential(first.credentialFile);
     QVERIFY(credential.open(QIODevice::ReadOnly));
     const QByteArray savedBefore = credential.readAll();
@@ -159,15 +174,17 @@ void TestForwarderEnrollment::plainRestartUsesSavedCredential()
     QVERIFY2(first.process->exitCode() == 0, qPrintable(first.process->describe()));
     QTRY_VERIFY_WITH_TIMEOUT(!hub.forwarderConnected(first.enrollment.id), kLongWaitMs);
     QCOMPARE(hub.forwarder(first.enrollment.id).value(QLatin1String("state")).toString(),
-             QStringLiteral("disconnected"));
+        QStringLiteral("disconnected"));
 
     // and started again with no bundle
-    ForwarderProcess &again = m_rig->addForwarder({QStringLiteral("--credential-file"), first.credentialFile},
-                                                  first.process->home());
-    QVERIFY2(m_rig->startAndAwaitConnection(again, first.enrollment.id), qPrintable(m_rig->lastError()));
+    ForwarderProcess &again = m_rig->addForwarder(
+        { QStringLiteral("--credential-file"), first.credentialFile }, first.process->home());
+    QVERIFY2(
+        m_rig->startAndAwaitConnection(again, first.enrollment.id), qPrintable(m_rig->lastError()));
 
     // Then it said hello with the saved credential, not a new enrollment
-    QVERIFY2(!again.stderrText().contains(QLatin1String("enrolled as")), qPrintable(again.describe()));
+    QVERIFY2(
+        !again.stderrText().contains(QLatin1String("enrolled as")), qPrintable(again.describe()));
     QVERIFY(credential.open(QIODevice::ReadOnly));
     QCOMPARE(credential.readAll(), savedBefore);
 }
@@ -186,11 +203,13 @@ void TestForwarderEnrollment::tokenFileDeletedAfterRedemption()
     }
     const QString credentialFile = m_rig->path(QStringLiteral("from-file.json"));
 
-    ForwarderProcess &forwarder = m_rig->addForwarder(
-            {QStringLiteral("--token-file"), tokenFile, QStringLiteral("--credential-file"), credentialFile});
-    QVERIFY2(m_rig->startAndAwaitConnection(forwarder, enrollment.id), qPrintable(m_rig->lastError()));
+    ForwarderProcess &forwarder = m_rig->addForwarder({ QStringLiteral("--token-file"), tokenFile,
+        QStringLiteral("--credential-file"), credentialFile });
+    QVERIFY2(
+        m_rig->startAndAwaitConnection(forwarder, enrollment.id), qPrintable(m_rig->lastError()));
 
-    QTRY_VERIFY2_WITH_TIMEOUT(!QFile::exists(tokenFile), qPrintable(forwarder.describe()), kLongWaitMs);
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        !QFile::exists(tokenFile), qPrintable(forwarder.describe()), kLongWaitMs);
     QVERIFY(QFile::exists(credentialFile));
     QVERIFY(forwarder.isRunning());
 }
@@ -244,12 +263,18 @@ void TestForwarderEnrollment::umbrellaRunsForwarder()
     const QString credentialFile = m_rig->path(QStringLiteral("umbrella.json"));
 
     // `cloop forward …`, the command the enrollment printed, not cloop-forward
-    ForwarderProcess &forwarder = m_rig->addForwarder(
-            {QStringLiteral("--bundle"), enrollment.bundle, QStringLiteral("--credential-file"), credentialFile}, {},
-            ForwarderProcess::Program::Umbrella);
-    QVERIFY2(m_rig->startAndAwaitConnection(forwarder, enrollment.id), qPrintable(m_rig->lastError()));
-    QVERIFY2(forwarder.waitForStderr(QStringLiteral("connected to the hub")), qPrintable(forwarder.describe()));
-    QVERIFY(readJsonFile(credentialFile).value(QLatin1String("credential")).toString().startsWith(QLatin1String("cfc_")));
+    ForwarderProcess &forwarder
+        = m_rig->addForwarder({ QStringLiteral("--bundle"), enrollment.bundle,
+                                  QStringLiteral("--credential-file"), credentialFile },
+            {}, ForwarderProcess::Program::Umbrella);
+    QVERIFY2(
+        m_rig->startAndAwaitConnection(forwarder, enrollment.id), qPrintable(m_rig->lastError()));
+    QVERIFY2(forwarder.waitForStderr(QStringLiteral("connected to the hub")),
+        qPrintable(forwarder.describe()));
+    QVERIFY(readJsonFile(credentialFile)
+                .value(QLatin1String("credential"))
+                .toString()
+                .startsWith(QLatin1String("cfc_")));
     QCOMPARE(permissionBits(credentialFile), 0600);
 
     QVERIFY(forwarder.terminate());

@@ -23,7 +23,8 @@ namespace {
 QString randomPin()
 {
     QByteArray digest(32, Qt::Uninitialized);
-    QRandomGenerator::system()->fillRange(reinterpret_cast<quint32 *>(digest.data()), digest.size() / 4);
+    QRandomGenerator::system()->fillRange(
+        reinterpret_cast<quint32 *>(digest.data()), digest.size() / 4);
     return QStringLiteral("sha256:") + QString::fromLatin1(digest.toBase64());
 }
 
@@ -64,18 +65,20 @@ void TestForwarderRefusal::reusedTokenRefused()
 {
     HubProcess &hub = m_rig->hub();
     ConnectedForwarder first;
-    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("original"), first), qPrintable(m_rig->lastError()));
+    QVERIFY2(
+        m_rig->enrollAndConnect(QStringLiteral("original"), first), qPrintable(m_rig->lastError()));
 
     // When a second machine pastes the same bundle
     const QString secondCredential = m_rig->path(QStringLiteral("second.json"));
-    ForwarderProcess &second = m_rig->addForwarder(
-            {QStringLiteral("--bundle"), first.enrollment.bundle, QStringLiteral("--credential-file"), secondCredential});
+    ForwarderProcess &second = m_rig->addForwarder({ QStringLiteral("--bundle"),
+        first.enrollment.bundle, QStringLiteral("--credential-file"), secondCredential });
     QVERIFY2(second.start(), qPrintable(second.describe()));
 
     // Then it is refused for good and keeps nothing
     QTRY_VERIFY2_WITH_TIMEOUT(second.hasExited(), qPrintable(second.describe()), kLongWaitMs);
     QVERIFY2(second.exitCode() == 3, qPrintable(second.describe()));
-    QVERIFY2(second.stderrText().contains(QLatin1String("already used")), qPrintable(second.describe()));
+    QVERIFY2(
+        second.stderrText().contains(QLatin1String("already used")), qPrintable(second.describe()));
     QVERIFY(!QFile::exists(secondCredential));
 
     // and the first one is not disturbed
@@ -87,9 +90,9 @@ void TestForwarderRefusal::reusedTokenRefused()
 void TestForwarderRefusal::expiredTokenRefused()
 {
     HubProcess &hub = m_rig->hub();
-    const Enrollment enrollment =
-            hub.enroll(QStringLiteral("late"), {QStringLiteral("--usb"), QStringLiteral("1050:0407")},
-                       {QStringLiteral("--token-ttl"), QStringLiteral("1s")});
+    const Enrollment enrollment = hub.enroll(QStringLiteral("late"),
+        { QStringLiteral("--usb"), QStringLiteral("1050:0407") },
+        { QStringLiteral("--token-ttl"), QStringLiteral("1s") });
     QVERIFY2(enrollment.ok, qPrintable(enrollment.error));
     // Counted from after the answer, so this wait can only be too long: the
     // token's one second began before the hub answered.
@@ -98,16 +101,17 @@ void TestForwarderRefusal::expiredTokenRefused()
     QTRY_VERIFY_WITH_TIMEOUT(sinceEnrollment.hasExpired(2000), 10'000);
 
     const QString credentialFile = m_rig->path(QStringLiteral("late.json"));
-    ForwarderProcess &forwarder = m_rig->addForwarder(
-            {QStringLiteral("--bundle"), enrollment.bundle, QStringLiteral("--credential-file"), credentialFile});
+    ForwarderProcess &forwarder = m_rig->addForwarder({ QStringLiteral("--bundle"),
+        enrollment.bundle, QStringLiteral("--credential-file"), credentialFile });
     QVERIFY2(forwarder.start(), qPrintable(forwarder.describe()));
     QTRY_VERIFY2_WITH_TIMEOUT(forwarder.hasExited(), qPrintable(forwarder.describe()), kLongWaitMs);
     QVERIFY2(forwarder.exitCode() == 3, qPrintable(forwarder.describe()));
-    QVERIFY2(forwarder.stderrText().contains(QLatin1String("expired")), qPrintable(forwarder.describe()));
+    QVERIFY2(forwarder.stderrText().contains(QLatin1String("expired")),
+        qPrintable(forwarder.describe()));
     QVERIFY(!QFile::exists(credentialFile));
     QVERIFY(!QFile::exists(forwarder.home() + QLatin1String("/.cloop/forwarder.json")));
     QCOMPARE(hub.forwarder(enrollment.id).value(QLatin1String("state")).toString(),
-             QStringLiteral("awaiting enrollment"));
+        QStringLiteral("awaiting enrollment"));
 }
 
 void TestForwarderRefusal::wrongPinRefused()
@@ -117,7 +121,8 @@ void TestForwarderRefusal::wrongPinRefused()
     QVERIFY2(enrollment.ok, qPrintable(enrollment.error));
 
     // Given a bundle for this hub and token that pins some other key
-    auto decoded = identity::EnrollmentBundle::decode(enrollment.bundle, identity::EnrollmentBundle::Kind::Forwarder);
+    auto decoded = identity::EnrollmentBundle::decode(
+        enrollment.bundle, identity::EnrollmentBundle::Kind::Forwarder);
     QVERIFY2(decoded, qPrintable(decoded ? QString() : decoded.error().message));
     const QString realPin = hub.localAccess().value(QLatin1String("pin")).toString();
     QCOMPARE(decoded->pins, realPin);
@@ -129,29 +134,34 @@ void TestForwarderRefusal::wrongPinRefused()
 
     // When the forwarder runs with it
     const QString credentialFile = m_rig->path(QStringLiteral("pinned.json"));
-    ForwarderProcess &misled = m_rig->addForwarder(
-            {QStringLiteral("--bundle"), forgedBundle, QStringLiteral("--credential-file"), credentialFile});
+    ForwarderProcess &misled = m_rig->addForwarder({ QStringLiteral("--bundle"), forgedBundle,
+        QStringLiteral("--credential-file"), credentialFile });
     QVERIFY2(misled.start(), qPrintable(misled.describe()));
 
     // Then it refuses the hub before sending the token, naming both keys
     QVERIFY2(misled.waitForStderr(realPin), qPrintable(misled.describe()));
     QVERIFY2(misled.stderrText().contains(forged.pins), qPrintable(misled.describe()));
     QVERIFY2(misled.isRunning(), qPrintable(misled.describe()));
-    QVERIFY2(!misled.stderrText().contains(QLatin1String("connected to the hub")), qPrintable(misled.describe()));
-    QVERIFY2(!misled.stderrText().contains(QLatin1String("enrolled as")), qPrintable(misled.describe()));
+    QVERIFY2(!misled.stderrText().contains(QLatin1String("connected to the hub")),
+        qPrintable(misled.describe()));
+    QVERIFY2(
+        !misled.stderrText().contains(QLatin1String("enrolled as")), qPrintable(misled.describe()));
     const QJsonObject listed = hub.forwarder(enrollment.id);
     QCOMPARE(listed.value(QLatin1String("connected")).toBool(true), false);
-    QCOMPARE(listed.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+    QCOMPARE(
+        listed.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
     QVERIFY(!QFile::exists(credentialFile));
     QVERIFY(misled.terminate());
     QTRY_VERIFY_WITH_TIMEOUT(misled.hasExited(), kLongWaitMs);
     QVERIFY2(misled.exitCode() == 0, qPrintable(misled.describe()));
 
     // and the token was not spent: the genuine bundle still enrolls
-    ForwarderProcess &genuine = m_rig->addForwarder(
-            {QStringLiteral("--bundle"), enrollment.bundle, QStringLiteral("--credential-file"), credentialFile},
+    ForwarderProcess &genuine
+        = m_rig->addForwarder({ QStringLiteral("--bundle"), enrollment.bundle,
+                                  QStringLiteral("--credential-file"), credentialFile },
             misled.home());
-    QVERIFY2(m_rig->startAndAwaitConnection(genuine, enrollment.id), qPrintable(m_rig->lastError()));
+    QVERIFY2(
+        m_rig->startAndAwaitConnection(genuine, enrollment.id), qPrintable(m_rig->lastError()));
     QVERIFY(QFile::exists(credentialFile));
 }
 

@@ -47,7 +47,9 @@ struct FileFacts
 
 FileFacts factsOf(const QString &path)
 {
-    struct stat st {};
+    struct stat st
+    {
+    };
     if (::stat(QFile::encodeName(path).constData(), &st) != 0)
         return {};
     return FileFacts { int(st.st_mode & 07777), st.st_uid };

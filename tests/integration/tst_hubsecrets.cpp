@@ -23,7 +23,8 @@ namespace {
 
 QString tokenOf(const QString &bundle)
 {
-    auto decoded = identity::EnrollmentBundle::decode(bundle, identity::EnrollmentBundle::Kind::Forwarder);
+    auto decoded
+        = identity::EnrollmentBundle::decode(bundle, identity::EnrollmentBundle::Kind::Forwarder);
     return decoded ? decoded->token : QString();
 }
 
@@ -32,7 +33,10 @@ QString credentialIn(const QString &path)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return {};
-    return QJsonDocument::fromJson(file.readAll()).object().value(QLatin1String("credential")).toString();
+    return QJsonDocument::fromJson(file.readAll())
+        .object()
+        .value(QLatin1String("credential"))
+        .toString();
 }
 
 QByteArray randomBytes(int words)
@@ -47,7 +51,7 @@ QByteArray randomBytes(int words)
 QByteArray databaseBytes(const QString &databasePath)
 {
     QByteArray bytes;
-    for (const QString &path : {databasePath, databasePath + QLatin1String("-wal")}) {
+    for (const QString &path : { databasePath, databasePath + QLatin1String("-wal") }) {
         QFile file(path);
         if (file.open(QIODevice::ReadOnly))
             bytes += file.readAll();
@@ -89,7 +93,8 @@ void TestHubSecrets::forwarderCredentialRefusedOnAdminApi()
 {
     HubProcess &hub = m_rig->hub();
     ConnectedForwarder forwarder;
-    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("typed"), forwarder), qPrintable(m_rig->lastError()));
+    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("typed"), forwarder),
+        qPrintable(m_rig->lastError()));
     const QString credential = credentialIn(forwarder.credentialFile);
     QVERIFY2(credential.startsWith(QLatin1String("cfc_")), qPrintable(credential));
     const Enrollment pending = hub.enroll(QStringLiteral("pending"));
@@ -101,10 +106,11 @@ void TestHubSecrets::forwarderCredentialRefusedOnAdminApi()
     const QString pin = hub.pin();
 
     // The test's own client refuses a key it was not told to trust.
-    const HttpResult wrongKey = pinnedGet(url, QStringLiteral("sha256:") + QString::fromLatin1(randomBytes(8).toBase64()),
-                                          hub.adminToken());
+    const HttpResult wrongKey
+        = pinnedGet(url, QStringLiteral("sha256:") + QString::fromLatin1(randomBytes(8).toBase64()),
+            hub.adminToken());
     QVERIFY2(wrongKey.status == 0 && wrongKey.error.contains(QLatin1String("does not match")),
-             qPrintable(wrongKey.describe()));
+        qPrintable(wrongKey.describe()));
 
     // A forwarder credential is the wrong kind of secret for the admin API
     const HttpResult asForwarder = pinnedGet(url, pin, credential);
@@ -124,16 +130,16 @@ void TestHubSecrets::forwarderCredentialRefusedOnAdminApi()
     QCOMPARE(asEnrollment.errorCode(), QStringLiteral("wrong_credential_type"));
 
     // and neither is a random string, nor no token at all
-    const HttpResult asNobody = pinnedGet(url, pin, QString::fromLatin1(randomBytes(8).toBase64(QByteArray::Base64UrlEncoding)));
+    const HttpResult asNobody = pinnedGet(
+        url, pin, QString::fromLatin1(randomBytes(8).toBase64(QByteArray::Base64UrlEncoding)));
     QVERIFY2(asNobody.status == 401, qPrintable(asNobody.describe()));
     QCOMPARE(asNobody.errorCode(), QStringLiteral("unauthorized"));
     const HttpResult anonymous = pinnedGet(url, pin);
     QVERIFY2(anonymous.status == 401, qPrintable(anonymous.describe()));
 
     // Trying the enrollment token on the wrong door did not spend it.
-    ForwarderProcess &late = m_rig->addForwarder({QStringLiteral("--bundle"), pending.bundle,
-                                                  QStringLiteral("--credential-file"),
-                                                  m_rig->path(QStringLiteral("pending.json"))});
+    ForwarderProcess &late = m_rig->addForwarder({ QStringLiteral("--bundle"), pending.bundle,
+        QStringLiteral("--credential-file"), m_rig->path(QStringLiteral("pending.json")) });
     QVERIFY2(m_rig->startAndAwaitConnection(late, pending.id), qPrintable(m_rig->lastError()));
 }
 
@@ -141,22 +147,24 @@ void TestHubSecrets::databaseHoldsNoSecrets()
 {
     HubProcess &hub = m_rig->hub();
     ConnectedForwarder redeemed;
-    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("redeemed"), redeemed), qPrintable(m_rig->lastError()));
+    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("redeemed"), redeemed),
+        qPrintable(m_rig->lastError()));
     const Enrollment unredeemed = hub.enroll(QStringLiteral("unredeemed"));
     QVERIFY2(unredeemed.ok, qPrintable(unredeemed.error));
 
     const QString credential = credentialIn(redeemed.credentialFile);
     QVERIFY2(credential.startsWith(QLatin1String("cfc_")), qPrintable(credential));
-    const QStringList secrets{
+    const QStringList secrets {
         hub.adminToken(),
         tokenOf(redeemed.enrollment.bundle),
         tokenOf(unredeemed.bundle),
         credential,
     };
     for (const QString &secret : secrets)
-        QVERIFY2(secret.size() > 20, qPrintable(QStringLiteral("not a secret: \"%1\"").arg(secret)));
-    const QByteArray credentialHash =
-            QCryptographicHash::hash(credential.toUtf8(), QCryptographicHash::Sha256).toHex();
+        QVERIFY2(
+            secret.size() > 20, qPrintable(QStringLiteral("not a secret: \"%1\"").arg(secret)));
+    const QByteArray credentialHash
+        = QCryptographicHash::hash(credential.toUtf8(), QCryptographicHash::Sha256).toHex();
 
     const auto check = [&](const char *when) {
         const QByteArray stored = databaseBytes(hub.databasePath());
@@ -164,15 +172,16 @@ void TestHubSecrets::databaseHoldsNoSecrets()
         for (const QString &secret : secrets) {
             // Whole, and without its type prefix in case only that was cut off.
             QVERIFY2(!stored.contains(secret.toUtf8()),
-                     qPrintable(QStringLiteral("%1: the database holds %2…").arg(QLatin1String(when), secret.left(8))));
+                qPrintable(QStringLiteral("%1: the database holds %2…")
+                               .arg(QLatin1String(when), secret.left(8))));
             QVERIFY2(!stored.contains(secret.mid(4).toUtf8()),
-                     qPrintable(QStringLiteral("%1: the database holds the body of %2…")
-                                        .arg(QLatin1String(when), secret.left(8))));
+                qPrintable(QStringLiteral("%1: the database holds the body of %2…")
+                               .arg(QLatin1String(when), secret.left(8))));
         }
         // The search looks at the right bytes: the credential's hash is there.
         QVERIFY2(stored.contains(credentialHash),
-                 qPrintable(QStringLiteral("%1: the hash %2 of the credential is not in the database")
-                                    .arg(QLatin1String(when), QString::fromLatin1(credentialHash))));
+            qPrintable(QStringLiteral("%1: the hash %2 of the credential is not in the database")
+                           .arg(QLatin1String(when), QString::fromLatin1(credentialHash))));
     };
     check("while the hub runs");
     if (QTest::currentTestFailed())

@@ -11,9 +11,10 @@
 namespace cloop::testing {
 
 ForwarderProcess::ForwarderProcess(QStringList arguments, QString home, Program program)
-    : m_arguments(std::move(arguments)), m_home(std::move(home)), m_program(program)
-{
-}
+    : m_arguments(std::move(arguments))
+    , m_home(std::move(home))
+    , m_program(program)
+{ }
 
 ForwarderProcess::~ForwarderProcess()
 {
@@ -42,12 +43,14 @@ QString ForwarderProcess::programPath() const
 
 QStringList ForwarderProcess::programArguments() const
 {
-    return m_program == Program::Umbrella ? QStringList{QStringLiteral("forward")} + m_arguments : m_arguments;
+    return m_program == Program::Umbrella ? QStringList { QStringLiteral("forward") } + m_arguments
+                                          : m_arguments;
 }
 
 QString ForwarderProcess::commandLine() const
 {
-    return (QStringList{QFileInfo(programPath()).fileName()} + programArguments()).join(QLatin1Char(' '));
+    return (QStringList { QFileInfo(programPath()).fileName() } + programArguments())
+        .join(QLatin1Char(' '));
 }
 
 bool ForwarderProcess::start()
@@ -72,17 +75,18 @@ bool ForwarderProcess::start()
     m_process->setStandardInputFile(QProcess::nullDevice());
     QProcess *process = m_process.get();
     QObject::connect(process, &QProcess::readyReadStandardError, process,
-                     [this, process] { m_stderr += process->readAllStandardError(); });
+        [this, process] { m_stderr += process->readAllStandardError(); });
     QObject::connect(process, &QProcess::readyReadStandardOutput, process,
-                     [this, process] { m_stdout += process->readAllStandardOutput(); });
-    QObject::connect(process, &QProcess::finished, process, [this, process](int code, QProcess::ExitStatus status) {
-        m_exitedAt = Clock::now();
-        m_stderr += process->readAllStandardError();
-        m_stdout += process->readAllStandardOutput();
-        m_exited = true;
-        m_crashed = status == QProcess::CrashExit;
-        m_exitCode = code;
-    });
+        [this, process] { m_stdout += process->readAllStandardOutput(); });
+    QObject::connect(process, &QProcess::finished, process,
+        [this, process](int code, QProcess::ExitStatus status) {
+            m_exitedAt = Clock::now();
+            m_stderr += process->readAllStandardError();
+            m_stdout += process->readAllStandardOutput();
+            m_exited = true;
+            m_crashed = status == QProcess::CrashExit;
+            m_exitCode = code;
+        });
     m_process->start();
     return m_process->waitForStarted(kLongWaitMs);
 }
@@ -124,13 +128,14 @@ QString ForwarderProcess::describe() const
     if (!m_process)
         state = QStringLiteral("not started");
     else if (!m_exited)
-        state = isRunning() ? QStringLiteral("running") : QStringLiteral("ended (not yet reported)");
+        state
+            = isRunning() ? QStringLiteral("running") : QStringLiteral("ended (not yet reported)");
     else if (m_crashed)
         state = QStringLiteral("crashed");
     else
         state = QStringLiteral("exit code %1").arg(m_exitCode);
     return QStringLiteral("`%1` (HOME=%2): %3\n--- stderr ---\n%4\n--- stdout ---\n%5")
-            .arg(commandLine(), m_home, state, stderrText().trimmed(), stdoutText().trimmed());
+        .arg(commandLine(), m_home, state, stderrText().trimmed(), stdoutText().trimmed());
 }
 
 } // namespace cloop::testing

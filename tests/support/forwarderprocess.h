@@ -22,7 +22,14 @@ class ForwarderProcess
 public:
     // The *UsbStandIn programs are the daemons with the USB kernel stand-in
     // (tests/support/usbstandin), for kernels without USB.
-    enum class Program { Standalone, Umbrella, Agent, ForwarderUsbStandIn, AgentUsbStandIn };
+    enum class Program
+    {
+        Standalone,
+        Umbrella,
+        Agent,
+        ForwarderUsbStandIn,
+        AgentUsbStandIn
+    };
 
     ForwarderProcess(QStringList arguments, QString home, Program program = Program::Standalone);
     ~ForwarderProcess(); // kills the process it started, by PID
@@ -30,7 +37,10 @@ public:
     ForwarderProcess &operator=(const ForwarderProcess &) = delete;
 
     // Set before start(): added to (or replacing in) its environment.
-    void setEnvironmentVariable(const QString &name, const QString &value) { m_environment.insert(name, value); }
+    void setEnvironmentVariable(const QString &name, const QString &value)
+    {
+        m_environment.insert(name, value);
+    }
     // Set before start(), by a root test: the daemon runs as this user and
     // group, with no supplementary groups.
     void runAs(uid_t uid, gid_t gid) { m_user = std::make_pair(uid, gid); }
@@ -74,7 +84,7 @@ private:
     bool m_exited = false;
     bool m_crashed = false;
     int m_exitCode = -1;
-    Clock::time_point m_exitedAt{};
+    Clock::time_point m_exitedAt {};
 };
 
 } // namespace cloop::testing

@@ -6,27 +6,26 @@
 namespace cloop::testing {
 
 std::optional<protocol::FrameRecord> receiveFrameRecord(const QPointer<tunnel::Channel> &channel,
-                                                        protocol::FrameRecordDecoder &decoder,
-                                                        const std::function<bool(const protocol::FrameRecord &)> &match,
-                                                        int timeoutMs)
+    protocol::FrameRecordDecoder &decoder,
+    const std::function<bool(const protocol::FrameRecord &)> &match, int timeoutMs)
 {
     std::optional<protocol::FrameRecord> found;
     waitUntil(
-            [&] {
-                if (channel && channel->bytesAvailable() > 0) {
-                    if (!decoder.feed(channel->readAll()))
-                        return true;
+        [&] {
+            if (channel && channel->bytesAvailable() > 0) {
+                if (!decoder.feed(channel->readAll()))
+                    return true;
+            }
+            protocol::FrameRecord record;
+            while (decoder.next(record)) {
+                if (match(record)) {
+                    found = record;
+                    return true;
                 }
-                protocol::FrameRecord record;
-                while (decoder.next(record)) {
-                    if (match(record)) {
-                        found = record;
-                        return true;
-                    }
-                }
-                return false;
-            },
-            timeoutMs);
+            }
+            return false;
+        },
+        timeoutMs);
     return found;
 }
 

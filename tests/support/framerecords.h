@@ -20,8 +20,7 @@ namespace cloop::testing {
 // `match` (returned), the stream breaks, or `timeoutMs` pass (nothing).
 // Records that do not match are consumed.
 std::optional<protocol::FrameRecord> receiveFrameRecord(const QPointer<tunnel::Channel> &channel,
-                                                        protocol::FrameRecordDecoder &decoder,
-                                                        const std::function<bool(const protocol::FrameRecord &)> &match,
-                                                        int timeoutMs);
+    protocol::FrameRecordDecoder &decoder,
+    const std::function<bool(const protocol::FrameRecord &)> &match, int timeoutMs);
 
 } // namespace cloop::testing

@@ -50,12 +50,14 @@ bool HubProcess::initialise()
         fail(QStringLiteral("cannot create a temporary folder: %1").arg(m_root.errorString()));
         return false;
     }
-    const CliResult result = cli({QStringLiteral("hub"), QStringLiteral("tls-init"), QStringLiteral("--data"), m_dataDir});
+    const CliResult result = cli(
+        { QStringLiteral("hub"), QStringLiteral("tls-init"), QStringLiteral("--data"), m_dataDir });
     if (result.exitCode != 0) {
         fail(result.describe());
         return false;
     }
-    static const QRegularExpression pinLine(QStringLiteral("^pin: (\\S+)$"), QRegularExpression::MultilineOption);
+    static const QRegularExpression pinLine(
+        QStringLiteral("^pin: (\\S+)$"), QRegularExpression::MultilineOption);
     m_tlsInitPin = pinLine.match(result.stdoutText()).captured(1);
     if (m_tlsInitPin.isEmpty()) {
         fail(QStringLiteral("tls-init printed no \"pin: …\" line; ") + result.describe());
@@ -89,16 +91,22 @@ bool HubProcess::launch()
     m_process->setStandardInputFile(QProcess::nullDevice());
     QProcess *process = m_process.get();
     QObject::connect(process, &QProcess::readyReadStandardOutput, process,
-                     [this, process] { m_log += process->readAllStandardOutput(); });
-    QObject::connect(process, &QProcess::finished, process, [this, process](int code, QProcess::ExitStatus status) {
-        m_log += process->readAllStandardOutput();
-        m_log += QStringLiteral("=== hub exited: %1 %2 ===\n")
-                         .arg(status == QProcess::NormalExit ? QStringLiteral("code") : QStringLiteral("crashed, signal/code"))
-                         .arg(code)
-                         .toUtf8();
-    });
+        [this, process] { m_log += process->readAllStandardOutput(); });
+    QObject::connect(process, &QProcess::finished, process,
+        [this, process](int code, QProcess::ExitStatus status) {
+            m_log += process->readAllStandardOutput();
+            m_log
+                += QStringLiteral("=== hub exited: %1 %2 ===\n")
+                       .arg(status == QProcess::NormalExit ? QStringLiteral("code")
+                                                           : QStringLiteral("crashed, signal/code"))
+                       .arg(code)
+                       .toUtf8();
+        });
     ++m_starts;
-    m_log += QStringLiteral("=== start %1: cloop %2 ===\n").arg(m_starts).arg(m_process->arguments().join(QLatin1Char(' '))).toUtf8();
+    m_log += QStringLiteral("=== start %1: cloop %2 ===\n")
+                 .arg(m_starts)
+                 .arg(m_process->arguments().join(QLatin1Char(' ')))
+                 .toUtf8();
     m_logMarkOfThisStart = m_log.size();
     m_process->start();
     if (!m_process->waitForStarted(kLongWaitMs)) {
@@ -141,7 +149,8 @@ bool HubProcess::answersHealth(quint16 port) const
     url.setPort(port);
     url.setPath(QStringLiteral("/api/health"));
     const HttpResult answer = pinnedGet(url, pin(), {}, kHealthProbeMs);
-    return answer.status == 200 && answer.json().value(QLatin1String("status")).toString() == QLatin1String("ok");
+    return answer.status == 200
+        && answer.json().value(QLatin1String("status")).toString() == QLatin1String("ok");
 }
 
 qint64 HubProcess::pid() const
@@ -164,21 +173,22 @@ bool HubProcess::start()
             return false;
         quint16 port = 0;
         waitUntil(
-                [&] {
-                    if (!isRunning())
-                        return true;
-                    port = portFromLocalAccess();
-                    if (port == 0 || (restart && port != m_port))
-                        return false;
-                    return answersHealth(port);
-                },
-                static_cast<int>(std::max<qint64>(0, deadline.remainingTime())));
+            [&] {
+                if (!isRunning())
+                    return true;
+                port = portFromLocalAccess();
+                if (port == 0 || (restart && port != m_port))
+                    return false;
+                return answersHealth(port);
+            },
+            static_cast<int>(std::max<qint64>(0, deadline.remainingTime())));
         if (isRunning() && port != 0 && (!restart || port == m_port) && answersHealth(port)) {
             m_port = port;
             return true;
         }
         if (isRunning()) {
-            fail(QStringLiteral("the hub did not answer /api/health within %1 ms").arg(kLongWaitMs));
+            fail(
+                QStringLiteral("the hub did not answer /api/health within %1 ms").arg(kLongWaitMs));
             kill();
             return false;
         }
@@ -205,7 +215,8 @@ void HubProcess::kill()
 int HubProcess::stop()
 {
     if (!isRunning())
-        return m_process && m_process->exitStatus() == QProcess::NormalExit ? m_process->exitCode() : -1;
+        return m_process && m_process->exitStatus() == QProcess::NormalExit ? m_process->exitCode()
+                                                                            : -1;
     signalProcess(*m_process, SIGTERM);
     if (!m_process->waitForFinished(kLongWaitMs)) {
         fail(QStringLiteral("the hub did not stop within %1 ms of SIGTERM").arg(kLongWaitMs));
@@ -219,7 +230,8 @@ CliResult HubProcess::cli(const QStringList &arguments, int timeoutMs)
 {
     QProcessEnvironment environment = childEnvironment(m_homeDir);
     environment.insert(QStringLiteral("CLOOP_HUB_DATA"), m_dataDir);
-    CliResult result = runProgram(binaryPath(QStringLiteral("cloop")), arguments, environment, timeoutMs);
+    CliResult result
+        = runProgram(binaryPath(QStringLiteral("cloop")), arguments, environment, timeoutMs);
     m_transcript.append(result.describe());
     while (m_transcript.size() > kTranscriptEntries)
         m_transcript.removeFirst();
@@ -233,7 +245,7 @@ QJsonValue HubProcess::cliJson(const QStringList &arguments)
         fail(result.describe());
         return QJsonValue(QJsonValue::Undefined);
     }
-    QJsonParseError error{};
+    QJsonParseError error {};
     const QJsonDocument document = QJsonDocument::fromJson(result.out, &error);
     if (error.error != QJsonParseError::NoError) {
         fail(QStringLiteral("not JSON (%1): ").arg(error.errorString()) + result.describe());
@@ -244,22 +256,25 @@ QJsonValue HubProcess::cliJson(const QStringList &arguments)
     return document.object();
 }
 
-qint64 HubProcess::bind(qint64 forwarderId, const QString &project, const QString &ttl, const QStringList &extra)
+qint64 HubProcess::bind(
+    qint64 forwarderId, const QString &project, const QString &ttl, const QStringList &extra)
 {
-    const QJsonValue binding = cliJson(QStringList{QStringLiteral("forward"), QStringLiteral("bind"),
-                                                   QString::number(forwarderId), QStringLiteral("--project"), project,
-                                                   QStringLiteral("--ttl"), ttl}
-                                       + extra + QStringList{QStringLiteral("--json")});
+    const QJsonValue binding
+        = cliJson(QStringList { QStringLiteral("forward"), QStringLiteral("bind"),
+                      QString::number(forwarderId), QStringLiteral("--project"), project,
+                      QStringLiteral("--ttl"), ttl }
+            + extra + QStringList { QStringLiteral("--json") });
     return binding.toObject().value(QLatin1String("id")).toInteger();
 }
 
-Enrollment HubProcess::enroll(const QString &name, const QStringList &device, const QStringList &extra)
+Enrollment HubProcess::enroll(
+    const QString &name, const QStringList &device, const QStringList &extra)
 {
     Enrollment enrollment;
     enrollment.name = name;
-    const QJsonValue answer = cliJson(QStringList{QStringLiteral("forward"), QStringLiteral("enroll"),
-                                                  QStringLiteral("--name"), name}
-                                      + device + extra + QStringList{QStringLiteral("--json")});
+    const QJsonValue answer = cliJson(QStringList { QStringLiteral("forward"),
+                                          QStringLiteral("enroll"), QStringLiteral("--name"), name }
+        + device + extra + QStringList { QStringLiteral("--json") });
     if (!answer.isObject()) {
         enrollment.error = m_lastError;
         return enrollment;
@@ -267,18 +282,21 @@ Enrollment HubProcess::enroll(const QString &name, const QStringList &device, co
     enrollment.answer = answer.toObject();
     enrollment.bundle = enrollment.answer.value(QLatin1String("bundle")).toString();
     enrollment.command = enrollment.answer.value(QLatin1String("command")).toString();
-    enrollment.id = enrollment.answer.value(QLatin1String("forwarder")).toObject().value(QLatin1String("id")).toInteger();
+    enrollment.id = enrollment.answer.value(QLatin1String("forwarder"))
+                        .toObject()
+                        .value(QLatin1String("id"))
+                        .toInteger();
     enrollment.ok = enrollment.id > 0 && !enrollment.bundle.isEmpty();
     if (!enrollment.ok)
         enrollment.error = QStringLiteral("enroll answered without id or bundle: %1")
-                                   .arg(QString::fromUtf8(QJsonDocument(enrollment.answer).toJson()));
+                               .arg(QString::fromUtf8(QJsonDocument(enrollment.answer).toJson()));
     return enrollment;
 }
 
 QJsonObject HubProcess::forwarder(qint64 id)
 {
-    const QJsonValue list = cliJson({QStringLiteral("forward"), QStringLiteral("list"), QStringLiteral("--json"),
-                                     QStringLiteral("--all")});
+    const QJsonValue list = cliJson({ QStringLiteral("forward"), QStringLiteral("list"),
+        QStringLiteral("--json"), QStringLiteral("--all") });
     for (const QJsonValue &entry : list.toArray()) {
         if (entry.toObject().value(QLatin1String("id")).toInteger() == id)
             return entry.toObject();

@@ -72,13 +72,13 @@ public:
 
     // `cloop forward bind ID --project PROJECT --ttl TTL [EXTRA...] --json`:
     // the binding's id, 0 when it failed (the transcript says why).
-    qint64 bind(qint64 forwarderId, const QString &project, const QString &ttl = QStringLiteral("1h"),
-                const QStringList &extra = {});
+    qint64 bind(qint64 forwarderId, const QString &project,
+        const QString &ttl = QStringLiteral("1h"), const QStringList &extra = {});
 
     // `cloop forward enroll --name NAME DEVICE... --json`.
     Enrollment enroll(const QString &name,
-                      const QStringList &device = {QStringLiteral("--usb"), QStringLiteral("1050:0407")},
-                      const QStringList &extra = {});
+        const QStringList &device = { QStringLiteral("--usb"), QStringLiteral("1050:0407") },
+        const QStringList &extra = {});
     // One record of `cloop forward list --json --all`, empty when absent.
     QJsonObject forwarder(qint64 id);
     bool forwarderConnected(qint64 id);

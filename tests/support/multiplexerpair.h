@@ -14,16 +14,20 @@ class MultiplexerPair final : public QObject
 public:
     MultiplexerPair()
     {
-        connect(&hub, &tunnel::ChannelMultiplexer::frameReady, this, [this](const QByteArray &frame) {
-            QMetaObject::invokeMethod(this, [this, frame] { (void)daemon.handleFrame(frame); }, Qt::QueuedConnection);
-        });
-        connect(&daemon, &tunnel::ChannelMultiplexer::frameReady, this, [this](const QByteArray &frame) {
-            QMetaObject::invokeMethod(this, [this, frame] { (void)hub.handleFrame(frame); }, Qt::QueuedConnection);
-        });
+        connect(
+            &hub, &tunnel::ChannelMultiplexer::frameReady, this, [this](const QByteArray &frame) {
+                QMetaObject::invokeMethod(
+                    this, [this, frame] { (void)daemon.handleFrame(frame); }, Qt::QueuedConnection);
+            });
+        connect(&daemon, &tunnel::ChannelMultiplexer::frameReady, this,
+            [this](const QByteArray &frame) {
+                QMetaObject::invokeMethod(
+                    this, [this, frame] { (void)hub.handleFrame(frame); }, Qt::QueuedConnection);
+            });
     }
 
-    tunnel::ChannelMultiplexer hub{tunnel::ChannelMultiplexer::Side::Hub};
-    tunnel::ChannelMultiplexer daemon{tunnel::ChannelMultiplexer::Side::Daemon};
+    tunnel::ChannelMultiplexer hub { tunnel::ChannelMultiplexer::Side::Hub };
+    tunnel::ChannelMultiplexer daemon { tunnel::ChannelMultiplexer::Side::Daemon };
 };
 
 } // namespace cloop::testing

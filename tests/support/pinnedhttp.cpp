@@ -28,8 +28,9 @@ QString HttpResult::errorCode() const
 QString HttpResult::describe() const
 {
     return QStringLiteral("HTTP %1%2 body: %3")
-            .arg(status)
-            .arg(error.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(error), QString::fromUtf8(body.left(2000)));
+        .arg(status)
+        .arg(error.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(error),
+            QString::fromUtf8(body.left(2000)));
 }
 
 HttpResult pinnedGet(const QUrl &url, const QString &pin, const QString &bearer, int timeoutMs)
@@ -58,10 +59,13 @@ HttpResult pinnedGet(const QUrl &url, const QString &pin, const QString &bearer,
         // A matching pin stands in for a CA, so only "nobody vouches for this
         // key" errors may be waived; never a wrong host name or an expired
         // certificate, and nothing at all when the key is not the pinned one.
-        static const QList<QSslError::SslError> waivable{
-            QSslError::SelfSignedCertificate,       QSslError::SelfSignedCertificateInChain,
-            QSslError::UnableToGetLocalIssuerCertificate, QSslError::UnableToGetIssuerCertificate,
-            QSslError::UnableToVerifyFirstCertificate, QSslError::CertificateUntrusted,
+        static const QList<QSslError::SslError> waivable {
+            QSslError::SelfSignedCertificate,
+            QSslError::SelfSignedCertificateInChain,
+            QSslError::UnableToGetLocalIssuerCertificate,
+            QSslError::UnableToGetIssuerCertificate,
+            QSslError::UnableToVerifyFirstCertificate,
+            QSslError::CertificateUntrusted,
         };
         const Status pinned = pins->verify(reply->sslConfiguration().peerCertificate());
         if (!pinned) {
@@ -71,7 +75,8 @@ HttpResult pinnedGet(const QUrl &url, const QString &pin, const QString &bearer,
         }
         for (const QSslError &error : errors) {
             if (!waivable.contains(error.error())) {
-                refusal = QStringLiteral("certificate error not waived by the pin: %1").arg(error.errorString());
+                refusal = QStringLiteral("certificate error not waived by the pin: %1")
+                              .arg(error.errorString());
                 reply->abort();
                 return;
             }
@@ -80,7 +85,8 @@ HttpResult pinnedGet(const QUrl &url, const QString &pin, const QString &bearer,
     });
     // Checked once more after the handshake, before the request is written.
     QObject::connect(reply, &QNetworkReply::encrypted, reply, [&] {
-        if (const Status pinned = pins->verify(reply->sslConfiguration().peerCertificate()); !pinned) {
+        if (const Status pinned = pins->verify(reply->sslConfiguration().peerCertificate());
+            !pinned) {
             refusal = pinned.error().message;
             reply->abort();
         }

@@ -27,7 +27,7 @@ struct HttpResult
 // GET url with "Authorization: Bearer <bearer>" when bearer is not empty.
 // The certificate errors ignored are only the "no trusted issuer" family, and
 // only after the presented key matched `pin` ("sha256:<base64>").
-HttpResult pinnedGet(const QUrl &url, const QString &pin, const QString &bearer = {},
-                     int timeoutMs = kLongWaitMs);
+HttpResult pinnedGet(
+    const QUrl &url, const QString &pin, const QString &bearer = {}, int timeoutMs = kLongWaitMs);
 
 } // namespace cloop::testing

@@ -13,7 +13,6 @@
 
 #include <csignal>
 #include <sys/prctl.h>
-#include <csignal>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -34,7 +33,7 @@ QProcessEnvironment childEnvironment(const QString &home)
         if (name.startsWith(QLatin1String("CLOOP_")) || name.startsWith(QLatin1String("XDG_")))
             environment.remove(name);
     }
-    for (const char *name : {"QT_LOGGING_RULES", "QT_MESSAGE_PATTERN", "QT_LOGGING_CONF"})
+    for (const char *name : { "QT_LOGGING_RULES", "QT_MESSAGE_PATTERN", "QT_LOGGING_CONF" })
         environment.remove(QString::fromLatin1(name));
     environment.insert(QStringLiteral("HOME"), home);
     // Logs go to stderr even where Qt would pick the journal.
@@ -53,8 +52,8 @@ bool waitUntil(const std::function<bool()> &condition, int timeoutMs)
         // Let whatever is pending arrive; the condition runs outside this loop,
         // so a condition that itself spins an event loop is never re-entered.
         QEventLoop loop;
-        QTimer::singleShot(std::min<qint64>(20, std::max<qint64>(1, deadline.remainingTime())), &loop,
-                           &QEventLoop::quit);
+        QTimer::singleShot(std::min<qint64>(20, std::max<qint64>(1, deadline.remainingTime())),
+            &loop, &QEventLoop::quit);
         loop.exec();
     }
 }
@@ -91,14 +90,15 @@ QString CliResult::describe() const
     else
         how = QStringLiteral("exit code %1 after %2 ms").arg(exitCode).arg(elapsedMs);
     return QStringLiteral("`%1` %2\n--- stdout ---\n%3\n--- stderr ---\n%4")
-            .arg(command, how, stdoutText().trimmed(), stderrText().trimmed());
+        .arg(command, how, stdoutText().trimmed(), stderrText().trimmed());
 }
 
 CliResult runProgram(const QString &program, const QStringList &arguments,
-                     const QProcessEnvironment &environment, int timeoutMs)
+    const QProcessEnvironment &environment, int timeoutMs)
 {
     CliResult result;
-    result.command = (QStringList{QFileInfo(program).fileName()} + arguments).join(QLatin1Char(' '));
+    result.command
+        = (QStringList { QFileInfo(program).fileName() } + arguments).join(QLatin1Char(' '));
 
     QProcess process;
     process.setProgram(program);

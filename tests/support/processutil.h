@@ -8,9 +8,9 @@
 #include <QProcess>
 #include <QProcessEnvironment>
 
-#include <memory>
 #include <QString>
 #include <QStringList>
+#include <memory>
 
 #include <chrono>
 #include <functional>
@@ -79,17 +79,17 @@ struct CliResult
 // Runs a program to completion while the event loop keeps running (other
 // children's signals are still delivered); kills it by PID after timeoutMs.
 CliResult runProgram(const QString &program, const QStringList &arguments,
-                     const QProcessEnvironment &environment, int timeoutMs = kLongWaitMs);
+    const QProcessEnvironment &environment, int timeoutMs = kLongWaitMs);
 
 } // namespace cloop::testing
 
 // Checks a command's exit code and prints everything about it when wrong.
 // `result` is evaluated once (QVERIFY2 builds its message whether or not the
 // check fails, so naming a command there would run it twice).
-#define CLOOP_COMPARE_EXIT(result, expected)                                                           \
-    do {                                                                                               \
-        const ::cloop::testing::CliResult &cloopExitResult_ = (result);                                \
-        QVERIFY2(cloopExitResult_.exitCode == (expected),                                              \
-                 qPrintable(QStringLiteral("expected exit code %1; ").arg(expected)                    \
-                            + cloopExitResult_.describe()));                                           \
+#define CLOOP_COMPARE_EXIT(result, expected)                                                       \
+    do {                                                                                           \
+        const ::cloop::testing::CliResult &cloopExitResult_ = (result);                            \
+        QVERIFY2(cloopExitResult_.exitCode == (expected),                                          \
+            qPrintable(QStringLiteral("expected exit code %1; ").arg(expected)                     \
+                + cloopExitResult_.describe()));                                                   \
     } while (false)

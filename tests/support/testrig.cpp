@@ -6,9 +6,9 @@
 namespace cloop::testing {
 
 TestRig::TestRig()
-    : m_scratch(QDir::tempPath() + QLatin1String("/cloop-integ-XXXXXX")), m_hub(std::make_unique<HubProcess>())
-{
-}
+    : m_scratch(QDir::tempPath() + QLatin1String("/cloop-integ-XXXXXX"))
+    , m_hub(std::make_unique<HubProcess>())
+{ }
 
 TestRig::~TestRig()
 {
@@ -20,7 +20,8 @@ TestRig::~TestRig()
 bool TestRig::startHub()
 {
     if (!m_scratch.isValid()) {
-        m_lastError = QStringLiteral("cannot create a scratch folder: %1").arg(m_scratch.errorString());
+        m_lastError
+            = QStringLiteral("cannot create a scratch folder: %1").arg(m_scratch.errorString());
         return false;
     }
     if (!m_hub->initialise() || !m_hub->start()) {
@@ -42,11 +43,11 @@ QString TestRig::path(const QString &name) const
     return m_scratch.filePath(name);
 }
 
-ForwarderProcess &TestRig::addForwarder(const QStringList &arguments, const QString &home,
-                                        ForwarderProcess::Program program)
+ForwarderProcess &TestRig::addForwarder(
+    const QStringList &arguments, const QString &home, ForwarderProcess::Program program)
 {
     m_forwarders.push_back(
-            std::make_unique<ForwarderProcess>(arguments, home.isEmpty() ? newHome() : home, program));
+        std::make_unique<ForwarderProcess>(arguments, home.isEmpty() ? newHome() : home, program));
     return *m_forwarders.back();
 }
 
@@ -58,13 +59,14 @@ bool TestRig::startAndAwaitConnection(ForwarderProcess &forwarder, qint64 id)
     }
     // Both sides: the hub lists the session, and the daemon has taken the
     // welcome (so a credential it was enrolled with is saved by now).
-    const bool connected = waitUntil([&] { return !forwarder.isRunning() || m_hub->forwarderConnected(id); })
-            && forwarder.waitForStderr(QStringLiteral("connected to the hub as forwarder"));
+    const bool connected = waitUntil([&] {
+        return !forwarder.isRunning() || m_hub->forwarderConnected(id);
+    }) && forwarder.waitForStderr(QStringLiteral("connected to the hub as forwarder"));
     if (!connected || !forwarder.isRunning()) {
         m_lastError = QStringLiteral("forwarder %1 did not connect within %2 ms:\n%3")
-                              .arg(id)
-                              .arg(kLongWaitMs)
-                              .arg(forwarder.describe());
+                          .arg(id)
+                          .arg(kLongWaitMs)
+                          .arg(forwarder.describe());
         return false;
     }
     return true;
@@ -78,14 +80,15 @@ bool TestRig::enrollAndConnect(const QString &name, ConnectedForwarder &out)
         return false;
     }
     out.credentialFile = path(name + QLatin1String("-credential.json"));
-    out.process = &addForwarder({QStringLiteral("--bundle"), out.enrollment.bundle, QStringLiteral("--credential-file"),
-                                 out.credentialFile});
+    out.process = &addForwarder({ QStringLiteral("--bundle"), out.enrollment.bundle,
+        QStringLiteral("--credential-file"), out.credentialFile });
     return startAndAwaitConnection(*out.process, out.enrollment.id);
 }
 
 CliResult TestRig::runForwarder(const QStringList &arguments, const QString &home)
 {
-    return runProgram(binaryPath(QStringLiteral("cloop-forward")), arguments, childEnvironment(home));
+    return runProgram(
+        binaryPath(QStringLiteral("cloop-forward")), arguments, childEnvironment(home));
 }
 
 void TestRig::printDiagnostics() const

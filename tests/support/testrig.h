@@ -40,7 +40,7 @@ public:
     QString path(const QString &name) const;
 
     ForwarderProcess &addForwarder(const QStringList &arguments, const QString &home = {},
-                                   ForwarderProcess::Program program = ForwarderProcess::Program::Standalone);
+        ForwarderProcess::Program program = ForwarderProcess::Program::Standalone);
     // Starts a forwarder and waits until the hub lists forwarder `id` as
     // connected and the daemon says it is (false if it exits first).
     bool startAndAwaitConnection(ForwarderProcess &forwarder, qint64 id);

@@ -139,7 +139,7 @@ quint16 onesComplementSum(QByteArrayView bytes)
 
 constexpr std::array<quint32, 256> makeCrc32cTable()
 {
-    std::array<quint32, 256> table{};
+    std::array<quint32, 256> table {};
     for (quint32 i = 0; i < 256; ++i) {
         quint32 crc = i;
         for (int bit = 0; bit < 8; ++bit)
@@ -156,9 +156,8 @@ constexpr std::array<quint32, 256> kCrc32cTable = makeCrc32cTable();
 Result<VnetHeader> VnetHeader::parse(QByteArrayView bytes)
 {
     if (bytes.size() < kSize)
-        return invalid(QStringLiteral("a virtio_net_hdr is %1 bytes, got %2")
-                               .arg(kSize)
-                               .arg(bytes.size()));
+        return invalid(
+            QStringLiteral("a virtio_net_hdr is %1 bytes, got %2").arg(kSize).arg(bytes.size()));
     const char *p = bytes.data();
     VnetHeader header;
     header.flags = static_cast<quint8>(p[0]);
@@ -192,22 +191,22 @@ Status restoreVlanTag(QByteArray &frame, VnetHeader &header, quint16 tci, quint1
     if (frame.size() < kEthernetHeaderBytes)
         return invalid(QStringLiteral("cannot insert a VLAN tag into a %1-byte frame: "
                                       "an Ethernet header alone is %2 bytes")
-                               .arg(frame.size())
-                               .arg(kEthernetHeaderBytes));
+                           .arg(frame.size())
+                           .arg(kEthernetHeaderBytes));
     if (frame.size() > kMaxFrameBytes - kVlanTagBytes)
         return invalid(QStringLiteral("a VLAN tag would grow the %1-byte frame beyond %2 bytes")
-                               .arg(frame.size())
-                               .arg(kMaxFrameBytes));
+                           .arg(frame.size())
+                           .arg(kMaxFrameBytes));
     const bool movesStart = header.needsChecksum() || header.isGso();
     const bool movesHdrLen = header.isGso() && header.hdrLen != 0;
     if (movesStart && header.csumStart > 0xffff - kVlanTagBytes)
         return invalid(QStringLiteral("checksum start %1 cannot move past a VLAN tag "
                                       "within 16 bits")
-                               .arg(header.csumStart));
+                           .arg(header.csumStart));
     if (movesHdrLen && header.hdrLen > 0xffff - kVlanTagBytes)
         return invalid(QStringLiteral("GSO header length %1 cannot grow by a VLAN tag "
                                       "within 16 bits")
-                               .arg(header.hdrLen));
+                           .arg(header.hdrLen));
 
     char tag[kVlanTagBytes];
     qToBigEndian(tpid != 0 ? tpid : kTpid8021Q, tag);
@@ -228,24 +227,24 @@ Status completeChecksum(QByteArray &frame, VnetHeader &header)
     const qsizetype start = header.csumStart;
     if (start > frame.size())
         return invalid(QStringLiteral("checksum start %1 lies outside the %2-byte frame")
-                               .arg(start)
-                               .arg(frame.size()));
+                           .arg(start)
+                           .arg(frame.size()));
     const bool sctp = transportProtocol(frame) == kIpProtocolSctp;
     if (sctp && header.csumOffset != kSctpChecksumOffset)
         return invalid(QStringLiteral("SCTP frame with checksum offset %1: "
                                       "the SCTP checksum field sits at offset %2")
-                               .arg(header.csumOffset)
-                               .arg(kSctpChecksumOffset));
+                           .arg(header.csumOffset)
+                           .arg(kSctpChecksumOffset));
     const qsizetype field = start + header.csumOffset;
     const qsizetype width = sctp ? 4 : 2;
     if (field + width > frame.size())
         return invalid(QStringLiteral("the %1-byte checksum field at %2 (start %3 + offset %4) "
                                       "does not fit in the %5-byte frame")
-                               .arg(width)
-                               .arg(field)
-                               .arg(start)
-                               .arg(header.csumOffset)
-                               .arg(frame.size()));
+                           .arg(width)
+                           .arg(field)
+                           .arg(start)
+                           .arg(header.csumOffset)
+                           .arg(frame.size()));
 
     char *data = frame.data();
     if (sctp) {
@@ -258,8 +257,8 @@ Status completeChecksum(QByteArray &frame, VnetHeader &header)
         const auto checksum = static_cast<quint16>(~sum);
         qToBigEndian(static_cast<quint16>(checksum != 0 ? checksum : 0xffff), data + field);
     }
-    header.flags = static_cast<quint8>((header.flags & ~VnetHeader::kNeedsCsum)
-        | VnetHeader::kDataValid);
+    header.flags
+        = static_cast<quint8>((header.flags & ~VnetHeader::kNeedsCsum) | VnetHeader::kDataValid);
     header.csumStart = 0;
     header.csumOffset = 0;
     return {};

@@ -1,7 +1,7 @@
 #include "common/device/l2/packetsocket.h"
 
-#include "common/util/fd.h"
 #include "common/logging.h"
+#include "common/util/fd.h"
 
 #include <QFile>
 
@@ -27,7 +27,7 @@ namespace {
 Error systemError(const QString &step, int error)
 {
     return Error::make(QStringLiteral("packet_socket"),
-                       QStringLiteral("%1: %2").arg(step, QString::fromLocal8Bit(std::strerror(error))));
+        QStringLiteral("%1: %2").arg(step, QString::fromLocal8Bit(std::strerror(error))));
 }
 
 Status setOption(int fd, int level, int name, int value, const QString &what)
@@ -51,10 +51,10 @@ bool fillInterfaceRequest(ifreq &request, const QString &name)
 
 Result<InterfaceState> InterfaceState::read(const QString &interfaceName)
 {
-    ifreq request{};
+    ifreq request {};
     if (!fillInterfaceRequest(request, interfaceName))
         return Error::make(QStringLiteral("invalid_interface"),
-                           QStringLiteral("\"%1\" is not an interface name").arg(interfaceName.left(40)));
+            QStringLiteral("\"%1\" is not an interface name").arg(interfaceName.left(40)));
     util::Fd probe(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
     if (probe.get() < 0)
         return systemError(QStringLiteral("socket"), errno);
@@ -74,7 +74,7 @@ Result<InterfaceState> InterfaceState::read(const QString &interfaceName)
     QFile counters(QStringLiteral("/proc/self/net/dev"));
     if (!counters.open(QIODevice::ReadOnly))
         return Error::make(QStringLiteral("io_error"),
-                           QStringLiteral("cannot read /proc/self/net/dev: %1").arg(counters.errorString()));
+            QStringLiteral("cannot read /proc/self/net/dev: %1").arg(counters.errorString()));
     const QByteArray prefix = interfaceName.toLocal8Bit() + ':';
     const QList<QByteArray> lines = counters.readAll().split('\n');
     for (const QByteArray &line : lines) {
@@ -84,7 +84,8 @@ Result<InterfaceState> InterfaceState::read(const QString &interfaceName)
         const QList<QByteArray> fields = trimmed.mid(prefix.size()).simplified().split(' ');
         if (fields.size() < 12)
             break;
-        // rx: bytes packets errs drop fifo frame compressed multicast; tx: bytes packets errs drop …
+        // rx: bytes packets errs drop fifo frame compressed multicast; tx: bytes packets errs drop
+        // …
         state.rxBytes = fields[0].toULongLong();
         state.rxPackets = fields[1].toULongLong();
         state.rxDropped = fields[3].toULongLong();
@@ -97,7 +98,10 @@ Result<InterfaceState> InterfaceState::read(const QString &interfaceName)
 }
 
 PacketSocket::PacketSocket(int fd, QString interfaceName, int ifindex, bool vnetHeader)
-    : m_fd(fd), m_interfaceName(std::move(interfaceName)), m_ifindex(ifindex), m_vnetHeader(vnetHeader)
+    : m_fd(fd)
+    , m_interfaceName(std::move(interfaceName))
+    , m_ifindex(ifindex)
+    , m_vnetHeader(vnetHeader)
 {
     m_buffer.resize((vnetHeader ? kVnetHeaderBytes : 0) + kMaxFrameBytes);
 }
@@ -112,14 +116,14 @@ PacketSocket::~PacketSocket()
 
 Result<std::unique_ptr<PacketSocket>> PacketSocket::open(const Options &options)
 {
-    ifreq request{};
+    ifreq request {};
     if (!fillInterfaceRequest(request, options.interfaceName))
         return Error::make(QStringLiteral("invalid_interface"),
-                           QStringLiteral("\"%1\" is not an interface name").arg(options.interfaceName.left(40)));
+            QStringLiteral("\"%1\" is not an interface name").arg(options.interfaceName.left(40)));
     const int ifindex = static_cast<int>(::if_nametoindex(request.ifr_name));
     if (ifindex == 0)
         return Error::make(QStringLiteral("no_interface"),
-                           QStringLiteral("there is no interface %1 here").arg(options.interfaceName));
+            QStringLiteral("there is no interface %1 here").arg(options.interfaceName));
 
     // Protocol 0 until bound: a non-zero protocol would queue frames of
     // every interface before bind() narrows it to one.
@@ -128,48 +132,56 @@ Result<std::unique_ptr<PacketSocket>> PacketSocket::open(const Options &options)
         return systemError(QStringLiteral("AF_PACKET socket (needs CAP_NET_RAW)"), errno);
     const int fd = socket.get();
     if (options.vnetHeader) {
-        if (Status set = setOption(fd, SOL_PACKET, PACKET_VNET_HDR, 1, QStringLiteral("PACKET_VNET_HDR")); !set)
+        if (Status set
+            = setOption(fd, SOL_PACKET, PACKET_VNET_HDR, 1, QStringLiteral("PACKET_VNET_HDR"));
+            !set)
             return set.error();
     }
-    if (Status set = setOption(fd, SOL_PACKET, PACKET_AUXDATA, 1, QStringLiteral("PACKET_AUXDATA")); !set)
+    if (Status set = setOption(fd, SOL_PACKET, PACKET_AUXDATA, 1, QStringLiteral("PACKET_AUXDATA"));
+        !set)
         return set.error();
     // Without it every frame this socket sends would come straight back.
-    if (Status set = setOption(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, QStringLiteral("PACKET_IGNORE_OUTGOING"));
+    if (Status set = setOption(
+            fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, 1, QStringLiteral("PACKET_IGNORE_OUTGOING"));
         !set)
-        qCWarning(lcDevice).noquote() << set.error().message << "- outgoing frames are filtered by type instead";
+        qCWarning(lcDevice).noquote()
+            << set.error().message << "- outgoing frames are filtered by type instead";
     if (options.receiveBufferBytes > 0) {
         // FORCE passes the system limit (root); the plain one is the fallback.
         if (!setOption(fd, SOL_SOCKET, SO_RCVBUFFORCE, options.receiveBufferBytes, QString())) {
-            if (Status set = setOption(fd, SOL_SOCKET, SO_RCVBUF, options.receiveBufferBytes, QStringLiteral("SO_RCVBUF"));
+            if (Status set = setOption(fd, SOL_SOCKET, SO_RCVBUF, options.receiveBufferBytes,
+                    QStringLiteral("SO_RCVBUF"));
                 !set)
                 qCWarning(lcDevice).noquote() << set.error().message;
         }
     }
 
-    sockaddr_ll address{};
+    sockaddr_ll address {};
     address.sll_family = AF_PACKET;
     address.sll_protocol = htons(ETH_P_ALL);
     address.sll_ifindex = ifindex;
     if (::bind(fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0)
         return systemError(QStringLiteral("bind to %1").arg(options.interfaceName), errno);
     if (options.promiscuous) {
-        packet_mreq membership{};
+        packet_mreq membership {};
         membership.mr_ifindex = ifindex;
         membership.mr_type = PACKET_MR_PROMISC;
-        if (::setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &membership, sizeof membership) != 0)
-            return systemError(QStringLiteral("promiscuous mode on %1").arg(options.interfaceName), errno);
+        if (::setsockopt(fd, SOL_PACKET, PACKET_ADD_MEMBERSHIP, &membership, sizeof membership)
+            != 0)
+            return systemError(
+                QStringLiteral("promiscuous mode on %1").arg(options.interfaceName), errno);
     }
     return std::unique_ptr<PacketSocket>(
-            new PacketSocket(socket.release(), options.interfaceName, ifindex, options.vnetHeader));
+        new PacketSocket(socket.release(), options.interfaceName, ifindex, options.vnetHeader));
 }
 
 Result<std::optional<ReceivedPacket>> PacketSocket::receive()
 {
     for (;;) {
-        sockaddr_ll source{};
-        iovec vector{m_buffer.data(), static_cast<size_t>(m_buffer.size())};
+        sockaddr_ll source {};
+        iovec vector { m_buffer.data(), static_cast<size_t>(m_buffer.size()) };
         alignas(cmsghdr) char control[CMSG_SPACE(sizeof(tpacket_auxdata))];
-        msghdr message{};
+        msghdr message {};
         message.msg_name = &source;
         message.msg_namelen = sizeof source;
         message.msg_iov = &vector;
@@ -194,7 +206,8 @@ Result<std::optional<ReceivedPacket>> PacketSocket::receive()
         ReceivedPacket packet;
         packet.packetType = source.sll_pkttype;
         packet.bytes = QByteArray(m_buffer.constData(), length);
-        for (cmsghdr *header = CMSG_FIRSTHDR(&message); header; header = CMSG_NXTHDR(&message, header)) {
+        for (cmsghdr *header = CMSG_FIRSTHDR(&message); header;
+             header = CMSG_NXTHDR(&message, header)) {
             if (header->cmsg_level != SOL_PACKET || header->cmsg_type != PACKET_AUXDATA
                 || header->cmsg_len < CMSG_LEN(sizeof(tpacket_auxdata)))
                 continue;
@@ -210,7 +223,7 @@ Result<std::optional<ReceivedPacket>> PacketSocket::receive()
 
 quint64 PacketSocket::kernelDrops()
 {
-    tpacket_stats stats{};
+    tpacket_stats stats {};
     socklen_t length = sizeof stats;
     if (::getsockopt(m_fd, SOL_PACKET, PACKET_STATISTICS, &stats, &length) == 0)
         m_kernelDrops += stats.tp_drops;
@@ -228,10 +241,12 @@ Status PacketSocket::send(QByteArrayView head, QByteArrayView rest)
     const qsizetype minimum = (m_vnetHeader ? kVnetHeaderBytes : 0) + 14;
     if (total < minimum || total > minimum - 14 + kMaxFrameBytes)
         return Error::make(QStringLiteral("invalid_frame"),
-                           QStringLiteral("a frame of %1 bytes cannot be sent on %2").arg(total).arg(m_interfaceName));
-    iovec parts[2] = {{const_cast<char *>(head.data()), static_cast<size_t>(head.size())},
-                      {const_cast<char *>(rest.data()), static_cast<size_t>(rest.size())}};
-    msghdr message{};
+            QStringLiteral("a frame of %1 bytes cannot be sent on %2")
+                .arg(total)
+                .arg(m_interfaceName));
+    iovec parts[2] = { { const_cast<char *>(head.data()), static_cast<size_t>(head.size()) },
+        { const_cast<char *>(rest.data()), static_cast<size_t>(rest.size()) } };
+    msghdr message {};
     message.msg_iov = parts;
     message.msg_iovlen = 2;
     for (;;) {
@@ -242,7 +257,7 @@ Status PacketSocket::send(QByteArrayView head, QByteArrayView rest)
             continue;
         if (errno == EAGAIN || errno == ENOBUFS)
             return Error::make(QStringLiteral("would_block"),
-                               QStringLiteral("%1 cannot take more frames now").arg(m_interfaceName));
+                QStringLiteral("%1 cannot take more frames now").arg(m_interfaceName));
         return systemError(QStringLiteral("send on %1").arg(m_interfaceName), errno);
     }
 }

@@ -187,7 +187,9 @@ Result<util::CommandOutput> runTool(
     util::ProcessCommandRunner runner;
     Result<util::CommandOutput> output = runner.run(program, arguments, kToolTimeout);
     if (!output)
-        return Error::make(code, QStringLiteral("`%1`: %2").arg(commandLine(program, arguments), output.error().message));
+        return Error::make(code,
+            QStringLiteral("`%1`: %2")
+                .arg(commandLine(program, arguments), output.error().message));
     return output;
 }
 
@@ -260,7 +262,8 @@ Status validateInterfaceAddress(const QString &cidr)
     return {};
 }
 
-TapDevice::TapDevice(util::Fd fd, QString name, QString nameTemplate, bool vnetHeader, NamespaceId home)
+TapDevice::TapDevice(
+    util::Fd fd, QString name, QString nameTemplate, bool vnetHeader, NamespaceId home)
     : m_fd(std::move(fd))
     , m_name(std::move(name))
     , m_nameTemplate(std::move(nameTemplate))
@@ -415,8 +418,8 @@ Status TapDevice::writeFrame(QByteArrayView head, QByteArrayView rest)
     }
     // One write of both parts: the TAP takes exactly one frame per call,
     // and joining them first would copy every frame once more.
-    iovec parts[2] = {{const_cast<char *>(head.data()), std::size_t(head.size())},
-                      {const_cast<char *>(rest.data()), std::size_t(rest.size())}};
+    iovec parts[2] = { { const_cast<char *>(head.data()), std::size_t(head.size()) },
+        { const_cast<char *>(rest.data()), std::size_t(rest.size()) } };
     ssize_t written = 0;
     do {
         written = ::writev(m_fd.get(), parts, 2);
@@ -441,10 +444,7 @@ Status TapDevice::writeFrame(QByteArrayView head, QByteArrayView rest)
     // worth hearing about rather than a partial frame on the segment.
     if (written != total) {
         return Error::make(QStringLiteral("tap_write"),
-            QStringLiteral("TAP %1 took %2 of %3 bytes")
-                .arg(m_name)
-                .arg(written)
-                .arg(total));
+            QStringLiteral("TAP %1 took %2 of %3 bytes").arg(m_name).arg(written).arg(total));
     }
     return {};
 }

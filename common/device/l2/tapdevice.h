@@ -1,7 +1,7 @@
 #pragma once
 
-#include "common/util/fd.h"
 #include "common/result.h"
+#include "common/util/fd.h"
 
 #include <QByteArray>
 #include <QByteArrayView>

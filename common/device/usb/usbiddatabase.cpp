@@ -9,7 +9,8 @@ namespace cloop::device::usb {
 
 namespace {
 
-const char *const kSystemPaths[] = {"/usr/share/misc/usb.ids", "/usr/share/hwdata/usb.ids", "/var/lib/usbutils/usb.ids"};
+const char *const kSystemPaths[]
+    = { "/usr/share/misc/usb.ids", "/usr/share/hwdata/usb.ids", "/var/lib/usbutils/usb.ids" };
 
 // Four hex digits then at least one space: the start of every entry line.
 std::optional<quint16> leadingId(QByteArrayView line)
@@ -91,7 +92,7 @@ Result<UsbIdDatabase> UsbIdDatabase::load(const QString &path)
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return Error::make(QStringLiteral("usb_ids_unreadable"),
-                           QStringLiteral("cannot read the USB ID database %1: %2").arg(path, file.errorString()));
+            QStringLiteral("cannot read the USB ID database %1: %2").arg(path, file.errorString()));
     return parse(file.readAll());
 }
 

@@ -104,8 +104,8 @@ void writeDevice(char *to, const DeviceRecord &device, quint8 interfaceCount)
     qToBigEndian(device.vendorId, to + kVendorAt);
     qToBigEndian(device.productId, to + kProductAt);
     qToBigEndian(device.bcdDevice, to + kBcdDeviceAt);
-    const quint8 tail[] = {device.deviceClass, device.deviceSubClass, device.deviceProtocol,
-        device.configurationValue, device.configurationCount, interfaceCount};
+    const quint8 tail[] = { device.deviceClass, device.deviceSubClass, device.deviceProtocol,
+        device.configurationValue, device.configurationCount, interfaceCount };
     std::memcpy(to + kDeviceClassAt, tail, sizeof tail);
 }
 
@@ -258,7 +258,7 @@ QByteArray encodeImportReply(OpStatus status, const DeviceRecord &device)
 Result<std::optional<Decoded<OpeningRequest>>> decodeOpeningRequest(QByteArrayView bytes)
 {
     if (auto error
-        = checkVersionAndCode(bytes, {kOpRequestDevlist, kOpRequestImport}, "an opening request"))
+        = checkVersionAndCode(bytes, { kOpRequestDevlist, kOpRequestImport }, "an opening request"))
         return *error;
     if (bytes.size() < kOpHeaderSize)
         return std::optional<Decoded<OpeningRequest>>();
@@ -266,7 +266,7 @@ Result<std::optional<Decoded<OpeningRequest>>> decodeOpeningRequest(QByteArrayVi
         return malformed(QStringLiteral("a request carries status %1 instead of 0").arg(status));
     if (be16At(bytes, 2) == kOpRequestDevlist)
         return std::optional(
-            Decoded<OpeningRequest> {{OpeningRequest::Kind::Devlist, {}}, kOpHeaderSize});
+            Decoded<OpeningRequest> { { OpeningRequest::Kind::Devlist, {} }, kOpHeaderSize });
 
     // The bus id is judged as far as it has arrived: once its NUL is in,
     // the text is complete and everything after it must be padding.
@@ -288,31 +288,32 @@ Result<std::optional<Decoded<OpeningRequest>>> decodeOpeningRequest(QByteArrayVi
     if (field.size() < kBusIdSize)
         return std::optional<Decoded<OpeningRequest>>();
     return std::optional(Decoded<OpeningRequest> {
-        {OpeningRequest::Kind::Import, busId.toByteArray()}, kImportRequestSize});
+        { OpeningRequest::Kind::Import, busId.toByteArray() }, kImportRequestSize });
 }
 
 Result<std::optional<Decoded<ImportReply>>> decodeImportReply(QByteArrayView bytes)
 {
-    if (auto error = checkVersionAndCode(bytes, {kOpReplyImport}, "an IMPORT reply"))
+    if (auto error = checkVersionAndCode(bytes, { kOpReplyImport }, "an IMPORT reply"))
         return *error;
     if (bytes.size() < kOpHeaderSize)
         return std::optional<Decoded<ImportReply>>();
     const quint32 status = be32At(bytes, 4);
     // A refusal is the header alone (usbip_net_send_op_common, nothing after).
     if (status != 0)
-        return std::optional(Decoded<ImportReply> {{status, std::nullopt}, kOpHeaderSize});
+        return std::optional(Decoded<ImportReply> { { status, std::nullopt }, kOpHeaderSize });
     if (bytes.size() < kImportReplySize)
         return std::optional<Decoded<ImportReply>>();
     auto device = readDevice(bytes.sliced(kOpHeaderSize, kDeviceRecordSize));
     if (!device)
         return device.error();
-    return std::optional(Decoded<ImportReply> {{0, std::move(device).value()}, kImportReplySize});
+    return std::optional(
+        Decoded<ImportReply> { { 0, std::move(device).value() }, kImportReplySize });
 }
 
 Result<std::optional<Decoded<QList<DeviceRecord>>>> decodeDevlistReply(QByteArrayView bytes)
 {
     using Answer = std::optional<Decoded<QList<DeviceRecord>>>;
-    if (auto error = checkVersionAndCode(bytes, {kOpReplyDevlist}, "a DEVLIST reply"))
+    if (auto error = checkVersionAndCode(bytes, { kOpReplyDevlist }, "a DEVLIST reply"))
         return *error;
     if (bytes.size() < kOpHeaderSize)
         return Answer();
@@ -345,10 +346,11 @@ Result<std::optional<Decoded<QList<DeviceRecord>>>> decodeDevlistReply(QByteArra
             return Answer();
         device->interfaces.reserve(interfaces);
         for (qsizetype j = 0; j < interfaces; ++j, at += kInterfaceRecordSize)
-            device->interfaces.append({u8At(bytes, at), u8At(bytes, at + 1), u8At(bytes, at + 2)});
+            device->interfaces.append(
+                { u8At(bytes, at), u8At(bytes, at + 1), u8At(bytes, at + 2) });
         devices.append(std::move(device).value());
     }
-    return std::optional(Decoded<QList<DeviceRecord>> {std::move(devices), at});
+    return std::optional(Decoded<QList<DeviceRecord>> { std::move(devices), at });
 }
 
 QByteArray encodeUrbHeader(const UrbHeader &header)

@@ -40,7 +40,8 @@ inline constexpr quint32 kMaxListedDevices = 256;
 
 // Status of an OP reply (tools/usb/usbip/libsrc/usbip_common.h). Anything
 // but Ok is a failure.
-enum class OpStatus : quint32 {
+enum class OpStatus : quint32
+{
     Ok = 0,
     NotAvailable = 1,
     DeviceBusy = 2,
@@ -52,7 +53,8 @@ enum class OpStatus : quint32 {
 QString describeStatus(quint32 status);
 
 // enum usb_device_speed (include/uapi/linux/usb/ch9.h).
-enum class Speed : quint32 {
+enum class Speed : quint32
+{
     Unknown = 0,
     Low = 1,
     Full = 2,
@@ -69,13 +71,20 @@ std::optional<Speed> speedFromSysfs(QStringView text);
 inline QString describeSpeed(quint32 speed)
 {
     switch (Speed(speed)) {
-    case Speed::Low: return QStringLiteral("low speed (1.5 Mbit/s)");
-    case Speed::Full: return QStringLiteral("full speed (12 Mbit/s)");
-    case Speed::High: return QStringLiteral("high speed (480 Mbit/s)");
-    case Speed::Wireless: return QStringLiteral("wireless (480 Mbit/s)");
-    case Speed::Super: return QStringLiteral("SuperSpeed (5 Gbit/s)");
-    case Speed::SuperPlus: return QStringLiteral("SuperSpeed+ (10 Gbit/s or more)");
-    case Speed::Unknown: break;
+    case Speed::Low:
+        return QStringLiteral("low speed (1.5 Mbit/s)");
+    case Speed::Full:
+        return QStringLiteral("full speed (12 Mbit/s)");
+    case Speed::High:
+        return QStringLiteral("high speed (480 Mbit/s)");
+    case Speed::Wireless:
+        return QStringLiteral("wireless (480 Mbit/s)");
+    case Speed::Super:
+        return QStringLiteral("SuperSpeed (5 Gbit/s)");
+    case Speed::SuperPlus:
+        return QStringLiteral("SuperSpeed+ (10 Gbit/s or more)");
+    case Speed::Unknown:
+        break;
     }
     return QStringLiteral("unknown speed");
 }
@@ -144,15 +153,18 @@ QByteArray encodeImportReply(OpStatus status, const DeviceRecord &device = {});
 // What a consumer may ask first on a connection.
 struct OpeningRequest
 {
-    enum class Kind { Devlist, Import };
+    enum class Kind
+    {
+        Devlist,
+        Import
+    };
     Kind kind = Kind::Devlist;
     QByteArray busId; // Import only
 
     friend bool operator==(const OpeningRequest &, const OpeningRequest &) = default;
 };
 
-template<typename T>
-struct Decoded
+template <typename T> struct Decoded
 {
     T message;
     qsizetype consumed = 0;
@@ -173,7 +185,8 @@ Result<std::optional<Decoded<QList<DeviceRecord>>>> decodeDevlistReply(QByteArra
 
 // --- Data phase ----------------------------------------------------------------
 
-enum class UrbCommand : quint32 {
+enum class UrbCommand : quint32
+{
     CmdSubmit = 1,
     CmdUnlink = 2,
     RetSubmit = 3,
@@ -204,7 +217,7 @@ struct UrbHeader
     qint32 startFrame = 0;
     qint32 packetCount = 0;
     qint32 interval = 0; // error_count in RET_SUBMIT
-    std::array<quint8, 8> setup{};
+    std::array<quint8, 8> setup {};
 
     friend bool operator==(const UrbHeader &, const UrbHeader &) = default;
 };

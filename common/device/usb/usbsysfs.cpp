@@ -50,7 +50,8 @@ QStringList listInterfaces(const SysfsRoot &roots, const QString &busId)
 
 std::optional<quint16> readId(const SysfsRoot &roots, const QString &busId, QStringView attribute)
 {
-    const auto text = roots.readAttribute(devicePath(busId) + QLatin1Char('/') + attribute.toString());
+    const auto text
+        = roots.readAttribute(devicePath(busId) + QLatin1Char('/') + attribute.toString());
     if (!text || text->size() != 4)
         return std::nullopt;
     bool ok = false;
@@ -69,10 +70,12 @@ Result<usbip::DeviceRecord> readDeviceRecord(const SysfsRoot &roots, const QStri
     const QString dir = devicePath(busId);
     const auto real = roots.resolve(dir);
     if (!real || !usbip::isValidBusId(busId.toLatin1()))
-        return Error::make(QStringLiteral("usb_device_gone"), QStringLiteral("no USB device %1 is present").arg(busId));
+        return Error::make(QStringLiteral("usb_device_gone"),
+            QStringLiteral("no USB device %1 is present").arg(busId));
     QString missing;
     const auto number = [&](const char *name, int base, uint max) -> uint {
-        const auto value = readNumber(roots, dir + QLatin1Char('/') + QLatin1String(name), base, max);
+        const auto value
+            = readNumber(roots, dir + QLatin1Char('/') + QLatin1String(name), base, max);
         if (!value && missing.isEmpty())
             missing = QLatin1String(name);
         return value.value_or(0);
@@ -99,9 +102,12 @@ Result<usbip::DeviceRecord> readDeviceRecord(const SysfsRoot &roots, const QStri
     record.speed = quint32(speed.value_or(usbip::Speed::Unknown));
     if (!missing.isEmpty())
         return Error::make(QStringLiteral("usb_sysfs_unreadable"),
-                           QStringLiteral("USB device %1: %2 is missing or unreadable").arg(busId, missing));
+            QStringLiteral("USB device %1: %2 is missing or unreadable").arg(busId, missing));
     for (uint i = 0; i < record.interfaceCount; ++i) {
-        const QString interface = QStringLiteral("%1/%2:%3.%4").arg(dir, busId).arg(record.configurationValue).arg(i);
+        const QString interface = QStringLiteral("%1/%2:%3.%4")
+                                      .arg(dir, busId)
+                                      .arg(record.configurationValue)
+                                      .arg(i);
         usbip::InterfaceRecord entry;
         const auto read = [&](const char *name) {
             return readNumber(roots, interface + QLatin1Char('/') + QLatin1String(name), 16, 0xff);
@@ -111,7 +117,9 @@ Result<usbip::DeviceRecord> readDeviceRecord(const SysfsRoot &roots, const QStri
         const auto protocol = read("bInterfaceProtocol");
         if (!cls || !sub || !protocol)
             return Error::make(QStringLiteral("usb_sysfs_unreadable"),
-                               QStringLiteral("USB device %1: interface %2 is missing or unreadable").arg(busId).arg(i));
+                QStringLiteral("USB device %1: interface %2 is missing or unreadable")
+                    .arg(busId)
+                    .arg(i));
         entry.interfaceClass = quint8(*cls);
         entry.interfaceSubClass = quint8(*sub);
         entry.interfaceProtocol = quint8(*protocol);
@@ -120,24 +128,31 @@ Result<usbip::DeviceRecord> readDeviceRecord(const SysfsRoot &roots, const QStri
     return record;
 }
 
-DeviceMatch findDevice(const SysfsRoot &roots, quint16 vendorId, quint16 productId, const QString &serial)
+DeviceMatch findDevice(
+    const SysfsRoot &roots, quint16 vendorId, quint16 productId, const QString &serial)
 {
     DeviceMatch match;
     for (const QString &busId : listDeviceBusIds(roots)) {
         const QString dir = devicePath(busId);
-        if (readId(roots, busId, u"idVendor") != vendorId || readId(roots, busId, u"idProduct") != productId)
+        if (readId(roots, busId, u"idVendor") != vendorId
+            || readId(roots, busId, u"idProduct") != productId)
             continue;
         // Before the serial: reading a string attribute takes the device's
         // lock, which an imported device's enumeration may hold while it
         // waits on a USB/IP stream this very process could be carrying.
         if (isImportedDevice(roots, busId)) {
-            match.passedOver.append(QStringLiteral("%1 (itself imported over USB/IP; never forwarded again)").arg(busId));
+            match.passedOver.append(
+                QStringLiteral("%1 (itself imported over USB/IP; never forwarded again)")
+                    .arg(busId));
             continue;
         }
-        if (!serial.isEmpty() && roots.readAttribute(dir + QLatin1String("/serial")).value_or(QString()) != serial)
+        if (!serial.isEmpty()
+            && roots.readAttribute(dir + QLatin1String("/serial")).value_or(QString()) != serial)
             continue;
         if (!match.busId.isEmpty()) {
-            match.passedOver.append(QStringLiteral("%1 (also matches; enroll with VID:PID:SERIAL to choose)").arg(busId));
+            match.passedOver.append(
+                QStringLiteral("%1 (also matches; enroll with VID:PID:SERIAL to choose)")
+                    .arg(busId));
             continue;
         }
         match.busId = busId;
@@ -152,7 +167,9 @@ std::optional<QString> deviceNodePath(const SysfsRoot &roots, const QString &bus
     const auto dev = readNumber(roots, dir + QLatin1String("/devnum"), 10, 999);
     if (!bus || !dev || *bus == 0 || *dev == 0)
         return std::nullopt;
-    return QStringLiteral("/dev/bus/usb/%1/%2").arg(*bus, 3, 10, QLatin1Char('0')).arg(*dev, 3, 10, QLatin1Char('0'));
+    return QStringLiteral("/dev/bus/usb/%1/%2")
+        .arg(*bus, 3, 10, QLatin1Char('0'))
+        .arg(*dev, 3, 10, QLatin1Char('0'));
 }
 
 } // namespace cloop::device::usb

@@ -50,7 +50,8 @@ struct DeviceMatch
 // is not itself imported. Several matching devices without a serial to
 // tell them apart: the first by bus id, and the others are named in
 // passedOver so the operator learns to add the serial.
-DeviceMatch findDevice(const SysfsRoot &roots, quint16 vendorId, quint16 productId, const QString &serial);
+DeviceMatch findDevice(
+    const SysfsRoot &roots, quint16 vendorId, quint16 productId, const QString &serial);
 
 // "/dev/bus/usb/BBB/DDD" of a device, from its busnum and devnum.
 std::optional<QString> deviceNodePath(const SysfsRoot &roots, const QString &busId);

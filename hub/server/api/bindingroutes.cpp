@@ -22,14 +22,14 @@ void BindingRoutes::registerIn(ApiRouter &router)
 
     router.add("GET", QStringLiteral("/api/bindings"), [this](const ApiCall &call) {
         auto bindings = m_service.bindings(call.caller, call.queryValue(QStringLiteral("project")),
-                                           call.queryFlag(QStringLiteral("all")));
+            call.queryFlag(QStringLiteral("all")));
         if (!bindings)
             return ApiResponse::fromError(bindings.error());
         QJsonArray out;
         const QDateTime now = m_clock.now();
         for (const BindingRecord &binding : std::as_const(*bindings))
             out.append(bindingJson(binding, now));
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("bindings"), out}});
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("bindings"), out } });
     });
 
     router.add("POST", QStringLiteral("/api/bindings/{id}/unbind"), [this](const ApiCall &call) {
@@ -68,7 +68,7 @@ void BindingRoutes::registerIn(ApiRouter &router)
         const QDateTime now = m_clock.now();
         for (const RequestRecord &request : std::as_const(*requests))
             out.append(requestJson(request, now));
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("requests"), out}});
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("requests"), out } });
     });
 
     router.add("POST", QStringLiteral("/api/requests/{id}/approve"), [this](const ApiCall &call) {
@@ -76,8 +76,9 @@ void BindingRoutes::registerIn(ApiRouter &router)
         if (!approved)
             return ApiResponse::fromError(approved.error());
         const QDateTime now = m_clock.now();
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("request"), requestJson(approved->first, now)},
-                                           {QStringLiteral("binding"), bindingJson(approved->second, now)}});
+        return ApiResponse::ok(
+            QJsonObject { { QStringLiteral("request"), requestJson(approved->first, now) },
+                { QStringLiteral("binding"), bindingJson(approved->second, now) } });
     });
 
     router.add("POST", QStringLiteral("/api/requests/{id}/deny"), [this](const ApiCall &call) {

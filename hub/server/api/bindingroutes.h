@@ -12,7 +12,10 @@ class Clock;
 class BindingRoutes
 {
 public:
-    BindingRoutes(BindingService &service, const Clock &clock) : m_service(service), m_clock(clock) { }
+    BindingRoutes(BindingService &service, const Clock &clock)
+        : m_service(service)
+        , m_clock(clock)
+    { }
     void registerIn(ApiRouter &router);
 
 private:

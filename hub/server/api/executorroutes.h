@@ -17,16 +17,16 @@ struct HubIdentity;
 class ExecutorRoutes
 {
 public:
-    ExecutorRoutes(ExecutorStore &store, VirtualExecutorStore &virtualExecutors, const DaemonGateway &gateway,
-                   const AccessPolicy &policy, EventBus &events, const HubIdentity &identity)
-        : m_store(store),
-          m_virtualExecutors(virtualExecutors),
-          m_gateway(gateway),
-          m_policy(policy),
-          m_events(events),
-          m_identity(identity)
-    {
-    }
+    ExecutorRoutes(ExecutorStore &store, VirtualExecutorStore &virtualExecutors,
+        const DaemonGateway &gateway, const AccessPolicy &policy, EventBus &events,
+        const HubIdentity &identity)
+        : m_store(store)
+        , m_virtualExecutors(virtualExecutors)
+        , m_gateway(gateway)
+        , m_policy(policy)
+        , m_events(events)
+        , m_identity(identity)
+    { }
     void registerIn(ApiRouter &router);
 
     QJsonObject executorJson(const ExecutorRecord &record) const;

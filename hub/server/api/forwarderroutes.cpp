@@ -12,36 +12,43 @@
 
 namespace cloop::hub {
 
-ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const ForwarderStates &states,
-                                 const HubIdentity &identity, DeviceTester &tester)
-    : m_service(service), m_gateway(gateway), m_states(states), m_identity(identity), m_tester(tester)
-{
-}
+ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway,
+    const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester)
+    : m_service(service)
+    , m_gateway(gateway)
+    , m_states(states)
+    , m_identity(identity)
+    , m_tester(tester)
+{ }
 
 QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
 {
     const bool connected = m_gateway.isConnected(record.id);
-    const QString state = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
+    const QString state
+        = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
     // A USB forwarder's device where it is now: its bus id, empty while
     // unplugged, null while nobody knows (offline, or never said).
     QJsonValue usbBusId;
-    if (const auto device = connected ? m_states.stateOf(record.id) : std::nullopt; device && device->usb)
+    if (const auto device = connected ? m_states.stateOf(record.id) : std::nullopt;
+        device && device->usb)
         usbBusId = device->usbBusId;
-    return QJsonObject{
-        {QStringLiteral("usb_busid"), usbBusId},
-        {QStringLiteral("id"), record.id},
-        {QStringLiteral("name"), record.name},
-        {QStringLiteral("device"), record.device.toJson()},
-        {QStringLiteral("device_description"), record.device.describe()},
-        {QStringLiteral("state"), state},
-        {QStringLiteral("connected"), connected},
-        {QStringLiteral("hub_member"), connected ? QJsonValue(m_identity.member()) : QJsonValue()},
-        {QStringLiteral("last_seen"), connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
-                                                : timeOrNull(record.lastSeenAt)},
-        {QStringLiteral("created_at"), timeOrNull(record.createdAt)},
-        {QStringLiteral("created_by"), record.createdBy},
-        {QStringLiteral("enrolled_at"), timeOrNull(record.enrolledAt)},
-        {QStringLiteral("revoked_at"), timeOrNull(record.revokedAt)},
+    return QJsonObject {
+        { QStringLiteral("usb_busid"), usbBusId },
+        { QStringLiteral("id"), record.id },
+        { QStringLiteral("name"), record.name },
+        { QStringLiteral("device"), record.device.toJson() },
+        { QStringLiteral("device_description"), record.device.describe() },
+        { QStringLiteral("state"), state },
+        { QStringLiteral("connected"), connected },
+        { QStringLiteral("hub_member"),
+            connected ? QJsonValue(m_identity.member()) : QJsonValue() },
+        { QStringLiteral("last_seen"),
+            connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
+                      : timeOrNull(record.lastSeenAt) },
+        { QStringLiteral("created_at"), timeOrNull(record.createdAt) },
+        { QStringLiteral("created_by"), record.createdBy },
+        { QStringLiteral("enrolled_at"), timeOrNull(record.enrolledAt) },
+        { QStringLiteral("revoked_at"), timeOrNull(record.revokedAt) },
     };
 }
 
@@ -54,7 +61,7 @@ void ForwarderRoutes::registerIn(ApiRouter &router)
         QJsonArray out;
         for (const ForwarderRecord &record : std::as_const(*records))
             out.append(forwarderJson(record));
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("forwarders"), out}});
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("forwarders"), out } });
     });
 
     router.add("GET", QStringLiteral("/api/forwarders/{id}"), [this](const ApiCall &call) {
@@ -74,11 +81,14 @@ void ForwarderRoutes::registerIn(ApiRouter &router)
         bundle.token = enrollment->token;
         bundle.pins = m_identity.pin;
         const QString encoded = bundle.encode();
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("forwarder"), forwarderJson(enrollment->forwarder)},
-                                           {QStringLiteral("bundle"), encoded},
-                                           {QStringLiteral("command"), bundle.tokenFileCommand(QStringLiteral("cloop forward"), QStringLiteral("forwarder.bundle"))},
-                                           {QStringLiteral("token_expires_at"), toDbTime(enrollment->tokenExpiresAt)}},
-                               201);
+        return ApiResponse::ok(
+            QJsonObject { { QStringLiteral("forwarder"), forwarderJson(enrollment->forwarder) },
+                { QStringLiteral("bundle"), encoded },
+                { QStringLiteral("command"),
+                    bundle.tokenFileCommand(
+                        QStringLiteral("cloop forward"), QStringLiteral("forwarder.bundle")) },
+                { QStringLiteral("token_expires_at"), toDbTime(enrollment->tokenExpiresAt) } },
+            201);
     });
 
     router.add("POST", QStringLiteral("/api/forwarders/{id}/revoke"), [this](const ApiCall &call) {

@@ -32,8 +32,8 @@ struct HubIdentity
 class ForwarderRoutes
 {
 public:
-    ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway, const ForwarderStates &states,
-                    const HubIdentity &identity, DeviceTester &tester);
+    ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway,
+        const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester);
     void registerIn(ApiRouter &router);
 
     QJsonObject forwarderJson(const ForwarderRecord &record) const;

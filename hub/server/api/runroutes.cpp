@@ -68,7 +68,7 @@ void RunRoutes::registerIn(ApiRouter &router)
         QJsonArray out;
         for (const RunRecord &run : std::as_const(*runs))
             out.append(RunService::runJson(run));
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("runs"), out}});
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("runs"), out } });
     });
 
     router.add("GET", QStringLiteral("/api/runs/{id}"), [this](const ApiCall &call) {
@@ -89,7 +89,8 @@ void RunRoutes::registerIn(ApiRouter &router)
         const QString offsetText = call.queryValue(QStringLiteral("offset"));
         const qint64 offset = offsetText.isEmpty() ? 0 : offsetText.toLongLong(&numeric);
         if (!numeric || offset < 0)
-            return ApiResponse::error(400, QStringLiteral("invalid_request"), QStringLiteral("\"offset\" is a byte offset"));
+            return ApiResponse::error(400, QStringLiteral("invalid_request"),
+                QStringLiteral("\"offset\" is a byte offset"));
         QJsonArray out;
         if (m_logs) {
             auto page = m_logs->read(run->id, static_cast<quint64>(offset), kLogPageBytes);
@@ -97,12 +98,12 @@ void RunRoutes::registerIn(ApiRouter &router)
                 return ApiResponse::fromError(page.error());
             out = logRecordsJson(*page);
         }
-        return ApiResponse::ok(QJsonObject{{QStringLiteral("records"), out},
-                                           {QStringLiteral("end"), run->logEnd},
-                                           {QStringLiteral("expected_end"),
-                                            run->logExpected ? QJsonValue(*run->logExpected) : QJsonValue(QJsonValue::Null)},
-                                           {QStringLiteral("complete"), run->logComplete()},
-                                           {QStringLiteral("finished"), run->isFinished()}});
+        return ApiResponse::ok(QJsonObject { { QStringLiteral("records"), out },
+            { QStringLiteral("end"), run->logEnd },
+            { QStringLiteral("expected_end"),
+                run->logExpected ? QJsonValue(*run->logExpected) : QJsonValue(QJsonValue::Null) },
+            { QStringLiteral("complete"), run->logComplete() },
+            { QStringLiteral("finished"), run->isFinished() } });
     });
 
     router.add("POST", QStringLiteral("/api/runs/{id}/cancel"), [this](const ApiCall &call) {

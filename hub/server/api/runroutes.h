@@ -11,7 +11,10 @@ class RunService;
 class RunRoutes
 {
 public:
-    RunRoutes(RunService &runs, RunLogStore *logs) : m_runs(runs), m_logs(logs) { }
+    RunRoutes(RunService &runs, RunLogStore *logs)
+        : m_runs(runs)
+        , m_logs(logs)
+    { }
     void registerIn(ApiRouter &router);
 
 private:

@@ -7,5 +7,6 @@
 
 int main(int argc, char *argv[])
 {
-    return cloop::testsupport::usb::runWithStandIn(argc, argv, "cloop-agent", "agent", cloop::agent::runAgentCommand);
+    return cloop::testsupport::usb::runWithStandIn(
+        argc, argv, "cloop-agent", "agent", cloop::agent::runAgentCommand);
 }

@@ -7,6 +7,6 @@
 
 int main(int argc, char *argv[])
 {
-    return cloop::testsupport::usb::runWithStandIn(argc, argv, "cloop-forward", "forwarder",
-                                                   cloop::forward::runForwarderCommand);
+    return cloop::testsupport::usb::runWithStandIn(
+        argc, argv, "cloop-forward", "forwarder", cloop::forward::runForwarderCommand);
 }

@@ -12,7 +12,7 @@
 namespace cloop::testsupport::usb {
 
 int runWithStandIn(int argc, char *argv[], const char *applicationName, const char *side,
-                   const std::function<int(const QStringList &)> &command)
+    const std::function<int(const QStringList &)> &command)
 {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QString::fromLatin1(applicationName));
@@ -26,7 +26,8 @@ int runWithStandIn(int argc, char *argv[], const char *applicationName, const ch
         // Strict: a test that mixes up the two sides should learn it here,
         // not from a device that never shows up.
         if (mode != QLatin1String(side)) {
-            qCritical("CLOOP_USB_STANDIN=%s: %s stands in for the %s's kernel", qPrintable(mode), applicationName, side);
+            qCritical("CLOOP_USB_STANDIN=%s: %s stands in for the %s's kernel", qPrintable(mode),
+                applicationName, side);
             return 2;
         }
         const SysfsRoot roots = SysfsRoot::fromEnvironment();

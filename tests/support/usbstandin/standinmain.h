@@ -13,6 +13,6 @@ namespace cloop::testsupport::usb {
 // real daemon command. Exit 2 when the variable names the other side or
 // no fixture tree is given: the stand-in never writes below the real /sys.
 int runWithStandIn(int argc, char *argv[], const char *applicationName, const char *side,
-                   const std::function<int(const QStringList &)> &command);
+    const std::function<int(const QStringList &)> &command);
 
 } // namespace cloop::testsupport::usb

@@ -8,9 +8,9 @@
 #include "common/device/sysfsroot.h"
 #include "common/device/usb/usbipprotocol.h"
 #include "common/util/fd.h"
+#include "tests/support/usbstandin/blockingio.h"
 #include "tests/support/usbstandin/usbfixture.h"
 #include "tests/support/usbstandin/usbkernelstandin.h"
-#include "tests/support/usbstandin/blockingio.h"
 
 #include <QDeadlineTimer>
 #include <QFileInfo>
@@ -53,10 +53,10 @@ struct SocketPair
 
 SocketPair socketPair(int type = SOCK_STREAM)
 {
-    int fds[2] = {-1, -1};
+    int fds[2] = { -1, -1 };
     if (::socketpair(AF_UNIX, type | SOCK_CLOEXEC, 0, fds) != 0)
         qFatal("socketpair: %s", strerror(errno));
-    return {Fd(fds[0]), Fd(fds[1])};
+    return { Fd(fds[0]), Fd(fds[1]) };
 }
 
 // Reads exactly `size` bytes, or less when the stream ends first.
@@ -80,9 +80,9 @@ QByteArray receive(int fd, qsizetype size)
 // the socket's own receive timeout so a failing test cannot hang.
 bool endsWithin(int fd, int timeoutMs)
 {
-    timeval timeout{timeoutMs / 1000, (timeoutMs % 1000) * 1000};
+    timeval timeout { timeoutMs / 1000, (timeoutMs % 1000) * 1000 };
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-    std::array<char, 4096> buffer{};
+    std::array<char, 4096> buffer {};
     for (;;) {
         const ssize_t got = ::recv(fd, buffer.data(), buffer.size(), 0);
         if (got < 0 && errno == EINTR)
@@ -115,7 +115,7 @@ public:
 private:
     static void copy(int from, int to)
     {
-        std::array<char, 64 * 1024> buffer{};
+        std::array<char, 64 * 1024> buffer {};
         for (;;) {
             const ssize_t got = ::recv(from, buffer.data(), buffer.size(), 0);
             if (got < 0 && errno == EINTR)
@@ -145,8 +145,9 @@ QString attribute(const SysfsRoot &roots, QStringView path)
 
 QByteArray linkText(const QString &path)
 {
-    std::array<char, 4096> target{};
-    const ssize_t length = ::readlink(QFile::encodeName(path).constData(), target.data(), target.size());
+    std::array<char, 4096> target {};
+    const ssize_t length
+        = ::readlink(QFile::encodeName(path).constData(), target.data(), target.size());
     return length < 0 ? QByteArray() : QByteArray(target.data(), length);
 }
 
@@ -155,10 +156,11 @@ QString errorOf(const Status &status)
     return status ? QString() : status.error().message;
 }
 
-std::array<quint8, 8> setupPacket(quint8 type, quint8 request, quint16 value, quint16 index, quint16 length)
+std::array<quint8, 8> setupPacket(
+    quint8 type, quint8 request, quint16 value, quint16 index, quint16 length)
 {
-    return {type, request, quint8(value), quint8(value >> 8), quint8(index), quint8(index >> 8), quint8(length),
-            quint8(length >> 8)};
+    return { type, request, quint8(value), quint8(value >> 8), quint8(index), quint8(index >> 8),
+        quint8(length), quint8(length >> 8) };
 }
 
 UsbTransfer control(const std::array<quint8, 8> &setup, const QByteArray &data = {})
@@ -189,7 +191,7 @@ quint16 le16(const QByteArray &bytes, qsizetype at)
 Result<QJsonObject> callOnThread(const QString &root, const QJsonObject &request)
 {
     std::optional<Result<QJsonObject>> answer;
-    std::atomic<bool> done{false};
+    std::atomic<bool> done { false };
     std::thread client([&] {
         StandInControl control(root);
         answer.emplace(control.call(request, 10000));
@@ -269,8 +271,8 @@ void TestUsbKernelStandIn::init()
     FixtureDevice imported;
     imported.busId = QStringLiteral("3-1");
     imported.imported = true;
-    QVERIFY2(UsbFixture::makeForwarderMachine(m_forwarderDir->path(), {device, second, imported}),
-             "forwarder fixture");
+    QVERIFY2(UsbFixture::makeForwarderMachine(m_forwarderDir->path(), { device, second, imported }),
+        "forwarder fixture");
     QVERIFY2(UsbFixture::makeAgentMachine(m_agentDir->path(), kHcPorts), "agent fixture");
     m_forwarderRoot.emplace(m_forwarderDir->path());
     m_agentRoot.emplace(m_agentDir->path());
@@ -290,18 +292,22 @@ void TestUsbKernelStandIn::cleanup()
 
 void TestUsbKernelStandIn::exportDevice(const QString &busId)
 {
-    const QString unbind = QStringLiteral("/sys/bus/usb/devices/") + busId + QStringLiteral("/driver/unbind");
+    const QString unbind
+        = QStringLiteral("/sys/bus/usb/devices/") + busId + QStringLiteral("/driver/unbind");
     QCOMPARE(errorOf(m_forwarder->write(unbind, busId.toUtf8())), QString());
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add " + busId.toUtf8())),
-             QString());
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", busId.toUtf8())), QString());
+    QCOMPARE(errorOf(m_forwarder->write(
+                 u"/sys/bus/usb/drivers/usbip-host/match_busid", "add " + busId.toUtf8())),
+        QString());
+    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", busId.toUtf8())),
+        QString());
 }
 
 Fd TestUsbKernelStandIn::handOver(const QString &busId)
 {
     SocketPair pair = socketPair();
-    const Status handed = m_forwarder->write(QStringLiteral("/sys/bus/usb/devices/%1/usbip_sockfd").arg(busId),
-                                             QByteArray::number(pair.ours.get()) + '\n');
+    const Status handed
+        = m_forwarder->write(QStringLiteral("/sys/bus/usb/devices/%1/usbip_sockfd").arg(busId),
+            QByteArray::number(pair.ours.get()) + '\n');
     if (!handed) {
         qWarning("usbip_sockfd: %s", qPrintable(handed.error().message));
         return {};
@@ -313,12 +319,12 @@ Fd TestUsbKernelStandIn::attach(int port, quint32 deviceId, int speed)
 {
     SocketPair pair = socketPair();
     const Status attached = m_agent->write(u"/sys/devices/platform/vhci_hcd.0/attach",
-                                           QStringLiteral("%1 %2 %3 %4")
-                                                   .arg(port)
-                                                   .arg(pair.ours.get())
-                                                   .arg(deviceId)
-                                                   .arg(speed)
-                                                   .toLatin1());
+        QStringLiteral("%1 %2 %3 %4")
+            .arg(port)
+            .arg(pair.ours.get())
+            .arg(deviceId)
+            .arg(speed)
+            .toLatin1());
     if (!attached) {
         qWarning("attach: %s", qPrintable(attached.error().message));
         return {};
@@ -337,8 +343,8 @@ QString TestUsbKernelStandIn::forwarderFile(QStringView path) const
 QString TestUsbKernelStandIn::agentStatusLine(int port) const
 {
     const QStringList lines = m_agentRoot->readAttribute(u"/sys/devices/platform/vhci_hcd.0/status")
-                                      .value_or(QString())
-                                      .split(QLatin1Char('\n'));
+                                  .value_or(QString())
+                                  .split(QLatin1Char('\n'));
     return lines.value(port + 1);
 }
 
@@ -361,13 +367,13 @@ void TestUsbKernelStandIn::forwarderTreeLooksLikeTheKernels()
 {
     const SysfsRoot &roots = *m_forwarderRoot;
     QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/1-1"),
-             QStringLiteral("/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1"));
+        QStringLiteral("/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1"));
     // Links, relative, as sysfs makes them.
     QVERIFY(QFileInfo(roots.path(u"/sys/bus/usb/devices/1-1")).isSymLink());
     QCOMPARE(linkText(roots.path(u"/sys/bus/usb/devices/1-1")),
-             QByteArray("../../../devices/pci0000:00/0000:00:14.0/usb1/1-1"));
+        QByteArray("../../../devices/pci0000:00/0000:00:14.0/usb1/1-1"));
     QCOMPARE(linkText(roots.path(u"/sys/bus/usb/devices/1-1/driver")),
-             QByteArray("../../../../../bus/usb/drivers/usb"));
+        QByteArray("../../../../../bus/usb/drivers/usb"));
     QCOMPARE(forwarderFile(u"/sys/bus/usb/devices/1-1/idVendor"), QStringLiteral("1d50\n"));
     QCOMPARE(forwarderFile(u"/sys/bus/usb/devices/1-1/idProduct"), QStringLiteral("6089\n"));
     QCOMPARE(forwarderFile(u"/sys/bus/usb/devices/1-1/bcdDevice"), QStringLiteral("0105\n"));
@@ -380,15 +386,19 @@ void TestUsbKernelStandIn::forwarderTreeLooksLikeTheKernels()
     QCOMPARE(attribute(roots, u"/sys/bus/usb/devices/1-1/serial"), QStringLiteral("SN-42"));
     QCOMPARE(attribute(roots, u"/sys/bus/usb/devices/1-1/product"), QStringLiteral("HackRF One"));
     QVERIFY(!roots.exists(u"/sys/bus/usb/devices/1-2/serial"));
-    QCOMPARE(attribute(roots, u"/sys/bus/usb/devices/1-1:1.0/bInterfaceClass"), QStringLiteral("ff"));
-    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/1-1/driver"), QStringLiteral("/sys/bus/usb/drivers/usb"));
+    QCOMPARE(
+        attribute(roots, u"/sys/bus/usb/devices/1-1:1.0/bInterfaceClass"), QStringLiteral("ff"));
+    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/1-1/driver"),
+        QStringLiteral("/sys/bus/usb/drivers/usb"));
     QCOMPARE(UsbFixture::driverOf(roots, QStringLiteral("1-1")), QStringLiteral("usb"));
     QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/usb1"),
-             QStringLiteral("/sys/devices/pci0000:00/0000:00:14.0/usb1"));
+        QStringLiteral("/sys/devices/pci0000:00/0000:00:14.0/usb1"));
     QCOMPARE(attribute(roots, u"/sys/bus/usb/devices/usb1/idVendor"), QStringLiteral("1d6b"));
-    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/3-1"), QStringLiteral("/sys/devices/platform/vhci_hcd.0/usb3/3-1"));
-    for (const char *file : {"bind", "unbind", "match_busid", "rebind"})
-        QVERIFY(roots.exists(QStringLiteral("/sys/bus/usb/drivers/usbip-host/") + QLatin1String(file)));
+    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/3-1"),
+        QStringLiteral("/sys/devices/platform/vhci_hcd.0/usb3/3-1"));
+    for (const char *file : { "bind", "unbind", "match_busid", "rebind" })
+        QVERIFY(
+            roots.exists(QStringLiteral("/sys/bus/usb/drivers/usbip-host/") + QLatin1String(file)));
     QCOMPARE(forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("\n"));
 }
 
@@ -398,77 +408,101 @@ void TestUsbKernelStandIn::agentTreeLooksLikeTheKernels()
     QCOMPARE(attribute(roots, u"/sys/devices/platform/vhci_hcd.0/nports"), QStringLiteral("8"));
     QFile status(roots.path(u"/sys/devices/platform/vhci_hcd.0/status"));
     QVERIFY(status.open(QIODevice::ReadOnly));
-    QCOMPARE(status.readAll(), QByteArray("hub port sta spd dev      sockfd local_busid\n"
-                                          "hs  0000 004 000 00000000 000000 0-0\n"
-                                          "hs  0001 004 000 00000000 000000 0-0\n"
-                                          "hs  0002 004 000 00000000 000000 0-0\n"
-                                          "hs  0003 004 000 00000000 000000 0-0\n"
-                                          "ss  0004 004 000 00000000 000000 0-0\n"
-                                          "ss  0005 004 000 00000000 000000 0-0\n"
-                                          "ss  0006 004 000 00000000 000000 0-0\n"
-                                          "ss  0007 004 000 00000000 000000 0-0\n"));
+    QCOMPARE(status.readAll(),
+        QByteArray("hub port sta spd dev      sockfd local_busid\n"
+                   "hs  0000 004 000 00000000 000000 0-0\n"
+                   "hs  0001 004 000 00000000 000000 0-0\n"
+                   "hs  0002 004 000 00000000 000000 0-0\n"
+                   "hs  0003 004 000 00000000 000000 0-0\n"
+                   "ss  0004 004 000 00000000 000000 0-0\n"
+                   "ss  0005 004 000 00000000 000000 0-0\n"
+                   "ss  0006 004 000 00000000 000000 0-0\n"
+                   "ss  0007 004 000 00000000 000000 0-0\n"));
     QVERIFY(roots.exists(u"/sys/devices/platform/vhci_hcd.0/attach"));
     QVERIFY(roots.exists(u"/sys/devices/platform/vhci_hcd.0/detach"));
     QVERIFY(roots.exists(u"/dev/bus/usb"));
-    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/usb3"), QStringLiteral("/sys/devices/platform/vhci_hcd.0/usb3"));
+    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/usb3"),
+        QStringLiteral("/sys/devices/platform/vhci_hcd.0/usb3"));
     QCOMPARE(attribute(roots, u"/sys/bus/usb/devices/usb4/speed"), QStringLiteral("5000"));
-    QCOMPARE(roots.list(u"/sys/bus/usb/devices"), QStringList({QStringLiteral("usb3"), QStringLiteral("usb4")}));
+    QCOMPARE(roots.list(u"/sys/bus/usb/devices"),
+        QStringList({ QStringLiteral("usb3"), QStringLiteral("usb4") }));
 }
 
 void TestUsbKernelStandIn::exportAndUnexportAsUsbipDoes()
 {
     const SysfsRoot &roots = *m_forwarderRoot;
     // Bound to usb: usbip-host may not take it yet, nor may usb again.
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usb/bind", "1-1")).endsWith(u"Device or resource busy"));
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/unbind", "1-1")).endsWith(u"No such device"));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usb/bind", "1-1"))
+                .endsWith(u"Device or resource busy"));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/unbind", "1-1"))
+                .endsWith(u"No such device"));
 
     QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usb/unbind", "1-1")), QString());
     QVERIFY(!roots.exists(u"/sys/bus/usb/devices/1-1/driver"));
     QVERIFY(!roots.exists(u"/sys/bus/usb/drivers/usb/1-1"));
     // Not in match_busid: usbip-host's probe refuses it.
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1")).endsWith(u"No such device"));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1"))
+                .endsWith(u"No such device"));
 
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 1-1")), QString());
-    QCOMPARE(forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("1-1 \n"));
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1")), QString());
-    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/1-1/driver"), QStringLiteral("/sys/bus/usb/drivers/usbip-host"));
+    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 1-1")),
+        QString());
+    QCOMPARE(
+        forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("1-1 \n"));
+    QCOMPARE(
+        errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1")), QString());
+    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/1-1/driver"),
+        QStringLiteral("/sys/bus/usb/drivers/usbip-host"));
     QCOMPARE(resolved(roots, u"/sys/bus/usb/drivers/usbip-host/1-1"),
-             QStringLiteral("/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1"));
+        QStringLiteral("/sys/devices/pci0000:00/0000:00:14.0/usb1/1-1"));
     QCOMPARE(attribute(roots, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
     QVERIFY(roots.exists(u"/sys/bus/usb/devices/1-1/usbip_sockfd"));
     QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1"))
-                    .endsWith(u"Device or resource busy"));
+                .endsWith(u"Device or resource busy"));
 
     // usbip unbind: unbind, del, rebind — the entry outlives del (the
     // kernel's del leaves an Added entry for rebind to clear).
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/devices/1-1/driver/unbind", "1-1")), QString());
+    QCOMPARE(
+        errorOf(m_forwarder->write(u"/sys/bus/usb/devices/1-1/driver/unbind", "1-1")), QString());
     QVERIFY(!roots.exists(u"/sys/bus/usb/devices/1-1/driver"));
     QVERIFY(!roots.exists(u"/sys/bus/usb/devices/1-1/usbip_status"));
     QVERIFY(!roots.exists(u"/sys/bus/usb/devices/1-1/usbip_sockfd"));
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "del 1-1")), QString());
-    QCOMPARE(forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("1-1 \n"));
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1")), QString());
-    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/1-1/driver"), QStringLiteral("/sys/bus/usb/drivers/usb"));
+    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "del 1-1")),
+        QString());
+    QCOMPARE(
+        forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("1-1 \n"));
+    QCOMPARE(
+        errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1")), QString());
+    QCOMPARE(resolved(roots, u"/sys/bus/usb/devices/1-1/driver"),
+        QStringLiteral("/sys/bus/usb/drivers/usb"));
     QCOMPARE(forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("\n"));
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1")).endsWith(u"No such device"));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1"))
+                .endsWith(u"No such device"));
     QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "del 1-1"))
-                    .endsWith(u"No such device"));
+                .endsWith(u"No such device"));
     // The error names what was written where, as SysfsRoot's own do.
     QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1")),
-             QStringLiteral("writing \"1-1\" to /sys/bus/usb/drivers/usbip-host/rebind: No such device"));
+        QStringLiteral(
+            "writing \"1-1\" to /sys/bus/usb/drivers/usbip-host/rebind: No such device"));
     QCOMPARE(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1").error().code,
-             QStringLiteral("kernel_write"));
+        QStringLiteral("kernel_write"));
 }
 
 void TestUsbKernelStandIn::matchBusIdKeepsTheNewline()
 {
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usb/unbind", "1-1\n")), QString()); // sysfs_streq
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 1-1\n")), QString());
-    QCOMPARE(forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("1-1\n \n"));
+    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usb/unbind", "1-1\n")),
+        QString()); // sysfs_streq
+    QCOMPARE(
+        errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 1-1\n")),
+        QString());
+    QCOMPARE(
+        forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("1-1\n \n"));
     // "1-1\n" is not "1-1": no device matches the entry.
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1")).endsWith(u"No such device"));
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1\n")).endsWith(u"No such device"));
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1")).endsWith(u"No such device"));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1"))
+                .endsWith(u"No such device"));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1\n"))
+                .endsWith(u"No such device"));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1"))
+                .endsWith(u"No such device"));
     QVERIFY(!m_forwarderRoot->exists(u"/sys/bus/usb/devices/1-1/driver"));
 }
 
@@ -476,19 +510,21 @@ void TestUsbKernelStandIn::matchBusIdHasSixteenSlots()
 {
     for (int i = 0; i < 16; ++i) {
         QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid",
-                                            "add 2-" + QByteArray::number(i + 1))),
-                 QString());
+                     "add 2-" + QByteArray::number(i + 1))),
+            QString());
     }
     // Adding one that is there is no change.
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 2-1")), QString());
+    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 2-1")),
+        QString());
     QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 1-1"))
-                    .endsWith(u"Cannot allocate memory"));
+                .endsWith(u"Cannot allocate memory"));
     QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "put 1-1"))
-                    .endsWith(u"Invalid argument"));
+                .endsWith(u"Invalid argument"));
     QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add"))
-                    .endsWith(u"Invalid argument"));
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add " + QByteArray(32, '1')))
-                    .endsWith(u"Invalid argument"));
+                .endsWith(u"Invalid argument"));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid",
+                        "add " + QByteArray(32, '1')))
+                .endsWith(u"Invalid argument"));
     QCOMPARE(m_forwarder->deviceStatus().value(u"match_busid").toArray().size(), 16);
 }
 
@@ -497,16 +533,20 @@ void TestUsbKernelStandIn::rebindLeavesAStillBoundDeviceBound()
     // do_rebind is device_attach, which leaves a bound device alone: usbip
     // unbinds first. The entry goes all the same.
     exportDevice(QStringLiteral("1-1"));
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1")), QString());
-    QCOMPARE(UsbFixture::driverOf(*m_forwarderRoot, QStringLiteral("1-1")), QStringLiteral("usbip-host"));
+    QCOMPARE(
+        errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-1")), QString());
+    QCOMPARE(UsbFixture::driverOf(*m_forwarderRoot, QStringLiteral("1-1")),
+        QStringLiteral("usbip-host"));
     QCOMPARE(forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("\n"));
 
     // An entry usbip-host never bound a device for: the kernel's rebind
     // would dereference a NULL device. Refused, not played along.
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 1-2")), QString());
+    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/match_busid", "add 1-2")),
+        QString());
     QTest::ignoreMessage(QtWarningMsg,
-                         QRegularExpression(QStringLiteral("rebind of \"1-2\", which usbip-host never bound")));
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-2")).endsWith(u"Bad address"));
+        QRegularExpression(QStringLiteral("rebind of \"1-2\", which usbip-host never bound")));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/rebind", "1-2"))
+                .endsWith(u"Bad address"));
 }
 
 void TestUsbKernelStandIn::usbipSockfdTakesOnlyStreamSockets()
@@ -515,7 +555,7 @@ void TestUsbKernelStandIn::usbipSockfdTakesOnlyStreamSockets()
     SocketPair stream = socketPair();
     // Not bound to usbip-host: there is no such file.
     QVERIFY(errorOf(m_forwarder->write(sockfd, QByteArray::number(stream.ours.get())))
-                    .endsWith(u"No such file or directory"));
+                .endsWith(u"No such file or directory"));
     exportDevice(QStringLiteral("1-1"));
 
     SocketPair seqpacket = socketPair(SOCK_SEQPACKET);
@@ -524,28 +564,35 @@ void TestUsbKernelStandIn::usbipSockfdTakesOnlyStreamSockets()
     QCOMPARE(::pipe2(pipeFds, O_CLOEXEC), 0);
     const Fd pipeRead(pipeFds[0]);
     const Fd pipeWrite(pipeFds[1]);
-    for (const int fd : {seqpacket.ours.get(), datagram.ours.get(), pipeRead.get(), 9999}) {
+    for (const int fd : { seqpacket.ours.get(), datagram.ours.get(), pipeRead.get(), 9999 }) {
         QCOMPARE(errorOf(m_forwarder->write(sockfd, QByteArray::number(fd))),
-                 QStringLiteral("writing \"%1\" to %2: Invalid argument").arg(fd).arg(sockfd));
+            QStringLiteral("writing \"%1\" to %2: Invalid argument").arg(fd).arg(sockfd));
     }
     QVERIFY(errorOf(m_forwarder->write(sockfd, "socket")).endsWith(u"Invalid argument"));
     // -1 stops a connection; there is none.
     QVERIFY(errorOf(m_forwarder->write(sockfd, "-1")).endsWith(u"Invalid argument"));
-    QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
+    QCOMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
 
-    QCOMPARE(errorOf(m_forwarder->write(sockfd, QByteArray::number(stream.ours.get()) + '\n')), QString());
-    QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("2"));
+    QCOMPARE(errorOf(m_forwarder->write(sockfd, QByteArray::number(stream.ours.get()) + '\n')),
+        QString());
+    QCOMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("2"));
     // In use: not ready for another.
     SocketPair another = socketPair();
-    QVERIFY(errorOf(m_forwarder->write(sockfd, QByteArray::number(another.ours.get()))).endsWith(u"Invalid argument"));
+    QVERIFY(errorOf(m_forwarder->write(sockfd, QByteArray::number(another.ours.get())))
+                .endsWith(u"Invalid argument"));
     // The stand-in holds its own duplicate: closing ours changes nothing.
     stream.ours.reset();
-    QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("2"));
+    QCOMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("2"));
 
     QCOMPARE(errorOf(m_forwarder->write(sockfd, "-1")), QString());
-    QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
+    QCOMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
     QVERIFY(endsWithin(stream.theirs.get(), 5000));
-    QCOMPARE(UsbFixture::driverOf(*m_forwarderRoot, QStringLiteral("1-1")), QStringLiteral("usbip-host"));
+    QCOMPARE(UsbFixture::driverOf(*m_forwarderRoot, QStringLiteral("1-1")),
+        QStringLiteral("usbip-host"));
 }
 
 void TestUsbKernelStandIn::simulatedDeviceOnTheWire()
@@ -556,48 +603,119 @@ void TestUsbKernelStandIn::simulatedDeviceOnTheWire()
     const int fd = vhci.get();
 
     // CMD_SUBMIT, seq 7, devid 1-2, IN, ep 0, GET_DESCRIPTOR(DEVICE) for 18 bytes.
-    const QByteArray getDescriptor = QByteArray::fromHex("00000001" "00000007" "00010002" "00000001" "00000000"
-                                                         "00000200" "00000012" "00000000" "00000000" "00000000"
+    const QByteArray getDescriptor = QByteArray::fromHex("00000001"
+                                                         "00000007"
+                                                         "00010002"
+                                                         "00000001"
+                                                         "00000000"
+                                                         "00000200"
+                                                         "00000012"
+                                                         "00000000"
+                                                         "00000000"
+                                                         "00000000"
                                                          "8006000100001200");
     QVERIFY(sendAll(fd, getDescriptor));
     const QByteArray reply = receive(fd, 48 + 18);
     QCOMPARE(reply.left(48).toHex(),
-             QByteArray("00000003" "00000007" "00000000" "00000000" "00000000" "00000000" "00000012" "00000000"
-                        "00000000" "00000000" "0000000000000000"));
+        QByteArray("00000003"
+                   "00000007"
+                   "00000000"
+                   "00000000"
+                   "00000000"
+                   "00000000"
+                   "00000012"
+                   "00000000"
+                   "00000000"
+                   "00000000"
+                   "0000000000000000"));
     const QByteArray descriptor = reply.mid(48);
     QCOMPARE(descriptor.toHex(), QByteArray("1201000200000040501d8960050101020301"));
 
     // CMD_UNLINK seq 8 of seq 7: it completed already; RET_UNLINK seq 8, status 0.
-    QVERIFY(sendAll(fd, QByteArray::fromHex("00000002" "00000008" "00010002" "00000000" "00000000" "00000007")
-                                + QByteArray(24, '\0')));
-    QCOMPARE(receive(fd, 48).toHex(), QByteArray("00000004" "00000008" "00000000" "00000000" "00000000" "00000000")
-                                              + QByteArray(48, '0'));
+    QVERIFY(sendAll(fd,
+        QByteArray::fromHex("00000002"
+                            "00000008"
+                            "00010002"
+                            "00000000"
+                            "00000000"
+                            "00000007")
+            + QByteArray(24, '\0')));
+    QCOMPARE(receive(fd, 48).toHex(),
+        QByteArray("00000004"
+                   "00000008"
+                   "00000000"
+                   "00000000"
+                   "00000000"
+                   "00000000")
+            + QByteArray(48, '0'));
 
     // Bulk OUT, seq 9, ep 1, 5 bytes; then IN for 100 gives those back.
-    QVERIFY(sendAll(fd, QByteArray::fromHex("00000001" "00000009" "00010002" "00000000" "00000001" "00000000"
-                                            "00000005" "00000000" "00000000" "00000000" "0000000000000000")
-                                + "hello"));
+    QVERIFY(sendAll(fd,
+        QByteArray::fromHex("00000001"
+                            "00000009"
+                            "00010002"
+                            "00000000"
+                            "00000001"
+                            "00000000"
+                            "00000005"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "0000000000000000")
+            + "hello"));
     QCOMPARE(receive(fd, 48).mid(0x14, 8).toHex(), QByteArray("0000000000000005"));
-    QVERIFY(sendAll(fd, QByteArray::fromHex("00000001" "0000000a" "00010002" "00000001" "00000001" "00000200"
-                                            "00000064" "00000000" "00000000" "00000000" "0000000000000000")));
+    QVERIFY(sendAll(fd,
+        QByteArray::fromHex("00000001"
+                            "0000000a"
+                            "00010002"
+                            "00000001"
+                            "00000001"
+                            "00000200"
+                            "00000064"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "0000000000000000")));
     const QByteArray looped = receive(fd, 48 + 5);
     QCOMPARE(looped.mid(0x04, 4).toHex(), QByteArray("0000000a"));
     QCOMPARE(looped.mid(0x18, 4).toHex(), QByteArray("00000005"));
     QCOMPARE(looped.mid(48), QByteArray("hello"));
 
     // An unknown request stalls: -EPIPE, nothing sent back.
-    QVERIFY(sendAll(fd, QByteArray::fromHex("00000001" "0000000b" "00010002" "00000001" "00000000" "00000200"
-                                            "00000040" "00000000" "00000000" "00000000" "c0ff000000004000")));
+    QVERIFY(sendAll(fd,
+        QByteArray::fromHex("00000001"
+                            "0000000b"
+                            "00010002"
+                            "00000001"
+                            "00000000"
+                            "00000200"
+                            "00000040"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "c0ff000000004000")));
     const QByteArray stalled = receive(fd, 48);
     QCOMPARE(stalled.mid(0x14, 8).toHex(), QByteArray("ffffffe000000000"));
 
     // Another devid: the stub drops the connection; the device is
     // available again.
-    QVERIFY(sendAll(fd, QByteArray::fromHex("00000001" "0000000c" "00010003" "00000001" "00000000" "00000200"
-                                            "00000012" "00000000" "00000000" "00000000" "8006000100001200")));
+    QVERIFY(sendAll(fd,
+        QByteArray::fromHex("00000001"
+                            "0000000c"
+                            "00010003"
+                            "00000001"
+                            "00000000"
+                            "00000200"
+                            "00000012"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "8006000100001200")));
     QVERIFY(endsWithin(fd, 5000));
-    QTRY_COMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
-    QCOMPARE(UsbFixture::driverOf(*m_forwarderRoot, QStringLiteral("1-1")), QStringLiteral("usbip-host"));
+    QTRY_COMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
+    QCOMPARE(UsbFixture::driverOf(*m_forwarderRoot, QStringLiteral("1-1")),
+        QStringLiteral("usbip-host"));
 }
 
 void TestUsbKernelStandIn::attachChecksItsArguments()
@@ -606,22 +724,31 @@ void TestUsbKernelStandIn::attachChecksItsArguments()
     SocketPair stream = socketPair();
     const QByteArray fd = QByteArray::number(stream.ours.get());
     SocketPair seqpacket = socketPair(SOCK_SEQPACKET);
-    QVERIFY(errorOf(m_agent->write(attachFile, "0 " + fd + " 65538 0")).endsWith(u"Invalid argument")); // speed 0
-    QVERIFY(errorOf(m_agent->write(attachFile, "0 " + fd + " 65538 7")).endsWith(u"Invalid argument"));
-    QVERIFY(errorOf(m_agent->write(attachFile, "8 " + fd + " 65538 3")).endsWith(u"Invalid argument")); // nports 8
-    QVERIFY(errorOf(m_agent->write(attachFile, "0 " + fd + " 65538")).endsWith(u"Invalid argument"));
-    QVERIFY(errorOf(m_agent->write(attachFile, "0 " + QByteArray::number(seqpacket.ours.get()) + " 65538 3"))
-                    .endsWith(u"Invalid argument"));
-    QVERIFY(errorOf(m_agent->write(u"/sys/devices/platform/vhci_hcd.0/detach", "0")).endsWith(u"Invalid argument"));
+    QVERIFY(errorOf(m_agent->write(attachFile, "0 " + fd + " 65538 0"))
+                .endsWith(u"Invalid argument")); // speed 0
+    QVERIFY(
+        errorOf(m_agent->write(attachFile, "0 " + fd + " 65538 7")).endsWith(u"Invalid argument"));
+    QVERIFY(errorOf(m_agent->write(attachFile, "8 " + fd + " 65538 3"))
+                .endsWith(u"Invalid argument")); // nports 8
+    QVERIFY(
+        errorOf(m_agent->write(attachFile, "0 " + fd + " 65538")).endsWith(u"Invalid argument"));
+    QVERIFY(errorOf(
+        m_agent->write(attachFile, "0 " + QByteArray::number(seqpacket.ours.get()) + " 65538 3"))
+                .endsWith(u"Invalid argument"));
+    QVERIFY(errorOf(m_agent->write(u"/sys/devices/platform/vhci_hcd.0/detach", "0"))
+                .endsWith(u"Invalid argument"));
 
     QCOMPARE(errorOf(m_agent->write(attachFile, "2 " + fd + " 65538 3")), QString());
     QCOMPARE(agentStatusLine(2),
-             QStringLiteral("hs  0002 006 003 00010002 %1 0-0").arg(stream.ours.get(), 6, 10, QLatin1Char('0')));
+        QStringLiteral("hs  0002 006 003 00010002 %1 0-0")
+            .arg(stream.ours.get(), 6, 10, QLatin1Char('0')));
     SocketPair other = socketPair();
     const QByteArray otherFd = QByteArray::number(other.ours.get());
-    QVERIFY(errorOf(m_agent->write(attachFile, "2 " + otherFd + " 65538 3")).endsWith(u"Device or resource busy"));
+    QVERIFY(errorOf(m_agent->write(attachFile, "2 " + otherFd + " 65538 3"))
+                .endsWith(u"Device or resource busy"));
     // Speed picks the hub: port 6 at high speed is hs port 2 again.
-    QVERIFY(errorOf(m_agent->write(attachFile, "6 " + otherFd + " 65538 3")).endsWith(u"Device or resource busy"));
+    QVERIFY(errorOf(m_agent->write(attachFile, "6 " + otherFd + " 65538 3"))
+                .endsWith(u"Device or resource busy"));
     // Super speed on an hs port number lands on the ss hub's port 2.
     QCOMPARE(errorOf(m_agent->write(attachFile, "2 " + otherFd + " 65539 5")), QString());
     QVERIFY(agentStatusLine(6).startsWith(u"ss  0006 006 005 00010003 "));
@@ -642,28 +769,54 @@ void TestUsbKernelStandIn::vhciEnumeratesOnTheWire()
     const QByteArray command = receive(device.get(), 48);
     // CMD_SUBMIT, the first seqnum, the devid given, IN, ep 0, URB_DIR_IN,
     // 18 bytes, GET_DESCRIPTOR(DEVICE).
-    QCOMPARE(command.toHex(), QByteArray("00000001" "00000001" "00010005" "00000001" "00000000" "00000200"
-                                         "00000012" "00000000" "00000000" "00000000" "8006000100001200"));
+    QCOMPARE(command.toHex(),
+        QByteArray("00000001"
+                   "00000001"
+                   "00010005"
+                   "00000001"
+                   "00000000"
+                   "00000200"
+                   "00000012"
+                   "00000000"
+                   "00000000"
+                   "00000000"
+                   "8006000100001200"));
     QByteArray descriptor = QByteArray::fromHex("12010002ff000040501d8960050101020301");
-    QVERIFY(sendAll(device.get(), QByteArray::fromHex("00000003" "00000001" "00000000" "00000000" "00000000"
-                                                      "00000000" "00000012" "00000000" "00000000" "00000000"
-                                                      "0000000000000000")
-                                          + descriptor));
+    QVERIFY(sendAll(device.get(),
+        QByteArray::fromHex("00000003"
+                            "00000001"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "00000012"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "0000000000000000")
+            + descriptor));
     QTRY_VERIFY(agentStatusLine(1).endsWith(u" 3-2"));
     QCOMPARE(resolved(*m_agentRoot, u"/sys/bus/usb/devices/3-2"),
-             QStringLiteral("/sys/devices/platform/vhci_hcd.0/usb3/3-2"));
+        QStringLiteral("/sys/devices/platform/vhci_hcd.0/usb3/3-2"));
     QCOMPARE(attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-2/idVendor"), QStringLiteral("1d50"));
-    QCOMPARE(attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-2/idProduct"), QStringLiteral("6089"));
-    QCOMPARE(attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-2/bDeviceClass"), QStringLiteral("ff"));
+    QCOMPARE(
+        attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-2/idProduct"), QStringLiteral("6089"));
+    QCOMPARE(
+        attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-2/bDeviceClass"), QStringLiteral("ff"));
     QCOMPARE(attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-2/busnum"), QStringLiteral("3"));
     QCOMPARE(attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-2/devnum"), QStringLiteral("2"));
     QCOMPARE(attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-2/speed"), QStringLiteral("480"));
-    QCOMPARE(resolved(*m_agentRoot, u"/sys/bus/usb/devices/3-2/driver"), QStringLiteral("/sys/bus/usb/drivers/usb"));
+    QCOMPARE(resolved(*m_agentRoot, u"/sys/bus/usb/devices/3-2/driver"),
+        QStringLiteral("/sys/bus/usb/drivers/usb"));
     QVERIFY(m_agentRoot->exists(u"/dev/bus/usb/003/002"));
     if (::geteuid() == 0) {
         QVERIFY(m_agentRoot->isCharacterDevice(u"/dev/bus/usb/003/002"));
-        struct stat info {};
-        QCOMPARE(::stat(QFile::encodeName(m_agentRoot->path(u"/dev/bus/usb/003/002")).constData(), &info), 0);
+        struct stat info
+        {
+        };
+        QCOMPARE(::stat(QFile::encodeName(m_agentRoot->path(u"/dev/bus/usb/003/002")).constData(),
+                     &info),
+            0);
         QCOMPARE(major(info.st_rdev), 189u);
         QCOMPARE(minor(info.st_rdev), 257u); // (3 - 1) * 128 + 2 - 1
     }
@@ -672,15 +825,28 @@ void TestUsbKernelStandIn::vhciEnumeratesOnTheWire()
     // A transfer through the port: the next seqnum, the same devid.
     Result<UsbTransferResult> transfer = cloop::Error::make(QString(), QString());
     std::thread submitter([&] {
-        transfer = m_agent->submit(QStringLiteral("/dev/bus/usb/003/002"), bulk(false, "abc"), 5000);
+        transfer
+            = m_agent->submit(QStringLiteral("/dev/bus/usb/003/002"), bulk(false, "abc"), 5000);
     });
     const QByteArray bulkOut = receive(device.get(), 48 + 3);
-    QCOMPARE(bulkOut.left(0x1c).toHex(), QByteArray("00000001" "00000002" "00010005" "00000000" "00000001" "00000000"
-                                                    "00000003"));
+    QCOMPARE(bulkOut.left(0x1c).toHex(),
+        QByteArray("00000001"
+                   "00000002"
+                   "00010005"
+                   "00000000"
+                   "00000001"
+                   "00000000"
+                   "00000003"));
     QCOMPARE(bulkOut.mid(48), QByteArray("abc"));
-    QVERIFY(sendAll(device.get(), QByteArray::fromHex("00000003" "00000002" "00000000" "00000000" "00000000"
-                                                      "00000000" "00000003")
-                                          + QByteArray(20, '\0')));
+    QVERIFY(sendAll(device.get(),
+        QByteArray::fromHex("00000003"
+                            "00000002"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "00000003")
+            + QByteArray(20, '\0')));
     submitter.join();
     QVERIFY2(transfer, qPrintable(transfer ? QString() : transfer.error().message));
     QCOMPARE(transfer->status, 0);
@@ -703,9 +869,15 @@ void TestUsbKernelStandIn::unknownSequenceNumberDropsThePort()
     QVERIFY(device.valid());
     QCOMPARE(receive(device.get(), 48).size(), 48);
     // Sequence 99 was never sent: vhci_recv_ret_submit ends the session.
-    QVERIFY(sendAll(device.get(), QByteArray::fromHex("00000003" "00000063" "00000000" "00000000" "00000000"
-                                                      "00000000" "00000000")
-                                          + QByteArray(20, '\0')));
+    QVERIFY(sendAll(device.get(),
+        QByteArray::fromHex("00000003"
+                            "00000063"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "00000000"
+                            "00000000")
+            + QByteArray(20, '\0')));
     QVERIFY(endsWithin(device.get(), 5000));
     QTRY_COMPARE(agentStatusLine(0), QStringLiteral("hs  0000 004 000 00000000 000000 0-0"));
     QVERIFY(!m_agentRoot->exists(u"/sys/bus/usb/devices/3-1"));
@@ -717,11 +889,13 @@ void TestUsbKernelStandIn::roundTripThroughBothMachines()
     QVERIFY(pump);
     QVERIFY(m_agentRoot->exists(u"/dev/bus/usb/003/002"));
     QCOMPARE(resolved(*m_agentRoot, u"/sys/bus/usb/devices/3-1"),
-             QStringLiteral("/sys/devices/platform/vhci_hcd.0/usb3/3-1"));
+        QStringLiteral("/sys/devices/platform/vhci_hcd.0/usb3/3-1"));
     QCOMPARE(attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-1/idVendor"), QStringLiteral("1d50"));
-    QCOMPARE(attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-1/bcdDevice"), QStringLiteral("0105"));
+    QCOMPARE(
+        attribute(*m_agentRoot, u"/sys/bus/usb/devices/3-1/bcdDevice"), QStringLiteral("0105"));
     QCOMPARE(agentStatusLine(0).section(QLatin1Char(' '), -1), QStringLiteral("3-1"));
-    QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("2"));
+    QCOMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("2"));
     QTRY_VERIFY(*m_agentChanges >= 1);
     const QString node = QStringLiteral("/dev/bus/usb/003/002");
 
@@ -732,20 +906,26 @@ void TestUsbKernelStandIn::roundTripThroughBothMachines()
     QCOMPARE(le16(descriptor->data, 8), kVendor);
     QCOMPARE(le16(descriptor->data, 10), kProduct);
 
-    const auto configuration = m_agent->submit(node, control(setupPacket(0x80, 0x06, 0x0200, 0, 255)));
+    const auto configuration
+        = m_agent->submit(node, control(setupPacket(0x80, 0x06, 0x0200, 0, 255)));
     QVERIFY(configuration);
     QCOMPARE(configuration->data.size(), 32);
-    QCOMPARE(configuration->data.mid(9).toHex(), QByteArray("090400000" "2ff0000" "00" "0705010200020007058102000200"));
+    QCOMPARE(configuration->data.mid(9).toHex(),
+        QByteArray("090400000"
+                   "2ff0000"
+                   "00"
+                   "0705010200020007058102000200"));
 
-    const auto product = m_agent->submit(node, control(setupPacket(0x80, 0x06, 0x0302, 0x0409, 255)));
+    const auto product
+        = m_agent->submit(node, control(setupPacket(0x80, 0x06, 0x0302, 0x0409, 255)));
     QVERIFY(product);
     QCOMPARE(QString::fromUtf16(reinterpret_cast<const char16_t *>(product->data.constData() + 2),
-                                (product->data.size() - 2) / 2),
-             QStringLiteral("HackRF One"));
+                 (product->data.size() - 2) / 2),
+        QStringLiteral("HackRF One"));
 
     const QByteArray vendorData = "some vendor bytes";
-    const auto stored =
-            m_agent->submit(node, control(setupPacket(0x40, 0x01, 0, 0, quint16(vendorData.size())), vendorData));
+    const auto stored = m_agent->submit(
+        node, control(setupPacket(0x40, 0x01, 0, 0, quint16(vendorData.size())), vendorData));
     QVERIFY(stored);
     QCOMPARE(stored->status, 0);
     QCOMPARE(stored->actual, vendorData.size());
@@ -783,7 +963,8 @@ void TestUsbKernelStandIn::roundTripThroughBothMachines()
     QCOMPARE(agentStatusLine(0), QStringLiteral("hs  0000 004 000 00000000 000000 0-0"));
     QVERIFY(!m_agentRoot->exists(u"/sys/bus/usb/devices/3-1"));
     QVERIFY(!m_agentRoot->exists(u"/dev/bus/usb/003/002"));
-    QTRY_COMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
+    QTRY_COMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
 
     // And again on the same port: the next device number.
     Fd forwarderSide = handOver(QStringLiteral("1-1"));
@@ -803,7 +984,8 @@ void TestUsbKernelStandIn::wrongDeviceIdDropsTheConnection()
     QVERIFY(forwarderSide.valid() && agentSide.valid());
     const Pump pump(std::move(forwarderSide), std::move(agentSide));
     QTRY_COMPARE(agentStatusLine(0), QStringLiteral("hs  0000 004 000 00000000 000000 0-0"));
-    QTRY_COMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
+    QTRY_COMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/usbip_status"), QStringLiteral("1"));
     QVERIFY(!m_agentRoot->exists(u"/sys/bus/usb/devices/3-1"));
     QVERIFY(!m_agentRoot->exists(u"/dev/bus/usb/003/002"));
 }
@@ -828,16 +1010,21 @@ void TestUsbKernelStandIn::unplugDuringExportFreesThePort()
     // names it (stub_disconnect left the entry Added).
     QCOMPARE(errorOf(m_forwarder->plug(QStringLiteral("1-1"))), QString());
     QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/devnum"), QStringLiteral("4"));
-    QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/idVendor"), QStringLiteral("1d50"));
-    QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/serial"), QStringLiteral("SN-42"));
-    QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1:1.0/bInterfaceClass"), QStringLiteral("ff"));
+    QCOMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/idVendor"), QStringLiteral("1d50"));
+    QCOMPARE(
+        attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1/serial"), QStringLiteral("SN-42"));
+    QCOMPARE(attribute(*m_forwarderRoot, u"/sys/bus/usb/devices/1-1:1.0/bInterfaceClass"),
+        QStringLiteral("ff"));
     QCOMPARE(UsbFixture::driverOf(*m_forwarderRoot, QStringLiteral("1-1")), QStringLiteral("usb"));
-    QCOMPARE(forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("1-1 \n"));
+    QCOMPARE(
+        forwarderFile(u"/sys/bus/usb/drivers/usbip-host/match_busid"), QStringLiteral("1-1 \n"));
     QVERIFY(!m_forwarder->plug(QStringLiteral("1-1")));
 
     // Exported again, the old devid no longer reaches it.
     QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usb/unbind", "1-1")), QString());
-    QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1")), QString());
+    QCOMPARE(
+        errorOf(m_forwarder->write(u"/sys/bus/usb/drivers/usbip-host/bind", "1-1")), QString());
     Fd forwarderSide = handOver(QStringLiteral("1-1"));
     Fd agentSide = attach(0, (1u << 16) | 4u);
     QVERIFY(forwarderSide.valid() && agentSide.valid());
@@ -854,7 +1041,8 @@ void TestUsbKernelStandIn::controlSocket()
     const QString forwarderRoot = m_forwarderDir->path();
     const QString agentRoot = m_agentDir->path();
 
-    auto status = callOnThread(forwarderRoot, {{QStringLiteral("op"), QStringLiteral("status")}});
+    auto status
+        = callOnThread(forwarderRoot, { { QStringLiteral("op"), QStringLiteral("status") } });
     QVERIFY2(status, qPrintable(status ? QString() : status.error().message));
     const QJsonArray devices = status->value(u"devices").toArray();
     QCOMPARE(devices.size(), 3);
@@ -865,13 +1053,14 @@ void TestUsbKernelStandIn::controlSocket()
 
     std::unique_ptr<Pump> pump = connectBothMachines();
     QVERIFY(pump);
-    status = callOnThread(forwarderRoot, {{QStringLiteral("op"), QStringLiteral("status")}});
+    status = callOnThread(forwarderRoot, { { QStringLiteral("op"), QStringLiteral("status") } });
     QVERIFY(status);
     const QJsonObject exported = status->value(u"devices").toArray().at(0).toObject();
     QCOMPARE(exported.value(u"driver").toString(), QStringLiteral("usbip-host"));
     QCOMPARE(exported.value(u"usbip_status").toInt(), 2);
 
-    const auto ports = callOnThread(agentRoot, {{QStringLiteral("op"), QStringLiteral("ports")}});
+    const auto ports
+        = callOnThread(agentRoot, { { QStringLiteral("op"), QStringLiteral("ports") } });
     QVERIFY(ports);
     QCOMPARE(ports->value(u"ports").toArray().size(), 2 * kHcPorts);
     const QJsonObject first = ports->value(u"ports").toArray().at(0).toObject();
@@ -880,46 +1069,53 @@ void TestUsbKernelStandIn::controlSocket()
     QCOMPARE(first.value(u"node").toString(), QStringLiteral("/dev/bus/usb/003/002"));
     QCOMPARE(first.value(u"devid").toInteger(), qint64(0x10002));
 
-    const auto descriptor = callOnThread(agentRoot, {{QStringLiteral("op"), QStringLiteral("control")},
-                                                     {QStringLiteral("node"), QStringLiteral("/dev/bus/usb/003/002")},
-                                                     {QStringLiteral("setup"), QStringLiteral("8006000100001200")}});
+    const auto descriptor = callOnThread(agentRoot,
+        { { QStringLiteral("op"), QStringLiteral("control") },
+            { QStringLiteral("node"), QStringLiteral("/dev/bus/usb/003/002") },
+            { QStringLiteral("setup"), QStringLiteral("8006000100001200") } });
     QVERIFY2(descriptor, qPrintable(descriptor ? QString() : descriptor.error().message));
     QCOMPARE(descriptor->value(u"status").toInt(), 0);
     QCOMPARE(descriptor->value(u"actual").toInt(), 18);
-    const QByteArray bytes = QByteArray::fromBase64(descriptor->value(u"data").toString().toLatin1());
+    const QByteArray bytes
+        = QByteArray::fromBase64(descriptor->value(u"data").toString().toLatin1());
     QCOMPARE(le16(bytes, 8), kVendor);
     QCOMPARE(le16(bytes, 10), kProduct);
 
     const QByteArray payload(100000, 'x');
-    const auto out = callOnThread(agentRoot, {{QStringLiteral("op"), QStringLiteral("bulk")},
-                                              {QStringLiteral("node"), QStringLiteral("/dev/bus/usb/003/002")},
-                                              {QStringLiteral("endpoint"), 1},
-                                              {QStringLiteral("direction"), QStringLiteral("out")},
-                                              {QStringLiteral("data"), QString::fromLatin1(payload.toBase64())}});
+    const auto out = callOnThread(agentRoot,
+        { { QStringLiteral("op"), QStringLiteral("bulk") },
+            { QStringLiteral("node"), QStringLiteral("/dev/bus/usb/003/002") },
+            { QStringLiteral("endpoint"), 1 },
+            { QStringLiteral("direction"), QStringLiteral("out") },
+            { QStringLiteral("data"), QString::fromLatin1(payload.toBase64()) } });
     QVERIFY(out);
     QCOMPARE(out->value(u"actual").toInt(), payload.size());
-    const auto in = callOnThread(agentRoot, {{QStringLiteral("op"), QStringLiteral("bulk")},
-                                             {QStringLiteral("node"), QStringLiteral("/dev/bus/usb/003/002")},
-                                             {QStringLiteral("endpoint"), 1},
-                                             {QStringLiteral("direction"), QStringLiteral("in")},
-                                             {QStringLiteral("length"), 200000}});
+    const auto in = callOnThread(agentRoot,
+        { { QStringLiteral("op"), QStringLiteral("bulk") },
+            { QStringLiteral("node"), QStringLiteral("/dev/bus/usb/003/002") },
+            { QStringLiteral("endpoint"), 1 },
+            { QStringLiteral("direction"), QStringLiteral("in") },
+            { QStringLiteral("length"), 200000 } });
     QVERIFY(in);
     QCOMPARE(QByteArray::fromBase64(in->value(u"data").toString().toLatin1()), payload);
 
-    const auto unknown = callOnThread(agentRoot, {{QStringLiteral("op"), QStringLiteral("control")},
-                                                  {QStringLiteral("node"), QStringLiteral("/dev/bus/usb/009/009")},
-                                                  {QStringLiteral("setup"), QStringLiteral("8006000100001200")}});
+    const auto unknown = callOnThread(agentRoot,
+        { { QStringLiteral("op"), QStringLiteral("control") },
+            { QStringLiteral("node"), QStringLiteral("/dev/bus/usb/009/009") },
+            { QStringLiteral("setup"), QStringLiteral("8006000100001200") } });
     QVERIFY(!unknown);
     QCOMPARE(unknown.error().code, QStringLiteral("usb_standin"));
-    QVERIFY(!callOnThread(agentRoot, {{QStringLiteral("op"), QStringLiteral("fly")}}));
+    QVERIFY(!callOnThread(agentRoot, { { QStringLiteral("op"), QStringLiteral("fly") } }));
 
-    const auto unplugged = callOnThread(forwarderRoot, {{QStringLiteral("op"), QStringLiteral("unplug")},
-                                                        {QStringLiteral("busid"), QStringLiteral("1-1")}});
+    const auto unplugged = callOnThread(forwarderRoot,
+        { { QStringLiteral("op"), QStringLiteral("unplug") },
+            { QStringLiteral("busid"), QStringLiteral("1-1") } });
     QVERIFY2(unplugged, qPrintable(unplugged ? QString() : unplugged.error().message));
     QCOMPARE(unplugged->value(u"ok").toBool(), true);
     QTRY_COMPARE(agentStatusLine(0), QStringLiteral("hs  0000 004 000 00000000 000000 0-0"));
-    const auto plugged = callOnThread(forwarderRoot, {{QStringLiteral("op"), QStringLiteral("plug")},
-                                                      {QStringLiteral("busid"), QStringLiteral("1-1")}});
+    const auto plugged = callOnThread(forwarderRoot,
+        { { QStringLiteral("op"), QStringLiteral("plug") },
+            { QStringLiteral("busid"), QStringLiteral("1-1") } });
     QVERIFY(plugged);
     QVERIFY(m_forwarderRoot->exists(u"/sys/bus/usb/devices/1-1"));
 }
@@ -927,15 +1123,18 @@ void TestUsbKernelStandIn::controlSocket()
 void TestUsbKernelStandIn::otherFilesAreWrittenAsTheyAre()
 {
     QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/devices/1-1/power/control", "auto"))
-                    .endsWith(u"No such file or directory"));
-    QVERIFY(UsbFixture::writeFile(m_forwarderRoot->path(u"/sys/bus/usb/devices/1-1/authorized"), "1\n"));
+                .endsWith(u"No such file or directory"));
+    QVERIFY(UsbFixture::writeFile(
+        m_forwarderRoot->path(u"/sys/bus/usb/devices/1-1/authorized"), "1\n"));
     QCOMPARE(errorOf(m_forwarder->write(u"/sys/bus/usb/devices/1-1/authorized", "0")), QString());
     QCOMPARE(forwarderFile(u"/sys/bus/usb/devices/1-1/authorized"), QStringLiteral("0"));
-    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/devices/1-1/idVendor", "ffff")).endsWith(u"Permission denied"));
-    QVERIFY(errorOf(m_agent->write(u"/sys/devices/platform/vhci_hcd.0/status", "x")).endsWith(u"Permission denied"));
+    QVERIFY(errorOf(m_forwarder->write(u"/sys/bus/usb/devices/1-1/idVendor", "ffff"))
+                .endsWith(u"Permission denied"));
+    QVERIFY(errorOf(m_agent->write(u"/sys/devices/platform/vhci_hcd.0/status", "x"))
+                .endsWith(u"Permission denied"));
     // The forwarder's machine has no vhci controller files.
     QVERIFY(errorOf(m_forwarder->write(u"/sys/devices/platform/vhci_hcd.0/attach", "0 1 2 3"))
-                    .endsWith(u"No such file or directory"));
+                .endsWith(u"No such file or directory"));
 }
 
 QTEST_GUILESS_MAIN(TestUsbKernelStandIn)

@@ -40,7 +40,7 @@ struct FixtureDevice
     int deviceNumber = 0; // 0: the next free one on its bus, from 2
     // Empty: an unconfigured device (bConfigurationValue and bNumInterfaces
     // empty, as the kernel prints them then).
-    QList<FixtureInterface> interfaces = {FixtureInterface{}};
+    QList<FixtureInterface> interfaces = { FixtureInterface {} };
     // Hangs off vhci_hcd.0's root hub of its bus (usb3/usb4) instead of the
     // PCI controller: a device this machine imported over USB/IP.
     bool imported = false;
@@ -78,18 +78,21 @@ public:
     static Status removeDevice(const device::SysfsRoot &roots, const QString &busId);
     // The device as the tree shows it now (for re-plugging it later);
     // nullopt when it is not there.
-    static std::optional<FixtureDevice> readDevice(const device::SysfsRoot &roots, const QString &busId);
+    static std::optional<FixtureDevice> readDevice(
+        const device::SysfsRoot &roots, const QString &busId);
 
     // Points the device's `driver` link at /sys/bus/usb/drivers/<driver>
     // and adds the driver's link back to the device, as binding does;
     // an empty driver unbinds.
-    static Status setDriver(const device::SysfsRoot &roots, const QString &busId, const QString &driver);
+    static Status setDriver(
+        const device::SysfsRoot &roots, const QString &busId, const QString &driver);
     // The name of the driver the device is bound to, empty when none.
     static QString driverOf(const device::SysfsRoot &roots, const QString &busId);
 
     // /dev/bus/usb/BBB/DDD: a character device 189:((bus-1)*128+dev-1)
     // when this process may make one, a plain file otherwise.
-    static Result<QString> makeDeviceNode(const device::SysfsRoot &roots, int busNumber, int deviceNumber);
+    static Result<QString> makeDeviceNode(
+        const device::SysfsRoot &roots, int busNumber, int deviceNumber);
     static QString deviceNodePath(int busNumber, int deviceNumber);
 
     // Files written the way sysfs shows them: replaced whole (a reader

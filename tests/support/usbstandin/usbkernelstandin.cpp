@@ -13,8 +13,8 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
-#include <climits>
 #include <chrono>
+#include <climits>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -74,7 +74,9 @@ Error standInError(const QString &message)
 
 bool isUnder(QStringView path, QStringView top)
 {
-    return path == top || (path.startsWith(top) && path.size() > top.size() && path.at(top.size()) == QLatin1Char('/'));
+    return path == top
+        || (path.startsWith(top) && path.size() > top.size()
+            && path.at(top.size()) == QLatin1Char('/'));
 }
 
 int socketType(int fd)
@@ -168,7 +170,8 @@ public:
         : m_device(std::move(device))
     { }
 
-    UsbTransferResult control(const std::array<quint8, 8> &setup, const QByteArray &out, qint32 length)
+    UsbTransferResult control(
+        const std::array<quint8, 8> &setup, const QByteArray &out, qint32 length)
     {
         const int request = (setup[0] << 8) | setup[1];
         const quint16 value = quint16(setup[2] | (setup[3] << 8));
@@ -176,9 +179,9 @@ public:
         const qint32 limit = std::min<qint32>(quint16(setup[6] | (setup[7] << 8)), length);
         const auto answer = [limit](QByteArray data) {
             data.truncate(std::max(limit, 0));
-            return UsbTransferResult{0, qint32(data.size()), data};
+            return UsbTransferResult { 0, qint32(data.size()), data };
         };
-        const UsbTransferResult done{0, 0, {}};
+        const UsbTransferResult done { 0, 0, {} };
         switch (request) {
         case 0x8006: // GET_DESCRIPTOR
             switch (value >> 8) {
@@ -218,24 +221,24 @@ public:
             break;
         case 0x4001: // vendor OUT: keep the data
             m_stored = out.left(kStoredControlLimit);
-            return UsbTransferResult{0, qint32(out.size()), {}};
+            return UsbTransferResult { 0, qint32(out.size()), {} };
         case 0xc002: // vendor IN: give it back
             return answer(m_stored);
         default:
             break;
         }
-        return UsbTransferResult{kStall, 0, {}};
+        return UsbTransferResult { kStall, 0, {} };
     }
 
     UsbTransferResult bulk(quint32 endpoint, bool in, const QByteArray &out, qint32 length)
     {
         if (endpoint != 1)
-            return UsbTransferResult{kStall, 0, {}};
+            return UsbTransferResult { kStall, 0, {} };
         const qsizetype queued = m_fifo.size() - m_fifoStart;
         if (!in) {
             const qsizetype accepted = std::min(out.size(), kLoopbackLimit - queued);
             m_fifo.append(out.constData(), accepted);
-            return UsbTransferResult{0, qint32(accepted), {}};
+            return UsbTransferResult { 0, qint32(accepted), {} };
         }
         // At once with what is there: a test never waits on a device that
         // has nothing to say.
@@ -249,7 +252,7 @@ public:
             m_fifo.remove(0, m_fifoStart);
             m_fifoStart = 0;
         }
-        return UsbTransferResult{0, qint32(data.size()), data};
+        return UsbTransferResult { 0, qint32(data.size()), data };
     }
 
 private:
@@ -275,16 +278,43 @@ private:
 
     QByteArray configurationDescriptor() const
     {
-        const FixtureInterface interface = m_device.interfaces.value(0, FixtureInterface{});
+        const FixtureInterface interface = m_device.interfaces.value(0, FixtureInterface {});
         const quint8 bytes[32] = {
-                // configuration 1: 32 bytes in all, one interface, bus powered, 100 mA
-                9, 0x02, 32, 0, 1, 1, 0, 0x80, 50,
-                // interface 0, two endpoints
-                9, 0x04, 0, 0, 2, interface.interfaceClass, interface.interfaceSubClass,
-                interface.interfaceProtocol, 0,
-                // bulk 0x01 OUT and 0x81 IN, 512 bytes
-                7, 0x05, 0x01, 0x02, 0x00, 0x02, 0,
-                7, 0x05, 0x81, 0x02, 0x00, 0x02, 0,
+            // configuration 1: 32 bytes in all, one interface, bus powered, 100 mA
+            9,
+            0x02,
+            32,
+            0,
+            1,
+            1,
+            0,
+            0x80,
+            50,
+            // interface 0, two endpoints
+            9,
+            0x04,
+            0,
+            0,
+            2,
+            interface.interfaceClass,
+            interface.interfaceSubClass,
+            interface.interfaceProtocol,
+            0,
+            // bulk 0x01 OUT and 0x81 IN, 512 bytes
+            7,
+            0x05,
+            0x01,
+            0x02,
+            0x00,
+            0x02,
+            0,
+            7,
+            0x05,
+            0x81,
+            0x02,
+            0x00,
+            0x02,
+            0,
         };
         return QByteArray(reinterpret_cast<const char *>(bytes), sizeof bytes);
     }
@@ -322,7 +352,7 @@ struct Session
 {
     Fd fd; // the stand-in's duplicate, as the kernel keeps its own reference
     std::thread thread;
-    std::atomic<bool> finished{false};
+    std::atomic<bool> finished { false };
 
     // Wakes the thread out of its blocking IO; the peer reads EOF.
     void shutdownConnection() const { ::shutdown(fd.get(), SHUT_RDWR); }
@@ -359,7 +389,13 @@ struct PortSession final : Session
 };
 
 // stub_main.c's bus_id_priv states. A free slot starts as Other (0).
-enum class SlotState { Other, Removed, Added, Alloc };
+enum class SlotState
+{
+    Other,
+    Removed,
+    Added,
+    Alloc
+};
 
 struct MatchSlot
 {
@@ -448,10 +484,10 @@ private:
 QJsonObject transferAnswer(const Result<UsbTransferResult> &result)
 {
     if (!result)
-        return QJsonObject{{QStringLiteral("error"), result.error().message}};
-    return QJsonObject{{QStringLiteral("status"), result->status},
-                       {QStringLiteral("actual"), result->actual},
-                       {QStringLiteral("data"), QString::fromLatin1(result->data.toBase64())}};
+        return QJsonObject { { QStringLiteral("error"), result.error().message } };
+    return QJsonObject { { QStringLiteral("status"), result->status },
+        { QStringLiteral("actual"), result->actual },
+        { QStringLiteral("data"), QString::fromLatin1(result->data.toBase64()) } };
 }
 
 class ControlServer final : public QObject
@@ -480,7 +516,8 @@ public:
     {
         QLocalServer::removeServer(path);
         if (!m_server.listen(path))
-            return standInError(QStringLiteral("cannot listen on %1: %2").arg(path, m_server.errorString()));
+            return standInError(
+                QStringLiteral("cannot listen on %1: %2").arg(path, m_server.errorString()));
         return {};
     }
 
@@ -528,7 +565,9 @@ private:
             connection.buffer.remove(0, end + 1);
             const QJsonDocument document = QJsonDocument::fromJson(line);
             if (!document.isObject()) {
-                reply(socket, QJsonObject{{QStringLiteral("error"), QStringLiteral("not a JSON object")}});
+                reply(socket,
+                    QJsonObject {
+                        { QStringLiteral("error"), QStringLiteral("not a JSON object") } });
                 continue;
             }
             const QJsonObject command = document.object();
@@ -544,18 +583,18 @@ private:
             m_jobs.post([this, guarded, command] {
                 const QJsonObject answer = m_standIn.handleCommand(command);
                 QMetaObject::invokeMethod(
-                        this,
-                        [this, guarded, answer] {
-                            if (!guarded)
-                                return;
-                            const auto waiting = m_connections.find(guarded.data());
-                            if (waiting == m_connections.end())
-                                return;
-                            waiting->second.busy = false;
-                            reply(guarded.data(), answer);
-                            processLines(guarded.data());
-                        },
-                        Qt::QueuedConnection);
+                    this,
+                    [this, guarded, answer] {
+                        if (!guarded)
+                            return;
+                        const auto waiting = m_connections.find(guarded.data());
+                        if (waiting == m_connections.end())
+                            return;
+                        waiting->second.busy = false;
+                        reply(guarded.data(), answer);
+                        processLines(guarded.data());
+                    },
+                    Qt::QueuedConnection);
             });
             return;
         }
@@ -597,7 +636,7 @@ struct UsbKernelStandIn::Private
     std::vector<std::shared_ptr<Session>> sessions;
 
     // Per stand-in, as vhci's is per root hub: monotonic, shared by ports.
-    std::atomic<quint32> nextSequence{1};
+    std::atomic<quint32> nextSequence { 1 };
 
     std::mutex watchersMutex;
     std::vector<Watcher> watchers;
@@ -632,7 +671,8 @@ struct UsbKernelStandIn::Private
                 text += slot.name + ' ';
         }
         text += '\n';
-        logFailure(UsbFixture::writeFile(roots.path(kDriversDir + QStringLiteral("/usbip-host/match_busid")), text));
+        logFailure(UsbFixture::writeFile(
+            roots.path(kDriversDir + QStringLiteral("/usbip-host/match_busid")), text));
     }
 
     static void logFailure(const Status &status)
@@ -669,7 +709,8 @@ struct UsbKernelStandIn::Private
     static void join(const Taken &taken)
     {
         for (const auto &session : taken) {
-            if (session && session->thread.joinable() && session->thread.get_id() != std::this_thread::get_id())
+            if (session && session->thread.joinable()
+                && session->thread.get_id() != std::this_thread::get_id())
                 session->thread.join();
         }
     }
@@ -700,7 +741,8 @@ struct UsbKernelStandIn::Private
         for (const QString &name : roots.list(kDevicesDir)) {
             if (!name.startsWith(prefix) || name.contains(QLatin1Char(':')))
                 continue;
-            const QString devnum = kDevicesDir + QLatin1Char('/') + name + QStringLiteral("/devnum");
+            const QString devnum
+                = kDevicesDir + QLatin1Char('/') + name + QStringLiteral("/devnum");
             last = std::max(last, roots.readAttribute(devnum).value_or(QString()).toInt());
         }
         return ++last;
@@ -710,7 +752,8 @@ struct UsbKernelStandIn::Private
     {
         if (!ports.empty())
             return;
-        const int nports = roots.readAttribute(kVhciDir + QStringLiteral("/nports")).value_or(QString()).toInt();
+        const int nports
+            = roots.readAttribute(kVhciDir + QStringLiteral("/nports")).value_or(QString()).toInt();
         if (nports <= 0 || nports % 2)
             return;
         hcPorts = nports / 2;
@@ -732,7 +775,8 @@ struct UsbKernelStandIn::Private
             line.localBusId = port.localBusId.isEmpty() ? QStringLiteral("0-0") : port.localBusId;
             lines.append(line);
         }
-        logFailure(UsbFixture::writeFile(roots.path(kVhciDir + QStringLiteral("/status")), vhciStatusText(lines)));
+        logFailure(UsbFixture::writeFile(
+            roots.path(kVhciDir + QStringLiteral("/status")), vhciStatusText(lines)));
     }
 
     // vhci_device_reset + the port's release: the local device goes, the
@@ -744,7 +788,7 @@ struct UsbKernelStandIn::Private
             logFailure(UsbFixture::removeDevice(roots, port.localBusId));
             QFile::remove(roots.path(port.node));
         }
-        port = VhciPort{};
+        port = VhciPort {};
         writeVhciStatusLocked();
     }
 
@@ -757,7 +801,8 @@ struct UsbKernelStandIn::Private
             return nullptr;
         std::shared_ptr<StubSession> session = found->second.session;
         stubs.erase(found);
-        if (MatchSlot *slot = findSlotLocked(busId.toUtf8()); slot && slot->state == SlotState::Alloc)
+        if (MatchSlot *slot = findSlotLocked(busId.toUtf8());
+            slot && slot->state == SlotState::Alloc)
             slot->state = SlotState::Added;
         if (const auto path = devicePathLocked(busId)) {
             QFile::remove(roots.path(*path + QStringLiteral("/usbip_status")));
@@ -773,7 +818,7 @@ struct UsbKernelStandIn::Private
     {
         if (const auto path = devicePathLocked(busId))
             logFailure(UsbFixture::writeFile(roots.path(*path + QStringLiteral("/usbip_status")),
-                                             QByteArray::number(status) + '\n'));
+                QByteArray::number(status) + '\n'));
     }
 
     // --- writes: 0 or the errno the kernel answers ----------------------------
@@ -799,7 +844,8 @@ struct UsbKernelStandIn::Private
         const auto device = UsbFixture::readDevice(roots, busId);
         if (!device || device->deviceClass == kHubClass)
             return ENODEV;
-        const int busNumber = roots.readAttribute(*path + QStringLiteral("/busnum")).value_or(QString()).toInt();
+        const int busNumber
+            = roots.readAttribute(*path + QStringLiteral("/busnum")).value_or(QString()).toInt();
         // The devid every command must carry: fixed when the stub binds.
         StubDevice stub;
         stub.deviceId = (quint32(busNumber) << 16) | quint32(device->deviceNumber & 0xffff);
@@ -809,7 +855,7 @@ struct UsbKernelStandIn::Private
         slot->probed = true;
         logFailure(UsbFixture::setDriver(roots, busId, kUsbipHost));
         logFailure(UsbFixture::writeFile(roots.path(*path + QStringLiteral("/usbip_status")),
-                                         QByteArray::number(kSdevAvailable) + '\n'));
+            QByteArray::number(kSdevAvailable) + '\n'));
         logFailure(UsbFixture::writeFile(roots.path(*path + QStringLiteral("/usbip_sockfd")), {}));
         return 0;
     }
@@ -826,7 +872,7 @@ struct UsbKernelStandIn::Private
                 stopped = disconnectStubLocked(busId);
             logFailure(UsbFixture::setDriver(roots, busId, {}));
         }
-        join({stopped});
+        join({ stopped });
         return 0;
     }
 
@@ -883,7 +929,7 @@ struct UsbKernelStandIn::Private
             // loudly, never emulated as a success.
             qWarning("usb stand-in: rebind of \"%s\", which usbip-host never bound: "
                      "the kernel would dereference a NULL device here",
-                     name.constData());
+                name.constData());
             return EFAULT;
         }
         slot->state = SlotState::Other;
@@ -938,14 +984,14 @@ struct UsbKernelStandIn::Private
             stub.status = kSdevAvailable;
             writeUsbipStatusLocked(busId, kSdevAvailable);
         }
-        join({stopped});
+        join({ stopped });
         return 0;
     }
 
     int attach(const QByteArray &bytes)
     {
         qsizetype at = 0;
-        std::array<quint32, 4> values{};
+        std::array<quint32, 4> values {};
         for (quint32 &value : values) {
             const auto number = scanNumber(bytes, at);
             if (!number)
@@ -993,7 +1039,8 @@ struct UsbKernelStandIn::Private
         {
             std::lock_guard lock(mutex);
             ensurePortsLocked();
-            if (*port < 0 || size_t(*port) >= ports.size() || ports[size_t(*port)].status == kVdevFree)
+            if (*port < 0 || size_t(*port) >= ports.size()
+                || ports[size_t(*port)].status == kVdevFree)
                 return EINVAL;
             std::shared_ptr<PortSession> session = ports[size_t(*port)].session;
             releasePortLocked(size_t(*port));
@@ -1002,7 +1049,7 @@ struct UsbKernelStandIn::Private
                 stopped = takeLocked(session);
             }
         }
-        join({stopped});
+        join({ stopped });
         freed = true;
         return 0;
     }
@@ -1012,7 +1059,7 @@ struct UsbKernelStandIn::Private
     void runStub(StubSession &session)
     {
         const int fd = session.fd.get();
-        std::array<char, usbip::kUrbHeaderSize> raw{};
+        std::array<char, usbip::kUrbHeaderSize> raw {};
         while (receiveAll(fd, raw.data(), raw.size())) {
             const auto header = usbip::decodeUrbHeader(QByteArrayView(raw.data(), raw.size()));
             // stub_rx.c valid_request: any other devid ends the session.
@@ -1039,7 +1086,7 @@ struct UsbKernelStandIn::Private
             const bool in = header->direction == usbip::kDirectionIn;
             const QByteArray out = in ? QByteArray() : payload.left(std::max(header->length, 0));
             // No isochronous endpoints: such a URB stalls.
-            UsbTransferResult result{kStall, 0, {}};
+            UsbTransferResult result { kStall, 0, {} };
             if (header->packetCount <= 0 && header->endpoint == 0)
                 result = session.simulated.control(header->setup, out, header->length);
             else if (header->packetCount <= 0)
@@ -1097,7 +1144,7 @@ struct UsbKernelStandIn::Private
         // device descriptor.
         UsbTransfer enumeration;
         enumeration.in = true;
-        enumeration.setup = {0x80, 0x06, 0x00, 0x01, 0x00, 0x00, 18, 0x00};
+        enumeration.setup = { 0x80, 0x06, 0x00, 0x01, 0x00, 0x00, 18, 0x00 };
         enumeration.length = 18;
         auto pending = std::make_shared<Pending>();
         pending->direction = usbip::kDirectionIn;
@@ -1110,7 +1157,7 @@ struct UsbKernelStandIn::Private
         }
         bool alive = sendSubmit(session, sequence, enumeration);
         const int fd = session.fd.get();
-        std::array<char, usbip::kUrbHeaderSize> raw{};
+        std::array<char, usbip::kUrbHeaderSize> raw {};
         while (alive && receiveAll(fd, raw.data(), raw.size())) {
             const auto header = usbip::decodeUrbHeader(QByteArrayView(raw.data(), raw.size()));
             if (!header)
@@ -1136,7 +1183,8 @@ struct UsbKernelStandIn::Private
             QByteArray payload(size, Qt::Uninitialized);
             if (size && !receiveAll(fd, payload.data(), size))
                 break;
-            UsbTransferResult result{header->status, header->length, in ? payload.left(header->length) : QByteArray()};
+            UsbTransferResult result { header->status, header->length,
+                in ? payload.left(header->length) : QByteArray() };
             if (answeredUrb->enumeration) {
                 alive = enumerated(session, result);
                 continue;
@@ -1198,7 +1246,7 @@ struct UsbKernelStandIn::Private
             device.deviceNumber = nextDeviceNumberLocked(bus);
             // Configured as the kernel's generic driver would: the simulated
             // device's one configuration has one vendor-specific interface.
-            device.interfaces = {FixtureInterface{0xff, 0x00, 0x00}};
+            device.interfaces = { FixtureInterface { 0xff, 0x00, 0x00 } };
             device.imported = true;
             device.driver = kUsbDriver;
             // What releasing the port undoes, set first so a failure below
@@ -1209,7 +1257,8 @@ struct UsbKernelStandIn::Private
             // The node, then the sysfs device, then the status line: code
             // that finds the device by any of these finds what came before
             // (watchers, called last, find it all).
-            if (const auto node = UsbFixture::makeDeviceNode(roots, bus, device.deviceNumber); !node) {
+            if (const auto node = UsbFixture::makeDeviceNode(roots, bus, device.deviceNumber);
+                !node) {
                 logFailure(node.error());
                 return false;
             }
@@ -1229,16 +1278,16 @@ struct UsbKernelStandIn::Private
     {
         std::lock_guard lock(watchersMutex);
         for (const Watcher &watcher : watchers) {
-            QMetaObject::invokeMethod(watcher.context.get(), [changed = watcher.changed] { changed(); },
-                                      Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                watcher.context.get(), [changed = watcher.changed] { changed(); },
+                Qt::QueuedConnection);
         }
     }
 };
 
 UsbKernelStandIn::UsbKernelStandIn(device::SysfsRoot roots)
     : d(std::make_unique<Private>(std::move(roots)))
-{
-}
+{ }
 
 UsbKernelStandIn::~UsbKernelStandIn()
 {
@@ -1272,15 +1321,16 @@ Status UsbKernelStandIn::write(QStringView absolutePath, QByteArrayView bytes)
     return write(absolutePath, d->roots.path(absolutePath), bytes);
 }
 
-Status UsbKernelStandIn::write(QStringView absolutePath, const QString &realPath, QByteArrayView bytes)
+Status UsbKernelStandIn::write(
+    QStringView absolutePath, const QString &realPath, QByteArrayView bytes)
 {
     d->reap();
     const QByteArray data = bytes.toByteArray();
     const auto failed = [&](int error) {
         return Error::make(QStringLiteral("kernel_write"),
-                           QStringLiteral("writing \"%1\" to %2: %3")
-                                   .arg(QString::fromUtf8(data.trimmed()).left(80), absolutePath.toString(),
-                                        QString::fromLocal8Bit(std::strerror(error))));
+            QStringLiteral("writing \"%1\" to %2: %3")
+                .arg(QString::fromUtf8(data.trimmed()).left(80), absolutePath.toString(),
+                    QString::fromLocal8Bit(std::strerror(error))));
     };
     const QFileInfo real(realPath);
     if (!real.exists())
@@ -1293,7 +1343,8 @@ Status UsbKernelStandIn::write(QStringView absolutePath, const QString &realPath
     QString kernelPath;
     const bool underDev = isUnder(absolutePath, u"/dev");
     if (isUnder(absolutePath, u"/sys") || underDev) {
-        const QString root = QFileInfo(underDev ? d->roots.devRoot() : d->roots.sysRoot()).canonicalFilePath();
+        const QString root
+            = QFileInfo(underDev ? d->roots.devRoot() : d->roots.sysRoot()).canonicalFilePath();
         const QString parent = QFileInfo(real.path()).canonicalFilePath();
         if (root == u"/")
             kernelPath = parent + QLatin1Char('/') + real.fileName();
@@ -1303,15 +1354,18 @@ Status UsbKernelStandIn::write(QStringView absolutePath, const QString &realPath
 
     int error = 0;
     bool devicesChanged = false;
-    static const QRegularExpression driverFile(QStringLiteral("^/sys/bus/usb/drivers/([^/]+)/([^/]+)$"));
-    static const QRegularExpression deviceAttribute(QStringLiteral("^(/sys/devices/.+/([^/:]+))/([^/]+)$"));
-    static const QStringList readOnly{
-            QStringLiteral("busnum"), QStringLiteral("devnum"), QStringLiteral("devpath"),
-            QStringLiteral("idVendor"), QStringLiteral("idProduct"), QStringLiteral("bcdDevice"),
-            QStringLiteral("bDeviceClass"), QStringLiteral("bDeviceSubClass"), QStringLiteral("bDeviceProtocol"),
-            QStringLiteral("bMaxPacketSize0"), QStringLiteral("bNumConfigurations"), QStringLiteral("bNumInterfaces"),
-            QStringLiteral("speed"), QStringLiteral("version"), QStringLiteral("serial"), QStringLiteral("product"),
-            QStringLiteral("manufacturer"), QStringLiteral("dev"), QStringLiteral("usbip_status")};
+    static const QRegularExpression driverFile(
+        QStringLiteral("^/sys/bus/usb/drivers/([^/]+)/([^/]+)$"));
+    static const QRegularExpression deviceAttribute(
+        QStringLiteral("^(/sys/devices/.+/([^/:]+))/([^/]+)$"));
+    static const QStringList readOnly { QStringLiteral("busnum"), QStringLiteral("devnum"),
+        QStringLiteral("devpath"), QStringLiteral("idVendor"), QStringLiteral("idProduct"),
+        QStringLiteral("bcdDevice"), QStringLiteral("bDeviceClass"),
+        QStringLiteral("bDeviceSubClass"), QStringLiteral("bDeviceProtocol"),
+        QStringLiteral("bMaxPacketSize0"), QStringLiteral("bNumConfigurations"),
+        QStringLiteral("bNumInterfaces"), QStringLiteral("speed"), QStringLiteral("version"),
+        QStringLiteral("serial"), QStringLiteral("product"), QStringLiteral("manufacturer"),
+        QStringLiteral("dev"), QStringLiteral("usbip_status") };
     if (const auto match = driverFile.match(kernelPath); match.hasMatch()) {
         const QString driver = match.captured(1);
         const QString file = match.captured(2);
@@ -1330,11 +1384,11 @@ Status UsbKernelStandIn::write(QStringView absolutePath, const QString &realPath
     } else if (kernelPath == kVhciDir + QStringLiteral("/detach")) {
         error = d->detach(data, devicesChanged);
     } else if (kernelPath == kVhciDir + QStringLiteral("/status")
-               || kernelPath == kVhciDir + QStringLiteral("/nports")) {
+        || kernelPath == kVhciDir + QStringLiteral("/nports")) {
         error = EACCES;
-    } else if (const auto attribute = deviceAttribute.match(kernelPath);
-               attribute.hasMatch()
-               && d->roots.resolve(kDevicesDir + QLatin1Char('/') + attribute.captured(2)) == attribute.captured(1)) {
+    } else if (const auto attribute = deviceAttribute.match(kernelPath); attribute.hasMatch()
+               && d->roots.resolve(kDevicesDir + QLatin1Char('/') + attribute.captured(2))
+                   == attribute.captured(1)) {
         if (attribute.captured(3) == u"usbip_sockfd")
             error = d->usbipSockfd(attribute.captured(2), data);
         else if (readOnly.contains(attribute.captured(3)))
@@ -1347,7 +1401,8 @@ Status UsbKernelStandIn::write(QStringView absolutePath, const QString &realPath
     if (error == kPlainFile) {
         // Any other attribute: kept as written.
         QFile file(realPath);
-        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate) || file.write(data) != data.size())
+        if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate)
+            || file.write(data) != data.size())
             return failed(EIO);
         return {};
     }
@@ -1361,7 +1416,7 @@ Status UsbKernelStandIn::write(QStringView absolutePath, const QString &realPath
 bool UsbKernelStandIn::watchUsbDevices(std::function<void()> changed)
 {
     std::lock_guard lock(d->watchersMutex);
-    d->watchers.push_back(Watcher{std::make_unique<QObject>(), std::move(changed)});
+    d->watchers.push_back(Watcher { std::make_unique<QObject>(), std::move(changed) });
     return true;
 }
 
@@ -1384,7 +1439,7 @@ Status UsbKernelStandIn::unplug(const QString &busId)
             return removed;
         d->unplugged[busId] = *device;
     }
-    Private::join({stopped});
+    Private::join({ stopped });
     d->notifyWatchers();
     return {};
 }
@@ -1419,13 +1474,15 @@ QJsonObject UsbKernelStandIn::deviceStatus() const
             continue;
         const QString base = kDevicesDir + QLatin1Char('/') + busId;
         const auto number = [&](const QString &name) {
-            return d->roots.readAttribute(base + QLatin1Char('/') + name).value_or(QString()).toInt();
+            return d->roots.readAttribute(base + QLatin1Char('/') + name)
+                .value_or(QString())
+                .toInt();
         };
-        QJsonObject device{
-                {QStringLiteral("busid"), busId},
-                {QStringLiteral("busnum"), number(QStringLiteral("busnum"))},
-                {QStringLiteral("devnum"), number(QStringLiteral("devnum"))},
-                {QStringLiteral("driver"), UsbFixture::driverOf(d->roots, busId)},
+        QJsonObject device {
+            { QStringLiteral("busid"), busId },
+            { QStringLiteral("busnum"), number(QStringLiteral("busnum")) },
+            { QStringLiteral("devnum"), number(QStringLiteral("devnum")) },
+            { QStringLiteral("driver"), UsbFixture::driverOf(d->roots, busId) },
         };
         if (const auto stub = d->stubs.find(busId); stub != d->stubs.end())
             device.insert(QStringLiteral("usbip_status"), stub->second.status);
@@ -1436,10 +1493,12 @@ QJsonObject UsbKernelStandIn::deviceStatus() const
         if (!slot.name.isEmpty())
             matchBusIds.append(QString::fromUtf8(slot.name));
     }
-    return QJsonObject{{QStringLiteral("devices"), devices}, {QStringLiteral("match_busid"), matchBusIds}};
+    return QJsonObject { { QStringLiteral("devices"), devices },
+        { QStringLiteral("match_busid"), matchBusIds } };
 }
 
-Result<UsbTransferResult> UsbKernelStandIn::submit(const QString &node, const UsbTransfer &transfer, int timeoutMs)
+Result<UsbTransferResult> UsbKernelStandIn::submit(
+    const QString &node, const UsbTransfer &transfer, int timeoutMs)
 {
     d->reap();
     if (transfer.endpoint < 0 || transfer.endpoint > 15)
@@ -1476,10 +1535,13 @@ Result<UsbTransferResult> UsbKernelStandIn::submit(const QString &node, const Us
     std::unique_lock lock(session->pendingMutex);
     // Left pending on a timeout: a late answer is taken and dropped rather
     // than ending the session as an unknown seqnum would.
-    if (!session->answered.wait_for(lock, std::chrono::milliseconds(timeoutMs), [&] { return pending->done; }))
-        return standInError(QStringLiteral("no answer from %1 within %2 ms").arg(node).arg(timeoutMs));
+    if (!session->answered.wait_for(
+            lock, std::chrono::milliseconds(timeoutMs), [&] { return pending->done; }))
+        return standInError(
+            QStringLiteral("no answer from %1 within %2 ms").arg(node).arg(timeoutMs));
     if (!pending->result)
-        return standInError(QStringLiteral("the connection of %1 ended before its answer").arg(node));
+        return standInError(
+            QStringLiteral("the connection of %1 ended before its answer").arg(node));
     return *pending->result;
 }
 
@@ -1490,30 +1552,34 @@ QJsonObject UsbKernelStandIn::portStatus() const
     QJsonArray ports;
     for (size_t index = 0; index < d->ports.size(); ++index) {
         const VhciPort &port = d->ports[index];
-        ports.append(QJsonObject{
-                {QStringLiteral("hub"), int(index) >= d->hcPorts ? QStringLiteral("ss") : QStringLiteral("hs")},
-                {QStringLiteral("port"), int(index)},
-                {QStringLiteral("status"), port.status},
-                {QStringLiteral("speed"), int(port.speed)},
-                {QStringLiteral("devid"), qint64(port.deviceId)},
-                {QStringLiteral("sockfd"), qint64(port.sockfd)},
-                {QStringLiteral("local_busid"), port.localBusId.isEmpty() ? QStringLiteral("0-0") : port.localBusId},
-                {QStringLiteral("node"), port.node},
+        ports.append(QJsonObject {
+            { QStringLiteral("hub"),
+                int(index) >= d->hcPorts ? QStringLiteral("ss") : QStringLiteral("hs") },
+            { QStringLiteral("port"), int(index) },
+            { QStringLiteral("status"), port.status },
+            { QStringLiteral("speed"), int(port.speed) },
+            { QStringLiteral("devid"), qint64(port.deviceId) },
+            { QStringLiteral("sockfd"), qint64(port.sockfd) },
+            { QStringLiteral("local_busid"),
+                port.localBusId.isEmpty() ? QStringLiteral("0-0") : port.localBusId },
+            { QStringLiteral("node"), port.node },
         });
     }
-    return QJsonObject{{QStringLiteral("ports"), ports}};
+    return QJsonObject { { QStringLiteral("ports"), ports } };
 }
 
 QString UsbKernelStandIn::controlSocketPath() const
 {
-    return d->controlPath.isEmpty() ? StandInControl::socketPath(d->roots.sysRoot()) : d->controlPath;
+    return d->controlPath.isEmpty() ? StandInControl::socketPath(d->roots.sysRoot())
+                                    : d->controlPath;
 }
 
 Status UsbKernelStandIn::listen(const QString &socketPath)
 {
     if (d->server)
         return standInError(QStringLiteral("the control socket is listening already"));
-    d->controlPath = socketPath.isEmpty() ? StandInControl::socketPath(d->roots.sysRoot()) : socketPath;
+    d->controlPath
+        = socketPath.isEmpty() ? StandInControl::socketPath(d->roots.sysRoot()) : socketPath;
     d->jobs = std::make_unique<JobQueue>();
     d->server = std::make_unique<ControlServer>(*this, *d->jobs);
     if (Status listening = d->server->listen(d->controlPath); !listening) {
@@ -1526,9 +1592,12 @@ Status UsbKernelStandIn::listen(const QString &socketPath)
 
 QJsonObject UsbKernelStandIn::handleCommand(const QJsonObject &command)
 {
-    const auto failure = [](const QString &message) { return QJsonObject{{QStringLiteral("error"), message}}; };
+    const auto failure = [](const QString &message) {
+        return QJsonObject { { QStringLiteral("error"), message } };
+    };
     const auto done = [&](const Status &status) {
-        return status ? QJsonObject{{QStringLiteral("ok"), true}} : failure(status.error().message);
+        return status ? QJsonObject { { QStringLiteral("ok"), true } }
+                      : failure(status.error().message);
     };
     const QString op = command.value(QStringLiteral("op")).toString();
     if (op == u"unplug")
@@ -1541,10 +1610,14 @@ QJsonObject UsbKernelStandIn::handleCommand(const QJsonObject &command)
         return portStatus();
     if (op == u"measure") {
         TransferMeasurement measure;
-        measure.controlCount = qBound(1, command.value(QStringLiteral("control_count")).toInt(1000), 1'000'000);
-        measure.bulkBytes = qBound<qint64>(0, command.value(QStringLiteral("bulk_bytes")).toInteger(64 << 20), qint64(1) << 34);
-        measure.urbBytes = qBound(512, command.value(QStringLiteral("urb_bytes")).toInt(64 * 1024), 1 << 20);
-        measure.bulkInFlight = qBound(1, command.value(QStringLiteral("bulk_in_flight")).toInt(8), 64);
+        measure.controlCount
+            = qBound(1, command.value(QStringLiteral("control_count")).toInt(1000), 1'000'000);
+        measure.bulkBytes = qBound<qint64>(
+            0, command.value(QStringLiteral("bulk_bytes")).toInteger(64 << 20), qint64(1) << 34);
+        measure.urbBytes
+            = qBound(512, command.value(QStringLiteral("urb_bytes")).toInt(64 * 1024), 1 << 20);
+        measure.bulkInFlight
+            = qBound(1, command.value(QStringLiteral("bulk_in_flight")).toInt(8), 64);
         auto measured = measureTransfers(command.value(QStringLiteral("node")).toString(), measure);
         return measured ? *measured : failure(measured.error().message);
     }
@@ -1553,13 +1626,15 @@ QJsonObject UsbKernelStandIn::handleCommand(const QJsonObject &command)
 
     const QString node = command.value(QStringLiteral("node")).toString();
     UsbTransfer transfer;
-    const auto data = QByteArray::fromBase64Encoding(command.value(QStringLiteral("data")).toString().toLatin1(),
-                                                     QByteArray::AbortOnBase64DecodingErrors);
+    const auto data = QByteArray::fromBase64Encoding(
+        command.value(QStringLiteral("data")).toString().toLatin1(),
+        QByteArray::AbortOnBase64DecodingErrors);
     if (!data)
         return failure(QStringLiteral("data is not base64"));
     transfer.data = *data;
     if (op == u"control") {
-        const QByteArray setup = QByteArray::fromHex(command.value(QStringLiteral("setup")).toString().toLatin1());
+        const QByteArray setup
+            = QByteArray::fromHex(command.value(QStringLiteral("setup")).toString().toLatin1());
         if (setup.size() != 8)
             return failure(QStringLiteral("setup must be 16 hex digits"));
         std::copy(setup.begin(), setup.end(), transfer.setup.begin());
@@ -1580,19 +1655,20 @@ QJsonObject UsbKernelStandIn::handleCommand(const QJsonObject &command)
     return transferAnswer(submit(node, transfer, timeoutMs));
 }
 
-Result<QJsonObject> UsbKernelStandIn::measureTransfers(const QString &node, const TransferMeasurement &measure)
+Result<QJsonObject> UsbKernelStandIn::measureTransfers(
+    const QString &node, const TransferMeasurement &measure)
 {
     using Clock = std::chrono::steady_clock;
     // Small control transfers one after another, as a driver polling a
     // device would: a 48-byte CMD_SUBMIT out, a RET_SUBMIT with 64 bytes
     // back (112 bytes). The device keeps what a vendor OUT request stored.
     UsbTransfer store;
-    store.setup = {0x40, 0x01, 0x00, 0x00, 0x00, 0x00, 64, 0x00};
+    store.setup = { 0x40, 0x01, 0x00, 0x00, 0x00, 0x00, 64, 0x00 };
     store.data = QByteArray(64, 'm');
     if (auto stored = submit(node, store); !stored)
         return stored.error();
     UsbTransfer poll;
-    poll.setup = {0xc0, 0x02, 0x00, 0x00, 0x00, 0x00, 64, 0x00};
+    poll.setup = { 0xc0, 0x02, 0x00, 0x00, 0x00, 0x00, 64, 0x00 };
     std::vector<double> micros;
     micros.reserve(size_t(measure.controlCount));
     for (int i = 0; i < measure.controlCount; ++i) {
@@ -1602,11 +1678,14 @@ Result<QJsonObject> UsbKernelStandIn::measureTransfers(const QString &node, cons
         if (!answered)
             return answered.error();
         if (answered->actual != 64)
-            return standInError(QStringLiteral("a control transfer returned %1 bytes, not 64").arg(answered->actual));
+            return standInError(QStringLiteral("a control transfer returned %1 bytes, not 64")
+                                    .arg(answered->actual));
         micros.push_back(std::chrono::duration<double, std::micro>(took).count());
     }
     std::sort(micros.begin(), micros.end());
-    const auto percentile = [&micros](double p) { return micros[std::min(micros.size() - 1, size_t(p * double(micros.size())))]; };
+    const auto percentile = [&micros](double p) {
+        return micros[std::min(micros.size() - 1, size_t(p * double(micros.size())))];
+    };
 
     // Bulk through the loopback endpoint, with `bulkInFlight` URBs under way
     // at once as a streaming driver keeps them: each worker sends a URB out,
@@ -1615,7 +1694,7 @@ Result<QJsonObject> UsbKernelStandIn::measureTransfers(const QString &node, cons
     QByteArray chunk(measure.urbBytes, Qt::Uninitialized);
     for (qsizetype i = 0; i < chunk.size(); ++i)
         chunk[i] = char(i * 31 + 7);
-    std::atomic<qint64> moved{0};
+    std::atomic<qint64> moved { 0 };
     std::mutex failureMutex;
     std::optional<Error> failure;
     const auto worker = [&] {
@@ -1667,19 +1746,19 @@ Result<QJsonObject> UsbKernelStandIn::measureTransfers(const QString &node, cons
     if (failure)
         return *failure;
     const double seconds = std::chrono::duration<double>(Clock::now() - bulkStarted).count();
-    return QJsonObject{{QStringLiteral("control_count"), measure.controlCount},
-                       {QStringLiteral("control_p50_us"), percentile(0.50)},
-                       {QStringLiteral("control_p99_us"), percentile(0.99)},
-                       {QStringLiteral("bulk_bytes"), moved.load()},
-                       {QStringLiteral("urb_bytes"), measure.urbBytes},
-                       {QStringLiteral("bulk_in_flight"), measure.bulkInFlight},
-                       {QStringLiteral("bulk_mb_per_s"), seconds > 0 ? double(moved.load()) / seconds / 1e6 : 0.0}};
+    return QJsonObject { { QStringLiteral("control_count"), measure.controlCount },
+        { QStringLiteral("control_p50_us"), percentile(0.50) },
+        { QStringLiteral("control_p99_us"), percentile(0.99) },
+        { QStringLiteral("bulk_bytes"), moved.load() },
+        { QStringLiteral("urb_bytes"), measure.urbBytes },
+        { QStringLiteral("bulk_in_flight"), measure.bulkInFlight },
+        { QStringLiteral("bulk_mb_per_s"),
+            seconds > 0 ? double(moved.load()) / seconds / 1e6 : 0.0 } };
 }
 
 StandInControl::StandInControl(const QString &root)
     : m_path(socketPath(root))
-{
-}
+{ }
 
 StandInControl::~StandInControl() = default;
 
@@ -1693,14 +1772,16 @@ Result<QJsonObject> StandInControl::call(const QJsonObject &request, int timeout
     const auto broken = [this](const QString &what) {
         m_socket.reset();
         m_buffer.clear();
-        return Error::make(QStringLiteral("usb_standin_control"), QStringLiteral("%1 (%2)").arg(what, m_path));
+        return Error::make(
+            QStringLiteral("usb_standin_control"), QStringLiteral("%1 (%2)").arg(what, m_path));
     };
     const QDeadlineTimer deadline(timeoutMs);
     if (!m_socket) {
         m_socket = std::make_unique<QLocalSocket>();
         m_socket->connectToServer(m_path);
         if (!m_socket->waitForConnected(int(deadline.remainingTime())))
-            return broken(QStringLiteral("cannot connect to the stand-in: ") + m_socket->errorString());
+            return broken(
+                QStringLiteral("cannot connect to the stand-in: ") + m_socket->errorString());
     }
     m_socket->write(QJsonDocument(request).toJson(QJsonDocument::Compact) + '\n');
     while (m_socket->bytesToWrite() > 0) {
@@ -1722,7 +1803,8 @@ Result<QJsonObject> StandInControl::call(const QJsonObject &request, int timeout
         return broken(QStringLiteral("the stand-in answered no JSON object"));
     const QJsonObject object = answer.object();
     if (object.contains(QStringLiteral("error")))
-        return Error::make(QStringLiteral("usb_standin"), object.value(QStringLiteral("error")).toString());
+        return Error::make(
+            QStringLiteral("usb_standin"), object.value(QStringLiteral("error")).toString());
     return object;
 }
 

@@ -28,7 +28,7 @@ struct UsbTransfer
 {
     int endpoint = 0; // 0: control, with setup
     bool in = false; // control transfers take it from setup[0]
-    std::array<quint8, 8> setup{};
+    std::array<quint8, 8> setup {};
     QByteArray data; // OUT data
     qint32 length = 0; // IN: at most this many bytes (control: wLength)
 };
@@ -122,7 +122,8 @@ public:
     // next sequence number, answered by its RET_SUBMIT. Errors
     // ("usb_standin"): no such node, the connection ended, no answer
     // within timeoutMs (a late answer is then dropped).
-    Result<UsbTransferResult> submit(const QString &node, const UsbTransfer &transfer, int timeoutMs = 10000);
+    Result<UsbTransferResult> submit(
+        const QString &node, const UsbTransfer &transfer, int timeoutMs = 10000);
     // Timed transfers to the device at `node`, one at a time as submit()
     // sends them: control reads of 64 bytes (a 48-byte command, a 112-byte
     // answer) one at a time, and bulk URBs out and back through the
