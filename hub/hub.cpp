@@ -77,9 +77,7 @@ Hub::Hub()
 
 Hub::~Hub()
 {
-    // The own executor leaves while the hub can still hear it go; the
-    // server and the streams go before what they use.
-    m_ownExecutor.reset();
+    // The server and the streams go before what they use.
     m_server.reset();
     m_api.reset();
     m_eventStream.reset();
@@ -254,10 +252,9 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_api->setIdentity(
         HubIdentity { hub->m_publicUrl, hub->m_pin, QString::fromLatin1(buildinfo::kVersion) });
 
+    hub->m_localUrl = hub->localUrlFor(options);
     if (Status written = hub->writeLocalAccess(options); !written)
         return written.error();
-    if (options.ownExecutor)
-        hub->startOwnExecutor(options);
     hub->sweep();
     hub->m_sweepTimer.start();
     qCInfo(lcHub).noquote() << "hub" << buildinfo::kVersion << "listening on"
@@ -267,7 +264,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     return hub;
 }
 
-QUrl Hub::localUrl(const HubOptions &options) const
+QUrl Hub::localUrlFor(const HubOptions &options) const
 {
     const bool loopbackReachable = options.listenAddress == QHostAddress::Any
         || options.listenAddress == QHostAddress::AnyIPv4 || options.listenAddress.isLoopback();
@@ -276,27 +273,10 @@ QUrl Hub::localUrl(const HubOptions &options) const
     return QUrl(QStringLiteral("wss://%1:%2").arg(host).arg(m_port));
 }
 
-void Hub::startOwnExecutor(const HubOptions &options)
-{
-    m_ownExecutor = std::make_unique<OwnExecutor>(*m_core, options.dataDir, *options.ownExecutor);
-    connect(m_ownExecutor.get(), &OwnExecutor::stopped, this, [](int exitCode) {
-        qCWarning(lcHub).noquote()
-            << QStringLiteral("the hub's own executor stopped (exit code %1); the hub goes "
-                              "on without it")
-                   .arg(exitCode);
-    });
-    // Without it the hub still serves everything else: the operator reads
-    // why in the log, and `cloop executor list` shows the executor's state.
-    if (Status started = m_ownExecutor->start(localUrl(options), m_pin); !started) {
-        qCWarning(lcHub).noquote() << "the hub's own executor is off:" << started.error().message;
-        m_ownExecutor.reset();
-    }
-}
-
 Status Hub::writeLocalAccess(const HubOptions &options)
 {
     LocalAccess access;
-    access.url = localUrl(options);
+    access.url = m_localUrl;
     access.pin = m_pin;
 
     // Keep a still-valid token across restarts; mint a new one when the file

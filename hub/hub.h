@@ -2,7 +2,6 @@
 
 #include "common/result.h"
 #include "hub/edge/edgelimits.h"
-#include "hub/executor/ownexecutor.h"
 #include "hub/server/daemongateway.h"
 #include "hub/storage/runlogstore.h"
 
@@ -45,8 +44,6 @@ struct HubOptions
     // What the port lets anyone cost before they prove who they are.
     edge::EdgeLimits edge;
     int listenBacklog = 4096;
-    // Set: the hub runs projects' runs itself too, as executor "hub".
-    std::optional<OwnExecutor::Options> ownExecutor;
 };
 
 // `cloop hub serve`: the data folder, the database and the services over
@@ -64,6 +61,8 @@ public:
     quint16 port() const { return m_port; }
     QUrl publicUrl() const { return m_publicUrl; }
     QString pin() const { return m_pin; }
+    // How programs on this machine reach the hub (loopback where it listens there).
+    QUrl localUrl() const { return m_localUrl; }
     HubCore &core() { return *m_core; }
     RunLogStore &runLogs() { return *m_runLogs; }
     HubGateways &gateways() { return *m_gateways; }
@@ -75,10 +74,8 @@ public:
 
 private:
     Hub();
-    // How programs on this machine reach the hub (loopback where it listens there).
-    QUrl localUrl(const HubOptions &options) const;
+    QUrl localUrlFor(const HubOptions &options) const;
     Status writeLocalAccess(const HubOptions &options);
-    void startOwnExecutor(const HubOptions &options);
     void connectEvents();
     void sweep();
 
@@ -91,10 +88,10 @@ private:
     std::unique_ptr<EventStream> m_eventStream;
     std::unique_ptr<AdminApi> m_api;
     std::unique_ptr<HubHttpServer> m_server;
-    std::unique_ptr<OwnExecutor> m_ownExecutor;
     QTimer m_sweepTimer;
     quint16 m_port = 0;
     QUrl m_publicUrl;
+    QUrl m_localUrl;
     QString m_pin;
 };
 

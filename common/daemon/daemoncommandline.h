@@ -9,6 +9,7 @@
 #include <csignal>
 #include <optional>
 
+#include "common/util/commandline.h"
 #include "common/util/unixsignalwatcher.h"
 
 namespace cloop::daemon {
@@ -22,17 +23,16 @@ public:
     DaemonCommandLine(
         QString commandName, const QString &description, const QString &defaultCredentialFile);
 
-    QCommandLineParser &parser() { return m_parser; }
-    // A value when the command is already over: --help printed (0), or bad
-    // arguments reported (kExitUsage).
+    QCommandLineParser &parser() { return m_commandLine.parser(); }
+    // A value when the command is already over: --help or --version printed
+    // (0), or bad arguments reported (kExitUsage).
     std::optional<int> parse(const QStringList &arguments);
     ConnectionOptions connection() const;
     // "cloop NAME: message" on stderr; returns kExitUsage.
     int usageError(const QString &message) const;
 
 private:
-    QString m_commandName;
-    QCommandLineParser m_parser;
+    util::CommandLine m_commandLine;
     QCommandLineOption m_bundle;
     QCommandLineOption m_tokenFile;
     QCommandLineOption m_credential;

@@ -1,0 +1,171 @@
+#include "cli/approvalcommands.h"
+
+#include "cli/argumentchecks.h"
+#include "cli/bindingcommands.h"
+#include "cli/bindingtermsoptions.h"
+#include "cli/command.h"
+#include "cli/output.h"
+
+#include <QJsonArray>
+
+namespace cloop::cli {
+
+namespace {
+
+QString stateText(const QJsonObject &request)
+{
+    const QString state = field(request, "state");
+    if (state == QLatin1String("pending"))
+        return QStringLiteral("pending, expires %1")
+            .arg(formatDistance(
+                QDateTime::fromString(field(request, "expires_at"), Qt::ISODateWithMs)));
+    QString out = state;
+    if (const QString by = field(request, "decided_by"); !by.isEmpty())
+        out += QStringLiteral(" by ") + by;
+    if (const QJsonValue binding = request.value(QLatin1String("binding_id")); binding.isDouble())
+        out += QStringLiteral(": binding %1").arg(binding.toInteger());
+    if (const QString reason = field(request, "decision_reason"); !reason.isEmpty())
+        out += QStringLiteral(": ") + reason;
+    return out;
+}
+
+// The request's id, from the one positional argument.
+Result<qint64> requestId(const Command &command, const QString &syntax)
+{
+    auto given = command.positionals(1, syntax);
+    if (!given)
+        return given.error();
+    return parseId(given->first(), QStringLiteral("request id"));
+}
+
+int list(const QStringList &arguments)
+{
+    Command command(QStringLiteral("approvals list"),
+        QStringLiteral("Your approvals inbox: the pending binding requests you may decide (never "
+                       "your own). --all shows every request you may see, in every state; --mine "
+                       "the ones you filed."));
+    const QCommandLineOption all(
+        QStringLiteral("all"), QStringLiteral("Every request, decided ones included."));
+    const QCommandLineOption mine(
+        QStringLiteral("mine"), QStringLiteral("The requests you filed."));
+    command.addOptions({ all, mine });
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    if (auto given
+        = command.positionals(0, QStringLiteral("cloop approvals list [--all | --mine] [--json]"));
+        !given)
+        return command.usageError(given.error().message);
+    if (command.isSet(all) && command.isSet(mine))
+        return command.usageError(QStringLiteral("give --all or --mine, not both"));
+    QueryItems query;
+    if (command.isSet(all))
+        query.append({ QStringLiteral("all"), QStringLiteral("1") });
+    if (command.isSet(mine))
+        query.append({ QStringLiteral("mine"), QStringLiteral("1") });
+    auto answer = command.get(QStringLiteral("/api/requests"), query);
+    if (!answer)
+        return command.failed(answer.error());
+    const QJsonArray requests = answer->value(QLatin1String("requests")).toArray();
+    if (command.printedJson(requests))
+        return kExitOk;
+    if (requests.isEmpty()) {
+        printLine(command.isSet(mine) ? QStringLiteral("You have filed no requests.")
+                : command.isSet(all)  ? QStringLiteral("No requests.")
+                                      : QStringLiteral("Nothing waits for your decision."));
+        return kExitOk;
+    }
+    QList<QStringList> rows;
+    for (const QJsonValue &value : requests) {
+        const QJsonObject request = value.toObject();
+        rows.append({ QString::number(request.value(QLatin1String("id")).toInteger()),
+            QStringLiteral("%1 (%2)")
+                .arg(field(request, "forwarder"))
+                .arg(request.value(QLatin1String("forwarder_id")).toInteger()),
+            field(request, "project"), field(request, "requested_by"), field(request, "ttl"),
+            executorText(request), targetText(request), field(request, "reason"),
+            stateText(request) });
+    }
+    printLine(formatTable(
+        { QStringLiteral("ID"), QStringLiteral("FORWARDER"), QStringLiteral("PROJECT"),
+            QStringLiteral("REQUESTER"), QStringLiteral("TTL"), QStringLiteral("EXECUTOR"),
+            QStringLiteral("TARGET"), QStringLiteral("REASON"), QStringLiteral("STATE") },
+        rows));
+    if (!command.isSet(all) && !command.isSet(mine))
+        printLine(QStringLiteral(
+            "\nDecide with: cloop approvals approve ID [--ttl …] [--virtual-executor …] | "
+            "cloop approvals deny ID --reason TEXT"));
+    return kExitOk;
+}
+
+int approve(const QStringList &arguments)
+{
+    Command command(QStringLiteral("approvals approve"),
+        QStringLiteral("Approve a binding request (not your own), which creates the binding. "
+                       "--ttl and --virtual-executor may narrow what was asked, never widen it; "
+                       "the TTL counts from now."));
+    command.addPositional(
+        QStringLiteral("ID"), QStringLiteral("The request's id (see cloop approvals list)."));
+    const BindingTermsOptions terms(BindingTermsOptions::Scope::Narrowing);
+    command.addJsonOption();
+    terms.addTo(command);
+    if (auto done = command.parse(arguments))
+        return *done;
+    auto id = requestId(
+        command, QStringLiteral("cloop approvals approve ID [--ttl 4h] [--virtual-executor NAME]"));
+    if (!id)
+        return command.usageError(id.error().message);
+    auto body = terms.read(command);
+    if (!body)
+        return command.usageError(body.error().message);
+    auto answer = command.post(QStringLiteral("/api/requests/%1/approve").arg(*id), *body);
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    const QJsonObject request = answer->value(QLatin1String("request")).toObject();
+    printLine(
+        QStringLiteral("Approved request %1 of %2.").arg(*id).arg(field(request, "requested_by")));
+    for (const QString &line : describeBinding(answer->value(QLatin1String("binding")).toObject()))
+        printLine(line);
+    return kExitOk;
+}
+
+int deny(const QStringList &arguments)
+{
+    Command command(
+        QStringLiteral("approvals deny"), QStringLiteral("Deny a binding request (not your own)."));
+    command.addPositional(
+        QStringLiteral("ID"), QStringLiteral("The request's id (see cloop approvals list)."));
+    const QCommandLineOption reason(QStringLiteral("reason"),
+        QStringLiteral("Why; the requester sees it."), QStringLiteral("TEXT"));
+    command.addOptions({ reason });
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString syntax = QStringLiteral("cloop approvals deny ID --reason TEXT");
+    auto id = requestId(command, syntax);
+    if (!id)
+        return command.usageError(id.error().message);
+    auto why = command.required(reason, syntax);
+    if (!why)
+        return command.usageError(why.error().message);
+    auto answer = command.post(
+        QStringLiteral("/api/requests/%1/deny").arg(*id), { { QStringLiteral("reason"), *why } });
+    if (!answer)
+        return command.failed(answer.error());
+    printLine(
+        QStringLiteral("Denied request %1 of %2.").arg(*id).arg(field(*answer, "requested_by")));
+    return kExitOk;
+}
+
+constexpr Subcommand kSubcommands[]
+    = { { "list", list }, { "approve", approve }, { "deny", deny } };
+
+} // namespace
+
+int runApprovalCommand(const QStringList &arguments)
+{
+    return runSubcommand(arguments, kSubcommands);
+}
+
+} // namespace cloop::cli

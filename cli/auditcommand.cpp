@@ -1,0 +1,121 @@
+#include "cli/auditcommand.h"
+
+#include "common/util/duration.h"
+#include "cli/command.h"
+#include "cli/output.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QRegularExpression>
+
+namespace cloop::cli {
+
+namespace {
+
+// A duration back from now ("2h") as it is; a time as ISO 8601 UTC (a time
+// without a zone is this machine's local time).
+Result<QString> parseSince(const QString &text)
+{
+    if (util::parseDuration(text))
+        return text;
+    const QDateTime time = QDateTime::fromString(text, Qt::ISODateWithMs);
+    if (time.isValid())
+        return time.toUTC().toString(Qt::ISODateWithMs);
+    return Error::make(QStringLiteral("usage"),
+        QStringLiteral(
+            "--since \"%1\" is neither a time (2026-11-29T17:00:00Z) nor a duration back "
+            "from now (90s, 30m, 2h, 7d)")
+            .arg(text));
+}
+
+// {"ttl": "8h", "reason": "bench back"} -> ttl=8h reason="bench back"
+QString compactDetails(const QJsonObject &details)
+{
+    static const QRegularExpression plain(QStringLiteral("^[^\\s\"=]+$"));
+    QStringList parts;
+    for (auto it = details.begin(); it != details.end(); ++it) {
+        const QJsonValue value = it.value();
+        QString shown;
+        if (value.isNull() || value.isUndefined())
+            continue;
+        if (value.isString()) {
+            shown = value.toString();
+            if (!plain.match(shown).hasMatch())
+                shown = QLatin1Char('"') + shown.replace(QLatin1Char('"'), QLatin1String("\\\""))
+                    + QLatin1Char('"');
+        } else if (value.isBool()) {
+            shown = value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
+        } else if (value.isDouble()) {
+            shown = QString::number(value.toDouble(), 'g', 17);
+        } else {
+            shown = QString::fromUtf8(value.isArray()
+                    ? QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact)
+                    : QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
+        }
+        parts.append(it.key() + QLatin1Char('=') + shown);
+    }
+    return parts.isEmpty() ? QStringLiteral("-") : parts.join(QLatin1Char(' '));
+}
+
+} // namespace
+
+int runAuditCommand(const QStringList &arguments)
+{
+    Command command(QStringLiteral("audit"),
+        QStringLiteral("Show the hub's audit log (hub administrators): who changed what, when."));
+    const QCommandLineOption since(QStringLiteral("since"),
+        QStringLiteral("From this ISO 8601 time, or this long ago (2h, 7d)."),
+        QStringLiteral("TIME|DURATION"));
+    const QCommandLineOption action(QStringLiteral("action"),
+        QStringLiteral("Only this action, such as forwarder.bind or project.role."),
+        QStringLiteral("NAME"));
+    command.addOptions({ since, action });
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    if (auto given = command.positionals(
+            0, QStringLiteral("cloop audit [--since TIME|DURATION] [--action NAME] [--json]"));
+        !given)
+        return command.usageError(given.error().message);
+    QueryItems query;
+    if (command.isSet(since)) {
+        auto from = parseSince(command.value(since));
+        if (!from)
+            return command.usageError(from.error().message);
+        query.append({ QStringLiteral("since"), *from });
+    }
+    if (command.isSet(action)) {
+        static const QRegularExpression actionName(QStringLiteral("^[a-z]+\\.[a-z_]+$"));
+        if (!actionName.match(command.value(action)).hasMatch())
+            return command.usageError(
+                QStringLiteral("--action \"%1\" is not an action name such as forwarder.bind")
+                    .arg(command.value(action)));
+        query.append({ QStringLiteral("action"), command.value(action) });
+    }
+    auto answer = command.get(QStringLiteral("/api/audit"), query);
+    if (!answer)
+        return command.failed(answer.error());
+    const QJsonArray entries = answer->value(QLatin1String("entries")).toArray();
+    if (command.printedJson(entries))
+        return kExitOk;
+    if (entries.isEmpty()) {
+        printLine(QStringLiteral("No audit entries match."));
+        return kExitOk;
+    }
+    QList<QStringList> rows;
+    for (const QJsonValue &value : entries) {
+        const QJsonObject entry = value.toObject();
+        const QDateTime at = QDateTime::fromString(field(entry, "at"), Qt::ISODateWithMs);
+        rows.append({ at.isValid() ? at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                                   : QStringLiteral("-"),
+            field(entry, "actor"), field(entry, "action"), field(entry, "subject"),
+            compactDetails(entry.value(QLatin1String("details")).toObject()) });
+    }
+    printLine(formatTable(
+        { QStringLiteral("TIME (UTC)"), QStringLiteral("ACTOR"), QStringLiteral("ACTION"),
+            QStringLiteral("SUBJECT"), QStringLiteral("DETAILS") },
+        rows));
+    return kExitOk;
+}
+
+} // namespace cloop::cli

@@ -1,0 +1,265 @@
+#include "cli/bindingcommands.h"
+
+#include "cli/argumentchecks.h"
+#include "cli/bindingtermsoptions.h"
+#include "cli/command.h"
+#include "cli/output.h"
+
+#include <QJsonArray>
+
+namespace cloop::cli {
+
+namespace {
+
+const QCommandLineOption kProjectOption(QStringLiteral("project"),
+    QStringLiteral("The project's directory on the hub."), QStringLiteral("DIR"));
+const QCommandLineOption kReasonOption(QStringLiteral("reason"),
+    QStringLiteral("Why (kept in the audit log)."), QStringLiteral("TEXT"));
+
+// What bind and request share: the forwarder id, the project, the terms.
+struct BindingAsk
+{
+    qint64 forwarderId = 0;
+    QJsonObject body;
+};
+
+Result<BindingAsk> readBindingAsk(
+    const Command &command, const BindingTermsOptions &terms, const QString &syntax)
+{
+    auto given = command.positionals(1, syntax);
+    if (!given)
+        return given.error();
+    auto id = parseId(given->first(), QStringLiteral("forwarder id"));
+    if (!id)
+        return id.error();
+    auto projectText = command.required(kProjectOption, syntax);
+    if (!projectText)
+        return projectText.error();
+    auto project = checkProjectPath(*projectText);
+    if (!project)
+        return project.error();
+    auto body = terms.read(command);
+    if (!body)
+        return body.error();
+    body->insert(QStringLiteral("project"), *project);
+    return BindingAsk { *id, *body };
+}
+
+QString stateText(const QJsonObject &binding)
+{
+    const QString state = field(binding, "state");
+    if (state == QLatin1String("active"))
+        return state;
+    QString out = state;
+    out.replace(QLatin1Char('_'), QLatin1Char(' '));
+    if (const QJsonValue ended = binding.value(QLatin1String("ended_at")); ended.isString())
+        out += QLatin1Char(' ') + formatTime(ended);
+    if (const QString by = field(binding, "ended_by"); !by.isEmpty())
+        out += QStringLiteral(" by ") + by;
+    if (const QString reason = field(binding, "end_reason"); !reason.isEmpty())
+        out += QStringLiteral(": ") + reason;
+    return out;
+}
+
+int bind(const QStringList &arguments)
+{
+    Command command(QStringLiteral("forward bind"),
+        QStringLiteral("Lend a forwarder's device to a project's runs for a while. Needs "
+                       "executor.manage on the project (its administrators, hub administrators); "
+                       "maintainers use `cloop forward request`."));
+    command.addPositional(
+        QStringLiteral("ID"), QStringLiteral("The forwarder's id (see cloop forward list)."));
+    const BindingTermsOptions terms(BindingTermsOptions::Scope::All);
+    command.addOptions({ kProjectOption });
+    command.addJsonOption();
+    terms.addTo(command);
+    if (auto done = command.parse(arguments))
+        return *done;
+    auto ask = readBindingAsk(command, terms,
+        QStringLiteral("cloop forward bind ID --project DIR [--ttl 8h] [--virtual-executor NAME] "
+                       "[--target IF] [--address CIDR]"));
+    if (!ask)
+        return command.usageError(ask.error().message);
+    auto answer
+        = command.post(QStringLiteral("/api/forwarders/%1/bind").arg(ask->forwarderId), ask->body);
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    for (const QString &line : describeBinding(*answer))
+        printLine(line);
+    return kExitOk;
+}
+
+int bindings(const QStringList &arguments)
+{
+    Command command(QStringLiteral("forward bindings"),
+        QStringLiteral("List the bindings you may see: active ones, or with --all every one and "
+                       "how it ended."));
+    const QCommandLineOption all(QStringLiteral("all"), QStringLiteral("Include ended bindings."));
+    command.addOptions({ kProjectOption, all });
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    if (auto given = command.positionals(
+            0, QStringLiteral("cloop forward bindings [--project DIR] [--all] [--json]"));
+        !given)
+        return command.usageError(given.error().message);
+    QueryItems query;
+    if (command.isSet(kProjectOption)) {
+        auto project = checkProjectPath(command.value(kProjectOption));
+        if (!project)
+            return command.usageError(project.error().message);
+        query.append({ QStringLiteral("project"), *project });
+    }
+    if (command.isSet(all))
+        query.append({ QStringLiteral("all"), QStringLiteral("1") });
+    auto answer = command.get(QStringLiteral("/api/bindings"), query);
+    if (!answer)
+        return command.failed(answer.error());
+    const QJsonArray bindings = answer->value(QLatin1String("bindings")).toArray();
+    if (command.printedJson(bindings))
+        return kExitOk;
+    if (bindings.isEmpty()) {
+        printLine(command.isSet(all)
+                ? QStringLiteral("No bindings.")
+                : QStringLiteral("No active bindings (--all shows ended ones)."));
+        return kExitOk;
+    }
+    QList<QStringList> rows;
+    for (const QJsonValue &value : bindings) {
+        const QJsonObject binding = value.toObject();
+        const bool active = field(binding, "state") == QLatin1String("active");
+        rows.append({ QString::number(binding.value(QLatin1String("id")).toInteger()),
+            QStringLiteral("%1 (%2)")
+                .arg(field(binding, "forwarder"))
+                .arg(binding.value(QLatin1String("forwarder_id")).toInteger()),
+            field(binding, "project"), executorText(binding), targetText(binding),
+            active ? formatTimeAndDistance(binding.value(QLatin1String("expires_at")))
+                   : formatTime(binding.value(QLatin1String("expires_at"))),
+            stateText(binding) });
+    }
+    printLine(
+        formatTable({ QStringLiteral("ID"), QStringLiteral("FORWARDER"), QStringLiteral("PROJECT"),
+                        QStringLiteral("EXECUTOR"), QStringLiteral("TARGET"),
+                        QStringLiteral("EXPIRES"), QStringLiteral("STATE") },
+            rows));
+    return kExitOk;
+}
+
+int unbind(const QStringList &arguments)
+{
+    Command command(QStringLiteral("forward unbind"),
+        QStringLiteral("End a binding now: runs of the project no longer get the device."));
+    command.addPositional(QStringLiteral("BINDING"),
+        QStringLiteral("The binding's id (see cloop forward bindings)."));
+    command.addOptions({ kReasonOption });
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString syntax = QStringLiteral("cloop forward unbind BINDING --reason TEXT");
+    auto given = command.positionals(1, syntax);
+    if (!given)
+        return command.usageError(given.error().message);
+    auto id = parseId(given->first(), QStringLiteral("binding id"));
+    if (!id)
+        return command.usageError(id.error().message);
+    auto reason = command.required(kReasonOption, syntax);
+    if (!reason)
+        return command.usageError(reason.error().message);
+    auto answer = command.post(QStringLiteral("/api/bindings/%1/unbind").arg(*id),
+        { { QStringLiteral("reason"), *reason } });
+    if (!answer)
+        return command.failed(answer.error());
+    printLine(QStringLiteral("Unbound binding %1: forwarder %2 \"%3\" no longer serves %4.")
+                  .arg(*id)
+                  .arg(answer->value(QLatin1String("forwarder_id")).toInteger())
+                  .arg(field(*answer, "forwarder"), field(*answer, "project")));
+    return kExitOk;
+}
+
+int request(const QStringList &arguments)
+{
+    Command command(QStringLiteral("forward request"),
+        QStringLiteral("Ask for a binding. It waits in the approvals inbox of the administrators "
+                       "who may decide it; one other than you approves or denies it."));
+    command.addPositional(
+        QStringLiteral("ID"), QStringLiteral("The forwarder's id (see cloop forward list)."));
+    const BindingTermsOptions terms(BindingTermsOptions::Scope::All);
+    command.addOptions({ kProjectOption, kReasonOption });
+    command.addJsonOption();
+    terms.addTo(command);
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString syntax = QStringLiteral(
+        "cloop forward request ID --project DIR [--ttl 8h] [--virtual-executor NAME] "
+        "[--target IF] [--address CIDR] --reason TEXT");
+    auto ask = readBindingAsk(command, terms, syntax);
+    if (!ask)
+        return command.usageError(ask.error().message);
+    auto reason = command.required(kReasonOption, syntax);
+    if (!reason)
+        return command.usageError(reason.error().message);
+    ask->body.insert(QStringLiteral("reason"), *reason);
+    auto answer = command.post(
+        QStringLiteral("/api/forwarders/%1/request").arg(ask->forwarderId), ask->body);
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    printLine(
+        QStringLiteral("Filed request %1: forwarder %2 \"%3\" for %4, %5.")
+            .arg(answer->value(QLatin1String("id")).toInteger())
+            .arg(answer->value(QLatin1String("forwarder_id")).toInteger())
+            .arg(field(*answer, "forwarder"), field(*answer, "project"), field(*answer, "ttl")));
+    printLine(QStringLiteral("It waits for an administrator of the project until %1; see it with "
+                             "cloop approvals list --mine.")
+                  .arg(formatTimeAndDistance(answer->value(QLatin1String("expires_at")))));
+    return kExitOk;
+}
+
+constexpr Subcommand kSubcommands[]
+    = { { "bind", bind }, { "bindings", bindings }, { "unbind", unbind }, { "request", request } };
+
+} // namespace
+
+QStringList describeBinding(const QJsonObject &binding)
+{
+    QStringList lines { QStringLiteral("Binding %1: forwarder %2 \"%3\" serves %4 until %5.")
+                            .arg(binding.value(QLatin1String("id")).toInteger())
+                            .arg(binding.value(QLatin1String("forwarder_id")).toInteger())
+                            .arg(field(binding, "forwarder"), field(binding, "project"),
+                                formatTimeAndDistance(
+                                    binding.value(QLatin1String("expires_at")))) };
+    if (const QString executor = field(binding, "virtual_executor"); !executor.isEmpty())
+        lines.append(QStringLiteral("Only runs on the virtual executor %1 get it.").arg(executor));
+    if (const QString target = field(binding, "target"); !target.isEmpty())
+        lines.append(QStringLiteral("Inside the sandbox: %1.").arg(targetText(binding)));
+    return lines;
+}
+
+QString targetText(const QJsonObject &record)
+{
+    const QString target = field(record, "target");
+    const QString address = field(record, "address");
+    if (target.isEmpty() && address.isEmpty())
+        return QStringLiteral("-");
+    return QStringList { target, address }.join(QLatin1Char(' ')).trimmed();
+}
+
+QString executorText(const QJsonObject &record)
+{
+    const QString executor = field(record, "virtual_executor");
+    return executor.isEmpty() ? QStringLiteral("any") : executor;
+}
+
+bool isBindingCommand(const QString &subcommand)
+{
+    return hasSubcommand(kSubcommands, subcommand);
+}
+
+int runBindingCommand(const QStringList &arguments)
+{
+    return runSubcommand(arguments, kSubcommands);
+}
+
+} // namespace cloop::cli

@@ -1,0 +1,128 @@
+#include "cli/command.h"
+
+#include "cli/output.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+
+namespace cloop::cli {
+
+namespace {
+const QString kEndpointErrorCode = QStringLiteral("cli_endpoint");
+} // namespace
+
+Command::Command(QString name, const QString &description, Endpoint endpoint)
+    : m_name(std::move(name))
+    , m_commandLine(QStringLiteral("cloop ") + m_name, description)
+{
+    if (endpoint == Endpoint::Options)
+        m_endpointOptions.addTo(m_commandLine.parser());
+}
+
+std::optional<int> Command::parse(const QStringList &arguments)
+{
+    return m_commandLine.parse(arguments);
+}
+
+Result<QString> Command::required(const QCommandLineOption &option, const QString &syntax) const
+{
+    const QString value = m_commandLine.parser().value(option).trimmed();
+    if (value.isEmpty())
+        return Error::make(QStringLiteral("usage"),
+            QStringLiteral("--%1 is required (usage: %2)")
+                .arg(option.names().constFirst(), syntax));
+    return value;
+}
+
+Result<QStringList> Command::positionals(qsizetype count, const QString &syntax) const
+{
+    const QStringList given = m_commandLine.parser().positionalArguments();
+    if (given.size() == count)
+        return given;
+    if (given.size() > count)
+        return Error::make(QStringLiteral("usage"),
+            QStringLiteral("unexpected argument \"%1\" (usage: %2)").arg(given.at(count), syntax));
+    return Error::make(
+        QStringLiteral("usage"), QStringLiteral("missing argument (usage: %1)").arg(syntax));
+}
+
+Result<QJsonObject> Command::get(const QString &path, const QueryItems &query)
+{
+    return call("GET", path, {}, query);
+}
+
+Result<QJsonObject> Command::post(const QString &path, const QJsonObject &body)
+{
+    return call("POST", path, body, {});
+}
+
+Result<QJsonObject> Command::call(
+    const QByteArray &method, const QString &path, const QJsonObject &body, const QueryItems &query)
+{
+    if (!m_resolved) {
+        auto endpoint = m_endpointOptions.resolve(m_commandLine.parser());
+        if (!endpoint)
+            return Error::make(kEndpointErrorCode, endpoint.error().message, true);
+        m_endpoint = *endpoint;
+        m_resolved = true;
+    }
+    return AdminClient(m_endpoint).call(method, path, body, query);
+}
+
+int Command::usageError(const QString &message) const
+{
+    return fail(m_name, message, kExitUsage);
+}
+
+int Command::failed(const Error &error) const
+{
+    return fail(m_name, error.message, error.code == kEndpointErrorCode ? kExitUsage : kExitFailed);
+}
+
+void Command::addJsonOption()
+{
+    m_commandLine.parser().addOption(m_json);
+    m_hasJson = true;
+}
+
+bool Command::printedJson(const QJsonValue &value) const
+{
+    if (!m_hasJson || !m_commandLine.parser().isSet(m_json))
+        return false;
+    printJson(value);
+    return true;
+}
+
+bool hasSubcommand(std::span<const Subcommand> subcommands, const QString &name)
+{
+    return std::any_of(subcommands.begin(), subcommands.end(),
+        [&](const Subcommand &candidate) { return name == QLatin1String(candidate.name); });
+}
+
+int runSubcommand(const QStringList &arguments, std::span<const Subcommand> subcommands)
+{
+    const QString family = arguments.value(0);
+    const QString subcommand = arguments.value(1);
+    QStringList names;
+    for (const Subcommand &candidate : subcommands) {
+        if (subcommand == QLatin1String(candidate.name))
+            return candidate.run(
+                QStringList { QStringLiteral("cloop %1 %2").arg(family, subcommand) }
+                + arguments.mid(2));
+        names.append(QLatin1String(candidate.name));
+    }
+    if (subcommand == QLatin1String("--help") || subcommand == QLatin1String("-h")) {
+        printLine(QStringLiteral("usage: cloop %1 <%2> [options]; each takes --help")
+                      .arg(family, names.join(QLatin1Char('|'))));
+        return kExitOk;
+    }
+    return fail(family,
+        subcommand.isEmpty()
+            ? QStringLiteral("expected a subcommand: %1").arg(names.join(QStringLiteral(", ")))
+            : QStringLiteral("unknown subcommand \"%1\" (expected %2)")
+                  .arg(subcommand, names.join(QStringLiteral(", "))),
+        kExitUsage);
+}
+
+} // namespace cloop::cli

@@ -1,0 +1,124 @@
+#include "cli/endpointoptions.h"
+
+#include "cli/storedlogin.h"
+#include "hub/localaccess.h"
+
+namespace cloop::cli {
+
+namespace {
+
+// Where the hub, its trust and the token come from, before the flags that
+// override them.
+struct Source
+{
+    QUrl url;
+    QString token;
+    QString pin;
+    QString caFile;
+    QString description;
+};
+
+Result<Source> fromLocalHub(const QString &dataDir)
+{
+    auto local = hub::LocalAccess::load(dataDir);
+    if (!local)
+        return local.error();
+    return Source { local->url, local->token, local->pin, QString(),
+        QStringLiteral("%1/%2").arg(dataDir, hub::LocalAccess::fileName()) };
+}
+
+Result<Source> fromLogin(const StoredLogin &store, const LoginRecord &login)
+{
+    auto token = store.token(login);
+    if (!token)
+        return token.error();
+    return Source { login.hub, *token, login.pin, login.caFile,
+        QStringLiteral("the stored login (%1)").arg(store.filePath()) };
+}
+
+Error usage(const QString &message)
+{
+    return Error::make(QStringLiteral("usage"), message, true);
+}
+
+} // namespace
+
+void EndpointOptions::addTo(QCommandLineParser &parser)
+{
+    parser.addOptions({ m_hub, m_data, m_pin, m_ca });
+}
+
+Result<net::HubTrust> makeHubTrust(const QString &pin, const QString &caFile)
+{
+    auto pins = net::PinSet::parse(pin);
+    if (!pins)
+        return pins.error();
+    QList<QSslCertificate> authorities;
+    if (!caFile.isEmpty()) {
+        auto loaded = net::HubTrust::loadAuthorities(caFile);
+        if (!loaded)
+            return loaded.error();
+        authorities = *loaded;
+    }
+    return net::HubTrust(*pins, authorities);
+}
+
+Result<AdminEndpoint> EndpointOptions::resolve(const QCommandLineParser &parser) const
+{
+    if (parser.isSet(m_hub) && parser.isSet(m_data))
+        return usage(
+            QStringLiteral("give either --hub URL (a hub elsewhere) or --data DIR (the hub on this "
+                           "machine), not both"));
+    const StoredLogin store;
+    auto source = [&]() -> Result<Source> {
+        if (parser.isSet(m_data))
+            return fromLocalHub(parser.value(m_data));
+        auto login = store.load();
+        if (parser.isSet(m_hub)) {
+            const QUrl url(parser.value(m_hub), QUrl::StrictMode);
+            const bool loggedIn = login && login->has_value() && (*login)->isFor(url);
+            Source fromFlags { url, qEnvironmentVariable("CLOOP_TOKEN"), {}, {},
+                QStringLiteral("$CLOOP_TOKEN") };
+            if (!loggedIn) {
+                if (fromFlags.token.isEmpty())
+                    return usage(
+                        QStringLiteral("--hub needs an API token: set $CLOOP_TOKEN, or run "
+                                       "`cloop login --hub %1` once")
+                            .arg(parser.value(m_hub)));
+                return fromFlags;
+            }
+            // $CLOOP_TOKEN wins over the stored token; the login still says how to trust the hub.
+            if (!fromFlags.token.isEmpty())
+                return Source { url, fromFlags.token, (*login)->pin, (*login)->caFile,
+                    fromFlags.description };
+            return fromLogin(store, **login);
+        }
+        if (!login)
+            return login.error();
+        if (login->has_value())
+            return fromLogin(store, **login);
+        auto local = fromLocalHub(hub::defaultHubDataDir());
+        if (!local)
+            return usage(local.error().message
+                + QStringLiteral(", or log in once with `cloop login --hub URL`"));
+        return local;
+    }();
+    if (!source)
+        return source.error();
+    // Whoever sets $CLOOP_TOKEN means to act as that token's owner, with
+    // whichever hub was found: never silently as the local administrator.
+    if (const QString token = qEnvironmentVariable("CLOOP_TOKEN");
+        !token.isEmpty() && source->token != token) {
+        source->token = token;
+        source->description = QStringLiteral("$CLOOP_TOKEN");
+    }
+    if (Status acceptable = checkAdminUrl(source->url); !acceptable)
+        return acceptable.error();
+    auto trust = makeHubTrust(parser.isSet(m_pin) ? parser.value(m_pin) : source->pin,
+        parser.isSet(m_ca) ? parser.value(m_ca) : source->caFile);
+    if (!trust)
+        return trust.error();
+    return AdminEndpoint { source->url, source->token, *trust, source->description };
+}
+
+} // namespace cloop::cli

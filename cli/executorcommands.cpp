@@ -1,0 +1,215 @@
+#include "cli/executorcommands.h"
+
+#include "common/protocol/agentcapabilities.h"
+#include "daemon-agent/agentcommand.h"
+#include "cli/argumentchecks.h"
+#include "cli/command.h"
+#include "cli/daemonadmin.h"
+#include "cli/output.h"
+
+#include <QJsonArray>
+
+namespace cloop::cli {
+
+namespace {
+
+int enroll(const QStringList &arguments)
+{
+    Command command(QStringLiteral("executor enroll"),
+        QStringLiteral(
+            "Enroll an executor agent and print the one-time command to run on its machine."));
+    const QCommandLineOption name(
+        QStringLiteral("name"), QStringLiteral("The executor's name."), QStringLiteral("NAME"));
+    const QCommandLineOption ttl(QStringLiteral("token-ttl"),
+        QStringLiteral("How long the bundle can be redeemed (default 24h)."),
+        QStringLiteral("DURATION"));
+    command.addOptions({ name, ttl });
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString syntax = QStringLiteral("cloop executor enroll --name N [--token-ttl 24h]");
+    if (auto given = command.positionals(0, syntax); !given)
+        return command.usageError(given.error().message);
+    auto executorName = command.required(name, syntax);
+    if (!executorName)
+        return command.usageError(executorName.error().message);
+    QJsonObject body { { QStringLiteral("name"), *executorName } };
+    if (command.isSet(ttl))
+        body.insert(QStringLiteral("token_ttl"), command.value(ttl));
+    auto answer = command.post(QStringLiteral("/api/executors"), body);
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    const QJsonObject executor = answer->value(QLatin1String("executor")).toObject();
+    printLine(QStringLiteral("Enrolled executor %1 \"%2\".")
+                  .arg(executor.value(QLatin1String("id")).toInteger())
+                  .arg(executor.value(QLatin1String("name")).toString()));
+    printEnrollmentCommand(
+        *answer, QStringLiteral("On the machine that will run sandboxes"), kExecutorNoun);
+    return kExitOk;
+}
+
+// One line about what the agent reported, or why there is none yet.
+QString capabilitySummary(const QJsonObject &executor)
+{
+    const QJsonObject reported = executor.value(QLatin1String("capabilities")).toObject();
+    if (reported.isEmpty())
+        return QStringLiteral("-");
+    auto capabilities = protocol::AgentCapabilities::fromJson(reported);
+    if (!capabilities)
+        return QStringLiteral("unreadable: %1").arg(capabilities.error().message);
+    return capabilities->summary();
+}
+
+int list(const QStringList &arguments)
+{
+    Command command(
+        QStringLiteral("executor list"), QStringLiteral("List the hub's executor agents."));
+    const QCommandLineOption all(
+        QStringLiteral("all"), QStringLiteral("Include revoked executors."));
+    command.addOptions({ all });
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    if (auto given = command.positionals(0, QStringLiteral("cloop executor list [--json] [--all]"));
+        !given)
+        return command.usageError(given.error().message);
+    auto answer = command.get(QStringLiteral("/api/executors"));
+    if (!answer)
+        return command.failed(answer.error());
+    QJsonArray executors;
+    for (const QJsonValue &value : answer->value(QLatin1String("executors")).toArray()) {
+        if (command.isSet(all) || value.toObject().value(QLatin1String("revoked_at")).isNull())
+            executors.append(value);
+    }
+    if (command.printedJson(executors))
+        return kExitOk;
+    if (executors.isEmpty()) {
+        printLine(
+            QStringLiteral("No executors yet. Enroll one with: cloop executor enroll --name NAME"));
+        return kExitOk;
+    }
+    QList<QStringList> rows;
+    for (const QJsonValue &value : std::as_const(executors)) {
+        const QJsonObject executor = value.toObject();
+        const QJsonValue protocol = executor.value(QLatin1String("protocol"));
+        rows.append({ QString::number(executor.value(QLatin1String("id")).toInteger()),
+            executor.value(QLatin1String("name")).toString(),
+            executor.value(QLatin1String("version")).toString(QStringLiteral("-")),
+            protocol.isNull() ? QStringLiteral("-") : QString::number(protocol.toInt()),
+            executor.value(QLatin1String("state")).toString(), formatLastSeen(executor),
+            capabilitySummary(executor) });
+    }
+    printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("VERSION"),
+                              QStringLiteral("PROTOCOL"), QStringLiteral("STATE"),
+                              QStringLiteral("LAST SEEN"), QStringLiteral("CAPABILITIES") },
+        rows));
+    return kExitOk;
+}
+
+int revoke(const QStringList &arguments)
+{
+    return revokeDaemon(arguments, kExecutorNoun);
+}
+
+int runAgent(const QStringList &arguments)
+{
+    return agent::runAgentCommand(arguments);
+}
+
+int createVirtual(const QStringList &arguments)
+{
+    Command command(QStringLiteral("executor virtual create"),
+        QStringLiteral(
+            "Name an agent plus sandbox settings; runs may target the name (--virtual-executor)."));
+    command.addPositional(QStringLiteral("NAME"), QStringLiteral("The virtual executor's name."));
+    const QCommandLineOption agentOption(
+        QStringLiteral("agent"), QStringLiteral("The executor agent's id."), QStringLiteral("ID"));
+    const QCommandLineOption runtime(QStringLiteral("runtime"),
+        QStringLiteral("The OCI runtime its runs use (runc, crun…)."), QStringLiteral("NAME"));
+    command.addOptions({ agentOption, runtime });
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString syntax
+        = QStringLiteral("cloop executor virtual create NAME --agent ID [--runtime R]");
+    auto given = command.positionals(1, syntax);
+    if (!given)
+        return command.usageError(given.error().message);
+    auto agentId = command.required(agentOption, syntax);
+    if (!agentId)
+        return command.usageError(agentId.error().message);
+    auto id = parseId(*agentId, QStringLiteral("executor id"));
+    if (!id)
+        return command.usageError(id.error().message);
+    QJsonObject body { { QStringLiteral("name"), given->first() },
+        { QStringLiteral("executor_id"), *id } };
+    if (command.isSet(runtime))
+        body.insert(QStringLiteral("runtime"), command.value(runtime));
+    auto answer = command.post(QStringLiteral("/api/virtual-executors"), body);
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    printLine(QStringLiteral("Virtual executor \"%1\" runs on executor %2 (%3)%4.")
+                  .arg(given->first())
+                  .arg(*id)
+                  .arg(answer->value(QLatin1String("executor")).toString(),
+                      command.isSet(runtime)
+                          ? QStringLiteral(" with the %1 runtime").arg(command.value(runtime))
+                          : QString()));
+    return kExitOk;
+}
+
+int listVirtual(const QStringList &arguments)
+{
+    Command command(
+        QStringLiteral("executor virtual list"), QStringLiteral("List the virtual executors."));
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    if (auto given = command.positionals(0, QStringLiteral("cloop executor virtual list [--json]"));
+        !given)
+        return command.usageError(given.error().message);
+    auto answer = command.get(QStringLiteral("/api/virtual-executors"));
+    if (!answer)
+        return command.failed(answer.error());
+    const QJsonArray records = answer->value(QLatin1String("virtual_executors")).toArray();
+    if (command.printedJson(records))
+        return kExitOk;
+    QList<QStringList> rows;
+    for (const QJsonValue &value : records) {
+        const QJsonObject record = value.toObject();
+        rows.append({ record.value(QLatin1String("name")).toString(),
+            QStringLiteral("%1 (%2)")
+                .arg(record.value(QLatin1String("executor")).toString())
+                .arg(record.value(QLatin1String("executor_id")).toInteger()),
+            record.value(QLatin1String("runtime")).toString(QStringLiteral("default")) });
+    }
+    printLine(formatTable(
+        { QStringLiteral("NAME"), QStringLiteral("EXECUTOR"), QStringLiteral("RUNTIME") }, rows));
+    return kExitOk;
+}
+
+constexpr Subcommand kVirtualSubcommands[]
+    = { { "create", createVirtual }, { "list", listVirtual } };
+
+int runVirtual(const QStringList &arguments)
+{
+    // arguments[0] is "cloop executor virtual": the nested family is its tail.
+    return runSubcommand(
+        QStringList { QStringLiteral("executor virtual") } + arguments.mid(1), kVirtualSubcommands);
+}
+
+constexpr Subcommand kSubcommands[] = { { "enroll", enroll }, { "list", list },
+    { "revoke", revoke }, { "agent", runAgent }, { "virtual", runVirtual } };
+
+} // namespace
+
+int runExecutorCommand(const QStringList &arguments)
+{
+    return runSubcommand(arguments, kSubcommands);
+}
+
+} // namespace cloop::cli

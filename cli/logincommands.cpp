@@ -1,0 +1,212 @@
+#include "cli/logincommands.h"
+
+#include "cli/command.h"
+#include "cli/output.h"
+#include "cli/storedlogin.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+
+#include <csignal>
+#include <cstdio>
+#include <termios.h>
+#include <unistd.h>
+
+namespace cloop::cli {
+
+namespace {
+
+constexpr qint64 kMaxTokenLine = 64 * 1024;
+
+// The terminal's settings while a token is typed without echo, restored
+// even when the person gives up with Ctrl-C.
+termios g_savedTerminal {};
+
+void restoreTerminalAndDie(int signalNumber)
+{
+    ::tcsetattr(STDIN_FILENO, TCSANOW, &g_savedTerminal);
+    std::signal(signalNumber, SIG_DFL);
+    std::raise(signalNumber);
+}
+
+// One line of stdin; on a terminal, asked for and typed without echo.
+QString readTokenFromStdin(const QString &prompt)
+{
+    const bool terminal
+        = ::isatty(STDIN_FILENO) == 1 && ::tcgetattr(STDIN_FILENO, &g_savedTerminal) == 0;
+    if (terminal) {
+        std::fputs(prompt.toUtf8().constData(), stderr);
+        std::fflush(stderr);
+        termios quiet = g_savedTerminal;
+        quiet.c_lflag &= ~static_cast<tcflag_t>(ECHO);
+        std::signal(SIGINT, restoreTerminalAndDie);
+        std::signal(SIGTERM, restoreTerminalAndDie);
+        ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &quiet);
+    }
+    QFile input;
+    QString line;
+    if (input.open(stdin, QIODevice::ReadOnly))
+        line = QString::fromUtf8(input.readLine(kMaxTokenLine)).trimmed();
+    if (terminal) {
+        ::tcsetattr(STDIN_FILENO, TCSAFLUSH, &g_savedTerminal);
+        std::signal(SIGINT, SIG_DFL);
+        std::signal(SIGTERM, SIG_DFL);
+        std::fputc('\n', stderr);
+    }
+    return line;
+}
+
+Result<QString> readTokenFile(const QString &path)
+{
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly))
+        return Error::make(QStringLiteral("usage"),
+            QStringLiteral("cannot read %1: %2").arg(path, file.errorString()));
+    return QString::fromUtf8(file.readLine(kMaxTokenLine)).trimmed();
+}
+
+QString whoText(const QJsonObject &me)
+{
+    return me.value(QLatin1String("hub_admin")).toBool()
+        ? QStringLiteral("%1 (hub administrator)").arg(field(me, "user"))
+        : field(me, "user");
+}
+
+} // namespace
+
+int runLoginCommand(const QStringList &arguments)
+{
+    Command command(QStringLiteral("login"),
+        QStringLiteral(
+            "Remember a hub and your API token for it, after proving that the token "
+            "works. The token is read from --token-file or from stdin (one line), never "
+            "from the command line, and kept in the system keyring; where no keyring is "
+            "reachable, in ~/.cloop/login.json (mode 0600). Admin commands then use this "
+            "hub when given neither --hub nor --data."),
+        Command::Endpoint::None);
+    const QCommandLineOption hub(
+        QStringLiteral("hub"), QStringLiteral("Hub URL (wss://HOST:PORT)."), QStringLiteral("URL"));
+    const QCommandLineOption pin(QStringLiteral("pin"),
+        QStringLiteral("The hub's key pin, sha256:…"), QStringLiteral("PIN"));
+    const QCommandLineOption ca(QStringLiteral("ca"),
+        QStringLiteral("Also trust this PEM CA for the hub."), QStringLiteral("FILE"));
+    const QCommandLineOption tokenFile(QStringLiteral("token-file"),
+        QStringLiteral("Read the API token from this file (first line)."), QStringLiteral("FILE"));
+    const QCommandLineOption noKeyring(QStringLiteral("no-keyring"),
+        QStringLiteral("Keep the token in ~/.cloop/login.json (0600) without trying "
+                       "the keyring."));
+    command.addOptions({ hub, pin, ca, tokenFile, noKeyring });
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString syntax
+        = QStringLiteral("cloop login --hub URL [--pin sha256:…] [--ca FILE] [--token-file FILE]");
+    if (auto given = command.positionals(0, syntax); !given)
+        return command.usageError(
+            given.error().message + QStringLiteral("; the token is never an argument"));
+    auto hubText = command.required(hub, syntax);
+    if (!hubText)
+        return command.usageError(hubText.error().message);
+    const QUrl url(*hubText, QUrl::StrictMode);
+    if (Status check = checkAdminUrl(url); !check)
+        return command.usageError(check.error().message);
+    const QString caFile
+        = command.isSet(ca) ? QFileInfo(command.value(ca)).absoluteFilePath() : QString();
+    auto trust = makeHubTrust(command.value(pin), caFile);
+    if (!trust)
+        return command.usageError(trust.error().message);
+
+    QString token;
+    if (command.isSet(tokenFile)) {
+        auto read = readTokenFile(command.value(tokenFile));
+        if (!read)
+            return command.usageError(read.error().message);
+        token = *read;
+    } else {
+        token = readTokenFromStdin(QStringLiteral("API token for %1: ").arg(url.toString()));
+    }
+    if (token.isEmpty())
+        return command.usageError(
+            QStringLiteral("no API token given (one line on stdin, or --token-file FILE)"));
+
+    AdminClient client(AdminEndpoint { url, token, *trust, QStringLiteral("cloop login") });
+    auto me = client.get(QStringLiteral("/api/whoami"));
+    if (!me)
+        return command.failed(me.error());
+
+    const StoredLogin store;
+    LoginRecord login;
+    login.hub = url;
+    login.pin = trust->pins().toString();
+    login.caFile = caFile;
+    auto saved = store.save(login, token, !command.isSet(noKeyring));
+    if (!saved)
+        return command.failed(saved.error());
+    if (saved->place == LoginRecord::TokenPlace::File)
+        warn(command.name(),
+            QStringLiteral("the token is stored in the file %1 (mode 0600), not in a keyring (%2)")
+                .arg(store.filePath(),
+                    command.isSet(noKeyring) ? QStringLiteral("--no-keyring")
+                                             : saved->keyringProblem));
+    printLine(QStringLiteral("Logged in to %1 as %2.").arg(url.toString(), whoText(*me)));
+    return kExitOk;
+}
+
+int runLogoutCommand(const QStringList &arguments)
+{
+    Command command(QStringLiteral("logout"),
+        QStringLiteral("Forget the stored login: the token in the keyring and ~/.cloop/login.json. "
+                       "The token itself stays valid on the hub."),
+        Command::Endpoint::None);
+    if (auto done = command.parse(arguments))
+        return *done;
+    if (auto given = command.positionals(0, QStringLiteral("cloop logout")); !given)
+        return command.usageError(given.error().message);
+    const StoredLogin store;
+    auto login = store.load();
+    auto removed = store.remove();
+    if (!removed)
+        return command.failed(removed.error());
+    if (!removed->wasLoggedIn) {
+        printLine(QStringLiteral("Not logged in."));
+        return kExitOk;
+    }
+    printLine(login && login->has_value()
+            ? QStringLiteral("Logged out of %1.").arg((*login)->hub.toString())
+            : QStringLiteral("Removed the damaged %1.").arg(store.filePath()));
+    if (!removed->keyringProblem.isEmpty())
+        return command.failed(
+            Error::make(QStringLiteral("keyring_error"), removed->keyringProblem));
+    return kExitOk;
+}
+
+int runWhoamiCommand(const QStringList &arguments)
+{
+    Command command(QStringLiteral("whoami"),
+        QStringLiteral("Show who the hub takes you for, and your roles."));
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    if (auto given = command.positionals(0, QStringLiteral("cloop whoami [--json]")); !given)
+        return command.usageError(given.error().message);
+    auto me = command.get(QStringLiteral("/api/whoami"));
+    if (!me)
+        return command.failed(me.error());
+    if (command.printedJson(*me))
+        return kExitOk;
+    printLine(QStringLiteral("%1 on %2").arg(whoText(*me), command.endpoint().url.toString()));
+    printLine(QStringLiteral("token from %1").arg(command.endpoint().source));
+    const QJsonArray roles = me->value(QLatin1String("roles")).toArray();
+    if (roles.isEmpty()) {
+        printLine(QStringLiteral("No role in any project."));
+        return kExitOk;
+    }
+    QList<QStringList> rows;
+    for (const QJsonValue &value : roles)
+        rows.append({ field(value.toObject(), "project"), field(value.toObject(), "role") });
+    printLine(QString());
+    printLine(formatTable({ QStringLiteral("PROJECT"), QStringLiteral("ROLE") }, rows));
+    return kExitOk;
+}
+
+} // namespace cloop::cli

@@ -1,0 +1,14 @@
+#include "cloop/buildinfo.h"
+#include "common/logging.h"
+#include "cli/cli.h"
+
+#include <QCoreApplication>
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("cloop"));
+    QCoreApplication::setApplicationVersion(QString::fromLatin1(cloop::buildinfo::kVersion));
+    cloop::logging::installMessagePattern();
+    return cloop::cli::run(QCoreApplication::arguments());
+}

@@ -1,0 +1,136 @@
+#include "hub/serve/hubcommand.h"
+
+#include "common/net/spkipin.h"
+#include "common/util/commandline.h"
+#include "hub/hub.h"
+#include "hub/localaccess.h"
+#include "hub/serve/servecommand.h"
+#include "hub/tls/devcertificate.h"
+
+#include <QCoreApplication>
+#include <QFileInfo>
+
+#include <QSslCertificate>
+#include <cstdio>
+
+namespace cloop::hub {
+
+namespace {
+
+using util::kExitOk;
+using util::printLine;
+
+QString dataDirOf(const util::CommandLine &commandLine, const QCommandLineOption &data)
+{
+    return commandLine.isSet(data) ? commandLine.value(data) : defaultHubDataDir();
+}
+
+int tlsInit(const QString &name, const QStringList &arguments)
+{
+    util::CommandLine commandLine(name,
+        QStringLiteral(
+            "Create a self-signed development certificate for the hub and print its key pin.\n"
+            "Daemons trust it through the pin that travels in every bundle."));
+    const QCommandLineOption data = dataDirOption();
+    const QCommandLineOption host(QStringLiteral("host"),
+        QStringLiteral("Another DNS name or IP address daemons use to reach the hub (repeatable)."),
+        QStringLiteral("NAME"));
+    const QCommandLineOption force(QStringLiteral("force"),
+        QStringLiteral("Replace an existing certificate (daemons pinned to the old key will refuse "
+                       "the new one)."));
+    commandLine.addOptions({ data, host, force });
+    if (auto done = commandLine.parse(arguments, false))
+        return *done;
+    const QString dataDir = dataDirOf(commandLine, data);
+    const QString certificatePath = Hub::defaultCertificatePath(dataDir);
+    const QString keyPath = Hub::defaultKeyPath(dataDir);
+    if (QFileInfo::exists(certificatePath) && !commandLine.isSet(force)) {
+        auto existing = TlsIdentity::load(certificatePath, keyPath);
+        if (existing) {
+            printLine(
+                QStringLiteral("A certificate already exists at %1 (use --force to replace it).")
+                    .arg(certificatePath));
+            printLine(QStringLiteral("pin: %1").arg(existing->pin));
+            return kExitOk;
+        }
+        return commandLine.fail(
+            QStringLiteral("%1 exists but cannot be used (%2); use --force to replace it")
+                .arg(certificatePath, existing.error().message));
+    }
+    DevCertificateRequest request;
+    request.hostNames = defaultDevHostNames();
+    for (const QString &extra : commandLine.values(host)) {
+        if (!request.hostNames.contains(extra))
+            request.hostNames.append(extra);
+    }
+    if (Status generated = generateDevCertificate(request, certificatePath, keyPath); !generated)
+        return commandLine.fail(generated.error().message);
+    auto identity = TlsIdentity::load(certificatePath, keyPath);
+    if (!identity)
+        return commandLine.fail(identity.error().message);
+    printLine(QStringLiteral("Development certificate for %1 written to %2")
+                  .arg(request.hostNames.join(QStringLiteral(", ")), certificatePath));
+    printLine(QStringLiteral("pin: %1").arg(identity->pin));
+    return kExitOk;
+}
+
+// What a person signing in for the first time compares with what their
+// dashboard or `cloop login` shows.
+int pin(const QString &name, const QStringList &arguments)
+{
+    util::CommandLine commandLine(name,
+        QStringLiteral(
+            "Print the key pin of the hub's TLS certificate, to compare with what a client shows\n"
+            "on its first connection."));
+    const QCommandLineOption data = dataDirOption();
+    const QCommandLineOption certificate(QStringLiteral("certificate"),
+        QStringLiteral("The certificate file (default: the one in the data folder)."),
+        QStringLiteral("FILE"));
+    commandLine.addOptions({ data, certificate });
+    if (auto done = commandLine.parse(arguments, false))
+        return *done;
+    const QString path = commandLine.isSet(certificate)
+        ? commandLine.value(certificate)
+        : Hub::defaultCertificatePath(dataDirOf(commandLine, data));
+    const QList<QSslCertificate> found = QSslCertificate::fromPath(path, QSsl::Pem);
+    if (found.isEmpty())
+        return commandLine.fail(
+            QStringLiteral("no PEM certificate at %1 (create one with cloop hub tls-init)")
+                .arg(path));
+    printLine(net::PinSet::pinOf(found.first()));
+    return kExitOk;
+}
+
+} // namespace
+
+int runHubCommand(const QString &program, const QStringList &arguments)
+{
+    const QString subcommand = arguments.value(1);
+    // The subcommand runs with "PROGRAM SUBCOMMAND" as its name.
+    const QStringList rest
+        = QStringList { program + QLatin1Char(' ') + subcommand } + arguments.mid(2);
+    const QString name = rest.constFirst();
+    if (subcommand == QLatin1String("serve"))
+        return ServeCommand(name).run(rest);
+    if (subcommand == QLatin1String("tls-init"))
+        return tlsInit(name, rest);
+    if (subcommand == QLatin1String("pin"))
+        return pin(name, rest);
+    if (subcommand == QLatin1String("--version")) {
+        printLine(QStringLiteral("%1 %2").arg(program, QCoreApplication::applicationVersion()));
+        return kExitOk;
+    }
+    const QString names = QStringLiteral("serve, tls-init, pin");
+    if (subcommand == QLatin1String("--help") || subcommand == QLatin1String("-h")) {
+        printLine(QStringLiteral("usage: %1 <serve|tls-init|pin> [options]; each takes --help")
+                      .arg(program));
+        return kExitOk;
+    }
+    std::fprintf(stderr, "%s: %s\n", qPrintable(program),
+        qPrintable(subcommand.isEmpty() ? QStringLiteral("expected a subcommand: %1").arg(names)
+                                        : QStringLiteral("unknown subcommand \"%1\" (expected %2)")
+                                              .arg(subcommand, names)));
+    return util::kExitUsage;
+}
+
+} // namespace cloop::hub

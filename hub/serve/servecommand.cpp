@@ -1,0 +1,304 @@
+#include "hub/serve/servecommand.h"
+
+#include "common/logging.h"
+#include "common/net/hubtls.h"
+#include "common/protocol/agentcapabilities.h"
+#include "common/util/bytesize.h"
+#include "common/util/commandline.h"
+#include "common/util/duration.h"
+#include "common/util/unixsignalwatcher.h"
+#include "hub/localaccess.h"
+
+#include <QCoreApplication>
+
+#include <csignal>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+namespace cloop::hub {
+
+namespace {
+
+using util::kExitUsage;
+
+Error usage(const QString &message)
+{
+    return Error::make(QStringLiteral("usage"), message);
+}
+
+// "HOST:PORT", "[v6]:PORT", ":PORT" or "PORT".
+Result<std::pair<QHostAddress, quint16>> parseListen(const QString &text)
+{
+    QString host;
+    QString port = text;
+    if (text.startsWith(QLatin1Char('['))) {
+        const int close = text.indexOf(QLatin1String("]:"));
+        if (close < 0)
+            return usage(QStringLiteral("--listen \"%1\" is not [ADDRESS]:PORT").arg(text));
+        host = text.mid(1, close - 1);
+        port = text.mid(close + 2);
+    } else if (const int colon = text.lastIndexOf(QLatin1Char(':')); colon >= 0) {
+        host = text.left(colon);
+        port = text.mid(colon + 1);
+    }
+    bool ok = false;
+    const uint portNumber = port.toUInt(&ok);
+    if (!ok || portNumber > 65535)
+        return usage(QStringLiteral("--listen \"%1\": the port must be 0-65535").arg(text));
+    QHostAddress address(QHostAddress::Any);
+    if (!host.isEmpty() && host != QLatin1String("*")) {
+        if (host == QLatin1String("localhost"))
+            address = QHostAddress(QHostAddress::LocalHost);
+        else if (!address.setAddress(host))
+            return usage(
+                QStringLiteral("--listen \"%1\": \"%2\" is not an IP address").arg(text, host));
+    }
+    return std::make_pair(address, static_cast<quint16>(portNumber));
+}
+
+Result<std::chrono::milliseconds> duration(const util::CommandLine &commandLine,
+    const QCommandLineOption &option, std::chrono::seconds least, const QString &example)
+{
+    const QString text = commandLine.value(option);
+    auto parsed = util::parseDuration(text);
+    if (!parsed || *parsed < least)
+        return usage(
+            QStringLiteral("--%1 \"%2\" is not a duration of %3 or more (e.g. %4)")
+                .arg(option.names().constFirst(), text,
+                    least.count() >= 60 ? QStringLiteral("a minute") : QStringLiteral("a second"),
+                    example));
+    return std::chrono::duration_cast<std::chrono::milliseconds>(*parsed);
+}
+
+Result<int> positiveCount(const util::CommandLine &commandLine, const QCommandLineOption &option)
+{
+    bool ok = false;
+    const int value = commandLine.value(option).toInt(&ok);
+    if (!ok || value < 1 || value > 1'000'000)
+        return usage(QStringLiteral("--%1 \"%2\" is not a count from 1 to 1000000")
+                         .arg(option.names().constFirst(), commandLine.value(option)));
+    return value;
+}
+
+// A hub holds a descriptor per daemon session and per stream: the soft
+// limit (often 1024) would cap it far below what the machine allows.
+void raiseOpenFilesLimit()
+{
+    rlimit limit {};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur >= limit.rlim_max)
+        return;
+    const rlim_t before = limit.rlim_cur;
+    limit.rlim_cur = limit.rlim_max;
+    if (::setrlimit(RLIMIT_NOFILE, &limit) == 0)
+        qCInfo(lcHub).noquote() << QStringLiteral("open-files limit raised from %1 to %2")
+                                       .arg(before)
+                                       .arg(limit.rlim_max);
+    else
+        qCWarning(lcHub).noquote()
+            << QStringLiteral("cannot raise the open-files limit above %1").arg(before);
+}
+
+} // namespace
+
+QCommandLineOption dataDirOption()
+{
+    return QCommandLineOption(QStringLiteral("data"),
+        QStringLiteral(
+            "The hub's data folder (default ~/.cloop/hub; a service uses /var/lib/cloop)."),
+        QStringLiteral("DIR"));
+}
+
+ServeCommand::ServeCommand(QString name)
+    : m_name(std::move(name))
+    , m_data(dataDirOption())
+    , m_listen(QStringLiteral("listen"), QStringLiteral("Address and port (default 0.0.0.0:7443)."),
+          QStringLiteral("HOST:PORT"), QStringLiteral("0.0.0.0:7443"))
+    , m_cert(QStringLiteral("cert"),
+          QStringLiteral("PEM certificate chain (default <data>/tls/cert.pem)."),
+          QStringLiteral("FILE"))
+    , m_key(QStringLiteral("key"), QStringLiteral("PEM private key (default <data>/tls/key.pem)."),
+          QStringLiteral("FILE"))
+    , m_publicUrl(QStringLiteral("public-url"),
+          QStringLiteral(
+              "The URL daemons dial, put into bundles (default wss://<listen host>:<port>)."),
+          QStringLiteral("URL"))
+    , m_requestTtl(QStringLiteral("request-ttl"),
+          QStringLiteral("How long a binding request waits for a decision (default 7d)."),
+          QStringLiteral("DURATION"), QStringLiteral("7d"))
+    , m_lostAfter(QStringLiteral("lost-after"),
+          QStringLiteral(
+              "How long an executor may stay away before its runs are lost (default 45s)."),
+          QStringLiteral("DURATION"), QStringLiteral("45s"))
+    , m_ownExecutor(QStringLiteral("executor"),
+          QStringLiteral("Also run projects' runs here, in sandboxes, as executor \"hub\"."))
+    , m_ownExecutorMax(QStringLiteral("executor-max-concurrent"),
+          QStringLiteral(
+              "How many runs the hub's executor takes at once (default 0: the number of CPUs)."),
+          QStringLiteral("N"), QStringLiteral("0"))
+    , m_maxUnauthenticated(QStringLiteral("max-unauthenticated"),
+          QStringLiteral("Connections that have not proved who they are, in all (default 1024, "
+                         "and at most a quarter of the open-files limit). When full, a newcomer "
+                         "takes the place of the oldest of the address holding the most."),
+          QStringLiteral("N"), QStringLiteral("1024"))
+    , m_maxPerSource(QStringLiteral("max-unauthenticated-per-source"),
+          QStringLiteral("The same, from one IPv4 address or IPv6 /64 (default 128)."),
+          QStringLiteral("N"), QStringLiteral("128"))
+    , m_connectionRate(QStringLiteral("connection-rate"),
+          QStringLiteral("New connections per second one address may open, in bursts of four "
+                         "times that (default 128)."),
+          QStringLiteral("N"), QStringLiteral("128"))
+    , m_preAuthTimeout(QStringLiteral("preauth-timeout"),
+          QStringLiteral("How long a connection may take to finish its TLS handshake, to send a "
+                         "request head, or to say hello on a daemon endpoint (default 10s)."),
+          QStringLiteral("DURATION"), QStringLiteral("10s"))
+    , m_runLogCap(QStringLiteral("run-log-cap"),
+          QStringLiteral("What one run's log may take on disk; past it the oldest output "
+                         "is dropped and the log says how much (default 64MiB)."),
+          QStringLiteral("SIZE"), QStringLiteral("64MiB"))
+    , m_runLogBudget(QStringLiteral("run-log-budget"),
+          QStringLiteral("What all runs' logs may take on disk; past it the oldest "
+                         "finished runs' logs are trimmed first (default 4GiB)."),
+          QStringLiteral("SIZE"), QStringLiteral("4GiB"))
+{ }
+
+void ServeCommand::addOptions(util::CommandLine &commandLine) const
+{
+    commandLine.addOptions({ m_data, m_listen, m_cert, m_key, m_publicUrl, m_requestTtl,
+        m_lostAfter, m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated, m_maxPerSource,
+        m_connectionRate, m_preAuthTimeout, m_runLogCap, m_runLogBudget });
+}
+
+int ServeCommand::run(const QStringList &arguments)
+{
+    util::CommandLine commandLine(m_name, QStringLiteral("Run the hub."));
+    addOptions(commandLine);
+    if (auto done = commandLine.parse(arguments, false))
+        return *done;
+    auto chosen = settings(commandLine);
+    if (!chosen)
+        return commandLine.usageError(chosen.error().message);
+    return serve(*chosen);
+}
+
+Result<HubOptions> ServeCommand::hubOptions(const util::CommandLine &commandLine) const
+{
+    auto address = parseListen(commandLine.value(m_listen));
+    if (!address)
+        return address.error();
+    HubOptions options;
+    options.dataDir = commandLine.isSet(m_data) ? commandLine.value(m_data) : defaultHubDataDir();
+    options.listenAddress = address->first;
+    options.port = address->second;
+    options.certificatePath = commandLine.value(m_cert);
+    options.keyPath = commandLine.value(m_key);
+    auto lifetime
+        = duration(commandLine, m_requestTtl, std::chrono::seconds(60), QStringLiteral("7d"));
+    if (!lifetime)
+        return lifetime.error();
+    options.requestLifetime = std::chrono::duration_cast<std::chrono::seconds>(*lifetime);
+    auto grace = duration(commandLine, m_lostAfter, std::chrono::seconds(1), QStringLiteral("45s"));
+    if (!grace)
+        return grace.error();
+    options.runGrace = *grace;
+    for (const auto &[option, limit] : { std::pair { &m_runLogCap, &options.runLogs.perRun },
+             std::pair { &m_runLogBudget, &options.runLogs.total } }) {
+        auto size = util::parseByteSize(commandLine.value(*option));
+        if (!size)
+            return usage(
+                QStringLiteral("--%1: %2").arg(option->names().first(), size.error().message));
+        *limit = *size;
+    }
+    if (Status limits = options.runLogs.check(); !limits)
+        return usage(
+            QStringLiteral("--run-log-cap, --run-log-budget: %1").arg(limits.error().message));
+    if (Status edge = edgeOptions(commandLine, options); !edge)
+        return edge.error();
+    if (commandLine.isSet(m_publicUrl)) {
+        options.publicUrl = QUrl(commandLine.value(m_publicUrl), QUrl::StrictMode);
+        if (auto check = net::checkHubUrl(options.publicUrl, false); !check)
+            return check.error();
+    }
+    return options;
+}
+
+Status ServeCommand::edgeOptions(const util::CommandLine &commandLine, HubOptions &options) const
+{
+    for (const QCommandLineOption *count :
+        { &m_maxUnauthenticated, &m_maxPerSource, &m_connectionRate }) {
+        if (auto checked = positiveCount(commandLine, *count); !checked)
+            return checked.error();
+    }
+    auto &preAuth = options.edge.preAuth;
+    preAuth.maxTotal = commandLine.value(m_maxUnauthenticated).toInt();
+    preAuth.maxPerSource = commandLine.value(m_maxPerSource).toInt();
+    preAuth.admitPerSecond = commandLine.value(m_connectionRate).toInt();
+    preAuth.admitBurst = 4 * commandLine.value(m_connectionRate).toInt();
+    auto strangerTime
+        = duration(commandLine, m_preAuthTimeout, std::chrono::seconds(1), QStringLiteral("10s"));
+    if (!strangerTime)
+        return strangerTime.error();
+    options.edge.handshakeTimeout = *strangerTime;
+    options.edge.firstRequestTimeout = *strangerTime;
+    options.edge.headTimeout = *strangerTime;
+    options.gateway.authenticationTimeout = *strangerTime;
+    return {};
+}
+
+Result<ServeSettings> ServeCommand::settings(const util::CommandLine &commandLine) const
+{
+    auto hub = hubOptions(commandLine);
+    if (!hub)
+        return hub.error();
+    ServeSettings chosen { std::move(*hub), std::nullopt };
+    if (commandLine.isSet(m_ownExecutorMax) && !commandLine.isSet(m_ownExecutor))
+        return usage(QStringLiteral("--executor-max-concurrent needs --executor"));
+    if (commandLine.isSet(m_ownExecutor)) {
+        auto ceiling = protocol::AgentCapabilities::parseMaxConcurrent(
+            commandLine.value(m_ownExecutorMax), QStringLiteral("--executor-max-concurrent"));
+        if (!ceiling)
+            return ceiling.error();
+        OwnExecutor::Options executor;
+        executor.maxConcurrent = *ceiling;
+        chosen.ownExecutor = executor;
+    }
+    return chosen;
+}
+
+int ServeCommand::serve(const ServeSettings &settings) const
+{
+    // Nothing the hub writes (database, tokens, keys) is for other users.
+    ::umask(0077);
+    raiseOpenFilesLimit();
+    auto hub = Hub::start(settings.hub);
+    if (!hub) {
+        std::fprintf(stderr, "%s: %s\n", qPrintable(m_name), qPrintable(hub.error().message));
+        return util::kExitFailed;
+    }
+    // Declared after the hub: it leaves while the hub can still hear it go.
+    std::unique_ptr<OwnExecutor> ownExecutor;
+    if (settings.ownExecutor) {
+        ownExecutor = std::make_unique<OwnExecutor>(
+            (*hub)->core(), settings.hub.dataDir, *settings.ownExecutor);
+        QObject::connect(ownExecutor.get(), &OwnExecutor::stopped, qApp, [](int exitCode) {
+            qCWarning(lcHub).noquote()
+                << QStringLiteral("the hub's own executor stopped (exit code %1); the hub goes "
+                                  "on without it")
+                       .arg(exitCode);
+        });
+        // Without it the hub still serves everything else: the operator reads
+        // why in the log, and `cloop executor list` shows the executor's state.
+        if (Status started = ownExecutor->start((*hub)->localUrl(), (*hub)->pin()); !started) {
+            qCWarning(lcHub).noquote()
+                << "the hub's own executor is off:" << started.error().message;
+            ownExecutor.reset();
+        }
+    }
+    util::UnixSignalWatcher signalWatcher({ SIGTERM, SIGINT });
+    QObject::connect(&signalWatcher, &util::UnixSignalWatcher::received, qApp, [](int number) {
+        qCInfo(lcHub) << "stopping on signal" << number;
+        QCoreApplication::quit();
+    });
+    return QCoreApplication::exec();
+}
+
+} // namespace cloop::hub

@@ -1,0 +1,62 @@
+#pragma once
+
+#include "hub/executor/ownexecutor.h"
+#include "hub/hub.h"
+
+#include <QCommandLineOption>
+#include <QStringList>
+
+#include <optional>
+
+namespace cloop::util {
+class CommandLine;
+}
+
+namespace cloop::hub {
+
+// What `serve` was told: the hub's options, and whether the hub runs
+// projects' runs itself too (its own executor, wired in here and not in
+// the hub library, which knows nothing of sandboxes).
+struct ServeSettings
+{
+    HubOptions hub;
+    std::optional<OwnExecutor::Options> ownExecutor;
+};
+
+// `cloop-hub serve` / `cloop hub serve`.
+class ServeCommand
+{
+public:
+    explicit ServeCommand(QString name);
+
+    int run(const QStringList &arguments);
+
+private:
+    void addOptions(util::CommandLine &commandLine) const;
+    Result<ServeSettings> settings(const util::CommandLine &commandLine) const;
+    Result<HubOptions> hubOptions(const util::CommandLine &commandLine) const;
+    Status edgeOptions(const util::CommandLine &commandLine, HubOptions &options) const;
+    int serve(const ServeSettings &settings) const;
+
+    QString m_name;
+    QCommandLineOption m_data;
+    QCommandLineOption m_listen;
+    QCommandLineOption m_cert;
+    QCommandLineOption m_key;
+    QCommandLineOption m_publicUrl;
+    QCommandLineOption m_requestTtl;
+    QCommandLineOption m_lostAfter;
+    QCommandLineOption m_ownExecutor;
+    QCommandLineOption m_ownExecutorMax;
+    QCommandLineOption m_maxUnauthenticated;
+    QCommandLineOption m_maxPerSource;
+    QCommandLineOption m_connectionRate;
+    QCommandLineOption m_preAuthTimeout;
+    QCommandLineOption m_runLogCap;
+    QCommandLineOption m_runLogBudget;
+};
+
+// The option every hub command takes.
+QCommandLineOption dataDirOption();
+
+} // namespace cloop::hub
