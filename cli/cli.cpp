@@ -11,6 +11,7 @@
 #include "cli/runcommands.h"
 #include "cli/usercommands.h"
 #include "cloop/buildinfo.h"
+#include "daemon-agent/agentcommand.h"
 #include "daemon-forward/forwardcommand.h"
 #include "hub/serve/hubcommand.h"
 
@@ -82,7 +83,7 @@ const char kUsage[]
       "(~/.cloop/hub or $CLOOP_HUB_DATA). Every command takes --help.\n";
 } // namespace
 
-int run(const QStringList &arguments)
+int run(const QStringList &arguments, const device::SysfsRoot &kernel)
 {
     const QString command = arguments.value(1);
     if (command.isEmpty() || command == QLatin1String("help") || command == QLatin1String("--help")
@@ -107,8 +108,11 @@ int run(const QStringList &arguments)
             return runBindingCommand(family);
         // Anything else (options only) runs the forwarder daemon itself.
         return forward::runForwarderCommand(
-            QStringList { QStringLiteral("cloop forward") } + arguments.mid(2));
+            QStringList { QStringLiteral("cloop forward") } + arguments.mid(2), kernel);
     }
+    if (command == QLatin1String("executor") && arguments.value(2) == QLatin1String("agent"))
+        return agent::runAgentCommand(
+            QStringList { QStringLiteral("cloop executor agent") } + arguments.mid(3), kernel);
     if (command == QLatin1String("executor"))
         return runExecutorCommand(family);
     if (command == QLatin1String("run"))

@@ -1,11 +1,10 @@
 #include "cli/executorcommands.h"
 
-#include "common/protocol/agentcapabilities.h"
-#include "daemon-agent/agentcommand.h"
 #include "cli/argumentchecks.h"
 #include "cli/command.h"
 #include "cli/daemonadmin.h"
 #include "cli/output.h"
+#include "common/protocol/agentcapabilities.h"
 
 #include <QJsonArray>
 
@@ -113,11 +112,6 @@ int revoke(const QStringList &arguments)
     return revokeDaemon(arguments, kExecutorNoun);
 }
 
-int runAgent(const QStringList &arguments)
-{
-    return agent::runAgentCommand(arguments);
-}
-
 int createVirtual(const QStringList &arguments)
 {
     Command command(QStringLiteral("executor virtual create"),
@@ -202,8 +196,8 @@ int runVirtual(const QStringList &arguments)
         QStringList { QStringLiteral("executor virtual") } + arguments.mid(1), kVirtualSubcommands);
 }
 
-constexpr Subcommand kSubcommands[] = { { "enroll", enroll }, { "list", list },
-    { "revoke", revoke }, { "agent", runAgent }, { "virtual", runVirtual } };
+constexpr Subcommand kSubcommands[]
+    = { { "enroll", enroll }, { "list", list }, { "revoke", revoke }, { "virtual", runVirtual } };
 
 } // namespace
 

@@ -10,5 +10,6 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationName(QStringLiteral("cloop"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(cloop::buildinfo::kVersion));
     cloop::logging::installMessagePattern();
-    return cloop::cli::run(QCoreApplication::arguments());
+    // This machine's own kernel, for the daemons it runs.
+    return cloop::cli::run(QCoreApplication::arguments(), cloop::device::SysfsRoot());
 }

@@ -7,7 +7,7 @@
 
 namespace cloop::agent {
 
-int runAgentCommand(const QStringList &arguments)
+int runAgentCommand(const QStringList &arguments, const device::SysfsRoot &kernel)
 {
     daemon::DaemonCommandLine commandLine(QStringLiteral("cloop executor agent"),
         QStringLiteral("Runs the sandboxed workloads the hub dispatches to this machine, over an "
@@ -63,7 +63,8 @@ int runAgentCommand(const QStringList &arguments)
     if (!numeric || options.retainBytes < 64 * 1024 || options.retainBytes > qsizetype(1) << 30)
         return commandLine.usageError(
             QStringLiteral("--retain-bytes must be a number of bytes from 65536 to 1073741824"));
-    options.capabilities = CapabilityProbe().probe(choices);
+    options.kernel = kernel;
+    options.capabilities = CapabilityProbe(kernel).probe(choices);
 
     AgentDaemon agent(options);
     if (Status prepared = agent.prepare(); !prepared)

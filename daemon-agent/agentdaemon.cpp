@@ -93,7 +93,7 @@ void AgentDaemon::start()
     m_supervisor = new RunSupervisor(WorkRoot(workRoot()), m_options.capabilities.mode, this);
     m_supervisor->setRetainBytes(m_options.retainBytes);
     if (m_options.capabilities.mode == AgentCapabilities::Mode::Container) {
-        m_devices = new DeviceAttacher(workRoot(), this);
+        m_devices = new DeviceAttacher(workRoot(), m_options.kernel, this);
         m_devices->recoverLeftovers();
         m_supervisor->setDeviceAttacher(m_devices);
     }

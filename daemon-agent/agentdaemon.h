@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/daemon/daemonconnector.h"
+#include "common/device/sysfsroot.h"
 #include "common/protocol/agentcapabilities.h"
 #include "common/result.h"
 
@@ -19,6 +20,7 @@ struct AgentDaemonOptions
     QString workRoot; // ~/.cloop/work by default; kept in agent.json at enrollment
     qsizetype retainBytes = 1024 * 1024; // per run, while the hub has not stored it
     AgentCapabilities capabilities; // detected at start
+    device::SysfsRoot kernel; // this machine's, or a test program's stand-in
 };
 
 // `cloop executor agent` / `cloop-agent`: enrolls with a bundle once, then

@@ -10,5 +10,6 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationName(QStringLiteral("cloop-agent"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(cloop::buildinfo::kVersion));
     cloop::logging::installMessagePattern();
-    return cloop::agent::runAgentCommand(QCoreApplication::arguments());
+    // This machine's own kernel: nothing else is ever read or written.
+    return cloop::agent::runAgentCommand(QCoreApplication::arguments(), cloop::device::SysfsRoot());
 }

@@ -5,7 +5,7 @@
 
 namespace cloop::forward {
 
-int runForwarderCommand(const QStringList &arguments)
+int runForwarderCommand(const QStringList &arguments, const device::SysfsRoot &kernel)
 {
     daemon::DaemonCommandLine commandLine(QStringLiteral("cloop forward"),
         QStringLiteral("Carries one enrolled device to the cloop hub over an outbound tunnel.\n"
@@ -15,7 +15,7 @@ int runForwarderCommand(const QStringList &arguments)
         QStringLiteral("~/.cloop/forwarder.json"));
     if (auto done = commandLine.parse(arguments))
         return *done;
-    ForwarderDaemon forwarder(commandLine.connection());
+    ForwarderDaemon forwarder(commandLine.connection(), kernel);
     if (Status prepared = forwarder.prepare(); !prepared)
         return commandLine.usageError(prepared.error().message);
     return daemon::runUntilFinished(forwarder);

@@ -28,9 +28,11 @@ daemon::DaemonConnectorOptions connectorOptions(const daemon::ConnectionOptions 
 }
 } // namespace
 
-ForwarderDaemon::ForwarderDaemon(const daemon::ConnectionOptions &connection, QObject *parent)
+ForwarderDaemon::ForwarderDaemon(
+    const daemon::ConnectionOptions &connection, device::SysfsRoot kernel, QObject *parent)
     : QObject(parent)
     , m_connector(connectorOptions(connection))
+    , m_kernel(std::move(kernel))
 {
     connect(&m_connector, &daemon::DaemonConnector::finished, this, &ForwarderDaemon::finished);
 }
@@ -48,8 +50,7 @@ void ForwarderDaemon::start()
     m_exports
         = std::make_unique<UsbExportLedger>(QFileInfo(m_connector.credentialPath()).absolutePath());
     if (!m_exports->busIds().isEmpty()) {
-        const UsbExportLedger::Recovery recovery
-            = m_exports->giveBackLeftovers(device::SysfsRoot::fromEnvironment());
+        const UsbExportLedger::Recovery recovery = m_exports->giveBackLeftovers(m_kernel);
         for (const QString &busId : recovery.givenBack)
             qCInfo(lcForward).noquote()
                 << "gave USB device" << busId << "back to its driver; a previous process left it"
@@ -68,8 +69,7 @@ void ForwarderDaemon::start()
             tunnel::TunnelConnection *connection = m_connector.client()->connection();
             if (m_device && m_device->kind == protocol::DeviceSpec::Kind::Usb
                 && (!m_usb || !(m_usb->spec() == *m_device))) {
-                m_usb = std::make_unique<UsbDeviceWatch>(
-                    *m_device, device::SysfsRoot::fromEnvironment());
+                m_usb = std::make_unique<UsbDeviceWatch>(*m_device, m_kernel);
                 connect(m_usb.get(), &UsbDeviceWatch::presenceChanged, this,
                     &ForwarderDaemon::reportDeviceState);
                 if (Status watching = m_usb->start(); !watching)

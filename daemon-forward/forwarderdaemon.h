@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/daemon/daemonconnector.h"
+#include "common/device/sysfsroot.h"
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
 
@@ -26,8 +27,10 @@ class ForwarderDaemon final : public QObject
     Q_DISABLE_COPY_MOVE(ForwarderDaemon)
 
 public:
-    explicit ForwarderDaemon(
-        const daemon::ConnectionOptions &connection, QObject *parent = nullptr);
+    // `kernel` is this machine's /sys, /dev and /proc, or a test's stand-in
+    // for them, as the program's main decided.
+    ForwarderDaemon(const daemon::ConnectionOptions &connection, device::SysfsRoot kernel,
+        QObject *parent = nullptr);
     ~ForwarderDaemon() override;
 
     Status prepare() { return m_connector.prepare(); }
@@ -51,6 +54,7 @@ private:
     void reportDeviceState();
 
     daemon::DaemonConnector m_connector;
+    device::SysfsRoot m_kernel;
     std::optional<protocol::DeviceSpec> m_device; // as the credential file records it
     int m_hubProtocol = 0;
     std::unique_ptr<UsbDeviceWatch> m_usb; // for a USB device

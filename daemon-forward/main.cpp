@@ -10,5 +10,7 @@ int main(int argc, char *argv[])
     QCoreApplication::setApplicationName(QStringLiteral("cloop-forward"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(cloop::buildinfo::kVersion));
     cloop::logging::installMessagePattern();
-    return cloop::forward::runForwarderCommand(QCoreApplication::arguments());
+    // This machine's own kernel: nothing else is ever read or written.
+    return cloop::forward::runForwarderCommand(
+        QCoreApplication::arguments(), cloop::device::SysfsRoot());
 }

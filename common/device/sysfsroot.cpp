@@ -15,18 +15,11 @@ namespace cloop::device {
 
 namespace {
 
-KernelStandIn *g_kernelStandIn = nullptr;
-
 QString normalisedRoot(QString root)
 {
     if (root.isEmpty())
         return QStringLiteral("/");
     return QDir::cleanPath(QFileInfo(root).absoluteFilePath());
-}
-
-QString rootFromEnvironment(const char *name)
-{
-    return normalisedRoot(qEnvironmentVariable(name));
 }
 
 // "/a/./b//../c" -> "/a/c". Unlike QDir::cleanPath, ".." never climbs
@@ -63,10 +56,11 @@ SysfsRoot::SysfsRoot(QString sysRoot, QString devRoot, QString procRoot)
     , m_procRoot(normalisedRoot(std::move(procRoot)))
 { }
 
-SysfsRoot SysfsRoot::fromEnvironment()
+SysfsRoot SysfsRoot::withStandIn(KernelStandIn *standIn) const
 {
-    return SysfsRoot(rootFromEnvironment("CLOOP_SYSFS_ROOT"), rootFromEnvironment("CLOOP_DEV_ROOT"),
-        rootFromEnvironment("CLOOP_PROC_ROOT"));
+    SysfsRoot answered = *this;
+    answered.m_standIn = standIn;
+    return answered;
 }
 
 QString SysfsRoot::path(QStringView absolute) const
@@ -130,8 +124,8 @@ std::optional<QString> SysfsRoot::resolve(QStringView absolutePath) const
 Status SysfsRoot::writeAttribute(QStringView absolutePath, QByteArrayView bytes) const
 {
     const QString real = path(absolutePath);
-    if (g_kernelStandIn)
-        return g_kernelStandIn->write(absoluteCleanPath(absolutePath), real, bytes);
+    if (m_standIn)
+        return m_standIn->write(absoluteCleanPath(absolutePath), real, bytes);
     const auto failed = [&](int error) {
         return Error::make(QStringLiteral("kernel_write"),
             QStringLiteral("writing \"%1\" to %2: %3")
@@ -152,16 +146,6 @@ Status SysfsRoot::writeAttribute(QStringView absolutePath, QByteArrayView bytes)
     if (written != bytes.size())
         return failed(EIO);
     return {};
-}
-
-void SysfsRoot::installKernelStandIn(KernelStandIn *standIn)
-{
-    g_kernelStandIn = standIn;
-}
-
-KernelStandIn *SysfsRoot::kernelStandIn()
-{
-    return g_kernelStandIn;
 }
 
 bool SysfsRoot::exists(QStringView absolutePath) const

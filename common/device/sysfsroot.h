@@ -14,7 +14,8 @@ namespace cloop::device {
 
 // What answers writes to the kernel's control files. On a real machine that
 // is the kernel itself, through the file. Where the kernel lacks a driver
-// (this project's CI kernels have no USB), a test may install a stand-in
+// (this project's CI kernels have no USB), a test program may give its
+// SysfsRoot a stand-in
 // that plays the driver behind the same files, in the same process, so it
 // can take file descriptors written to files such as usbip_sockfd or
 // vhci_hcd's attach; everything above the files stays the real code.
@@ -50,10 +51,11 @@ public:
     explicit SysfsRoot(QString root = QStringLiteral("/"));
     SysfsRoot(QString sysRoot, QString devRoot, QString procRoot);
 
-    // The roots this process should use: CLOOP_SYSFS_ROOT, CLOOP_DEV_ROOT and
-    // CLOOP_PROC_ROOT when set (each names the folder that stands for "/"),
-    // "/" otherwise. Lets tests of real programs run them on fixture trees.
-    static SysfsRoot fromEnvironment();
+    // The same roots, with a stand-in answering for the kernel's drivers
+    // (not owned; it must outlive every copy). Only test programs make one:
+    // each program's main decides what its kernel is and passes it down.
+    SysfsRoot withStandIn(KernelStandIn *standIn) const;
+    KernelStandIn *kernelStandIn() const { return m_standIn; }
 
     // Where the absolute kernel path really is. "..", "." and doubled
     // slashes are folded first, so no path leaves its root.
@@ -76,13 +78,8 @@ public:
     // Writes a control file in one write(2), exactly these bytes (sysfs
     // takes a write whole; several kernel files refuse a newline). Errors:
     // "kernel_write" with the path and the kernel's errno text. With a
-    // stand-in installed, it answers instead.
+    // stand-in, it answers instead.
     Status writeAttribute(QStringView absolutePath, QByteArrayView bytes) const;
-
-    // Process-wide, like the kernel it stands for; not owned; nullptr
-    // removes it. Only tests and test programs install one.
-    static void installKernelStandIn(KernelStandIn *standIn);
-    static KernelStandIn *kernelStandIn();
 
     bool exists(QStringView absolutePath) const;
     bool isCharacterDevice(QStringView absolutePath) const;
@@ -98,6 +95,7 @@ private:
     QString m_sysRoot;
     QString m_devRoot;
     QString m_procRoot;
+    KernelStandIn *m_standIn = nullptr;
 };
 
 } // namespace cloop::device

@@ -92,9 +92,9 @@ Result<QByteArray> runTool(
 
 } // namespace
 
-CapabilityProbe::CapabilityProbe()
+CapabilityProbe::CapabilityProbe(SysfsRoot roots)
     : CapabilityProbe(
-        SysfsRoot::fromEnvironment(), std::make_unique<ProcessCommandRunner>(),
+        std::move(roots), std::make_unique<ProcessCommandRunner>(),
         [] { return static_cast<unsigned int>(::geteuid()); },
         containersconf::defaultFiles(::geteuid() != 0))
 { }

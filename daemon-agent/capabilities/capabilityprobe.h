@@ -44,9 +44,10 @@ public:
         AgentCapabilities::Mode mode = AgentCapabilities::Mode::Container;
     };
 
-    // This machine: SysfsRoot::fromEnvironment(), ProcessCommandRunner,
-    // the containers.conf files podman reads, geteuid().
-    CapabilityProbe();
+    // The kernel the program's main chose (this machine's, or a test
+    // program's stand-in), ProcessCommandRunner, the containers.conf files
+    // podman reads, geteuid().
+    explicit CapabilityProbe(SysfsRoot roots);
     // `runner` must not be null. An empty containersConfFiles reads none.
     CapabilityProbe(SysfsRoot roots, std::unique_ptr<CommandRunner> runner, EffectiveUid euid,
         QStringList containersConfFiles);

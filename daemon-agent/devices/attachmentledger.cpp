@@ -248,9 +248,10 @@ Status AttachmentLedger::removeIdleTap(const QString &name)
     return {};
 }
 
-AttachmentLedger::AttachmentLedger(QString workRoot)
+AttachmentLedger::AttachmentLedger(QString workRoot, const device::SysfsRoot &kernel)
     : AttachmentLedger(std::move(workRoot), &AttachmentLedger::probeHostInterface,
-        &AttachmentLedger::removeIdleTap)
+        &AttachmentLedger::removeIdleTap,
+        [kernel](int port, quint32 deviceId) { return releaseUsbPort(kernel, port, deviceId); })
 { }
 
 AttachmentLedger::AttachmentLedger(
@@ -258,14 +259,17 @@ AttachmentLedger::AttachmentLedger(
     : m_workRoot(std::move(workRoot))
     , m_probe(std::move(probe))
     , m_remover(std::move(remover))
-    , m_releaser(std::move(releaser))
+    , m_releaser(releaser ? std::move(releaser) : [](int port, quint32 deviceId) {
+        return releaseUsbPort(device::SysfsRoot(), port, deviceId);
+    })
 {
     readPrevious();
 }
 
-Result<bool> AttachmentLedger::releaseUsbPort(int port, quint32 deviceId)
+Result<bool> AttachmentLedger::releaseUsbPort(
+    const device::SysfsRoot &kernel, int port, quint32 deviceId)
 {
-    const VhciController vhci(device::SysfsRoot::fromEnvironment());
+    const VhciController vhci(kernel);
     if (!vhci.isLoaded())
         return false;
     const auto state = vhci.port(port);

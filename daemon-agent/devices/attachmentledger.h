@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/device/sysfsroot.h"
 #include "common/result.h"
 #include "daemon-agent/workroot/workroot.h"
 
@@ -68,13 +69,15 @@ public:
     // Reads what a previous process left in the file, for
     // recoverLeftovers(); until then, it stays in the file beside what this
     // process records.
-    explicit AttachmentLedger(QString workRoot);
+    // USB ports are released through vhci_hcd below `kernel`.
+    AttachmentLedger(QString workRoot, const device::SysfsRoot &kernel);
     // The same with the host interfaces seen and removed through `probe`
-    // and `remover` (tests).
-    AttachmentLedger(QString workRoot, InterfaceProbe probe, TapRemover remover,
-        UsbPortReleaser releaser = &AttachmentLedger::releaseUsbPort);
-    // The real release, through SysfsRoot::fromEnvironment().
-    static Result<bool> releaseUsbPort(int port, quint32 deviceId);
+    // and `remover` (tests); USB ports through `releaser`, or this
+    // machine's vhci_hcd.
+    AttachmentLedger(
+        QString workRoot, InterfaceProbe probe, TapRemover remover, UsbPortReleaser releaser = {});
+    // The real release, through vhci_hcd below `kernel`.
+    static Result<bool> releaseUsbPort(const device::SysfsRoot &kernel, int port, quint32 deviceId);
 
     QString filePath() const;
 

@@ -23,11 +23,7 @@ using protocol::RunStart;
 DeviceAttacher::DeviceAttacher(QString workRoot, device::SysfsRoot roots, QObject *parent)
     : QObject(parent)
     , m_roots(std::move(roots))
-    , m_ledger(std::make_unique<AttachmentLedger>(std::move(workRoot)))
-{ }
-
-DeviceAttacher::DeviceAttacher(QString workRoot, QObject *parent)
-    : DeviceAttacher(std::move(workRoot), device::SysfsRoot::fromEnvironment(), parent)
+    , m_ledger(std::make_unique<AttachmentLedger>(std::move(workRoot), m_roots))
 { }
 
 DeviceAttacher::~DeviceAttacher()

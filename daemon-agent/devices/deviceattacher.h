@@ -38,7 +38,6 @@ class DeviceAttacher final : public QObject
 
 public:
     DeviceAttacher(QString workRoot, device::SysfsRoot roots, QObject *parent = nullptr);
-    explicit DeviceAttacher(QString workRoot, QObject *parent = nullptr);
     ~DeviceAttacher() override;
 
     // Removes what a previous process of this agent recorded and left.

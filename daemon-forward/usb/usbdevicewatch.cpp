@@ -30,7 +30,7 @@ UsbDeviceWatch::~UsbDeviceWatch() = default;
 
 Status UsbDeviceWatch::start()
 {
-    if (device::KernelStandIn *standIn = device::SysfsRoot::kernelStandIn()) {
+    if (device::KernelStandIn *standIn = m_roots.kernelStandIn()) {
         QPointer<UsbDeviceWatch> self(this);
         standIn->watchUsbDevices([self] {
             if (self)

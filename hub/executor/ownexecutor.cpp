@@ -66,7 +66,7 @@ Status OwnExecutor::start(const QUrl &hub, const QString &pin)
     m_thread.start();
     QMetaObject::invokeMethod(home, [this, home, options, choices]() mutable {
         // Probing runs a few podman commands: here, not on the hub's thread.
-        options.capabilities = agent::CapabilityProbe().probe(choices);
+        options.capabilities = agent::CapabilityProbe(options.kernel).probe(choices);
         auto *agent = new agent::AgentDaemon(options, home);
         connect(agent, &agent::AgentDaemon::finished, this, &OwnExecutor::stopped);
         if (Status prepared = agent->prepare(); !prepared) {

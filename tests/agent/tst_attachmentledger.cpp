@@ -598,14 +598,14 @@ void TestAttachmentLedger::theRealRecoveryRemovesARecordedLeftoverTapOnly()
     QVERIFY2(held, held ? "" : qPrintable(held.error().message));
     const QString heldName = (*held)->name();
     {
-        AttachmentLedger previous(m_root->path());
+        AttachmentLedger previous(m_root->path(), device::SysfsRoot());
         QVERIFY(previous.record(attachment(1, 1, leftover)));
         QVERIFY(previous.record(attachment(1, 2, nowVeth)));
         QVERIFY(previous.record(attachment(2, 1, heldName)));
         QVERIFY(previous.record(attachment(2, 2, QStringLiteral("clgone0"))));
     }
 
-    AttachmentLedger ledger(m_root->path());
+    AttachmentLedger ledger(m_root->path(), device::SysfsRoot());
     const AttachmentLedger::Recovery recovery = ledger.recoverLeftovers();
     QCOMPARE(recovery.removed, QStringList { QStringLiteral("clleft0 (run 1, binding 1)") });
     QVERIFY(!linkExists(leftover));

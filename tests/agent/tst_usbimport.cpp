@@ -65,6 +65,9 @@ private Q_SLOTS:
     void aRefusedImportEndsWithTheForwardersWords();
 
 private:
+    // The fixture tree, its writes answered by the stand-in.
+    SysfsRoot roots() const { return SysfsRoot(m_root->path()).withStandIn(m_kernel.get()); }
+
     std::unique_ptr<QTemporaryDir> m_root;
     std::unique_ptr<UsbKernelStandIn> m_kernel;
     std::unique_ptr<VhciController> m_vhci;
@@ -76,14 +79,12 @@ void TestUsbImport::init()
     QVERIFY(m_root->isValid());
     QVERIFY(UsbFixture::makeAgentMachine(m_root->path(), 4));
     m_kernel = std::make_unique<UsbKernelStandIn>(SysfsRoot(m_root->path()));
-    SysfsRoot::installKernelStandIn(m_kernel.get());
-    m_vhci = std::make_unique<VhciController>(SysfsRoot(m_root->path()));
+    m_vhci = std::make_unique<VhciController>(roots());
 }
 
 void TestUsbImport::cleanup()
 {
     m_vhci.reset();
-    SysfsRoot::installKernelStandIn(nullptr);
     m_kernel.reset();
     m_root.reset();
 }
@@ -160,25 +161,23 @@ void TestUsbImport::attachRefusesWhatTheKernelWould()
 
 void TestUsbImport::theRealReleaseFreesOnlyTheRecordedDevice()
 {
-    // The real release reads the roots from the environment, as the agent does.
-    qputenv("CLOOP_SYSFS_ROOT", QFile::encodeName(m_root->path()));
-    const auto unset = qScopeGuard([] { qunsetenv("CLOOP_SYSFS_ROOT"); });
+    // The real release, through the roots the agent's main would give it.
     Pair recorded = socketPair();
     Pair other = socketPair();
     QCOMPARE(*m_vhci->attach(recorded.kernels.get(), 0x10002, quint32(usbip::Speed::High)), 0);
     QCOMPARE(*m_vhci->attach(other.kernels.get(), 0x10003, quint32(usbip::Speed::High)), 1);
 
-    auto released = AttachmentLedger::releaseUsbPort(0, 0x10002);
+    auto released = AttachmentLedger::releaseUsbPort(roots(), 0, 0x10002);
     QVERIFY2(released, qPrintable(released ? QString() : released.error().message));
     QVERIFY(*released);
     QTRY_VERIFY(m_vhci->port(0)->isFree());
     // Port 1 holds another device than the record says: left alone.
-    auto reused = AttachmentLedger::releaseUsbPort(1, 0x10009);
+    auto reused = AttachmentLedger::releaseUsbPort(roots(), 1, 0x10009);
     QVERIFY(!reused);
     QCOMPARE(reused.error().code, QStringLiteral("port_reused"));
     QVERIFY(m_vhci->port(1)->isUsed());
     // A free port: nothing to do, nothing reported.
-    auto free = AttachmentLedger::releaseUsbPort(2, 0x10002);
+    auto free = AttachmentLedger::releaseUsbPort(roots(), 2, 0x10002);
     QVERIFY(free && !*free);
 }
 
@@ -260,7 +259,7 @@ void TestUsbImport::aRefusedImportEndsWithTheForwardersWords()
     connect(
         &agent, &tunnel::ChannelMultiplexer::channelRequested, this, [&](tunnel::Channel *channel) {
             channel->accept();
-            import = new UsbImport(channel, QStringLiteral("1-1"), SysfsRoot(m_root->path()), this);
+            import = new UsbImport(channel, QStringLiteral("1-1"), roots(), this);
             connect(
                 import, &UsbImport::ended, this, [&](const QString &reason) { ending = reason; });
             import->start();

@@ -1,6 +1,7 @@
 # ctest: the shared libraries each program really loads (ldd), against what
 # it must not: the hub's server no USB (libudev) and no keyring, the
-# daemons no SQL, no keyring and no widgets.
+# daemons no SQL, no keyring and no widgets; and no production program
+# reads the fixture-tree variables of the test builds.
 #   cmake -DBINARY_DIR=build/bin -P check_shared_libraries.cmake
 set(rules
     "cloop-hub|libudev|qt6keychain|libQt6Widgets|libQt6Gui"
@@ -25,6 +26,20 @@ foreach(rule IN LISTS rules)
     endforeach()
     message(STATUS "${program}: none of ${parts}")
 endforeach()
+# A production program's kernel is its machine's: only the *-usbstandin
+# test builds may be pointed at fixture trees or carry a stand-in.
+foreach(program cloop cloop-hub cloop-forward cloop-agent)
+    file(STRINGS "${BINARY_DIR}/${program}" hooks REGEX "CLOOP_(SYSFS|DEV|PROC)_ROOT|CLOOP_USB_STANDIN")
+    if(hooks)
+        message(SEND_ERROR "${program} reads a test hook: ${hooks}")
+        set(failed TRUE)
+    endif()
+endforeach()
+file(STRINGS "${BINARY_DIR}/cloop-forward-usbstandin" hooks REGEX "CLOOP_SYSFS_ROOT")
+if(NOT hooks)
+    message(SEND_ERROR "the check cannot see hooks: cloop-forward-usbstandin has none either")
+    set(failed TRUE)
+endif()
 if(failed)
-    message(FATAL_ERROR "a program loads a library it must not")
+    message(FATAL_ERROR "a program loads a library or reads a hook it must not")
 endif()

@@ -154,6 +154,8 @@ private:
     // A raw client of the adapter: sends `request`, waits for `replyBytes`
     // (or the close), and returns what came.
     QByteArray ask(const QByteArray &request, qsizetype replyBytes, QTcpSocket &socket);
+    // The fixture tree, its writes answered by the stand-in.
+    SysfsRoot roots() const { return SysfsRoot(m_root->path()).withStandIn(m_kernel.get()); }
 
     std::unique_ptr<QTemporaryDir> m_root;
     std::unique_ptr<UsbKernelStandIn> m_kernel;
@@ -179,10 +181,9 @@ void TestUsbipServer::init()
     imported.imported = true;
     QVERIFY(UsbFixture::makeForwarderMachine(m_root->path(), { carried, imported }));
     m_kernel = std::make_unique<UsbKernelStandIn>(SysfsRoot(m_root->path()));
-    SysfsRoot::installKernelStandIn(m_kernel.get());
     auto spec = protocol::DeviceSpec::parseUsb(QStringLiteral("1d50:6089"));
     QVERIFY(spec);
-    m_watch = std::make_unique<UsbDeviceWatch>(*spec, SysfsRoot(m_root->path()));
+    m_watch = std::make_unique<UsbDeviceWatch>(*spec, roots());
     QVERIFY(m_watch->start());
     m_forwarder = std::make_unique<ForwarderEnd>(*m_watch);
     m_adapter = std::make_unique<TcpAdapter>(
@@ -195,7 +196,6 @@ void TestUsbipServer::cleanup()
     m_adapter.reset();
     m_forwarder.reset();
     m_watch.reset();
-    SysfsRoot::installKernelStandIn(nullptr);
     m_kernel.reset();
     m_root.reset();
 }
@@ -451,7 +451,7 @@ void TestUsbipServer::aRestartGivesBackOnlyWhatItsPredecessorLeft()
     FixtureDevice other;
     other.busId = QStringLiteral("1-2");
     other.deviceNumber = 9;
-    QVERIFY(UsbFixture::addDevice(SysfsRoot(m_root->path()), other));
+    QVERIFY(UsbFixture::addDevice(roots(), other));
     // A forwarder died mid-import: 1-1 stayed on usbip-host, recorded.
     for (const QString &busId : { QStringLiteral("1-1"), QStringLiteral("1-2") }) {
         QVERIFY(m_kernel->write(u"/sys/bus/usb/drivers/usb/unbind", busId.toLatin1()));
@@ -465,8 +465,7 @@ void TestUsbipServer::aRestartGivesBackOnlyWhatItsPredecessorLeft()
         R"({"bus_ids": ["../../../sys/x", "1-1:1.0", 7, "1-1"]})"));
     UsbExportLedger restarted(state.path());
     QCOMPARE(restarted.busIds(), QStringList { QStringLiteral("1-1") });
-    const UsbExportLedger::Recovery recovery
-        = restarted.giveBackLeftovers(SysfsRoot(m_root->path()));
+    const UsbExportLedger::Recovery recovery = restarted.giveBackLeftovers(roots());
     QCOMPARE(recovery.givenBack, QStringList { QStringLiteral("1-1") });
     QVERIFY2(recovery.leftAlone.isEmpty(), qPrintable(recovery.leftAlone.join(QLatin1Char('\n'))));
     const QJsonObject status = m_kernel->deviceStatus();

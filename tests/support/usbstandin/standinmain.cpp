@@ -11,8 +11,22 @@
 
 namespace cloop::testsupport::usb {
 
+namespace {
+QString rootFromEnvironment(const char *name)
+{
+    const QString root = qEnvironmentVariable(name);
+    return root.isEmpty() ? QStringLiteral("/") : root;
+}
+} // namespace
+
+device::SysfsRoot fixtureRootsFromEnvironment()
+{
+    return device::SysfsRoot(rootFromEnvironment("CLOOP_SYSFS_ROOT"),
+        rootFromEnvironment("CLOOP_DEV_ROOT"), rootFromEnvironment("CLOOP_PROC_ROOT"));
+}
+
 int runWithStandIn(int argc, char *argv[], const char *applicationName, const char *side,
-    const std::function<int(const QStringList &)> &command)
+    const std::function<int(const QStringList &, const device::SysfsRoot &)> &command)
 {
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QString::fromLatin1(applicationName));
@@ -21,6 +35,7 @@ int runWithStandIn(int argc, char *argv[], const char *applicationName, const ch
 
     using device::SysfsRoot;
     std::unique_ptr<UsbKernelStandIn> standIn;
+    SysfsRoot kernel = fixtureRootsFromEnvironment();
     const QString mode = qEnvironmentVariable("CLOOP_USB_STANDIN");
     if (!mode.isEmpty()) {
         // Strict: a test that mixes up the two sides should learn it here,
@@ -30,21 +45,18 @@ int runWithStandIn(int argc, char *argv[], const char *applicationName, const ch
                 applicationName, side);
             return 2;
         }
-        const SysfsRoot roots = SysfsRoot::fromEnvironment();
-        if (roots.sysRoot() == u"/") {
+        if (kernel.sysRoot() == u"/") {
             qCritical("CLOOP_USB_STANDIN needs a fixture tree: set CLOOP_SYSFS_ROOT");
             return 2;
         }
-        standIn = std::make_unique<UsbKernelStandIn>(roots);
+        standIn = std::make_unique<UsbKernelStandIn>(kernel);
         if (Status listening = standIn->listen(); !listening) {
             qCritical("USB stand-in: %s", qPrintable(listening.error().message));
             return 2;
         }
-        SysfsRoot::installKernelStandIn(standIn.get());
+        kernel = kernel.withStandIn(standIn.get());
     }
-    const int exitCode = command(QCoreApplication::arguments());
-    SysfsRoot::installKernelStandIn(nullptr);
-    return exitCode;
+    return command(QCoreApplication::arguments(), kernel);
 }
 
 } // namespace cloop::testsupport::usb

@@ -9,6 +9,7 @@
 #include "common/device/usb/usbipprotocol.h"
 #include "common/util/fd.h"
 #include "tests/support/usbstandin/blockingio.h"
+#include "tests/support/usbstandin/standinmain.h"
 #include "tests/support/usbstandin/usbfixture.h"
 #include "tests/support/usbstandin/usbkernelstandin.h"
 
@@ -214,6 +215,7 @@ private Q_SLOTS:
     void init();
     void cleanup();
 
+    void fixtureRootsComeFromTheEnvironment();
     void forwarderTreeLooksLikeTheKernels();
     void agentTreeLooksLikeTheKernels();
     void exportAndUnexportAsUsbipDoes();
@@ -1135,6 +1137,25 @@ void TestUsbKernelStandIn::otherFilesAreWrittenAsTheyAre()
     // The forwarder's machine has no vhci controller files.
     QVERIFY(errorOf(m_forwarder->write(u"/sys/devices/platform/vhci_hcd.0/attach", "0 1 2 3"))
                 .endsWith(u"No such file or directory"));
+}
+
+void TestUsbKernelStandIn::fixtureRootsComeFromTheEnvironment()
+{
+    // A stand-in build is pointed at a fixture tree, each file system apart.
+    qputenv("CLOOP_SYSFS_ROOT", "/fx/s");
+    qputenv("CLOOP_DEV_ROOT", "/fx/d");
+    qunsetenv("CLOOP_PROC_ROOT");
+    const auto unset = qScopeGuard([] {
+        qunsetenv("CLOOP_SYSFS_ROOT");
+        qunsetenv("CLOOP_DEV_ROOT");
+    });
+    const SysfsRoot roots = fixtureRootsFromEnvironment();
+    QCOMPARE(roots.path(u"/sys/bus"), QStringLiteral("/fx/s/sys/bus"));
+    QCOMPARE(roots.path(u"/dev/kvm"), QStringLiteral("/fx/d/dev/kvm"));
+    QCOMPARE(roots.path(u"/proc/meminfo"), QStringLiteral("/proc/meminfo"));
+    QCOMPARE(roots.kernelStandIn(), nullptr);
+    qunsetenv("CLOOP_SYSFS_ROOT");
+    QCOMPARE(fixtureRootsFromEnvironment().path(u"/sys/bus"), QStringLiteral("/sys/bus"));
 }
 
 QTEST_GUILESS_MAIN(TestUsbKernelStandIn)

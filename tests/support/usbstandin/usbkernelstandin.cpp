@@ -1291,8 +1291,6 @@ UsbKernelStandIn::UsbKernelStandIn(device::SysfsRoot roots)
 
 UsbKernelStandIn::~UsbKernelStandIn()
 {
-    if (device::SysfsRoot::kernelStandIn() == this)
-        device::SysfsRoot::installKernelStandIn(nullptr);
     // Connections first, so transfers still waiting fail at once; then the
     // worker that may be running one; then every thread.
     {
