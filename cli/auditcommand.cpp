@@ -1,8 +1,8 @@
 #include "cli/auditcommand.h"
 
-#include "common/util/duration.h"
 #include "cli/command.h"
 #include "cli/output.h"
+#include "common/util/duration.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>

@@ -1,6 +1,6 @@
+#include "cli/cli.h"
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
-#include "cli/cli.h"
 
 #include <QCoreApplication>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "common/result.h"
 #include "cli/keyring.h"
+#include "common/result.h"
 
 #include <QString>
 #include <QUrl>

@@ -15,7 +15,8 @@ target_compile_definitions(cloop_options INTERFACE
     QT_NO_FOREACH
     QT_NO_KEYWORDS
     QT_STRICT_ITERATORS
-    QT_DISABLE_DEPRECATED_UP_TO=0x060400)
+    # Qt 6.4 reads this one (QT_DISABLE_DEPRECATED_UP_TO came with 6.5).
+    QT_DISABLE_DEPRECATED_BEFORE=0x060400)
 # Code writes #include "common/..." from the repository root.
 target_include_directories(cloop_options INTERFACE
     ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
@@ -24,6 +25,12 @@ target_include_directories(cloop_options INTERFACE
 # in the sources; generated into the build tree.
 configure_file(${PROJECT_SOURCE_DIR}/cmake/buildinfo.h.in
                ${PROJECT_BINARY_DIR}/generated/cloop/buildinfo.h @ONLY)
+
+# CI builds with every warning an error (.ci/run sets CLOOP_WERROR).
+option(CLOOP_WERROR "Treat compiler warnings as errors" OFF)
+if(CLOOP_WERROR)
+    target_compile_options(cloop_options INTERFACE -Werror)
+endif()
 
 find_program(CCACHE_PROGRAM ccache)
 if(CCACHE_PROGRAM)

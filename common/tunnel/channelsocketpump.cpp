@@ -78,7 +78,8 @@ void ChannelSocketPump::onSocketReadable()
         got = ::read(m_socket.get(), chunk.data(), size_t(chunk.size()));
     } while (got < 0 && errno == EINTR);
     if (got < 0) {
-        if (errno == EAGAIN || errno == EWOULDBLOCK)
+        // EWOULDBLOCK is EAGAIN on Linux.
+        if (errno == EAGAIN)
             return;
         finish(QStringLiteral("the device's connection failed: %1").arg(errnoText(errno)), true);
         return;
@@ -104,12 +105,14 @@ void ChannelSocketPump::onSocketReadable()
 
 void ChannelSocketPump::onChannelReadable()
 {
-    if (m_ended || !m_channel || !m_pendingToSocket.isEmpty())
+    Channel *channel = m_channel.data();
+    if (m_ended || !channel || !m_pendingToSocket.isEmpty())
         return;
-    m_pendingToSocket = m_channel->read(kReadChunk);
+    m_pendingToSocket = channel->read(kReadChunk);
     if (m_pendingToSocket.isEmpty())
         return;
-    if (drainToSocket() && m_channel && m_channel->bytesAvailable() > 0)
+    // Draining may end the pump, and the channel with it.
+    if (drainToSocket() && (channel = m_channel.data()) && channel->bytesAvailable() > 0)
         QMetaObject::invokeMethod(
             this, &ChannelSocketPump::onChannelReadable, Qt::QueuedConnection);
 }
@@ -130,7 +133,7 @@ bool ChannelSocketPump::drainToSocket()
         if (sent < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+            if (errno == EAGAIN) {
                 m_writable->setEnabled(true);
                 return false;
             }
@@ -152,10 +155,10 @@ void ChannelSocketPump::finish(const QString &reason, bool closeChannel)
     m_ended = true;
     m_readable->setEnabled(false);
     m_writable->setEnabled(false);
-    if (m_channel) {
-        m_channel->disconnect(this);
-        if (closeChannel && m_channel->state() != Channel::State::Closed)
-            m_channel->close(protocol::CloseCode::Normal, reason);
+    if (Channel *channel = m_channel.data()) {
+        channel->disconnect(this);
+        if (closeChannel && channel->state() != Channel::State::Closed)
+            channel->close(protocol::CloseCode::Normal, reason);
     }
     ::shutdown(m_socket.get(), SHUT_RDWR);
     m_socket.reset();

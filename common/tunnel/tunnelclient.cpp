@@ -84,11 +84,11 @@ void TunnelClient::stop()
     m_retryTimer.stop();
     m_authTimer.stop();
     setState(State::Stopped);
-    if (m_connection) {
-        m_connection->disconnect(this);
-        m_connection->socket()->disconnect(this);
-        connect(m_connection, &TunnelConnection::disconnected, m_connection, &QObject::deleteLater);
-        m_connection->close(QStringLiteral("daemon stopping"));
+    if (TunnelConnection *connection = m_connection.data()) {
+        connection->disconnect(this);
+        connection->socket()->disconnect(this);
+        connect(connection, &TunnelConnection::disconnected, connection, &QObject::deleteLater);
+        connection->close(QStringLiteral("daemon stopping"));
         m_connection = nullptr;
     }
 }

@@ -1,16 +1,11 @@
 #pragma once
 
 #include "common/device/l2/tapdevice.h"
-#include "common/protocol/channelframe.h"
-#include "common/protocol/framerecord.h"
-#include "common/tunnel/framerecordbatch.h"
+#include "common/tunnel/framepump.h"
 
 #include <QObject>
-#include <QPointer>
-#include <QSocketNotifier>
 
 #include <memory>
-#include <optional>
 
 namespace cloop::tunnel {
 class Channel;
@@ -19,19 +14,15 @@ class Channel;
 namespace cloop::agent {
 
 // The agent's half of a forwarded segment: a TAP ⇄ a device channel, the
-// mirror image of the forwarder's SegmentPort. Frames the sandbox sends
-// come out of the TAP with their vnet header and go up the channel as frame
-// records as they are: a checksum or segmentation left to offload stays
-// so, for the forwarder's kernel (or NIC) to finish on the wire. Frames from
-// the channel go into the TAP.
-//
-// Ethernet may drop, and this does rather than wait: while the channel has
-// no room the TAP is not read, so the kernel drops at the TAP's queue; a
-// frame the TAP cannot take now (its queue is full, or it is down, which it
-// is from its creation until the sandbox brings it up after the move) is
-// dropped and counted. Memory stays bounded by the channel's queue and one
-// batch.
-class TapPort final : public QObject
+// mirror image of the forwarder's SegmentPort, through the same FramePump.
+// Frames the sandbox sends come out of the TAP with their vnet header and
+// go up the channel as frame records as they are: a checksum or
+// segmentation left to offload stays so, for the forwarder's kernel (or
+// NIC) to finish on the wire. Frames from the channel go into the TAP; one
+// the TAP cannot take now (its queue is full, or it is down, which it is
+// from its creation until the sandbox brings it up after the move) is
+// dropped and counted.
+class TapPort final : public QObject, private tunnel::FrameDevice
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(TapPort)
@@ -64,9 +55,9 @@ public:
 
     device::l2::TapDevice &tap() { return *m_tap; }
     Counters counters() const;
-    bool hasEnded() const { return m_ended; }
+    bool hasEnded() const { return m_pump->hasEnded(); }
     // Ends the stream (normal close) and stops reading the TAP.
-    void stop(const QString &reason);
+    void stop(const QString &reason) { m_pump->stop(reason); }
 
 Q_SIGNALS:
     // Once, when the stream is over: the channel closed, the peer broke the
@@ -76,23 +67,15 @@ Q_SIGNALS:
     void ended(const QString &reason);
 
 private:
-    void onTapReadable();
-    void onChannelReadable();
-    // False when the port ended on it.
-    bool deliver(const protocol::FrameRecord &record);
-    // `closeWith`: how the peer is told, when the port is the one ending
-    // the stream.
-    void end(const QString &reason, std::optional<protocol::CloseCode> closeWith = std::nullopt);
+    int frameDescriptor() const override { return m_tap->fd(); }
+    Result<Outgoing> readFrame() override;
+    Result<Delivery> writeFrame(const protocol::FrameRecord &record) override;
+    QString describeFailure(const Error &error) const override;
     void logSummary(const QString &reason) const;
 
     std::unique_ptr<device::l2::TapDevice> m_tap;
-    QPointer<tunnel::Channel> m_channel;
-    // Declared after m_tap so it is destroyed before the descriptor closes.
-    std::unique_ptr<QSocketNotifier> m_readable;
-    protocol::FrameRecordDecoder m_decoder;
-    tunnel::FrameRecordBatch m_batch;
-    Counters m_counters;
-    bool m_ended = false;
+    // Declared after m_tap so it stops watching before the descriptor closes.
+    std::unique_ptr<tunnel::FramePump> m_pump;
     bool m_rejectionLogged = false;
 };
 

@@ -249,8 +249,9 @@ void UsbImport::fail(const QString &reason)
         m_pump->disconnect(this);
         if (!m_pump->hasEnded())
             m_pump->stop(reason);
-    } else if (m_channel && m_channel->state() != tunnel::Channel::State::Closed) {
-        m_channel->close(protocol::CloseCode::Normal, reason);
+    } else if (tunnel::Channel *channel = m_channel.data();
+               channel && channel->state() != tunnel::Channel::State::Closed) {
+        channel->close(protocol::CloseCode::Normal, reason);
     }
     if (m_channel)
         m_channel->disconnect(this);

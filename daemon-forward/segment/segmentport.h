@@ -1,12 +1,9 @@
 #pragma once
 
 #include "common/device/l2/packetsocket.h"
-#include "common/protocol/framerecord.h"
-#include "common/tunnel/framerecordbatch.h"
+#include "common/tunnel/framepump.h"
 
 #include <QObject>
-#include <QPointer>
-#include <QSocketNotifier>
 
 #include <memory>
 
@@ -16,15 +13,15 @@ class Channel;
 
 namespace cloop::forward {
 
-// The forwarder's half of a lent segment. Every frame on the interface goes
-// up the channel as a frame record: a VLAN tag the kernel moved aside put
-// back, a checksum left to offload finished, a GRO/TSO frame whole with its
-// vnet header for the far kernel to segment. Frames from the channel go
-// out on the wire. Ethernet may drop, and this does rather than wait: when
+// The forwarder's half of a lent segment, through the FramePump the
+// agent's TapPort uses too. Every frame on the interface goes up the
+// channel as a frame record: a VLAN tag the kernel moved aside put back, a
+// checksum left to offload finished, a GRO/TSO frame whole with its vnet
+// header for the far kernel to segment. Frames from the channel go out on
+// the wire; one the wire cannot take now is dropped and counted, and while
 // the channel has no room the socket is not read, so the kernel drops (and
-// counts) at its buffer; a frame the wire cannot take now is dropped and
-// counted. Memory stays bounded by the channel's queue and one batch.
-class SegmentPort final : public QObject
+// counts) at its buffer.
+class SegmentPort final : public QObject, private tunnel::FrameDevice
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(SegmentPort)
@@ -52,27 +49,23 @@ public:
 
     Counters counters() const;
     // Ends the stream (normal close) and stops reading the interface.
-    void stop(const QString &reason);
+    void stop(const QString &reason) { m_pump->stop(reason); }
 
 Q_SIGNALS:
     // Once, when the stream is over: the channel closed, or the device or
-    // the peer failed. The port may be deleted then.
+    // the peer failed. The port may be deleted then (with deleteLater()).
     void ended(const QString &reason);
 
 private:
-    void onInterfaceReadable();
-    void onChannelReadable();
-    // The device failed: the peer is told why.
-    void fail(const QString &reason);
-    void end(const QString &reason);
+    int frameDescriptor() const override { return m_socket->fd(); }
+    Result<Outgoing> readFrame() override;
+    Result<Delivery> writeFrame(const protocol::FrameRecord &record) override;
+    QString describeFailure(const Error &error) const override;
+    void logSummary(const QString &reason) const;
 
     std::unique_ptr<device::l2::PacketSocket> m_socket;
-    QPointer<tunnel::Channel> m_channel;
-    std::unique_ptr<QSocketNotifier> m_readable;
-    protocol::FrameRecordDecoder m_decoder;
-    tunnel::FrameRecordBatch m_batch;
-    Counters m_counters;
-    bool m_ended = false;
+    // Declared after m_socket so it stops watching before the socket closes.
+    std::unique_ptr<tunnel::FramePump> m_pump;
 };
 
 } // namespace cloop::forward

@@ -141,10 +141,11 @@ void UsbipServerSession::refuseImport(quint32 status, const QString &reason)
 
 void UsbipServerSession::stop(const QString &reason)
 {
+    tunnel::Channel *channel = m_channel.data();
     if (m_pump && !m_pump->hasEnded())
         m_pump->stop(reason);
-    else if (m_channel && m_channel->state() != tunnel::Channel::State::Closed)
-        m_channel->close(protocol::CloseCode::Normal, reason);
+    else if (channel && channel->state() != tunnel::Channel::State::Closed)
+        channel->close(protocol::CloseCode::Normal, reason);
     finish(reason);
 }
 

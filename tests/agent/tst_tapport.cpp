@@ -284,14 +284,20 @@ bool TestTapPort::openPort(
         return false;
     m_hubChannel = *opened;
     return waitUntil(
-        [this] { return m_port && m_hubChannel && m_hubChannel->state() == Channel::State::Open; },
+        [this] {
+            const Channel *hub = m_hubChannel.data();
+            return m_port && hub && hub->state() == Channel::State::Open;
+        },
         kWaitMs);
 }
 
 bool TestTapPort::moveIntoSandbox()
 {
+    TapPort *port = m_port.data();
+    if (!port)
+        return false;
     const Status moved
-        = m_port->tap().moveInto(m_sandbox->pid(), kSandboxName, kSandboxAddress, 1500);
+        = port->tap().moveInto(m_sandbox->pid(), kSandboxName, kSandboxAddress, 1500);
     if (!moved)
         qWarning().noquote() << moved.error().message;
     return bool(moved);
@@ -474,12 +480,15 @@ void TestTapPort::aFullChannelDropsAndCountsThenRecovers()
         QVERIFY(m_hubSide->handleFrame(frame));
     QVERIFY(waitUntil(
         [this] {
-            if (m_hubChannel->bytesAvailable() > 0) {
-                if (!m_decoder.feed(m_hubChannel->readAll()))
+            Channel *hub = m_hubChannel.data();
+            if (!hub)
+                return true;
+            if (hub->bytesAvailable() > 0) {
+                if (!m_decoder.feed(hub->readAll()))
                     return true;
                 m_decoder.takeRecords();
             }
-            return m_hubChannel->bytesAvailable() == 0 && m_agentSide->queuedBytes() == 0;
+            return hub->bytesAvailable() == 0 && m_agentSide->queuedBytes() == 0;
         },
         kWaitMs));
     QVERIFY2(!m_decoder.failed(),

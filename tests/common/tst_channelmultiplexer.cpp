@@ -746,8 +746,10 @@ void TestChannelMultiplexer::connectionCapReleaseWakesOtherChannel()
     readerLimits.receiveWindow = 8 * 1024;
     Link link(writerLimits, readerLimits);
     Acceptor hubSide(link.hub);
-    QPointer<Channel> c1 = *link.daemon.openChannel(meta(QStringLiteral("one")));
-    QPointer<Channel> c2 = *link.daemon.openChannel(meta(QStringLiteral("two")));
+    // Both stay open throughout: plain pointers.
+    Channel *c1 = *link.daemon.openChannel(meta(QStringLiteral("one")));
+    Channel *c2 = *link.daemon.openChannel(meta(QStringLiteral("two")));
+    QVERIFY(c1 && c2);
     PUMP(link);
 
     while (c1->write(QByteArray(1024, 'x')))
@@ -756,8 +758,8 @@ void TestChannelMultiplexer::connectionCapReleaseWakesOtherChannel()
     QCOMPARE(link.daemon.queuedBytes(), writerLimits.maxQueuedPerConnection);
     QVERIFY(!c2->write(QByteArray(1024, 'y')));
     QCOMPARE(c2->refusedWrites(), quint64(1));
-    QSignalSpy c1Writable(c1.data(), &Channel::writable);
-    QSignalSpy c2Writable(c2.data(), &Channel::writable);
+    QSignalSpy c1Writable(c1, &Channel::writable);
+    QSignalSpy c2Writable(c2, &Channel::writable);
 
     // When channel one's reader drains it,
     Channel *r1 = hubSide.requested[0];
@@ -915,9 +917,10 @@ void TestChannelMultiplexer::framesForClosedChannelsAreDropped()
 {
     Link link;
     Acceptor hubSide(link.hub);
-    QPointer<Channel> d = *link.daemon.openChannel(meta(QStringLiteral("x")));
+    Channel *d = *link.daemon.openChannel(meta(QStringLiteral("x")));
     PUMP(link);
-    QPointer<Channel> h = hubSide.requested.value(0);
+    Channel *h = hubSide.requested.value(0);
+    QVERIFY(d && h);
     const quint32 id = d->id();
 
     // Given the hub wrote and then the daemon aborted before those bytes arrived,

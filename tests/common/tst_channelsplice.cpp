@@ -281,8 +281,10 @@ struct Relay
     bool openBothAndWaitAccepted()
     {
         return openBoth() && waitUntil([this] {
-            return hubA && hubB && hubA->state() == Channel::State::Open
-                && hubB->state() == Channel::State::Open;
+            const Channel *a = hubA.data();
+            const Channel *b = hubB.data();
+            return a && b && a->state() == Channel::State::Open
+                && b->state() == Channel::State::Open;
         });
     }
 
@@ -388,7 +390,9 @@ void TestChannelSplice::backpressureKeepsTheHubBounded()
     // What the hub holds of the lab's stream: received on A, not yet sent
     // on B, wherever it sits (A's receive buffer, the splice, B's queue).
     const auto held = [&] {
-        return relay.hubA->bytesAvailable() + splice.bufferedBytes() + relay.hubB->queuedBytes();
+        const Channel *a = relay.hubA.data();
+        const Channel *b = relay.hubB.data();
+        return (a ? a->bytesAvailable() : 0) + splice.bufferedBytes() + (b ? b->queuedBytes() : 0);
     };
     const qsizetype bound = hubLimits.receiveWindow + hubLimits.maxQueuedPerChannel + 1;
     qsizetype maxHeld = 0;
@@ -679,7 +683,11 @@ void TestChannelSplice::spliceBeforeAcceptance()
     auto a = relay.lab.hub->openChannel(QJsonObject {});
     QVERIFY(a.ok());
     relay.hubA = *a;
-    WAIT_FOR(!relay.lab.requested.isEmpty() && relay.hubA->state() == Channel::State::Open);
+    const auto openOnTheHub = [&] {
+        const Channel *hubA = relay.hubA.data();
+        return !relay.lab.requested.isEmpty() && hubA && hubA->state() == Channel::State::Open;
+    };
+    WAIT_FOR(openOnTheHub());
 
     // when the hub splices at once and the forwarder sends, then closes,
     ChannelSplice splice(relay.hubA, relay.hubB);

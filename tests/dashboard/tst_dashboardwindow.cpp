@@ -267,12 +267,14 @@ void TestDashboardWindow::signingOutReturnsToSignInWithTheHubRemembered()
     HubApi api;
     DashboardSession session(&api, nullptr, &settings);
     session.start(m_rig->hub().adminToken());
+    // Guarded: the dialog may be gone when the second one is compared with it.
     QPointer<SignInDialog> first = session.signInDialog();
-    QVERIFY(first && first->isVisible());
-    QVERIFY(first->urlEdit()->text().isEmpty());
-    type(first->urlEdit(), hubUrl());
-    type(first->pinEdit(), m_rig->hub().pin());
-    click(first->actionButton());
+    SignInDialog *firstDialog = first.data();
+    QVERIFY(firstDialog && firstDialog->isVisible());
+    QVERIFY(firstDialog->urlEdit()->text().isEmpty());
+    type(firstDialog->urlEdit(), hubUrl());
+    type(firstDialog->pinEdit(), m_rig->hub().pin());
+    click(firstDialog->actionButton());
     QVERIFY(QTest::qWaitFor([&] { return session.window() != nullptr; }, kLongWaitMs));
     QPointer<MainWindow> window = session.window();
     QVERIFY(window->isVisible());

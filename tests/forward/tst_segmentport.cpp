@@ -158,7 +158,10 @@ bool TestSegmentPort::openPort()
         return false;
     m_hubChannel = *opened;
     return QTest::qWaitFor(
-        [this] { return m_port != nullptr && m_hubChannel->state() == Channel::State::Open; },
+        [this] {
+            const Channel *hub = m_hubChannel.data();
+            return m_port != nullptr && hub && hub->state() == Channel::State::Open;
+        },
         5000);
 }
 
@@ -283,12 +286,15 @@ void TestSegmentPort::aFullChannelDropsAndCountsThenRecovers()
     // well formed through it) until nothing more is on its way.
     QVERIFY(QTest::qWaitFor(
         [this] {
-            if (m_hubChannel->bytesAvailable() > 0) {
-                if (!m_decoder.feed(m_hubChannel->readAll()))
+            Channel *hub = m_hubChannel.data();
+            if (!hub)
+                return true;
+            if (hub->bytesAvailable() > 0) {
+                if (!m_decoder.feed(hub->readAll()))
                     return true;
                 m_decoder.takeRecords();
             }
-            return m_hubChannel->bytesAvailable() == 0 && m_forwarderSide->queuedBytes() == 0;
+            return hub->bytesAvailable() == 0 && m_forwarderSide->queuedBytes() == 0;
         },
         5000));
     QVERIFY2(!m_decoder.failed(),

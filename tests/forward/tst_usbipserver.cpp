@@ -109,8 +109,10 @@ private:
         connect(
             channel, &tunnel::Channel::closed, socket, [socket] { socket->disconnectFromHost(); });
         connect(socket, &QTcpSocket::disconnected, channel, [channel] {
-            if (channel->state() != tunnel::Channel::State::Closed)
-                channel->close(protocol::CloseCode::Normal, QStringLiteral("the TCP peer left"));
+            // The connection's context: the channel is alive when this runs.
+            tunnel::Channel *live = channel.data();
+            if (live && live->state() != tunnel::Channel::State::Closed)
+                live->close(protocol::CloseCode::Normal, QStringLiteral("the TCP peer left"));
         });
     }
 

@@ -199,7 +199,7 @@ std::unique_ptr<EventClient> TestEventStream::subscribe(const QString &token)
         return client;
     client->send({ { QStringLiteral("type"), QStringLiteral("subscribe") },
         { QStringLiteral("token"), token } });
-    QTest::qWaitFor(
+    (void)QTest::qWaitFor(
         [&] {
             return client->indexOf(QStringLiteral("subscribed")) >= 0
                 || client->indexOf(QStringLiteral("error")) >= 0;

@@ -12,8 +12,8 @@ std::optional<protocol::FrameRecord> receiveFrameRecord(const QPointer<tunnel::C
     std::optional<protocol::FrameRecord> found;
     waitUntil(
         [&] {
-            if (channel && channel->bytesAvailable() > 0) {
-                if (!decoder.feed(channel->readAll()))
+            if (tunnel::Channel *live = channel.data(); live && live->bytesAvailable() > 0) {
+                if (!decoder.feed(live->readAll()))
                     return true;
             }
             protocol::FrameRecord record;

@@ -53,7 +53,8 @@ QString nameAfterId(QByteArrayView line)
 UsbIdDatabase UsbIdDatabase::parse(QByteArrayView text)
 {
     UsbIdDatabase database;
-    std::optional<quint16> vendor;
+    // The vendor whose products follow; -1 outside a vendor's lines.
+    qint32 vendor = -1;
     qsizetype start = 0;
     while (start < text.size()) {
         qsizetype end = text.indexOf('\n', start);
@@ -70,19 +71,20 @@ UsbIdDatabase UsbIdDatabase::parse(QByteArrayView text)
         if (line.startsWith('\t')) {
             const QByteArrayView entry = line.sliced(1);
             const auto product = leadingId(entry);
-            if (vendor && product)
-                database.m_products.insert((quint32(*vendor) << 16) | *product, nameAfterId(entry));
+            if (vendor >= 0 && product)
+                database.m_products.insert((quint32(vendor) << 16) | *product, nameAfterId(entry));
             continue;
         }
         // "C 03  HID", "AT …", "HID …": the tables after the vendors.
-        if (!line.isEmpty() && !leadingId(line)) {
+        const std::optional<quint16> id = leadingId(line);
+        if (!id) {
             if (line.size() > 1 && line[1] == ' ' && line[0] >= 'A' && line[0] <= 'Z')
                 break;
-            vendor.reset();
+            vendor = -1;
             continue;
         }
-        vendor = leadingId(line);
-        database.m_vendors.insert(*vendor, nameAfterId(line));
+        vendor = *id;
+        database.m_vendors.insert(*id, nameAfterId(line));
     }
     return database;
 }

@@ -706,13 +706,16 @@ struct UsbKernelStandIn::Private
     }
 
     // Never with `mutex` held: an ending connection takes it to tidy up.
+    static void join(const std::shared_ptr<Session> &session)
+    {
+        if (session && session->thread.joinable()
+            && session->thread.get_id() != std::this_thread::get_id())
+            session->thread.join();
+    }
     static void join(const Taken &taken)
     {
-        for (const auto &session : taken) {
-            if (session && session->thread.joinable()
-                && session->thread.get_id() != std::this_thread::get_id())
-                session->thread.join();
-        }
+        for (const auto &session : taken)
+            join(session);
     }
 
     void reap()
@@ -872,7 +875,7 @@ struct UsbKernelStandIn::Private
                 stopped = disconnectStubLocked(busId);
             logFailure(UsbFixture::setDriver(roots, busId, {}));
         }
-        join({ stopped });
+        join(stopped);
         return 0;
     }
 
@@ -984,7 +987,7 @@ struct UsbKernelStandIn::Private
             stub.status = kSdevAvailable;
             writeUsbipStatusLocked(busId, kSdevAvailable);
         }
-        join({ stopped });
+        join(stopped);
         return 0;
     }
 
@@ -1049,7 +1052,7 @@ struct UsbKernelStandIn::Private
                 stopped = takeLocked(session);
             }
         }
-        join({ stopped });
+        join(stopped);
         freed = true;
         return 0;
     }
@@ -1437,7 +1440,7 @@ Status UsbKernelStandIn::unplug(const QString &busId)
             return removed;
         d->unplugged[busId] = *device;
     }
-    Private::join({ stopped });
+    Private::join(stopped);
     d->notifyWatchers();
     return {};
 }
