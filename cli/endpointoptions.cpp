@@ -53,14 +53,7 @@ Result<net::HubTrust> makeHubTrust(const QString &pin, const QString &caFile)
     auto pins = net::PinSet::parse(pin);
     if (!pins)
         return pins.error();
-    QList<QSslCertificate> authorities;
-    if (!caFile.isEmpty()) {
-        auto loaded = net::HubTrust::loadAuthorities(caFile);
-        if (!loaded)
-            return loaded.error();
-        authorities = *loaded;
-    }
-    return net::HubTrust(*pins, authorities);
+    return net::HubTrust::fromPinsAndCaFile(*pins, caFile);
 }
 
 Result<AdminEndpoint> EndpointOptions::resolve(const QCommandLineParser &parser) const

@@ -57,13 +57,9 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
             << "--trust-ca-only changes nothing here: the hub's key is pinned, and a pin is "
                "always checked";
     }
-    QList<QSslCertificate> authorities;
-    if (!caFile.isEmpty()) {
-        auto loaded = net::HubTrust::loadAuthorities(caFile);
-        if (!loaded)
-            return loaded.error();
-        authorities = *loaded;
-    }
+    auto trust = net::HubTrust::fromPinsAndCaFile(*pins, caFile);
+    if (!trust)
+        return trust.error();
     tunnel::TunnelClientOptions options;
     options.hubUrl = hub;
     options.endpointPath = m_options.endpointPath;
@@ -71,7 +67,7 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
     options.software = QString::fromLatin1(buildinfo::kVersion);
     options.allowInsecurePlaintext = m_options.connection.insecurePlaintext;
     options.insecureOption = QStringLiteral("--insecure-plaintext");
-    options.trust = net::HubTrust(*pins, authorities);
+    options.trust = *trust;
     // Only what a daemon's own command line offers: it has no --pin.
     options.trust.setUntrustedRemedy(
         QStringLiteral(" (add the hub's CA with --ca, or enroll with a bundle that "

@@ -10,6 +10,18 @@ HubTrust::HubTrust(PinSet pins, QList<QSslCertificate> extraAuthorities)
     , m_extraAuthorities(std::move(extraAuthorities))
 { }
 
+Result<HubTrust> HubTrust::fromPinsAndCaFile(const PinSet &pins, const QString &caFile)
+{
+    QList<QSslCertificate> authorities;
+    if (!caFile.isEmpty()) {
+        auto loaded = loadAuthorities(caFile);
+        if (!loaded)
+            return loaded.error();
+        authorities = *loaded;
+    }
+    return HubTrust(pins, authorities);
+}
+
 Result<QList<QSslCertificate>> HubTrust::loadAuthorities(const QString &path)
 {
     QFile file(path);

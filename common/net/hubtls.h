@@ -21,6 +21,9 @@ public:
 
     // Reads a PEM file of one or more CA certificates.
     static Result<QList<QSslCertificate>> loadAuthorities(const QString &path);
+    // The trust an operator gives: a pin set as written, and a CA file
+    // (none when empty). The one place that turns the two into a trust.
+    static Result<HubTrust> fromPinsAndCaFile(const PinSet &pins, const QString &caFile);
 
     const PinSet &pins() const { return m_pins; }
     QSslConfiguration configuration() const;
