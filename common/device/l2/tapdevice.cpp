@@ -495,13 +495,12 @@ Result<bool> TapDevice::inHomeNamespace() const
     return *current == m_home;
 }
 
-Status TapDevice::moveInto(
+namespace {
+
+// What may be asked of a move at all, before anything is looked at.
+Result<std::optional<InterfaceAddress>> checkMoveArguments(
     qint64 pid, const QString &interfaceName, const std::optional<QString> &address, int mtu)
 {
-    if (m_moved) {
-        return refusal(QStringLiteral("already_moved"),
-            QStringLiteral("TAP %1 was already moved into a sandbox").arg(m_name));
-    }
     if (Status valid = validateInterfaceName(interfaceName); !valid)
         return valid.error();
     std::optional<InterfaceAddress> parsedAddress;
@@ -511,77 +510,54 @@ Status TapDevice::moveInto(
             return parsed.error();
         parsedAddress = *parsed;
     }
-    if (mtu < kMinMtu || mtu > kMaxMtu) {
+    if (mtu < TapDevice::kMinMtu || mtu > TapDevice::kMaxMtu) {
         return refusal(QStringLiteral("invalid_mtu"),
-            QStringLiteral("MTU %1 refused: must be %2-%3").arg(mtu).arg(kMinMtu).arg(kMaxMtu));
+            QStringLiteral("MTU %1 refused: must be %2-%3")
+                .arg(mtu)
+                .arg(TapDevice::kMinMtu)
+                .arg(TapDevice::kMaxMtu));
     }
     if (parsedAddress && parsedAddress->address.protocol() == QHostAddress::IPv6Protocol
-        && mtu < kMinIpv6Mtu) {
+        && mtu < TapDevice::kMinIpv6Mtu) {
         return refusal(QStringLiteral("invalid_mtu"),
             QStringLiteral("MTU %1 refused: IPv6 needs at least %2, and the kernel "
                            "disables it below that")
                 .arg(mtu)
-                .arg(kMinIpv6Mtu));
+                .arg(TapDevice::kMinIpv6Mtu));
     }
     if (pid <= 0 || pid > INT_MAX) {
         return refusal(
             QStringLiteral("no_such_process"), QStringLiteral("%1 is not a process id").arg(pid));
     }
+    return parsedAddress;
+}
 
-    // Held open until the end, so the namespace compared against below
-    // cannot be freed and its identity reused meanwhile.
-    const QString pidText = QString::number(pid);
-    const QByteArray nsPath = QStringLiteral("/proc/%1/ns/net").arg(pidText).toLocal8Bit();
-    util::Fd target(::open(nsPath.constData(), O_RDONLY | O_CLOEXEC));
-    if (!target.valid()) {
-        const int error = errno;
-        if (error == ENOENT || error == ESRCH) {
-            return Error::make(QStringLiteral("no_such_process"),
-                QStringLiteral("cannot move TAP %1 into the namespace of process "
-                               "%2: no such process")
-                    .arg(m_name, pidText));
-        }
-        return systemError(QStringLiteral("namespace_unreachable"),
-            QStringLiteral("cannot open the network namespace of process %1").arg(pidText), error);
-    }
-    Result<NamespaceId> targetId = namespaceIdOf(target.get());
-    if (!targetId)
-        return targetId.error();
-    // ip would "move" it nowhere and then rename it on the host.
-    if (*targetId == m_home) {
-        return refusal(QStringLiteral("same_namespace"),
-            QStringLiteral("process %1 shares this process's network namespace; a "
-                           "sandbox without its own network namespace cannot get "
-                           "a forwarded interface")
-                .arg(pidText));
-    }
-    Result<bool> home = inHomeNamespace();
-    if (!home)
-        return home.error();
-    if (!*home) {
-        return Error::make(QStringLiteral("tap_not_home"),
-            QStringLiteral("TAP %1 is no longer in the namespace it was created in").arg(m_name));
-    }
+struct MoveTools
+{
+    QString ip;
+    QString nsenter;
+};
 
-    const QString ip = findTool(QStringLiteral("ip"));
-    if (ip.isEmpty()) {
+Result<MoveTools> findMoveTools()
+{
+    MoveTools tools { findTool(QStringLiteral("ip")), findTool(QStringLiteral("nsenter")) };
+    if (tools.ip.isEmpty()) {
         return Error::make(
             QStringLiteral("tool_missing"), QStringLiteral("ip not found: install iproute2"), true);
     }
-    const QString nsenter = findTool(QStringLiteral("nsenter"));
-    if (nsenter.isEmpty()) {
+    if (tools.nsenter.isEmpty()) {
         return Error::make(QStringLiteral("tool_missing"),
             QStringLiteral("nsenter not found: install util-linux"), true);
     }
-    const QStringList enter { QStringLiteral("-t"), pidText, QStringLiteral("-n"),
-        QStringLiteral("--"), ip };
+    return tools;
+}
 
-    QElapsedTimer timer;
-    timer.start();
-
-    // The kernel applies the move before the rename in one request and
-    // keeps the move when the rename fails, so a taken name is caught here,
-    // where refusing still changes nothing.
+// The kernel applies the move before the rename in one request and keeps
+// the move when the rename fails, so a taken name is caught here, where
+// refusing still changes nothing.
+Status refuseTakenName(const QString &nsenter, const QStringList &enter, const QString &pidText,
+    const QString &interfaceName)
+{
     Result<util::CommandOutput> listing = runTool(QStringLiteral("namespace_unreachable"), nsenter,
         enter
             + QStringList { QStringLiteral("-j"), QStringLiteral("link"), QStringLiteral("show") });
@@ -601,29 +577,53 @@ Status TapDevice::moveInto(
                            "named %2")
                 .arg(pidText, interfaceName));
     }
+    return {};
+}
 
-    const QString hostName = m_name;
-    Status moved = runStep(QStringLiteral("tap_move"),
-        QStringLiteral("moving TAP %1 into the namespace of process %2 as %3")
-            .arg(hostName, pidText, interfaceName),
-        ip,
-        { QStringLiteral("link"), QStringLiteral("set"), QStringLiteral("dev"), hostName,
-            QStringLiteral("netns"), pidText, QStringLiteral("name"), interfaceName });
-    if (!moved)
-        return rollBack(moved.error(), pid, nsenter, ip);
-    // PID reuse between the checks and the move would land it elsewhere.
-    Result<NamespaceId> landed = deviceNamespace();
-    if (!landed)
-        return rollBack(landed.error(), pid, nsenter, ip);
-    if (!(*landed == *targetId)) {
-        return rollBack(Error::make(QStringLiteral("tap_move"),
-                            QStringLiteral("TAP %1 did not arrive in the namespace of "
-                                           "process %2")
-                                .arg(hostName, pidText)),
-            pid, nsenter, ip);
+} // namespace
+
+Result<TapDevice::NamespaceId> TapDevice::moveTarget(qint64 pid, util::Fd &held) const
+{
+    // Held open until the end, so the namespace compared against below
+    // cannot be freed and its identity reused meanwhile.
+    const QString pidText = QString::number(pid);
+    const QByteArray nsPath = QStringLiteral("/proc/%1/ns/net").arg(pidText).toLocal8Bit();
+    held = util::Fd(::open(nsPath.constData(), O_RDONLY | O_CLOEXEC));
+    if (!held.valid()) {
+        const int error = errno;
+        if (error == ENOENT || error == ESRCH) {
+            return Error::make(QStringLiteral("no_such_process"),
+                QStringLiteral("cannot move TAP %1 into the namespace of process "
+                               "%2: no such process")
+                    .arg(m_name, pidText));
+        }
+        return systemError(QStringLiteral("namespace_unreachable"),
+            QStringLiteral("cannot open the network namespace of process %1").arg(pidText), error);
     }
-    m_name = interfaceName;
+    Result<NamespaceId> targetId = namespaceIdOf(held.get());
+    if (!targetId)
+        return targetId.error();
+    // ip would "move" it nowhere and then rename it on the host.
+    if (*targetId == m_home) {
+        return refusal(QStringLiteral("same_namespace"),
+            QStringLiteral("process %1 shares this process's network namespace; a "
+                           "sandbox without its own network namespace cannot get "
+                           "a forwarded interface")
+                .arg(pidText));
+    }
+    Result<bool> home = inHomeNamespace();
+    if (!home)
+        return home.error();
+    if (!*home) {
+        return Error::make(QStringLiteral("tap_not_home"),
+            QStringLiteral("TAP %1 is no longer in the namespace it was created in").arg(m_name));
+    }
+    return *targetId;
+}
 
+Status TapDevice::configureMoved(const QString &nsenter, const QStringList &enter, int mtu,
+    const std::optional<QString> &address) const
+{
     const auto configure = [&](const QString &step, const QStringList &arguments) {
         return runStep(QStringLiteral("tap_configure"), step, nsenter, enter + arguments);
     };
@@ -631,26 +631,76 @@ Status TapDevice::moveInto(
         = configure(QStringLiteral("setting the MTU of %1 to %2").arg(m_name).arg(mtu),
             { QStringLiteral("link"), QStringLiteral("set"), QStringLiteral("dev"), m_name,
                 QStringLiteral("mtu"), QString::number(mtu) });
-    if (configured && parsedAddress) {
-        configured
-            = configure(QStringLiteral("adding %1 to %2").arg(parsedAddress->toString(), m_name),
-                { QStringLiteral("address"), QStringLiteral("add"), parsedAddress->toString(),
-                    QStringLiteral("dev"), m_name });
+    if (configured && address) {
+        configured = configure(QStringLiteral("adding %1 to %2").arg(*address, m_name),
+            { QStringLiteral("address"), QStringLiteral("add"), *address, QStringLiteral("dev"),
+                m_name });
     }
     if (configured) {
         configured = configure(QStringLiteral("bringing %1 up").arg(m_name),
             { QStringLiteral("link"), QStringLiteral("set"), QStringLiteral("dev"), m_name,
                 QStringLiteral("up") });
     }
-    if (!configured)
-        return rollBack(configured.error(), pid, nsenter, ip);
+    return configured;
+}
+
+Status TapDevice::moveInto(
+    qint64 pid, const QString &interfaceName, const std::optional<QString> &address, int mtu)
+{
+    if (m_moved) {
+        return refusal(QStringLiteral("already_moved"),
+            QStringLiteral("TAP %1 was already moved into a sandbox").arg(m_name));
+    }
+    auto parsedAddress = checkMoveArguments(pid, interfaceName, address, mtu);
+    if (!parsedAddress)
+        return parsedAddress.error();
+    util::Fd target;
+    Result<NamespaceId> targetId = moveTarget(pid, target);
+    if (!targetId)
+        return targetId.error();
+    auto tools = findMoveTools();
+    if (!tools)
+        return tools.error();
+    const QString pidText = QString::number(pid);
+    const QStringList enter { QStringLiteral("-t"), pidText, QStringLiteral("-n"),
+        QStringLiteral("--"), tools->ip };
+
+    QElapsedTimer timer;
+    timer.start();
+    if (Status free = refuseTakenName(tools->nsenter, enter, pidText, interfaceName); !free)
+        return free.error();
+
+    const QString hostName = m_name;
+    Status moved = runStep(QStringLiteral("tap_move"),
+        QStringLiteral("moving TAP %1 into the namespace of process %2 as %3")
+            .arg(hostName, pidText, interfaceName),
+        tools->ip,
+        { QStringLiteral("link"), QStringLiteral("set"), QStringLiteral("dev"), hostName,
+            QStringLiteral("netns"), pidText, QStringLiteral("name"), interfaceName });
+    if (!moved)
+        return rollBack(moved.error(), pid, tools->nsenter, tools->ip);
+    // PID reuse between the checks and the move would land it elsewhere.
+    Result<NamespaceId> landed = deviceNamespace();
+    if (!landed)
+        return rollBack(landed.error(), pid, tools->nsenter, tools->ip);
+    if (!(*landed == *targetId)) {
+        return rollBack(Error::make(QStringLiteral("tap_move"),
+                            QStringLiteral("TAP %1 did not arrive in the namespace of "
+                                           "process %2")
+                                .arg(hostName, pidText)),
+            pid, tools->nsenter, tools->ip);
+    }
+    m_name = interfaceName;
+    const std::optional<QString> addressText
+        = *parsedAddress ? std::optional<QString>((*parsedAddress)->toString()) : std::nullopt;
+    if (Status configured = configureMoved(tools->nsenter, enter, mtu, addressText); !configured)
+        return rollBack(configured.error(), pid, tools->nsenter, tools->ip);
 
     m_moved = true;
     qCInfo(lcDevice).noquote().nospace()
         << "TAP " << hostName << " moved into the namespace of process " << pid << " as " << m_name
-        << " (mtu " << mtu << ", address "
-        << (parsedAddress ? parsedAddress->toString() : QStringLiteral("none")) << ") in "
-        << timer.elapsed() << " ms";
+        << " (mtu " << mtu << ", address " << addressText.value_or(QStringLiteral("none"))
+        << ") in " << timer.elapsed() << " ms";
     return {};
 }
 

@@ -135,6 +135,12 @@ private:
     Result<NamespaceId> deviceNamespace() const;
     Result<QString> kernelName() const;
     Error rollBack(const Error &cause, qint64 pid, const QString &nsenter, const QString &ip);
+    // The namespace of `pid`, held open in `held`, if the TAP may go there.
+    Result<NamespaceId> moveTarget(qint64 pid, util::Fd &held) const;
+    // MTU, address and link state, inside the namespace the TAP was moved to.
+    // `address`: as "ip address add" takes it.
+    Status configureMoved(const QString &nsenter, const QStringList &enter, int mtu,
+        const std::optional<QString> &address) const;
 
     util::Fd m_fd;
     QString m_name;
