@@ -225,23 +225,198 @@ Result<QString> WorkRoot::workloadUser() const
     return QStringLiteral("%1:%2").arg(ids->uid).arg(ids->gid);
 }
 
-Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
+namespace {
+
+// The components of a workdir the hub names, refused for what the name
+// alone gets wrong; the filesystem is not touched.
+Result<std::deque<QByteArray>> requestedComponents(const QString &relativeFromHub)
 {
-    // Refusals that need no filesystem: the name alone is wrong.
     if (relativeFromHub.isEmpty())
         return invalidError(relativeFromHub, QStringLiteral("the name is empty"));
     if (relativeFromHub.contains(QChar(u'\0')))
         return invalidError(relativeFromHub, QStringLiteral("the name contains a NUL byte"));
     if (relativeFromHub.startsWith(QLatin1Char('/')))
         return invalidError(relativeFromHub, QStringLiteral("absolute paths are not accepted"));
-    const QByteArray requested = QFile::encodeName(relativeFromHub);
     std::deque<QByteArray> pending;
-    prependComponents(pending, requested);
+    prependComponents(pending, QFile::encodeName(relativeFromHub));
     const auto climbs = [](const QByteArray &component) { return component == ".."; };
     if (std::any_of(pending.cbegin(), pending.cend(), climbs))
         return invalidError(relativeFromHub, QStringLiteral("\"..\" components are not accepted"));
     if (pending.empty())
         return invalidError(relativeFromHub, QStringLiteral("the name has no components"));
+    return pending;
+}
+
+// The walk from the work root to a workspace. It holds an open directory
+// per level and opens each next name relative to it without following
+// symlinks, so nothing can be swapped between a check and a use: a symlink
+// is read and its target walked the same way, `..` pops a level, and
+// popping the root is an escape.
+class ConfinedWalk
+{
+public:
+    ConfinedWalk(QString requested, QByteArray rootReal, std::deque<QByteArray> pending)
+        : m_requested(std::move(requested))
+        , m_rootReal(std::move(rootReal))
+        , m_rootShown(QFile::decodeName(m_rootReal))
+        , m_pending(std::move(pending))
+    { }
+
+    // Walks every component; the innermost level is then the workspace.
+    Status walk()
+    {
+        if (Status opened = openRoot(); !opened)
+            return opened;
+        while (!m_pending.empty()) {
+            const QByteArray name = m_pending.front();
+            m_pending.pop_front();
+            if (Status stepped = step(name); !stepped)
+                return stepped;
+        }
+        if (m_levels.size() == 1) {
+            return escapeError(
+                m_requested, m_rootShown, QStringLiteral("it resolves to the work root itself"));
+        }
+        return {};
+    }
+
+    // The workspace, owned by `owner` (when the agent is root) and 0700: a
+    // real descriptor (O_PATH cannot chown/chmod) opened through the level
+    // already proven to be inside.
+    Result<QString> finish(bool asRoot, uid_t uid, gid_t gid) const
+    {
+        Fd workspace(::openat(m_levels.back().fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        const QString resultPath
+            = m_rootShown + QLatin1Char('/') + shownPath(QByteArray()).chopped(1);
+        if (!workspace.valid())
+            return ioError(QStringLiteral("cannot open"), resultPath, errno);
+        if (asRoot && ::fchown(workspace.get(), uid, gid) != 0)
+            return ioError(QStringLiteral("cannot hand over to the run user"), resultPath, errno);
+        if (::fchmod(workspace.get(), 0700) != 0)
+            return ioError(QStringLiteral("cannot set mode 0700 on"), resultPath, errno);
+        return resultPath;
+    }
+
+private:
+    struct Level
+    {
+        Fd fd;
+        QByteArray name;
+    };
+
+    Status openRoot()
+    {
+        m_levels.clear();
+        Fd fd(::open(m_rootReal.constData(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        if (!fd.valid())
+            return ioError(QStringLiteral("cannot open the work root"), m_rootShown, errno);
+        m_levels.push_back(Level { std::move(fd), QByteArray() });
+        return {};
+    }
+
+    QString shownPath(const QByteArray &last) const
+    {
+        QByteArray path;
+        for (std::size_t i = 1; i < m_levels.size(); ++i)
+            path += m_levels[i].name + '/';
+        return QFile::decodeName(path + last);
+    }
+
+    Status step(const QByteArray &name)
+    {
+        if (name == "..") {
+            // Only a symlink's target can bring ".." here.
+            if (m_levels.size() == 1) {
+                return escapeError(m_requested, m_rootShown,
+                    QStringLiteral("a symlink's \"..\" climbs above the root"));
+            }
+            m_levels.pop_back();
+            return {};
+        }
+        if (name.size() > NAME_MAX) {
+            return invalidError(
+                m_requested, QStringLiteral("a component is longer than %1 bytes").arg(NAME_MAX));
+        }
+        // Checked at every step at the root, so a symlink a workload planted
+        // cannot lead there either.
+        if (m_levels.size() == 1 && isAgentRecordName(name)) {
+            return invalidError(m_requested,
+                QStringLiteral("%1 in the work root is where the agent keeps its "
+                               "own records")
+                    .arg(QFile::decodeName(name)));
+        }
+        const int parent = m_levels.back().fd.get();
+        Fd fd(::openat(parent, name.constData(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+        if (!fd.valid() && errno == ENOENT) {
+            if (::mkdirat(parent, name.constData(), 0700) != 0 && errno != EEXIST)
+                return ioError(QStringLiteral("cannot create"), shownPath(name), errno);
+            fd = Fd(::openat(parent, name.constData(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+        }
+        if (!fd.valid())
+            return ioError(QStringLiteral("cannot open"), shownPath(name), errno);
+        struct stat st
+        {
+        };
+        if (::fstat(fd.get(), &st) != 0)
+            return ioError(QStringLiteral("cannot inspect"), shownPath(name), errno);
+        if (S_ISLNK(st.st_mode))
+            return followSymlink(fd, name);
+        if (!S_ISDIR(st.st_mode)) {
+            return invalidError(m_requested,
+                QStringLiteral("%1 exists and is not a directory").arg(shownPath(name)));
+        }
+        m_levels.push_back(Level { std::move(fd), name });
+        return {};
+    }
+
+    Status followSymlink(const Fd &link, const QByteArray &name)
+    {
+        if (++m_symlinksFollowed > kMaxSymlinks) {
+            return invalidError(
+                m_requested, QStringLiteral("more than %1 symlinks").arg(kMaxSymlinks));
+        }
+        char target[PATH_MAX];
+        // An O_PATH descriptor of the link itself, read with an empty name:
+        // the link that was checked is the link that is read.
+        const ssize_t length = ::readlinkat(link.get(), "", target, sizeof target);
+        if (length < 0)
+            return ioError(QStringLiteral("cannot read the symlink"), shownPath(name), errno);
+        const QByteArray targetPath(target, int(length));
+        const QString linkShown = shownPath(name);
+        if (targetPath.startsWith('/')) {
+            // An absolute target is a host path: acceptable only when it
+            // names something beneath the root; the walk restarts there.
+            if (targetPath != m_rootReal && !targetPath.startsWith(m_rootReal + '/')) {
+                return escapeError(m_requested, m_rootShown,
+                    QStringLiteral("the symlink %1 points to %2")
+                        .arg(linkShown, QFile::decodeName(targetPath)));
+            }
+            if (Status reopened = openRoot(); !reopened)
+                return reopened;
+            prependComponents(m_pending, targetPath.mid(m_rootReal.size()));
+        } else {
+            prependComponents(m_pending, targetPath);
+        }
+        qCDebug(lcAgent) << "workdir" << m_requested << "follows symlink" << linkShown << "->"
+                         << QFile::decodeName(targetPath);
+        return {};
+    }
+
+    QString m_requested;
+    QByteArray m_rootReal;
+    QString m_rootShown;
+    std::deque<QByteArray> m_pending;
+    std::vector<Level> m_levels;
+    int m_symlinksFollowed = 0;
+};
+
+} // namespace
+
+Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
+{
+    auto pending = requestedComponents(relativeFromHub);
+    if (!pending)
+        return pending.error();
 
     // Look the run user up before touching the disk, so a missing user
     // leaves no half-made workspace behind.
@@ -259,136 +434,15 @@ Result<QString> WorkRoot::runDirectory(const QString &relativeFromHub) const
     char resolvedRoot[PATH_MAX];
     if (!::realpath(QFile::encodeName(m_rootPath).constData(), resolvedRoot))
         return ioError(QStringLiteral("cannot resolve the work root"), m_rootPath, errno);
-    const QByteArray rootReal(resolvedRoot);
-    const QString rootShown = QFile::decodeName(rootReal);
 
-    // The walk holds an open directory per level and opens each next name
-    // relative to it without following symlinks, so nothing can be swapped
-    // between a check and a use: a symlink is read and its target walked
-    // the same way, `..` pops a level, and popping the root is an escape.
-    struct Level
-    {
-        Fd fd;
-        QByteArray name;
-    };
-    std::vector<Level> levels;
-    auto openRoot = [&]() -> Status {
-        levels.clear();
-        Fd fd(::open(rootReal.constData(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-        if (!fd.valid())
-            return ioError(QStringLiteral("cannot open the work root"), rootShown, errno);
-        levels.push_back(Level { std::move(fd), QByteArray() });
-        return {};
-    };
-    if (Status opened = openRoot(); !opened)
-        return opened.error();
-
-    auto shownPath = [&](const QByteArray &last) {
-        QByteArray path;
-        for (std::size_t i = 1; i < levels.size(); ++i)
-            path += levels[i].name + '/';
-        return QFile::decodeName(path + last);
-    };
-
-    int symlinksFollowed = 0;
-    while (!pending.empty()) {
-        const QByteArray name = pending.front();
-        pending.pop_front();
-        if (name == "..") {
-            // Only a symlink's target can bring ".." here.
-            if (levels.size() == 1) {
-                return escapeError(relativeFromHub, rootShown,
-                    QStringLiteral("a symlink's \"..\" climbs above the root"));
-            }
-            levels.pop_back();
-            continue;
-        }
-        if (name.size() > NAME_MAX) {
-            return invalidError(relativeFromHub,
-                QStringLiteral("a component is longer than %1 bytes").arg(NAME_MAX));
-        }
-
-        // Checked at every step at the root, so a symlink a workload planted
-        // cannot lead there either.
-        if (levels.size() == 1 && isAgentRecordName(name)) {
-            return invalidError(relativeFromHub,
-                QStringLiteral("%1 in the work root is where the agent keeps its "
-                               "own records")
-                    .arg(QFile::decodeName(name)));
-        }
-        const int parent = levels.back().fd.get();
-        Fd fd(::openat(parent, name.constData(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-        if (!fd.valid() && errno == ENOENT) {
-            if (::mkdirat(parent, name.constData(), 0700) != 0 && errno != EEXIST)
-                return ioError(QStringLiteral("cannot create"), shownPath(name), errno);
-            fd = Fd(::openat(parent, name.constData(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-        }
-        if (!fd.valid())
-            return ioError(QStringLiteral("cannot open"), shownPath(name), errno);
-
-        struct stat st
-        {
-        };
-        if (::fstat(fd.get(), &st) != 0)
-            return ioError(QStringLiteral("cannot inspect"), shownPath(name), errno);
-
-        if (S_ISLNK(st.st_mode)) {
-            if (++symlinksFollowed > kMaxSymlinks) {
-                return invalidError(
-                    relativeFromHub, QStringLiteral("more than %1 symlinks").arg(kMaxSymlinks));
-            }
-            char target[PATH_MAX];
-            // An O_PATH descriptor of the link itself, read with an empty
-            // name: the link that was checked is the link that is read.
-            const ssize_t length = ::readlinkat(fd.get(), "", target, sizeof target);
-            if (length < 0)
-                return ioError(QStringLiteral("cannot read the symlink"), shownPath(name), errno);
-            const QByteArray targetPath(target, int(length));
-            const QString linkShown = shownPath(name);
-            if (targetPath.startsWith('/')) {
-                // An absolute target is a host path: acceptable only when
-                // it names something beneath the root; the walk restarts
-                // there.
-                if (targetPath != rootReal && !targetPath.startsWith(rootReal + '/')) {
-                    return escapeError(relativeFromHub, rootShown,
-                        QStringLiteral("the symlink %1 points to %2")
-                            .arg(linkShown, QFile::decodeName(targetPath)));
-                }
-                if (Status reopened = openRoot(); !reopened)
-                    return reopened.error();
-                prependComponents(pending, targetPath.mid(rootReal.size()));
-            } else {
-                prependComponents(pending, targetPath);
-            }
-            qCDebug(lcAgent) << "workdir" << relativeFromHub << "follows symlink" << linkShown
-                             << "->" << QFile::decodeName(targetPath);
-            continue;
-        }
-        if (!S_ISDIR(st.st_mode)) {
-            return invalidError(relativeFromHub,
-                QStringLiteral("%1 exists and is not a directory").arg(shownPath(name)));
-        }
-        levels.push_back(Level { std::move(fd), name });
-    }
-
-    if (levels.size() == 1) {
-        return escapeError(
-            relativeFromHub, rootShown, QStringLiteral("it resolves to the work root itself"));
-    }
-
-    // The workspace itself: a real descriptor (O_PATH cannot chown/chmod)
-    // opened through the level already proven to be inside.
-    Fd workspace(::openat(levels.back().fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    const QString resultPath = rootShown + QLatin1Char('/') + shownPath(QByteArray()).chopped(1);
-    if (!workspace.valid())
-        return ioError(QStringLiteral("cannot open"), resultPath, errno);
-    if (asRoot && ::fchown(workspace.get(), owner.uid, owner.gid) != 0)
-        return ioError(QStringLiteral("cannot hand over to the run user"), resultPath, errno);
-    if (::fchmod(workspace.get(), 0700) != 0)
-        return ioError(QStringLiteral("cannot set mode 0700 on"), resultPath, errno);
-
-    qCDebug(lcAgent) << "workdir" << relativeFromHub << "is" << resultPath;
-    return resultPath;
+    ConfinedWalk walk(relativeFromHub, QByteArray(resolvedRoot), std::move(*pending));
+    if (Status walked = walk.walk(); !walked)
+        return walked.error();
+    auto workspace = walk.finish(asRoot, owner.uid, owner.gid);
+    if (!workspace)
+        return workspace.error();
+    qCDebug(lcAgent) << "workdir" << relativeFromHub << "is" << *workspace;
+    return *workspace;
 }
 
 } // namespace cloop::agent
