@@ -74,8 +74,7 @@ Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 fo
     auto project = m_stores.projects.findProject(projectPath);
     if (!project)
         return project.error();
-    if (Status allowed
-        = m_policy.requireManage(caller, project->id, QStringLiteral("binding a forwarder"));
+    if (Status allowed = m_policy.require(caller, project->id, AccessPolicy::ProjectAction::Bind);
         !allowed)
         return allowed.error();
     auto forwarder = lendableForwarder(m_stores.forwarders, forwarderId);
@@ -103,7 +102,7 @@ Result<BindingRecord> BindingService::unbind(
     if (!binding)
         return binding.error();
     if (Status allowed
-        = m_policy.requireManage(caller, binding->projectId, QStringLiteral("unbinding"));
+        = m_policy.require(caller, binding->projectId, AccessPolicy::ProjectAction::Unbind);
         !allowed)
         return allowed.error();
     if (Status given = requireReason(reason, QStringLiteral("unbinding")); !given)
@@ -133,7 +132,7 @@ Status BindingService::requireUnbound(const ApiPrincipal &caller, qint64 forward
         return {};
     const BindingRecord &binding = **existing;
     // Where it is bound is told only to those who may see that project.
-    if (!m_policy.requireMember(caller, binding.projectId, QString()))
+    if (!m_policy.maySeeProject(caller, binding.projectId))
         return Error::make(QStringLiteral("already_bound"),
             QStringLiteral("forwarder %1 (%2) is lent to another project; a forwarder serves one "
                            "binding at a time")
@@ -156,13 +155,12 @@ Result<QList<BindingRecord>> BindingService::bindings(
         if (!project)
             return project.error();
         if (Status allowed
-            = m_policy.requireMember(caller, project->id, QStringLiteral("listing bindings"));
+            = m_policy.require(caller, project->id, AccessPolicy::ProjectAction::ListBindings);
             !allowed)
             return allowed.error();
         return m_stores.bindings.list(now, project->id, includeEnded);
     }
-    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("listing bindings"));
-        !allowed)
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ListBindings); !allowed)
         return allowed.error();
     auto visible = m_policy.visibleProjects(caller);
     if (!visible)
@@ -185,7 +183,7 @@ Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64
     if (!project)
         return project.error();
     if (Status allowed
-        = m_policy.requireMember(caller, project->id, QStringLiteral("requesting a binding"));
+        = m_policy.require(caller, project->id, AccessPolicy::ProjectAction::RequestBinding);
         !allowed)
         return allowed.error();
     if (Status given = requireReason(reason, QStringLiteral("a binding request")); !given)
@@ -220,7 +218,7 @@ Result<QList<RequestRecord>> BindingService::requests(const ApiPrincipal &caller
     if (*manageable)
         filter.projectIds = **manageable;
     if (view == RequestView::Inbox) {
-        // Never one's own: somebody else has to decide it.
+        // Never one's own: somebody else has to decide it (AccessPolicy::requireDecider).
         filter.excludeRequesterId = caller.userId;
     } else {
         filter.pendingOnly = false;
@@ -229,18 +227,13 @@ Result<QList<RequestRecord>> BindingService::requests(const ApiPrincipal &caller
 }
 
 Result<RequestRecord> BindingService::decidableRequest(
-    const ApiPrincipal &caller, qint64 requestId, const QString &action)
+    const ApiPrincipal &caller, qint64 requestId, AccessPolicy::ProjectAction action)
 {
     auto request = m_stores.requests.find(requestId);
     if (!request)
         return request.error();
-    if (Status allowed = m_policy.requireManage(caller, request->projectId, action); !allowed)
+    if (Status allowed = m_policy.requireDecider(caller, *request, action); !allowed)
         return allowed.error();
-    if (request->requesterId == caller.userId)
-        return Error::make(QStringLiteral("own_request"),
-            QStringLiteral("%1 filed request %2; another administrator has to decide it")
-                .arg(caller.userName)
-                .arg(requestId));
     if (request->state != RequestRecord::State::Pending)
         return Error::make(QStringLiteral("already_decided"),
             QStringLiteral("request %1 was already %2%3")
@@ -260,8 +253,7 @@ Result<RequestRecord> BindingService::decidableRequest(
 Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
     const ApiPrincipal &caller, qint64 requestId, const QJsonObject &narrowing)
 {
-    auto request
-        = decidableRequest(caller, requestId, QStringLiteral("approving a binding request"));
+    auto request = decidableRequest(caller, requestId, AccessPolicy::ProjectAction::ApproveRequest);
     if (!request)
         return request.error();
 
@@ -342,7 +334,7 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
 Result<RequestRecord> BindingService::deny(
     const ApiPrincipal &caller, qint64 requestId, const QString &reason)
 {
-    auto request = decidableRequest(caller, requestId, QStringLiteral("denying a binding request"));
+    auto request = decidableRequest(caller, requestId, AccessPolicy::ProjectAction::DenyRequest);
     if (!request)
         return request.error();
     if (Status given = requireReason(reason, QStringLiteral("denying a request")); !given)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "hub/domain/accesspolicy.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/bindingstore.h"
 #include "hub/storage/requeststore.h"
@@ -13,7 +14,6 @@
 
 namespace cloop::hub {
 
-class AccessPolicy;
 class Clock;
 class Database;
 class EventBus;
@@ -76,7 +76,7 @@ public:
 private:
     Status requireUnbound(const ApiPrincipal &caller, qint64 forwarderId);
     Result<RequestRecord> decidableRequest(
-        const ApiPrincipal &caller, qint64 requestId, const QString &action);
+        const ApiPrincipal &caller, qint64 requestId, AccessPolicy::ProjectAction action);
     void publishBinding(const QString &event, const BindingRecord &binding);
     void publishRequest(const QString &event, const RequestRecord &request);
 

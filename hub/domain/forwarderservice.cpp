@@ -20,8 +20,7 @@ ForwarderService::ForwarderService(Database &db, ForwarderStore &forwarders,
 
 Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const QJsonObject &body)
 {
-    if (Status allowed = m_policy.requireHubAdmin(
-            caller, QStringLiteral("enrolling a forwarder (executor.manage)"));
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::EnrollForwarder);
         !allowed)
         return allowed.error();
     const QJsonValue name = body.value(QLatin1String("name"));
@@ -64,8 +63,7 @@ Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const
 Result<ForwarderRecord> ForwarderService::revoke(
     const ApiPrincipal &caller, qint64 forwarderId, const QString &reason)
 {
-    if (Status allowed = m_policy.requireHubAdmin(
-            caller, QStringLiteral("revoking a forwarder (executor.manage)"));
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::RevokeForwarder);
         !allowed)
         return allowed.error();
     const QString actor = QStringLiteral("user:%1").arg(caller.userName);
@@ -94,7 +92,7 @@ Result<ForwarderRecord> ForwarderService::revoke(
 
 Result<QList<ForwarderRecord>> ForwarderService::list(const ApiPrincipal &caller)
 {
-    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("listing forwarders"));
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ListForwarders);
         !allowed)
         return allowed.error();
     return m_forwarders.list();
@@ -102,8 +100,7 @@ Result<QList<ForwarderRecord>> ForwarderService::list(const ApiPrincipal &caller
 
 Result<ForwarderRecord> ForwarderService::find(const ApiPrincipal &caller, qint64 forwarderId)
 {
-    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("reading a forwarder"));
-        !allowed)
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ReadForwarder); !allowed)
         return allowed.error();
     return m_forwarders.find(forwarderId);
 }
@@ -111,9 +108,7 @@ Result<ForwarderRecord> ForwarderService::find(const ApiPrincipal &caller, qint6
 Result<ForwarderRecord> ForwarderService::findForTest(
     const ApiPrincipal &caller, qint64 forwarderId)
 {
-    if (Status allowed = m_policy.requireHubAdmin(
-            caller, QStringLiteral("testing a forwarder's device (executor.manage)"));
-        !allowed)
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::TestForwarder); !allowed)
         return allowed.error();
     return m_forwarders.find(forwarderId);
 }

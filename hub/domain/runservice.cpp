@@ -73,7 +73,7 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
     if (!project)
         return project.error();
     if (Status allowed
-        = m_policy.requireMember(caller, project->id, QStringLiteral("starting a run"));
+        = m_policy.require(caller, project->id, AccessPolicy::ProjectAction::StartRun);
         !allowed)
         return allowed.error();
 
@@ -164,7 +164,7 @@ Result<RunRecord> RunService::find(const ApiPrincipal &caller, qint64 runId)
     if (!run)
         return run.error();
     if (Status allowed
-        = m_policy.requireMember(caller, run->projectId, QStringLiteral("reading a run"));
+        = m_policy.require(caller, run->projectId, AccessPolicy::ProjectAction::ReadRun);
         !allowed)
         return allowed.error();
     return run;

@@ -59,7 +59,7 @@ void ExecutorRoutes::registerVirtualExecutorRoutes(ApiRouter &router)
     };
     router.add("GET", QStringLiteral("/api/virtual-executors"), [this, json](const ApiCall &call) {
         if (Status allowed
-            = m_policy.requireAnyRole(call.caller, QStringLiteral("listing virtual executors"));
+            = m_policy.require(call.caller, AccessPolicy::HubAction::ListVirtualExecutors);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto records = m_virtualExecutors.list();
@@ -71,8 +71,8 @@ void ExecutorRoutes::registerVirtualExecutorRoutes(ApiRouter &router)
         return ApiResponse::ok(QJsonObject { { QStringLiteral("virtual_executors"), out } });
     });
     router.add("POST", QStringLiteral("/api/virtual-executors"), [this, json](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(
-                call.caller, QStringLiteral("creating a virtual executor (executor.manage)"));
+        if (Status allowed
+            = m_policy.require(call.caller, AccessPolicy::HubAction::CreateVirtualExecutor);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto name = call.text(QLatin1StringView("name"), true);
@@ -97,8 +97,7 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
 {
     registerVirtualExecutorRoutes(router);
     router.add("GET", QStringLiteral("/api/executors"), [this](const ApiCall &call) {
-        if (Status allowed
-            = m_policy.requireAnyRole(call.caller, QStringLiteral("listing executors"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::ListExecutors);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto records = m_store.list();
@@ -111,8 +110,7 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("GET", QStringLiteral("/api/executors/{id}"), [this](const ApiCall &call) {
-        if (Status allowed
-            = m_policy.requireAnyRole(call.caller, QStringLiteral("reading an executor"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::ReadExecutor);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto record = m_store.find(call.id());
@@ -122,8 +120,7 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("POST", QStringLiteral("/api/executors"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(
-                call.caller, QStringLiteral("enrolling an executor (executor.manage)"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::EnrollExecutor);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto name = call.text(QLatin1StringView("name"), true);
@@ -167,8 +164,7 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("POST", QStringLiteral("/api/executors/{id}/revoke"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(
-                call.caller, QStringLiteral("revoking an executor (executor.manage)"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::RevokeExecutor);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto reason = call.text(QLatin1StringView("reason"));

@@ -54,8 +54,7 @@ void PeopleRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("POST", QStringLiteral("/api/projects"), [this](const ApiCall &call) {
-        if (Status allowed
-            = m_policy.requireHubAdmin(call.caller, QStringLiteral("adding a project"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::AddProject);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto path = call.text(QLatin1StringView("path"), true);
@@ -68,8 +67,7 @@ void PeopleRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("POST", QStringLiteral("/api/projects/roles"), [this](const ApiCall &call) {
-        if (Status allowed
-            = m_policy.requireHubAdmin(call.caller, QStringLiteral("granting a role"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::GrantRole);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto path = call.text(QLatin1StringView("project"), true);
@@ -104,7 +102,7 @@ void PeopleRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("GET", QStringLiteral("/api/users"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("listing users"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::ListUsers);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto users = m_projects.users();
@@ -117,7 +115,7 @@ void PeopleRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("POST", QStringLiteral("/api/users"), [this](const ApiCall &call) {
-        if (Status allowed = m_policy.requireHubAdmin(call.caller, QStringLiteral("adding a user"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::AddUser);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto name = call.text(QLatin1StringView("name"), true);
@@ -134,8 +132,7 @@ void PeopleRoutes::registerIn(ApiRouter &router)
     });
 
     router.add("POST", QStringLiteral("/api/tokens"), [this](const ApiCall &call) {
-        if (Status allowed
-            = m_policy.requireHubAdmin(call.caller, QStringLiteral("creating an API token"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::CreateToken);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         auto userName = call.text(QLatin1StringView("user"), true);
@@ -183,12 +180,10 @@ void PeopleRoutes::registerTokenRoutes(ApiRouter &router)
                 auto user = m_projects.findUser(name);
                 if (!user)
                     return ApiResponse::fromError(user.error());
-                if (user->id != call.caller.userId) {
-                    if (Status allowed = m_policy.requireHubAdmin(
-                            call.caller, QStringLiteral("listing another user's tokens"));
-                        !allowed)
-                        return ApiResponse::fromError(allowed.error());
-                }
+                if (Status allowed
+                    = m_policy.require(call.caller, user->id, AccessPolicy::UserAction::ListTokens);
+                    !allowed)
+                    return ApiResponse::fromError(allowed.error());
                 owner = user->id;
             }
         }
@@ -208,12 +203,10 @@ void PeopleRoutes::registerTokenRoutes(ApiRouter &router)
         auto token = m_tokens.find(call.id());
         if (!token)
             return ApiResponse::fromError(token.error());
-        if (token->userId != call.caller.userId) {
-            if (Status allowed = m_policy.requireHubAdmin(
-                    call.caller, QStringLiteral("revoking another user's token"));
-                !allowed)
-                return ApiResponse::fromError(allowed.error());
-        }
+        if (Status allowed
+            = m_policy.require(call.caller, token->userId, AccessPolicy::UserAction::RevokeToken);
+            !allowed)
+            return ApiResponse::fromError(allowed.error());
         auto revoked = m_tokens.revoke(call.id(), actorOf(call.caller));
         if (!revoked)
             return ApiResponse::fromError(revoked.error());
@@ -228,8 +221,7 @@ void PeopleRoutes::registerTokenRoutes(ApiRouter &router)
 void AuditRoutes::registerIn(ApiRouter &router)
 {
     router.add("GET", QStringLiteral("/api/audit"), [this](const ApiCall &call) {
-        if (Status allowed
-            = m_policy.requireHubAdmin(call.caller, QStringLiteral("reading the audit log"));
+        if (Status allowed = m_policy.require(call.caller, AccessPolicy::HubAction::ReadAuditLog);
             !allowed)
             return ApiResponse::fromError(allowed.error());
         QDateTime since;
