@@ -15,11 +15,6 @@ namespace cloop::hub {
 
 namespace {
 
-QString actorOf(const ApiPrincipal &caller)
-{
-    return QStringLiteral("user:%1").arg(caller.userName);
-}
-
 Status requireReason(const QString &reason, const QString &what)
 {
     if (reason.trimmed().isEmpty())
@@ -86,7 +81,7 @@ Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 fo
     if (Status free = requireUnbound(caller, forwarderId); !free)
         return free.error();
     auto binding = m_stores.bindings.create(
-        forwarderId, project->id, *terms, actorOf(caller), m_clock.now(), std::nullopt);
+        forwarderId, project->id, *terms, caller.actor(), m_clock.now(), std::nullopt);
     if (!binding)
         return binding.error();
     qCInfo(lcHub).noquote() << caller.userName << "bound forwarder" << forwarderId << "to"
@@ -112,7 +107,7 @@ Result<BindingRecord> BindingService::unbind(
     if (Status swept = expireDue(); !swept)
         return swept.error();
     auto ended = m_stores.bindings.end(
-        bindingId, BindingRecord::State::Unbound, actorOf(caller), reason, m_clock.now());
+        bindingId, BindingRecord::State::Unbound, caller.actor(), reason, m_clock.now());
     if (!ended)
         return ended.error();
     publishBinding(QStringLiteral("binding.ended"), *ended);
@@ -293,7 +288,7 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
     if (Status free = requireUnbound(caller, request->forwarderId); !free)
         return free.error();
     const QDateTime now = m_clock.now();
-    const QString actor = actorOf(caller);
+    const QString actor = caller.actor();
     Database::Transaction transaction(m_stores.db);
     if (!transaction.begin())
         return transaction.begin().error();
@@ -346,7 +341,7 @@ Result<RequestRecord> BindingService::deny(
                 .arg(requestId)
                 .arg(toDbTime(request->expiresAt)));
     auto denied = m_stores.requests.decide(
-        requestId, RequestRecord::State::Denied, actorOf(caller), reason, std::nullopt, now);
+        requestId, RequestRecord::State::Denied, caller.actor(), reason, std::nullopt, now);
     if (!denied)
         return denied.error();
     publishRequest(QStringLiteral("request.decided"), *denied);
@@ -400,6 +395,23 @@ void BindingService::publish(const Ended &ended)
         publishBinding(QStringLiteral("binding.ended"), binding);
     for (const RequestRecord &request : ended.requests)
         publishRequest(QStringLiteral("request.decided"), request);
+}
+
+Result<QList<BindingService::Lent>> BindingService::forDispatch(qint64 projectId)
+{
+    const QDateTime now = m_clock.now();
+    auto bindings = m_stores.bindings.list(now, projectId, false);
+    if (!bindings)
+        return bindings.error();
+    QList<Lent> lent;
+    for (const BindingRecord &binding : std::as_const(*bindings)) {
+        if (!binding.isActiveAt(now))
+            continue;
+        // A forwarder that cannot be read lends nothing this time.
+        if (auto forwarder = m_stores.forwarders.find(binding.forwarderId))
+            lent.append(Lent { binding, *forwarder });
+    }
+    return lent;
 }
 
 } // namespace cloop::hub

@@ -4,6 +4,7 @@
 #include "hub/domain/accesspolicy.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/bindingstore.h"
+#include "hub/storage/forwarderstore.h"
 #include "hub/storage/requeststore.h"
 
 #include <QJsonObject>
@@ -17,7 +18,6 @@ namespace cloop::hub {
 class Clock;
 class Database;
 class EventBus;
-class ForwarderStore;
 class ProjectStore;
 
 // Lending a forwarder's device to a project: binding and unbinding by those
@@ -72,6 +72,15 @@ public:
     };
     Result<Ended> endForRevokedForwarder(qint64 forwarderId, const QString &actor);
     void publish(const Ended &ended);
+
+    // What the dispatcher plans a run of the project with, where no person
+    // asks: the project's bindings active now, each with its forwarder.
+    struct Lent
+    {
+        BindingRecord binding;
+        ForwarderRecord forwarder;
+    };
+    Result<QList<Lent>> forDispatch(qint64 projectId);
 
 private:
     Status requireUnbound(const ApiPrincipal &caller, qint64 forwarderId);

@@ -45,8 +45,7 @@ Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const
             return parsed.error();
         ttl = *parsed;
     }
-    auto enrollment = m_forwarders.enroll(
-        name.toString(), *device, QStringLiteral("user:%1").arg(caller.userName), ttl);
+    auto enrollment = m_forwarders.enroll(name.toString(), *device, caller.actor(), ttl);
     if (!enrollment)
         return enrollment.error();
     qCInfo(lcHub).noquote() << caller.userName << "enrolled forwarder" << enrollment->forwarder.id
@@ -66,7 +65,7 @@ Result<ForwarderRecord> ForwarderService::revoke(
     if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::RevokeForwarder);
         !allowed)
         return allowed.error();
-    const QString actor = QStringLiteral("user:%1").arg(caller.userName);
+    const QString actor = caller.actor();
     Database::Transaction transaction(m_db);
     if (!transaction.begin())
         return transaction.begin().error();
@@ -111,6 +110,21 @@ Result<ForwarderRecord> ForwarderService::findForTest(
     if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::TestForwarder); !allowed)
         return allowed.error();
     return m_forwarders.find(forwarderId);
+}
+
+Result<ForwarderRecord> ForwarderService::authenticate(const QString &credential)
+{
+    return m_forwarders.authenticate(credential);
+}
+
+Result<RedeemedEnrollment> ForwarderService::redeem(const QString &token)
+{
+    return m_forwarders.redeem(token);
+}
+
+Status ForwarderService::touchLastSeen(qint64 forwarderId)
+{
+    return m_forwarders.touchLastSeen(forwarderId);
 }
 
 } // namespace cloop::hub

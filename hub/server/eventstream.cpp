@@ -3,6 +3,7 @@
 #include "common/logging.h"
 #include "common/util/logthrottle.h"
 #include "hub/domain/accesspolicy.h"
+#include "hub/domain/tokenservice.h"
 #include "hub/edge/firstmessagewait.h"
 #include "hub/edge/greeting.h"
 #include "hub/hubcore.h"

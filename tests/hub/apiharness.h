@@ -2,13 +2,15 @@
 
 // A hub without sockets for the API-level tests: a temporary SQLite file, a
 // HubCore over it with a ManualClock, the daemon gateways and the AdminApi,
-// plus helpers to add people, projects and forwarders through the stores and
-// to read what the database holds. Header-only; each test executable that
+// plus helpers to add people, projects and forwarders through the stores
+// (HubCore::stores(), below the services the API calls) and to read what the
+// database holds. Header-only; each test executable that
 // includes it gets its own copy.
 
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
 #include "hub/domain/clock.h"
+#include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/hubgateways.h"
@@ -117,7 +119,7 @@ public:
 
     QString dbPath() const { return m_dir->filePath(QStringLiteral("hub.db")); }
     HubCore &core() { return *m_core; }
-    Database &db() { return m_core->database(); }
+    Database &db() { return m_core->stores().database; }
     AdminApi &api() { return *m_api; }
 
     // One API call as the HTTP server would hand it over. An empty token
@@ -147,17 +149,17 @@ public:
     // A user and an API token for them; returns the token.
     Result<QString> addUser(const QString &name, bool hubAdmin = false)
     {
-        auto user = m_core->projects().addUser(name, hubAdmin, kActor);
+        auto user = m_core->stores().projects.addUser(name, hubAdmin, kActor);
         if (!user)
             return user.error();
         m_userIds.insert(name, user->id);
-        return m_core->tokens().createToken(user->id, QStringLiteral("test"), kActor);
+        return m_core->stores().tokens.createToken(user->id, QStringLiteral("test"), kActor);
     }
     qint64 userId(const QString &name) const { return m_userIds.value(name); }
 
     Result<qint64> addProject(const QString &path)
     {
-        auto project = m_core->projects().addProject(path, kActor);
+        auto project = m_core->stores().projects.addProject(path, kActor);
         if (!project)
             return project.error();
         return project->id;
@@ -165,7 +167,8 @@ public:
 
     Status grant(qint64 projectId, const QString &user, ProjectRole role)
     {
-        auto updated = m_core->projects().setRole(projectId, m_userIds.value(user), role, kActor);
+        auto updated
+            = m_core->stores().projects.setRole(projectId, m_userIds.value(user), role, kActor);
         if (!updated)
             return updated.error();
         return {};
@@ -177,7 +180,7 @@ public:
         if (!device)
             return device.error();
         auto enrollment
-            = m_core->forwarderStore().enroll(name, *device, QStringLiteral("user:admin"));
+            = m_core->stores().forwarders.enroll(name, *device, QStringLiteral("user:admin"));
         if (!enrollment)
             return enrollment.error();
         return enrollment->forwarder.id;
@@ -190,7 +193,7 @@ public:
         if (!device)
             return device.error();
         auto enrollment
-            = m_core->forwarderStore().enroll(name, *device, QStringLiteral("user:admin"));
+            = m_core->stores().forwarders.enroll(name, *device, QStringLiteral("user:admin"));
         if (!enrollment)
             return enrollment.error();
         return enrollment->forwarder.id;
@@ -204,10 +207,10 @@ public:
         if (!device)
             return device.error();
         auto enrollment
-            = m_core->forwarderStore().enroll(name, *device, QStringLiteral("user:admin"));
+            = m_core->stores().forwarders.enroll(name, *device, QStringLiteral("user:admin"));
         if (!enrollment)
             return enrollment.error();
-        auto redeemed = m_core->forwarderStore().redeem(enrollment->token);
+        auto redeemed = m_core->stores().forwarders.redeem(enrollment->token);
         if (!redeemed)
             return redeemed.error();
         return redeemed->credential;

@@ -1,8 +1,8 @@
 #include "hub/server/api/forwarderroutes.h"
 
-#include "common/identity/enrollmentbundle.h"
 #include "hub/domain/forwarderservice.h"
 #include "hub/domain/recordjson.h"
+#include "hub/server/api/enrollmentanswer.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicetester.h"
 #include "hub/server/forwarderstates.h"
@@ -75,20 +75,8 @@ void ForwarderRoutes::registerIn(ApiRouter &router)
         auto enrollment = m_service.enroll(call.caller, call.body);
         if (!enrollment)
             return ApiResponse::fromError(enrollment.error());
-        identity::EnrollmentBundle bundle;
-        bundle.kind = identity::EnrollmentBundle::Kind::Forwarder;
-        bundle.hub = m_identity.publicUrl;
-        bundle.token = enrollment->token;
-        bundle.pins = m_identity.pin;
-        const QString encoded = bundle.encode();
-        return ApiResponse::ok(
-            QJsonObject { { QStringLiteral("forwarder"), forwarderJson(enrollment->forwarder) },
-                { QStringLiteral("bundle"), encoded },
-                { QStringLiteral("command"),
-                    bundle.tokenFileCommand(
-                        QStringLiteral("cloop forward"), QStringLiteral("forwarder.bundle")) },
-                { QStringLiteral("token_expires_at"), toDbTime(enrollment->tokenExpiresAt) } },
-            201);
+        return enrollmentAnswer(m_identity, identity::EnrollmentBundle::Kind::Forwarder,
+            forwarderJson(enrollment->forwarder), enrollment->token, enrollment->tokenExpiresAt);
     });
 
     router.add("POST", QStringLiteral("/api/forwarders/{id}/revoke"), [this](const ApiCall &call) {

@@ -1,6 +1,7 @@
 #include "hub/server/api/runroutes.h"
 
 #include "common/protocol/logrecord.h"
+#include "hub/domain/recordjson.h"
 #include "hub/domain/runservice.h"
 #include "hub/storage/runlogstore.h"
 
@@ -58,7 +59,7 @@ void RunRoutes::registerIn(ApiRouter &router)
         auto run = m_runs.create(call.caller, call.body);
         if (!run)
             return ApiResponse::fromError(run.error());
-        return ApiResponse::ok(RunService::runJson(*run), 201);
+        return ApiResponse::ok(runJson(*run), 201);
     });
 
     router.add("GET", QStringLiteral("/api/runs"), [this](const ApiCall &call) {
@@ -67,7 +68,7 @@ void RunRoutes::registerIn(ApiRouter &router)
             return ApiResponse::fromError(runs.error());
         QJsonArray out;
         for (const RunRecord &run : std::as_const(*runs))
-            out.append(RunService::runJson(run));
+            out.append(runJson(run));
         return ApiResponse::ok(QJsonObject { { QStringLiteral("runs"), out } });
     });
 
@@ -75,7 +76,7 @@ void RunRoutes::registerIn(ApiRouter &router)
         auto run = m_runs.find(call.caller, call.id());
         if (!run)
             return ApiResponse::fromError(run.error());
-        return ApiResponse::ok(RunService::runJson(*run));
+        return ApiResponse::ok(runJson(*run));
     });
 
     // The stored output from `offset` on, at most about 1 MiB per call (the
@@ -113,7 +114,7 @@ void RunRoutes::registerIn(ApiRouter &router)
         auto run = m_runs.cancel(call.caller, call.id(), *reason);
         if (!run)
             return ApiResponse::fromError(run.error());
-        return ApiResponse::ok(RunService::runJson(*run));
+        return ApiResponse::ok(runJson(*run));
     });
 }
 
