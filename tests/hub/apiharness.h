@@ -10,6 +10,7 @@
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
 #include "hub/domain/clock.h"
+#include "hub/domain/eventbus.h"
 #include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
@@ -30,6 +31,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 namespace cloop::hub::testing {
 
@@ -101,6 +103,9 @@ public:
         if (!db)
             return db.error();
         m_core = std::make_unique<HubCore>(std::move(*db), clock, options);
+        m_published.clear();
+        QObject::connect(&m_core->events(), &EventBus::published, &m_core->events(),
+            [this](const HubEvent &event) { m_published.append(event); });
         m_gateways = std::make_unique<HubGateways>(*m_core, QStringLiteral("0.1.0"));
         m_api = std::make_unique<AdminApi>(*m_core, *m_gateways,
             HubIdentity { QUrl(QStringLiteral("wss://hub.example.test:7443")),
@@ -156,6 +161,18 @@ public:
         return m_core->stores().tokens.createToken(user->id, QStringLiteral("test"), kActor);
     }
     qint64 userId(const QString &name) const { return m_userIds.value(name); }
+
+    // A user and who they are when they call: what a service is given.
+    Result<ApiPrincipal> addCaller(const QString &name, bool hubAdmin = false)
+    {
+        auto token = addUser(name, hubAdmin);
+        if (!token)
+            return token.error();
+        return m_core->tokens().authenticate(*token);
+    }
+
+    // What the event bus published since the hub opened or the last call.
+    QList<HubEvent> takeEvents() { return std::exchange(m_published, {}); }
 
     Result<qint64> addProject(const QString &path)
     {
@@ -316,6 +333,7 @@ private:
     std::unique_ptr<HubGateways> m_gateways;
     std::unique_ptr<AdminApi> m_api;
     QHash<QString, qint64> m_userIds;
+    QList<HubEvent> m_published;
 };
 
 // The sorted, distinct values of `field` of the objects in `array`.
