@@ -71,6 +71,16 @@ public:
     { }
 
     Status require(const ApiPrincipal &caller, HubAction action) const;
+    // What `read()` gives, for a caller who may take `action`; the refusal
+    // otherwise, and `read` is not called.
+    template <typename Read>
+    auto ifAllowed(const ApiPrincipal &caller, HubAction action, Read &&read) const
+        -> decltype(read())
+    {
+        if (Status allowed = require(caller, action); !allowed)
+            return allowed.error();
+        return read();
+    }
     Status require(const ApiPrincipal &caller, qint64 projectId, ProjectAction action) const;
     // `ownerId`: the user whose thing it is.
     Status require(const ApiPrincipal &caller, qint64 ownerId, UserAction action) const;

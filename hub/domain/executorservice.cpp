@@ -72,16 +72,14 @@ Result<ExecutorRecord> ExecutorService::revoke(
 
 Result<QList<ExecutorRecord>> ExecutorService::list(const ApiPrincipal &caller)
 {
-    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ListExecutors); !allowed)
-        return allowed.error();
-    return m_executors.list();
+    return m_policy.ifAllowed(
+        caller, AccessPolicy::HubAction::ListExecutors, [&] { return m_executors.list(); });
 }
 
 Result<ExecutorRecord> ExecutorService::find(const ApiPrincipal &caller, qint64 executorId)
 {
-    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ReadExecutor); !allowed)
-        return allowed.error();
-    return m_executors.find(executorId);
+    return m_policy.ifAllowed(caller, AccessPolicy::HubAction::ReadExecutor,
+        [&] { return m_executors.find(executorId); });
 }
 
 Result<VirtualExecutorRecord> ExecutorService::createVirtualExecutor(
@@ -105,10 +103,8 @@ Result<VirtualExecutorRecord> ExecutorService::createVirtualExecutor(
 
 Result<QList<VirtualExecutorRecord>> ExecutorService::virtualExecutors(const ApiPrincipal &caller)
 {
-    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ListVirtualExecutors);
-        !allowed)
-        return allowed.error();
-    return m_virtualExecutors.list();
+    return m_policy.ifAllowed(caller, AccessPolicy::HubAction::ListVirtualExecutors,
+        [&] { return m_virtualExecutors.list(); });
 }
 
 Result<ExecutorRecord> ExecutorService::authenticate(const QString &credential)

@@ -91,25 +91,21 @@ Result<ForwarderRecord> ForwarderService::revoke(
 
 Result<QList<ForwarderRecord>> ForwarderService::list(const ApiPrincipal &caller)
 {
-    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ListForwarders);
-        !allowed)
-        return allowed.error();
-    return m_forwarders.list();
+    return m_policy.ifAllowed(
+        caller, AccessPolicy::HubAction::ListForwarders, [&] { return m_forwarders.list(); });
 }
 
 Result<ForwarderRecord> ForwarderService::find(const ApiPrincipal &caller, qint64 forwarderId)
 {
-    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ReadForwarder); !allowed)
-        return allowed.error();
-    return m_forwarders.find(forwarderId);
+    return m_policy.ifAllowed(caller, AccessPolicy::HubAction::ReadForwarder,
+        [&] { return m_forwarders.find(forwarderId); });
 }
 
 Result<ForwarderRecord> ForwarderService::findForTest(
     const ApiPrincipal &caller, qint64 forwarderId)
 {
-    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::TestForwarder); !allowed)
-        return allowed.error();
-    return m_forwarders.find(forwarderId);
+    return m_policy.ifAllowed(caller, AccessPolicy::HubAction::TestForwarder,
+        [&] { return m_forwarders.find(forwarderId); });
 }
 
 Result<ForwarderRecord> ForwarderService::authenticate(const QString &credential)

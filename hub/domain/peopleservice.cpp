@@ -87,9 +87,8 @@ Result<ProjectRecord> PeopleService::setRole(const ApiPrincipal &caller, const Q
 
 Result<QList<UserRecord>> PeopleService::users(const ApiPrincipal &caller)
 {
-    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ListUsers); !allowed)
-        return allowed.error();
-    return m_projects.users();
+    return m_policy.ifAllowed(
+        caller, AccessPolicy::HubAction::ListUsers, [&] { return m_projects.users(); });
 }
 
 Result<UserRecord> PeopleService::addUser(const ApiPrincipal &caller, const QJsonObject &body)

@@ -56,40 +56,26 @@ QJsonObject virtualExecutorJson(const VirtualExecutorRecord &record)
 void ExecutorRoutes::registerVirtualExecutorRoutes(ApiRouter &router)
 {
     router.add("GET", QStringLiteral("/api/virtual-executors"), [this](const ApiCall &call) {
-        auto records = m_service.virtualExecutors(call.caller);
-        if (!records)
-            return ApiResponse::fromError(records.error());
-        QJsonArray out;
-        for (const VirtualExecutorRecord &record : std::as_const(*records))
-            out.append(virtualExecutorJson(record));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("virtual_executors"), out } });
+        return ApiResponse::listOf(m_service.virtualExecutors(call.caller),
+            QLatin1StringView("virtual_executors"), virtualExecutorJson);
     });
     router.add("POST", QStringLiteral("/api/virtual-executors"), [this](const ApiCall &call) {
-        auto created = m_service.createVirtualExecutor(call.caller, call.body);
-        if (!created)
-            return ApiResponse::fromError(created.error());
-        return ApiResponse::ok(virtualExecutorJson(*created), 201);
+        return ApiResponse::of(
+            m_service.createVirtualExecutor(call.caller, call.body), virtualExecutorJson, 201);
     });
 }
 
 void ExecutorRoutes::registerIn(ApiRouter &router)
 {
     registerVirtualExecutorRoutes(router);
-    router.add("GET", QStringLiteral("/api/executors"), [this](const ApiCall &call) {
-        auto records = m_service.list(call.caller);
-        if (!records)
-            return ApiResponse::fromError(records.error());
-        QJsonArray out;
-        for (const ExecutorRecord &record : std::as_const(*records))
-            out.append(executorJson(record));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("executors"), out } });
+    const auto json = [this](const ExecutorRecord &record) { return executorJson(record); };
+    router.add("GET", QStringLiteral("/api/executors"), [this, json](const ApiCall &call) {
+        return ApiResponse::listOf(
+            m_service.list(call.caller), QLatin1StringView("executors"), json);
     });
 
-    router.add("GET", QStringLiteral("/api/executors/{id}"), [this](const ApiCall &call) {
-        auto record = m_service.find(call.caller, call.id());
-        if (!record)
-            return ApiResponse::fromError(record.error());
-        return ApiResponse::ok(executorJson(*record));
+    router.add("GET", QStringLiteral("/api/executors/{id}"), [this, json](const ApiCall &call) {
+        return ApiResponse::of(m_service.find(call.caller, call.id()), json);
     });
 
     router.add("POST", QStringLiteral("/api/executors"), [this](const ApiCall &call) {
@@ -100,12 +86,10 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
             executorJson(enrollment->executor), enrollment->token, enrollment->tokenExpiresAt);
     });
 
-    router.add("POST", QStringLiteral("/api/executors/{id}/revoke"), [this](const ApiCall &call) {
-        auto revoked = m_service.revoke(call.caller, call.id(), call.body);
-        if (!revoked)
-            return ApiResponse::fromError(revoked.error());
-        return ApiResponse::ok(executorJson(*revoked));
-    });
+    router.add(
+        "POST", QStringLiteral("/api/executors/{id}/revoke"), [this, json](const ApiCall &call) {
+            return ApiResponse::of(m_service.revoke(call.caller, call.id(), call.body), json);
+        });
 }
 
 } // namespace cloop::hub

@@ -54,21 +54,14 @@ QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
 
 void ForwarderRoutes::registerIn(ApiRouter &router)
 {
-    router.add("GET", QStringLiteral("/api/forwarders"), [this](const ApiCall &call) {
-        auto records = m_service.list(call.caller);
-        if (!records)
-            return ApiResponse::fromError(records.error());
-        QJsonArray out;
-        for (const ForwarderRecord &record : std::as_const(*records))
-            out.append(forwarderJson(record));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("forwarders"), out } });
+    const auto json = [this](const ForwarderRecord &record) { return forwarderJson(record); };
+    router.add("GET", QStringLiteral("/api/forwarders"), [this, json](const ApiCall &call) {
+        return ApiResponse::listOf(
+            m_service.list(call.caller), QLatin1StringView("forwarders"), json);
     });
 
-    router.add("GET", QStringLiteral("/api/forwarders/{id}"), [this](const ApiCall &call) {
-        auto record = m_service.find(call.caller, call.id());
-        if (!record)
-            return ApiResponse::fromError(record.error());
-        return ApiResponse::ok(forwarderJson(*record));
+    router.add("GET", QStringLiteral("/api/forwarders/{id}"), [this, json](const ApiCall &call) {
+        return ApiResponse::of(m_service.find(call.caller, call.id()), json);
     });
 
     router.add("POST", QStringLiteral("/api/forwarders"), [this](const ApiCall &call) {
@@ -79,15 +72,13 @@ void ForwarderRoutes::registerIn(ApiRouter &router)
             forwarderJson(enrollment->forwarder), enrollment->token, enrollment->tokenExpiresAt);
     });
 
-    router.add("POST", QStringLiteral("/api/forwarders/{id}/revoke"), [this](const ApiCall &call) {
-        auto reason = call.text(QLatin1StringView("reason"));
-        if (!reason)
-            return ApiResponse::fromError(reason.error());
-        auto revoked = m_service.revoke(call.caller, call.id(), *reason);
-        if (!revoked)
-            return ApiResponse::fromError(revoked.error());
-        return ApiResponse::ok(forwarderJson(*revoked));
-    });
+    router.add(
+        "POST", QStringLiteral("/api/forwarders/{id}/revoke"), [this, json](const ApiCall &call) {
+            auto reason = call.text(QLatin1StringView("reason"));
+            if (!reason)
+                return ApiResponse::fromError(reason.error());
+            return ApiResponse::of(m_service.revoke(call.caller, call.id(), *reason), json);
+        });
 
     router.add("POST", QStringLiteral("/api/forwarders/{id}/test"), [this](const ApiCall &call) {
         auto forwarder = m_service.findForTest(call.caller, call.id());

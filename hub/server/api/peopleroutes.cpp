@@ -29,47 +29,28 @@ void PeopleRoutes::registerIn(ApiRouter &router)
 void PeopleRoutes::registerProjectRoutes(ApiRouter &router)
 {
     router.add("GET", QStringLiteral("/api/projects"), [this](const ApiCall &call) {
-        auto projects = m_service.projects(call.caller);
-        if (!projects)
-            return ApiResponse::fromError(projects.error());
-        QJsonArray out;
-        for (const ProjectRecord &project : std::as_const(*projects))
-            out.append(projectJson(project));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("projects"), out } });
+        return ApiResponse::listOf(
+            m_service.projects(call.caller), QLatin1StringView("projects"), projectJson);
     });
 
     router.add("POST", QStringLiteral("/api/projects"), [this](const ApiCall &call) {
-        auto project = m_service.addProject(call.caller, call.body);
-        if (!project)
-            return ApiResponse::fromError(project.error());
-        return ApiResponse::ok(projectJson(*project), 201);
+        return ApiResponse::of(m_service.addProject(call.caller, call.body), projectJson, 201);
     });
 
     router.add("POST", QStringLiteral("/api/projects/roles"), [this](const ApiCall &call) {
-        auto updated = m_service.setRole(call.caller, call.body);
-        if (!updated)
-            return ApiResponse::fromError(updated.error());
-        return ApiResponse::ok(projectJson(*updated));
+        return ApiResponse::of(m_service.setRole(call.caller, call.body), projectJson);
     });
 }
 
 void PeopleRoutes::registerUserRoutes(ApiRouter &router)
 {
     router.add("GET", QStringLiteral("/api/users"), [this](const ApiCall &call) {
-        auto users = m_service.users(call.caller);
-        if (!users)
-            return ApiResponse::fromError(users.error());
-        QJsonArray out;
-        for (const UserRecord &user : std::as_const(*users))
-            out.append(userJson(user));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("users"), out } });
+        return ApiResponse::listOf(
+            m_service.users(call.caller), QLatin1StringView("users"), userJson);
     });
 
     router.add("POST", QStringLiteral("/api/users"), [this](const ApiCall &call) {
-        auto user = m_service.addUser(call.caller, call.body);
-        if (!user)
-            return ApiResponse::fromError(user.error());
-        return ApiResponse::ok(userJson(*user), 201);
+        return ApiResponse::of(m_service.addUser(call.caller, call.body), userJson, 201);
     });
 }
 

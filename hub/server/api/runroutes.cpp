@@ -56,27 +56,16 @@ QJsonArray logRecordsJson(const RunLogPage &page)
 void RunRoutes::registerIn(ApiRouter &router)
 {
     router.add("POST", QStringLiteral("/api/runs"), [this](const ApiCall &call) {
-        auto run = m_runs.create(call.caller, call.body);
-        if (!run)
-            return ApiResponse::fromError(run.error());
-        return ApiResponse::ok(runJson(*run), 201);
+        return ApiResponse::of(m_runs.create(call.caller, call.body), runJson, 201);
     });
 
     router.add("GET", QStringLiteral("/api/runs"), [this](const ApiCall &call) {
-        auto runs = m_runs.list(call.caller, call.queryFlag(QStringLiteral("all")));
-        if (!runs)
-            return ApiResponse::fromError(runs.error());
-        QJsonArray out;
-        for (const RunRecord &run : std::as_const(*runs))
-            out.append(runJson(run));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("runs"), out } });
+        return ApiResponse::listOf(m_runs.list(call.caller, call.queryFlag(QStringLiteral("all"))),
+            QLatin1StringView("runs"), runJson);
     });
 
     router.add("GET", QStringLiteral("/api/runs/{id}"), [this](const ApiCall &call) {
-        auto run = m_runs.find(call.caller, call.id());
-        if (!run)
-            return ApiResponse::fromError(run.error());
-        return ApiResponse::ok(runJson(*run));
+        return ApiResponse::of(m_runs.find(call.caller, call.id()), runJson);
     });
 
     // The stored output from `offset` on, at most about 1 MiB per call (the
@@ -111,10 +100,7 @@ void RunRoutes::registerIn(ApiRouter &router)
         auto reason = call.text(QLatin1StringView("reason"));
         if (!reason)
             return ApiResponse::fromError(reason.error());
-        auto run = m_runs.cancel(call.caller, call.id(), *reason);
-        if (!run)
-            return ApiResponse::fromError(run.error());
-        return ApiResponse::ok(runJson(*run));
+        return ApiResponse::of(m_runs.cancel(call.caller, call.id(), *reason), runJson);
     });
 }
 
