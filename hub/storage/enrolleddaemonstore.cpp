@@ -114,17 +114,9 @@ Result<std::pair<Record, QString>> EnrolledDaemonStore<Record>::redeemToken(cons
 }
 
 template <typename Record>
-Result<typename EnrolledDaemonStore<Record>::Enrolled> EnrolledDaemonStore<Record>::enroll(
-    const QString &name, const QString &actor, std::chrono::seconds tokenTtl,
-    const QList<std::pair<QString, QVariant>> &ownValues, const QJsonObject &auditDetails)
+Result<qint64> EnrolledDaemonStore<Record>::insert(
+    const QString &name, const QString &actor, const QList<std::pair<QString, QVariant>> &ownValues)
 {
-    if (Status valid = validateDaemonName(name, m_tables.noun); !valid)
-        return valid.error();
-    if (Status valid = CredentialLedger::validateTokenTtl(tokenTtl); !valid)
-        return valid.error();
-    Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto clash
         = m_db.query(QStringLiteral("SELECT id FROM %1 WHERE name = ? AND revoked_at IS NULL")
                          .arg(m_tables.daemons),
@@ -137,7 +129,6 @@ Result<typename EnrolledDaemonStore<Record>::Enrolled> EnrolledDaemonStore<Recor
                            "another name")
                 .arg(m_tables.aNoun, name)
                 .arg(clash->value(0).toLongLong()));
-
     QStringList columns { QStringLiteral("name") };
     QVariantList values { name };
     for (const auto &[column, value] : ownValues) {
@@ -156,21 +147,37 @@ Result<typename EnrolledDaemonStore<Record>::Enrolled> EnrolledDaemonStore<Recor
     if (!inserted->next())
         return Error::make(QStringLiteral("storage_error"),
             QStringLiteral("%1 insert returned no id").arg(m_tables.noun));
-    const qint64 id = inserted->value(0).toLongLong();
+    return inserted->value(0).toLongLong();
+}
 
-    auto token = ledger().issueToken(id, tokenTtl);
+template <typename Record>
+Result<typename EnrolledDaemonStore<Record>::Enrolled> EnrolledDaemonStore<Record>::enroll(
+    const QString &name, const QString &actor, std::chrono::seconds tokenTtl,
+    const QList<std::pair<QString, QVariant>> &ownValues, const QJsonObject &auditDetails)
+{
+    if (Status valid = validateDaemonName(name, m_tables.noun); !valid)
+        return valid.error();
+    if (Status valid = CredentialLedger::validateTokenTtl(tokenTtl); !valid)
+        return valid.error();
+    Database::Transaction transaction(m_db);
+    if (!transaction.begin())
+        return transaction.begin().error();
+    auto id = insert(name, actor, ownValues);
+    if (!id)
+        return id.error();
+    auto token = ledger().issueToken(*id, tokenTtl);
     if (!token)
         return token.error();
     QJsonObject details = auditDetails;
     details.insert(QStringLiteral("name"), name);
     details.insert(QStringLiteral("token_expires_at"), toDbTime(token->expiresAt));
     if (Status audited = AuditLog(m_db).append(actor, m_tables.enrollAction,
-            QStringLiteral("%1:%2").arg(m_tables.noun).arg(id), details);
+            QStringLiteral("%1:%2").arg(m_tables.noun).arg(*id), details);
         !audited)
         return audited.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    auto record = find(id);
+    auto record = find(*id);
     if (!record)
         return record.error();
     return Enrolled { *record, *token };

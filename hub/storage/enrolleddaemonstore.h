@@ -88,6 +88,9 @@ protected:
 
 private:
     Result<Record> read(const Rows &row) const;
+    // The daemon's row, under a name no active daemon of the kind has.
+    Result<qint64> insert(const QString &name, const QString &actor,
+        const QList<std::pair<QString, QVariant>> &ownValues);
     CredentialLedger ledger() const { return CredentialLedger(m_db, m_tables); }
 
     const DaemonTables &m_tables;
