@@ -6,6 +6,8 @@
 #include "hub/domain/bindingservice.h"
 #include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
+#include "hub/domain/runlifecycle.h"
+#include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
 #include "hub/localaccess.h"
 #include "hub/server/adminapi.h"
@@ -176,7 +178,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     auto runLogs = RunLogStore::open(
         options.dataDir + QLatin1String("/runs"), options.runLogs, [core = hub->m_core.get()] {
             QSet<qint64> active;
-            auto runs = core->runStore().list(std::nullopt, false);
+            auto runs = core->runLifecycle().unfinished();
             if (!runs) {
                 qCWarning(lcHub).noquote()
                     << "cannot tell which runs are active:" << runs.error().message;
@@ -285,10 +287,10 @@ Status Hub::writeLocalAccess(const HubOptions &options)
         existing && m_core->tokens().authenticate(existing->token))
         access.token = existing->token;
     if (access.token.isEmpty()) {
-        auto adminId = m_core->tokens().ensureHubAdmin(options.adminName);
+        auto adminId = m_core->stores().tokens.ensureHubAdmin(options.adminName);
         if (!adminId)
             return adminId.error();
-        auto token = m_core->tokens().createToken(
+        auto token = m_core->stores().tokens.createToken(
             *adminId, QStringLiteral("local cli"), QStringLiteral("hub"));
         if (!token)
             return token.error();

@@ -15,11 +15,6 @@ namespace cloop::hub {
 
 namespace {
 
-QString actorOf(const ApiPrincipal &caller)
-{
-    return QStringLiteral("user:%1").arg(caller.userName);
-}
-
 Status requireReason(const QString &reason, const QString &what)
 {
     if (reason.trimmed().isEmpty())
@@ -74,8 +69,7 @@ Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 fo
     auto project = m_stores.projects.findProject(projectPath);
     if (!project)
         return project.error();
-    if (Status allowed
-        = m_policy.requireManage(caller, project->id, QStringLiteral("binding a forwarder"));
+    if (Status allowed = m_policy.require(caller, project->id, AccessPolicy::ProjectAction::Bind);
         !allowed)
         return allowed.error();
     auto forwarder = lendableForwarder(m_stores.forwarders, forwarderId);
@@ -87,7 +81,7 @@ Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 fo
     if (Status free = requireUnbound(caller, forwarderId); !free)
         return free.error();
     auto binding = m_stores.bindings.create(
-        forwarderId, project->id, *terms, actorOf(caller), m_clock.now(), std::nullopt);
+        forwarderId, project->id, *terms, caller.actor(), m_clock.now(), std::nullopt);
     if (!binding)
         return binding.error();
     qCInfo(lcHub).noquote() << caller.userName << "bound forwarder" << forwarderId << "to"
@@ -103,7 +97,7 @@ Result<BindingRecord> BindingService::unbind(
     if (!binding)
         return binding.error();
     if (Status allowed
-        = m_policy.requireManage(caller, binding->projectId, QStringLiteral("unbinding"));
+        = m_policy.require(caller, binding->projectId, AccessPolicy::ProjectAction::Unbind);
         !allowed)
         return allowed.error();
     if (Status given = requireReason(reason, QStringLiteral("unbinding")); !given)
@@ -113,7 +107,7 @@ Result<BindingRecord> BindingService::unbind(
     if (Status swept = expireDue(); !swept)
         return swept.error();
     auto ended = m_stores.bindings.end(
-        bindingId, BindingRecord::State::Unbound, actorOf(caller), reason, m_clock.now());
+        bindingId, BindingRecord::State::Unbound, caller.actor(), reason, m_clock.now());
     if (!ended)
         return ended.error();
     publishBinding(QStringLiteral("binding.ended"), *ended);
@@ -133,7 +127,7 @@ Status BindingService::requireUnbound(const ApiPrincipal &caller, qint64 forward
         return {};
     const BindingRecord &binding = **existing;
     // Where it is bound is told only to those who may see that project.
-    if (!m_policy.requireMember(caller, binding.projectId, QString()))
+    if (!m_policy.maySeeProject(caller, binding.projectId))
         return Error::make(QStringLiteral("already_bound"),
             QStringLiteral("forwarder %1 (%2) is lent to another project; a forwarder serves one "
                            "binding at a time")
@@ -156,13 +150,12 @@ Result<QList<BindingRecord>> BindingService::bindings(
         if (!project)
             return project.error();
         if (Status allowed
-            = m_policy.requireMember(caller, project->id, QStringLiteral("listing bindings"));
+            = m_policy.require(caller, project->id, AccessPolicy::ProjectAction::ListBindings);
             !allowed)
             return allowed.error();
         return m_stores.bindings.list(now, project->id, includeEnded);
     }
-    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("listing bindings"));
-        !allowed)
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::ListBindings); !allowed)
         return allowed.error();
     auto visible = m_policy.visibleProjects(caller);
     if (!visible)
@@ -185,7 +178,7 @@ Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64
     if (!project)
         return project.error();
     if (Status allowed
-        = m_policy.requireMember(caller, project->id, QStringLiteral("requesting a binding"));
+        = m_policy.require(caller, project->id, AccessPolicy::ProjectAction::RequestBinding);
         !allowed)
         return allowed.error();
     if (Status given = requireReason(reason, QStringLiteral("a binding request")); !given)
@@ -220,7 +213,7 @@ Result<QList<RequestRecord>> BindingService::requests(const ApiPrincipal &caller
     if (*manageable)
         filter.projectIds = **manageable;
     if (view == RequestView::Inbox) {
-        // Never one's own: somebody else has to decide it.
+        // Never one's own: somebody else has to decide it (AccessPolicy::requireDecider).
         filter.excludeRequesterId = caller.userId;
     } else {
         filter.pendingOnly = false;
@@ -229,18 +222,13 @@ Result<QList<RequestRecord>> BindingService::requests(const ApiPrincipal &caller
 }
 
 Result<RequestRecord> BindingService::decidableRequest(
-    const ApiPrincipal &caller, qint64 requestId, const QString &action)
+    const ApiPrincipal &caller, qint64 requestId, AccessPolicy::ProjectAction action)
 {
     auto request = m_stores.requests.find(requestId);
     if (!request)
         return request.error();
-    if (Status allowed = m_policy.requireManage(caller, request->projectId, action); !allowed)
+    if (Status allowed = m_policy.requireDecider(caller, *request, action); !allowed)
         return allowed.error();
-    if (request->requesterId == caller.userId)
-        return Error::make(QStringLiteral("own_request"),
-            QStringLiteral("%1 filed request %2; another administrator has to decide it")
-                .arg(caller.userName)
-                .arg(requestId));
     if (request->state != RequestRecord::State::Pending)
         return Error::make(QStringLiteral("already_decided"),
             QStringLiteral("request %1 was already %2%3")
@@ -260,8 +248,7 @@ Result<RequestRecord> BindingService::decidableRequest(
 Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
     const ApiPrincipal &caller, qint64 requestId, const QJsonObject &narrowing)
 {
-    auto request
-        = decidableRequest(caller, requestId, QStringLiteral("approving a binding request"));
+    auto request = decidableRequest(caller, requestId, AccessPolicy::ProjectAction::ApproveRequest);
     if (!request)
         return request.error();
 
@@ -301,7 +288,7 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
     if (Status free = requireUnbound(caller, request->forwarderId); !free)
         return free.error();
     const QDateTime now = m_clock.now();
-    const QString actor = actorOf(caller);
+    const QString actor = caller.actor();
     Database::Transaction transaction(m_stores.db);
     if (!transaction.begin())
         return transaction.begin().error();
@@ -342,7 +329,7 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
 Result<RequestRecord> BindingService::deny(
     const ApiPrincipal &caller, qint64 requestId, const QString &reason)
 {
-    auto request = decidableRequest(caller, requestId, QStringLiteral("denying a binding request"));
+    auto request = decidableRequest(caller, requestId, AccessPolicy::ProjectAction::DenyRequest);
     if (!request)
         return request.error();
     if (Status given = requireReason(reason, QStringLiteral("denying a request")); !given)
@@ -354,7 +341,7 @@ Result<RequestRecord> BindingService::deny(
                 .arg(requestId)
                 .arg(toDbTime(request->expiresAt)));
     auto denied = m_stores.requests.decide(
-        requestId, RequestRecord::State::Denied, actorOf(caller), reason, std::nullopt, now);
+        requestId, RequestRecord::State::Denied, caller.actor(), reason, std::nullopt, now);
     if (!denied)
         return denied.error();
     publishRequest(QStringLiteral("request.decided"), *denied);
@@ -408,6 +395,23 @@ void BindingService::publish(const Ended &ended)
         publishBinding(QStringLiteral("binding.ended"), binding);
     for (const RequestRecord &request : ended.requests)
         publishRequest(QStringLiteral("request.decided"), request);
+}
+
+Result<QList<BindingService::Lent>> BindingService::forDispatch(qint64 projectId)
+{
+    const QDateTime now = m_clock.now();
+    auto bindings = m_stores.bindings.list(now, projectId, false);
+    if (!bindings)
+        return bindings.error();
+    QList<Lent> lent;
+    for (const BindingRecord &binding : std::as_const(*bindings)) {
+        if (!binding.isActiveAt(now))
+            continue;
+        // A forwarder that cannot be read lends nothing this time.
+        if (auto forwarder = m_stores.forwarders.find(binding.forwarderId))
+            lent.append(Lent { binding, *forwarder });
+    }
+    return lent;
 }
 
 } // namespace cloop::hub

@@ -1,8 +1,10 @@
 #pragma once
 
 #include "common/result.h"
+#include "hub/domain/accesspolicy.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/bindingstore.h"
+#include "hub/storage/forwarderstore.h"
 #include "hub/storage/requeststore.h"
 
 #include <QJsonObject>
@@ -13,11 +15,9 @@
 
 namespace cloop::hub {
 
-class AccessPolicy;
 class Clock;
 class Database;
 class EventBus;
-class ForwarderStore;
 class ProjectStore;
 
 // Lending a forwarder's device to a project: binding and unbinding by those
@@ -73,10 +73,19 @@ public:
     Result<Ended> endForRevokedForwarder(qint64 forwarderId, const QString &actor);
     void publish(const Ended &ended);
 
+    // What the dispatcher plans a run of the project with, where no person
+    // asks: the project's bindings active now, each with its forwarder.
+    struct Lent
+    {
+        BindingRecord binding;
+        ForwarderRecord forwarder;
+    };
+    Result<QList<Lent>> forDispatch(qint64 projectId);
+
 private:
     Status requireUnbound(const ApiPrincipal &caller, qint64 forwarderId);
     Result<RequestRecord> decidableRequest(
-        const ApiPrincipal &caller, qint64 requestId, const QString &action);
+        const ApiPrincipal &caller, qint64 requestId, AccessPolicy::ProjectAction action);
     void publishBinding(const QString &event, const BindingRecord &binding);
     void publishRequest(const QString &event, const RequestRecord &request);
 

@@ -20,8 +20,7 @@ ForwarderService::ForwarderService(Database &db, ForwarderStore &forwarders,
 
 Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const QJsonObject &body)
 {
-    if (Status allowed = m_policy.requireHubAdmin(
-            caller, QStringLiteral("enrolling a forwarder (executor.manage)"));
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::EnrollForwarder);
         !allowed)
         return allowed.error();
     const QJsonValue name = body.value(QLatin1String("name"));
@@ -46,8 +45,7 @@ Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const
             return parsed.error();
         ttl = *parsed;
     }
-    auto enrollment = m_forwarders.enroll(
-        name.toString(), *device, QStringLiteral("user:%1").arg(caller.userName), ttl);
+    auto enrollment = m_forwarders.enroll(name.toString(), *device, caller.actor(), ttl);
     if (!enrollment)
         return enrollment.error();
     qCInfo(lcHub).noquote() << caller.userName << "enrolled forwarder" << enrollment->forwarder.id
@@ -64,11 +62,10 @@ Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const
 Result<ForwarderRecord> ForwarderService::revoke(
     const ApiPrincipal &caller, qint64 forwarderId, const QString &reason)
 {
-    if (Status allowed = m_policy.requireHubAdmin(
-            caller, QStringLiteral("revoking a forwarder (executor.manage)"));
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::RevokeForwarder);
         !allowed)
         return allowed.error();
-    const QString actor = QStringLiteral("user:%1").arg(caller.userName);
+    const QString actor = caller.actor();
     Database::Transaction transaction(m_db);
     if (!transaction.begin())
         return transaction.begin().error();
@@ -94,28 +91,36 @@ Result<ForwarderRecord> ForwarderService::revoke(
 
 Result<QList<ForwarderRecord>> ForwarderService::list(const ApiPrincipal &caller)
 {
-    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("listing forwarders"));
-        !allowed)
-        return allowed.error();
-    return m_forwarders.list();
+    return m_policy.ifAllowed(
+        caller, AccessPolicy::HubAction::ListForwarders, [&] { return m_forwarders.list(); });
 }
 
 Result<ForwarderRecord> ForwarderService::find(const ApiPrincipal &caller, qint64 forwarderId)
 {
-    if (Status allowed = m_policy.requireAnyRole(caller, QStringLiteral("reading a forwarder"));
-        !allowed)
-        return allowed.error();
-    return m_forwarders.find(forwarderId);
+    return m_policy.ifAllowed(caller, AccessPolicy::HubAction::ReadForwarder,
+        [&] { return m_forwarders.find(forwarderId); });
 }
 
 Result<ForwarderRecord> ForwarderService::findForTest(
     const ApiPrincipal &caller, qint64 forwarderId)
 {
-    if (Status allowed = m_policy.requireHubAdmin(
-            caller, QStringLiteral("testing a forwarder's device (executor.manage)"));
-        !allowed)
-        return allowed.error();
-    return m_forwarders.find(forwarderId);
+    return m_policy.ifAllowed(caller, AccessPolicy::HubAction::TestForwarder,
+        [&] { return m_forwarders.find(forwarderId); });
+}
+
+Result<ForwarderRecord> ForwarderService::authenticate(const QString &credential)
+{
+    return m_forwarders.authenticate(credential);
+}
+
+Result<RedeemedEnrollment> ForwarderService::redeem(const QString &token)
+{
+    return m_forwarders.redeem(token);
+}
+
+Status ForwarderService::touchLastSeen(qint64 forwarderId)
+{
+    return m_forwarders.touchLastSeen(forwarderId);
 }
 
 } // namespace cloop::hub

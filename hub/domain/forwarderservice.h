@@ -16,7 +16,8 @@ class EventBus;
 // Enrolling and revoking forwarders (hub administrators), and reading them
 // (anyone with a role). A revocation ends the forwarder's bindings and
 // requests in the same transaction and is published as forwarder.revoked,
-// which the gateway answers by dropping the live session.
+// which the gateway answers by dropping the live session. The forwarders
+// themselves come in through the same service at their endpoint.
 class ForwarderService
 {
 public:
@@ -31,6 +32,12 @@ public:
     Result<ForwarderRecord> find(const ApiPrincipal &caller, qint64 forwarderId);
     // Testing opens the device (promiscuous on a segment): hub administrators only.
     Result<ForwarderRecord> findForTest(const ApiPrincipal &caller, qint64 forwarderId);
+
+    // The forwarders' endpoint, where no person asks: a forwarder's first
+    // message names its credential, or the token it redeems for one.
+    Result<ForwarderRecord> authenticate(const QString &credential);
+    Result<RedeemedEnrollment> redeem(const QString &token);
+    Status touchLastSeen(qint64 forwarderId);
 
 private:
     Database &m_db;

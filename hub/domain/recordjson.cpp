@@ -102,4 +102,34 @@ QJsonObject userJson(const UserRecord &user)
         { QStringLiteral("created_at"), timeOrNull(user.createdAt) } };
 }
 
+QJsonObject runJson(const RunRecord &run)
+{
+    return QJsonObject {
+        { QStringLiteral("id"), run.id },
+        { QStringLiteral("project"), run.projectPath },
+        { QStringLiteral("requested_by"), run.requestedBy },
+        { QStringLiteral("executor_id"),
+            run.executorId ? QJsonValue(*run.executorId) : QJsonValue(QJsonValue::Null) },
+        { QStringLiteral("virtual_executor"),
+            run.virtualExecutor.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                          : QJsonValue(run.virtualExecutor) },
+        { QStringLiteral("runtime"),
+            run.runtime.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.runtime) },
+        { QStringLiteral("image"),
+            run.image.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.image) },
+        { QStringLiteral("argv"), QJsonArray::fromStringList(run.argv) },
+        { QStringLiteral("host_process"), run.hostProcess },
+        { QStringLiteral("state"), runStateName(run.state) },
+        { QStringLiteral("exit_code"),
+            run.exitCode ? QJsonValue(*run.exitCode) : QJsonValue(QJsonValue::Null) },
+        { QStringLiteral("error"),
+            run.error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.error) },
+        { QStringLiteral("created_at"), timeOrNull(run.createdAt) },
+        { QStringLiteral("dispatched_at"), timeOrNull(run.dispatchedAt) },
+        { QStringLiteral("started_at"), timeOrNull(run.startedAt) },
+        { QStringLiteral("finished_at"), timeOrNull(run.finishedAt) },
+        { QStringLiteral("finished"), run.isFinished() },
+    };
+}
+
 } // namespace cloop::hub

@@ -3,6 +3,7 @@
 #include "hub/storage/bindingstore.h"
 #include "hub/storage/projectstore.h"
 #include "hub/storage/requeststore.h"
+#include "hub/storage/runstore.h"
 
 #include <QJsonObject>
 
@@ -14,6 +15,7 @@ QJsonObject bindingJson(const BindingRecord &binding, const QDateTime &now);
 QJsonObject requestJson(const RequestRecord &request, const QDateTime &now);
 QJsonObject projectJson(const ProjectRecord &project);
 QJsonObject userJson(const UserRecord &user);
+QJsonObject runJson(const RunRecord &run);
 
 // A time as the API writes it, or null when there is none.
 QJsonValue timeOrNull(const QDateTime &time);

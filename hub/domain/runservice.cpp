@@ -6,6 +6,7 @@
 #include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/recordjson.h"
+#include "hub/domain/runlifecycle.h"
 #include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
 #include "hub/storage/executorstore.h"
@@ -24,10 +25,11 @@ Error invalid(const QString &message)
 }
 } // namespace
 
-RunService::RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors,
-    VirtualExecutorStore &virtualExecutors, const AccessPolicy &policy, EventBus &events,
-    const Clock &clock)
+RunService::RunService(RunStore &runs, RunLifecycle &lifecycle, ProjectStore &projects,
+    ExecutorStore &executors, VirtualExecutorStore &virtualExecutors, const AccessPolicy &policy,
+    EventBus &events, const Clock &clock)
     : m_runs(runs)
+    , m_lifecycle(lifecycle)
     , m_projects(projects)
     , m_executors(executors)
     , m_virtualExecutors(virtualExecutors)
@@ -36,36 +38,6 @@ RunService::RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &ex
     , m_clock(clock)
 { }
 
-QJsonObject RunService::runJson(const RunRecord &run)
-{
-    return QJsonObject {
-        { QStringLiteral("id"), run.id },
-        { QStringLiteral("project"), run.projectPath },
-        { QStringLiteral("requested_by"), run.requestedBy },
-        { QStringLiteral("executor_id"),
-            run.executorId ? QJsonValue(*run.executorId) : QJsonValue(QJsonValue::Null) },
-        { QStringLiteral("virtual_executor"),
-            run.virtualExecutor.isEmpty() ? QJsonValue(QJsonValue::Null)
-                                          : QJsonValue(run.virtualExecutor) },
-        { QStringLiteral("runtime"),
-            run.runtime.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.runtime) },
-        { QStringLiteral("image"),
-            run.image.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.image) },
-        { QStringLiteral("argv"), QJsonArray::fromStringList(run.argv) },
-        { QStringLiteral("host_process"), run.hostProcess },
-        { QStringLiteral("state"), runStateName(run.state) },
-        { QStringLiteral("exit_code"),
-            run.exitCode ? QJsonValue(*run.exitCode) : QJsonValue(QJsonValue::Null) },
-        { QStringLiteral("error"),
-            run.error.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.error) },
-        { QStringLiteral("created_at"), timeOrNull(run.createdAt) },
-        { QStringLiteral("dispatched_at"), timeOrNull(run.dispatchedAt) },
-        { QStringLiteral("started_at"), timeOrNull(run.startedAt) },
-        { QStringLiteral("finished_at"), timeOrNull(run.finishedAt) },
-        { QStringLiteral("finished"), run.isFinished() },
-    };
-}
-
 Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObject &body)
 {
     const QString path = body.value(QLatin1String("project")).toString();
@@ -73,13 +45,13 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
     if (!project)
         return project.error();
     if (Status allowed
-        = m_policy.requireMember(caller, project->id, QStringLiteral("starting a run"));
+        = m_policy.require(caller, project->id, AccessPolicy::ProjectAction::StartRun);
         !allowed)
         return allowed.error();
 
     NewRun run;
     run.projectId = project->id;
-    run.requestedBy = QStringLiteral("user:%1").arg(caller.userName);
+    run.requestedBy = caller.actor();
     const QJsonValue argv = body.value(QLatin1String("argv"));
     if (!argv.isArray() || argv.toArray().isEmpty() || argv.toArray().size() > protocol::kMaxArgv)
         return invalid(QStringLiteral(
@@ -164,7 +136,7 @@ Result<RunRecord> RunService::find(const ApiPrincipal &caller, qint64 runId)
     if (!run)
         return run.error();
     if (Status allowed
-        = m_policy.requireMember(caller, run->projectId, QStringLiteral("reading a run"));
+        = m_policy.require(caller, run->projectId, AccessPolicy::ProjectAction::ReadRun);
         !allowed)
         return allowed.error();
     return run;
@@ -179,26 +151,11 @@ Result<RunRecord> RunService::cancel(
     const QString why = reason.isEmpty()
         ? QStringLiteral("cancelled by %1").arg(caller.userName)
         : QStringLiteral("cancelled by %1: %2").arg(caller.userName, reason);
-    Database::Transaction transaction(m_runs.database());
-    if (!transaction.begin())
-        return transaction.begin().error();
-    auto cancelled
-        = m_runs.finish(runId, RunRecord::State::Cancelled, std::nullopt, why, m_clock.now());
-    if (!cancelled)
-        return cancelled.error();
-    if (Status audited
-        = AuditLog(m_runs.database())
-              .append(QStringLiteral("user:%1").arg(caller.userName), auditaction::kRunCancel,
-                  QStringLiteral("run:%1").arg(runId), { { QStringLiteral("reason"), reason } });
-        !audited)
-        return audited.error();
-    if (Status committed = transaction.commit(); !committed)
-        return committed.error();
-    m_events.publish(HubEvent {
-        QStringLiteral("run.finished"), runJson(*cancelled), cancelled->projectId, m_clock.now() });
-    if (run->executorId
-        && (run->state == RunRecord::State::Dispatched || run->state == RunRecord::State::Running))
-        Q_EMIT runCancelled(runId, *run->executorId, why);
-    return cancelled;
+    return m_lifecycle.end(runId, RunLifecycle::Ending::cancelled(why), [&](const RunRecord &) {
+        return AuditLog(m_runs.database())
+            .append(caller.actor(), auditaction::kRunCancel, QStringLiteral("run:%1").arg(runId),
+                { { QStringLiteral("reason"), reason } });
+    });
 }
+
 } // namespace cloop::hub

@@ -14,20 +14,22 @@ class Clock;
 class EventBus;
 class ExecutorStore;
 class ProjectStore;
+class RunLifecycle;
 class VirtualExecutorStore;
 
 // A project's runs as people ask for them: created queued (by anyone with a
 // role in the project), listed, read, cancelled. Who runs them, and when, is
-// the dispatcher's business; it learns of changes through the signals.
+// the dispatcher's business: it hears of a queued run through runQueued and
+// of a cancel, like every end of a run, through RunLifecycle::runEnded.
 class RunService final : public QObject
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(RunService)
 
 public:
-    RunService(RunStore &runs, ProjectStore &projects, ExecutorStore &executors,
-        VirtualExecutorStore &virtualExecutors, const AccessPolicy &policy, EventBus &events,
-        const Clock &clock);
+    RunService(RunStore &runs, RunLifecycle &lifecycle, ProjectStore &projects,
+        ExecutorStore &executors, VirtualExecutorStore &virtualExecutors,
+        const AccessPolicy &policy, EventBus &events, const Clock &clock);
 
     // {"project", "argv": [..], "image", "executor_id", "virtual_executor", "host_process"}
     Result<RunRecord> create(const ApiPrincipal &caller, const QJsonObject &body);
@@ -35,15 +37,12 @@ public:
     Result<RunRecord> find(const ApiPrincipal &caller, qint64 runId);
     Result<RunRecord> cancel(const ApiPrincipal &caller, qint64 runId, const QString &reason);
 
-    static QJsonObject runJson(const RunRecord &run);
-
 Q_SIGNALS:
     void runQueued(qint64 runId);
-    // The run was cancelled while an executor had it: tell the executor.
-    void runCancelled(qint64 runId, qint64 executorId, const QString &reason);
 
 private:
     RunStore &m_runs;
+    RunLifecycle &m_lifecycle;
     ProjectStore &m_projects;
     ExecutorStore &m_executors;
     VirtualExecutorStore &m_virtualExecutors;

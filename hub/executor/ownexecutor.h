@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "hub/domain/executorservice.h"
 
 #include <QObject>
 #include <QThread>
@@ -27,7 +28,7 @@ class OwnExecutor final : public QObject
     Q_DISABLE_COPY_MOVE(OwnExecutor)
 
 public:
-    static constexpr QLatin1StringView kName { "hub" };
+    static constexpr QLatin1StringView kName = ExecutorService::kOwnExecutorName;
 
     struct Options
     {

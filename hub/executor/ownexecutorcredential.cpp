@@ -28,7 +28,7 @@ Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &p
                 "executor anew")
                 .arg(file.path(), loaded.error().message),
             true);
-    ExecutorStore &store = m_core.executorStore();
+    ExecutorStore &store = m_core.stores().executors;
     if (loaded->credential) {
         auto record = store.authenticate(loaded->credential->credential);
         if (record) {

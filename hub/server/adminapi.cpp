@@ -2,9 +2,9 @@
 
 #include "common/logging.h"
 #include "common/protocol/protocolversion.h"
+#include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
 #include "hub/server/hubgateways.h"
-#include "hub/storage/apitokenstore.h"
 
 #include <QJsonDocument>
 
@@ -16,17 +16,18 @@ AdminApi::AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, R
     , m_deviceTester(gateways.forwarders())
     , m_forwarderRoutes(core.forwarders(), gateways.forwarders(), gateways.forwarderStates(),
           m_identity, m_deviceTester)
-    , m_executorRoutes(core.executorStore(), core.virtualExecutors(), gateways.executors(),
-          core.policy(), core.events(), m_identity)
+    , m_executorRoutes(core.executors(), gateways.executors(), m_identity)
     , m_bindingRoutes(core.bindings(), core.clock())
-    , m_peopleRoutes(core.projects(), core.tokens(), core.policy(), core.events())
-    , m_auditRoutes(core.database(), core.policy(), core.clock())
+    , m_peopleRoutes(core.people())
+    , m_tokenRoutes(core.tokens())
+    , m_auditRoutes(core.audit())
     , m_runRoutes(core.runs(), runLogs)
 {
     m_forwarderRoutes.registerIn(m_router);
     m_executorRoutes.registerIn(m_router);
     m_bindingRoutes.registerIn(m_router);
     m_peopleRoutes.registerIn(m_router);
+    m_tokenRoutes.registerIn(m_router);
     m_auditRoutes.registerIn(m_router);
     m_runRoutes.registerIn(m_router);
 }

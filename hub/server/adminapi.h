@@ -1,11 +1,13 @@
 #pragma once
 
 #include "hub/server/api/apirouter.h"
+#include "hub/server/api/auditroutes.h"
 #include "hub/server/api/bindingroutes.h"
 #include "hub/server/api/executorroutes.h"
 #include "hub/server/api/forwarderroutes.h"
 #include "hub/server/api/peopleroutes.h"
 #include "hub/server/api/runroutes.h"
+#include "hub/server/api/tokenroutes.h"
 #include "hub/server/devicetester.h"
 
 namespace cloop::hub {
@@ -27,8 +29,9 @@ struct ApiAdmission
 
 // The admin REST API (JSON). Every route but /api/health needs a user's API
 // token as a bearer token; errors are {"error": {"code", "message"}}.
-// Routes live in small modules by resource; this class authenticates,
-// parses the body and dispatches.
+// Routes live in small modules by resource, each over the domain service
+// that checks the caller and makes the change (HubCore); this class
+// authenticates, parses the body and dispatches.
 class AdminApi
 {
 public:
@@ -57,6 +60,7 @@ private:
     ExecutorRoutes m_executorRoutes;
     BindingRoutes m_bindingRoutes;
     PeopleRoutes m_peopleRoutes;
+    TokenRoutes m_tokenRoutes;
     AuditRoutes m_auditRoutes;
     RunRoutes m_runRoutes;
     ApiRouter m_router;

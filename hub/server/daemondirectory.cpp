@@ -2,50 +2,46 @@
 
 #include "common/protocol/agentcapabilities.h"
 #include "common/protocol/protocolversion.h"
-#include "hub/storage/executorstore.h"
-#include "hub/storage/forwarderstore.h"
+#include "hub/domain/executorservice.h"
+#include "hub/domain/forwarderservice.h"
 
 namespace cloop::hub {
 
 using namespace protocol;
 
-Result<AdmittedDaemon> ForwarderDirectory::admit(qint64 id)
+AdmittedDaemon ForwarderDirectory::admit(const ForwarderRecord &record)
 {
-    auto record = m_store.find(id);
-    if (!record)
-        return record.error();
-    AdmittedDaemon admitted { record->id, record->name, {}, std::nullopt };
-    admitted.welcome = Welcome { kVersion, m_software, record->id, record->name, record->device };
+    AdmittedDaemon admitted { record.id, record.name, {}, std::nullopt };
+    admitted.welcome = Welcome { kVersion, m_software, record.id, record.name, record.device };
     return admitted;
 }
 
 Result<AdmittedDaemon> ForwarderDirectory::authenticate(const Hello &hello)
 {
-    auto record = m_store.authenticate(hello.credential);
+    auto record = m_service.authenticate(hello.credential);
     if (!record)
         return record.error();
-    return admit(record->id);
+    return admit(*record);
 }
 
 Result<AdmittedDaemon> ForwarderDirectory::redeem(const Redeem &redeem)
 {
-    auto redeemed = m_store.redeem(redeem.token);
+    auto redeemed = m_service.redeem(redeem.token);
     if (!redeemed)
         return redeemed.error();
-    auto admitted = admit(redeemed->forwarder.id);
-    if (admitted)
-        admitted->enrolled
-            = Enrolled { redeemed->forwarder.id, redeemed->forwarder.name, redeemed->credential };
+    AdmittedDaemon admitted = admit(redeemed->forwarder);
+    admitted.enrolled
+        = Enrolled { redeemed->forwarder.id, redeemed->forwarder.name, redeemed->credential };
     return admitted;
 }
 
 Status ForwarderDirectory::touchLastSeen(qint64 id)
 {
-    return m_store.touchLastSeen(id);
+    return m_service.touchLastSeen(id);
 }
 
-Result<AdmittedDaemon> ExecutorDirectory::admit(
-    qint64 id, const QString &software, int protocol, const QJsonObject &capabilities)
+Result<AdmittedDaemon> ExecutorDirectory::admit(const ExecutorRecord &record,
+    const QString &software, int protocol, const QJsonObject &capabilities)
 {
     // The agent's report decides what it is given later; it is read the way
     // every input from a daemon is, and kept only in its checked form.
@@ -58,31 +54,27 @@ Result<AdmittedDaemon> ExecutorDirectory::admit(
                     .arg(parsed.error().message));
         checked = parsed->toJson();
     }
-    if (Status recorded = m_store.recordHello(id, software, protocol, checked); !recorded)
+    if (Status recorded = m_service.recordHello(record.id, software, protocol, checked); !recorded)
         return recorded.error();
-    auto record = m_store.find(id);
-    if (!record)
-        return record.error();
-    AdmittedDaemon admitted { record->id, record->name, {}, std::nullopt };
-    admitted.welcome = Welcome { kVersion, m_software, record->id, record->name, std::nullopt };
+    AdmittedDaemon admitted { record.id, record.name, {}, std::nullopt };
+    admitted.welcome = Welcome { kVersion, m_software, record.id, record.name, std::nullopt };
     return admitted;
 }
 
 Result<AdmittedDaemon> ExecutorDirectory::authenticate(const Hello &hello)
 {
-    auto record = m_store.authenticate(hello.credential);
+    auto record = m_service.authenticate(hello.credential);
     if (!record)
         return record.error();
-    return admit(record->id, hello.software, hello.protocol, hello.capabilities);
+    return admit(*record, hello.software, hello.protocol, hello.capabilities);
 }
 
 Result<AdmittedDaemon> ExecutorDirectory::redeem(const Redeem &redeem)
 {
-    auto redeemed = m_store.redeem(redeem.token);
+    auto redeemed = m_service.redeem(redeem.token);
     if (!redeemed)
         return redeemed.error();
-    auto admitted
-        = admit(redeemed->first.id, redeem.software, redeem.protocol, redeem.capabilities);
+    auto admitted = admit(redeemed->first, redeem.software, redeem.protocol, redeem.capabilities);
     if (admitted)
         admitted->enrolled
             = Enrolled { redeemed->first.id, redeemed->first.name, redeemed->second };
@@ -91,7 +83,7 @@ Result<AdmittedDaemon> ExecutorDirectory::redeem(const Redeem &redeem)
 
 Status ExecutorDirectory::touchLastSeen(qint64 id)
 {
-    return m_store.touchLastSeen(id);
+    return m_service.touchLastSeen(id);
 }
 
 } // namespace cloop::hub

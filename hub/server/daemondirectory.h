@@ -5,8 +5,10 @@
 
 namespace cloop::hub {
 
-class ExecutorStore;
-class ForwarderStore;
+class ExecutorService;
+class ForwarderService;
+struct ExecutorRecord;
+struct ForwarderRecord;
 
 // Who a daemon is, once its first message checked out.
 struct AdmittedDaemon
@@ -18,7 +20,8 @@ struct AdmittedDaemon
 };
 
 // What a DaemonGateway needs to know about one kind of daemon: how to check
-// its credential or redeem its token, and what to welcome it with.
+// its credential or redeem its token (through its service), and what to
+// welcome it with.
 class DaemonDirectory
 {
 public:
@@ -33,8 +36,8 @@ public:
 class ForwarderDirectory final : public DaemonDirectory
 {
 public:
-    ForwarderDirectory(ForwarderStore &store, QString software)
-        : m_store(store)
+    ForwarderDirectory(ForwarderService &service, QString software)
+        : m_service(service)
         , m_software(std::move(software))
     { }
     protocol::PeerRole role() const override { return protocol::PeerRole::Forwarder; }
@@ -44,9 +47,9 @@ public:
     Status touchLastSeen(qint64 id) override;
 
 private:
-    Result<AdmittedDaemon> admit(qint64 id);
+    AdmittedDaemon admit(const ForwarderRecord &record);
 
-    ForwarderStore &m_store;
+    ForwarderService &m_service;
     QString m_software;
 };
 
@@ -55,8 +58,8 @@ private:
 class ExecutorDirectory final : public DaemonDirectory
 {
 public:
-    ExecutorDirectory(ExecutorStore &store, QString software)
-        : m_store(store)
+    ExecutorDirectory(ExecutorService &service, QString software)
+        : m_service(service)
         , m_software(std::move(software))
     { }
     protocol::PeerRole role() const override { return protocol::PeerRole::Executor; }
@@ -66,10 +69,10 @@ public:
     Status touchLastSeen(qint64 id) override;
 
 private:
-    Result<AdmittedDaemon> admit(
-        qint64 id, const QString &software, int protocol, const QJsonObject &capabilities);
+    Result<AdmittedDaemon> admit(const ExecutorRecord &record, const QString &software,
+        int protocol, const QJsonObject &capabilities);
 
-    ExecutorStore &m_store;
+    ExecutorService &m_service;
     QString m_software;
 };
 

@@ -3,6 +3,7 @@
 #include "common/logging.h"
 #include "common/util/logthrottle.h"
 #include "hub/domain/accesspolicy.h"
+#include "hub/domain/tokenservice.h"
 #include "hub/edge/firstmessagewait.h"
 #include "hub/edge/greeting.h"
 #include "hub/hubcore.h"
@@ -102,7 +103,7 @@ void EventStream::onFirstMessage(edge::FirstMessageWait *wait, const edge::First
     }
     // Someone with no role sees nothing, and must not hold places either.
     if (Status entitled
-        = m_core.policy().requireAnyRole(*principal, QStringLiteral("the event stream"));
+        = m_core.policy().require(*principal, AccessPolicy::HubAction::SubscribeToEvents);
         !entitled) {
         refuse(wait, entitled.error());
         return;
@@ -142,7 +143,7 @@ Status EventStream::stillEntitled(const Subscriber &subscriber) const
     auto current = m_core.tokens().principalOf(subscriber.principal.tokenId);
     if (!current)
         return current.error();
-    return m_core.policy().requireAnyRole(*current, QStringLiteral("the event stream"));
+    return m_core.policy().require(*current, AccessPolicy::HubAction::SubscribeToEvents);
 }
 
 void EventStream::recheck(const std::function<bool(const Subscriber &)> &affected)
@@ -202,12 +203,7 @@ void EventStream::ping()
 
 bool EventStream::mayReceive(const ApiPrincipal &principal, const HubEvent &event) const
 {
-    const AccessPolicy &policy = m_core.policy();
-    if (event.userId)
-        return principal.hubAdmin || principal.userId == *event.userId;
-    if (event.projectId)
-        return policy.requireMember(principal, *event.projectId, QString()).ok();
-    return policy.requireAnyRole(principal, QString()).ok();
+    return m_core.policy().maySee(principal, event);
 }
 
 void EventStream::onEvent(const HubEvent &event)

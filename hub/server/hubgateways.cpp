@@ -5,8 +5,8 @@
 namespace cloop::hub {
 
 HubGateways::HubGateways(HubCore &core, const QString &software, DaemonGateway::Options options)
-    : m_forwarderDirectory(core.forwarderStore(), software)
-    , m_executorDirectory(core.executorStore(), software)
+    : m_forwarderDirectory(core.forwarders(), software)
+    , m_executorDirectory(core.executors(), software)
     , m_forwarders(m_forwarderDirectory, options)
     , m_executors(m_executorDirectory, options)
 { }

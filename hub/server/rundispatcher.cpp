@@ -2,24 +2,23 @@
 
 #include "common/logging.h"
 #include "common/protocol/agentcapabilities.h"
-#include "hub/domain/clock.h"
+#include "hub/domain/bindingservice.h"
 #include "hub/domain/deviceplan.h"
 #include "hub/domain/eventbus.h"
+#include "hub/domain/executorservice.h"
+#include "hub/domain/runlifecycle.h"
 #include "hub/domain/runservice.h"
 #include "hub/hubcore.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicestreams.h"
 #include "hub/server/forwarderstates.h"
-#include "hub/storage/bindingstore.h"
-#include "hub/storage/executorstore.h"
-#include "hub/storage/forwarderstore.h"
 #include "hub/storage/runlogstore.h"
-#include "hub/storage/runstore.h"
 
 #include <QPointer>
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 namespace cloop::hub {
 
@@ -31,7 +30,7 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
     const ForwarderStates &forwarderStates, std::chrono::milliseconds grace, QObject *parent)
     : QObject(parent)
     , m_core(core)
-    , m_runs(runs)
+    , m_lifecycle(core.runLifecycle())
     , m_executors(executors)
     , m_forwarders(forwarders)
     , m_logs(logs)
@@ -45,13 +44,7 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
     // A USB device a run let go of may be what a queued run waits for.
     connect(&m_devices, &DeviceStreams::streamEnded, this, &RunDispatcher::dispatchQueued,
         Qt::QueuedConnection);
-    connect(&runs, &RunService::runCancelled, this,
-        [this](qint64 runId, qint64 executorId, const QString &reason) {
-            m_devices.detachRun(runId, QStringLiteral("the run was cancelled"));
-            if (tunnel::TunnelConnection *session = m_executors.session(executorId))
-                session->sendControl(RunCancel { runId, reason });
-            QMetaObject::invokeMethod(this, &RunDispatcher::dispatchQueued, Qt::QueuedConnection);
-        });
+    connect(&m_lifecycle, &RunLifecycle::runEnded, this, &RunDispatcher::onRunEnded);
     // A binding that ends takes its device out of every run at once.
     connect(&m_core.events(), &EventBus::published, this, [this](const HubEvent &event) {
         if (event.name != QLatin1String("binding.ended"))
@@ -77,7 +70,7 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
     // their agent may well reconnect and carry on.
     m_startupGrace.setSingleShot(true);
     connect(&m_startupGrace, &QTimer::timeout, this, [this] {
-        auto active = m_core.runStore().list(std::nullopt, false);
+        auto active = m_lifecycle.unfinished();
         if (!active)
             return;
         for (const RunRecord &run : std::as_const(*active)) {
@@ -107,7 +100,7 @@ void RunDispatcher::dispatchQueued()
     if (m_dispatching)
         return;
     m_dispatching = true;
-    auto queue = m_core.runStore().queued();
+    auto queue = m_lifecycle.queued();
     if (!queue) {
         qCWarning(lcHub).noquote() << "cannot read the run queue:" << queue.error().message;
         m_dispatching = false;
@@ -120,36 +113,64 @@ void RunDispatcher::dispatchQueued()
 
 void RunDispatcher::refuseRun(const RunRecord &run, const QString &reason)
 {
-    const QDateTime now = m_core.clock().now();
-    auto ended
-        = m_core.runStore().finish(run.id, RunRecord::State::Failed, std::nullopt, reason, now);
-    if (!ended)
-        return;
-    qCWarning(lcHub).noquote() << "run" << run.id << "refused:" << reason;
-    m_core.events().publish(HubEvent {
-        QStringLiteral("run.finished"), RunService::runJson(*ended), ended->projectId, now });
+    if (m_lifecycle.end(run.id, RunLifecycle::Ending::failed(reason)))
+        qCWarning(lcHub).noquote() << "run" << run.id << "refused:" << reason;
 }
 
-void RunDispatcher::dispatchRun(const RunRecord &run)
+void RunDispatcher::onRunEnded(const RunRecord &run)
 {
-    const QDateTime now = m_core.clock().now();
-    // Step 1: the project's bindings now, and their forwarders.
-    DevicePlanInput input;
-    input.run = run;
-    auto bindings = m_core.bindingStore().list(now, run.projectId, false);
-    if (!bindings) {
-        qCWarning(lcHub).noquote()
-            << "run" << run.id << "waits: cannot read its bindings:" << bindings.error().message;
-        return;
+    if (run.executorId) {
+        if (auto held = m_dispatchedThisSession.find(*run.executorId);
+            held != m_dispatchedThisSession.end())
+            held->remove(run.id);
     }
-    for (const BindingRecord &binding : std::as_const(*bindings)) {
-        if (!binding.isActiveAt(now))
-            continue;
-        auto forwarder = m_core.forwarderStore().find(binding.forwarderId);
-        if (!forwarder)
-            continue;
-        input.bindings.append(binding);
-        input.forwarders.insert(forwarder->id, *forwarder);
+    switch (run.state) {
+    case RunRecord::State::Cancelled:
+        m_devices.detachRun(run.id, QStringLiteral("the run was cancelled"));
+        break;
+    case RunRecord::State::Lost:
+        m_devices.detachRun(run.id, QStringLiteral("the run was lost: %1").arg(run.error));
+        break;
+    default:
+        m_devices.detachRun(run.id, QStringLiteral("the run ended"));
+        break;
+    }
+    // A run cancelled while an executor had it: the executor stops it.
+    if (run.state == RunRecord::State::Cancelled && run.executorId
+        && run.wasDispatchedTo(*run.executorId)) {
+        if (tunnel::TunnelConnection *session = m_executors.session(*run.executorId))
+            session->sendControl(RunCancel { run.id, run.error });
+    }
+    scheduleDispatch();
+}
+
+void RunDispatcher::scheduleDispatch()
+{
+    // Runs often end several at once (an executor's runs lost together):
+    // the queue is served once after them.
+    if (std::exchange(m_dispatchScheduled, true))
+        return;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            m_dispatchScheduled = false;
+            dispatchQueued();
+        },
+        Qt::QueuedConnection);
+}
+
+bool RunDispatcher::readPlanInput(const RunRecord &run, DevicePlanInput &input)
+{
+    input.run = run;
+    auto lent = m_core.bindings().forDispatch(run.projectId);
+    if (!lent) {
+        qCWarning(lcHub).noquote()
+            << "run" << run.id << "waits: cannot read its bindings:" << lent.error().message;
+        return false;
+    }
+    for (const BindingService::Lent &each : std::as_const(*lent)) {
+        input.bindings.append(each.binding);
+        input.forwarders.insert(each.forwarder.id, each.forwarder);
     }
     input.forwarderConnected = [this](qint64 id) { return m_forwarders.isConnected(id); };
     input.segmentMtu = [this](qint64 id) -> std::optional<int> {
@@ -161,7 +182,14 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         const auto state = m_forwarderStates.stateOf(id);
         return state && state->usb ? std::optional<QString>(state->usbBusId) : std::nullopt;
     };
+    return true;
+}
 
+void RunDispatcher::dispatchRun(const RunRecord &run)
+{
+    DevicePlanInput input;
+    if (!readPlanInput(run, input))
+        return;
     QString refusal;
     bool capableButBusy = false;
     const QList<qint64> candidates
@@ -170,7 +198,7 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         tunnel::TunnelConnection *session = m_executors.session(executorId);
         if (!session)
             continue;
-        auto executor = m_core.executorStore().find(executorId);
+        auto executor = m_core.executors().forDispatch(executorId);
         if (!executor)
             continue;
         input.executor = *executor;
@@ -187,43 +215,13 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
             refusal = plan.error().message;
             continue;
         }
-        auto active = m_core.runStore().activeOn(executorId);
+        auto active = m_lifecycle.activeOn(executorId);
         const int ceiling = ceilingOf(*executor, run.hostProcess);
         if (!active || active->size() >= ceiling) {
             capableButBusy |= ceiling > 0;
             continue;
         }
-        auto dispatched = m_core.runStore().markDispatched(run.id, executorId, now);
-        if (!dispatched)
-            return;
-        // Step 4: the streams first, so the agent has its device channels
-        // before it reads the start and attaches before the workload runs.
-        if (Status opened = m_devices.open(*dispatched, executorId, *plan); !opened) {
-            auto ended = m_core.runStore().finish(
-                run.id, RunRecord::State::Failed, std::nullopt, opened.error().message, now);
-            if (ended)
-                m_core.events().publish(HubEvent { QStringLiteral("run.finished"),
-                    RunService::runJson(*ended), ended->projectId, now });
-            return;
-        }
-        RunStart start;
-        start.runId = run.id;
-        start.image = run.image;
-        start.runtime = run.runtime;
-        start.argv = run.argv;
-        start.workdir = QStringLiteral("runs/%1").arg(run.id);
-        start.hostProcess = run.hostProcess;
-        start.env = { { QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id) },
-            { QStringLiteral("CLOOP_PROJECT"), run.projectPath } };
-        for (const PlannedDevice &device : std::as_const(*plan))
-            start.devices.append(device.device);
-        session->sendControl(start);
-        m_dispatchedThisSession[executorId].insert(run.id);
-        qCInfo(lcHub).noquote() << "run" << run.id << "dispatched to executor" << executorId
-                                << (plan->isEmpty()
-                                           ? QString()
-                                           : QStringLiteral("with %1 device(s)").arg(plan->size()));
-        return;
+        return startRun(run, executorId, *session, *plan);
     }
     // No connected executor can take the run's devices, and none that could
     // is merely busy: waiting would not help.
@@ -231,10 +229,42 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         refuseRun(run, refusal);
 }
 
+void RunDispatcher::startRun(const RunRecord &run, qint64 executorId,
+    tunnel::TunnelConnection &session, const QList<PlannedDevice> &plan)
+{
+    auto dispatched = m_lifecycle.markDispatched(run.id, executorId);
+    if (!dispatched)
+        return;
+    // Step 4: the streams first, so the agent has its device channels
+    // before it reads the start and attaches before the workload runs.
+    if (Status opened = m_devices.open(*dispatched, executorId, plan); !opened) {
+        if (m_lifecycle.end(run.id, RunLifecycle::Ending::failed(opened.error().message)))
+            qCWarning(lcHub).noquote() << "run" << run.id << "failed:" << opened.error().message;
+        return;
+    }
+    RunStart start;
+    start.runId = run.id;
+    start.image = run.image;
+    start.runtime = run.runtime;
+    start.argv = run.argv;
+    start.workdir = QStringLiteral("runs/%1").arg(run.id);
+    start.hostProcess = run.hostProcess;
+    start.env = { { QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id) },
+        { QStringLiteral("CLOOP_PROJECT"), run.projectPath } };
+    for (const PlannedDevice &device : plan)
+        start.devices.append(device.device);
+    session.sendControl(start);
+    m_dispatchedThisSession[executorId].insert(run.id);
+    qCInfo(lcHub).noquote() << "run" << run.id << "dispatched to executor" << executorId
+                            << (plan.isEmpty()
+                                       ? QString()
+                                       : QStringLiteral("with %1 device(s)").arg(plan.size()));
+}
+
 std::optional<RunRecord> RunDispatcher::ownRun(
     qint64 executorId, qint64 runId, QLatin1StringView what)
 {
-    auto run = m_core.runStore().find(runId);
+    auto run = m_lifecycle.find(runId);
     if (run && run->wasDispatchedTo(executorId))
         return *run;
     QString why;
@@ -259,13 +289,12 @@ void RunDispatcher::logRefusal(qint64 executorId, const QString &what)
 
 void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
 {
-    const QDateTime now = m_core.clock().now();
     if (const auto *started = std::get_if<RunStarted>(&message)) {
         if (!ownRun(executorId, started->runId, messagetype::kRunStarted))
             return;
-        if (auto running = m_core.runStore().markRunning(started->runId, executorId, now); running)
-            m_core.events().publish(HubEvent { QStringLiteral("run.started"),
-                RunService::runJson(*running), running->projectId, now });
+        // A start that crossed a cancel or a loss changes nothing.
+        if (auto running = m_lifecycle.markRunning(started->runId, executorId); !running)
+            qCDebug(lcHub).noquote() << running.error().message;
         return;
     }
     if (const auto *held = std::get_if<RunsHeld>(&message)) {
@@ -276,26 +305,16 @@ void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
         // A finish after a cancel or a loss still says where the log ends.
         if (!ownRun(executorId, finished->runId, messagetype::kRunFinished))
             return;
-        m_dispatchedThisSession[executorId].remove(finished->runId);
-        m_devices.detachRun(finished->runId, QStringLiteral("the run ended"));
-        if (Status expected
-            = m_core.runStore().setLogExpected(finished->runId, finished->endOffset);
+        if (Status expected = m_lifecycle.setLogExpected(finished->runId, finished->endOffset);
             !expected)
             qCWarning(lcHub).noquote() << expected.error().message;
-        const bool succeeded
-            = finished->exitCode && *finished->exitCode == 0 && finished->error.isEmpty();
-        auto ended = m_core.runStore().finishOn(executorId, finished->runId,
-            succeeded ? RunRecord::State::Succeeded : RunRecord::State::Failed, finished->exitCode,
-            finished->error, now);
-        if (ended) {
+        auto ended = m_lifecycle.end(finished->runId,
+            RunLifecycle::Ending::reported(executorId, finished->exitCode, finished->error));
+        if (ended)
             qCInfo(lcHub).noquote()
                 << "run" << ended->id << runStateName(ended->state)
                 << (ended->exitCode ? QStringLiteral("exit %1").arg(*ended->exitCode)
                                     : ended->error);
-            m_core.events().publish(HubEvent { QStringLiteral("run.finished"),
-                RunService::runJson(*ended), ended->projectId, now });
-        }
-        dispatchQueued();
     }
 }
 
@@ -339,7 +358,7 @@ void RunDispatcher::acceptLogChannel(qint64 executorId, tunnel::Channel *channel
     } else if (static_cast<qint64>(*stored) > resume) {
         // Stored, but the hub stopped before it noted so.
         resume = static_cast<qint64>(*stored);
-        if (Status recorded = m_core.runStore().setLogEnd(runId, resume); !recorded)
+        if (Status recorded = m_lifecycle.setLogEnd(runId, resume); !recorded)
             qCWarning(lcHub).noquote() << recorded.error().message;
     }
     auto decoder = std::make_shared<LogRecordDecoder>(static_cast<quint64>(resume));
@@ -367,7 +386,7 @@ void RunDispatcher::acceptLogChannel(qint64 executorId, tunnel::Channel *channel
                 return;
             }
             const qint64 end = static_cast<qint64>(records.last().end());
-            if (Status recorded = m_core.runStore().setLogEnd(runId, end); !recorded)
+            if (Status recorded = m_lifecycle.setLogEnd(runId, end); !recorded)
                 qCWarning(lcHub).noquote() << recorded.error().message;
             if (guardedSession)
                 guardedSession->sendControl(RunAck { runId, end });
@@ -394,7 +413,7 @@ void RunDispatcher::onExecutorDisconnected(qint64 executorId)
 
 void RunDispatcher::reconcile(qint64 executorId, const RunsHeld &held)
 {
-    auto active = m_core.runStore().activeOn(executorId);
+    auto active = m_lifecycle.activeOn(executorId);
     if (!active) {
         qCWarning(lcHub).noquote() << "cannot reconcile the runs of executor" << executorId << ":"
                                    << active.error().message;
@@ -402,18 +421,17 @@ void RunDispatcher::reconcile(qint64 executorId, const RunsHeld &held)
     }
     QSet<qint64> holds(held.runIds.cbegin(), held.runIds.cend());
     const QSet<qint64> inFlight = m_dispatchedThisSession.value(executorId);
-    bool freed = false;
     for (const RunRecord &run : std::as_const(*active)) {
         if (holds.remove(run.id) || inFlight.contains(run.id))
             continue;
-        freed |= loseRun(run.id,
+        loseRun(run.id,
             QStringLiteral("its executor does not have it (the start never reached the agent)"));
     }
     // What is left are finished runs whose output the agent still sends, or
     // runs it was never given: those it may not claim, and they change nothing.
     QList<qint64> foreign;
     for (const qint64 runId : std::as_const(holds)) {
-        auto run = m_core.runStore().find(runId);
+        auto run = m_lifecycle.find(runId);
         if (!run || !run->wasDispatchedTo(executorId))
             foreign.append(runId);
     }
@@ -426,31 +444,21 @@ void RunDispatcher::reconcile(qint64 executorId, const RunsHeld &held)
             QStringLiteral("%1 names runs that were never dispatched to it: %2: ignored")
                 .arg(messagetype::kRunsHeld, ids.join(QStringLiteral(", "))));
     }
-    if (freed)
-        dispatchQueued();
 }
 
 void RunDispatcher::loseRunsOf(qint64 executorId, const QString &reason)
 {
-    auto active = m_core.runStore().activeOn(executorId);
+    auto active = m_lifecycle.activeOn(executorId);
     if (!active)
         return;
     for (const RunRecord &run : std::as_const(*active))
         loseRun(run.id, reason);
-    dispatchQueued();
 }
 
-bool RunDispatcher::loseRun(qint64 runId, const QString &reason)
+void RunDispatcher::loseRun(qint64 runId, const QString &reason)
 {
-    const QDateTime now = m_core.clock().now();
-    m_devices.detachRun(runId, QStringLiteral("the run was lost: %1").arg(reason));
-    auto lost = m_core.runStore().finish(runId, RunRecord::State::Lost, std::nullopt, reason, now);
-    if (!lost)
-        return false;
-    qCWarning(lcHub).noquote() << "run" << runId << "lost:" << reason;
-    m_core.events().publish(HubEvent {
-        QStringLiteral("run.finished"), RunService::runJson(*lost), lost->projectId, now });
-    return true;
+    if (m_lifecycle.end(runId, RunLifecycle::Ending::lost(reason)))
+        qCWarning(lcHub).noquote() << "run" << runId << "lost:" << reason;
 }
 
 } // namespace cloop::hub

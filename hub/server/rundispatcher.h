@@ -6,7 +6,8 @@
 
 namespace cloop::tunnel {
 class Channel;
-}
+class TunnelConnection;
+} // namespace cloop::tunnel
 
 #include <QHash>
 #include <QObject>
@@ -19,10 +20,13 @@ class Channel;
 namespace cloop::hub {
 
 class DaemonGateway;
+struct DevicePlanInput;
 class DeviceStreams;
+struct ExecutorRecord;
 class ForwarderStates;
 class HubCore;
-struct ExecutorRecord;
+struct PlannedDevice;
+class RunLifecycle;
 class RunLogStore;
 class RunService;
 
@@ -30,6 +34,8 @@ class RunService;
 // at once than an agent's ceiling (max_concurrent in what it reported), and
 // follows what the agents report back. An agent that stays away longer than
 // the grace period loses its runs; one that comes back in time keeps them.
+// Runs change only through RunLifecycle; whenever one ends (whoever ended
+// it), onRunEnded gives back what it held and serves the queue again.
 class RunDispatcher final : public QObject
 {
     Q_OBJECT
@@ -50,8 +56,19 @@ private:
     // Gives one queued run to an executor that can take it and its devices;
     // ends it at once when no connected executor ever could.
     void dispatchRun(const RunRecord &run);
+    // Step 1: the run's project's bindings now, their forwarders, and what
+    // the gateways and streams know about them; false when unreadable.
+    bool readPlanInput(const RunRecord &run, DevicePlanInput &input);
+    // Steps 4 and 5 for a run the plan found devices for: its device
+    // streams, then its start on the executor's session.
+    void startRun(const RunRecord &run, qint64 executorId, tunnel::TunnelConnection &session,
+        const QList<PlannedDevice> &plan);
     // Ends a queued run that cannot run, saying why.
     void refuseRun(const RunRecord &run, const QString &reason);
+    // Whatever ended the run: its devices are detached, its executor hears
+    // of a cancel, and the queue is served again (once, soon).
+    void onRunEnded(const RunRecord &run);
+    void scheduleDispatch();
     void onControl(qint64 executorId, const protocol::ControlMessage &message);
     // An executor reports only on runs dispatched to it: the run, or nothing
     // when it is not one; a refusal is logged, a few lines a minute at most
@@ -61,8 +78,8 @@ private:
     // Runs the hub gave this executor before its current session that the
     // agent does not hold never reached it: they are lost, not waited for.
     void reconcile(qint64 executorId, const protocol::RunsHeld &held);
-    // Ends one run as lost, with the reason; false if it had already ended.
-    bool loseRun(qint64 runId, const QString &reason);
+    // Ends one run as lost, with the reason, unless it had already ended.
+    void loseRun(qint64 runId, const QString &reason);
     void onExecutorConnected(qint64 executorId);
     void onExecutorDisconnected(qint64 executorId);
     void loseRunsOf(qint64 executorId, const QString &reason);
@@ -72,7 +89,7 @@ private:
     static int ceilingOf(const ExecutorRecord &executor, bool hostProcess);
 
     HubCore &m_core;
-    RunService &m_runs;
+    RunLifecycle &m_lifecycle;
     DaemonGateway &m_executors;
     DaemonGateway &m_forwarders;
     RunLogStore &m_logs;
@@ -87,6 +104,7 @@ private:
     util::LogThrottle m_refusalLog;
     QTimer m_startupGrace;
     bool m_dispatching = false;
+    bool m_dispatchScheduled = false;
 };
 
 } // namespace cloop::hub

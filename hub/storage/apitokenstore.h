@@ -20,6 +20,9 @@ struct ApiPrincipal
     QString userName;
     bool hubAdmin = false;
     qint64 tokenId = 0;
+
+    // How records and the audit log name the caller as the actor of a change.
+    QString actor() const { return QStringLiteral("user:%1").arg(userName); }
 };
 
 // An API token as it can be shown: never the secret, which is not kept.

@@ -13,7 +13,10 @@ const DaemonTables kForwarderTables {
     secrets::SecretKind::ForwarderEnrollmentToken,
     secrets::SecretKind::ForwarderCredential,
     QLatin1StringView("forwarder"),
+    QLatin1StringView("a forwarder"),
+    auditaction::kForwarderEnroll,
     auditaction::kForwarderRedeem,
+    auditaction::kForwarderRevoke,
 };
 
 const DaemonTables kExecutorTables {
@@ -24,7 +27,10 @@ const DaemonTables kExecutorTables {
     secrets::SecretKind::AgentEnrollmentToken,
     secrets::SecretKind::AgentCredential,
     QLatin1StringView("executor"),
+    QLatin1StringView("an executor"),
+    auditaction::kExecutorEnroll,
     auditaction::kExecutorRedeem,
+    auditaction::kExecutorRevoke,
 };
 
 Status CredentialLedger::validateTokenTtl(std::chrono::seconds ttl)

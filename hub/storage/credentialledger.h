@@ -12,9 +12,9 @@ namespace cloop::hub {
 
 class Database;
 
-// Where one kind of daemon keeps its one-time tokens and long-lived
-// credentials: forwarders and executor agents enroll the same way, in
-// tables of their own.
+// Where one kind of daemon keeps its records, its one-time tokens and its
+// long-lived credentials: forwarders and executor agents enroll the same
+// way, in tables of their own.
 struct DaemonTables
 {
     QLatin1StringView daemons; // "forwarders"
@@ -24,7 +24,11 @@ struct DaemonTables
     secrets::SecretKind tokenKind;
     secrets::SecretKind credentialKind;
     QLatin1StringView noun; // "forwarder", in messages and audit subjects
-    QLatin1StringView redeemAction; // audited when a token is redeemed
+    QLatin1StringView aNoun; // "a forwarder", in messages
+    // Audited when a daemon is enrolled, its token redeemed, it is revoked.
+    QLatin1StringView enrollAction;
+    QLatin1StringView redeemAction;
+    QLatin1StringView revokeAction;
 };
 
 extern const DaemonTables kForwarderTables;

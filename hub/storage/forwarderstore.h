@@ -2,6 +2,7 @@
 
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
+#include "hub/storage/enrolleddaemonstore.h"
 
 #include <QDateTime>
 #include <QList>
@@ -11,21 +12,10 @@
 
 namespace cloop::hub {
 
-class Database;
-
-struct ForwarderRecord
+struct ForwarderRecord : EnrolledDaemonRecord
 {
-    qint64 id = 0;
-    QString name;
+    // The one device it carries, recorded at enrollment.
     protocol::DeviceSpec device;
-    QDateTime createdAt;
-    QString createdBy;
-    QDateTime enrolledAt; // invalid until the token was redeemed
-    QDateTime revokedAt; // invalid while active
-    QString revokedBy;
-    QDateTime lastSeenAt;
-
-    bool isRevoked() const { return revokedAt.isValid(); }
 };
 
 struct NewEnrollment
@@ -42,31 +32,24 @@ struct RedeemedEnrollment
 };
 
 // Forwarders, their one-time enrollment tokens and their long-lived
-// credentials. Secrets are stored as SHA-256 hashes only.
-class ForwarderStore
+// credentials: enrolled daemons (EnrolledDaemonStore) that carry a device.
+class ForwarderStore final : public EnrolledDaemonStore<ForwarderRecord>
 {
 public:
-    static constexpr std::chrono::seconds kDefaultTokenTtl { 24 * 3600 };
-    static constexpr std::chrono::seconds kMaxTokenTtl { 7 * 24 * 3600 };
+    static constexpr std::chrono::seconds kDefaultTokenTtl = CredentialLedger::kDefaultTokenTtl;
+    static constexpr std::chrono::seconds kMaxTokenTtl = CredentialLedger::kMaxTokenTtl;
 
-    explicit ForwarderStore(Database &db)
-        : m_db(db)
-    { }
+    explicit ForwarderStore(Database &db);
 
     Result<NewEnrollment> enroll(const QString &name, const protocol::DeviceSpec &device,
         const QString &actor, std::chrono::seconds tokenTtl = kDefaultTokenTtl);
     // Single use: of two concurrent redemptions exactly one succeeds.
     Result<RedeemedEnrollment> redeem(const QString &token);
-    Result<ForwarderRecord> authenticate(const QString &credential);
-    Result<ForwarderRecord> find(qint64 id);
-    Result<QList<ForwarderRecord>> list(bool includeRevoked = true);
-    Result<ForwarderRecord> revoke(qint64 id, const QString &actor, const QString &reason);
-    Status touchLastSeen(qint64 id);
 
     static Status validateName(const QString &name);
 
 private:
-    Database &m_db;
+    Status readOwnColumns(const Rows &row, int first, ForwarderRecord &record) const override;
 };
 
 } // namespace cloop::hub

@@ -2,13 +2,16 @@
 
 // A hub without sockets for the API-level tests: a temporary SQLite file, a
 // HubCore over it with a ManualClock, the daemon gateways and the AdminApi,
-// plus helpers to add people, projects and forwarders through the stores and
-// to read what the database holds. Header-only; each test executable that
+// plus helpers to add people, projects and forwarders through the stores
+// (HubCore::stores(), below the services the API calls) and to read what the
+// database holds. Header-only; each test executable that
 // includes it gets its own copy.
 
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
 #include "hub/domain/clock.h"
+#include "hub/domain/eventbus.h"
+#include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/hubgateways.h"
@@ -28,6 +31,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <utility>
 
 namespace cloop::hub::testing {
 
@@ -99,6 +103,9 @@ public:
         if (!db)
             return db.error();
         m_core = std::make_unique<HubCore>(std::move(*db), clock, options);
+        m_published.clear();
+        QObject::connect(&m_core->events(), &EventBus::published, &m_core->events(),
+            [this](const HubEvent &event) { m_published.append(event); });
         m_gateways = std::make_unique<HubGateways>(*m_core, QStringLiteral("0.1.0"));
         m_api = std::make_unique<AdminApi>(*m_core, *m_gateways,
             HubIdentity { QUrl(QStringLiteral("wss://hub.example.test:7443")),
@@ -117,7 +124,7 @@ public:
 
     QString dbPath() const { return m_dir->filePath(QStringLiteral("hub.db")); }
     HubCore &core() { return *m_core; }
-    Database &db() { return m_core->database(); }
+    Database &db() { return m_core->stores().database; }
     AdminApi &api() { return *m_api; }
 
     // One API call as the HTTP server would hand it over. An empty token
@@ -147,17 +154,29 @@ public:
     // A user and an API token for them; returns the token.
     Result<QString> addUser(const QString &name, bool hubAdmin = false)
     {
-        auto user = m_core->projects().addUser(name, hubAdmin, kActor);
+        auto user = m_core->stores().projects.addUser(name, hubAdmin, kActor);
         if (!user)
             return user.error();
         m_userIds.insert(name, user->id);
-        return m_core->tokens().createToken(user->id, QStringLiteral("test"), kActor);
+        return m_core->stores().tokens.createToken(user->id, QStringLiteral("test"), kActor);
     }
     qint64 userId(const QString &name) const { return m_userIds.value(name); }
 
+    // A user and who they are when they call: what a service is given.
+    Result<ApiPrincipal> addCaller(const QString &name, bool hubAdmin = false)
+    {
+        auto token = addUser(name, hubAdmin);
+        if (!token)
+            return token.error();
+        return m_core->tokens().authenticate(*token);
+    }
+
+    // What the event bus published since the hub opened or the last call.
+    QList<HubEvent> takeEvents() { return std::exchange(m_published, {}); }
+
     Result<qint64> addProject(const QString &path)
     {
-        auto project = m_core->projects().addProject(path, kActor);
+        auto project = m_core->stores().projects.addProject(path, kActor);
         if (!project)
             return project.error();
         return project->id;
@@ -165,7 +184,8 @@ public:
 
     Status grant(qint64 projectId, const QString &user, ProjectRole role)
     {
-        auto updated = m_core->projects().setRole(projectId, m_userIds.value(user), role, kActor);
+        auto updated
+            = m_core->stores().projects.setRole(projectId, m_userIds.value(user), role, kActor);
         if (!updated)
             return updated.error();
         return {};
@@ -177,7 +197,7 @@ public:
         if (!device)
             return device.error();
         auto enrollment
-            = m_core->forwarderStore().enroll(name, *device, QStringLiteral("user:admin"));
+            = m_core->stores().forwarders.enroll(name, *device, QStringLiteral("user:admin"));
         if (!enrollment)
             return enrollment.error();
         return enrollment->forwarder.id;
@@ -190,7 +210,7 @@ public:
         if (!device)
             return device.error();
         auto enrollment
-            = m_core->forwarderStore().enroll(name, *device, QStringLiteral("user:admin"));
+            = m_core->stores().forwarders.enroll(name, *device, QStringLiteral("user:admin"));
         if (!enrollment)
             return enrollment.error();
         return enrollment->forwarder.id;
@@ -204,10 +224,10 @@ public:
         if (!device)
             return device.error();
         auto enrollment
-            = m_core->forwarderStore().enroll(name, *device, QStringLiteral("user:admin"));
+            = m_core->stores().forwarders.enroll(name, *device, QStringLiteral("user:admin"));
         if (!enrollment)
             return enrollment.error();
-        auto redeemed = m_core->forwarderStore().redeem(enrollment->token);
+        auto redeemed = m_core->stores().forwarders.redeem(enrollment->token);
         if (!redeemed)
             return redeemed.error();
         return redeemed->credential;
@@ -313,6 +333,7 @@ private:
     std::unique_ptr<HubGateways> m_gateways;
     std::unique_ptr<AdminApi> m_api;
     QHash<QString, qint64> m_userIds;
+    QList<HubEvent> m_published;
 };
 
 // The sorted, distinct values of `field` of the objects in `array`.

@@ -70,9 +70,9 @@ void TestAdminApi::init()
     auto db = Database::openSqlite(m_dir->filePath(QStringLiteral("hub.db")));
     QVERIFY(db);
     m_core = std::make_unique<HubCore>(std::move(*db), m_clock, HubCore::Options {});
-    m_db = &m_core->database();
-    m_tokens = &m_core->tokens();
-    m_forwarders = &m_core->forwarderStore();
+    m_db = &m_core->stores().database;
+    m_tokens = &m_core->stores().tokens;
+    m_forwarders = &m_core->stores().forwarders;
     m_gateways = std::make_unique<HubGateways>(*m_core, QStringLiteral("9.9.9"));
     m_api = std::make_unique<AdminApi>(
         *m_core, *m_gateways, HubIdentity { m_hubUrl, m_pin, QStringLiteral("9.9.9") });
@@ -84,12 +84,13 @@ void TestAdminApi::init()
     m_adminToken = *adminToken;
 
     // A user with a role somewhere, but not a hub administrator.
-    auto user = m_core->projects().addUser(QStringLiteral("maria"), false, QStringLiteral("test"));
+    auto user
+        = m_core->stores().projects.addUser(QStringLiteral("maria"), false, QStringLiteral("test"));
     QVERIFY(user);
-    auto project = m_core->projects().addProject(
+    auto project = m_core->stores().projects.addProject(
         QStringLiteral("/srv/projects/bench"), QStringLiteral("test"));
     QVERIFY(project);
-    QVERIFY(m_core->projects().setRole(
+    QVERIFY(m_core->stores().projects.setRole(
         project->id, user->id, ProjectRole::Maintainer, QStringLiteral("test")));
     auto userToken
         = m_tokens->createToken(user->id, QStringLiteral("test"), QStringLiteral("test"));

@@ -1,5 +1,7 @@
 #include "common/protocol/agentcapabilities.h"
 #include "common/protocol/protocolversion.h"
+#include "hub/domain/clock.h"
+#include "hub/hubcore.h"
 #include "hub/server/daemondirectory.h"
 #include "hub/storage/database.h"
 #include "hub/storage/executorstore.h"
@@ -48,8 +50,10 @@ private:
     }
 
     std::unique_ptr<QTemporaryDir> m_dir;
-    std::unique_ptr<Database> m_db;
-    std::unique_ptr<ExecutorStore> m_executors;
+    Clock m_clock;
+    // The directories ask the services; the fixture writes the stores.
+    std::unique_ptr<HubCore> m_core;
+    ExecutorStore *m_executors = nullptr;
     QString m_credential;
     qint64 m_id = 0;
 };
@@ -59,8 +63,8 @@ void TestDaemonDirectory::init()
     m_dir = std::make_unique<QTemporaryDir>();
     auto db = Database::openSqlite(m_dir->filePath(QStringLiteral("hub.db")));
     QVERIFY(db);
-    m_db = std::move(*db);
-    m_executors = std::make_unique<ExecutorStore>(*m_db);
+    m_core = std::make_unique<HubCore>(std::move(*db), m_clock, HubCore::Options {});
+    m_executors = &m_core->stores().executors;
     auto enrolled = m_executors->enroll(QStringLiteral("buildbox"), QStringLiteral("user:admin"));
     QVERIFY(enrolled);
     auto redeemed = m_executors->redeem(enrolled->token);
@@ -71,8 +75,8 @@ void TestDaemonDirectory::init()
 
 void TestDaemonDirectory::cleanup()
 {
-    m_executors.reset();
-    m_db.reset();
+    m_executors = nullptr;
+    m_core.reset();
     m_dir.reset();
 }
 
@@ -80,7 +84,7 @@ void TestDaemonDirectory::executorCapabilitiesAreCheckedAndKept()
 {
     protocol::AgentCapabilities capabilities = validCapabilities();
     capabilities.labels.insert(QStringLiteral("site"), QStringLiteral("lab"));
-    ExecutorDirectory directory(*m_executors, QStringLiteral("9.9.9"));
+    ExecutorDirectory directory(m_core->executors(), QStringLiteral("9.9.9"));
 
     auto admitted = directory.authenticate(hello(m_credential, capabilities.toJson()));
     QVERIFY2(admitted, qPrintable(admitted.ok() ? QString() : admitted.error().message));
@@ -99,7 +103,7 @@ void TestDaemonDirectory::executorCapabilitiesAreCheckedAndKept()
 
 void TestDaemonDirectory::malformedCapabilitiesAreRefused()
 {
-    ExecutorDirectory directory(*m_executors, QStringLiteral("9.9.9"));
+    ExecutorDirectory directory(m_core->executors(), QStringLiteral("9.9.9"));
     QJsonObject capabilities = validCapabilities().toJson();
     capabilities.insert(QStringLiteral("cpus"), QStringLiteral("many"));
     auto refused = directory.authenticate(hello(m_credential, capabilities));
@@ -115,7 +119,7 @@ void TestDaemonDirectory::redeemedExecutorIsWelcomedWithItsCredential()
 {
     auto enrolled = m_executors->enroll(QStringLiteral("second"), QStringLiteral("user:admin"));
     QVERIFY(enrolled);
-    ExecutorDirectory directory(*m_executors, QStringLiteral("9.9.9"));
+    ExecutorDirectory directory(m_core->executors(), QStringLiteral("9.9.9"));
     auto admitted = directory.redeem(protocol::Redeem { protocol::kVersion, QStringLiteral("0.1.0"),
         protocol::PeerRole::Executor, enrolled->token, {} });
     QVERIFY(admitted);
@@ -126,12 +130,12 @@ void TestDaemonDirectory::redeemedExecutorIsWelcomedWithItsCredential()
 
 void TestDaemonDirectory::forwarderIsWelcomedWithItsDevice()
 {
-    ForwarderStore forwarders(*m_db);
+    ForwarderStore &forwarders = m_core->stores().forwarders;
     auto enrolled = forwarders.enroll(QStringLiteral("lab"),
         *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1")),
         QStringLiteral("user:admin"));
     QVERIFY(enrolled);
-    ForwarderDirectory directory(forwarders, QStringLiteral("9.9.9"));
+    ForwarderDirectory directory(m_core->forwarders(), QStringLiteral("9.9.9"));
     auto admitted = directory.redeem(protocol::Redeem { protocol::kVersion, QStringLiteral("0.1.0"),
         protocol::PeerRole::Forwarder, enrolled->token, {} });
     QVERIFY(admitted);

@@ -442,7 +442,7 @@ void TestEventStream::changesMadeElsewhereAreFoundByTheRecheck()
 
     // Revoked straight in the store, as another process sharing the
     // database would: no event tells the stream.
-    auto revoked = m_hub->core().tokens().revoke(
+    auto revoked = m_hub->core().stores().tokens.revoke(
         tokenIdOf(QStringLiteral("pmaint")), QStringLiteral("test"));
     QVERIFY2(revoked, qPrintable(failure(revoked)));
     QTRY_VERIFY_WITH_TIMEOUT(pmaint->closed, 1000);

@@ -80,7 +80,7 @@ identity::DaemonCredential TestOwnExecutor::enrollAndSave(const QUrl &url, const
         *bundleText, identity::EnrollmentBundle::Kind::Executor);
     if (!bundle)
         return saved;
-    auto redeemed = m_harness->core().executorStore().redeem(bundle->token);
+    auto redeemed = m_harness->core().stores().executors.redeem(bundle->token);
     if (!redeemed)
         return saved;
     saved.server = bundle->hub;
@@ -97,7 +97,7 @@ identity::DaemonCredential TestOwnExecutor::enrollAndSave(const QUrl &url, const
 QList<ExecutorRecord> TestOwnExecutor::hubRecords(bool includeRevoked)
 {
     QList<ExecutorRecord> out;
-    auto all = m_harness->core().executorStore().list(includeRevoked);
+    auto all = m_harness->core().stores().executors.list(includeRevoked);
     if (!all)
         return out;
     for (const ExecutorRecord &record : std::as_const(*all)) {
@@ -159,7 +159,7 @@ void TestOwnExecutor::aRevocationStands()
 {
     const identity::DaemonCredential saved = enrollAndSave(kHubUrl, kPin);
     QVERIFY(!saved.credential.isEmpty());
-    auto revoked = m_harness->core().executorStore().revoke(
+    auto revoked = m_harness->core().stores().executors.revoke(
         saved.id, QStringLiteral("user:admin"), QStringLiteral("no workloads on the hub"));
     QVERIFY2(revoked, qPrintable(failure(revoked)));
     const QStringList before = m_harness->fingerprint();
@@ -190,12 +190,12 @@ void TestOwnExecutor::aLostCredentialRetiresTheOldRecord()
 
     auto anew = prepare();
     QVERIFY2(anew && !anew->isEmpty(), qPrintable(failure(anew)));
-    auto old = m_harness->core().executorStore().find(saved.id);
+    auto old = m_harness->core().stores().executors.find(saved.id);
     QVERIFY2(old, qPrintable(failure(old)));
     QVERIFY(old->isRevoked());
     QCOMPARE(old->revokedBy, QStringLiteral("hub"));
     // The old credential no longer opens anything.
-    auto stale = m_harness->core().executorStore().authenticate(saved.credential);
+    auto stale = m_harness->core().stores().executors.authenticate(saved.credential);
     QVERIFY(!stale);
     QCOMPARE(stale.error().code, QStringLiteral("revoked"));
     const QList<ExecutorRecord> active = hubRecords(false);
@@ -286,7 +286,7 @@ void TestOwnExecutor::runsNameTheirExecutor()
     QCOMPARE(m_harness->fingerprint(), before);
 
     // A revoked executor's name names nothing.
-    QVERIFY(m_harness->core().executorStore().revoke(
+    QVERIFY(m_harness->core().stores().executors.revoke(
         saved.id, QStringLiteral("user:admin"), QString()));
     const QStringList afterRevoke = m_harness->fingerprint();
     QCOMPARE(m_harness->post(QStringLiteral("/api/runs"), m_admin, byName).status, 404);

@@ -1,5 +1,7 @@
 #include "hub/server/api/apirouter.h"
 
+#include "hub/domain/requestfields.h"
+
 #include <QHash>
 #include <QStringList>
 
@@ -65,20 +67,7 @@ bool ApiCall::queryFlag(const QString &key) const
 
 Result<QString> ApiCall::text(QLatin1StringView key, bool required) const
 {
-    const QJsonValue value = body.value(key);
-    if (value.isUndefined() || value.isNull()) {
-        if (required)
-            return Error::make(
-                QStringLiteral("invalid_request"), QStringLiteral("\"%1\" is required").arg(key));
-        return QString();
-    }
-    if (!value.isString())
-        return Error::make(
-            QStringLiteral("invalid_request"), QStringLiteral("\"%1\" must be a string").arg(key));
-    if (required && value.toString().trimmed().isEmpty())
-        return Error::make(
-            QStringLiteral("invalid_request"), QStringLiteral("\"%1\" must not be empty").arg(key));
-    return value.toString();
+    return requestfields::text(body, key, required);
 }
 
 void ApiRouter::add(const QByteArray &method, const QString &pattern, Handler handler)

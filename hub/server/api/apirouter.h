@@ -4,6 +4,7 @@
 #include "hub/storage/apitokenstore.h"
 
 #include <QByteArray>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QList>
@@ -46,6 +47,28 @@ struct ApiResponse
     static ApiResponse ok(QJsonValue body, int status = 200)
     {
         return ApiResponse { status, std::move(body), nullptr };
+    }
+
+    // What a route answers with a service's result: the record as
+    // toJson(record) shows it, with `status`, or the error.
+    template <typename T, typename ToJson>
+    static ApiResponse of(const Result<T> &result, ToJson &&toJson, int status = 200)
+    {
+        if (!result)
+            return fromError(result.error());
+        return ok(toJson(*result), status);
+    }
+    // A listing: {"<key>": [toJson(record), …]}, or the error.
+    template <typename T, typename ToJson>
+    static ApiResponse listOf(
+        const Result<QList<T>> &result, QLatin1StringView key, ToJson &&toJson)
+    {
+        if (!result)
+            return fromError(result.error());
+        QJsonArray out;
+        for (const T &record : *result)
+            out.append(toJson(record));
+        return ok(QJsonObject { { key, out } });
     }
 };
 

@@ -8,6 +8,19 @@
 
 namespace cloop::hub {
 
+namespace {
+// How records show when the answer is made: one past its time as expired.
+auto bindingsAt(const QDateTime &now)
+{
+    return [now](const BindingRecord &binding) { return bindingJson(binding, now); };
+}
+
+auto requestsAt(const QDateTime &now)
+{
+    return [now](const RequestRecord &request) { return requestJson(request, now); };
+}
+} // namespace
+
 void BindingRoutes::registerIn(ApiRouter &router)
 {
     router.add("POST", QStringLiteral("/api/forwarders/{id}/bind"), [this](const ApiCall &call) {
@@ -15,21 +28,14 @@ void BindingRoutes::registerIn(ApiRouter &router)
         if (!project)
             return ApiResponse::fromError(project.error());
         auto binding = m_service.bind(call.caller, call.id(), *project, call.body);
-        if (!binding)
-            return ApiResponse::fromError(binding.error());
-        return ApiResponse::ok(bindingJson(*binding, m_clock.now()), 201);
+        return ApiResponse::of(binding, bindingsAt(m_clock.now()), 201);
     });
 
     router.add("GET", QStringLiteral("/api/bindings"), [this](const ApiCall &call) {
         auto bindings = m_service.bindings(call.caller, call.queryValue(QStringLiteral("project")),
             call.queryFlag(QStringLiteral("all")));
-        if (!bindings)
-            return ApiResponse::fromError(bindings.error());
-        QJsonArray out;
-        const QDateTime now = m_clock.now();
-        for (const BindingRecord &binding : std::as_const(*bindings))
-            out.append(bindingJson(binding, now));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("bindings"), out } });
+        return ApiResponse::listOf(
+            bindings, QLatin1StringView("bindings"), bindingsAt(m_clock.now()));
     });
 
     router.add("POST", QStringLiteral("/api/bindings/{id}/unbind"), [this](const ApiCall &call) {
@@ -37,9 +43,7 @@ void BindingRoutes::registerIn(ApiRouter &router)
         if (!reason)
             return ApiResponse::fromError(reason.error());
         auto ended = m_service.unbind(call.caller, call.id(), *reason);
-        if (!ended)
-            return ApiResponse::fromError(ended.error());
-        return ApiResponse::ok(bindingJson(*ended, m_clock.now()));
+        return ApiResponse::of(ended, bindingsAt(m_clock.now()));
     });
 
     router.add("POST", QStringLiteral("/api/forwarders/{id}/request"), [this](const ApiCall &call) {
@@ -50,9 +54,7 @@ void BindingRoutes::registerIn(ApiRouter &router)
         if (!reason)
             return ApiResponse::fromError(reason.error());
         auto filed = m_service.request(call.caller, call.id(), *project, call.body, *reason);
-        if (!filed)
-            return ApiResponse::fromError(filed.error());
-        return ApiResponse::ok(requestJson(*filed, m_clock.now()), 201);
+        return ApiResponse::of(filed, requestsAt(m_clock.now()), 201);
     });
 
     router.add("GET", QStringLiteral("/api/requests"), [this](const ApiCall &call) {
@@ -62,13 +64,8 @@ void BindingRoutes::registerIn(ApiRouter &router)
         else if (call.queryFlag(QStringLiteral("all")))
             view = BindingService::RequestView::Decidable;
         auto requests = m_service.requests(call.caller, view);
-        if (!requests)
-            return ApiResponse::fromError(requests.error());
-        QJsonArray out;
-        const QDateTime now = m_clock.now();
-        for (const RequestRecord &request : std::as_const(*requests))
-            out.append(requestJson(request, now));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("requests"), out } });
+        return ApiResponse::listOf(
+            requests, QLatin1StringView("requests"), requestsAt(m_clock.now()));
     });
 
     router.add("POST", QStringLiteral("/api/requests/{id}/approve"), [this](const ApiCall &call) {
@@ -86,9 +83,7 @@ void BindingRoutes::registerIn(ApiRouter &router)
         if (!reason)
             return ApiResponse::fromError(reason.error());
         auto denied = m_service.deny(call.caller, call.id(), *reason);
-        if (!denied)
-            return ApiResponse::fromError(denied.error());
-        return ApiResponse::ok(requestJson(*denied, m_clock.now()));
+        return ApiResponse::of(denied, requestsAt(m_clock.now()));
     });
 }
 

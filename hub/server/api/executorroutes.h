@@ -4,27 +4,21 @@
 
 namespace cloop::hub {
 
-class AccessPolicy;
 class DaemonGateway;
-class EventBus;
-class ExecutorStore;
-class VirtualExecutorStore;
+class ExecutorService;
 struct ExecutorRecord;
 struct HubIdentity;
 
-// /api/executors: enroll an agent (hub administrators), list and read them
-// (anyone with a role), revoke (hub administrators; the live session ends).
+// /api/executors and /api/virtual-executors over ExecutorService: enroll
+// an agent, list and read them, revoke (the live session ends); virtual
+// executors listed and created.
 class ExecutorRoutes
 {
 public:
-    ExecutorRoutes(ExecutorStore &store, VirtualExecutorStore &virtualExecutors,
-        const DaemonGateway &gateway, const AccessPolicy &policy, EventBus &events,
-        const HubIdentity &identity)
-        : m_store(store)
-        , m_virtualExecutors(virtualExecutors)
+    ExecutorRoutes(
+        ExecutorService &service, const DaemonGateway &gateway, const HubIdentity &identity)
+        : m_service(service)
         , m_gateway(gateway)
-        , m_policy(policy)
-        , m_events(events)
         , m_identity(identity)
     { }
     void registerIn(ApiRouter &router);
@@ -34,11 +28,8 @@ public:
 private:
     void registerVirtualExecutorRoutes(ApiRouter &router);
 
-    ExecutorStore &m_store;
-    VirtualExecutorStore &m_virtualExecutors;
+    ExecutorService &m_service;
     const DaemonGateway &m_gateway;
-    const AccessPolicy &m_policy;
-    EventBus &m_events;
     const HubIdentity &m_identity;
 };
 

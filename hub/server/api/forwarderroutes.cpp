@@ -1,8 +1,8 @@
 #include "hub/server/api/forwarderroutes.h"
 
-#include "common/identity/enrollmentbundle.h"
 #include "hub/domain/forwarderservice.h"
 #include "hub/domain/recordjson.h"
+#include "hub/server/api/enrollmentanswer.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicetester.h"
 #include "hub/server/forwarderstates.h"
@@ -54,52 +54,31 @@ QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
 
 void ForwarderRoutes::registerIn(ApiRouter &router)
 {
-    router.add("GET", QStringLiteral("/api/forwarders"), [this](const ApiCall &call) {
-        auto records = m_service.list(call.caller);
-        if (!records)
-            return ApiResponse::fromError(records.error());
-        QJsonArray out;
-        for (const ForwarderRecord &record : std::as_const(*records))
-            out.append(forwarderJson(record));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("forwarders"), out } });
+    const auto json = [this](const ForwarderRecord &record) { return forwarderJson(record); };
+    router.add("GET", QStringLiteral("/api/forwarders"), [this, json](const ApiCall &call) {
+        return ApiResponse::listOf(
+            m_service.list(call.caller), QLatin1StringView("forwarders"), json);
     });
 
-    router.add("GET", QStringLiteral("/api/forwarders/{id}"), [this](const ApiCall &call) {
-        auto record = m_service.find(call.caller, call.id());
-        if (!record)
-            return ApiResponse::fromError(record.error());
-        return ApiResponse::ok(forwarderJson(*record));
+    router.add("GET", QStringLiteral("/api/forwarders/{id}"), [this, json](const ApiCall &call) {
+        return ApiResponse::of(m_service.find(call.caller, call.id()), json);
     });
 
     router.add("POST", QStringLiteral("/api/forwarders"), [this](const ApiCall &call) {
         auto enrollment = m_service.enroll(call.caller, call.body);
         if (!enrollment)
             return ApiResponse::fromError(enrollment.error());
-        identity::EnrollmentBundle bundle;
-        bundle.kind = identity::EnrollmentBundle::Kind::Forwarder;
-        bundle.hub = m_identity.publicUrl;
-        bundle.token = enrollment->token;
-        bundle.pins = m_identity.pin;
-        const QString encoded = bundle.encode();
-        return ApiResponse::ok(
-            QJsonObject { { QStringLiteral("forwarder"), forwarderJson(enrollment->forwarder) },
-                { QStringLiteral("bundle"), encoded },
-                { QStringLiteral("command"),
-                    bundle.tokenFileCommand(
-                        QStringLiteral("cloop forward"), QStringLiteral("forwarder.bundle")) },
-                { QStringLiteral("token_expires_at"), toDbTime(enrollment->tokenExpiresAt) } },
-            201);
+        return enrollmentAnswer(m_identity, identity::EnrollmentBundle::Kind::Forwarder,
+            forwarderJson(enrollment->forwarder), enrollment->token, enrollment->tokenExpiresAt);
     });
 
-    router.add("POST", QStringLiteral("/api/forwarders/{id}/revoke"), [this](const ApiCall &call) {
-        auto reason = call.text(QLatin1StringView("reason"));
-        if (!reason)
-            return ApiResponse::fromError(reason.error());
-        auto revoked = m_service.revoke(call.caller, call.id(), *reason);
-        if (!revoked)
-            return ApiResponse::fromError(revoked.error());
-        return ApiResponse::ok(forwarderJson(*revoked));
-    });
+    router.add(
+        "POST", QStringLiteral("/api/forwarders/{id}/revoke"), [this, json](const ApiCall &call) {
+            auto reason = call.text(QLatin1StringView("reason"));
+            if (!reason)
+                return ApiResponse::fromError(reason.error());
+            return ApiResponse::of(m_service.revoke(call.caller, call.id(), *reason), json);
+        });
 
     router.add("POST", QStringLiteral("/api/forwarders/{id}/test"), [this](const ApiCall &call) {
         auto forwarder = m_service.findForTest(call.caller, call.id());

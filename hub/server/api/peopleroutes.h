@@ -4,51 +4,23 @@
 
 namespace cloop::hub {
 
-class AccessPolicy;
-class ApiTokenStore;
-class Clock;
-class Database;
-class EventBus;
-class ProjectStore;
+class PeopleService;
 
-// Projects, users, their roles and tokens (hub administrators), and
-// /api/whoami for everyone.
+// /api/whoami for everyone; projects, their roles and users over
+// PeopleService.
 class PeopleRoutes
 {
 public:
-    PeopleRoutes(
-        ProjectStore &projects, ApiTokenStore &tokens, const AccessPolicy &policy, EventBus &events)
-        : m_projects(projects)
-        , m_tokens(tokens)
-        , m_policy(policy)
-        , m_events(events)
+    explicit PeopleRoutes(PeopleService &service)
+        : m_service(service)
     { }
     void registerIn(ApiRouter &router);
 
 private:
-    void registerTokenRoutes(ApiRouter &router);
+    void registerProjectRoutes(ApiRouter &router);
+    void registerUserRoutes(ApiRouter &router);
 
-    ProjectStore &m_projects;
-    ApiTokenStore &m_tokens;
-    const AccessPolicy &m_policy;
-    EventBus &m_events;
-};
-
-// GET /api/audit (hub administrators).
-class AuditRoutes
-{
-public:
-    AuditRoutes(Database &db, const AccessPolicy &policy, const Clock &clock)
-        : m_db(db)
-        , m_policy(policy)
-        , m_clock(clock)
-    { }
-    void registerIn(ApiRouter &router);
-
-private:
-    Database &m_db;
-    const AccessPolicy &m_policy;
-    const Clock &m_clock;
+    PeopleService &m_service;
 };
 
 } // namespace cloop::hub

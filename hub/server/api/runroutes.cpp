@@ -1,6 +1,7 @@
 #include "hub/server/api/runroutes.h"
 
 #include "common/protocol/logrecord.h"
+#include "hub/domain/recordjson.h"
 #include "hub/domain/runservice.h"
 #include "hub/storage/runlogstore.h"
 
@@ -55,27 +56,16 @@ QJsonArray logRecordsJson(const RunLogPage &page)
 void RunRoutes::registerIn(ApiRouter &router)
 {
     router.add("POST", QStringLiteral("/api/runs"), [this](const ApiCall &call) {
-        auto run = m_runs.create(call.caller, call.body);
-        if (!run)
-            return ApiResponse::fromError(run.error());
-        return ApiResponse::ok(RunService::runJson(*run), 201);
+        return ApiResponse::of(m_runs.create(call.caller, call.body), runJson, 201);
     });
 
     router.add("GET", QStringLiteral("/api/runs"), [this](const ApiCall &call) {
-        auto runs = m_runs.list(call.caller, call.queryFlag(QStringLiteral("all")));
-        if (!runs)
-            return ApiResponse::fromError(runs.error());
-        QJsonArray out;
-        for (const RunRecord &run : std::as_const(*runs))
-            out.append(RunService::runJson(run));
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("runs"), out } });
+        return ApiResponse::listOf(m_runs.list(call.caller, call.queryFlag(QStringLiteral("all"))),
+            QLatin1StringView("runs"), runJson);
     });
 
     router.add("GET", QStringLiteral("/api/runs/{id}"), [this](const ApiCall &call) {
-        auto run = m_runs.find(call.caller, call.id());
-        if (!run)
-            return ApiResponse::fromError(run.error());
-        return ApiResponse::ok(RunService::runJson(*run));
+        return ApiResponse::of(m_runs.find(call.caller, call.id()), runJson);
     });
 
     // The stored output from `offset` on, at most about 1 MiB per call (the
@@ -110,10 +100,7 @@ void RunRoutes::registerIn(ApiRouter &router)
         auto reason = call.text(QLatin1StringView("reason"));
         if (!reason)
             return ApiResponse::fromError(reason.error());
-        auto run = m_runs.cancel(call.caller, call.id(), *reason);
-        if (!run)
-            return ApiResponse::fromError(run.error());
-        return ApiResponse::ok(RunService::runJson(*run));
+        return ApiResponse::of(m_runs.cancel(call.caller, call.id(), *reason), runJson);
     });
 }
 

@@ -1,0 +1,94 @@
+#include "hub/domain/runlifecycle.h"
+
+#include "hub/domain/clock.h"
+#include "hub/domain/eventbus.h"
+#include "hub/domain/recordjson.h"
+#include "hub/storage/database.h"
+
+namespace cloop::hub {
+
+RunLifecycle::Ending RunLifecycle::Ending::reported(
+    qint64 executorId, std::optional<int> exitCode, const QString &error)
+{
+    const bool succeeded = exitCode && *exitCode == 0 && error.isEmpty();
+    return { succeeded ? RunRecord::State::Succeeded : RunRecord::State::Failed, exitCode, error,
+        executorId };
+}
+
+RunLifecycle::RunLifecycle(RunStore &runs, EventBus &events, const Clock &clock)
+    : m_runs(runs)
+    , m_events(events)
+    , m_clock(clock)
+{ }
+
+Result<RunRecord> RunLifecycle::find(qint64 runId)
+{
+    return m_runs.find(runId);
+}
+
+Result<QList<RunRecord>> RunLifecycle::queued()
+{
+    return m_runs.queued();
+}
+
+Result<QList<RunRecord>> RunLifecycle::unfinished()
+{
+    return m_runs.list(std::nullopt, false);
+}
+
+Result<QList<RunRecord>> RunLifecycle::activeOn(qint64 executorId)
+{
+    return m_runs.activeOn(executorId);
+}
+
+Result<RunRecord> RunLifecycle::markDispatched(qint64 runId, qint64 executorId)
+{
+    return m_runs.markDispatched(runId, executorId, m_clock.now());
+}
+
+Result<RunRecord> RunLifecycle::markRunning(qint64 runId, qint64 executorId)
+{
+    const QDateTime now = m_clock.now();
+    auto running = m_runs.markRunning(runId, executorId, now);
+    if (running)
+        m_events.publish(
+            HubEvent { QStringLiteral("run.started"), runJson(*running), running->projectId, now });
+    return running;
+}
+
+Status RunLifecycle::setLogEnd(qint64 runId, qint64 end)
+{
+    return m_runs.setLogEnd(runId, end);
+}
+
+Status RunLifecycle::setLogExpected(qint64 runId, qint64 end)
+{
+    return m_runs.setLogExpected(runId, end);
+}
+
+Result<RunRecord> RunLifecycle::end(
+    qint64 runId, const Ending &ending, const std::function<Status(const RunRecord &)> &alsoRecord)
+{
+    const QDateTime now = m_clock.now();
+    Database::Transaction transaction(m_runs.database());
+    if (!transaction.begin())
+        return transaction.begin().error();
+    auto ended = ending.reportedBy
+        ? m_runs.finishOn(
+            *ending.reportedBy, runId, ending.state, ending.exitCode, ending.error, now)
+        : m_runs.finish(runId, ending.state, ending.exitCode, ending.error, now);
+    if (!ended)
+        return ended.error();
+    if (alsoRecord) {
+        if (Status recorded = alsoRecord(*ended); !recorded)
+            return recorded.error();
+    }
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    Q_EMIT runEnded(*ended);
+    m_events.publish(
+        HubEvent { QStringLiteral("run.finished"), runJson(*ended), ended->projectId, now });
+    return ended;
+}
+
+} // namespace cloop::hub

@@ -1,0 +1,100 @@
+#pragma once
+
+#include "common/result.h"
+#include "hub/storage/credentialledger.h"
+
+#include <QDateTime>
+#include <QJsonObject>
+#include <QList>
+#include <QString>
+#include <QVariant>
+
+#include <chrono>
+#include <utility>
+
+namespace cloop::hub {
+
+class Database;
+class Rows;
+
+// What every enrolled daemon's record holds, forwarder or executor agent.
+struct EnrolledDaemonRecord
+{
+    qint64 id = 0;
+    QString name;
+    QDateTime createdAt;
+    QString createdBy;
+    QDateTime enrolledAt; // invalid until the token was redeemed
+    QDateTime revokedAt; // invalid while active
+    QString revokedBy;
+    QDateTime lastSeenAt;
+
+    bool isRevoked() const { return revokedAt.isValid(); }
+};
+
+// Names of forwarders, executors, virtual executors and users: 1-63
+// characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit.
+// `noun` says whose name it is in the refusal.
+Status validateDaemonName(const QString &name, QLatin1StringView noun);
+
+// Forwarders and executor agents are enrolled the same way: a named row, a
+// one-time token redeemed for a long-lived credential, a revocation that
+// voids both, a time last seen. This is that shared part, over the tables
+// `DaemonTables` names; each store adds only what is its own (a forwarder's
+// device, an executor's report about itself) by reading its own columns.
+// Secrets are stored as SHA-256 hashes only.
+template <typename Record> class EnrolledDaemonStore
+{
+public:
+    virtual ~EnrolledDaemonStore() = default;
+
+    // A live credential of a daemon that is not revoked.
+    Result<Record> authenticate(const QString &credential);
+    Result<Record> find(qint64 id);
+    Result<QList<Record>> list(bool includeRevoked = true);
+    // Voids the daemon's credentials and unredeemed tokens with it.
+    Result<Record> revoke(qint64 id, const QString &actor, const QString &reason);
+    Status touchLastSeen(qint64 id);
+
+protected:
+    // `ownColumns`: the columns the kind adds to the shared ones, as
+    // readOwnColumns() reads them ("device_spec").
+    EnrolledDaemonStore(Database &db, const DaemonTables &tables, QLatin1StringView ownColumns)
+        : m_db(db)
+        , m_tables(tables)
+        , m_ownColumns(ownColumns)
+    { }
+
+    // Reads the kind's own columns, which start at `first`.
+    virtual Status readOwnColumns(const Rows &row, int first, Record &record) const = 0;
+
+    struct Enrolled
+    {
+        Record record;
+        CredentialLedger::IssuedToken token;
+    };
+    // A new daemon of a name no active one has, with the kind's own columns
+    // (name -> value) and audit details, and its one-time token.
+    Result<Enrolled> enroll(const QString &name, const QString &actor,
+        std::chrono::seconds tokenTtl, const QList<std::pair<QString, QVariant>> &ownValues,
+        const QJsonObject &auditDetails);
+    // Single use: of two concurrent redemptions exactly one succeeds. The
+    // record and the plaintext credential, sent once to the daemon.
+    Result<std::pair<Record, QString>> redeemToken(const QString &token);
+    // The records matching `where` (SQL over the daemon's table), by id.
+    Result<QList<Record>> select(const QString &where, const QVariantList &binds);
+
+    Database &m_db;
+
+private:
+    Result<Record> read(const Rows &row) const;
+    // The daemon's row, under a name no active daemon of the kind has.
+    Result<qint64> insert(const QString &name, const QString &actor,
+        const QList<std::pair<QString, QVariant>> &ownValues);
+    CredentialLedger ledger() const { return CredentialLedger(m_db, m_tables); }
+
+    const DaemonTables &m_tables;
+    QLatin1StringView m_ownColumns;
+};
+
+} // namespace cloop::hub
