@@ -140,10 +140,10 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
                                    "upgrade cloop on that machine")
                         .arg(executor.protocol)
                         .arg(protocol::kMinimumForUsb));
-            device.device.kind = QStringLiteral("usb");
+            device.device.kind = protocol::DeviceSpec::Kind::Usb;
             continue;
         }
-        device.device.kind = QStringLiteral("l2");
+        device.device.kind = protocol::DeviceSpec::Kind::Segment;
         device.device.target = device.binding.terms.targetInterface.isEmpty()
             ? QString(bindingterms::kDefaultTarget)
             : device.binding.terms.targetInterface;
@@ -158,8 +158,8 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
     // Two segments cannot both be fwd0 in one sandbox.
     for (qsizetype i = 0; i < planned.size(); ++i) {
         for (qsizetype j = i + 1; j < planned.size(); ++j) {
-            if (planned[i].device.kind == QLatin1String("l2")
-                && planned[j].device.kind == QLatin1String("l2")
+            if (planned[i].device.kind == protocol::DeviceSpec::Kind::Segment
+                && planned[j].device.kind == protocol::DeviceSpec::Kind::Segment
                 && planned[i].device.target == planned[j].device.target)
                 return Error::make(QStringLiteral("device_clash"),
                     QStringLiteral(
