@@ -75,7 +75,7 @@ void TapPort::onTapReadable()
         auto read = m_tap->readFrame();
         if (!read) {
             flush();
-            end(read.error().code == QLatin1String("device_gone")
+            end(read.error().is(ErrorCode::DeviceGone)
                     ? QStringLiteral("device gone: %1").arg(read.error().message)
                     : QStringLiteral("the TAP failed: %1").arg(read.error().message),
                 protocol::CloseCode::DeviceGone);
@@ -151,15 +151,15 @@ bool TapPort::deliver(const protocol::FrameRecord &record)
         m_counters.bytesIn += static_cast<quint64>(record.frame.size());
         return true;
     }
-    const QString &code = written.error().code;
+    const Error &error = written.error();
     // Down is the normal state between the TAP's creation and the moment
     // the sandbox brings it up after the move; full is the sandbox not
     // keeping up. Neither is the segment's end.
-    if (code == QLatin1String("would_block") || code == QLatin1String("link_down")) {
+    if (error.is(ErrorCode::WouldBlock) || error.is(ErrorCode::LinkDown)) {
         ++m_counters.droppedIn;
         return true;
     }
-    if (code == QLatin1String("device_gone")) {
+    if (error.is(ErrorCode::DeviceGone)) {
         end(QStringLiteral("device gone: %1").arg(written.error().message),
             protocol::CloseCode::DeviceGone);
         return false;

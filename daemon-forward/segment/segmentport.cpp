@@ -122,8 +122,8 @@ void SegmentPort::onChannelReadable()
         record.header.writeTo(head);
         if (Status sent = m_socket->send(QByteArrayView(head, VnetHeader::kSize), record.frame);
             !sent) {
-            if (sent.error().code != QLatin1String("would_block")
-                && sent.error().code != QLatin1String("invalid_frame")) {
+            if (!sent.error().is(ErrorCode::WouldBlock)
+                && !sent.error().is(ErrorCode::InvalidFrame)) {
                 fail(QStringLiteral("the interface failed: %1").arg(sent.error().message));
                 return;
             }

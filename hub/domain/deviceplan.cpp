@@ -12,7 +12,7 @@ namespace {
 Error cannotAttach(
     const ExecutorRecord &executor, const ForwarderRecord &forwarder, const QString &why)
 {
-    return Error::make(QStringLiteral("executor_cannot_attach"),
+    return Error::make(ErrorCode::ExecutorCannotAttach,
         QStringLiteral("executor %1 (%2) cannot take forwarder %3 (%4)'s %5: %6")
             .arg(executor.id)
             .arg(executor.name)
@@ -80,7 +80,7 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
                     .arg(device.forwarder.name, device.forwarder.device.describe()));
         device.device.busId = *busId;
         if (input.deviceInUse && input.deviceInUse(device.forwarder.id))
-            return Error::make(QStringLiteral("device_busy"),
+            return Error::make(ErrorCode::DeviceBusy,
                 QStringLiteral(
                     "forwarder %1 (%2)'s USB device is lent to another run; run %3 waits for it")
                     .arg(device.forwarder.id)

@@ -179,11 +179,11 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         auto plan = planDevices(input);
         if (!plan) {
             // Queued until the run holding the device lets go of it.
-            if (plan.error().code == QLatin1String("device_busy")) {
+            if (plan.error().is(ErrorCode::DeviceBusy)) {
                 qCDebug(lcHub).noquote() << plan.error().message;
                 return;
             }
-            if (plan.error().code != QLatin1String("executor_cannot_attach"))
+            if (!plan.error().is(ErrorCode::ExecutorCannotAttach))
                 return refuseRun(run, plan.error().message);
             refusal = plan.error().message;
             continue;
