@@ -159,6 +159,15 @@ Result<QList<Record>> listOf(const QJsonObject &answer, QLatin1StringView key)
     return records;
 }
 
+// The record `json` holds; none when it is empty or is not such a record.
+template <typename Record> std::optional<Record> recordIn(const QJsonObject &json)
+{
+    if (json.isEmpty())
+        return std::nullopt;
+    auto record = Record::fromJson(json);
+    return record ? std::optional<Record>(std::move(*record)) : std::nullopt;
+}
+
 template <typename Record> QJsonArray toJsonArray(const QList<Record> &records)
 {
     QJsonArray out;

@@ -10,6 +10,7 @@
 #include "common/api/bindingrequest.h"
 #include "common/api/devicetest.h"
 #include "common/api/enrollment.h"
+#include "common/api/eventstreammessage.h"
 #include "common/api/executor.h"
 #include "common/api/forwarder.h"
 #include "common/api/identity.h"
@@ -233,6 +234,8 @@ private Q_SLOTS:
     void wrongShapesAreRefusedNamingTheField();
     void statesAndRolesAreNamedOnce();
     void listsAreReadWhole();
+    void eventStreamMessagesRoundTrip();
+    void eventStreamMessagesRefuseWhatTheyCannotBe();
 };
 
 void TestApiRecords::everyRecordRoundTrips()
@@ -404,6 +407,44 @@ void TestApiRecords::listsAreReadWhole()
     QVERIFY(!listOf<Binding>(broken, QLatin1StringView("bindings")));
     QVERIFY(!listOf<Binding>(
         QJsonObject { { QStringLiteral("bindings"), 3 } }, QLatin1StringView("bindings")));
+}
+
+void TestApiRecords::eventStreamMessagesRoundTrip()
+{
+    using Message = EventStreamMessage;
+    roundTrip(Message::subscribe(QStringLiteral("tok-1")));
+    roundTrip(Message::subscribed(QStringLiteral("alice")));
+    roundTrip(Message::eventOf(QStringLiteral("binding.created"), at(2), binding().toJson()));
+    roundTrip(Message::error(Error::make(QStringLiteral("forbidden"), QStringLiteral("no role"))));
+    const auto text = Message::fromText(Message::subscribe(QStringLiteral("t")).toText().toUtf8());
+    QVERIFY(text);
+    QCOMPARE(text->type, Message::Type::Subscribe);
+    QCOMPARE(text->token, QStringLiteral("t"));
+    const auto ended = Message::fromText(
+        R"({"type":"error","code":"revoked","message":"the token was revoked","permanent":true})");
+    QVERIFY(ended);
+    QCOMPARE(ended->type, Message::Type::Error);
+    QCOMPARE(ended->code, QStringLiteral("revoked"));
+    QVERIFY(ended->permanent);
+}
+
+void TestApiRecords::eventStreamMessagesRefuseWhatTheyCannotBe()
+{
+    using Message = EventStreamMessage;
+    refused<Message>(QJsonObject { { QStringLiteral("type"), QStringLiteral("welcome") } },
+        QStringLiteral("type"));
+    refused<Message>(QJsonObject {}, QStringLiteral("type"));
+    refused<Message>(QJsonObject { { QStringLiteral("type"), QStringLiteral("subscribe") },
+                         { QStringLiteral("token"), 7 } },
+        QStringLiteral("token"));
+    refused<Message>(with(Message::eventOf(QStringLiteral("run.started"), at(0), {}),
+                         QStringLiteral("data"), QStringLiteral("not an object")),
+        QStringLiteral("data"));
+    for (const QByteArray &text : { QByteArray("not json"), QByteArray("[1,2]"), QByteArray() }) {
+        const auto read = Message::fromText(text);
+        QVERIFY2(!read, text.constData());
+        QCOMPARE(read.error().code, QStringLiteral("invalid_record"));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestApiRecords)
