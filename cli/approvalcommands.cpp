@@ -1,5 +1,7 @@
 #include "cli/approvalcommands.h"
 
+#include "common/api/approval.h"
+
 #include "cli/argumentchecks.h"
 #include "cli/bindingcommands.h"
 #include "cli/bindingtermsoptions.h"
@@ -12,20 +14,17 @@ namespace cloop::cli {
 
 namespace {
 
-QString stateText(const QJsonObject &request)
+QString stateText(const api::BindingRequest &request)
 {
-    const QString state = field(request, "state");
-    if (state == QLatin1String("pending"))
-        return QStringLiteral("pending, expires %1")
-            .arg(formatDistance(
-                QDateTime::fromString(field(request, "expires_at"), Qt::ISODateWithMs)));
-    QString out = state;
-    if (const QString by = field(request, "decided_by"); !by.isEmpty())
-        out += QStringLiteral(" by ") + by;
-    if (const QJsonValue binding = request.value(QLatin1String("binding_id")); binding.isDouble())
-        out += QStringLiteral(": binding %1").arg(binding.toInteger());
-    if (const QString reason = field(request, "decision_reason"); !reason.isEmpty())
-        out += QStringLiteral(": ") + reason;
+    if (request.isPending())
+        return QStringLiteral("pending, expires %1").arg(formatDistance(request.expiresAt));
+    QString out = api::BindingRequest::stateName(request.state);
+    if (!request.decidedBy.isEmpty())
+        out += QStringLiteral(" by ") + request.decidedBy;
+    if (request.bindingId)
+        out += QStringLiteral(": binding %1").arg(*request.bindingId);
+    if (!request.decisionReason.isEmpty())
+        out += QStringLiteral(": ") + request.decisionReason;
     return out;
 }
 
@@ -66,25 +65,24 @@ int list(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/requests"), query);
     if (!answer)
         return command.failed(answer.error());
-    const QJsonArray requests = answer->value(QLatin1String("requests")).toArray();
-    if (command.printedJson(requests))
+    auto requests = api::listOf<api::BindingRequest>(*answer, QLatin1StringView("requests"));
+    if (!requests)
+        return command.failed(requests.error());
+    if (command.printedJson(api::toJsonArray(*requests)))
         return kExitOk;
-    if (requests.isEmpty()) {
+    if (requests->isEmpty()) {
         printLine(command.isSet(mine) ? QStringLiteral("You have filed no requests.")
                 : command.isSet(all)  ? QStringLiteral("No requests.")
                                       : QStringLiteral("Nothing waits for your decision."));
         return kExitOk;
     }
     QList<QStringList> rows;
-    for (const QJsonValue &value : requests) {
-        const QJsonObject request = value.toObject();
-        rows.append({ QString::number(request.value(QLatin1String("id")).toInteger()),
-            QStringLiteral("%1 (%2)")
-                .arg(field(request, "forwarder"))
-                .arg(request.value(QLatin1String("forwarder_id")).toInteger()),
-            field(request, "project"), field(request, "requested_by"), field(request, "ttl"),
-            executorText(request), targetText(request), field(request, "reason"),
-            stateText(request) });
+    for (const api::BindingRequest &request : std::as_const(*requests)) {
+        rows.append({ QString::number(request.id),
+            QStringLiteral("%1 (%2)").arg(request.forwarder).arg(request.forwarderId),
+            request.project, request.requestedBy, request.ttl,
+            executorText(request.virtualExecutor), targetText(request.target, request.address),
+            request.reason, stateText(request) });
     }
     printLine(formatTable(
         { QStringLiteral("ID"), QStringLiteral("FORWARDER"), QStringLiteral("PROJECT"),
@@ -123,10 +121,12 @@ int approve(const QStringList &arguments)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
-    const QJsonObject request = answer->value(QLatin1String("request")).toObject();
+    auto approval = api::Approval::fromJson(*answer);
+    if (!approval)
+        return command.failed(approval.error());
     printLine(
-        QStringLiteral("Approved request %1 of %2.").arg(*id).arg(field(request, "requested_by")));
-    for (const QString &line : describeBinding(answer->value(QLatin1String("binding")).toObject()))
+        QStringLiteral("Approved request %1 of %2.").arg(*id).arg(approval->request.requestedBy));
+    for (const QString &line : describeBinding(approval->binding))
         printLine(line);
     return kExitOk;
 }
@@ -149,12 +149,11 @@ int deny(const QStringList &arguments)
     auto why = command.required(reason, syntax);
     if (!why)
         return command.usageError(why.error().message);
-    auto answer = command.post(
-        QStringLiteral("/api/requests/%1/deny").arg(*id), { { QStringLiteral("reason"), *why } });
-    if (!answer)
-        return command.failed(answer.error());
-    printLine(
-        QStringLiteral("Denied request %1 of %2.").arg(*id).arg(field(*answer, "requested_by")));
+    auto denied = recordOf<api::BindingRequest>(command.post(
+        QStringLiteral("/api/requests/%1/deny").arg(*id), { { QStringLiteral("reason"), *why } }));
+    if (!denied)
+        return command.failed(denied.error());
+    printLine(QStringLiteral("Denied request %1 of %2.").arg(*id).arg(denied->requestedBy));
     return kExitOk;
 }
 

@@ -2,6 +2,7 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "common/api/auditlogentry.h"
 #include "common/util/duration.h"
 
 #include <QJsonArray>
@@ -95,21 +96,21 @@ int runAuditCommand(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/audit"), query);
     if (!answer)
         return command.failed(answer.error());
-    const QJsonArray entries = answer->value(QLatin1String("entries")).toArray();
-    if (command.printedJson(entries))
+    auto entries = api::listOf<api::AuditLogEntry>(*answer, QLatin1StringView("entries"));
+    if (!entries)
+        return command.failed(entries.error());
+    if (command.printedJson(api::toJsonArray(*entries)))
         return kExitOk;
-    if (entries.isEmpty()) {
+    if (entries->isEmpty()) {
         printLine(QStringLiteral("No audit entries match."));
         return kExitOk;
     }
     QList<QStringList> rows;
-    for (const QJsonValue &value : entries) {
-        const QJsonObject entry = value.toObject();
-        const QDateTime at = QDateTime::fromString(field(entry, "at"), Qt::ISODateWithMs);
-        rows.append({ at.isValid() ? at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
-                                   : QStringLiteral("-"),
-            field(entry, "actor"), field(entry, "action"), field(entry, "subject"),
-            compactDetails(entry.value(QLatin1String("details")).toObject()) });
+    for (const api::AuditLogEntry &entry : std::as_const(*entries)) {
+        rows.append(
+            { entry.at.isValid() ? entry.at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
+                                 : QStringLiteral("-"),
+                entry.actor, entry.action, entry.subject, compactDetails(entry.details) });
     }
     printLine(formatTable(
         { QStringLiteral("TIME (UTC)"), QStringLiteral("ACTOR"), QStringLiteral("ACTION"),

@@ -1,5 +1,7 @@
 #include "cli/bindingcommands.h"
 
+#include "common/api/bindingrequest.h"
+
 #include "cli/argumentchecks.h"
 #include "cli/bindingtermsoptions.h"
 #include "cli/command.h"
@@ -45,19 +47,18 @@ Result<BindingAsk> readBindingAsk(
     return BindingAsk { *id, *body };
 }
 
-QString stateText(const QJsonObject &binding)
+QString stateText(const api::Binding &binding)
 {
-    const QString state = field(binding, "state");
-    if (state == QLatin1String("active"))
-        return state;
-    QString out = state;
+    QString out = api::Binding::stateName(binding.state);
+    if (binding.isActive())
+        return out;
     out.replace(QLatin1Char('_'), QLatin1Char(' '));
-    if (const QJsonValue ended = binding.value(QLatin1String("ended_at")); ended.isString())
-        out += QLatin1Char(' ') + formatTime(ended);
-    if (const QString by = field(binding, "ended_by"); !by.isEmpty())
-        out += QStringLiteral(" by ") + by;
-    if (const QString reason = field(binding, "end_reason"); !reason.isEmpty())
-        out += QStringLiteral(": ") + reason;
+    if (binding.endedAt.isValid())
+        out += QLatin1Char(' ') + formatTime(binding.endedAt);
+    if (!binding.endedBy.isEmpty())
+        out += QStringLiteral(" by ") + binding.endedBy;
+    if (!binding.endReason.isEmpty())
+        out += QStringLiteral(": ") + binding.endReason;
     return out;
 }
 
@@ -86,7 +87,10 @@ int bind(const QStringList &arguments)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
-    for (const QString &line : describeBinding(*answer))
+    auto binding = api::Binding::fromJson(*answer);
+    if (!binding)
+        return command.failed(binding.error());
+    for (const QString &line : describeBinding(*binding))
         printLine(line);
     return kExitOk;
 }
@@ -117,26 +121,25 @@ int bindings(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/bindings"), query);
     if (!answer)
         return command.failed(answer.error());
-    const QJsonArray bindings = answer->value(QLatin1String("bindings")).toArray();
-    if (command.printedJson(bindings))
+    auto bindings = api::listOf<api::Binding>(*answer, QLatin1StringView("bindings"));
+    if (!bindings)
+        return command.failed(bindings.error());
+    if (command.printedJson(api::toJsonArray(*bindings)))
         return kExitOk;
-    if (bindings.isEmpty()) {
+    if (bindings->isEmpty()) {
         printLine(command.isSet(all)
                 ? QStringLiteral("No bindings.")
                 : QStringLiteral("No active bindings (--all shows ended ones)."));
         return kExitOk;
     }
     QList<QStringList> rows;
-    for (const QJsonValue &value : bindings) {
-        const QJsonObject binding = value.toObject();
-        const bool active = field(binding, "state") == QLatin1String("active");
-        rows.append({ QString::number(binding.value(QLatin1String("id")).toInteger()),
-            QStringLiteral("%1 (%2)")
-                .arg(field(binding, "forwarder"))
-                .arg(binding.value(QLatin1String("forwarder_id")).toInteger()),
-            field(binding, "project"), executorText(binding), targetText(binding),
-            active ? formatTimeAndDistance(binding.value(QLatin1String("expires_at")))
-                   : formatTime(binding.value(QLatin1String("expires_at"))),
+    for (const api::Binding &binding : std::as_const(*bindings)) {
+        rows.append({ QString::number(binding.id),
+            QStringLiteral("%1 (%2)").arg(binding.forwarder).arg(binding.forwarderId),
+            binding.project, executorText(binding.virtualExecutor),
+            targetText(binding.target, binding.address),
+            binding.isActive() ? formatTimeAndDistance(binding.expiresAt)
+                               : formatTime(binding.expiresAt),
             stateText(binding) });
     }
     printLine(
@@ -166,14 +169,15 @@ int unbind(const QStringList &arguments)
     auto reason = command.required(kReasonOption, syntax);
     if (!reason)
         return command.usageError(reason.error().message);
-    auto answer = command.post(QStringLiteral("/api/bindings/%1/unbind").arg(*id),
-        { { QStringLiteral("reason"), *reason } });
-    if (!answer)
-        return command.failed(answer.error());
+    auto unbound
+        = recordOf<api::Binding>(command.post(QStringLiteral("/api/bindings/%1/unbind").arg(*id),
+            { { QStringLiteral("reason"), *reason } }));
+    if (!unbound)
+        return command.failed(unbound.error());
     printLine(QStringLiteral("Unbound binding %1: forwarder %2 \"%3\" no longer serves %4.")
                   .arg(*id)
-                  .arg(answer->value(QLatin1String("forwarder_id")).toInteger())
-                  .arg(field(*answer, "forwarder"), field(*answer, "project")));
+                  .arg(unbound->forwarderId)
+                  .arg(unbound->forwarder, unbound->project));
     return kExitOk;
 }
 
@@ -206,14 +210,16 @@ int request(const QStringList &arguments)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
-    printLine(
-        QStringLiteral("Filed request %1: forwarder %2 \"%3\" for %4, %5.")
-            .arg(answer->value(QLatin1String("id")).toInteger())
-            .arg(answer->value(QLatin1String("forwarder_id")).toInteger())
-            .arg(field(*answer, "forwarder"), field(*answer, "project"), field(*answer, "ttl")));
+    auto filed = api::BindingRequest::fromJson(*answer);
+    if (!filed)
+        return command.failed(filed.error());
+    printLine(QStringLiteral("Filed request %1: forwarder %2 \"%3\" for %4, %5.")
+                  .arg(filed->id)
+                  .arg(filed->forwarderId)
+                  .arg(filed->forwarder, filed->project, filed->ttl));
     printLine(QStringLiteral("It waits for an administrator of the project until %1; see it with "
                              "cloop approvals list --mine.")
-                  .arg(formatTimeAndDistance(answer->value(QLatin1String("expires_at")))));
+                  .arg(formatTimeAndDistance(filed->expiresAt)));
     return kExitOk;
 }
 
@@ -222,34 +228,32 @@ constexpr Subcommand kSubcommands[]
 
 } // namespace
 
-QStringList describeBinding(const QJsonObject &binding)
+QStringList describeBinding(const api::Binding &binding)
 {
     QStringList lines { QStringLiteral("Binding %1: forwarder %2 \"%3\" serves %4 until %5.")
-                            .arg(binding.value(QLatin1String("id")).toInteger())
-                            .arg(binding.value(QLatin1String("forwarder_id")).toInteger())
-                            .arg(field(binding, "forwarder"), field(binding, "project"),
-                                formatTimeAndDistance(
-                                    binding.value(QLatin1String("expires_at")))) };
-    if (const QString executor = field(binding, "virtual_executor"); !executor.isEmpty())
-        lines.append(QStringLiteral("Only runs on the virtual executor %1 get it.").arg(executor));
-    if (const QString target = field(binding, "target"); !target.isEmpty())
-        lines.append(QStringLiteral("Inside the sandbox: %1.").arg(targetText(binding)));
+                            .arg(binding.id)
+                            .arg(binding.forwarderId)
+                            .arg(binding.forwarder, binding.project,
+                                formatTimeAndDistance(binding.expiresAt)) };
+    if (!binding.virtualExecutor.isEmpty())
+        lines.append(QStringLiteral("Only runs on the virtual executor %1 get it.")
+                         .arg(binding.virtualExecutor));
+    if (!binding.target.isEmpty())
+        lines.append(QStringLiteral("Inside the sandbox: %1.")
+                         .arg(targetText(binding.target, binding.address)));
     return lines;
 }
 
-QString targetText(const QJsonObject &record)
+QString targetText(const QString &target, const QString &address)
 {
-    const QString target = field(record, "target");
-    const QString address = field(record, "address");
     if (target.isEmpty() && address.isEmpty())
         return QStringLiteral("-");
     return QStringList { target, address }.join(QLatin1Char(' ')).trimmed();
 }
 
-QString executorText(const QJsonObject &record)
+QString executorText(const QString &virtualExecutor)
 {
-    const QString executor = field(record, "virtual_executor");
-    return executor.isEmpty() ? QStringLiteral("any") : executor;
+    return virtualExecutor.isEmpty() ? QStringLiteral("any") : virtualExecutor;
 }
 
 bool isBindingCommand(const QString &subcommand)

@@ -1,6 +1,7 @@
 #pragma once
 
-#include <QJsonObject>
+#include "common/api/binding.h"
+
 #include <QStringList>
 
 namespace cloop::cli {
@@ -13,10 +14,10 @@ int runBindingCommand(const QStringList &arguments);
 
 // "binding 7: forwarder 3 "lab" → /srv/projects/bench until 2026-11-30 01:34 UTC (in 8h)"
 // and, on further lines, what narrows it.
-QStringList describeBinding(const QJsonObject &binding);
-// "eth1 10.77.0.2/24", "-" when the binding or request names no target.
-QString targetText(const QJsonObject &record);
+QStringList describeBinding(const api::Binding &binding);
+// "eth1 10.77.0.2/24", "-" when a binding or request names no target.
+QString targetText(const QString &target, const QString &address);
 // The virtual executor, or "any".
-QString executorText(const QJsonObject &record);
+QString executorText(const QString &virtualExecutor);
 
 } // namespace cloop::cli

@@ -13,6 +13,14 @@
 
 namespace cloop::cli {
 
+// An answer of the admin API read as the record it holds (common/api).
+template <typename Record> Result<Record> recordOf(const Result<QJsonObject> &answer)
+{
+    if (!answer)
+        return answer.error();
+    return Record::fromJson(*answer);
+}
+
 // One command of the `cloop` command line ("cloop forward bind", …): its
 // options with --help (and, for those that talk to a hub, the endpoint
 // options), its calls to the admin API, and how its failures are reported:

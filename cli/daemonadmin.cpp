@@ -1,5 +1,7 @@
 #include "cli/daemonadmin.h"
 
+#include "common/api/enrolleddaemon.h"
+
 #include "cli/argumentchecks.h"
 #include "cli/command.h"
 #include "cli/output.h"
@@ -32,18 +34,19 @@ int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun)
             { { QStringLiteral("reason"), command.value(reason) } });
     if (!answer)
         return command.failed(answer.error());
-    printLine(QStringLiteral("Revoked %1 %2 \"%3\".")
-                  .arg(name)
-                  .arg(*id)
-                  .arg(answer->value(QLatin1String("name")).toString()));
+    auto revoked = api::EnrolledDaemon::fromJson(*answer);
+    if (!revoked)
+        return command.failed(revoked.error());
+    printLine(QStringLiteral("Revoked %1 %2 \"%3\".").arg(name).arg(*id).arg(revoked->name));
     return kExitOk;
 }
 
-void printEnrollmentCommand(const QJsonObject &answer, const QString &where, const DaemonNoun &noun)
+void printEnrollmentCommand(const QString &bundle, const QDateTime &tokenExpiresAt,
+    const QString &where, const DaemonNoun &noun)
 {
     const QString file = QStringLiteral("%1.bundle").arg(QLatin1String(noun.noun));
-    printLine(QStringLiteral("%1, run this once before %2:")
-                  .arg(where, formatTime(answer.value(QLatin1String("token_expires_at")))));
+    printLine(
+        QStringLiteral("%1, run this once before %2:").arg(where, formatTime(tokenExpiresAt)));
     printLine(QString());
     printLine(QStringLiteral("  (umask 077; cat > %1)    # paste the bundle below, then Ctrl-D")
                   .arg(file));
@@ -52,7 +55,7 @@ void printEnrollmentCommand(const QJsonObject &answer, const QString &where, con
     printLine(
         QStringLiteral("The bundle, which works once (the file is deleted when it is redeemed):"));
     printLine(QString());
-    printLine(QStringLiteral("  ") + answer.value(QLatin1String("bundle")).toString());
+    printLine(QStringLiteral("  ") + bundle);
     printLine(QString());
     printLine(QStringLiteral(
         "Treat it like a password, and keep it off command lines: every local user can read "

@@ -1,6 +1,6 @@
 #pragma once
 
-#include <QJsonObject>
+#include <QDateTime>
 #include <QString>
 #include <QStringList>
 
@@ -26,7 +26,7 @@ int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun);
 // bundle goes into a file only they can read and the daemon starts with
 // --token-file, never with the bundle on its command line, which every
 // local user can read (/proc/PID/cmdline).
-void printEnrollmentCommand(
-    const QJsonObject &answer, const QString &where, const DaemonNoun &noun);
+void printEnrollmentCommand(const QString &bundle, const QDateTime &tokenExpiresAt,
+    const QString &where, const DaemonNoun &noun);
 
 } // namespace cloop::cli

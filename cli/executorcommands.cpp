@@ -4,6 +4,8 @@
 #include "cli/command.h"
 #include "cli/daemonadmin.h"
 #include "cli/output.h"
+#include "common/api/enrollment.h"
+#include "common/api/virtualexecutor.h"
 #include "common/protocol/agentcapabilities.h"
 
 #include <QJsonArray>
@@ -40,22 +42,23 @@ int enroll(const QStringList &arguments)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
-    const QJsonObject executor = answer->value(QLatin1String("executor")).toObject();
+    auto enrollment = api::ExecutorEnrollment::fromJson(*answer);
+    if (!enrollment)
+        return command.failed(enrollment.error());
     printLine(QStringLiteral("Enrolled executor %1 \"%2\".")
-                  .arg(executor.value(QLatin1String("id")).toInteger())
-                  .arg(executor.value(QLatin1String("name")).toString()));
-    printEnrollmentCommand(
-        *answer, QStringLiteral("On the machine that will run sandboxes"), kExecutorNoun);
+                  .arg(enrollment->daemon.id)
+                  .arg(enrollment->daemon.name));
+    printEnrollmentCommand(enrollment->bundle, enrollment->tokenExpiresAt,
+        QStringLiteral("On the machine that will run sandboxes"), kExecutorNoun);
     return kExitOk;
 }
 
 // One line about what the agent reported, or why there is none yet.
-QString capabilitySummary(const QJsonObject &executor)
+QString capabilitySummary(const api::Executor &executor)
 {
-    const QJsonObject reported = executor.value(QLatin1String("capabilities")).toObject();
-    if (reported.isEmpty())
+    if (executor.reportedCapabilities.isEmpty())
         return QStringLiteral("-");
-    auto capabilities = protocol::AgentCapabilities::fromJson(reported);
+    auto capabilities = executor.capabilities();
     if (!capabilities)
         return QStringLiteral("unreadable: %1").arg(capabilities.error().message);
     return capabilities->summary();
@@ -77,12 +80,15 @@ int list(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/executors"));
     if (!answer)
         return command.failed(answer.error());
-    QJsonArray executors;
-    for (const QJsonValue &value : answer->value(QLatin1String("executors")).toArray()) {
-        if (command.isSet(all) || value.toObject().value(QLatin1String("revoked_at")).isNull())
-            executors.append(value);
+    auto listed = api::listOf<api::Executor>(*answer, QLatin1StringView("executors"));
+    if (!listed)
+        return command.failed(listed.error());
+    QList<api::Executor> executors;
+    for (const api::Executor &executor : std::as_const(*listed)) {
+        if (command.isSet(all) || !executor.revokedAt.isValid())
+            executors.append(executor);
     }
-    if (command.printedJson(executors))
+    if (command.printedJson(api::toJsonArray(executors)))
         return kExitOk;
     if (executors.isEmpty()) {
         printLine(
@@ -90,14 +96,12 @@ int list(const QStringList &arguments)
         return kExitOk;
     }
     QList<QStringList> rows;
-    for (const QJsonValue &value : std::as_const(executors)) {
-        const QJsonObject executor = value.toObject();
-        const QJsonValue protocol = executor.value(QLatin1String("protocol"));
-        rows.append({ QString::number(executor.value(QLatin1String("id")).toInteger()),
-            executor.value(QLatin1String("name")).toString(),
-            executor.value(QLatin1String("version")).toString(QStringLiteral("-")),
-            protocol.isNull() ? QStringLiteral("-") : QString::number(protocol.toInt()),
-            executor.value(QLatin1String("state")).toString(), formatLastSeen(executor),
+    for (const api::Executor &executor : std::as_const(executors)) {
+        rows.append({ QString::number(executor.id), executor.name,
+            executor.version.isEmpty() ? QStringLiteral("-") : executor.version,
+            executor.protocolVersion > 0 ? QString::number(executor.protocolVersion)
+                                         : QStringLiteral("-"),
+            api::EnrolledDaemon::stateName(executor.state), formatLastSeen(executor),
             capabilitySummary(executor) });
     }
     printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("VERSION"),
@@ -146,10 +150,13 @@ int createVirtual(const QStringList &arguments)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
+    auto created = api::VirtualExecutor::fromJson(*answer);
+    if (!created)
+        return command.failed(created.error());
     printLine(QStringLiteral("Virtual executor \"%1\" runs on executor %2 (%3)%4.")
                   .arg(given->first())
                   .arg(*id)
-                  .arg(answer->value(QLatin1String("executor")).toString(),
+                  .arg(created->executor,
                       command.isSet(runtime)
                           ? QStringLiteral(" with the %1 runtime").arg(command.value(runtime))
                           : QString()));
@@ -169,17 +176,17 @@ int listVirtual(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/virtual-executors"));
     if (!answer)
         return command.failed(answer.error());
-    const QJsonArray records = answer->value(QLatin1String("virtual_executors")).toArray();
-    if (command.printedJson(records))
+    auto records
+        = api::listOf<api::VirtualExecutor>(*answer, QLatin1StringView("virtual_executors"));
+    if (!records)
+        return command.failed(records.error());
+    if (command.printedJson(api::toJsonArray(*records)))
         return kExitOk;
     QList<QStringList> rows;
-    for (const QJsonValue &value : records) {
-        const QJsonObject record = value.toObject();
-        rows.append({ record.value(QLatin1String("name")).toString(),
-            QStringLiteral("%1 (%2)")
-                .arg(record.value(QLatin1String("executor")).toString())
-                .arg(record.value(QLatin1String("executor_id")).toInteger()),
-            record.value(QLatin1String("runtime")).toString(QStringLiteral("default")) });
+    for (const api::VirtualExecutor &record : std::as_const(*records)) {
+        rows.append(
+            { record.name, QStringLiteral("%1 (%2)").arg(record.executor).arg(record.executorId),
+                record.runtime.isEmpty() ? QStringLiteral("default") : record.runtime });
     }
     printLine(formatTable(
         { QStringLiteral("NAME"), QStringLiteral("EXECUTOR"), QStringLiteral("RUNTIME") }, rows));

@@ -1,4 +1,7 @@
 #include "cli/forwardadmincommands.h"
+
+#include "common/api/devicetest.h"
+#include "common/api/enrollment.h"
 #include "common/device/usb/usbiddatabase.h"
 
 #include "cli/argumentchecks.h"
@@ -56,13 +59,15 @@ int enroll(const QStringList &arguments)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
-    const QJsonObject forwarder = answer->value(QLatin1String("forwarder")).toObject();
+    auto enrollment = api::ForwarderEnrollment::fromJson(*answer);
+    if (!enrollment)
+        return command.failed(enrollment.error());
+    const api::Forwarder &forwarder = enrollment->daemon;
     printLine(QStringLiteral("Enrolled forwarder %1 \"%2\" for %3.")
-                  .arg(forwarder.value(QLatin1String("id")).toInteger())
-                  .arg(forwarder.value(QLatin1String("name")).toString(),
-                      forwarder.value(QLatin1String("device_description")).toString()));
-    printEnrollmentCommand(
-        *answer, QStringLiteral("On the machine wired to the device"), kForwarderNoun);
+                  .arg(forwarder.id)
+                  .arg(forwarder.name, forwarder.deviceDescription));
+    printEnrollmentCommand(enrollment->bundle, enrollment->tokenExpiresAt,
+        QStringLiteral("On the machine wired to the device"), kForwarderNoun);
     return kExitOk;
 }
 
@@ -81,13 +86,15 @@ int list(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/forwarders"));
     if (!answer)
         return command.failed(answer.error());
-    QJsonArray forwarders;
-    for (const QJsonValue &value : answer->value(QLatin1String("forwarders")).toArray()) {
-        const QJsonObject forwarder = value.toObject();
-        if (command.isSet(all) || forwarder.value(QLatin1String("revoked_at")).isNull())
+    auto listed = api::listOf<api::Forwarder>(*answer, QLatin1StringView("forwarders"));
+    if (!listed)
+        return command.failed(listed.error());
+    QList<api::Forwarder> forwarders;
+    for (const api::Forwarder &forwarder : std::as_const(*listed)) {
+        if (command.isSet(all) || !forwarder.revokedAt.isValid())
             forwarders.append(forwarder);
     }
-    if (command.printedJson(forwarders))
+    if (command.printedJson(api::toJsonArray(forwarders)))
         return kExitOk;
     if (forwarders.isEmpty()) {
         printLine(
@@ -96,16 +103,14 @@ int list(const QStringList &arguments)
         return kExitOk;
     }
     QList<QStringList> rows;
-    for (const QJsonValue &value : std::as_const(forwarders)) {
-        const QJsonObject forwarder = value.toObject();
-        QString device = forwarder.value(QLatin1String("device_description")).toString();
+    for (const api::Forwarder &forwarder : std::as_const(forwarders)) {
+        QString device = forwarder.deviceDescription;
         // A connected USB forwarder says where its device is, or that it is gone.
-        if (const QJsonValue busId = forwarder.value(QLatin1String("usb_busid")); busId.isString())
-            device += busId.toString().isEmpty() ? QStringLiteral(" (unplugged)")
-                                                 : QStringLiteral(" at ") + busId.toString();
-        rows.append({ QString::number(forwarder.value(QLatin1String("id")).toInteger()),
-            forwarder.value(QLatin1String("name")).toString(), device,
-            forwarder.value(QLatin1String("state")).toString(), formatLastSeen(forwarder) });
+        if (const auto &busId = forwarder.usbBusId)
+            device += busId->isEmpty() ? QStringLiteral(" (unplugged)")
+                                       : QStringLiteral(" at ") + *busId;
+        rows.append({ QString::number(forwarder.id), forwarder.name, device,
+            api::EnrolledDaemon::stateName(forwarder.state), formatLastSeen(forwarder) });
     }
     printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("DEVICE"),
                               QStringLiteral("STATE"), QStringLiteral("LAST SEEN") },
@@ -119,37 +124,33 @@ int revoke(const QStringList &arguments)
 }
 
 // The USB/IP device list a USB forwarder exports, one device a line.
-void printUsbDevices(const QJsonObject &report)
+void printUsbDevices(const api::DeviceTestReport &report)
 {
     const auto &names = device::usb::UsbIdDatabase::system();
-    for (const QJsonValue &value : report.value(QLatin1String("devices")).toArray()) {
-        const QJsonObject device = value.toObject();
-        const quint16 vendor = quint16(field(device, "vendor_id").toUInt(nullptr, 16));
-        const quint16 product = quint16(field(device, "product_id").toUInt(nullptr, 16));
+    for (const api::DeviceTestReport::UsbExport &device : report.devices) {
+        const quint16 vendor = quint16(device.vendorId.toUInt(nullptr, 16));
+        const quint16 product = quint16(device.productId.toUInt(nullptr, 16));
         const QString name
             = QStringList { names.vendorName(vendor), names.productName(vendor, product) }
                   .filter(QRegularExpression(QStringLiteral(".")))
                   .join(QStringLiteral(" · "));
         QStringList interfaces;
-        for (const QJsonValue &each : device.value(QLatin1String("interfaces")).toArray()) {
-            const QJsonObject interface = each.toObject();
-            interfaces.append(QStringLiteral("%1/%2/%3")
-                                  .arg(field(interface, "class"), field(interface, "subclass"),
-                                      field(interface, "protocol")));
-        }
+        for (const api::DeviceTestReport::UsbInterface &interface : device.interfaces)
+            interfaces.append(
+                QStringLiteral("%1/%2/%3")
+                    .arg(interface.interfaceClass, interface.subclass, interface.protocol));
         printLine(QStringLiteral("  exports %1  %2:%3%4")
-                      .arg(field(device, "busid"), field(device, "vendor_id"),
-                          field(device, "product_id"),
+                      .arg(device.busId, device.vendorId, device.productId,
                           name.isEmpty() ? QString() : QStringLiteral("  ") + name));
         printLine(formatFields({
-            { QStringLiteral("    speed"), field(device, "speed") },
+            { QStringLiteral("    speed"), device.speed },
             { QStringLiteral("    class"),
                 QStringLiteral("%1, configuration %2, interfaces %3")
-                    .arg(field(device, "class"))
-                    .arg(device.value(QLatin1String("configuration")).toInt())
+                    .arg(device.deviceClass)
+                    .arg(device.configuration)
                     .arg(interfaces.isEmpty() ? QStringLiteral("none")
                                               : interfaces.join(QStringLiteral(", "))) },
-            { QStringLiteral("    sysfs"), field(device, "path") },
+            { QStringLiteral("    sysfs"), device.path },
         }));
     }
 }
@@ -173,61 +174,57 @@ int test(const QStringList &arguments)
     auto answer = command.post(QStringLiteral("/api/forwarders/%1/test").arg(*id), {});
     if (!answer)
         return command.failed(answer.error());
-    const QJsonObject report = answer->value(QLatin1String("report")).toObject();
-    const bool ok = report.value(QLatin1String("ok")).toBool();
+    auto tested = api::DeviceTest::fromJson(*answer);
+    if (!tested)
+        return command.failed(tested.error());
+    const api::DeviceTestReport &report = tested->report;
     if (command.printedJson(*answer))
-        return ok ? kExitOk : kExitFailed;
-    const QJsonObject forwarder = answer->value(QLatin1String("forwarder")).toObject();
+        return report.ok ? kExitOk : kExitFailed;
+    const api::Forwarder &forwarder = tested->forwarder;
     printLine(QStringLiteral("Forwarder %1 \"%2\" (%3)")
-                  .arg(forwarder.value(QLatin1String("id")).toInteger())
-                  .arg(field(forwarder, "name"), field(forwarder, "device_description")));
-    if (!ok) {
-        printLine(QStringLiteral("  problem: %1").arg(field(report, "problem")));
+                  .arg(forwarder.id)
+                  .arg(forwarder.name, forwarder.deviceDescription));
+    if (!report.ok) {
+        printLine(QStringLiteral("  problem: %1").arg(report.problem));
         return kExitFailed;
     }
-    if (field(report, "kind") == QLatin1String("usb")) {
+    if (report.isUsb()) {
         printUsbDevices(report);
         return kExitOk;
     }
-    const QJsonObject link = report.value(QLatin1String("link")).toObject();
-    const QJsonObject counters = report.value(QLatin1String("counters")).toObject();
-    const auto count
-        = [&counters](const char *key) { return counters.value(QLatin1String(key)).toInteger(); };
+    const api::DeviceTestReport::Link link = report.link.value_or(api::DeviceTestReport::Link {});
+    const api::DeviceTestReport::Counters counters
+        = report.counters.value_or(api::DeviceTestReport::Counters {});
+    const auto traffic = [](qint64 frames, qint64 bytes, qint64 dropped) {
+        return QStringLiteral("%1 frames, %2 bytes, %3 dropped")
+            .arg(frames)
+            .arg(bytes)
+            .arg(dropped);
+    };
     printLine(formatFields({
         { QStringLiteral("  link"),
             QStringLiteral("%1, %2, MTU %3, MAC %4")
-                .arg(link.value(QLatin1String("up")).toBool() ? QStringLiteral("up")
-                                                              : QStringLiteral("down"),
-                    link.value(QLatin1String("carrier")).toBool() ? QStringLiteral("carrier")
-                                                                  : QStringLiteral("no carrier"))
-                .arg(link.value(QLatin1String("mtu")).toInt())
-                .arg(field(link, "mac")) },
+                .arg(link.up ? QStringLiteral("up") : QStringLiteral("down"),
+                    link.carrier ? QStringLiteral("carrier") : QStringLiteral("no carrier"))
+                .arg(link.mtu)
+                .arg(link.mac) },
         { QStringLiteral("  received"),
-            QStringLiteral("%1 frames, %2 bytes, %3 dropped")
-                .arg(count("rx_packets"))
-                .arg(count("rx_bytes"))
-                .arg(count("rx_dropped")) },
+            traffic(counters.rxPackets, counters.rxBytes, counters.rxDropped) },
         { QStringLiteral("  sent"),
-            QStringLiteral("%1 frames, %2 bytes, %3 dropped")
-                .arg(count("tx_packets"))
-                .arg(count("tx_bytes"))
-                .arg(count("tx_dropped")) },
+            traffic(counters.txPackets, counters.txBytes, counters.txDropped) },
         { QStringLiteral("  seen"),
             QStringLiteral("%1 frames in %2 s")
-                .arg(report.value(QLatin1String("frames_seen")).toInt())
-                .arg(report.value(QLatin1String("listened_ms")).toInt() / 1000.0) },
+                .arg(report.framesSeen)
+                .arg(double(report.listenedMs.value_or(0)) / 1000.0) },
     }));
-    for (const QJsonValue &value : report.value(QLatin1String("frames")).toArray()) {
-        const QJsonObject frame = value.toObject();
-        const QString vlan = frame.contains(QLatin1String("vlan"))
-            ? QStringLiteral(" VLAN %1").arg(frame.value(QLatin1String("vlan")).toInt())
-            : QString();
-        const QString summary = frame.contains(QLatin1String("summary"))
-            ? field(frame, "summary")
-            : QStringLiteral("ethertype %1").arg(field(frame, "ethertype"));
+    for (const api::DeviceTestReport::Frame &frame : report.frames) {
+        const QString vlan = frame.vlan ? QStringLiteral(" VLAN %1").arg(*frame.vlan) : QString();
+        const QString summary = !frame.summary.isEmpty()
+            ? frame.summary
+            : QStringLiteral("ethertype %1").arg(frame.ethertype);
         printLine(QStringLiteral("    %1 → %2%3  %4 (%5 bytes)")
-                      .arg(field(frame, "source"), field(frame, "destination"), vlan, summary)
-                      .arg(frame.value(QLatin1String("length")).toInt()));
+                      .arg(frame.source, frame.destination, vlan, summary)
+                      .arg(frame.length));
     }
     return kExitOk;
 }

@@ -1,5 +1,7 @@
 #include "cli/logincommands.h"
 
+#include "common/api/identity.h"
+
 #include "cli/command.h"
 #include "cli/output.h"
 #include "cli/storedlogin.h"
@@ -66,11 +68,9 @@ Result<QString> readTokenFile(const QString &path)
     return QString::fromUtf8(file.readLine(kMaxTokenLine)).trimmed();
 }
 
-QString whoText(const QJsonObject &me)
+QString whoText(const api::Identity &me)
 {
-    return me.value(QLatin1String("hub_admin")).toBool()
-        ? QStringLiteral("%1 (hub administrator)").arg(field(me, "user"))
-        : field(me, "user");
+    return me.hubAdmin ? QStringLiteral("%1 (hub administrator)").arg(me.user) : me.user;
 }
 
 } // namespace
@@ -130,7 +130,7 @@ int runLoginCommand(const QStringList &arguments)
             QStringLiteral("no API token given (one line on stdin, or --token-file FILE)"));
 
     AdminClient client(AdminEndpoint { url, token, *trust, QStringLiteral("cloop login") });
-    auto me = client.get(QStringLiteral("/api/whoami"));
+    auto me = recordOf<api::Identity>(client.get(QStringLiteral("/api/whoami")));
     if (!me)
         return command.failed(me.error());
 
@@ -189,21 +189,23 @@ int runWhoamiCommand(const QStringList &arguments)
         return *done;
     if (auto given = command.positionals(0, QStringLiteral("cloop whoami [--json]")); !given)
         return command.usageError(given.error().message);
-    auto me = command.get(QStringLiteral("/api/whoami"));
+    auto answer = command.get(QStringLiteral("/api/whoami"));
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    auto me = api::Identity::fromJson(*answer);
     if (!me)
         return command.failed(me.error());
-    if (command.printedJson(*me))
-        return kExitOk;
     printLine(QStringLiteral("%1 on %2").arg(whoText(*me), command.endpoint().url.toString()));
     printLine(QStringLiteral("token from %1").arg(command.endpoint().source));
-    const QJsonArray roles = me->value(QLatin1String("roles")).toArray();
-    if (roles.isEmpty()) {
+    if (me->roles.isEmpty()) {
         printLine(QStringLiteral("No role in any project."));
         return kExitOk;
     }
     QList<QStringList> rows;
-    for (const QJsonValue &value : roles)
-        rows.append({ field(value.toObject(), "project"), field(value.toObject(), "role") });
+    for (const api::Identity::Role &role : std::as_const(me->roles))
+        rows.append({ role.project, api::projectRoleName(role.role) });
     printLine(QString());
     printLine(formatTable({ QStringLiteral("PROJECT"), QStringLiteral("ROLE") }, rows));
     return kExitOk;

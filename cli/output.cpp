@@ -38,21 +38,11 @@ void warn(const QString &command, const QString &message)
         message.toUtf8().constData());
 }
 
-QString field(const QJsonObject &record, const char *key)
-{
-    return record.value(QLatin1String(key)).toString();
-}
-
 QString formatTime(const QDateTime &time)
 {
     if (!time.isValid())
         return QStringLiteral("-");
     return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"));
-}
-
-QString formatTime(const QJsonValue &isoText)
-{
-    return formatTime(QDateTime::fromString(isoText.toString(), Qt::ISODateWithMs));
 }
 
 QString formatDistance(const QDateTime &time)
@@ -71,9 +61,8 @@ QString formatDistance(const QDateTime &time)
     return seconds < 0 ? amount + QStringLiteral(" ago") : QStringLiteral("in ") + amount;
 }
 
-QString formatTimeAndDistance(const QJsonValue &isoText)
+QString formatTimeAndDistance(const QDateTime &time)
 {
-    const QDateTime time = QDateTime::fromString(isoText.toString(), Qt::ISODateWithMs);
     if (!time.isValid())
         return QStringLiteral("-");
     return QStringLiteral("%1 (%2)").arg(formatTime(time), formatDistance(time));
@@ -115,17 +104,15 @@ QString formatFields(const QList<std::pair<QString, QString>> &fields)
     return lines.join(QLatin1Char('\n'));
 }
 
-QString formatLastSeen(const QJsonObject &daemon)
+QString formatLastSeen(const api::EnrolledDaemon &daemon)
 {
-    if (daemon.value(QLatin1String("connected")).toBool())
+    if (daemon.connected)
         return QStringLiteral("now");
-    const QString text = daemon.value(QLatin1String("last_seen")).toString();
-    if (text.isEmpty())
+    if (!daemon.lastSeen.isValid())
         return QStringLiteral("never");
-    const QDateTime time = QDateTime::fromString(text, Qt::ISODateWithMs);
-    if (time.secsTo(QDateTime::currentDateTimeUtc()) < 86400)
-        return formatDistance(time);
-    return formatTime(time);
+    if (daemon.lastSeen.secsTo(QDateTime::currentDateTimeUtc()) < 86400)
+        return formatDistance(daemon.lastSeen);
+    return formatTime(daemon.lastSeen);
 }
 
 } // namespace cloop::cli

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/api/enrolleddaemon.h"
+
 #include <QDateTime>
 #include <QJsonObject>
 #include <QJsonValue>
@@ -21,19 +23,15 @@ int fail(const QString &command, const QString &message, int exitCode = kExitFai
 // "cloop <command>: warning: <message>" on stderr.
 void warn(const QString &command, const QString &message);
 
-// A string field of a JSON record, empty when absent or null.
-QString field(const QJsonObject &record, const char *key);
-
 // Times as a person reads them, always in UTC: "2026-11-29 17:34 UTC";
 // an empty or unreadable ISO 8601 text becomes "-".
 QString formatTime(const QDateTime &time);
-QString formatTime(const QJsonValue &isoText);
 // How far away a time is: "in 8h", "5m ago", "now".
 QString formatDistance(const QDateTime &time);
-// "2026-11-30 01:34 UTC (in 8h)".
-QString formatTimeAndDistance(const QJsonValue &isoText);
-// A daemon record's last sign of life: "now" while connected, else how long ago.
-QString formatLastSeen(const QJsonObject &daemon);
+// "2026-11-30 01:34 UTC (in 8h)", "-" for an invalid time.
+QString formatTimeAndDistance(const QDateTime &time);
+// A daemon's last sign of life: "now" while connected, else how long ago.
+QString formatLastSeen(const api::EnrolledDaemon &daemon);
 
 // A plain text table with a header row, columns padded to their widest cell.
 QString formatTable(const QStringList &header, const QList<QStringList> &rows);

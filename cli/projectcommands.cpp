@@ -1,9 +1,10 @@
 #include "cli/projectcommands.h"
 
+#include "common/api/project.h"
+
 #include "cli/argumentchecks.h"
 #include "cli/command.h"
 #include "cli/output.h"
-#include "hub/storage/projectstore.h"
 
 #include <QJsonArray>
 
@@ -11,13 +12,12 @@ namespace cloop::cli {
 
 namespace {
 
-QString membersText(const QJsonObject &project)
+QString membersText(const api::Project &project)
 {
     QStringList members;
-    for (const QJsonValue &value : project.value(QLatin1String("members")).toArray()) {
-        const QJsonObject member = value.toObject();
-        members.append(QStringLiteral("%1 (%2)").arg(field(member, "user"), field(member, "role")));
-    }
+    for (const api::Project::Member &member : project.members)
+        members.append(
+            QStringLiteral("%1 (%2)").arg(member.user, api::projectRoleName(member.role)));
     return members.isEmpty() ? QStringLiteral("-") : members.join(QStringLiteral(", "));
 }
 
@@ -43,9 +43,10 @@ int add(const QStringList &arguments)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
-    printLine(QStringLiteral("Added project %1 (id %2).")
-                  .arg(answer->value(QLatin1String("path")).toString())
-                  .arg(answer->value(QLatin1String("id")).toInteger()));
+    auto added = api::Project::fromJson(*answer);
+    if (!added)
+        return command.failed(added.error());
+    printLine(QStringLiteral("Added project %1 (id %2).").arg(added->path).arg(added->id));
     printLine(
         QStringLiteral("Give people a role in it with: cloop project grant %1 --user NAME --role "
                        "administrator|maintainer")
@@ -66,21 +67,20 @@ int list(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/projects"));
     if (!answer)
         return command.failed(answer.error());
-    const QJsonArray projects = answer->value(QLatin1String("projects")).toArray();
-    if (command.printedJson(projects))
+    auto projects = api::listOf<api::Project>(*answer, QLatin1StringView("projects"));
+    if (!projects)
+        return command.failed(projects.error());
+    if (command.printedJson(api::toJsonArray(*projects)))
         return kExitOk;
-    if (projects.isEmpty()) {
+    if (projects->isEmpty()) {
         printLine(QStringLiteral(
             "No projects. A hub administrator adds one with: cloop project add DIR"));
         return kExitOk;
     }
     QList<QStringList> rows;
-    for (const QJsonValue &value : projects) {
-        const QJsonObject project = value.toObject();
-        rows.append({ QString::number(project.value(QLatin1String("id")).toInteger()),
-            project.value(QLatin1String("path")).toString(), membersText(project),
-            formatTime(project.value(QLatin1String("created_at"))) });
-    }
+    for (const api::Project &project : std::as_const(*projects))
+        rows.append({ QString::number(project.id), project.path, membersText(project),
+            formatTime(project.createdAt) });
     printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("PROJECT"),
                               QStringLiteral("MEMBERS"), QStringLiteral("CREATED") },
         rows));
@@ -118,20 +118,21 @@ int grant(const QStringList &arguments)
     auto roleName = command.required(role, syntax);
     if (!roleName)
         return command.usageError(roleName.error().message);
-    if (*roleName != QLatin1String("none") && !hub::parseRole(*roleName))
+    const bool none = *roleName == QLatin1String("none");
+    if (!none && !api::parseProjectRole(*roleName))
         return command.usageError(
             QStringLiteral("--role \"%1\" is not administrator, maintainer or none")
                 .arg(*roleName));
-    auto answer = command.post(QStringLiteral("/api/projects/roles"),
+    auto project = recordOf<api::Project>(command.post(QStringLiteral("/api/projects/roles"),
         { { QStringLiteral("project"), *path }, { QStringLiteral("user"), *userName },
-            { QStringLiteral("role"), *roleName } });
-    if (!answer)
-        return command.failed(answer.error());
-    if (*roleName == QLatin1String("none"))
+            { QStringLiteral("role"), *roleName } }));
+    if (!project)
+        return command.failed(project.error());
+    if (none)
         printLine(QStringLiteral("%1 no longer has a role in %2.").arg(*userName, *path));
     else
         printLine(QStringLiteral("%1 is now %2 of %3.").arg(*userName, *roleName, *path));
-    printLine(QStringLiteral("Members: %1").arg(membersText(*answer)));
+    printLine(QStringLiteral("Members: %1").arg(membersText(*project)));
     return kExitOk;
 }
 

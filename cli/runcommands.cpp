@@ -1,5 +1,8 @@
 #include "cli/runcommands.h"
 
+#include "common/api/run.h"
+#include "common/api/runlogpage.h"
+
 #include "cli/argumentchecks.h"
 #include "cli/command.h"
 #include "cli/output.h"
@@ -35,45 +38,35 @@ Status followLog(Command &command, qint64 runId, bool live)
 {
     qint64 offset = 0;
     for (;;) {
-        auto log = command.get(QStringLiteral("/api/runs/%1/log").arg(runId),
-            { { QStringLiteral("offset"), QString::number(offset) } });
+        auto log
+            = recordOf<api::RunLogPage>(command.get(QStringLiteral("/api/runs/%1/log").arg(runId),
+                { { QStringLiteral("offset"), QString::number(offset) } }));
         if (!log)
             return log.error();
-        const QJsonArray records = log->value(QLatin1String("records")).toArray();
-        for (const QJsonValue &value : records) {
-            const QJsonObject record = value.toObject();
-            const qint64 start = record.value(QLatin1String("offset")).toInteger();
-            if (record.contains(QLatin1String("lost"))) {
-                const qint64 lost = record.value(QLatin1String("lost")).toInteger();
+        using Entry = api::RunLogPage::Entry;
+        for (const Entry &record : std::as_const(log->records)) {
+            if (record.isGap()) {
                 note(QStringLiteral("[cloop: %1 bytes dropped: %2]")
-                         .arg(lost)
-                         .arg(record.value(QLatin1String("dropped_by")).toString()
-                                     == QLatin1String("hub")
+                         .arg(record.lost)
+                         .arg(record.droppedBy == Entry::DroppedBy::Hub
                                  ? QStringLiteral(
                                      "the hub keeps only the newest output of a run "
                                      "(cloop hub serve --run-log-cap, --run-log-budget)")
                                  : QStringLiteral(
                                      "more than the agent retains for a run waited for the hub")));
-                offset = start + lost;
-                continue;
+            } else {
+                std::FILE *stream
+                    = record.stream == protocol::LogRecordKind::Stderr ? stderr : stdout;
+                std::fwrite(
+                    record.data.constData(), 1, static_cast<size_t>(record.data.size()), stream);
+                std::fflush(stream);
             }
-            const QByteArray data
-                = QByteArray::fromBase64(record.value(QLatin1String("data")).toString().toLatin1());
-            std::FILE *stream
-                = record.value(QLatin1String("stream")).toString() == QLatin1String("stderr")
-                ? stderr
-                : stdout;
-            std::fwrite(data.constData(), 1, static_cast<size_t>(data.size()), stream);
-            std::fflush(stream);
-            offset = start + data.size();
+            offset = record.end();
         }
-        const bool finished = log->value(QLatin1String("finished")).toBool();
-        const bool complete = log->value(QLatin1String("complete")).toBool();
-        const bool nothingMoreComing
-            = log->value(QLatin1String("expected_end")).isNull() && records.isEmpty();
-        if (!records.isEmpty() && offset < log->value(QLatin1String("end")).toInteger())
+        const bool nothingMoreComing = !log->expectedEnd && log->records.isEmpty();
+        if (!log->records.isEmpty() && offset < log->end)
             continue; // more is stored than one answer carries
-        if (!live || (finished && (complete || nothingMoreComing)))
+        if (!live || (log->finished && (log->complete || nothingMoreComing)))
             return {};
         waitMilliseconds(kPollIntervalMs);
     }
@@ -141,10 +134,10 @@ int create(const QStringList &arguments)
         body.insert(QStringLiteral("image"), command.value(image));
     if (command.isSet(hostProcess))
         body.insert(QStringLiteral("host_process"), true);
-    auto created = command.post(QStringLiteral("/api/runs"), body);
+    auto created = recordOf<api::Run>(command.post(QStringLiteral("/api/runs"), body));
     if (!created)
         return command.failed(created.error());
-    const qint64 runId = created->value(QLatin1String("id")).toInteger();
+    const qint64 runId = created->id;
     if (command.isSet(noWait)) {
         printLine(QString::number(runId));
         return kExitOk;
@@ -153,16 +146,13 @@ int create(const QStringList &arguments)
     auto followed = followLog(command, runId, true);
     if (!followed)
         return command.failed(followed.error());
-    auto run = command.get(QStringLiteral("/api/runs/%1").arg(runId));
+    auto run = recordOf<api::Run>(command.get(QStringLiteral("/api/runs/%1").arg(runId)));
     if (!run)
         return command.failed(run.error());
-    note(QStringLiteral("run %1 %2").arg(runId).arg(run->value(QLatin1String("state")).toString()));
-    if (!run->value(QLatin1String("error")).isNull())
-        note(QStringLiteral("run %1: %2")
-                 .arg(runId)
-                 .arg(run->value(QLatin1String("error")).toString()));
-    const QJsonValue exitCode = run->value(QLatin1String("exit_code"));
-    return exitCode.isNull() ? kExitFailed : exitCode.toInt();
+    note(QStringLiteral("run %1 %2").arg(runId).arg(api::Run::stateName(run->state)));
+    if (!run->error.isEmpty())
+        note(QStringLiteral("run %1: %2").arg(runId).arg(run->error));
+    return run->exitCode.value_or(kExitFailed);
 }
 
 int logs(const QStringList &arguments)
@@ -204,23 +194,18 @@ int list(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/runs"), query);
     if (!answer)
         return command.failed(answer.error());
-    const QJsonArray runs = answer->value(QLatin1String("runs")).toArray();
-    if (command.printedJson(runs))
+    auto runs = api::listOf<api::Run>(*answer, QLatin1StringView("runs"));
+    if (!runs)
+        return command.failed(runs.error());
+    if (command.printedJson(api::toJsonArray(*runs)))
         return kExitOk;
     QList<QStringList> rows;
-    for (const QJsonValue &value : runs) {
-        const QJsonObject run = value.toObject();
-        QStringList argv;
-        for (const QJsonValue &arg : run.value(QLatin1String("argv")).toArray())
-            argv.append(arg.toString());
-        const QJsonValue executor = run.value(QLatin1String("executor_id"));
-        const QJsonValue exitCode = run.value(QLatin1String("exit_code"));
-        rows.append({ QString::number(run.value(QLatin1String("id")).toInteger()),
-            run.value(QLatin1String("project")).toString(),
-            executor.isNull() ? QStringLiteral("-") : QString::number(executor.toInteger()),
-            run.value(QLatin1String("state")).toString(),
-            exitCode.isNull() ? QStringLiteral("-") : QString::number(exitCode.toInt()),
-            argv.join(QLatin1Char(' ')).left(60) });
+    for (const api::Run &run : std::as_const(*runs)) {
+        rows.append({ QString::number(run.id), run.project,
+            run.executorId ? QString::number(*run.executorId) : QStringLiteral("-"),
+            api::Run::stateName(run.state),
+            run.exitCode ? QString::number(*run.exitCode) : QStringLiteral("-"),
+            run.argv.join(QLatin1Char(' ')).left(60) });
     }
     printLine(formatTable(
         { QStringLiteral("ID"), QStringLiteral("PROJECT"), QStringLiteral("EXECUTOR"),
@@ -243,36 +228,32 @@ int show(const QStringList &arguments)
     auto id = parseId(given->first(), QStringLiteral("run id"));
     if (!id)
         return command.usageError(id.error().message);
-    auto run = command.get(QStringLiteral("/api/runs/%1").arg(*id));
+    auto answer = command.get(QStringLiteral("/api/runs/%1").arg(*id));
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    auto run = api::Run::fromJson(*answer);
     if (!run)
         return command.failed(run.error());
-    if (command.printedJson(*run))
-        return kExitOk;
-    const auto text = [&run](const char *key) {
-        const QJsonValue value = run->value(QLatin1String(key));
-        if (value.isNull() || value.isUndefined())
-            return QStringLiteral("-");
-        return value.isDouble() ? QString::number(value.toInteger()) : value.toVariant().toString();
-    };
-    const auto time
-        = [&run](const char *key) { return formatTime(run->value(QLatin1String(key))); };
-    QStringList argv;
-    for (const QJsonValue &arg : run->value(QLatin1String("argv")).toArray())
-        argv.append(arg.toString());
+    const auto text
+        = [](const QString &value) { return value.isEmpty() ? QStringLiteral("-") : value; };
+    const auto number
+        = [](const auto &value) { return value ? QString::number(*value) : QStringLiteral("-"); };
     printLine(formatFields({
         { QStringLiteral("run"), QString::number(*id) },
-        { QStringLiteral("project"), text("project") },
-        { QStringLiteral("command"), argv.join(QLatin1Char(' ')) },
-        { QStringLiteral("requested by"), text("requested_by") },
-        { QStringLiteral("executor"), text("executor_id") },
-        { QStringLiteral("virtual executor"), text("virtual_executor") },
-        { QStringLiteral("image"), text("image") },
-        { QStringLiteral("state"), text("state") },
-        { QStringLiteral("exit code"), text("exit_code") },
-        { QStringLiteral("error"), text("error") },
-        { QStringLiteral("queued"), time("created_at") },
-        { QStringLiteral("started"), time("started_at") },
-        { QStringLiteral("finished"), time("finished_at") },
+        { QStringLiteral("project"), text(run->project) },
+        { QStringLiteral("command"), run->argv.join(QLatin1Char(' ')) },
+        { QStringLiteral("requested by"), text(run->requestedBy) },
+        { QStringLiteral("executor"), number(run->executorId) },
+        { QStringLiteral("virtual executor"), text(run->virtualExecutor) },
+        { QStringLiteral("image"), text(run->image) },
+        { QStringLiteral("state"), api::Run::stateName(run->state) },
+        { QStringLiteral("exit code"), number(run->exitCode) },
+        { QStringLiteral("error"), text(run->error) },
+        { QStringLiteral("queued"), formatTime(run->createdAt) },
+        { QStringLiteral("started"), formatTime(run->startedAt) },
+        { QStringLiteral("finished"), formatTime(run->finishedAt) },
     }));
     return kExitOk;
 }

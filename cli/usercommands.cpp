@@ -1,5 +1,8 @@
 #include "cli/usercommands.h"
 
+#include "common/api/apitoken.h"
+#include "common/api/user.h"
+
 #include "cli/argumentchecks.h"
 #include "cli/command.h"
 #include "cli/output.h"
@@ -36,12 +39,14 @@ int addUser(const QStringList &arguments)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
-    printLine(QStringLiteral("Added %1 %2 (id %3).")
-                  .arg(answer->value(QLatin1String("hub_admin")).toBool()
-                          ? QStringLiteral("hub administrator")
-                          : QStringLiteral("user"),
-                      name)
-                  .arg(answer->value(QLatin1String("id")).toInteger()));
+    auto added = api::User::fromJson(*answer);
+    if (!added)
+        return command.failed(added.error());
+    printLine(
+        QStringLiteral("Added %1 %2 (id %3).")
+            .arg(added->hubAdmin ? QStringLiteral("hub administrator") : QStringLiteral("user"),
+                name)
+            .arg(added->id));
     printLine(
         QStringLiteral("Create their API token with: cloop token create --user %1").arg(name));
     return kExitOk;
@@ -58,17 +63,16 @@ int listUsers(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/users"));
     if (!answer)
         return command.failed(answer.error());
-    const QJsonArray users = answer->value(QLatin1String("users")).toArray();
-    if (command.printedJson(users))
+    auto users = api::listOf<api::User>(*answer, QLatin1StringView("users"));
+    if (!users)
+        return command.failed(users.error());
+    if (command.printedJson(api::toJsonArray(*users)))
         return kExitOk;
     QList<QStringList> rows;
-    for (const QJsonValue &value : users) {
-        const QJsonObject user = value.toObject();
-        rows.append({ QString::number(user.value(QLatin1String("id")).toInteger()),
-            user.value(QLatin1String("name")).toString(),
-            user.value(QLatin1String("hub_admin")).toBool() ? QStringLiteral("yes")
-                                                            : QStringLiteral("no"),
-            formatTime(user.value(QLatin1String("created_at"))) });
+    for (const api::User &user : std::as_const(*users)) {
+        rows.append({ QString::number(user.id), user.name,
+            user.hubAdmin ? QStringLiteral("yes") : QStringLiteral("no"),
+            formatTime(user.createdAt) });
     }
     printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("NAME"),
                               QStringLiteral("HUB ADMIN"), QStringLiteral("CREATED") },
@@ -105,14 +109,16 @@ int createToken(const QStringList &arguments)
         return command.failed(answer.error());
     if (command.printedJson(*answer))
         return kExitOk;
+    auto created = api::NewApiToken::fromJson(*answer);
+    if (!created)
+        return command.failed(created.error());
     const AdminEndpoint &hub = command.endpoint();
     QString login = QStringLiteral("cloop login --hub %1").arg(hub.url.toString());
     if (!hub.trust.pins().isEmpty())
         login += QStringLiteral(" --pin %1").arg(hub.trust.pins().toString());
-    printLine(
-        QStringLiteral("API token for %1:").arg(answer->value(QLatin1String("user")).toString()));
+    printLine(QStringLiteral("API token for %1:").arg(created->user));
     printLine(QString());
-    printLine(QStringLiteral("  ") + answer->value(QLatin1String("token")).toString());
+    printLine(QStringLiteral("  ") + created->token);
     printLine(QString());
     printLine(QStringLiteral(
         "It is shown only once: the hub keeps only its hash. Treat it like a password."));
@@ -142,22 +148,20 @@ int listTokens(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/tokens"), query);
     if (!answer)
         return command.failed(answer.error());
-    const QJsonArray tokens = answer->value(QLatin1String("tokens")).toArray();
-    if (command.printedJson(tokens))
+    auto tokens = api::listOf<api::ApiToken>(*answer, QLatin1StringView("tokens"));
+    if (!tokens)
+        return command.failed(tokens.error());
+    if (command.printedJson(api::toJsonArray(*tokens)))
         return kExitOk;
     QList<QStringList> rows;
-    for (const QJsonValue &value : tokens) {
-        const QJsonObject token = value.toObject();
-        QString state = token.value(QLatin1String("revoked_at")).isNull()
-            ? QStringLiteral("active")
-            : QStringLiteral("revoked %1")
-                  .arg(formatTime(token.value(QLatin1String("revoked_at"))));
-        if (token.value(QLatin1String("current")).toBool())
+    for (const api::ApiToken &token : std::as_const(*tokens)) {
+        QString state = token.isRevoked()
+            ? QStringLiteral("revoked %1").arg(formatTime(token.revokedAt))
+            : QStringLiteral("active");
+        if (token.current.value_or(false))
             state += QStringLiteral(" (this one)");
-        rows.append({ QString::number(token.value(QLatin1String("id")).toInteger()),
-            token.value(QLatin1String("user")).toString(),
-            token.value(QLatin1String("label")).toString(),
-            formatTime(token.value(QLatin1String("created_at"))), state });
+        rows.append({ QString::number(token.id), token.user, token.label,
+            formatTime(token.createdAt), state });
     }
     printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("USER"), QStringLiteral("LABEL"),
                               QStringLiteral("CREATED"), QStringLiteral("STATE") },
@@ -178,12 +182,11 @@ int revokeToken(const QStringList &arguments)
     auto id = parseId(given->first(), QStringLiteral("token id"));
     if (!id)
         return command.usageError(id.error().message);
-    auto answer = command.post(QStringLiteral("/api/tokens/%1/revoke").arg(*id), {});
-    if (!answer)
-        return command.failed(answer.error());
-    printLine(QStringLiteral("Revoked API token %1 of %2.")
-                  .arg(*id)
-                  .arg(answer->value(QLatin1String("user")).toString()));
+    auto revoked = recordOf<api::ApiToken>(
+        command.post(QStringLiteral("/api/tokens/%1/revoke").arg(*id), {}));
+    if (!revoked)
+        return command.failed(revoked.error());
+    printLine(QStringLiteral("Revoked API token %1 of %2.").arg(*id).arg(revoked->user));
     return kExitOk;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/errorcode.h"
+
 #include <optional>
 #include <utility>
 #include <variant>
@@ -23,6 +25,13 @@ struct Error
     {
         return Error { std::move(code), std::move(message), permanent };
     }
+    static Error make(ErrorCode code, QString message, bool permanent = false)
+    {
+        return Error { QString(errorCodeName(code)), std::move(message), permanent };
+    }
+
+    // Whether this is that error; the code itself stays text for the wire.
+    bool is(ErrorCode other) const { return code == errorCodeName(other); }
 };
 
 // std::expected is C++23; this is the small subset the project needs.

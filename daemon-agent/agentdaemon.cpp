@@ -1,6 +1,7 @@
 #include "daemon-agent/agentdaemon.h"
 
 #include "common/logging.h"
+#include "common/protocol/channelopen.h"
 #include "common/protocol/protocolversion.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
@@ -116,12 +117,14 @@ void AgentDaemon::start()
             // The hub opens a channel per forwarded device, just before a start.
             connect(channels, &tunnel::ChannelMultiplexer::channelRequested, this,
                 [this](tunnel::Channel *channel) {
-                    if (channel->metadata().value(QLatin1String("kind")).toString()
-                            == QLatin1String("device")
-                        && m_devices)
-                        m_devices->acceptChannel(channel);
+                    const auto open = protocol::AgentDeviceOpen::fromMetadata(channel->metadata());
+                    if (open && m_devices)
+                        m_devices->acceptChannel(channel, *open);
                     else
-                        channel->refuse(QStringLiteral("this agent does not open such channels"));
+                        channel->refuse(
+                            QStringLiteral("this agent does not open such channels%1")
+                                .arg(open ? QString()
+                                          : QStringLiteral(": ") + open.error().message));
                 });
         });
     m_connector.start();

@@ -1,5 +1,7 @@
 #include "daemon-forward/enrolleddevice.h"
 
+#include "common/protocol/channelopen.h"
+
 namespace cloop::forward {
 
 namespace {
@@ -8,10 +10,9 @@ Error mismatch(const QString &message)
     return Error::make(QStringLiteral("device_mismatch"), message, true);
 }
 
-QString shown(const QJsonValue &value)
+QString shown(const QString &name)
 {
-    return value.isString() ? QStringLiteral("\"%1\"").arg(value.toString().left(64))
-                            : QStringLiteral("a non-string");
+    return QStringLiteral("\"%1\"").arg(name.left(64));
 }
 } // namespace
 
@@ -30,31 +31,30 @@ Result<CarriedDevice> deviceToCarry(const std::optional<protocol::DeviceSpec> &r
 Status checkChannelNames(
     const protocol::DeviceSpec &carried, const QString &busId, const QJsonObject &metadata)
 {
+    // What cannot be read cannot be the carried device either.
+    const auto names = protocol::ChannelNames::fromMetadata(metadata);
+    if (!names)
+        return mismatch(QStringLiteral("the channel names what this forwarder cannot read (%1); "
+                                       "it carries %2 only")
+                            .arg(names.error().message, carried.describe()));
     const bool segment = carried.kind == protocol::DeviceSpec::Kind::Segment;
-    if (const QJsonValue name = metadata.value(QLatin1String("interface")); !name.isUndefined()) {
-        if (!segment || name.toString() != carried.interfaceName)
+    if (const auto &name = names->interfaceName) {
+        if (!segment || *name != carried.interfaceName)
             return mismatch(
                 QStringLiteral("the channel names interface %1; this forwarder carries %2 only")
-                    .arg(shown(name), carried.describe()));
+                    .arg(shown(*name), carried.describe()));
     }
-    if (const QJsonValue asked = metadata.value(QLatin1String("busid")); !asked.isUndefined()) {
-        if (segment || busId.isEmpty() || asked.toString() != busId)
+    if (const auto &asked = names->busId) {
+        if (segment || busId.isEmpty() || *asked != busId)
             return mismatch(
                 QStringLiteral("the channel names bus id %1; this forwarder carries %2 only%3")
-                    .arg(shown(asked), carried.describe(),
+                    .arg(shown(*asked), carried.describe(),
                         segment || busId.isEmpty() ? QString()
                                                    : QStringLiteral(", now at %1").arg(busId)));
     }
-    if (const QJsonValue device = metadata.value(QLatin1String("device")); !device.isUndefined()) {
-        const auto named = device.isObject()
-            ? protocol::DeviceSpec::fromJson(device.toObject())
-            : Result<protocol::DeviceSpec>(Error::make(QString(), QString()));
-        if (!named || !(*named == carried))
-            return mismatch(
-                QStringLiteral("the channel names %1; this forwarder carries %2 only")
-                    .arg(named ? named->describe() : QStringLiteral("a device it cannot read"),
-                        carried.describe()));
-    }
+    if (const auto &named = names->device; named && !(*named == carried))
+        return mismatch(QStringLiteral("the channel names %1; this forwarder carries %2 only")
+                            .arg(named->describe(), carried.describe()));
     return {};
 }
 

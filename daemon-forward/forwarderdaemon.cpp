@@ -2,6 +2,7 @@
 
 #include "common/device/l2/packetsocket.h"
 #include "common/logging.h"
+#include "common/protocol/channelopen.h"
 #include "common/protocol/protocolversion.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
@@ -161,48 +162,52 @@ void ForwarderDaemon::reportDeviceState()
 
 void ForwarderDaemon::onChannelRequested(tunnel::Channel *channel)
 {
-    const QString kind = channel->metadata().value(QLatin1String("kind")).toString();
+    const QString kind = protocol::claimedChannelKind(channel->metadata());
     if (m_device) {
         if (Status named
             = checkChannelNames(*m_device, m_usb ? m_usb->busId() : QString(), channel->metadata());
             !named) {
             qCWarning(lcForward).noquote()
-                << "refused a" << kind.left(40) << "channel:" << named.error().message;
+                << "refused a" << kind << "channel:" << named.error().message;
             channel->refuse(named.error().message);
             return;
         }
     }
-    if (kind == QLatin1String("usb")) {
-        openUsbSession(channel);
+    const auto open = protocol::parseChannelOpen(channel->metadata());
+    if (!open) {
+        channel->refuse(QStringLiteral("this forwarder does not open that channel: %1")
+                            .arg(open.error().message));
         return;
     }
-    if (kind != QLatin1String("device-test") && kind != QLatin1String("segment")) {
-        channel->refuse(
-            QStringLiteral("this forwarder does not open \"%1\" channels").arg(kind.left(40)));
+    if (const auto *usb = std::get_if<protocol::UsbOpen>(&*open)) {
+        openUsbSession(channel, *usb);
+        return;
+    }
+    const auto *segment = std::get_if<protocol::SegmentOpen>(&*open);
+    const bool test = std::holds_alternative<protocol::DeviceTestOpen>(*open);
+    if (!segment && !test) {
+        channel->refuse(QStringLiteral("this forwarder does not open \"%1\" channels").arg(kind));
         return;
     }
     if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Segment) {
-        channel->refuse(kind == QLatin1String("segment")
+        channel->refuse(segment
                 ? QStringLiteral("this forwarder carries a USB device, not a segment")
                 : QStringLiteral(
                     "this forwarder carries a USB device; it is tested over a usb channel"));
         return;
     }
-    if (kind == QLatin1String("device-test")) {
+    if (test) {
         channel->accept();
         qCInfo(lcForward).noquote() << "testing" << m_device->interfaceName << "for the hub";
         (new SegmentTest(m_device->interfaceName, channel, SegmentTest::Options {}, this))->start();
         return;
     }
-    openSegmentStream(channel);
+    openSegmentStream(channel, *segment);
 }
 
-void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel)
+void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel, const protocol::SegmentOpen &open)
 {
-    const QJsonObject meta = channel->metadata();
-    const QString what = QStringLiteral("run %1 (binding %2)")
-                             .arg(meta.value(QLatin1String("run_id")).toInteger())
-                             .arg(meta.value(QLatin1String("binding_id")).toInteger());
+    const QString what = QStringLiteral("run %1 (binding %2)").arg(open.runId).arg(open.bindingId);
     auto socket = device::l2::PacketSocket::open(
         device::l2::PacketSocket::Options { m_device->interfaceName });
     if (!socket) {
@@ -217,23 +222,21 @@ void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel)
     qCInfo(lcForward).noquote() << "lending" << m_device->interfaceName << "to" << what;
 }
 
-void ForwarderDaemon::openUsbSession(tunnel::Channel *channel)
+void ForwarderDaemon::openUsbSession(tunnel::Channel *channel, const protocol::UsbOpen &open)
 {
     if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Usb || !m_usb) {
         channel->refuse(
             QStringLiteral("this forwarder carries a network segment, not a USB device"));
         return;
     }
-    const QJsonObject meta = channel->metadata();
-    const bool test = meta.value(QLatin1String("purpose")).toString() == QLatin1String("test");
+    const bool test = open.purpose == protocol::UsbOpen::Purpose::Test;
     channel->accept();
     auto *session = new UsbipServerSession(channel, *m_usb,
         test ? UsbipServerSession::Purpose::Test : UsbipServerSession::Purpose::Run,
         m_exports.get(), this);
-    const QString what = test ? QStringLiteral("a test")
-                              : QStringLiteral("run %1 (binding %2)")
-                                    .arg(meta.value(QLatin1String("run_id")).toInteger())
-                                    .arg(meta.value(QLatin1String("binding_id")).toInteger());
+    const QString what = test
+        ? QStringLiteral("a test")
+        : QStringLiteral("run %1 (binding %2)").arg(open.runId).arg(open.bindingId);
     connect(session, &UsbipServerSession::ended, session, [session, what](const QString &reason) {
         qCInfo(lcForward).noquote() << "USB/IP connection of" << what << "ended:" << reason;
         session->deleteLater();

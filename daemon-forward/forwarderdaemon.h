@@ -14,6 +14,11 @@ namespace cloop::tunnel {
 class Channel;
 }
 
+namespace cloop::protocol {
+struct SegmentOpen;
+struct UsbOpen;
+} // namespace cloop::protocol
+
 namespace cloop::forward {
 
 class UsbDeviceWatch;
@@ -47,9 +52,9 @@ private:
     // The hub opens channels to the device: a test, or a run's stream.
     void onChannelRequested(tunnel::Channel *channel);
     // A run's stream: frames of the segment both ways while it lasts.
-    void openSegmentStream(tunnel::Channel *channel);
+    void openSegmentStream(tunnel::Channel *channel, const protocol::SegmentOpen &open);
     // A USB/IP connection: a run's import, or a test's device list.
-    void openUsbSession(tunnel::Channel *channel);
+    void openUsbSession(tunnel::Channel *channel, const protocol::UsbOpen &open);
     // Tells the hub where the device is now (device.state).
     void reportDeviceState();
 

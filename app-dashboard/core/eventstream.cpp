@@ -1,5 +1,7 @@
 #include "app-dashboard/core/eventstream.h"
 
+#include "common/api/eventstreammessage.h"
+
 #include "app-dashboard/core/logging.h"
 
 #include <QJsonDocument>
@@ -19,10 +21,7 @@ EventStream::EventStream(QObject *parent)
             m_socket.abort();
             return;
         }
-        const QJsonObject subscribe { { QStringLiteral("type"), QStringLiteral("subscribe") },
-            { QStringLiteral("token"), m_endpoint.token } };
-        m_socket.sendTextMessage(
-            QString::fromUtf8(QJsonDocument(subscribe).toJson(QJsonDocument::Compact)));
+        m_socket.sendTextMessage(api::EventStreamMessage::subscribe(m_endpoint.token).toText());
     });
     connect(&m_socket, &QWebSocket::sslErrors, this, [this](const QList<QSslError> &errors) {
         auto verdict
@@ -80,24 +79,32 @@ void EventStream::dial()
 
 void EventStream::onText(const QString &text)
 {
-    const QJsonObject message = QJsonDocument::fromJson(text.toUtf8()).object();
-    const QString type = message.value(QLatin1String("type")).toString();
-    if (type == QLatin1String("event")) {
-        Q_EMIT eventReceived(message.value(QLatin1String("event")).toString(),
-            message.value(QLatin1String("data")).toObject());
-    } else if (type == QLatin1String("subscribed")) {
+    using Message = api::EventStreamMessage;
+    const auto message = Message::fromText(text.toUtf8());
+    if (!message) {
+        qCDebug(lcDashboardEvents).noquote() << "ignoring a message:" << message.error().message;
+        return;
+    }
+    switch (message->type) {
+    case Message::Type::Event:
+        Q_EMIT eventReceived(message->event, message->data);
+        break;
+    case Message::Type::Subscribed:
         m_backoff.reset();
         m_lastError.clear();
         setState(State::Live);
         Q_EMIT subscribed();
-    } else if (type == QLatin1String("error")) {
-        m_lastError = message.value(QLatin1String("message")).toString();
+        break;
+    case Message::Type::Error:
+        m_lastError = message->message;
         qCWarning(lcDashboardEvents).noquote()
             << "the hub refused the event stream:" << m_lastError;
         setState(State::Refused);
         m_socket.close();
-    } else {
-        qCDebug(lcDashboardEvents) << "ignoring a message of type" << type;
+        break;
+    case Message::Type::Subscribe:
+        qCDebug(lcDashboardEvents) << "ignoring a subscribe message from the hub";
+        break;
     }
 }
 

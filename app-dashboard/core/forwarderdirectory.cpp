@@ -1,5 +1,7 @@
 #include "app-dashboard/core/forwarderdirectory.h"
 
+#include "common/api/devicetest.h"
+#include "common/api/hubeventname.h"
 #include "common/device/usb/usbiddatabase.h"
 
 #include "app-dashboard/core/eventstream.h"
@@ -33,30 +35,33 @@ ForwarderDirectory::ForwarderDirectory(HubApi *api, EventStream *events, QObject
     connect(events, &EventStream::subscribed, this, &ForwarderDirectory::refresh);
     connect(events, &EventStream::eventReceived, this,
         [this](const QString &event, const QJsonObject &data) {
-            if (!m_model.applyEvent(event, data) || event == QLatin1String("forwarder.enrolled"))
+            if (!m_model.applyEvent(event, data) || event == api::hubeventname::kForwarderEnrolled)
                 refresh();
         });
 }
 
 void ForwarderDirectory::refresh()
 {
-    load(QStringLiteral("/api/forwarders"), QStringLiteral("forwarders"),
-        [this](const QJsonArray &list) { m_model.setForwarders(list); });
-    load(QStringLiteral("/api/bindings"), QStringLiteral("bindings"),
-        [this](const QJsonArray &list) { m_model.setBindings(list); });
+    load<api::Forwarder>(QStringLiteral("/api/forwarders"), QLatin1StringView("forwarders"),
+        [this](const QList<api::Forwarder> &list) { m_model.setForwarderRecords(list); });
+    load<api::Binding>(QStringLiteral("/api/bindings"), QLatin1StringView("bindings"),
+        [this](const QList<api::Binding> &list) { m_model.setBindingRecords(list); });
 }
 
-void ForwarderDirectory::load(
-    const QString &path, const QString &key, const std::function<void(const QJsonArray &)> &apply)
+template <typename Record>
+void ForwarderDirectory::load(const QString &path, QLatin1StringView key,
+    const std::function<void(const QList<Record> &)> &apply)
 {
     if (m_loading++ == 0)
         Q_EMIT loadingChanged(true);
     m_api->get(path, this, [this, key, apply](const Result<QJsonObject> &answer) {
-        if (answer) {
-            apply(answer->value(key).toArray());
+        auto records
+            = answer ? api::listOf<Record>(*answer, key) : Result<QList<Record>>(answer.error());
+        if (records) {
+            apply(*records);
             setError({});
         } else {
-            setError(answer.error().message);
+            setError(records.error().message);
         }
         if (--m_loading == 0)
             Q_EMIT loadingChanged(false);
@@ -124,10 +129,12 @@ void ForwarderDirectory::test(qint64 forwarderId, QObject *context, HubApi::Call
         [this, forwarderId, guard = QPointer<QObject>(context), done = std::move(done)](
             const Result<QJsonObject> &answer) {
             m_model.setTestRunning(forwarderId, false);
+            const auto tested = answer ? api::DeviceTest::fromJson(*answer)
+                                       : Result<api::DeviceTest>(answer.error());
             m_model.setTestSummary(forwarderId,
-                answer ? describeTestReport(answer->value(QLatin1String("report")).toObject())
+                tested ? describeTestReport(tested->report)
                        : QCoreApplication::translate("ForwarderDirectory", "Test failed: %1")
-                             .arg(answer.error().message));
+                             .arg(tested.error().message));
             if (guard)
                 done(answer);
         });
@@ -163,53 +170,54 @@ void ForwarderDirectory::deny(
 
 QString describeTestReport(const QJsonObject &report)
 {
-    if (!report.value(QLatin1String("ok")).toBool(false)) {
-        const QString problem = report.value(QLatin1String("problem")).toString();
+    auto read = api::DeviceTestReport::fromJson(report);
+    if (!read)
+        return QCoreApplication::translate("ForwarderDirectory", "Test failed: %1")
+            .arg(read.error().message);
+    return describeTestReport(*read);
+}
+
+QString describeTestReport(const api::DeviceTestReport &report)
+{
+    if (!report.ok) {
         return ForwarderDirectory::tr("Problem on the forwarder: %1")
-            .arg(problem.isEmpty() ? ForwarderDirectory::tr("no details") : problem);
+            .arg(report.problem.isEmpty() ? ForwarderDirectory::tr("no details") : report.problem);
     }
-    if (report.value(QLatin1String("kind")).toString() == QLatin1String("l2")) {
-        const QJsonObject link = report.value(QLatin1String("link")).toObject();
-        const QString state = link.value(QLatin1String("up")).toBool()
-            ? (link.value(QLatin1String("carrier")).toBool()
-                    ? ForwarderDirectory::tr("link up")
-                    : ForwarderDirectory::tr("up, no carrier"))
-            : ForwarderDirectory::tr("link down");
-        QString summary
-            = ForwarderDirectory::tr("%1 · %2, MTU %3 · %4 frames in %5 s")
-                  .arg(report.value(QLatin1String("interface")).toString(), state)
-                  .arg(link.value(QLatin1String("mtu")).toInt())
-                  .arg(report.value(QLatin1String("frames_seen")).toInt())
-                  .arg(report.value(QLatin1String("listened_ms")).toInt() / 1000.0, 0, 'f', 1);
-        const QJsonArray frames = report.value(QLatin1String("frames")).toArray();
-        if (!frames.isEmpty())
-            summary += QStringLiteral("\n")
-                + frames.first().toObject().value(QLatin1String("summary")).toString();
+    if (report.isSegment()) {
+        const api::DeviceTestReport::Link link
+            = report.link.value_or(api::DeviceTestReport::Link {});
+        const QString state = link.up ? (link.carrier ? ForwarderDirectory::tr("link up")
+                                                      : ForwarderDirectory::tr("up, no carrier"))
+                                      : ForwarderDirectory::tr("link down");
+        QString summary = ForwarderDirectory::tr("%1 · %2, MTU %3 · %4 frames in %5 s")
+                              .arg(report.interfaceName, state)
+                              .arg(link.mtu)
+                              .arg(report.framesSeen)
+                              .arg(double(report.listenedMs.value_or(0)) / 1000.0, 0, 'f', 1);
+        if (!report.frames.isEmpty())
+            summary += QStringLiteral("\n") + report.frames.first().summary;
         return summary;
     }
-    if (report.value(QLatin1String("kind")).toString() == QLatin1String("usb")) {
+    if (report.isUsb()) {
         // The USB/IP device list, as a consumer would read it.
         const auto &names = device::usb::UsbIdDatabase::system();
         QStringList lines;
-        for (const QJsonValue &value : report.value(QLatin1String("devices")).toArray()) {
-            const QJsonObject device = value.toObject();
-            const QString vendorId = device.value(QLatin1String("vendor_id")).toString();
-            const QString productId = device.value(QLatin1String("product_id")).toString();
-            const quint16 vendor = quint16(vendorId.toUInt(nullptr, 16));
-            const QString name = names.productName(vendor, quint16(productId.toUInt(nullptr, 16)));
-            const int interfaces = int(device.value(QLatin1String("interfaces")).toArray().size());
-            lines.append(ForwarderDirectory::tr(
-                "Exports %1 · %2:%3%4 · %5 · %n interface(s)", nullptr, interfaces)
-                             .arg(device.value(QLatin1String("busid")).toString(), vendorId,
-                                 productId, name.isEmpty() ? QString() : QStringLiteral(" ") + name,
-                                 device.value(QLatin1String("speed")).toString()));
+        for (const api::DeviceTestReport::UsbExport &device : report.devices) {
+            const quint16 vendor = quint16(device.vendorId.toUInt(nullptr, 16));
+            const QString name
+                = names.productName(vendor, quint16(device.productId.toUInt(nullptr, 16)));
+            const int interfaces = int(device.interfaces.size());
+            lines.append(
+                ForwarderDirectory::tr(
+                    "Exports %1 · %2:%3%4 · %5 · %n interface(s)", nullptr, interfaces)
+                    .arg(device.busId, device.vendorId, device.productId,
+                        name.isEmpty() ? QString() : QStringLiteral(" ") + name, device.speed));
         }
         return lines.join(QLatin1Char('\n'));
     }
     // Other kinds report in their own shape; until a card knows it, the
     // verdict is what matters.
-    return ForwarderDirectory::tr("%1 device answered")
-        .arg(report.value(QLatin1String("kind")).toString());
+    return ForwarderDirectory::tr("%1 device answered").arg(report.unknownKind);
 }
 
 } // namespace cloop::dashboard

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/api/devicetestreport.h"
+
 #include "app-dashboard/core/forwarderlistmodel.h"
 #include "app-dashboard/core/hubapi.h"
 
@@ -61,8 +63,10 @@ Q_SIGNALS:
     void errorChanged(const QString &error);
 
 private:
-    void load(const QString &path, const QString &key,
-        const std::function<void(const QJsonArray &)> &apply);
+    // GET `path` and hand the list under `key` on as records.
+    template <typename Record>
+    void load(const QString &path, QLatin1StringView key,
+        const std::function<void(const QList<Record> &)> &apply);
     void setError(const QString &error);
     // After an action succeeds: the answer, then a refresh for whatever
     // else it changed.
@@ -75,6 +79,8 @@ private:
 };
 
 // A Test report (POST /api/forwarders/{id}/test) in a few words for a card.
+QString describeTestReport(const api::DeviceTestReport &report);
+// The same for the report as the hub sends it.
 QString describeTestReport(const QJsonObject &report);
 
 } // namespace cloop::dashboard

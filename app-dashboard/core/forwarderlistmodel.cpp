@@ -1,32 +1,33 @@
 #include "app-dashboard/core/forwarderlistmodel.h"
 
+#include "common/api/hubeventname.h"
+
+#include "app-dashboard/core/logging.h"
+
 #include <QSet>
 
 namespace cloop::dashboard {
 
+namespace eventname = api::hubeventname;
+
 namespace {
 
-QString text(const QJsonObject &object, const char *key)
+// The records of a list as the hub sends it; one that cannot be read is
+// said and left out, the rest still show.
+template <typename Record> QList<Record> readable(const QJsonArray &list)
 {
-    return object.value(QLatin1String(key)).toString();
-}
-
-QDateTime time(const QJsonObject &object, const char *key)
-{
-    return QDateTime::fromString(text(object, key), Qt::ISODateWithMs);
-}
-
-qint64 idOf(const QJsonObject &object, const char *key = "id")
-{
-    return object.value(QLatin1String(key)).toInteger();
+    QList<Record> records;
+    for (const QJsonValue &value : list) {
+        auto record = Record::fromJson(value.toObject());
+        if (record)
+            records.append(std::move(*record));
+        else
+            qCWarning(lcDashboardApi).noquote() << record.error().message;
+    }
+    return records;
 }
 
 } // namespace
-
-qint64 ForwarderListModel::Row::id() const
-{
-    return idOf(forwarder);
-}
 
 ForwarderListModel::ForwarderListModel(QObject *parent)
     : QAbstractListModel(parent)
@@ -42,48 +43,45 @@ QVariant ForwarderListModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const Row &row = m_rows.at(index.row());
-    const QJsonObject &f = row.forwarder;
-    const QJsonObject &b = row.binding;
+    const api::Forwarder &f = row.forwarder;
+    const api::Binding b = row.binding.value_or(api::Binding {});
     switch (role) {
     case Qt::DisplayRole:
     case NameRole:
-        return text(f, "name");
+        return f.name;
     case IdRole:
         return row.id();
     case DeviceRole:
-        return text(f, "device_description");
+        return f.deviceDescription;
     case DeviceNameRole:
-        return deviceName(f.value(QLatin1String("device")).toObject());
+        return deviceName(f.device);
     case KindRole:
-        return f.value(QLatin1String("device")).toObject().value(QLatin1String("kind")).toString();
+        return f.device ? QString(protocol::deviceKindName(f.device->kind)) : QString();
     case StateRole:
-        return text(f, "state");
+        return QString(api::EnrolledDaemon::stateName(f.state));
     case ConnectedRole:
-        return f.value(QLatin1String("connected")).toBool();
+        return f.connected;
     case HubMemberRole:
-        return f.value(QLatin1String("connected")).toBool() ? text(f, "hub_member") : QString();
-    case DeviceUnpluggedRole: {
-        // Null: nobody knows; empty: the forwarder said it is gone.
-        const QJsonValue busId = f.value(QLatin1String("usb_busid"));
-        return f.value(QLatin1String("connected")).toBool() && busId.isString()
-            && busId.toString().isEmpty();
-    }
+        return f.connected ? f.hubMember : QString();
+    case DeviceUnpluggedRole:
+        // None: nobody knows; empty: the forwarder said it is gone.
+        return f.isUnplugged();
     case LastSeenRole:
-        return time(f, "last_seen");
+        return f.lastSeen;
     case BindingIdRole:
-        return idOf(b);
+        return b.id;
     case BindingProjectRole:
-        return text(b, "project");
+        return b.project;
     case BindingExecutorRole:
-        return text(b, "virtual_executor");
+        return b.virtualExecutor;
     case BindingTargetRole:
-        return text(b, "target");
+        return b.target;
     case BindingAddressRole:
-        return text(b, "address");
+        return b.address;
     case BindingExpiresRole:
-        return time(b, "expires_at");
+        return b.expiresAt;
     case BindingCreatedByRole:
-        return text(b, "created_by");
+        return b.createdBy;
     case TestSummaryRole:
         return row.testSummary;
     case TestRunningRole:
@@ -108,23 +106,16 @@ QHash<int, QByteArray> ForwarderListModel::roleNames() const
     return names;
 }
 
-QString ForwarderListModel::deviceName(const QJsonObject &device) const
+QString ForwarderListModel::deviceName(const std::optional<protocol::DeviceSpec> &device) const
 {
-    if (device.value(QLatin1String("kind")).toString() != QLatin1String("usb"))
-        return {};
-    bool vendorOk = false;
-    bool productOk = false;
-    const auto vendor
-        = quint16(device.value(QLatin1String("vendor")).toString().toUInt(&vendorOk, 16));
-    const auto product
-        = quint16(device.value(QLatin1String("product")).toString().toUInt(&productOk, 16));
-    if (!vendorOk || !productOk)
+    if (!device || device->kind != protocol::DeviceSpec::Kind::Usb)
         return {};
     // Read on first need: most screens never name a USB device.
     const device::usb::UsbIdDatabase &ids
         = m_usbIds ? *m_usbIds : device::usb::UsbIdDatabase::system();
     QStringList names;
-    for (const QString &name : { ids.vendorName(vendor), ids.productName(vendor, product) }) {
+    for (const QString &name : { ids.vendorName(device->vendorId),
+             ids.productName(device->vendorId, device->productId) }) {
         if (!name.isEmpty())
             names.append(name);
     }
@@ -133,9 +124,19 @@ QString ForwarderListModel::deviceName(const QJsonObject &device) const
 
 void ForwarderListModel::setForwarders(const QJsonArray &forwarders)
 {
+    setForwarderRecords(readable<api::Forwarder>(forwarders));
+}
+
+void ForwarderListModel::setBindings(const QJsonArray &bindings)
+{
+    setBindingRecords(readable<api::Binding>(bindings));
+}
+
+void ForwarderListModel::setForwarderRecords(const QList<api::Forwarder> &forwarders)
+{
     QSet<qint64> present;
-    for (const QJsonValue &value : forwarders)
-        present.insert(idOf(value.toObject()));
+    for (const api::Forwarder &forwarder : forwarders)
+        present.insert(forwarder.id);
     for (int row = int(m_rows.size()) - 1; row >= 0; --row) {
         if (present.contains(m_rows.at(row).id()))
             continue;
@@ -143,13 +144,11 @@ void ForwarderListModel::setForwarders(const QJsonArray &forwarders)
         m_rows.removeAt(row);
         endRemoveRows();
     }
-    for (const QJsonValue &value : forwarders) {
-        const QJsonObject forwarder = value.toObject();
-        const qint64 id = idOf(forwarder);
-        if (id <= 0)
+    for (const api::Forwarder &forwarder : forwarders) {
+        if (forwarder.id <= 0)
             continue;
-        if (const int row = rowOf(id); row >= 0) {
-            if (m_rows[row].forwarder != forwarder) {
+        if (const int row = rowOf(forwarder.id); row >= 0) {
+            if (!(m_rows[row].forwarder == forwarder)) {
                 m_rows[row].forwarder = forwarder;
                 changed(row);
             }
@@ -157,22 +156,23 @@ void ForwarderListModel::setForwarders(const QJsonArray &forwarders)
         }
         const int row = int(m_rows.size());
         beginInsertRows({}, row, row);
-        m_rows.append(Row { forwarder, {}, {}, false });
+        m_rows.append(Row { forwarder, std::nullopt, {}, false });
         endInsertRows();
     }
 }
 
-void ForwarderListModel::setBindings(const QJsonArray &bindings)
+void ForwarderListModel::setBindingRecords(const QList<api::Binding> &bindings)
 {
-    QHash<qint64, QJsonObject> byForwarder;
-    for (const QJsonValue &value : bindings) {
-        const QJsonObject binding = value.toObject();
-        if (text(binding, "state") == QLatin1String("active"))
-            byForwarder.insert(idOf(binding, "forwarder_id"), binding);
+    QHash<qint64, api::Binding> byForwarder;
+    for (const api::Binding &binding : bindings) {
+        if (binding.isActive())
+            byForwarder.insert(binding.forwarderId, binding);
     }
     for (int row = 0; row < m_rows.size(); ++row) {
-        const QJsonObject binding = byForwarder.value(m_rows.at(row).id());
-        if (m_rows.at(row).binding != binding) {
+        const auto found = byForwarder.constFind(m_rows.at(row).id());
+        const std::optional<api::Binding> binding
+            = found == byForwarder.cend() ? std::nullopt : std::optional<api::Binding>(*found);
+        if (!(m_rows.at(row).binding == binding)) {
             m_rows[row].binding = binding;
             changed(row);
         }
@@ -181,33 +181,45 @@ void ForwarderListModel::setBindings(const QJsonArray &bindings)
 
 bool ForwarderListModel::applyEvent(const QString &event, const QJsonObject &data)
 {
-    const bool aboutBinding = event.startsWith(QLatin1String("binding."));
-    const int row = rowOf(aboutBinding ? idOf(data, "forwarder_id") : idOf(data));
+    const bool aboutBinding = event.startsWith(eventname::kBindingFamily);
+    const bool aboutForwarder = event.startsWith(eventname::kForwarderFamily);
+    if (!aboutBinding && !aboutForwarder)
+        return true;
+    // A forwarder event carries part of its record, a binding event all of it.
+    auto forwarder = api::Forwarder::fromJson(data);
+    auto binding = api::Binding::fromJson(data);
+    if ((aboutForwarder && !forwarder) || (aboutBinding && !binding)) {
+        qCWarning(lcDashboardEvents).noquote()
+            << "unreadable" << event
+            << "event:" << (aboutForwarder ? forwarder.error().message : binding.error().message);
+        return false;
+    }
+    const int row = rowOf(aboutBinding ? binding->forwarderId : forwarder->id);
     if (row < 0)
-        return !event.startsWith(QLatin1String("forwarder.")) && !aboutBinding;
+        return false;
     Row &r = m_rows[row];
-    if (event == QLatin1String("forwarder.connected")) {
-        r.forwarder.insert(QStringLiteral("connected"), true);
-        r.forwarder.insert(QStringLiteral("state"), QStringLiteral("connected"));
-        r.forwarder.insert(QStringLiteral("hub_member"), data.value(QLatin1String("hub_member")));
-    } else if (event == QLatin1String("forwarder.device")) {
-        r.forwarder.insert(QStringLiteral("usb_busid"), data.value(QLatin1String("usb_busid")));
-    } else if (event == QLatin1String("forwarder.disconnected")) {
-        r.forwarder.insert(QStringLiteral("usb_busid"), QJsonValue());
-        r.forwarder.insert(QStringLiteral("connected"), false);
-        r.forwarder.insert(QStringLiteral("state"), QStringLiteral("disconnected"));
-        r.forwarder.insert(QStringLiteral("last_seen"),
-            QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs));
-    } else if (event == QLatin1String("forwarder.revoked")) {
-        r.forwarder.insert(QStringLiteral("connected"), false);
-        r.forwarder.insert(QStringLiteral("state"), QStringLiteral("revoked"));
-        r.binding = {};
-    } else if (event == QLatin1String("binding.created")) {
-        if (text(data, "state") == QLatin1String("active"))
-            r.binding = data;
-    } else if (event == QLatin1String("binding.ended")) {
-        if (idOf(r.binding) == idOf(data))
-            r.binding = {};
+    api::Forwarder &shown = r.forwarder;
+    if (event == eventname::kForwarderConnected) {
+        shown.connected = true;
+        shown.state = api::EnrolledDaemon::State::Connected;
+        shown.hubMember = forwarder->hubMember;
+    } else if (event == eventname::kForwarderDevice) {
+        shown.usbBusId = forwarder->usbBusId;
+    } else if (event == eventname::kForwarderDisconnected) {
+        shown.usbBusId.reset();
+        shown.connected = false;
+        shown.state = api::EnrolledDaemon::State::Disconnected;
+        shown.lastSeen = QDateTime::currentDateTimeUtc();
+    } else if (event == eventname::kForwarderRevoked) {
+        shown.connected = false;
+        shown.state = api::EnrolledDaemon::State::Revoked;
+        r.binding.reset();
+    } else if (event == eventname::kBindingCreated) {
+        if (binding->isActive())
+            r.binding = *binding;
+    } else if (event == eventname::kBindingEnded) {
+        if (r.binding && r.binding->id == binding->id)
+            r.binding.reset();
     } else {
         return true;
     }
@@ -242,14 +254,14 @@ int ForwarderListModel::rowOf(qint64 forwarderId) const
     return -1;
 }
 
-QJsonObject ForwarderListModel::forwarder(int row) const
+api::Forwarder ForwarderListModel::forwarder(int row) const
 {
-    return row >= 0 && row < m_rows.size() ? m_rows.at(row).forwarder : QJsonObject();
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).forwarder : api::Forwarder();
 }
 
-QJsonObject ForwarderListModel::binding(int row) const
+std::optional<api::Binding> ForwarderListModel::binding(int row) const
 {
-    return row >= 0 && row < m_rows.size() ? m_rows.at(row).binding : QJsonObject();
+    return row >= 0 && row < m_rows.size() ? m_rows.at(row).binding : std::nullopt;
 }
 
 void ForwarderListModel::changed(int row)

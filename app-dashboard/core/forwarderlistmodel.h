@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/api/binding.h"
+#include "common/api/forwarder.h"
 #include "common/device/usb/usbiddatabase.h"
 
 #include <QAbstractListModel>
@@ -54,8 +56,12 @@ public:
     QHash<int, QByteArray> roleNames() const override;
 
     // GET /api/forwarders's list: rows not in it go, new ones are appended.
-    void setForwarders(const QJsonArray &forwarders);
+    void setForwarderRecords(const QList<api::Forwarder> &forwarders);
     // GET /api/bindings's active bindings: each lands on its forwarder's row.
+    void setBindingRecords(const QList<api::Binding> &bindings);
+    // The same lists as the hub sends them; a record that cannot be read
+    // is left out.
+    void setForwarders(const QJsonArray &forwarders);
     void setBindings(const QJsonArray &bindings);
     // One event from the hub's event stream. Returns false when the event
     // names a forwarder this model does not know yet (refresh to learn it).
@@ -65,22 +71,24 @@ public:
     void setTestSummary(qint64 forwarderId, const QString &summary);
 
     int rowOf(qint64 forwarderId) const;
-    QJsonObject forwarder(int row) const;
-    QJsonObject binding(int row) const;
+    // An empty record for a row that is not there.
+    api::Forwarder forwarder(int row) const;
+    // The binding that holds the row's forwarder, if any.
+    std::optional<api::Binding> binding(int row) const;
 
 private:
     struct Row
     {
-        QJsonObject forwarder;
-        QJsonObject binding;
+        api::Forwarder forwarder;
+        std::optional<api::Binding> binding;
         QString testSummary;
         bool testRunning = false;
-        qint64 id() const;
+        qint64 id() const { return forwarder.id; }
     };
 
     void changed(int row);
 
-    QString deviceName(const QJsonObject &device) const;
+    QString deviceName(const std::optional<protocol::DeviceSpec> &device) const;
 
     QList<Row> m_rows;
     const device::usb::UsbIdDatabase *m_usbIds = nullptr;

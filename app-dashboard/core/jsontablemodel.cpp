@@ -138,9 +138,14 @@ JsonTableModel::Column textColumn(const QString &header, const QString &key)
 
 JsonTableModel::Column timeColumn(const QString &header, const QString &key)
 {
-    const auto instant = [key](const QJsonObject &record) {
+    return timeColumnOf(header, [key](const QJsonObject &record) {
         return QDateTime::fromString(record.value(key).toString(), Qt::ISODateWithMs);
-    };
+    });
+}
+
+JsonTableModel::Column timeColumnOf(
+    const QString &header, std::function<QDateTime(const QJsonObject &)> instant)
+{
     return { header,
         [instant](const QJsonObject &record) {
             const QDateTime at = instant(record);

@@ -1,11 +1,13 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QDateTime>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QList>
 
 #include <functional>
+#include <optional>
 
 namespace cloop::dashboard {
 
@@ -52,5 +54,27 @@ private:
 JsonTableModel::Column textColumn(const QString &header, const QString &key);
 // An ISO time shown in the local time zone, sorted by the instant.
 JsonTableModel::Column timeColumn(const QString &header, const QString &key);
+JsonTableModel::Column timeColumnOf(
+    const QString &header, std::function<QDateTime(const QJsonObject &)> instant);
+
+// Columns that read each record as the type it is (common/api): `text` and
+// `time` take the record. A record that type cannot read shows empty.
+template <typename Record, typename Text>
+JsonTableModel::Column recordColumn(const QString &header, Text text)
+{
+    return { header, [text](const QJsonObject &json) {
+                const auto record = Record::fromJson(json);
+                return record ? QString(text(*record)) : QString();
+            } };
+}
+
+template <typename Record, typename Time>
+JsonTableModel::Column recordTimeColumn(const QString &header, Time time)
+{
+    return timeColumnOf(header, [time](const QJsonObject &json) {
+        const auto record = Record::fromJson(json);
+        return record ? QDateTime(time(*record)) : QDateTime();
+    });
+}
 
 } // namespace cloop::dashboard

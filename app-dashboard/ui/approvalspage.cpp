@@ -1,5 +1,8 @@
 #include "app-dashboard/ui/approvalspage.h"
 
+#include "common/api/bindingrequest.h"
+#include "common/api/hubeventname.h"
+
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/ui/approvedialog.h"
@@ -15,13 +18,19 @@ namespace cloop::dashboard {
 
 namespace {
 
+using Request = api::BindingRequest;
+
 JsonTableModel::Column stateColumn()
 {
-    return { ApprovalsPage::tr("State"), [](const QJsonObject &request) {
-                const QString state = request.value(QLatin1String("state")).toString();
-                return state == QLatin1String("pending") ? ApprovalsPage::tr("waiting for approval")
-                                                         : state;
-            } };
+    return recordColumn<Request>(ApprovalsPage::tr("State"), [](const Request &request) {
+        return request.isPending() ? ApprovalsPage::tr("waiting for approval")
+                                   : QString(Request::stateName(request.state));
+    });
+}
+
+template <typename Text> JsonTableModel::Column column(const QString &header, Text text)
+{
+    return recordColumn<Request>(header, text);
 }
 
 } // namespace
@@ -39,36 +48,37 @@ ApprovalsPage::ApprovalsPage(
         auto *listing = new JsonListing(
             api, QStringLiteral("requests"), new JsonTableModel(std::move(columns), this), this);
         listing->setPath(path, query);
-        listing->followEvents(events, { QStringLiteral("request.") });
+        listing->followEvents(events, { api::hubeventname::kRequestFamily });
         m_listings.append(listing);
         return new RecordTable(listing, hint, this);
     };
-    const auto forwarder = textColumn(tr("Forwarder"), QStringLiteral("forwarder"));
-    const auto project = textColumn(tr("Project"), QStringLiteral("project"));
+    const auto forwarder = column(tr("Forwarder"), [](const Request &r) { return r.forwarder; });
+    const auto project = column(tr("Project"), [](const Request &r) { return r.project; });
+    const auto askedBy = column(tr("Asked by"), [](const Request &r) { return r.requestedBy; });
+    const auto reason = column(tr("Reason"), [](const Request &r) { return r.reason; });
+    const auto askedAt
+        = recordTimeColumn<Request>(tr("Asked at"), [](const Request &r) { return r.createdAt; });
+    const auto decidedBy = column(tr("Decided by"), [](const Request &r) { return r.decidedBy; });
+    const auto why = column(tr("Why"), [](const Request &r) { return r.decisionReason; });
     m_inbox = table(QStringLiteral("/api/requests"), {},
-        { forwarder, project, textColumn(tr("Asked by"), QStringLiteral("requested_by")),
-            textColumn(tr("Reason"), QStringLiteral("reason")),
-            textColumn(tr("For"), QStringLiteral("ttl")),
-            textColumn(tr("Executor"), QStringLiteral("virtual_executor")),
-            timeColumn(tr("Asked at"), QStringLiteral("created_at")) },
+        { forwarder, project, askedBy, reason,
+            column(tr("For"), [](const Request &r) { return r.ttl; }),
+            column(tr("Executor"), [](const Request &r) { return r.virtualExecutor; }), askedAt },
         tr("Filter the requests waiting for you"));
     m_inbox->setEmptyText(tr("Nothing waits for your decision."));
     m_inbox->addButton(m_approve);
     m_inbox->addButton(m_deny);
     m_mine = table(QStringLiteral("/api/requests"),
         { { QStringLiteral("mine"), QStringLiteral("1") } },
-        { forwarder, project, stateColumn(), textColumn(tr("Reason"), QStringLiteral("reason")),
-            timeColumn(tr("Asked at"), QStringLiteral("created_at")),
-            textColumn(tr("Decided by"), QStringLiteral("decided_by")),
-            textColumn(tr("Why"), QStringLiteral("decision_reason")) },
+        { forwarder, project, stateColumn(), reason, askedAt, decidedBy, why },
         tr("Filter your requests"));
     m_mine->setEmptyText(tr("You have not asked for a device."));
     m_history
         = table(QStringLiteral("/api/requests"), { { QStringLiteral("all"), QStringLiteral("1") } },
-            { forwarder, project, textColumn(tr("Asked by"), QStringLiteral("requested_by")),
-                stateColumn(), textColumn(tr("Decided by"), QStringLiteral("decided_by")),
-                timeColumn(tr("Decided at"), QStringLiteral("decided_at")),
-                textColumn(tr("Why"), QStringLiteral("decision_reason")) },
+            { forwarder, project, askedBy, stateColumn(), decidedBy,
+                recordTimeColumn<Request>(
+                    tr("Decided at"), [](const Request &r) { return r.decidedAt; }),
+                why },
             tr("Filter the history"));
 
     m_tabs->addTab(m_inbox, tr("Waiting for you"));
@@ -97,10 +107,10 @@ void ApprovalsPage::refresh()
 
 void ApprovalsPage::openApprove()
 {
-    const QJsonObject request = m_inbox->selectedRecord();
-    if (request.isEmpty())
+    const auto request = api::recordIn<Request>(m_inbox->selectedRecord());
+    if (!request)
         return;
-    auto *dialog = new ApproveDialog(m_directory, request, this);
+    auto *dialog = new ApproveDialog(m_directory, *request, this);
     connect(dialog, &QDialog::accepted, this, &ApprovalsPage::refresh);
     openModal(dialog);
     Q_EMIT dialogOpened(dialog);
@@ -108,16 +118,14 @@ void ApprovalsPage::openApprove()
 
 void ApprovalsPage::openDeny()
 {
-    const QJsonObject request = m_inbox->selectedRecord();
-    if (request.isEmpty())
+    const auto request = api::recordIn<Request>(m_inbox->selectedRecord());
+    if (!request)
         return;
-    const qint64 id = request.value(QLatin1String("id")).toInteger();
+    const qint64 id = request->id;
     auto *dialog = new ReasonDialog(
         tr("Deny request %1").arg(id),
         tr("%1 asked for %2 for %3. They will see your reason.")
-            .arg(request.value(QLatin1String("requested_by")).toString(),
-                request.value(QLatin1String("forwarder")).toString(),
-                request.value(QLatin1String("project")).toString()),
+            .arg(request->requestedBy, request->forwarder, request->project),
         tr("Deny"), true,
         [this, id](const QString &reason, QObject *context, HubApi::Callback done) {
             m_directory->deny(id, reason, context, std::move(done));

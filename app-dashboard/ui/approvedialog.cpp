@@ -12,21 +12,18 @@
 namespace cloop::dashboard {
 
 ApproveDialog::ApproveDialog(
-    ForwarderDirectory *directory, const QJsonObject &request, QWidget *parent)
-    : FormDialog(tr("Approve request %1").arg(request.value(QLatin1String("id")).toInteger()),
-        tr("Approve"), parent)
+    ForwarderDirectory *directory, const api::BindingRequest &request, QWidget *parent)
+    : FormDialog(tr("Approve request %1").arg(request.id), tr("Approve"), parent)
     , m_directory(directory)
     , m_request(request)
     , m_ttl(new QComboBox(this))
     , m_executor(new QLineEdit(this))
 {
-    const auto field
-        = [&request](const char *key) { return request.value(QLatin1String(key)).toString(); };
-    const QString asked = field("ttl");
+    const QString &asked = request.ttl;
     m_ttl->setEditable(true);
     m_ttl->setObjectName(QStringLiteral("ttl"));
     m_ttl->addItem(tr("as requested (%1)").arg(asked), QString());
-    const auto askedSeconds = request.value(QLatin1String("ttl_seconds")).toInteger();
+    const qint64 askedSeconds = request.ttlSeconds;
     for (const QString &shorter : { QStringLiteral("1h"), QStringLiteral("4h"),
              QStringLiteral("8h"), QStringLiteral("24h") }) {
         const auto seconds = util::parseDuration(shorter);
@@ -34,7 +31,7 @@ ApproveDialog::ApproveDialog(
             m_ttl->addItem(shorter, shorter);
     }
     m_executor->setObjectName(QStringLiteral("executor"));
-    const QString askedExecutor = field("virtual_executor");
+    const QString &askedExecutor = request.virtualExecutor;
     m_executor->setPlaceholderText(
         askedExecutor.isEmpty() ? tr("any executor, as requested") : askedExecutor);
 
@@ -45,10 +42,10 @@ ApproveDialog::ApproveDialog(
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
         form->addRow(label, value);
     };
-    info(tr("Forwarder:"), field("forwarder"));
-    info(tr("Project:"), field("project"));
-    info(tr("Asked by:"), field("requested_by"));
-    info(tr("Because:"), field("reason"));
+    info(tr("Forwarder:"), request.forwarder);
+    info(tr("Project:"), request.project);
+    info(tr("Asked by:"), request.requestedBy);
+    info(tr("Because:"), request.reason);
     form->addRow(tr("&How long:"), m_ttl);
     form->addRow(tr("&Executor:"), m_executor);
     setContent(form);
@@ -72,15 +69,14 @@ QString ApproveDialog::problem() const
     const auto seconds = util::parseDuration(chosen);
     if (!seconds)
         return tr("How long: write a duration such as 4h or 90m, or keep what was requested.");
-    if (seconds->count() > m_request.value(QLatin1String("ttl_seconds")).toInteger())
+    if (seconds->count() > m_request.ttlSeconds)
         return tr("An approval may shorten the time asked for, not lengthen it.");
     return {};
 }
 
 void ApproveDialog::carryOut(QObject *context, HubApi::Callback done)
 {
-    m_directory->approve(m_request.value(QLatin1String("id")).toInteger(), ttl(),
-        m_executor->text(), context, std::move(done));
+    m_directory->approve(m_request.id, ttl(), m_executor->text(), context, std::move(done));
 }
 
 } // namespace cloop::dashboard

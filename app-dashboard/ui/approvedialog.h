@@ -2,7 +2,7 @@
 
 #include "app-dashboard/ui/formdialog.h"
 
-#include <QJsonObject>
+#include "common/api/bindingrequest.h"
 
 class QComboBox;
 class QLineEdit;
@@ -18,8 +18,8 @@ class ApproveDialog final : public FormDialog
     Q_OBJECT
 
 public:
-    ApproveDialog(
-        ForwarderDirectory *directory, const QJsonObject &request, QWidget *parent = nullptr);
+    ApproveDialog(ForwarderDirectory *directory, const api::BindingRequest &request,
+        QWidget *parent = nullptr);
 
     QString problem() const override;
     QComboBox *ttlBox() const { return m_ttl; }
@@ -32,7 +32,7 @@ protected:
 
 private:
     ForwarderDirectory *m_directory;
-    QJsonObject m_request;
+    api::BindingRequest m_request;
     QComboBox *m_ttl;
     QLineEdit *m_executor;
 };

@@ -1,5 +1,7 @@
 #include "app-dashboard/ui/auditpage.h"
 
+#include "common/api/auditlogentry.h"
+
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/ui/pagetitle.h"
 #include "app-dashboard/ui/recordtable.h"
@@ -16,18 +18,17 @@ AuditPage::AuditPage(HubApi *api, QWidget *parent)
     : QWidget(parent)
     , m_period(new QComboBox(this))
 {
+    using Entry = api::AuditLogEntry;
     auto *model = new JsonTableModel(
-        { timeColumn(tr("When"), QStringLiteral("at")),
-            textColumn(tr("Who"), QStringLiteral("actor")),
-            textColumn(tr("Action"), QStringLiteral("action")),
-            textColumn(tr("Subject"), QStringLiteral("subject")),
-            { tr("Details"),
-                [](const QJsonObject &entry) {
-                    const QJsonValue details = entry.value(QLatin1String("details"));
-                    return details.isObject() ? QString::fromUtf8(
-                               QJsonDocument(details.toObject()).toJson(QJsonDocument::Compact))
-                                              : details.toString();
-                } } },
+        { recordTimeColumn<Entry>(tr("When"), [](const Entry &entry) { return entry.at; }),
+            recordColumn<Entry>(tr("Who"), [](const Entry &entry) { return entry.actor; }),
+            recordColumn<Entry>(tr("Action"), [](const Entry &entry) { return entry.action; }),
+            recordColumn<Entry>(tr("Subject"), [](const Entry &entry) { return entry.subject; }),
+            recordColumn<Entry>(tr("Details"),
+                [](const Entry &entry) {
+                    return QString::fromUtf8(
+                        QJsonDocument(entry.details).toJson(QJsonDocument::Compact));
+                }) },
         this);
     m_listing = new JsonListing(api, QStringLiteral("entries"), model, this);
     m_table = new RecordTable(m_listing, tr("Filter by who, action, subject or detail"), this);

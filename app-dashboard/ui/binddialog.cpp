@@ -13,9 +13,10 @@ namespace {
 
 constexpr std::chrono::seconds kLongestBinding = std::chrono::hours(24 * 90);
 
-QString titleFor(BindDialog::Mode mode, const QJsonObject &forwarder, const QString &project)
+QString titleFor(
+    BindDialog::Mode mode, const std::optional<api::Forwarder> &forwarder, const QString &project)
 {
-    const QString name = forwarder.value(QLatin1String("name")).toString();
+    const QString name = forwarder ? forwarder->name : QString();
     if (mode == BindDialog::Mode::Request)
         return name.isEmpty() ? BindDialog::tr("Request a device for %1").arg(project)
                               : BindDialog::tr("Request %1").arg(name);
@@ -25,8 +26,8 @@ QString titleFor(BindDialog::Mode mode, const QJsonObject &forwarder, const QStr
 
 } // namespace
 
-BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObject &forwarder,
-    const QString &project, QWidget *parent)
+BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode,
+    const std::optional<api::Forwarder> &forwarder, const QString &project, QWidget *parent)
     : FormDialog(
         titleFor(mode, forwarder, project), mode == Mode::Bind ? tr("Bind") : tr("Request"), parent)
     , m_directory(directory)
@@ -39,18 +40,17 @@ BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObje
     , m_target(new QLineEdit(this))
     , m_address(new QLineEdit(this))
 {
-    if (forwarder.isEmpty()) {
+    if (!forwarder) {
         m_forwarder = new QComboBox(this);
         m_forwarder->setObjectName(QStringLiteral("forwarder"));
         const ForwarderListModel *model = directory->model();
         for (int row = 0; row < model->rowCount(); ++row) {
-            const QJsonObject candidate = model->forwarder(row);
-            if (candidate.value(QLatin1String("state")).toString() == QLatin1String("revoked"))
+            const api::Forwarder candidate = model->forwarder(row);
+            if (candidate.isRevoked())
                 continue;
             m_forwarder->addItem(
-                QStringLiteral("%1 — %2").arg(candidate.value(QLatin1String("name")).toString(),
-                    candidate.value(QLatin1String("device_description")).toString()),
-                candidate.value(QLatin1String("id")).toInteger());
+                QStringLiteral("%1 — %2").arg(candidate.name, candidate.deviceDescription),
+                candidate.id);
         }
         m_form->addRow(tr("&Forwarder:"), m_forwarder);
         connect(m_forwarder, &QComboBox::currentIndexChanged, this, [this] {
@@ -107,22 +107,20 @@ BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObje
     revalidate();
 }
 
-QJsonObject BindDialog::chosenForwarder() const
+std::optional<api::Forwarder> BindDialog::chosenForwarder() const
 {
     if (!m_forwarder)
         return m_fixedForwarder;
     const ForwarderListModel *model = m_directory->model();
-    return model->forwarder(model->rowOf(m_forwarder->currentData().toLongLong()));
+    const int row = model->rowOf(m_forwarder->currentData().toLongLong());
+    return row >= 0 ? std::optional<api::Forwarder>(model->forwarder(row)) : std::nullopt;
 }
 
 bool BindDialog::isSegment() const
 {
-    return chosenForwarder()
-               .value(QLatin1String("device"))
-               .toObject()
-               .value(QLatin1String("kind"))
-               .toString()
-        == QLatin1String("l2");
+    const auto forwarder = chosenForwarder();
+    return forwarder && forwarder->device
+        && forwarder->device->kind == protocol::DeviceSpec::Kind::Segment;
 }
 
 void BindDialog::showSegmentFields()
@@ -157,7 +155,7 @@ BindingTerms BindDialog::terms() const
 
 QString BindDialog::problem() const
 {
-    if (chosenForwarder().isEmpty())
+    if (!chosenForwarder())
         return tr("There is no forwarder to choose; enroll one first.");
     const BindingTerms t = terms();
     if (t.project.isEmpty())
@@ -184,7 +182,8 @@ QString BindDialog::problem() const
 
 void BindDialog::carryOut(QObject *context, HubApi::Callback done)
 {
-    const qint64 forwarderId = chosenForwarder().value(QLatin1String("id")).toInteger();
+    const auto forwarder = chosenForwarder();
+    const qint64 forwarderId = forwarder ? forwarder->id : 0;
     if (m_mode == Mode::Request)
         m_directory->request(forwarderId, terms(), m_reason->text(), context, std::move(done));
     else

@@ -25,10 +25,11 @@ public:
         Request
     };
 
-    // An empty `forwarder` offers the directory's live forwarders to choose
-    // from; a non-empty `project` is fixed.
-    BindDialog(ForwarderDirectory *directory, Mode mode, const QJsonObject &forwarder,
-        const QString &project = {}, QWidget *parent = nullptr);
+    // No `forwarder` offers the directory's live forwarders to choose from;
+    // a non-empty `project` is fixed.
+    BindDialog(ForwarderDirectory *directory, Mode mode,
+        const std::optional<api::Forwarder> &forwarder, const QString &project = {},
+        QWidget *parent = nullptr);
 
     // The projects the hub knows, offered in the project box.
     void setProjects(const QStringList &projects);
@@ -47,13 +48,13 @@ protected:
     void carryOut(QObject *context, HubApi::Callback done) override;
 
 private:
-    QJsonObject chosenForwarder() const;
+    std::optional<api::Forwarder> chosenForwarder() const;
     bool isSegment() const;
     void showSegmentFields();
 
     ForwarderDirectory *m_directory;
     Mode m_mode;
-    QJsonObject m_fixedForwarder;
+    std::optional<api::Forwarder> m_fixedForwarder;
     QFormLayout *m_form;
     QComboBox *m_forwarder = nullptr;
     QComboBox *m_project;

@@ -1,5 +1,7 @@
 #include "app-dashboard/ui/enrolldialog.h"
 
+#include "common/api/enrollment.h"
+
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/ui/plainlabel.h"
 #include "common/device/l2/tapdevice.h"
@@ -132,9 +134,10 @@ void EnrollDialog::carryOut(QObject *context, HubApi::Callback done)
 
 void EnrollDialog::succeeded(const QJsonObject &answer)
 {
-    m_command->setText(answer.value(QLatin1String("command")).toString());
-    const QDateTime until = QDateTime::fromString(
-        answer.value(QLatin1String("token_expires_at")).toString(), Qt::ISODateWithMs);
+    const auto enrollment
+        = api::recordIn<api::ForwarderEnrollment>(answer).value_or(api::ForwarderEnrollment {});
+    m_command->setText(enrollment.command);
+    const QDateTime &until = enrollment.tokenExpiresAt;
     m_validity->setText(until.isValid()
             ? tr("Valid until %1.")
                   .arg(QLocale().toString(until.toLocalTime(), QLocale::LongFormat))

@@ -1,5 +1,8 @@
 #include "app-dashboard/ui/executorspage.h"
 
+#include "common/api/executor.h"
+#include "common/api/hubeventname.h"
+
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/ui/pagetitle.h"
 #include "app-dashboard/ui/recordtable.h"
@@ -9,51 +12,53 @@
 
 namespace cloop::dashboard {
 
-QString describeCapabilities(const QJsonObject &capabilities)
+QString describeCapabilities(const api::Executor &executor)
 {
-    if (capabilities.isEmpty())
+    if (executor.reportedCapabilities.isEmpty())
         return ExecutorsPage::tr("not reported yet");
-    const auto verdict = [&capabilities](const char *key, const QString &what) {
-        const QJsonObject section = capabilities.value(QLatin1String(key)).toObject();
-        if (section.value(QLatin1String("possible")).toBool())
+    const auto capabilities = executor.capabilities();
+    if (!capabilities)
+        return capabilities.error().message;
+    const auto verdict = [](const protocol::AgentCapabilities::Verdict &answer,
+                             const QString &what) {
+        if (answer.yes)
             return ExecutorsPage::tr("%1: yes").arg(what);
-        const QString reason = section.value(QLatin1String("reason")).toString();
-        return reason.isEmpty() ? ExecutorsPage::tr("%1: no").arg(what)
-                                : ExecutorsPage::tr("%1: no (%2)").arg(what, reason);
+        return answer.reason.isEmpty() ? ExecutorsPage::tr("%1: no").arg(what)
+                                       : ExecutorsPage::tr("%1: no (%2)").arg(what, answer.reason);
     };
-    return QStringList { QStringLiteral("%1/%2").arg(
-                             capabilities.value(QLatin1String("os")).toString(),
-                             capabilities.value(QLatin1String("arch")).toString()),
-        ExecutorsPage::tr("%n CPUs", nullptr, capabilities.value(QLatin1String("cpus")).toInt()),
-        capabilities.value(QLatin1String("mode")).toString(),
-        verdict("l2_attach", ExecutorsPage::tr("segments")),
-        verdict("usb_attach", ExecutorsPage::tr("USB")) }
+    return QStringList { QStringLiteral("%1/%2").arg(capabilities->os, capabilities->arch),
+        ExecutorsPage::tr("%n CPUs", nullptr, capabilities->cpus),
+        protocol::AgentCapabilities::modeName(capabilities->mode),
+        verdict(capabilities->l2Attach, ExecutorsPage::tr("segments")),
+        verdict(capabilities->usbAttach, ExecutorsPage::tr("USB")) }
         .join(QStringLiteral(" · "));
 }
 
 ExecutorsPage::ExecutorsPage(HubApi *api, EventStream *events, QWidget *parent)
     : QWidget(parent)
 {
+    using Executor = api::Executor;
     auto *model = new JsonTableModel(
-        { textColumn(tr("Name"), QStringLiteral("name")),
-            { tr("State"),
-                [](const QJsonObject &e) {
-                    if (!e.value(QLatin1String("connected")).toBool())
-                        return e.value(QLatin1String("state")).toString();
-                    const QString member = e.value(QLatin1String("hub_member")).toString();
-                    return member.isEmpty() ? tr("connected") : tr("connected via %1").arg(member);
-                } },
-            textColumn(tr("Version"), QStringLiteral("version")),
-            textColumn(tr("Protocol"), QStringLiteral("protocol")),
-            timeColumn(tr("Last seen"), QStringLiteral("last_seen")),
-            { tr("Can do"),
-                [](const QJsonObject &e) {
-                    return describeCapabilities(e.value(QLatin1String("capabilities")).toObject());
-                } } },
+        { recordColumn<Executor>(tr("Name"), [](const Executor &e) { return e.name; }),
+            recordColumn<Executor>(tr("State"),
+                [](const Executor &e) {
+                    if (!e.connected)
+                        return QString(api::EnrolledDaemon::stateName(e.state));
+                    return e.hubMember.isEmpty() ? tr("connected")
+                                                 : tr("connected via %1").arg(e.hubMember);
+                }),
+            recordColumn<Executor>(tr("Version"), [](const Executor &e) { return e.version; }),
+            recordColumn<Executor>(tr("Protocol"),
+                [](const Executor &e) {
+                    return e.protocolVersion > 0 ? QString::number(e.protocolVersion) : QString();
+                }),
+            recordTimeColumn<Executor>(
+                tr("Last seen"), [](const Executor &e) { return e.lastSeen; }),
+            recordColumn<Executor>(tr("Can do"), describeCapabilities) },
         this);
     m_listing = new JsonListing(api, QStringLiteral("executors"), model, this);
     m_listing->setPath(QStringLiteral("/api/executors"));
-    m_listing->followEvents(events, { QStringLiteral("executor.") });
+    m_listing->followEvents(events, { api::hubeventname::kExecutorFamily });
     m_table = new RecordTable(m_listing, tr("Filter by name, state or capability"), this);
     m_table->setEmptyText(
         tr("No executors yet. Enroll one with: cloop executor enroll --name NAME"));

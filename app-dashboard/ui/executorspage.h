@@ -2,6 +2,10 @@
 
 #include <QWidget>
 
+namespace cloop::api {
+struct Executor;
+}
+
 namespace cloop::dashboard {
 
 class EventStream;
@@ -27,6 +31,6 @@ private:
 };
 
 // "linux/x86_64 · 2 CPUs · container · segments: yes · USB: no (vhci_hcd missing)".
-QString describeCapabilities(const QJsonObject &capabilities);
+QString describeCapabilities(const api::Executor &executor);
 
 } // namespace cloop::dashboard

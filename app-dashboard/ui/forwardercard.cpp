@@ -1,5 +1,8 @@
 #include "app-dashboard/ui/forwardercard.h"
 
+#include "common/api/enrolleddaemon.h"
+#include "common/protocol/devicespec.h"
+
 #include "app-dashboard/core/forwarderlistmodel.h"
 #include "app-dashboard/ui/plainlabel.h"
 
@@ -112,17 +115,18 @@ void ForwarderCard::refresh()
     if (!m_index.isValid())
         return;
     const auto value = [this](int role) { return m_index.data(role); };
-    const QString state = value(ForwarderListModel::StateRole).toString();
+    using State = api::EnrolledDaemon::State;
+    const auto state
+        = api::EnrolledDaemon::parseState(value(ForwarderListModel::StateRole).toString());
     const bool connected = value(ForwarderListModel::ConnectedRole).toBool();
-    const bool revoked = state == QLatin1String("revoked");
+    const bool revoked = state == State::Revoked;
     m_nameLabel->setText(value(ForwarderListModel::NameRole).toString());
-    const QString kind = value(ForwarderListModel::KindRole).toString();
+    const bool usb = protocol::parseDeviceKind(value(ForwarderListModel::KindRole).toString())
+        == protocol::DeviceSpec::Kind::Usb;
     m_kindIcon->setPixmap(
-        QIcon(kind == QLatin1String("usb") ? QStringLiteral(":/icons/usb.svg")
-                                           : QStringLiteral(":/icons/segment.svg"))
+        QIcon(usb ? QStringLiteral(":/icons/usb.svg") : QStringLiteral(":/icons/segment.svg"))
             .pixmap(QSize(20, 20)));
-    m_kindIcon->setToolTip(
-        kind == QLatin1String("usb") ? tr("a USB device") : tr("a network segment"));
+    m_kindIcon->setToolTip(usb ? tr("a USB device") : tr("a network segment"));
     const QString deviceName = value(ForwarderListModel::DeviceNameRole).toString();
     m_deviceLabel->setText(deviceName.isEmpty()
             ? value(ForwarderListModel::DeviceRole).toString()
@@ -137,7 +141,7 @@ void ForwarderCard::refresh()
             stateText += QStringLiteral(" · ") + tr("device unplugged");
     } else if (revoked) {
         stateText = tr("revoked");
-    } else if (state == QLatin1String("awaiting enrollment")) {
+    } else if (state == State::AwaitingEnrollment) {
         stateText = tr("waiting for its first connection");
     } else {
         const QDateTime seen = value(ForwarderListModel::LastSeenRole).toDateTime();

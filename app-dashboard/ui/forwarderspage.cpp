@@ -1,5 +1,7 @@
 #include "app-dashboard/ui/forwarderspage.h"
 
+#include "common/api/project.h"
+
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/logging.h"
 #include "app-dashboard/ui/binddialog.h"
@@ -169,15 +171,20 @@ void ForwardersPage::openEnroll()
 void ForwardersPage::openBind(qint64 forwarderId)
 {
     const int row = m_directory->model()->rowOf(forwarderId);
-    auto *dialog = new BindDialog(
-        m_directory, BindDialog::Mode::Bind, m_directory->model()->forwarder(row), {}, this);
+    auto *dialog = new BindDialog(m_directory, BindDialog::Mode::Bind,
+        row >= 0 ? std::optional<api::Forwarder>(m_directory->model()->forwarder(row))
+                 : std::nullopt,
+        {}, this);
     const QPointer<BindDialog> guard(dialog);
     m_api->get(QStringLiteral("/api/projects"), dialog, [guard](const Result<QJsonObject> &answer) {
-        if (!answer || !guard)
+        const auto projects = answer
+            ? api::listOf<api::Project>(*answer, QLatin1StringView("projects"))
+            : Result<QList<api::Project>>(answer.error());
+        if (!projects || !guard)
             return;
         QStringList paths;
-        for (const QJsonValue &project : answer->value(QLatin1String("projects")).toArray())
-            paths.append(project.toObject().value(QLatin1String("path")).toString());
+        for (const api::Project &project : *projects)
+            paths.append(project.path);
         guard->setProjects(paths);
     });
     openDialog(dialog);
@@ -186,28 +193,25 @@ void ForwardersPage::openBind(qint64 forwarderId)
 void ForwardersPage::openUnbind(qint64 forwarderId)
 {
     const int row = m_directory->model()->rowOf(forwarderId);
-    const QJsonObject binding = m_directory->model()->binding(row);
-    const qint64 bindingId = binding.value(QLatin1String("id")).toInteger();
-    if (bindingId <= 0)
+    const auto binding = m_directory->model()->binding(row);
+    if (!binding || binding->id <= 0)
         return;
-    openDialog(makeUnbindDialog(m_directory, bindingId,
-        m_directory->model()->forwarder(row).value(QLatin1String("name")).toString(),
-        binding.value(QLatin1String("project")).toString(), this));
+    openDialog(makeUnbindDialog(m_directory, binding->id, m_directory->model()->forwarder(row).name,
+        binding->project, this));
 }
 
 void ForwardersPage::openRevoke(qint64 forwarderId)
 {
     const int row = m_directory->model()->rowOf(forwarderId);
-    const QJsonObject forwarder = m_directory->model()->forwarder(row);
-    const QJsonObject binding = m_directory->model()->binding(row);
-    const QString name = forwarder.value(QLatin1String("name")).toString();
+    const QString name = m_directory->model()->forwarder(row).name;
+    const auto binding = m_directory->model()->binding(row);
     QString consequence
         = tr("%1 is cut off for good: its credential stops working and it can never connect again.")
               .arg(name);
-    if (!binding.isEmpty())
+    if (binding)
         consequence += QLatin1Char(' ')
             + tr("Its binding to %1 ends, and runs using the device lose it at once.")
-                  .arg(binding.value(QLatin1String("project")).toString());
+                  .arg(binding->project);
     openDialog(new ReasonDialog(
         tr("Revoke %1").arg(name), consequence, tr("Revoke"), false,
         [this, forwarderId](const QString &reason, QObject *context, HubApi::Callback done) {

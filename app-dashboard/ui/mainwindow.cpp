@@ -24,12 +24,13 @@ namespace cloop::dashboard {
 
 MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent)
     : QMainWindow(parent)
+    , m_identity(api::recordIn<api::Identity>(identity).value_or(api::Identity {}))
     , m_events(new EventStream(this))
     , m_directory(new ForwarderDirectory(api, m_events, this))
     , m_navigation(new QListWidget(this))
     , m_pages(new QStackedWidget(this))
     , m_forwarders(new ForwardersPage(api, m_directory, this))
-    , m_projects(new ProjectsPage(api, m_events, m_directory, identity, this))
+    , m_projects(new ProjectsPage(api, m_events, m_directory, m_identity, this))
     , m_approvals(new ApprovalsPage(api, m_events, m_directory, this))
     , m_executors(new ExecutorsPage(api, m_events, this))
     , m_live(new PlainLabel(this))
@@ -51,7 +52,7 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     m_pages->addWidget(m_approvals);
     m_pages->addWidget(m_executors);
     // The audit log is the hub administrators' alone.
-    if (identity.value(QLatin1String("hub_admin")).toBool()) {
+    if (m_identity.hubAdmin) {
         m_audit = new AuditPage(api, this);
         m_navigation->addItem(
             new QListWidgetItem(QIcon(QStringLiteral(":/icons/audit.svg")), tr("Audit log")));
@@ -83,12 +84,10 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     session->addSeparator();
     session->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
 
-    const QString user = identity.value(QLatin1String("user")).toString();
-    const bool admin = identity.value(QLatin1String("hub_admin")).toBool();
-    statusBar()->addWidget(
-        new PlainLabel(admin ? tr("Signed in as %1 (hub administrator)").arg(user)
-                             : tr("Signed in as %1").arg(user),
-            this));
+    statusBar()->addWidget(new PlainLabel(m_identity.hubAdmin
+            ? tr("Signed in as %1 (hub administrator)").arg(m_identity.user)
+            : tr("Signed in as %1").arg(m_identity.user),
+        this));
     m_live->setObjectName(QStringLiteral("live"));
     // Slow calls show as a moving bar, so a wait never looks like a hang.
     auto *busy = new QProgressBar(this);

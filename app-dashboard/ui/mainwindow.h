@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/api/adminrequest.h"
+#include "common/api/identity.h"
 
 #include <QJsonObject>
 #include <QMainWindow>
@@ -27,6 +28,7 @@ class MainWindow final : public QMainWindow
     Q_OBJECT
 
 public:
+    // `identity` is the hub's answer to GET /api/whoami.
     MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent = nullptr);
     ~MainWindow() override;
 
@@ -54,6 +56,7 @@ Q_SIGNALS:
     void signOutRequested();
 
 private:
+    api::Identity m_identity; // who signed in, from GET /api/whoami
     EventStream *m_events;
     ForwarderDirectory *m_directory;
     QListWidget *m_navigation;

@@ -1,5 +1,9 @@
 #include "app-dashboard/ui/projectspage.h"
 
+#include "common/api/binding.h"
+#include "common/api/hubeventname.h"
+#include "common/api/project.h"
+
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/ui/binddialog.h"
@@ -17,7 +21,7 @@
 namespace cloop::dashboard {
 
 ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory,
-    const QJsonObject &identity, QWidget *parent)
+    const api::Identity &identity, QWidget *parent)
     : QWidget(parent)
     , m_directory(directory)
     , m_identity(identity)
@@ -26,13 +30,15 @@ ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory 
     , m_request(new QPushButton(tr("&Request a device…"), this))
     , m_unbind(new QPushButton(tr("&Unbind…"), this))
 {
+    using Project = api::Project;
+    using Binding = api::Binding;
     auto *projectModel = new JsonTableModel(
-        { textColumn(tr("Project"), QStringLiteral("path")),
-            { tr("Your role"),
-                [this](const QJsonObject &project) {
-                    const QString role = roleIn(project.value(QLatin1String("path")).toString());
+        { recordColumn<Project>(tr("Project"), [](const Project &project) { return project.path; }),
+            recordColumn<Project>(tr("Your role"),
+                [this](const Project &project) {
+                    const QString role = roleIn(project.path);
                     return role.isEmpty() ? tr("none") : role;
-                } } },
+                }) },
         this);
     m_projectListing = new JsonListing(api, QStringLiteral("projects"), projectModel, this);
     m_projectListing->setPath(QStringLiteral("/api/projects"));
@@ -40,26 +46,22 @@ ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory 
     m_projects = new RecordTable(m_projectListing, tr("Filter projects"), this);
     m_projects->setEmptyText(tr("No projects you can see."));
 
-    const auto until = timeColumn(tr("Until"), QStringLiteral("expires_at"));
     auto *deviceModel = new JsonTableModel(
-        { textColumn(tr("Forwarder"), QStringLiteral("forwarder")),
-            { tr("Executor"),
-                [](const QJsonObject &b) {
-                    const QString executor = b.value(QLatin1String("virtual_executor")).toString();
-                    return executor.isEmpty() ? tr("any") : executor;
-                } },
-            { tr("In the sandbox as"),
-                [](const QJsonObject &b) {
-                    return QStringList { b.value(QLatin1String("target")).toString(),
-                        b.value(QLatin1String("address")).toString() }
-                        .join(QLatin1Char(' '))
-                        .trimmed();
-                } },
-            until, textColumn(tr("Bound by"), QStringLiteral("created_by")) },
+        { recordColumn<Binding>(tr("Forwarder"), [](const Binding &b) { return b.forwarder; }),
+            recordColumn<Binding>(tr("Executor"),
+                [](const Binding &b) {
+                    return b.virtualExecutor.isEmpty() ? tr("any") : b.virtualExecutor;
+                }),
+            recordColumn<Binding>(tr("In the sandbox as"),
+                [](const Binding &b) {
+                    return QStringList { b.target, b.address }.join(QLatin1Char(' ')).trimmed();
+                }),
+            recordTimeColumn<Binding>(tr("Until"), [](const Binding &b) { return b.expiresAt; }),
+            recordColumn<Binding>(tr("Bound by"), [](const Binding &b) { return b.createdBy; }) },
         this);
     m_deviceListing = new JsonListing(api, QStringLiteral("bindings"), deviceModel, this);
     m_deviceListing->followEvents(
-        events, { QStringLiteral("binding."), QStringLiteral("forwarder.revoked") });
+        events, { api::hubeventname::kBindingFamily, api::hubeventname::kForwarderRevoked });
     m_devices = new RecordTable(m_deviceListing, tr("Filter this project's devices"), this);
     m_devices->setEmptyText(tr("Nothing is bound to this project."));
     m_devices->addButton(m_bind, false);
@@ -83,7 +85,8 @@ ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory 
     layout->addWidget(split, 1);
 
     connect(m_projects, &RecordTable::selectionChanged, this, [this] {
-        showProject(m_projects->selectedRecord().value(QLatin1String("path")).toString());
+        const auto project = api::recordIn<api::Project>(m_projects->selectedRecord());
+        showProject(project ? project->path : QString());
     });
     connect(m_bind, &QPushButton::clicked, this, [this] { openBinding(false); });
     connect(m_request, &QPushButton::clicked, this, [this] { openBinding(true); });
@@ -91,27 +94,29 @@ ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory 
     showProject({});
 }
 
+std::optional<api::ProjectRole> ProjectsPage::roleOf(const QString &project) const
+{
+    if (m_identity.hubAdmin)
+        return api::ProjectRole::Administrator;
+    return m_identity.roleIn(project);
+}
+
 QString ProjectsPage::roleIn(const QString &project) const
 {
-    if (m_identity.value(QLatin1String("hub_admin")).toBool())
-        return QStringLiteral("administrator");
-    for (const QJsonValue &role : m_identity.value(QLatin1String("roles")).toArray()) {
-        if (role.toObject().value(QLatin1String("project")).toString() == project)
-            return role.toObject().value(QLatin1String("role")).toString();
-    }
-    return {};
+    const auto role = roleOf(project);
+    return role ? QString(api::projectRoleName(*role)) : QString();
 }
 
 void ProjectsPage::showProject(const QString &path)
 {
     m_project = path;
-    const QString role = roleIn(path);
-    const bool administrator = role == QLatin1String("administrator");
+    const auto role = roleOf(path);
+    const bool administrator = role == api::ProjectRole::Administrator;
     m_overview->setText(path.isEmpty() ? tr("Choose a project to see its forwarded devices.")
                                        : tr("Forwarded devices of %1").arg(path));
     m_bind->setVisible(administrator);
     m_unbind->setVisible(administrator);
-    m_request->setVisible(!administrator && role == QLatin1String("maintainer"));
+    m_request->setVisible(role == api::ProjectRole::Maintainer);
     m_bind->setEnabled(!path.isEmpty());
     m_request->setEnabled(!path.isEmpty());
     m_devices->setEnabled(!path.isEmpty());
@@ -137,11 +142,10 @@ void ProjectsPage::openBinding(bool request)
 
 void ProjectsPage::openUnbind()
 {
-    const QJsonObject binding = m_devices->selectedRecord();
-    if (binding.isEmpty())
+    const auto binding = api::recordIn<api::Binding>(m_devices->selectedRecord());
+    if (!binding)
         return;
-    auto *dialog = makeUnbindDialog(m_directory, binding.value(QLatin1String("id")).toInteger(),
-        binding.value(QLatin1String("forwarder")).toString(), m_project, this);
+    auto *dialog = makeUnbindDialog(m_directory, binding->id, binding->forwarder, m_project, this);
     connect(dialog, &QDialog::accepted, m_deviceListing, &JsonListing::refresh);
     openModal(dialog);
     Q_EMIT dialogOpened(dialog);

@@ -1,6 +1,7 @@
 #pragma once
 
-#include <QJsonObject>
+#include "common/api/identity.h"
+
 #include <QWidget>
 
 class QLabel;
@@ -23,7 +24,7 @@ class ProjectsPage final : public QWidget
 
 public:
     ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory,
-        const QJsonObject &identity, QWidget *parent = nullptr);
+        const api::Identity &identity, QWidget *parent = nullptr);
 
     RecordTable *projects() const { return m_projects; }
     RecordTable *devices() const { return m_devices; }
@@ -33,6 +34,7 @@ public:
     QString currentProject() const { return m_project; }
     // "administrator", "maintainer" or empty, from the signed-in identity.
     QString roleIn(const QString &project) const;
+    std::optional<api::ProjectRole> roleOf(const QString &project) const;
 
 Q_SIGNALS:
     void dialogOpened(QDialog *dialog);
@@ -43,7 +45,7 @@ private:
     void openUnbind();
 
     ForwarderDirectory *m_directory;
-    QJsonObject m_identity;
+    api::Identity m_identity;
     JsonListing *m_projectListing;
     JsonListing *m_deviceListing;
     RecordTable *m_projects;

@@ -1,5 +1,7 @@
 #include "app-dashboard/ui/signindialog.h"
 
+#include "common/api/identity.h"
+
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/keyprobe.h"
 #include "app-dashboard/core/tokenstore.h"
@@ -149,7 +151,9 @@ void SignInDialog::succeeded(const QJsonObject &answer)
             settle(tr("Continue"));
             messageLabel()->setText(tr(
                 "Signed in as %1. The token was not kept: %2. You will be asked for it next time.")
-                                        .arg(m_identity.value(QLatin1String("user")).toString(),
+                                        .arg(api::recordIn<api::Identity>(m_identity)
+                                                 .value_or(api::Identity {})
+                                                 .user,
                                             kept.error().message));
         });
 }

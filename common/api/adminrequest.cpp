@@ -11,7 +11,7 @@ Status checkAdminUrl(const QUrl &url)
     auto check = net::checkHubUrl(url, false);
     if (check)
         return {};
-    if (check.error().code == QLatin1String("insecure_url"))
+    if (check.error().is(ErrorCode::InsecureUrl))
         return Error::make(check.error().code,
             QStringLiteral("refusing plaintext %1:// to %2: API tokens travel only over wss:// "
                            "(plain ws:// only to this machine)")

@@ -90,7 +90,7 @@ Status DaemonConnector::prepareFromBundle(const QString &bundleText, const QStri
     if (!bundle) {
         Error error = bundle.error();
         error.message = QStringLiteral("%1: %2").arg(source, error.message);
-        if (error.code == QLatin1String("bundle_unpinned"))
+        if (error.is(ErrorCode::BundleUnpinned))
             error.message += QStringLiteral(
                 ". Ask for a new bundle, or start with --trust-ca-only to trust the hub "
                 "on its certificate's CA chain alone");
@@ -148,7 +148,7 @@ Status DaemonConnector::prepare()
     auto loaded = m_credentialFile.load(pinRequirement());
     if (!loaded) {
         Error error = loaded.error();
-        if (error.code == QLatin1String("credential_unpinned"))
+        if (error.is(ErrorCode::CredentialUnpinned))
             error.message += QStringLiteral(
                 ", or start with --trust-ca-only to trust the hub on its certificate's CA "
                 "chain alone");

@@ -101,7 +101,7 @@ Result<LoadedCredential> CredentialFile::load(net::PinRequirement pin) const
     if (!pins)
         return broken(m_path, QStringLiteral("\"pin\" is invalid: %1").arg(pins.error().message));
     if (pins->isEmpty() && pin == net::PinRequirement::Required)
-        return Error::make(QStringLiteral("credential_unpinned"),
+        return Error::make(ErrorCode::CredentialUnpinned,
             QStringLiteral(
                 "credential file %1 holds no pin of the hub's key (\"pin\" is empty): "
                 "without one any certificate a CA issues for the hub's name would pass, and "

@@ -122,7 +122,7 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(
     if (!pins)
         return bad(QStringLiteral("the bundle's pin is invalid: %1").arg(pins.error().message));
     if (pins->isEmpty() && pin == net::PinRequirement::Required)
-        return Error::make(QStringLiteral("bundle_unpinned"),
+        return Error::make(ErrorCode::BundleUnpinned,
             QStringLiteral("the bundle holds no pin of the hub's key; every bundle a hub makes "
                            "has one, so this one was edited or made by hand"),
             true);

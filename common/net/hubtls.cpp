@@ -103,7 +103,7 @@ Result<bool> checkHubUrl(const QUrl &url, bool allowInsecure, const QString &ins
             return false;
         if (allowInsecure)
             return true;
-        return Error::make(QStringLiteral("insecure_url"),
+        return Error::make(ErrorCode::InsecureUrl,
             QStringLiteral("refusing plaintext %1 to %2: use wss://%3")
                 .arg(scheme, url.host(),
                     insecureOption.isEmpty()

@@ -1,6 +1,7 @@
 #include "common/protocol/controlmessage.h"
 
 #include "common/device/usb/usbipprotocol.h"
+#include "common/protocol/fieldreader.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -13,109 +14,17 @@ namespace cloop::protocol {
 
 namespace {
 
-Error protocolError(const QString &message)
+PeerRole readRole(FieldReader &read)
 {
-    return Error::make(QStringLiteral("protocol_error"), message);
-}
-
-// Reads typed fields out of one JSON object and remembers the first problem,
-// so each message parser reads as a list of fields.
-class FieldReader
-{
-public:
-    FieldReader(const QJsonObject &object, QString type)
-        : m_object(object)
-        , m_type(std::move(type))
-    { }
-
-    QString string(QLatin1StringView key, qsizetype maxLength = 4096, bool required = true)
-    {
-        const QJsonValue value = m_object.value(key);
-        if (value.isUndefined() && !required)
-            return {};
-        if (!value.isString()) {
-            fail(QStringLiteral("\"%1\" must be a string").arg(key));
-            return {};
-        }
-        QString text = value.toString();
-        if (required && text.isEmpty())
-            fail(QStringLiteral("\"%1\" must not be empty").arg(key));
-        else if (text.size() > maxLength)
-            fail(QStringLiteral("\"%1\" is longer than %2 characters").arg(key).arg(maxLength));
-        return text;
-    }
-
-    qint64 integer(QLatin1StringView key, qint64 min, qint64 max)
-    {
-        const QJsonValue value = m_object.value(key);
-        const double number = value.toDouble(-1);
-        if (!value.isDouble() || std::trunc(number) != number) {
-            fail(QStringLiteral("\"%1\" must be an integer").arg(key));
-            return 0;
-        }
-        // Range first: converting a double outside qint64 is undefined.
-        // min and max lie within +-2^53, so they convert exactly.
-        if (!(number >= static_cast<double>(min) && number <= static_cast<double>(max))) {
-            fail(QStringLiteral("\"%1\" = %2 is outside %3..%4")
-                     .arg(key)
-                     .arg(number, 0, 'g', 17)
-                     .arg(min)
-                     .arg(max));
-            return 0;
-        }
-        return static_cast<qint64>(number);
-    }
-
-    bool boolean(QLatin1StringView key)
-    {
-        const QJsonValue value = m_object.value(key);
-        if (value.isUndefined())
-            return false;
-        if (!value.isBool()) {
-            fail(QStringLiteral("\"%1\" must be true or false").arg(key));
-            return false;
-        }
-        return value.toBool();
-    }
-
-    QJsonObject optionalObject(QLatin1StringView key)
-    {
-        const QJsonValue value = m_object.value(key);
-        if (value.isUndefined() || value.isNull())
-            return {};
-        if (!value.isObject()) {
-            fail(QStringLiteral("\"%1\" must be an object").arg(key));
-            return {};
-        }
-        return value.toObject();
-    }
-
-    PeerRole role()
-    {
-        const QString name = string(QLatin1StringView("role"), 32);
-        if (name == QLatin1String("forwarder"))
-            return PeerRole::Forwarder;
-        if (name == QLatin1String("executor"))
-            return PeerRole::Executor;
-        if (!m_error)
-            fail(QStringLiteral("\"role\" must be \"forwarder\" or \"executor\""));
+    const QString name = read.string(QLatin1StringView("role"), 32);
+    if (name == QLatin1String("forwarder"))
         return PeerRole::Forwarder;
-    }
-
-    void fail(const QString &problem)
-    {
-        if (!m_error)
-            m_error = protocolError(QStringLiteral("%1 message: %2").arg(m_type, problem));
-    }
-
-    const QJsonObject &object() const { return m_object; }
-    const std::optional<Error> &error() const { return m_error; }
-
-private:
-    const QJsonObject &m_object;
-    QString m_type;
-    std::optional<Error> m_error;
-};
+    if (name == QLatin1String("executor"))
+        return PeerRole::Executor;
+    if (!read.error())
+        read.fail(QStringLiteral("\"role\" must be \"forwarder\" or \"executor\""));
+    return PeerRole::Forwarder;
+}
 
 template <typename T> Result<ControlMessage> finish(const FieldReader &reader, T message)
 {
@@ -125,7 +34,7 @@ template <typename T> Result<ControlMessage> finish(const FieldReader &reader, T
 }
 
 constexpr qint64 kMaxProtocol = 10000;
-constexpr qint64 kMaxId = (qint64(1) << 53);
+constexpr qint64 kMaxId = kMaxWireId;
 
 // Structure only; what a path or a command means is the agent's to check
 // (WorkRoot confines the workdir, the sandbox runs argv).
@@ -177,7 +86,6 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
     }
     const QJsonValue devices = object.value(QLatin1String("devices"));
     if (!devices.isUndefined() && !devices.isNull()) {
-        static const QRegularExpression deviceName(QStringLiteral("^[a-z0-9][a-z0-9._-]{0,63}$"));
         static const QRegularExpression interfaceName(QStringLiteral("^[A-Za-z0-9_.-]{1,15}$"));
         if (!devices.isArray() || devices.toArray().size() > kMaxDevices) {
             read.fail(QStringLiteral("\"devices\" must be an array of at most %1 devices")
@@ -189,12 +97,14 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
                     break;
                 }
                 const QJsonObject fields = entry.toObject();
-                FieldReader device(fields, QStringLiteral("run.start device"));
+                FieldReader device(fields, QStringLiteral("run.start device message"));
                 ForwardedDevice forwarded;
                 forwarded.bindingId = device.integer(QLatin1StringView("binding_id"), 1, kMaxId);
                 forwarded.name = device.string(QLatin1StringView("name"), 64);
-                forwarded.kind = device.string(QLatin1StringView("kind"), 8);
-                if (forwarded.kind == QLatin1String("l2")) {
+                const auto kind = parseDeviceKind(device.string(QLatin1StringView("kind"), 8));
+                if (kind)
+                    forwarded.kind = *kind;
+                if (kind == DeviceSpec::Kind::Segment) {
                     forwarded.target = device.string(QLatin1StringView("target"), 15);
                     forwarded.address = device.string(QLatin1StringView("address"), 64, false);
                     if (fields.contains(QLatin1String("mtu")))
@@ -202,7 +112,7 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
                             = static_cast<int>(device.integer(QLatin1StringView("mtu"), 68, 65521));
                     if (!device.error() && !interfaceName.match(forwarded.target).hasMatch())
                         device.fail(QStringLiteral("\"target\" is not an interface name"));
-                } else if (forwarded.kind == QLatin1String("usb")) {
+                } else if (kind == DeviceSpec::Kind::Usb) {
                     forwarded.busId = device.string(QLatin1StringView("busid"), 31);
                     if (!device.error()
                         && !device::usb::usbip::isValidBusId(forwarded.busId.toLatin1()))
@@ -210,7 +120,7 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
                 } else if (!device.error()) {
                     device.fail(QStringLiteral("\"kind\" must be \"l2\" or \"usb\""));
                 }
-                if (!device.error() && !deviceName.match(forwarded.name).hasMatch())
+                if (!device.error() && !isValidForwardedDeviceName(forwarded.name))
                     device.fail(QStringLiteral("\"name\" is not a device name"));
                 if (device.error()) {
                     read.fail(device.error()->message);
@@ -224,6 +134,12 @@ Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &objec
 }
 
 } // namespace
+
+bool isValidForwardedDeviceName(const QString &name)
+{
+    static const QRegularExpression pattern(QStringLiteral("^[a-z0-9][a-z0-9._-]{0,63}$"));
+    return pattern.match(name).hasMatch();
+}
 
 QString roleName(PeerRole role)
 {
@@ -249,14 +165,14 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
     if (!typeValue.isString())
         return protocolError(QStringLiteral("control message has no \"type\""));
     const QString type = typeValue.toString();
-    FieldReader read(object, type);
+    FieldReader read(object, type + QStringLiteral(" message"));
 
     if (type == messagetype::kHello) {
         Hello hello;
         hello.protocol
             = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
         hello.software = read.string(QLatin1StringView("software"), 64);
-        hello.role = read.role();
+        hello.role = readRole(read);
         hello.credential = read.string(QLatin1StringView("credential"), 256);
         hello.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
         return finish(read, std::move(hello));
@@ -266,7 +182,7 @@ Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
         redeem.protocol
             = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
         redeem.software = read.string(QLatin1StringView("software"), 64);
-        redeem.role = read.role();
+        redeem.role = readRole(read);
         redeem.token = read.string(QLatin1StringView("token"), 256);
         redeem.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
         return finish(read, std::move(redeem));
@@ -428,13 +344,13 @@ struct Serializer
             for (const ForwardedDevice &device : m.devices) {
                 QJsonObject entry { { QStringLiteral("binding_id"), device.bindingId },
                     { QStringLiteral("name"), device.name },
-                    { QStringLiteral("kind"), device.kind } };
-                if (device.kind == QLatin1String("l2")) {
+                    { QStringLiteral("kind"), deviceKindName(device.kind) } };
+                if (device.kind == DeviceSpec::Kind::Segment) {
                     entry.insert(QStringLiteral("target"), device.target);
                     entry.insert(QStringLiteral("mtu"), device.mtu);
                     if (!device.address.isEmpty())
                         entry.insert(QStringLiteral("address"), device.address);
-                } else if (device.kind == QLatin1String("usb")) {
+                } else {
                     entry.insert(QStringLiteral("busid"), device.busId);
                 }
                 devices.append(entry);

@@ -103,13 +103,13 @@ struct ErrorMessage
 // Hub -> agent: run this workload. The agent checks everything again
 // before acting on it: the hub is not trusted with the agent's files.
 // A device the hub lends to a run. Its stream arrives on a channel the hub
-// opens just before the start, with the metadata {"kind": "device",
-// "run_id", "binding_id"}; the agent attaches it before the workload starts.
+// opens just before the start (an AgentDeviceOpen, channelopen.h); the agent
+// attaches it before the workload starts.
 struct ForwardedDevice
 {
     qint64 bindingId = 0;
     QString name; // "fwd-lab": the key in CLOOP_FORWARDED_DEVICES
-    QString kind; // "l2" (a segment) or "usb"
+    DeviceSpec::Kind kind = DeviceSpec::Kind::Segment;
     QString target; // l2: the interface's name in the sandbox
     QString address; // l2: CIDR, or empty
     int mtu = 1500; // l2
@@ -117,6 +117,9 @@ struct ForwardedDevice
 
     friend bool operator==(const ForwardedDevice &, const ForwardedDevice &) = default;
 };
+
+// "fwd-lab": lower case letters, digits, '.', '_' and '-', at most 64.
+bool isValidForwardedDeviceName(const QString &name);
 
 struct RunStart
 {

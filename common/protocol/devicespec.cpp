@@ -80,10 +80,25 @@ Result<DeviceSpec> DeviceSpec::parseInterface(const QString &name)
     return spec;
 }
 
+QLatin1StringView deviceKindName(DeviceSpec::Kind kind)
+{
+    return kind == DeviceSpec::Kind::Usb ? QLatin1StringView("usb") : QLatin1StringView("l2");
+}
+
+std::optional<DeviceSpec::Kind> parseDeviceKind(QStringView name)
+{
+    for (const DeviceSpec::Kind kind : { DeviceSpec::Kind::Usb, DeviceSpec::Kind::Segment }) {
+        if (name == deviceKindName(kind))
+            return kind;
+    }
+    return std::nullopt;
+}
+
 Result<DeviceSpec> DeviceSpec::fromJson(const QJsonObject &object)
 {
     const QString kind = object.value(QLatin1String("kind")).toString();
-    if (kind == QLatin1String("usb")) {
+    const std::optional<Kind> known = parseDeviceKind(kind);
+    if (known == Kind::Usb) {
         QString text = object.value(QLatin1String("vendor")).toString() + QLatin1Char(':')
             + object.value(QLatin1String("product")).toString();
         const QString serial = object.value(QLatin1String("serial")).toString();
@@ -91,7 +106,7 @@ Result<DeviceSpec> DeviceSpec::fromJson(const QJsonObject &object)
             text += QLatin1Char(':') + serial;
         return parseUsb(text);
     }
-    if (kind == QLatin1String("l2"))
+    if (known == Kind::Segment)
         return parseInterface(object.value(QLatin1String("interface")).toString());
     return invalid(QStringLiteral("unknown device kind \"%1\"").arg(kind));
 }
@@ -114,7 +129,7 @@ QJsonObject DeviceSpec::toJson() const
 
 QString DeviceSpec::kindName() const
 {
-    return kind == Kind::Usb ? QStringLiteral("usb") : QStringLiteral("l2");
+    return deviceKindName(kind);
 }
 
 QString DeviceSpec::describe() const

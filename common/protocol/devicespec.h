@@ -5,6 +5,8 @@
 #include <QJsonObject>
 #include <QString>
 
+#include <optional>
+
 namespace cloop::protocol {
 
 // What one forwarder carries: exactly one USB device or one network interface.
@@ -32,6 +34,11 @@ struct DeviceSpec
 
     friend bool operator==(const DeviceSpec &, const DeviceSpec &) = default;
 };
+
+// The one mapping of device kinds to their names on the wire and in the
+// admin API: "usb" and "l2" (a segment).
+QLatin1StringView deviceKindName(DeviceSpec::Kind kind);
+std::optional<DeviceSpec::Kind> parseDeviceKind(QStringView name);
 
 // Linux interface names: 1..15 bytes, no '/', ':', whitespace, not "." or "..".
 bool isValidInterfaceName(const QString &name);

@@ -244,6 +244,11 @@ void ChannelMultiplexer::closeAll(const QString &reason)
         channel->finish(CloseCode::ConnectionLost, reason, false);
 }
 
+Result<Channel *> ChannelMultiplexer::openChannel(const protocol::ChannelOpen &open)
+{
+    return openChannel(protocol::serializeChannelOpen(open));
+}
+
 Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
 {
     auto decoded = protocol::decodeFrame(encoded);

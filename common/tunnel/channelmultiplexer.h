@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/protocol/channelframe.h"
+#include "common/protocol/channelopen.h"
 #include "common/result.h"
 #include "common/tunnel/chunkqueue.h"
 
@@ -144,6 +145,8 @@ public:
 
     // Null with an error when the connection already has maxChannels open.
     Result<Channel *> openChannel(const QJsonObject &metadata);
+    // The same for an opening the protocol names (common/protocol/channelopen.h).
+    Result<Channel *> openChannel(const protocol::ChannelOpen &open);
 
     // A frame from the transport. An error is a protocol violation by the
     // peer: the transport should drop the whole connection.

@@ -193,7 +193,7 @@ Status AttachmentLedger::removeIdleTap(const QString &name)
 {
     if (Status valid = device::l2::validateInterfaceName(name); !valid)
         return valid.error();
-    const auto failure = [&name](const QString &code, const QString &why) {
+    const auto failure = [&name](const auto code, const QString &why) {
         return Error::make(code, QStringLiteral("TAP %1 not removed: %2").arg(name, why));
     };
     util::Fd control(::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0));
@@ -202,7 +202,7 @@ Status AttachmentLedger::removeIdleTap(const QString &name)
             QStringLiteral("tap_remove"), QStringLiteral("socket: %1").arg(errnoText(errno)));
     const int before = indexOf(control.get(), name);
     if (before == 0)
-        return failure(QStringLiteral("interface_gone"), QStringLiteral("it no longer exists"));
+        return failure(ErrorCode::InterfaceGone, QStringLiteral("it no longer exists"));
     if (before < 0)
         return failure(QStringLiteral("tap_remove"), errnoText(-before));
 
@@ -231,8 +231,7 @@ Status AttachmentLedger::removeIdleTap(const QString &name)
     // meantime, this one is new, and closing it (it is not persistent)
     // takes it away again.
     if (indexOf(control.get(), name) != before)
-        return failure(
-            QStringLiteral("interface_gone"), QStringLiteral("it vanished while being removed"));
+        return failure(ErrorCode::InterfaceGone, QStringLiteral("it vanished while being removed"));
     if (::ioctl(tun.get(), TUNSETPERSIST, 0) != 0) {
         return failure(QStringLiteral("tap_remove"),
             QStringLiteral("TUNSETPERSIST: %1").arg(errnoText(errno)));
@@ -429,7 +428,7 @@ AttachmentLedger::Recovery AttachmentLedger::recoverLeftovers()
             continue;
         }
         if (Status removed = m_remover(leftover.hostName); !removed) {
-            if (removed.error().code != QLatin1String("interface_gone"))
+            if (!removed.error().is(ErrorCode::InterfaceGone))
                 skip(removed.error().message);
             continue;
         }

@@ -1,7 +1,6 @@
 #include "daemon-agent/devices/deviceattacher.h"
 
 #include "common/device/l2/tapdevice.h"
-#include "common/device/usb/usbipprotocol.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/devices/attachmentledger.h"
@@ -44,25 +43,18 @@ void DeviceAttacher::recoverLeftovers()
         qCWarning(lcAgent).noquote() << "left alone:" << skipped;
 }
 
-void DeviceAttacher::acceptChannel(tunnel::Channel *channel)
+void DeviceAttacher::acceptChannel(tunnel::Channel *channel, const protocol::AgentDeviceOpen &open)
 {
-    const QJsonObject meta = channel->metadata();
-    const qint64 runId = meta.value(QLatin1String("run_id")).toInteger();
-    const qint64 bindingId = meta.value(QLatin1String("binding_id")).toInteger();
-    const QString name = meta.value(QLatin1String("name")).toString().left(64);
+    const qint64 runId = open.runId;
+    const qint64 bindingId = open.bindingId;
+    const QString &name = open.name;
     const Key key { runId, bindingId };
-    if (runId <= 0 || bindingId <= 0 || m_ports.count(key) != 0) {
+    if (m_ports.count(key) != 0) {
         channel->refuse(QStringLiteral("a device channel needs a new run and binding"));
         return;
     }
-    const QString kind = meta.value(QLatin1String("device_kind")).toString(QStringLiteral("l2"));
-    if (kind == QLatin1String("usb")) {
-        acceptUsbChannel(channel, key, name);
-        return;
-    }
-    if (kind != QLatin1String("l2")) {
-        channel->refuse(
-            QStringLiteral("this agent cannot attach \"%1\" devices").arg(kind.left(16)));
+    if (open.deviceKind == protocol::DeviceSpec::Kind::Usb) {
+        acceptUsbChannel(channel, key, name, open.busId);
         return;
     }
     auto tap = device::l2::TapDevice::create(device::l2::TapDevice::Options {});
@@ -84,13 +76,9 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel)
                                      .arg(bindingId);
 }
 
-void DeviceAttacher::acceptUsbChannel(tunnel::Channel *channel, const Key &key, const QString &name)
+void DeviceAttacher::acceptUsbChannel(
+    tunnel::Channel *channel, const Key &key, const QString &name, const QString &busId)
 {
-    const QString busId = channel->metadata().value(QLatin1String("busid")).toString();
-    if (!device::usb::usbip::isValidBusId(busId.toLatin1())) {
-        channel->refuse(QStringLiteral("a USB device channel needs the forwarder's bus id"));
-        return;
-    }
     channel->accept();
     auto *usb = new UsbImport(channel, busId, m_roots, this);
     m_ports[key] = Attached { name, nullptr, usb };
@@ -131,10 +119,6 @@ bool DeviceAttacher::isPending(const RunStart &run) const
 Status DeviceAttacher::checkReady(const RunStart &run) const
 {
     for (const ForwardedDevice &device : run.devices) {
-        if (device.kind != QLatin1String("l2") && device.kind != QLatin1String("usb"))
-            return Error::make(QStringLiteral("device_unavailable"),
-                QStringLiteral("%1: this agent cannot attach %2 devices")
-                    .arg(device.name, device.kind));
         const auto found = m_ports.find(Key { run.runId, device.bindingId });
         if (found == m_ports.end()) {
             const auto ending = m_endings.find(Key { run.runId, device.bindingId });
@@ -146,7 +130,7 @@ Status DeviceAttacher::checkReady(const RunStart &run) const
                             ? ending->second
                             : QStringLiteral("its stream never came; see the agent's log")));
         }
-        if (device.kind == QLatin1String("usb")) {
+        if (device.kind == protocol::DeviceSpec::Kind::Usb) {
             if (!found->second.usb || found->second.usb->state() != UsbImport::State::Ready)
                 return Error::make(QStringLiteral("device_unavailable"),
                     QStringLiteral("%1 (binding %2) is not attached yet")
@@ -169,12 +153,13 @@ QString DeviceAttacher::environmentValue(const RunStart &run) const
     QStringList entries;
     for (const ForwardedDevice &device : run.devices) {
         QString where = device.target;
-        if (device.kind == QLatin1String("usb")) {
+        if (device.kind == protocol::DeviceSpec::Kind::Usb) {
             const auto found = m_ports.find(Key { run.runId, device.bindingId });
             where = found != m_ports.end() && found->second.usb ? found->second.usb->nodePath()
                                                                 : QString();
         }
-        entries.append(QStringLiteral("%1=%2:%3").arg(device.name, device.kind, where));
+        entries.append(QStringLiteral("%1=%2:%3")
+                           .arg(device.name, protocol::deviceKindName(device.kind), where));
     }
     return entries.join(QLatin1Char(','));
 }
@@ -185,7 +170,8 @@ Result<QList<RunSpec::DeviceNode>> DeviceAttacher::deviceNodes(
     QList<RunSpec::DeviceNode> nodes;
     for (const ForwardedDevice &device : run.devices) {
         const auto found = m_ports.find(Key { run.runId, device.bindingId });
-        if (device.kind != QLatin1String("usb") || found == m_ports.end() || !found->second.usb)
+        if (device.kind != protocol::DeviceSpec::Kind::Usb || found == m_ports.end()
+            || !found->second.usb)
             continue;
         const QString node = found->second.usb->nodePath();
         const QString hostPath = m_roots.path(node);
@@ -223,8 +209,8 @@ void DeviceAttacher::sandboxStarted(const RunStart &run, qint64 pid)
                     .arg(moved.error().message));
             continue;
         }
-        const Attachment attachment { run.runId, device.bindingId, device.kind, hostName,
-            device.target, pid };
+        const Attachment attachment { run.runId, device.bindingId,
+            protocol::deviceKindName(device.kind), hostName, device.target, pid };
         if (Status recorded = m_ledger->record(attachment); !recorded)
             qCWarning(lcAgent).noquote()
                 << "cannot record the attachment:" << recorded.error().message;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/device/sysfsroot.h"
+#include "common/protocol/channelopen.h"
 #include "common/protocol/controlmessage.h"
 #include "common/result.h"
 #include "daemon-agent/sandbox/runspec.h"
@@ -44,7 +45,7 @@ public:
     void recoverLeftovers();
 
     // A channel of kind "device" the hub opened: a TAP for it now.
-    void acceptChannel(tunnel::Channel *channel);
+    void acceptChannel(tunnel::Channel *channel, const protocol::AgentDeviceOpen &open);
     // Whether a device of the start is still being attached (a USB device
     // the kernel is enumerating); devicesSettled() follows.
     bool isPending(const protocol::RunStart &run) const;
@@ -79,7 +80,8 @@ private:
         UsbImport *usb = nullptr; // a USB device
     };
 
-    void acceptUsbChannel(tunnel::Channel *channel, const Key &key, const QString &name);
+    void acceptUsbChannel(
+        tunnel::Channel *channel, const Key &key, const QString &name, const QString &busId);
     void drop(const Key &key, const QString &reason);
 
     device::SysfsRoot m_roots;

@@ -86,14 +86,14 @@ Result<tunnel::FrameDevice::Delivery> TapPort::writeFrame(const protocol::FrameR
     const Status written = m_tap->writeFrame(headView, record.frame);
     if (written)
         return Delivery::Written;
-    const QString &code = written.error().code;
+    const Error &error = written.error();
     // Down is the normal state between the TAP's creation and the moment
     // the sandbox brings it up after the move; full is the sandbox not
     // keeping up. Neither is the segment's end.
-    if (code == QLatin1String("would_block") || code == QLatin1String("link_down"))
+    if (error.is(ErrorCode::WouldBlock) || error.is(ErrorCode::LinkDown))
         return Delivery::Dropped;
-    if (code == QLatin1String("device_gone"))
-        return written.error();
+    if (error.is(ErrorCode::DeviceGone))
+        return error;
     // The kernel judged this one frame (its vnet header, its size): the
     // next may be fine. Said once, or a peer could flood the log.
     if (!std::exchange(m_rejectionLogged, true)) {
@@ -107,7 +107,7 @@ Result<tunnel::FrameDevice::Delivery> TapPort::writeFrame(const protocol::FrameR
 
 QString TapPort::describeFailure(const Error &error) const
 {
-    return error.code == QLatin1String("device_gone")
+    return error.is(ErrorCode::DeviceGone)
         ? QStringLiteral("device gone: %1").arg(error.message)
         : QStringLiteral("the TAP failed: %1").arg(error.message);
 }

@@ -157,8 +157,10 @@ void RunSupervisor::start(const RunStart &run)
             return refuse(run.runId, ready.error().message);
         spec.env.insert(
             QStringLiteral("CLOOP_FORWARDED_DEVICES"), m_devices->environmentValue(run));
-        const bool segment = std::any_of(run.devices.cbegin(), run.devices.cend(),
-            [](const ForwardedDevice &device) { return device.kind == QLatin1String("l2"); });
+        const bool segment = std::any_of(
+            run.devices.cbegin(), run.devices.cend(), [](const ForwardedDevice &device) {
+                return device.kind == protocol::DeviceSpec::Kind::Segment;
+            });
         if (segment)
             spec.addedCapabilities = { QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW") };
         auto nodes = m_devices->deviceNodes(run, spec.user);
@@ -246,9 +248,7 @@ void RunSupervisor::openLogChannel(qint64 runId, Log &log)
 {
     if (!m_channels)
         return;
-    auto channel = m_channels->openChannel(
-        QJsonObject { { QStringLiteral("kind"), QStringLiteral("run-log") },
-            { QStringLiteral("run_id"), runId } });
+    auto channel = m_channels->openChannel(protocol::RunLogOpen { runId });
     if (!channel) {
         qCWarning(lcAgent).noquote()
             << "run" << runId << "has no log channel:" << channel.error().message;

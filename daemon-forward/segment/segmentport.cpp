@@ -85,8 +85,7 @@ Result<tunnel::FrameDevice::Delivery> SegmentPort::writeFrame(const protocol::Fr
     if (sent)
         return Delivery::Written;
     // A full socket buffer, or a frame the wire cannot carry: Ethernet drops.
-    if (sent.error().code == QLatin1String("would_block")
-        || sent.error().code == QLatin1String("invalid_frame"))
+    if (sent.error().is(ErrorCode::WouldBlock) || sent.error().is(ErrorCode::InvalidFrame))
         return Delivery::Dropped;
     return sent.error();
 }

@@ -66,7 +66,7 @@ Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(
         // it only when no connection holds it.
         if (roots.readAttribute(deviceDir(busId) + QLatin1String("/usbip_status"))
             != QLatin1String("1"))
-            return Error::make(QStringLiteral("usb_busy"),
+            return Error::make(ErrorCode::UsbBusy,
                 QStringLiteral("USB device %1 is in use by another USB/IP connection").arg(busId));
         qCInfo(lcForward).noquote()
             << "USB device" << busId << "was left bound to usbip-host; taking it over";
@@ -113,7 +113,7 @@ Result<std::unique_ptr<UsbipExport>> UsbipExport::begin(
     exported->m_ledger = ledger;
     const auto status = roots.readAttribute(deviceDir(busId) + QLatin1String("/usbip_status"));
     if (status != QLatin1String("1"))
-        return Error::make(QStringLiteral("usb_busy"),
+        return Error::make(ErrorCode::UsbBusy,
             QStringLiteral("usbip-host reports USB device %1 as %2, not available")
                 .arg(busId, status.value_or(QStringLiteral("unknown"))));
     auto record = device::usb::readDeviceRecord(roots, busId);

@@ -105,7 +105,7 @@ void UsbipServerSession::startImport()
     const QString busId = m_device.busId();
     auto exported = UsbipExport::begin(m_device.roots(), busId, m_exports);
     if (!exported) {
-        const bool busy = exported.error().code == QLatin1String("usb_busy");
+        const bool busy = exported.error().is(ErrorCode::UsbBusy);
         return refuseImport(
             quint32(busy ? usbip::OpStatus::DeviceBusy : usbip::OpStatus::DeviceError),
             exported.error().message);

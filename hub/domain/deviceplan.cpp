@@ -12,7 +12,7 @@ namespace {
 Error cannotAttach(
     const ExecutorRecord &executor, const ForwarderRecord &forwarder, const QString &why)
 {
-    return Error::make(QStringLiteral("executor_cannot_attach"),
+    return Error::make(ErrorCode::ExecutorCannotAttach,
         QStringLiteral("executor %1 (%2) cannot take forwarder %3 (%4)'s %5: %6")
             .arg(executor.id)
             .arg(executor.name)
@@ -80,7 +80,7 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
                     .arg(device.forwarder.name, device.forwarder.device.describe()));
         device.device.busId = *busId;
         if (input.deviceInUse && input.deviceInUse(device.forwarder.id))
-            return Error::make(QStringLiteral("device_busy"),
+            return Error::make(ErrorCode::DeviceBusy,
                 QStringLiteral(
                     "forwarder %1 (%2)'s USB device is lent to another run; run %3 waits for it")
                     .arg(device.forwarder.id)
@@ -140,10 +140,10 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
                                    "upgrade cloop on that machine")
                         .arg(executor.protocol)
                         .arg(protocol::kMinimumForUsb));
-            device.device.kind = QStringLiteral("usb");
+            device.device.kind = protocol::DeviceSpec::Kind::Usb;
             continue;
         }
-        device.device.kind = QStringLiteral("l2");
+        device.device.kind = protocol::DeviceSpec::Kind::Segment;
         device.device.target = device.binding.terms.targetInterface.isEmpty()
             ? QString(bindingterms::kDefaultTarget)
             : device.binding.terms.targetInterface;
@@ -158,8 +158,8 @@ Result<QList<PlannedDevice>> planDevices(const DevicePlanInput &input)
     // Two segments cannot both be fwd0 in one sandbox.
     for (qsizetype i = 0; i < planned.size(); ++i) {
         for (qsizetype j = i + 1; j < planned.size(); ++j) {
-            if (planned[i].device.kind == QLatin1String("l2")
-                && planned[j].device.kind == QLatin1String("l2")
+            if (planned[i].device.kind == protocol::DeviceSpec::Kind::Segment
+                && planned[j].device.kind == protocol::DeviceSpec::Kind::Segment
                 && planned[i].device.target == planned[j].device.target)
                 return Error::make(QStringLiteral("device_clash"),
                     QStringLiteral(

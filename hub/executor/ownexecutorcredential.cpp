@@ -43,7 +43,7 @@ Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &p
             }
             return QString();
         }
-        if (record.error().code == QLatin1String("revoked"))
+        if (record.error().is(ErrorCode::Revoked))
             return Error::make(QStringLiteral("own_executor_revoked"),
                 QStringLiteral(
                     "the hub's own executor %1 was revoked, so it stays off; to enroll it "
@@ -51,7 +51,7 @@ Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &p
                     .arg(loaded->credential->id)
                     .arg(file.path()),
                 true);
-        if (record.error().code != QLatin1String("unknown_credential"))
+        if (!record.error().is(ErrorCode::UnknownCredential))
             return record.error();
         // A credential this database never issued (the database was replaced):
         // enrolled anew below, and the file replaced once that succeeds.

@@ -1,6 +1,7 @@
 #include "hub/server/devicestreams.h"
 
 #include "common/logging.h"
+#include "common/protocol/channelopen.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/channelsplice.h"
 #include "hub/domain/eventbus.h"
@@ -50,18 +51,13 @@ Status DeviceStreams::open(
                     .arg(device.forwarder.name)
                     .arg(run.id));
         }
-        const QJsonObject meta { { QStringLiteral("run_id"), run.id },
-            { QStringLiteral("binding_id"), device.binding.id } };
-        QJsonObject toForwarder = meta;
-        const bool usb = device.device.kind == QLatin1String("usb");
-        toForwarder.insert(
-            QStringLiteral("kind"), usb ? QStringLiteral("usb") : QStringLiteral("segment"));
-        QJsonObject toAgent = meta;
-        toAgent.insert(QStringLiteral("kind"), QStringLiteral("device"));
-        toAgent.insert(QStringLiteral("name"), device.device.name);
-        toAgent.insert(QStringLiteral("device_kind"), device.device.kind);
-        if (usb)
-            toAgent.insert(QStringLiteral("busid"), device.device.busId);
+        const bool usb = device.device.kind == protocol::DeviceSpec::Kind::Usb;
+        const protocol::ChannelOpen toForwarder = usb
+            ? protocol::ChannelOpen { protocol::UsbOpen {
+                protocol::UsbOpen::Purpose::Run, run.id, device.binding.id, {} } }
+            : protocol::ChannelOpen { protocol::SegmentOpen { run.id, device.binding.id, {} } };
+        const protocol::AgentDeviceOpen toAgent { run.id, device.binding.id, device.device.name,
+            device.device.kind, usb ? device.device.busId : QString() };
         auto forwarderSide = forwarder->channels()->openChannel(toForwarder);
         auto agentSide = forwarderSide ? agent->channels()->openChannel(toAgent)
                                        : Result<tunnel::Channel *>(forwarderSide.error());

@@ -2,6 +2,7 @@
 
 #include "common/device/usb/usbipprotocol.h"
 #include "common/logging.h"
+#include "common/protocol/channelopen.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "hub/server/daemongateway.h"
 #include "hub/storage/forwarderstore.h"
@@ -33,11 +34,10 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
                 .arg(forwarder.id)
                 .arg(forwarder.name)));
     const bool usb = forwarder.device.kind == protocol::DeviceSpec::Kind::Usb;
-    const QJsonObject meta = usb
-        ? QJsonObject { { QStringLiteral("kind"), QStringLiteral("usb") },
-              { QStringLiteral("purpose"), QStringLiteral("test") } }
-        : QJsonObject { { QStringLiteral("kind"), QStringLiteral("device-test") } };
-    auto opened = session->channels()->openChannel(meta);
+    const protocol::ChannelOpen opening = usb
+        ? protocol::ChannelOpen { protocol::UsbOpen { protocol::UsbOpen::Purpose::Test, 0, 0, {} } }
+        : protocol::ChannelOpen { protocol::DeviceTestOpen {} };
+    auto opened = session->channels()->openChannel(opening);
     if (!opened)
         return ApiResponse::fromError(
             Error::make(QStringLiteral("forwarder_busy"), opened.error().message));

@@ -154,7 +154,7 @@ void EventStream::recheck(const std::function<bool(const Subscriber &)> &affecte
             continue;
         if (Status entitled = stillEntitled(*subscriber); !entitled) {
             // A database that cannot answer is not a revocation.
-            if (entitled.error().code == QLatin1String("storage_error"))
+            if (entitled.error().is(ErrorCode::StorageError))
                 continue;
             end(subscriber, entitled.error());
         }

@@ -2,7 +2,9 @@
 
 #include "common/logging.h"
 #include "common/protocol/agentcapabilities.h"
+#include "common/protocol/channelopen.h"
 #include "hub/domain/bindingservice.h"
+#include "hub/domain/clock.h"
 #include "hub/domain/deviceplan.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/executorservice.h"
@@ -206,11 +208,11 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         auto plan = planDevices(input);
         if (!plan) {
             // Queued until the run holding the device lets go of it.
-            if (plan.error().code == QLatin1String("device_busy")) {
+            if (plan.error().is(ErrorCode::DeviceBusy)) {
                 qCDebug(lcHub).noquote() << plan.error().message;
                 return;
             }
-            if (plan.error().code != QLatin1String("executor_cannot_attach"))
+            if (!plan.error().is(ErrorCode::ExecutorCannotAttach))
                 return refuseRun(run, plan.error().message);
             refusal = plan.error().message;
             continue;
@@ -333,15 +335,16 @@ void RunDispatcher::onExecutorConnected(qint64 executorId)
 
 void RunDispatcher::acceptLogChannel(qint64 executorId, tunnel::Channel *channel)
 {
-    const QJsonObject meta = channel->metadata();
-    const qint64 runId = meta.value(QLatin1String("run_id")).toInteger();
-    if (meta.value(QLatin1String("kind")).toString() != QLatin1String("run-log")) {
+    const auto open = protocol::RunLogOpen::fromMetadata(channel->metadata());
+    if (!open) {
         logRefusal(executorId,
-            QStringLiteral("opened a channel of kind \"%1\": refused")
-                .arg(meta.value(QLatin1String("kind")).toString().left(64)));
-        channel->refuse(QStringLiteral("an executor opens run-log channels only"));
+            QStringLiteral("opened a channel of kind \"%1\": refused: %2")
+                .arg(protocol::claimedChannelKind(channel->metadata()), open.error().message));
+        channel->refuse(QStringLiteral("an executor opens run-log channels only: %1")
+                            .arg(open.error().message));
         return;
     }
+    const qint64 runId = open->runId;
     const auto run = ownRun(executorId, runId, QLatin1StringView("run output"));
     if (!run) {
         channel->refuse(QStringLiteral("no run %1 of this executor takes output").arg(runId));

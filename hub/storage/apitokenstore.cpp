@@ -22,8 +22,7 @@ Result<qint64> ApiTokenStore::ensureHubAdmin(const QString &name)
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
-        return Error::make(
-            QStringLiteral("storage_error"), QStringLiteral("user insert returned no id"));
+        return Error::make(ErrorCode::StorageError, QStringLiteral("user insert returned no id"));
     return inserted->value(0).toLongLong();
 }
 

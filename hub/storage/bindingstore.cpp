@@ -174,7 +174,7 @@ Result<BindingRecord> BindingStore::create(qint64 forwarderId, qint64 projectId,
         return inserted.error();
     if (!inserted->next())
         return Error::make(
-            QStringLiteral("storage_error"), QStringLiteral("binding insert returned no id"));
+            ErrorCode::StorageError, QStringLiteral("binding insert returned no id"));
     auto binding = find(inserted->value(0).toLongLong());
     if (!binding)
         return binding.error();

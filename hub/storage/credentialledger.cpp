@@ -89,7 +89,7 @@ Result<CredentialLedger::Redeemed> CredentialLedger::redeem(const QString &token
                 .arg(m_tables.noun),
             true);
     if (!lookup->value(3).isNull())
-        return Error::make(QStringLiteral("revoked"),
+        return Error::make(ErrorCode::Revoked,
             QStringLiteral("%1 %2 was revoked").arg(m_tables.noun).arg(ownerId), true);
     const QDateTime now = QDateTime::currentDateTimeUtc();
     if (expiresAt <= now)
@@ -144,13 +144,13 @@ Result<qint64> CredentialLedger::authenticate(const QString &credential)
     if (!q)
         return q.error();
     if (!q->next())
-        return Error::make(QStringLiteral("unknown_credential"),
+        return Error::make(ErrorCode::UnknownCredential,
             QStringLiteral("the hub does not know this %1 credential; enroll again")
                 .arg(m_tables.noun),
             true);
     const qint64 ownerId = q->value(0).toLongLong();
     if (!q->value(1).isNull())
-        return Error::make(QStringLiteral("revoked"),
+        return Error::make(ErrorCode::Revoked,
             QStringLiteral("%1 %2 was revoked; it cannot connect again")
                 .arg(m_tables.noun)
                 .arg(ownerId),

@@ -49,7 +49,7 @@ Database::~Database()
 
 Error Database::storageError(const QString &what, const QSqlError &error) const
 {
-    return Error::make(QStringLiteral("storage_error"),
+    return Error::make(ErrorCode::StorageError,
         QStringLiteral("database error while %1: %2").arg(what, error.text()));
 }
 
@@ -57,11 +57,11 @@ Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path)
 {
     const QFileInfo info(path);
     if (info.exists() && !info.isFile())
-        return Error::make(QStringLiteral("storage_error"),
+        return Error::make(ErrorCode::StorageError,
             QStringLiteral("database path %1 is not a file").arg(path), true);
     const QFileInfo dirInfo(info.absolutePath());
     if (!dirInfo.isDir())
-        return Error::make(QStringLiteral("storage_error"),
+        return Error::make(ErrorCode::StorageError,
             QStringLiteral("data folder %1 does not exist").arg(info.absolutePath()), true);
 
     std::unique_ptr<Database> database(new Database(nextConnectionName(), Dialect::Sqlite));
@@ -71,7 +71,7 @@ Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path)
         db.setDatabaseName(path);
         db.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=5000"));
         if (!db.open())
-            return Error::make(QStringLiteral("storage_error"),
+            return Error::make(ErrorCode::StorageError,
                 QStringLiteral("cannot open database %1: %2").arg(path, db.lastError().text()),
                 true);
     }
@@ -100,7 +100,7 @@ Result<std::unique_ptr<Database>> Database::openPostgres(const QString &connecti
         // Qt's QPSQL takes the libpq keywords through the connect options.
         db.setConnectOptions(connectionString);
         if (!db.open())
-            return Error::make(QStringLiteral("storage_error"),
+            return Error::make(ErrorCode::StorageError,
                 QStringLiteral("cannot connect to PostgreSQL: %1").arg(db.lastError().text()),
                 true);
     }
@@ -205,7 +205,7 @@ Status Database::Transaction::commit()
 {
     if (!m_active)
         return m_beginStatus.ok() ? Status(Error::make(
-                   QStringLiteral("storage_error"), QStringLiteral("transaction already ended")))
+                   ErrorCode::StorageError, QStringLiteral("transaction already ended")))
                                   : m_beginStatus;
     if (m_joined) {
         m_active = false;
@@ -213,7 +213,7 @@ Status Database::Transaction::commit()
         return {};
     }
     if (m_db.m_rollbackOnly)
-        return Error::make(QStringLiteral("storage_error"),
+        return Error::make(ErrorCode::StorageError,
             QStringLiteral("a part of the change failed; nothing was committed"));
     if (auto committed = m_db.query(QStringLiteral("COMMIT")); !committed)
         return committed.error(); // the destructor rolls back

@@ -68,8 +68,7 @@ Result<UserRecord> ProjectStore::addUser(const QString &name, bool hubAdmin, con
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
-        return Error::make(
-            QStringLiteral("storage_error"), QStringLiteral("user insert returned no id"));
+        return Error::make(ErrorCode::StorageError, QStringLiteral("user insert returned no id"));
     const qint64 id = inserted->value(0).toLongLong();
     if (Status audited = AuditLog(m_db).append(actor, auditaction::kUserAdd,
             QStringLiteral("user:%1").arg(name), { { QStringLiteral("hub_admin"), hubAdmin } });
@@ -133,7 +132,7 @@ Result<ProjectRecord> ProjectStore::addProject(const QString &path, const QStrin
         return inserted.error();
     if (!inserted->next())
         return Error::make(
-            QStringLiteral("storage_error"), QStringLiteral("project insert returned no id"));
+            ErrorCode::StorageError, QStringLiteral("project insert returned no id"));
     const qint64 id = inserted->value(0).toLongLong();
     if (Status audited = AuditLog(m_db).append(
             actor, auditaction::kProjectAdd, QStringLiteral("project:%1").arg(path));

@@ -136,7 +136,7 @@ Result<RequestRecord> RequestStore::file(qint64 forwarderId, qint64 projectId, q
         return inserted.error();
     if (!inserted->next())
         return Error::make(
-            QStringLiteral("storage_error"), QStringLiteral("request insert returned no id"));
+            ErrorCode::StorageError, QStringLiteral("request insert returned no id"));
     auto request = find(inserted->value(0).toLongLong());
     if (!request)
         return request.error();

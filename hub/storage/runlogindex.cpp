@@ -9,7 +9,7 @@ namespace {
 
 Error storageError(const QFile &file, const char *what)
 {
-    return Error::make(QStringLiteral("storage_error"),
+    return Error::make(ErrorCode::StorageError,
         QStringLiteral("cannot %1 %2: %3")
             .arg(QLatin1String(what), file.fileName(), file.errorString()));
 }

@@ -26,7 +26,7 @@ constexpr qint64 kReadChunk = 64 * 1024;
 
 Error storageError(const QString &what)
 {
-    return Error::make(QStringLiteral("storage_error"), what);
+    return Error::make(ErrorCode::StorageError, what);
 }
 
 Error fileError(const QFile &file, const char *what)

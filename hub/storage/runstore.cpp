@@ -107,8 +107,7 @@ Result<RunRecord> RunStore::create(const NewRun &run, const QDateTime &now)
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
-        return Error::make(
-            QStringLiteral("storage_error"), QStringLiteral("run insert returned no id"));
+        return Error::make(ErrorCode::StorageError, QStringLiteral("run insert returned no id"));
     return find(inserted->value(0).toLongLong());
 }
 

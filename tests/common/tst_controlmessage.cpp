@@ -386,13 +386,13 @@ void TestControlMessage::runMessagesRoundTrip_data()
     QTest::newRow("run.start host process") << ControlMessage(hostProcess);
     RunStart withDevices = start;
     withDevices.devices
-        = { ForwardedDevice { 7, QStringLiteral("fwd-lab"), QStringLiteral("l2"),
+        = { ForwardedDevice { 7, QStringLiteral("fwd-lab"), DeviceSpec::Kind::Segment,
                 QStringLiteral("fwd0"), QStringLiteral("192.0.2.10/24"), 9000, QString() },
-              ForwardedDevice { 8, QStringLiteral("fwd-lab2"), QStringLiteral("l2"),
+              ForwardedDevice { 8, QStringLiteral("fwd-lab2"), DeviceSpec::Kind::Segment,
                   QStringLiteral("fwd1"), QString(), 1500, QString() } };
     QTest::newRow("run.start with devices") << ControlMessage(withDevices);
     RunStart withUsb = start;
-    withUsb.devices = { ForwardedDevice { 9, QStringLiteral("fwd-hsm"), QStringLiteral("usb"),
+    withUsb.devices = { ForwardedDevice { 9, QStringLiteral("fwd-hsm"), DeviceSpec::Kind::Usb,
         QString(), QString(), 1500, QStringLiteral("1-1.4") } };
     QTest::newRow("run.start with a USB device") << ControlMessage(withUsb);
     QTest::newRow("run.cancel") << ControlMessage(

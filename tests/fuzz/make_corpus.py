@@ -4,7 +4,7 @@ invalid inputs per fuzz target. Run once after changing the wire formats;
 the generated files are committed. Inputs that reproduced a crash are added
 by hand under corpus/<target>/crash-<what> and are not touched here.
 
-Formats follow common/protocol/channelframe.h, controlmessage.h,
+Formats follow common/protocol/channelframe.h, controlmessage.h, channelopen.h,
 framerecord.h and common/identity/enrollmentbundle.h."""
 
 import base64
@@ -304,6 +304,27 @@ def main():
                                 credential="c"),
             "bad-device": message(type="welcome", protocol=1, software="x", id=1, name="n",
                                   device={"kind": "usb", "vendor": "10500", "product": "1"}),
+        },
+        "fuzz_channelopen": {
+            "run-log": message(kind="run-log", run_id=41),
+            "segment": message(kind="segment", run_id=12, binding_id=3),
+            "segment-named": message(kind="segment", run_id=12, binding_id=3, interface="eth1",
+                                     device={"kind": "l2", "interface": "eth1"}),
+            "usb-run": message(kind="usb", run_id=12, binding_id=3, busid="1-1.4"),
+            "usb-test": message(kind="usb", purpose="test"),
+            "device-test": message(kind="device-test"),
+            "agent-segment": message(kind="device", run_id=12, binding_id=3, name="fwd-lab",
+                                     device_kind="l2"),
+            "agent-usb": message(kind="device", run_id=12, binding_id=3, name="fwd-hsm",
+                                 device_kind="usb", busid="1-1.4"),
+            "bad-kind": message(kind="l2", run_id=1),
+            "bad-run-id": message(kind="run-log", run_id=9007199254740993),
+            "bad-purpose": message(kind="usb", purpose="flash", run_id=1, binding_id=1),
+            "bad-device": message(kind="segment", run_id=1, binding_id=1,
+                                  device={"kind": "usb", "vendor": "zz"}),
+            "bad-agent-busid": message(kind="device", run_id=1, binding_id=1, name="fwd-hsm",
+                                       device_kind="usb", busid="../1-1"),
+            "bad-not-object": b'["run-log", 1]',
         },
         "fuzz_bundle": {
             # Pasted text.

@@ -150,7 +150,7 @@ void TestDevicePlan::aBoundSegmentBecomesADeviceOfTheRun()
     const protocol::ForwardedDevice &device = plan->first().device;
     QCOMPARE(device.bindingId, 3);
     QCOMPARE(device.name, QStringLiteral("fwd-lab"));
-    QCOMPARE(device.kind, QStringLiteral("l2"));
+    QCOMPARE(device.kind, protocol::DeviceSpec::Kind::Segment);
     QCOMPARE(device.target, QStringLiteral("fwd0"));
     QCOMPARE(device.address, QStringLiteral("192.0.2.10/24"));
     // Another project's binding is not this run's.
@@ -286,7 +286,7 @@ void TestDevicePlan::aBoundUsbDeviceIsImportedByItsBusId()
     QVERIFY2(plan, qPrintable(plan ? QString() : plan.error().message));
     QCOMPARE(plan->size(), 2);
     const protocol::ForwardedDevice &device = plan->at(1).device;
-    QCOMPARE(device.kind, QStringLiteral("usb"));
+    QCOMPARE(device.kind, protocol::DeviceSpec::Kind::Usb);
     QCOMPARE(device.name, QStringLiteral("fwd-hsm"));
     QCOMPARE(device.busId, QStringLiteral("1-1.4"));
     QCOMPARE(device.bindingId, 6);

@@ -240,7 +240,7 @@ Status PacketSocket::send(QByteArrayView head, QByteArrayView rest)
     const qsizetype total = head.size() + rest.size();
     const qsizetype minimum = (m_vnetHeader ? kVnetHeaderBytes : 0) + 14;
     if (total < minimum || total > minimum - 14 + kMaxFrameBytes)
-        return Error::make(QStringLiteral("invalid_frame"),
+        return Error::make(ErrorCode::InvalidFrame,
             QStringLiteral("a frame of %1 bytes cannot be sent on %2")
                 .arg(total)
                 .arg(m_interfaceName));
@@ -256,7 +256,7 @@ Status PacketSocket::send(QByteArrayView head, QByteArrayView rest)
         if (errno == EINTR)
             continue;
         if (errno == EAGAIN || errno == ENOBUFS)
-            return Error::make(QStringLiteral("would_block"),
+            return Error::make(ErrorCode::WouldBlock,
                 QStringLiteral("%1 cannot take more frames now").arg(m_interfaceName));
         return systemError(QStringLiteral("send on %1").arg(m_interfaceName), errno);
     }

@@ -53,7 +53,7 @@ Error systemError(const QString &code, const QString &step, int error)
 // then answers EBADFD to everything.
 Error goneError(const QString &name)
 {
-    return Error::make(QStringLiteral("device_gone"),
+    return Error::make(ErrorCode::DeviceGone,
         QStringLiteral("TAP %1 no longer exists (was the namespace it was moved "
                        "into destroyed?)")
             .arg(name),
@@ -427,11 +427,11 @@ Status TapDevice::writeFrame(QByteArrayView head, QByteArrayView rest)
     if (written < 0) {
         const int error = errno;
         if (error == EAGAIN) {
-            return Error::make(QStringLiteral("would_block"),
+            return Error::make(ErrorCode::WouldBlock,
                 QStringLiteral("TAP %1 cannot take a frame now").arg(m_name));
         }
         if (error == EIO) {
-            return Error::make(QStringLiteral("link_down"),
+            return Error::make(ErrorCode::LinkDown,
                 QStringLiteral("TAP %1 is down; frames are accepted once it is up").arg(m_name));
         }
         if (error == EBADFD) {

@@ -31,7 +31,7 @@ int statusFor(const QString &code)
         { QStringLiteral("project_exists"), 409 },
         { QStringLiteral("user_exists"), 409 },
         { QStringLiteral("body_too_large"), 413 },
-        { QStringLiteral("storage_error"), 500 },
+        { QString(errorCodeName(ErrorCode::StorageError)), 500 },
     };
     return statuses.value(code, 400);
 }
