@@ -12,17 +12,24 @@ namespace cloop {
 enum class ErrorCode
 {
     // Storage
+
     StorageError, // the database could not answer; nothing was changed
-                  // Credentials and trust
+
+    // Credentials and trust
+
     Revoked, // the credential was revoked
     UnknownCredential, // the hub never issued it (or its database was replaced)
     BundleUnpinned, // an enrollment bundle without a pin of the hub's key
     CredentialUnpinned, // a credential file without one
     InsecureUrl, // plaintext to a host that is not this machine
-                 // Dispatch
+
+    // Dispatch
+
     DeviceBusy, // another run holds the device: the run waits
     ExecutorCannotAttach, // this executor cannot take the device: try another
-                          // Device I/O
+
+    // Device I/O
+
     WouldBlock, // the interface cannot take the frame now
     LinkDown, // the interface is down
     DeviceGone, // the interface no longer exists

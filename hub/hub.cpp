@@ -1,10 +1,12 @@
 #include "hub/hub.h"
 
+#include "common/api/hubeventname.h"
+
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
 #include "common/util/atomicfile.h"
+#include "common/util/clock.h"
 #include "hub/domain/bindingservice.h"
-#include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/runlifecycle.h"
 #include "hub/domain/tokenservice.h"
@@ -129,7 +131,7 @@ void Hub::connectEvents()
     // A USB device plugged or unplugged at a connected forwarder.
     connect(&m_gateways->forwarderStates(), &ForwarderStates::usbPresenceChanged, &bus,
         [&bus](qint64 id, const QString &busId) {
-            bus.publish(HubEvent { QStringLiteral("forwarder.device"),
+            bus.publish(HubEvent { QString(api::hubeventname::kForwarderDevice),
                 { { QStringLiteral("id"), id }, { QStringLiteral("usb_busid"), busId } },
                 std::nullopt });
         });
@@ -166,7 +168,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 
     std::unique_ptr<Hub> hub(new Hub);
     hub->m_pin = identity->pin;
-    auto database = Database::openSqlite(databasePath(options.dataDir));
+    auto database = Database::openSqlite(databasePath(options.dataDir), *hub->m_clock);
     if (!database)
         return database.error();
     hub->m_core = std::make_unique<HubCore>(

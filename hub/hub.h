@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/util/clock.h"
+
 #include "common/result.h"
 #include "hub/edge/edgelimits.h"
 #include "hub/server/daemongateway.h"
@@ -17,7 +19,6 @@
 namespace cloop::hub {
 
 class AdminApi;
-class Clock;
 class DeviceStreams;
 class ForwarderStates;
 class EventStream;

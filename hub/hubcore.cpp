@@ -1,9 +1,9 @@
 #include "hub/hubcore.h"
 
+#include "common/util/clock.h"
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/auditservice.h"
 #include "hub/domain/bindingservice.h"
-#include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/executorservice.h"
 #include "hub/domain/forwarderservice.h"

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/util/clock.h"
+
 #include "common/result.h"
 
 #include <chrono>
@@ -12,7 +14,6 @@ class ApiTokenStore;
 class AuditService;
 class BindingService;
 class BindingStore;
-class Clock;
 class Database;
 class EventBus;
 class ExecutorService;

@@ -1,8 +1,8 @@
 #include "hub/domain/auditservice.h"
 
+#include "common/util/clock.h"
 #include "common/util/duration.h"
 #include "hub/domain/accesspolicy.h"
-#include "hub/domain/clock.h"
 
 namespace cloop::hub {
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/util/clock.h"
+
 #include "common/result.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/auditlog.h"
@@ -7,7 +9,6 @@
 namespace cloop::hub {
 
 class AccessPolicy;
-class Clock;
 class Database;
 
 // The audit log as hub administrators read it. Entries are written by the

@@ -1,10 +1,12 @@
 #include "hub/domain/bindingservice.h"
 
+#include "common/api/hubeventname.h"
+
 #include "common/logging.h"
+#include "common/util/clock.h"
 #include "common/util/duration.h"
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/bindingterms.h"
-#include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/recordjson.h"
 #include "hub/storage/database.h"
@@ -86,7 +88,7 @@ Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 fo
         return binding.error();
     qCInfo(lcHub).noquote() << caller.userName << "bound forwarder" << forwarderId << "to"
                             << projectPath << "until" << toDbTime(binding->expiresAt);
-    publishBinding(QStringLiteral("binding.created"), *binding);
+    publishBinding(QString(api::hubeventname::kBindingCreated), *binding);
     return binding;
 }
 
@@ -110,7 +112,7 @@ Result<BindingRecord> BindingService::unbind(
         bindingId, BindingRecord::State::Unbound, caller.actor(), reason, m_clock.now());
     if (!ended)
         return ended.error();
-    publishBinding(QStringLiteral("binding.ended"), *ended);
+    publishBinding(QString(api::hubeventname::kBindingEnded), *ended);
     return ended;
 }
 
@@ -195,7 +197,7 @@ Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64
         return filed.error();
     qCInfo(lcHub).noquote() << caller.userName << "requested forwarder" << forwarderId << "for"
                             << projectPath;
-    publishRequest(QStringLiteral("request.filed"), *filed);
+    publishRequest(QString(api::hubeventname::kRequestFiled), *filed);
     return filed;
 }
 
@@ -321,8 +323,8 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
         return final.error();
     qCInfo(lcHub).noquote() << caller.userName << "approved request" << requestId << "of"
                             << request->requesterName;
-    publishRequest(QStringLiteral("request.decided"), *final);
-    publishBinding(QStringLiteral("binding.created"), *binding);
+    publishRequest(QString(api::hubeventname::kRequestDecided), *final);
+    publishBinding(QString(api::hubeventname::kBindingCreated), *binding);
     return std::make_pair(*final, *binding);
 }
 
@@ -344,7 +346,7 @@ Result<RequestRecord> BindingService::deny(
         requestId, RequestRecord::State::Denied, caller.actor(), reason, std::nullopt, now);
     if (!denied)
         return denied.error();
-    publishRequest(QStringLiteral("request.decided"), *denied);
+    publishRequest(QString(api::hubeventname::kRequestDecided), *denied);
     return denied;
 }
 
@@ -357,13 +359,13 @@ Status BindingService::expireDue()
     for (const BindingRecord &binding : std::as_const(*bindings)) {
         qCInfo(lcHub).noquote() << "binding" << binding.id << "of forwarder" << binding.forwarderId
                                 << "to" << binding.projectPath << "expired";
-        publishBinding(QStringLiteral("binding.ended"), binding);
+        publishBinding(QString(api::hubeventname::kBindingEnded), binding);
     }
     auto requests = m_stores.requests.expireDue(now);
     if (!requests)
         return requests.error();
     for (const RequestRecord &request : std::as_const(*requests))
-        publishRequest(QStringLiteral("request.decided"), request);
+        publishRequest(QString(api::hubeventname::kRequestDecided), request);
     return {};
 }
 
@@ -392,9 +394,9 @@ Result<BindingService::Ended> BindingService::endForRevokedForwarder(
 void BindingService::publish(const Ended &ended)
 {
     for (const BindingRecord &binding : ended.bindings)
-        publishBinding(QStringLiteral("binding.ended"), binding);
+        publishBinding(QString(api::hubeventname::kBindingEnded), binding);
     for (const RequestRecord &request : ended.requests)
-        publishRequest(QStringLiteral("request.decided"), request);
+        publishRequest(QString(api::hubeventname::kRequestDecided), request);
 }
 
 Result<QList<BindingService::Lent>> BindingService::forDispatch(qint64 projectId)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/util/clock.h"
+
 #include "common/result.h"
 #include "hub/domain/accesspolicy.h"
 #include "hub/storage/apitokenstore.h"
@@ -15,7 +17,6 @@
 
 namespace cloop::hub {
 
-class Clock;
 class Database;
 class EventBus;
 class ProjectStore;

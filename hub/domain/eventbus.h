@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/api/hubeventname.h"
+
 #include <QDateTime>
 #include <QJsonObject>
 #include <QObject>
@@ -32,12 +34,6 @@ struct HubEvent
     // Set: only this user and hub administrators may see it.
     std::optional<qint64> userId;
 };
-
-namespace hubevent {
-// A user's access changed: their subscriptions are checked again at once.
-inline constexpr QLatin1StringView kTokenRevoked { "token.revoked" };
-inline constexpr QLatin1StringView kRoleChanged { "user.role_changed" };
-} // namespace hubevent
 
 // The hub's domain signals at one place: services publish, the event stream
 // (and later the cluster bus) subscribe.

@@ -1,5 +1,7 @@
 #include "hub/domain/executorservice.h"
 
+#include "common/api/hubeventname.h"
+
 #include "common/logging.h"
 #include "common/util/duration.h"
 #include "hub/domain/accesspolicy.h"
@@ -43,7 +45,7 @@ Result<NewExecutorEnrollment> ExecutorService::enroll(
         return enrollment.error();
     qCInfo(lcHub).noquote() << caller.userName << "enrolled executor" << enrollment->executor.id
                             << enrollment->executor.name;
-    m_events.publish(HubEvent { QStringLiteral("executor.enrolled"),
+    m_events.publish(HubEvent { QString(api::hubeventname::kExecutorEnrolled),
         { { QStringLiteral("id"), enrollment->executor.id },
             { QStringLiteral("name"), enrollment->executor.name } },
         std::nullopt });
@@ -63,7 +65,7 @@ Result<ExecutorRecord> ExecutorService::revoke(
     if (!revoked)
         return revoked.error();
     qCInfo(lcHub).noquote() << caller.userName << "revoked executor" << executorId << revoked->name;
-    m_events.publish(HubEvent { QStringLiteral("executor.revoked"),
+    m_events.publish(HubEvent { QString(api::hubeventname::kExecutorRevoked),
         { { QStringLiteral("id"), revoked->id }, { QStringLiteral("name"), revoked->name },
             { QStringLiteral("by"), caller.userName }, { QStringLiteral("reason"), *reason } },
         std::nullopt });

@@ -1,5 +1,7 @@
 #include "hub/domain/forwarderservice.h"
 
+#include "common/api/hubeventname.h"
+
 #include "common/logging.h"
 #include "common/util/duration.h"
 #include "hub/domain/accesspolicy.h"
@@ -51,7 +53,7 @@ Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const
     qCInfo(lcHub).noquote() << caller.userName << "enrolled forwarder" << enrollment->forwarder.id
                             << enrollment->forwarder.name
                             << enrollment->forwarder.device.describe();
-    m_events.publish(HubEvent { QStringLiteral("forwarder.enrolled"),
+    m_events.publish(HubEvent { QString(api::hubeventname::kForwarderEnrolled),
         { { QStringLiteral("id"), enrollment->forwarder.id },
             { QStringLiteral("name"), enrollment->forwarder.name },
             { QStringLiteral("device"), enrollment->forwarder.device.describe() } },
@@ -81,7 +83,7 @@ Result<ForwarderRecord> ForwarderService::revoke(
     qCInfo(lcHub).noquote() << caller.userName << "revoked forwarder" << forwarderId
                             << revoked->name << "-" << ended->bindings.size() << "binding(s) ended,"
                             << ended->requests.size() << "request(s) cancelled";
-    m_events.publish(HubEvent { QStringLiteral("forwarder.revoked"),
+    m_events.publish(HubEvent { QString(api::hubeventname::kForwarderRevoked),
         { { QStringLiteral("id"), forwarderId }, { QStringLiteral("name"), revoked->name },
             { QStringLiteral("by"), caller.userName }, { QStringLiteral("reason"), reason } },
         std::nullopt });

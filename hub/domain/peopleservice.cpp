@@ -1,8 +1,8 @@
 #include "hub/domain/peopleservice.h"
 
 #include "common/logging.h"
+#include "common/util/clock.h"
 #include "hub/domain/accesspolicy.h"
-#include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/requestfields.h"
 
@@ -78,7 +78,7 @@ Result<ProjectRecord> PeopleService::setRole(const ApiPrincipal &caller, const Q
     qCInfo(lcHub).noquote() << caller.userName << "gave" << user->name
                             << (role ? roleName(*role) : QStringLiteral("no role")) << "in"
                             << project->path;
-    m_events.publish(HubEvent { QString(hubevent::kRoleChanged),
+    m_events.publish(HubEvent { QString(api::hubeventname::kRoleChanged),
         { { QStringLiteral("user_id"), user->id }, { QStringLiteral("project"), project->path },
             { QStringLiteral("role"), role ? *roleText : QStringLiteral("none") } },
         std::nullopt, m_clock.now(), user->id });

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/util/clock.h"
+
 #include "common/result.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/projectstore.h"
@@ -9,7 +11,6 @@
 namespace cloop::hub {
 
 class AccessPolicy;
-class Clock;
 class EventBus;
 
 // People and projects: hub administrators add users and projects and give

@@ -1,6 +1,8 @@
 #include "hub/domain/runlifecycle.h"
 
-#include "hub/domain/clock.h"
+#include "common/api/hubeventname.h"
+
+#include "common/util/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/recordjson.h"
 #include "hub/storage/database.h"
@@ -51,8 +53,8 @@ Result<RunRecord> RunLifecycle::markRunning(qint64 runId, qint64 executorId)
     const QDateTime now = m_clock.now();
     auto running = m_runs.markRunning(runId, executorId, now);
     if (running)
-        m_events.publish(
-            HubEvent { QStringLiteral("run.started"), runJson(*running), running->projectId, now });
+        m_events.publish(HubEvent {
+            QString(api::hubeventname::kRunStarted), runJson(*running), running->projectId, now });
     return running;
 }
 
@@ -86,8 +88,8 @@ Result<RunRecord> RunLifecycle::end(
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     Q_EMIT runEnded(*ended);
-    m_events.publish(
-        HubEvent { QStringLiteral("run.finished"), runJson(*ended), ended->projectId, now });
+    m_events.publish(HubEvent {
+        QString(api::hubeventname::kRunFinished), runJson(*ended), ended->projectId, now });
     return ended;
 }
 

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/util/clock.h"
+
 #include "common/result.h"
 #include "hub/storage/runstore.h"
 
@@ -10,7 +12,6 @@
 
 namespace cloop::hub {
 
-class Clock;
 class EventBus;
 
 // A run's life after it was queued, as the hub decides and its executor

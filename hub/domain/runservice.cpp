@@ -1,9 +1,11 @@
 #include "hub/domain/runservice.h"
 
+#include "common/api/hubeventname.h"
+
 #include "common/logging.h"
 #include "common/protocol/controlmessage.h"
+#include "common/util/clock.h"
 #include "hub/domain/accesspolicy.h"
-#include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/recordjson.h"
 #include "hub/domain/runlifecycle.h"
@@ -116,8 +118,8 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     qCInfo(lcHub).noquote() << caller.userName << "queued run" << created->id << "of" << path;
-    m_events.publish(HubEvent {
-        QStringLiteral("run.queued"), runJson(*created), created->projectId, m_clock.now() });
+    m_events.publish(HubEvent { QString(api::hubeventname::kRunQueued), runJson(*created),
+        created->projectId, m_clock.now() });
     Q_EMIT runQueued(created->id);
     return created;
 }

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/util/clock.h"
+
 #include "common/result.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/runstore.h"
@@ -10,7 +12,6 @@
 namespace cloop::hub {
 
 class AccessPolicy;
-class Clock;
 class EventBus;
 class ExecutorStore;
 class ProjectStore;

@@ -1,8 +1,8 @@
 #include "hub/domain/tokenservice.h"
 
 #include "common/logging.h"
+#include "common/util/clock.h"
 #include "hub/domain/accesspolicy.h"
-#include "hub/domain/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/requestfields.h"
 
@@ -81,7 +81,7 @@ Result<ApiTokenRecord> TokenService::revoke(const ApiPrincipal &caller, qint64 t
         return revoked.error();
     qCInfo(lcHub).noquote() << caller.userName << "revoked API token" << tokenId << "of"
                             << revoked->userName;
-    m_events.publish(HubEvent { QString(hubevent::kTokenRevoked),
+    m_events.publish(HubEvent { QString(api::hubeventname::kTokenRevoked),
         { { QStringLiteral("token_id"), revoked->id },
             { QStringLiteral("user_id"), revoked->userId } },
         std::nullopt, m_clock.now(), revoked->userId });

@@ -1,5 +1,7 @@
 #include "hub/executor/ownexecutorcredential.h"
 
+#include "common/api/hubeventname.h"
+
 #include "common/identity/credentialfile.h"
 #include "common/identity/enrollmentbundle.h"
 #include "common/logging.h"
@@ -72,7 +74,7 @@ Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &p
         if (!revoked)
             return revoked.error();
         qCWarning(lcHub).noquote() << "revoked executor" << stale.id << "-" << reason;
-        m_core.events().publish(HubEvent { QStringLiteral("executor.revoked"),
+        m_core.events().publish(HubEvent { QString(api::hubeventname::kExecutorRevoked),
             { { QStringLiteral("id"), stale.id }, { QStringLiteral("name"), stale.name },
                 { QStringLiteral("by"), kActor }, { QStringLiteral("reason"), reason } },
             std::nullopt });
@@ -80,7 +82,7 @@ Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &p
     auto enrollment = store.enroll(OwnExecutor::kName, kActor, kTokenLifetime);
     if (!enrollment)
         return enrollment.error();
-    m_core.events().publish(HubEvent { QStringLiteral("executor.enrolled"),
+    m_core.events().publish(HubEvent { QString(api::hubeventname::kExecutorEnrolled),
         { { QStringLiteral("id"), enrollment->executor.id },
             { QStringLiteral("name"), enrollment->executor.name } },
         std::nullopt });

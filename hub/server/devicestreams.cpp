@@ -1,5 +1,7 @@
 #include "hub/server/devicestreams.h"
 
+#include "common/api/hubeventname.h"
+
 #include "common/logging.h"
 #include "common/protocol/channelopen.h"
 #include "common/tunnel/channelmultiplexer.h"
@@ -108,7 +110,7 @@ void DeviceStreams::joinIfReady(const Key &key)
     stream.splice = new tunnel::ChannelSplice(forwarderSide, agentSide, this);
     connect(stream.splice, &tunnel::ChannelSplice::ended, this,
         [this, key](CloseCode, const QString &reason) { finish(key, reason); });
-    m_events.publish(HubEvent { QStringLiteral("device.attached"),
+    m_events.publish(HubEvent { QString(api::hubeventname::kDeviceAttached),
         { { QStringLiteral("run_id"), stream.runId },
             { QStringLiteral("binding_id"), stream.bindingId },
             { QStringLiteral("forwarder_id"), stream.forwarderId },
@@ -139,7 +141,7 @@ void DeviceStreams::finish(const Key &key, const QString &cause)
     qCInfo(lcHub).noquote() << "run" << stream.runId << "detached" << stream.deviceName
                             << "(binding" << stream.bindingId << "):" << cause;
     Q_EMIT streamEnded(stream.forwarderId);
-    m_events.publish(HubEvent { QStringLiteral("device.detached"),
+    m_events.publish(HubEvent { QString(api::hubeventname::kDeviceDetached),
         { { QStringLiteral("run_id"), stream.runId },
             { QStringLiteral("binding_id"), stream.bindingId },
             { QStringLiteral("forwarder_id"), stream.forwarderId },

@@ -1,5 +1,7 @@
 #include "hub/server/eventstream.h"
 
+#include "common/api/eventstreammessage.h"
+
 #include "common/logging.h"
 #include "common/util/logthrottle.h"
 #include "hub/domain/accesspolicy.h"
@@ -17,16 +19,9 @@ namespace cloop::hub {
 namespace {
 constexpr qint64 kMaxFirstMessage = 4096;
 
-QString encode(const QJsonObject &object)
-{
-    return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
-}
-
 QString errorText(const Error &error)
 {
-    return encode({ { QStringLiteral("type"), QStringLiteral("error") },
-        { QStringLiteral("code"), error.code }, { QStringLiteral("message"), error.message },
-        { QStringLiteral("permanent"), true } });
+    return api::EventStreamMessage::error(error).toText();
 }
 } // namespace
 
@@ -134,8 +129,7 @@ void EventStream::onFirstMessage(edge::FirstMessageWait *wait, const edge::First
     connect(subscriber->socket, &QWebSocket::disconnected, this,
         [this, subscriber] { remove(subscriber); });
     subscriber->socket->sendTextMessage(
-        encode({ { QStringLiteral("type"), QStringLiteral("subscribed") },
-            { QStringLiteral("user"), principal->userName } }));
+        api::EventStreamMessage::subscribed(principal->userName).toText());
 }
 
 Status EventStream::stillEntitled(const Subscriber &subscriber) const
@@ -209,16 +203,15 @@ bool EventStream::mayReceive(const ApiPrincipal &principal, const HubEvent &even
 void EventStream::onEvent(const HubEvent &event)
 {
     // The hub changed someone's access: their subscriptions answer for it now.
-    if (event.name == hubevent::kTokenRevoked) {
+    if (event.name == api::hubeventname::kTokenRevoked) {
         const qint64 tokenId = event.data.value(QLatin1String("token_id")).toInteger();
         recheck([tokenId](const Subscriber &s) { return s.principal.tokenId == tokenId; });
-    } else if (event.name == hubevent::kRoleChanged) {
+    } else if (event.name == api::hubeventname::kRoleChanged) {
         const qint64 userId = event.data.value(QLatin1String("user_id")).toInteger();
         recheck([userId](const Subscriber &s) { return s.principal.userId == userId; });
     }
-    const QString text = encode({ { QStringLiteral("type"), QStringLiteral("event") },
-        { QStringLiteral("event"), event.name }, { QStringLiteral("at"), toDbTime(event.at) },
-        { QStringLiteral("data"), event.data } });
+    const QString text
+        = api::EventStreamMessage::eventOf(event.name, event.at, event.data).toText();
     for (Subscriber *subscriber : std::as_const(m_subscribers)) {
         if (mayReceive(subscriber->principal, event))
             subscriber->socket->sendTextMessage(text);

@@ -18,7 +18,7 @@ Result<qint64> ApiTokenStore::ensureHubAdmin(const QString &name)
     auto inserted = m_db.query(
         QStringLiteral(
             "INSERT INTO users (name, hub_admin, created_at) VALUES (?, 1, ?) RETURNING id"),
-        { name, toDbTime(QDateTime::currentDateTimeUtc()) });
+        { name, toDbTime(m_db.now()) });
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
@@ -37,7 +37,7 @@ Result<QString> ApiTokenStore::createToken(
         QStringLiteral("INSERT INTO api_tokens (user_id, token_hash, label, created_at) "
                        "VALUES (?, ?, ?, ?)"),
         { userId, secrets::sha256Hex(token), label.isNull() ? QStringLiteral("") : label,
-            toDbTime(QDateTime::currentDateTimeUtc()) });
+            toDbTime(m_db.now()) });
     if (!inserted)
         return inserted.error();
     auto owner = m_db.query(QStringLiteral("SELECT name FROM users WHERE id = ?"), { userId });
@@ -137,7 +137,7 @@ Result<ApiTokenRecord> ApiTokenStore::revoke(qint64 tokenId, const QString &acto
             QStringLiteral("API token %1 was already revoked").arg(tokenId));
     auto updated = m_db.query(
         QStringLiteral("UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL"),
-        { toDbTime(QDateTime::currentDateTimeUtc()), tokenId });
+        { toDbTime(m_db.now()), tokenId });
     if (!updated)
         return updated.error();
     if (Status audited = AuditLog(m_db).append(actor, auditaction::kApiTokenRevoke,

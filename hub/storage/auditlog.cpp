@@ -12,7 +12,7 @@ Status AuditLog::append(const QString &actor, QLatin1StringView action, const QS
     auto inserted = m_db.query(
         QStringLiteral(
             "INSERT INTO audit_log (at, actor, action, subject, details) VALUES (?, ?, ?, ?, ?)"),
-        { toDbTime(QDateTime::currentDateTimeUtc()), actor, QString(action), subject,
+        { toDbTime(m_db.now()), actor, QString(action), subject,
             QString::fromUtf8(QJsonDocument(details).toJson(QJsonDocument::Compact)) });
     if (!inserted)
         return inserted.error();

@@ -46,7 +46,7 @@ Result<CredentialLedger::IssuedToken> CredentialLedger::issueToken(
 {
     if (Status valid = validateTokenTtl(ttl); !valid)
         return valid.error();
-    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const QDateTime now = m_db.now();
     IssuedToken issued { secrets::generate(m_tables.tokenKind), now.addSecs(ttl.count()) };
     auto inserted = m_db.query(
         QStringLiteral(
@@ -91,7 +91,7 @@ Result<CredentialLedger::Redeemed> CredentialLedger::redeem(const QString &token
     if (!lookup->value(3).isNull())
         return Error::make(ErrorCode::Revoked,
             QStringLiteral("%1 %2 was revoked").arg(m_tables.noun).arg(ownerId), true);
-    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const QDateTime now = m_db.now();
     if (expiresAt <= now)
         return Error::make(QStringLiteral("token_expired"),
             QStringLiteral(

@@ -32,9 +32,10 @@ QDateTime fromDbTime(const QVariant &value)
     return time;
 }
 
-Database::Database(QString connectionName, Dialect dialect)
+Database::Database(QString connectionName, Dialect dialect, const Clock &clock)
     : m_connectionName(std::move(connectionName))
     , m_dialect(dialect)
+    , m_clock(clock)
 { }
 
 Database::~Database()
@@ -53,7 +54,7 @@ Error Database::storageError(const QString &what, const QSqlError &error) const
         QStringLiteral("database error while %1: %2").arg(what, error.text()));
 }
 
-Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path)
+Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path, const Clock &clock)
 {
     const QFileInfo info(path);
     if (info.exists() && !info.isFile())
@@ -64,7 +65,7 @@ Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path)
         return Error::make(ErrorCode::StorageError,
             QStringLiteral("data folder %1 does not exist").arg(info.absolutePath()), true);
 
-    std::unique_ptr<Database> database(new Database(nextConnectionName(), Dialect::Sqlite));
+    std::unique_ptr<Database> database(new Database(nextConnectionName(), Dialect::Sqlite, clock));
     {
         QSqlDatabase db
             = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), database->m_connectionName);
@@ -91,9 +92,11 @@ Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path)
     return database;
 }
 
-Result<std::unique_ptr<Database>> Database::openPostgres(const QString &connectionString)
+Result<std::unique_ptr<Database>> Database::openPostgres(
+    const QString &connectionString, const Clock &clock)
 {
-    std::unique_ptr<Database> database(new Database(nextConnectionName(), Dialect::Postgres));
+    std::unique_ptr<Database> database(
+        new Database(nextConnectionName(), Dialect::Postgres, clock));
     {
         QSqlDatabase db
             = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), database->m_connectionName);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "common/util/clock.h"
 
 #include <QSqlDatabase>
 #include <QSqlQuery>
@@ -50,11 +51,15 @@ public:
 
     ~Database();
 
-    // Opens (creating if needed) and migrates to the current schema.
-    static Result<std::unique_ptr<Database>> openSqlite(const QString &path);
-    static Result<std::unique_ptr<Database>> openPostgres(const QString &connectionString);
+    // Opens (creating if needed) and migrates to the current schema. The
+    // stores stamp what they write, and judge what expired, by `clock`.
+    static Result<std::unique_ptr<Database>> openSqlite(
+        const QString &path, const Clock &clock = Clock::system());
+    static Result<std::unique_ptr<Database>> openPostgres(
+        const QString &connectionString, const Clock &clock = Clock::system());
 
     Dialect dialect() const { return m_dialect; }
+    QDateTime now() const { return m_clock.now(); }
     int schemaVersion() const;
     static int currentSchemaVersion();
 
@@ -84,7 +89,7 @@ public:
     };
 
 private:
-    Database(QString connectionName, Dialect dialect);
+    Database(QString connectionName, Dialect dialect, const Clock &clock);
     Status migrate();
     Status applyPragmas();
     Status probeWritable();
@@ -92,6 +97,7 @@ private:
 
     QString m_connectionName;
     Dialect m_dialect;
+    const Clock &m_clock;
     int m_transactionDepth = 0;
     bool m_rollbackOnly = false;
 };

@@ -136,7 +136,7 @@ Result<qint64> EnrolledDaemonStore<Record>::insert(
         values.append(value);
     }
     columns << QStringLiteral("created_at") << QStringLiteral("created_by");
-    values << toDbTime(QDateTime::currentDateTimeUtc()) << actor;
+    values << toDbTime(m_db.now()) << actor;
     auto inserted = m_db.query(
         QStringLiteral("INSERT INTO %1 (%2) VALUES (%3) RETURNING id")
             .arg(m_tables.daemons, columns.join(QStringLiteral(", ")),
@@ -199,7 +199,7 @@ Result<Record> EnrolledDaemonStore<Record>::revoke(
                 .arg(m_tables.noun)
                 .arg(id)
                 .arg(toDbTime(existing->revokedAt)));
-    const QDateTime now = QDateTime::currentDateTimeUtc();
+    const QDateTime now = m_db.now();
     auto updated
         = m_db.query(QStringLiteral("UPDATE %1 SET revoked_at = ?, revoked_by = ? WHERE id = ?")
                          .arg(m_tables.daemons),
@@ -222,7 +222,7 @@ template <typename Record> Status EnrolledDaemonStore<Record>::touchLastSeen(qin
 {
     auto updated = m_db.query(
         QStringLiteral("UPDATE %1 SET last_seen_at = ? WHERE id = ?").arg(m_tables.daemons),
-        { toDbTime(QDateTime::currentDateTimeUtc()), id });
+        { toDbTime(m_db.now()), id });
     if (!updated)
         return updated.error();
     return {};

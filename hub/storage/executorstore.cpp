@@ -55,7 +55,7 @@ Status ExecutorStore::recordHello(
                        "last_seen_at = ? WHERE id = ?"),
         { software, protocol,
             QString::fromUtf8(QJsonDocument(capabilities).toJson(QJsonDocument::Compact)),
-            toDbTime(QDateTime::currentDateTimeUtc()), id });
+            toDbTime(m_db.now()), id });
     if (!updated)
         return updated.error();
     return {};

@@ -64,7 +64,7 @@ Result<UserRecord> ProjectStore::addUser(const QString &name, bool hubAdmin, con
     auto inserted = m_db.query(
         QStringLiteral(
             "INSERT INTO users (name, hub_admin, created_at) VALUES (?, ?, ?) RETURNING id"),
-        { name, hubAdmin ? 1 : 0, toDbTime(QDateTime::currentDateTimeUtc()) });
+        { name, hubAdmin ? 1 : 0, toDbTime(m_db.now()) });
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
@@ -127,7 +127,7 @@ Result<ProjectRecord> ProjectStore::addProject(const QString &path, const QStrin
     auto inserted = m_db.query(
         QStringLiteral(
             "INSERT INTO projects (path, created_at, created_by) VALUES (?, ?, ?) RETURNING id"),
-        { path, toDbTime(QDateTime::currentDateTimeUtc()), actor });
+        { path, toDbTime(m_db.now()), actor });
     if (!inserted)
         return inserted.error();
     if (!inserted->next())
@@ -228,8 +228,7 @@ Result<ProjectRecord> ProjectStore::setRole(
         auto granted = m_db.query(
             QStringLiteral("INSERT INTO project_roles (project_id, user_id, role, granted_at, "
                            "granted_by) VALUES (?, ?, ?, ?, ?)"),
-            { projectId, userId, roleName(*role), toDbTime(QDateTime::currentDateTimeUtc()),
-                actor });
+            { projectId, userId, roleName(*role), toDbTime(m_db.now()), actor });
         if (!granted)
             return granted.error();
     }

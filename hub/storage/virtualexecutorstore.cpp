@@ -52,7 +52,7 @@ Result<VirtualExecutorRecord> VirtualExecutorStore::create(
                        "created_by) VALUES (?, ?, ?, ?, ?)"),
         { name, executorId,
             runtime.isEmpty() ? QVariant(QMetaType(QMetaType::QString)) : QVariant(runtime),
-            toDbTime(QDateTime::currentDateTimeUtc()), actor });
+            toDbTime(m_db.now()), actor });
     if (!inserted)
         return inserted.error();
     if (Status audited = AuditLog(m_db).append(actor, auditaction::kVirtualExecutorCreate,

@@ -9,7 +9,7 @@
 
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
-#include "hub/domain/clock.h"
+#include "common/util/clock.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
@@ -99,7 +99,7 @@ public:
         m_dir = std::make_unique<QTemporaryDir>();
         if (!m_dir->isValid())
             return Error::make(QStringLiteral("test"), QStringLiteral("no temporary folder"));
-        auto db = Database::openSqlite(dbPath());
+        auto db = Database::openSqlite(dbPath(), clock);
         if (!db)
             return db.error();
         m_core = std::make_unique<HubCore>(std::move(*db), clock, options);

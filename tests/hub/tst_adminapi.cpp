@@ -1,7 +1,7 @@
 #include "common/crypto/secrets.h"
 #include "common/identity/enrollmentbundle.h"
 #include "common/protocol/protocolversion.h"
-#include "hub/domain/clock.h"
+#include "common/util/clock.h"
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/hubgateways.h"

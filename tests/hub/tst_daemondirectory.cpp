@@ -1,6 +1,6 @@
 #include "common/protocol/agentcapabilities.h"
 #include "common/protocol/protocolversion.h"
-#include "hub/domain/clock.h"
+#include "common/util/clock.h"
 #include "hub/hubcore.h"
 #include "hub/server/daemondirectory.h"
 #include "hub/storage/database.h"

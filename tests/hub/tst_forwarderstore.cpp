@@ -43,6 +43,7 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<QTemporaryDir> m_dir;
+    ManualClock m_clock { QDateTime(QDate(2026, 11, 30), QTime(9, 0), Qt::UTC) };
     std::unique_ptr<Database> m_db;
     std::unique_ptr<ForwarderStore> m_store;
 };
@@ -50,7 +51,7 @@ private:
 void TestForwarderStore::init()
 {
     m_dir = std::make_unique<QTemporaryDir>();
-    auto db = Database::openSqlite(m_dir->filePath(QStringLiteral("hub.db")));
+    auto db = Database::openSqlite(m_dir->filePath(QStringLiteral("hub.db")), m_clock);
     QVERIFY(db);
     m_db = std::move(*db);
     m_store = std::make_unique<ForwarderStore>(*m_db);
@@ -72,9 +73,7 @@ void TestForwarderStore::enrollStoresOnlyHashes()
     QCOMPARE(enrollment->forwarder.name, QStringLiteral("bench-hsm"));
     QCOMPARE(enrollment->forwarder.device, usbDevice());
     QVERIFY(!enrollment->forwarder.enrolledAt.isValid());
-    const qint64 hoursLeft
-        = QDateTime::currentDateTimeUtc().secsTo(enrollment->tokenExpiresAt) / 3600;
-    QVERIFY(hoursLeft >= 23 && hoursLeft <= 24);
+    QCOMPARE(enrollment->tokenExpiresAt, m_clock.now().addSecs(24 * 3600));
 
     auto rows = m_db->query(QStringLiteral("SELECT token_hash FROM enrollment_tokens"));
     QVERIFY(rows && rows->next());
@@ -172,12 +171,22 @@ void TestForwarderStore::reusedTokenIsRefused()
 
 void TestForwarderStore::expiredTokenIsRefused()
 {
+    const QDateTime enrolledAt = m_clock.now();
+    const std::chrono::seconds ttl { 600 };
+    auto early = m_store->enroll(
+        QStringLiteral("bench-early"), usbDevice(), QStringLiteral("user:admin"), ttl);
     auto enrollment
-        = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
-    QVERIFY(enrollment);
-    // Given a token whose lifetime ended a second ago.
-    QVERIFY(m_db->query(QStringLiteral("UPDATE enrollment_tokens SET expires_at = ?"),
-        { toDbTime(QDateTime::currentDateTimeUtc().addSecs(-1)) }));
+        = m_store->enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"), ttl);
+    QVERIFY(early && enrollment);
+    QCOMPARE(enrollment->forwarder.createdAt, enrolledAt);
+    QCOMPARE(enrollment->tokenExpiresAt, enrolledAt.addSecs(ttl.count()));
+    // The token is good up to its last second on the hub's clock, not the
+    // wall's: nobody waits ten minutes here.
+    m_clock.advance(ttl.count() - 1);
+    auto inTime = m_store->redeem(early->token);
+    QVERIFY2(inTime, qPrintable(inTime ? QString() : inTime.error().message));
+    QCOMPARE(m_store->find(early->forwarder.id)->enrolledAt, m_clock.now());
+    m_clock.advance(1);
     auto redeemed = m_store->redeem(enrollment->token);
     QVERIFY(!redeemed);
     QCOMPARE(redeemed.error().code, QStringLiteral("token_expired"));
@@ -279,7 +288,7 @@ void TestForwarderStore::concurrentRedemptionsHaveOneWinner()
     std::vector<std::thread> racers;
     for (int i = 0; i < kRacers; ++i) {
         racers.emplace_back([&] {
-            auto db = Database::openSqlite(path);
+            auto db = Database::openSqlite(path, m_clock);
             if (!db)
                 return;
             ForwarderStore store(**db);

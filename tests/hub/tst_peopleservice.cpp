@@ -62,7 +62,7 @@ void TestPeopleService::aRoleChangeIsToldToThatUserOnly()
     const QList<HubEvent> events = m_hub->takeEvents();
     QCOMPARE(events.size(), 1);
     const HubEvent event = events.first();
-    QCOMPARE(event.name, QLatin1String(hubevent::kRoleChanged));
+    QCOMPARE(event.name, QLatin1String(api::hubeventname::kRoleChanged));
     QCOMPARE(event.userId, std::optional<qint64>(m_maintainer.userId));
     QCOMPARE(event.data.value(QLatin1String("role")).toString(), QStringLiteral("maintainer"));
     QCOMPARE(event.at, m_hub->clock.now());

@@ -97,7 +97,7 @@ void TestTokenService::aRevocationTakesEffectAndIsTold()
     const QList<HubEvent> events = m_hub->takeEvents();
     QCOMPARE(events.size(), 1);
     const HubEvent event = events.first();
-    QCOMPARE(event.name, QLatin1String(hubevent::kTokenRevoked));
+    QCOMPARE(event.name, QLatin1String(api::hubeventname::kTokenRevoked));
     QCOMPARE(event.userId, std::optional<qint64>(m_maintainer.userId));
     QCOMPARE(event.data.value(QLatin1String("token_id")).toInteger(), m_maintainer.tokenId);
 }

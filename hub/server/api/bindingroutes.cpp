@@ -1,7 +1,7 @@
 #include "hub/server/api/bindingroutes.h"
 
+#include "common/util/clock.h"
 #include "hub/domain/bindingservice.h"
-#include "hub/domain/clock.h"
 #include "hub/domain/recordjson.h"
 
 #include <QJsonArray>

@@ -1,11 +1,12 @@
 #pragma once
 
+#include "common/util/clock.h"
+
 #include "hub/server/api/apirouter.h"
 
 namespace cloop::hub {
 
 class BindingService;
-class Clock;
 
 // Bindings, requests and approvals: /api/forwarders/{id}/bind|request,
 // /api/bindings, /api/requests.

@@ -2,15 +2,22 @@
 
 #include <QDateTime>
 
-namespace cloop::hub {
+namespace cloop {
 
-// Where the hub's domain logic reads the time, so that expiry can be tested
-// without waiting for it.
+// Where a program reads the time of day (expiry, timestamps it records), so
+// that expiry can be tested on a clock a test moves instead of by waiting.
 class Clock
 {
 public:
     virtual ~Clock() = default;
     virtual QDateTime now() const { return QDateTime::currentDateTimeUtc(); }
+
+    // The wall clock, for the mains and for code given no clock of its own.
+    static const Clock &system()
+    {
+        static const Clock wall;
+        return wall;
+    }
 };
 
 // A clock that only moves when told to.
@@ -27,4 +34,4 @@ private:
     QDateTime m_now;
 };
 
-} // namespace cloop::hub
+} // namespace cloop

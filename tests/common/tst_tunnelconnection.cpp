@@ -9,7 +9,7 @@
 #include "common/protocol/controlmessage.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelconnection.h"
-#include "forward/tunneltestsupport.h"
+#include "common/tunneltestsupport.h"
 
 #include <QJsonObject>
 #include <QSignalSpy>

@@ -1,4 +1,4 @@
-#include "forward/tunneltestsupport.h"
+#include "common/tunneltestsupport.h"
 
 #include "common/protocol/protocolversion.h"
 

@@ -12,7 +12,7 @@
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
 #include "common/tunnel/tunnelconnection.h"
-#include "forward/tunneltestsupport.h"
+#include "common/tunneltestsupport.h"
 
 #include <QElapsedTimer>
 #include <QFile>
