@@ -8,6 +8,7 @@
 #include <QVariant>
 
 #include <memory>
+#include <vector>
 
 namespace cloop::hub {
 
@@ -52,6 +53,10 @@ public:
 
     // Opens (creating if needed) and migrates to the current schema.
     static Result<std::unique_ptr<Database>> openSqlite(const QString &path);
+    // `connectionString` is in libpq's keyword form ("host=db.example
+    // dbname=cloop user=cloop password=…"; a value with spaces in single
+    // quotes); QPSQL does not take URLs. The database's owner must be the
+    // user: the migration creates its tables.
     static Result<std::unique_ptr<Database>> openPostgres(const QString &connectionString);
 
     Dialect dialect() const { return m_dialect; }
@@ -60,6 +65,9 @@ public:
 
     // Runs one statement with positional binds. Errors carry the statement's
     // purpose, never the bound values (they may be secrets' hashes).
+    // PostgreSQL: a connection the server dropped is opened again at the
+    // next statement outside a transaction; inside one, the statement fails
+    // and so does the commit.
     Result<Rows> query(const QString &sql, const QVariantList &binds = {});
 
     // RAII transaction: rolls back unless commit() succeeded. A transaction
@@ -86,14 +94,22 @@ public:
 private:
     Database(QString connectionName, Dialect dialect);
     Status migrate();
+    Status migrateSteps();
     Status applyPragmas();
     Status probeWritable();
+    Status reconnect();
+    Status prepareSession();
+    Result<Rows> run(QSqlQuery &q, const QString &sql, const QVariantList &binds);
     Error storageError(const QString &what, const QSqlError &error) const;
 
     QString m_connectionName;
     Dialect m_dialect;
+    // The server named without its password, for messages.
+    QString m_target;
     int m_transactionDepth = 0;
     bool m_rollbackOnly = false;
+    // Failed statements of the open transaction, freed after its rollback.
+    std::vector<std::unique_ptr<QSqlQuery>> m_abortedStatements;
 };
 
 // Timestamps are stored as ISO 8601 UTC text with milliseconds: portable,
