@@ -43,10 +43,11 @@ struct DevicePlanInput
     std::function<bool(qint64 forwarderId)> deviceInUse;
 };
 
-// Steps 1 to 3 of dispatch (DESIGN.md, "Dispatch"): the bindings that apply
-// to this run (a binding narrowed to a virtual executor applies only to runs
-// on that virtual executor), each forwarder's live session, and whether this
-// executor can give each device to a sandbox. Every refusal names the
+// Steps 1 to 3 of dispatch as RunDispatcher numbers them
+// (hub/server/rundispatcher.h; README, "Forwarded segments in runs"): the
+// bindings that apply to this run (a binding narrowed to a virtual executor
+// applies only to runs on that virtual executor), each forwarder's live
+// session, and whether this executor can give each device to a sandbox. Every refusal names the
 // forwarder and says what to do:
 // - "forwarder_offline": a bound forwarder has no live session; the run is
 //   refused whichever executor it would go to.

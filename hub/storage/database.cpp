@@ -16,6 +16,97 @@ QString nextConnectionName()
     static QAtomicInteger<int> counter;
     return QStringLiteral("cloop-hub-%1").arg(counter.fetchAndAddRelaxed(1));
 }
+
+// The session lock a PostgreSQL database is migrated under ("cloop").
+constexpr qint64 kMigrationLockKey = 0x636c6f6f70;
+
+Error badConnectionString(const QString &why)
+{
+    // The string itself is never quoted back: it may hold a password.
+    return Error::make(ErrorCode::StorageError,
+        QStringLiteral("the PostgreSQL connection string %1; it takes libpq's keyword form, "
+                       "such as \"host=db.example dbname=cloop user=cloop password=…\"")
+            .arg(why),
+        true);
+}
+
+// libpq's keyword form: key=value pairs apart by spaces, a value bare or in
+// single quotes, a backslash escaping the next character.
+Result<QList<std::pair<QString, QString>>> parseKeywords(const QString &text)
+{
+    if (text.startsWith(QLatin1String("postgresql://"))
+        || text.startsWith(QLatin1String("postgres://")))
+        return badConnectionString(QStringLiteral("is a URL, which Qt's driver does not read"));
+    QList<std::pair<QString, QString>> pairs;
+    qsizetype i = 0;
+    const qsizetype size = text.size();
+    const auto skipSpaces = [&] {
+        while (i < size && text.at(i).isSpace())
+            ++i;
+    };
+    for (skipSpaces(); i < size; skipSpaces()) {
+        const qsizetype keyStart = i;
+        while (i < size && text.at(i) != QLatin1Char('=') && !text.at(i).isSpace())
+            ++i;
+        const QString key = text.mid(keyStart, i - keyStart);
+        skipSpaces();
+        if (key.isEmpty() || i >= size || text.at(i) != QLatin1Char('='))
+            return badConnectionString(QStringLiteral("has a word without \"=\""));
+        ++i;
+        skipSpaces();
+        QString value;
+        const bool quoted = i < size && text.at(i) == QLatin1Char('\'');
+        if (quoted)
+            ++i;
+        bool closed = !quoted;
+        while (i < size) {
+            const QChar c = text.at(i++);
+            if (c == QLatin1Char('\\') && i < size) {
+                value.append(text.at(i++));
+            } else if (quoted && c == QLatin1Char('\'')) {
+                closed = true;
+                break;
+            } else if (!quoted && c.isSpace()) {
+                break;
+            } else {
+                value.append(c);
+            }
+        }
+        if (!closed)
+            return badConnectionString(QStringLiteral("has a quote that is not closed"));
+        pairs.append({ key, value });
+    }
+    return pairs;
+}
+
+QString quotedKeywordValue(QString value)
+{
+    value.replace(QLatin1Char('\\'), QLatin1String("\\\\"));
+    value.replace(QLatin1Char('\''), QLatin1String("\\'"));
+    return QLatin1Char('\'') + value + QLatin1Char('\'');
+}
+
+// The server's own words, first line only: its DETAIL line repeats a row's
+// values and its LINE line the statement with them, and a data error quotes
+// the value it could not read.
+QString postgresMessage(const QSqlError &error)
+{
+    QString text = error.databaseText().section(QLatin1Char('\n'), 0, 0).trimmed();
+    for (const char *severity : { "ERROR:", "FATAL:", "PANIC:" }) {
+        if (text.startsWith(QLatin1String(severity)))
+            text = text.mid(qstrlen(severity)).trimmed();
+    }
+    const QString state = error.nativeErrorCode();
+    if (state.startsWith(QLatin1String("22"))) {
+        if (const qsizetype quote = text.indexOf(QLatin1String(": \"")); quote >= 0)
+            text.truncate(quote);
+    }
+    if (text.isEmpty())
+        text = error.driverText();
+    if (!state.isEmpty())
+        text += QStringLiteral(" (SQLSTATE %1)").arg(state);
+    return text;
+}
 } // namespace
 
 QString toDbTime(const QDateTime &time)
@@ -40,6 +131,7 @@ Database::Database(QString connectionName, Dialect dialect, const Clock &clock)
 
 Database::~Database()
 {
+    m_abortedStatements.clear(); // before their connection goes
     {
         QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
         if (db.isOpen())
@@ -50,8 +142,15 @@ Database::~Database()
 
 Error Database::storageError(const QString &what, const QSqlError &error) const
 {
+    if (m_dialect == Dialect::Sqlite)
+        return Error::make(ErrorCode::StorageError,
+            QStringLiteral("database error while %1: %2").arg(what, error.text()));
+    if (!QSqlDatabase::database(m_connectionName, false).isOpen())
+        return Error::make(ErrorCode::StorageError,
+            QStringLiteral("the connection to PostgreSQL (%1) was lost while %2: %3")
+                .arg(m_target, what, postgresMessage(error)));
     return Error::make(ErrorCode::StorageError,
-        QStringLiteral("database error while %1: %2").arg(what, error.text()));
+        QStringLiteral("database error while %1: %2").arg(what, postgresMessage(error)));
 }
 
 Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path, const Clock &clock)
@@ -95,21 +194,69 @@ Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path, cons
 Result<std::unique_ptr<Database>> Database::openPostgres(
     const QString &connectionString, const Clock &clock)
 {
+    auto keywords = parseKeywords(connectionString);
+    if (!keywords)
+        return keywords.error();
     std::unique_ptr<Database> database(
         new Database(nextConnectionName(), Dialect::Postgres, clock));
+    QStringList target;
     {
         QSqlDatabase db
             = QSqlDatabase::addDatabase(QStringLiteral("QPSQL"), database->m_connectionName);
-        // Qt's QPSQL takes the libpq keywords through the connect options.
-        db.setConnectOptions(connectionString);
+        // The driver quotes what its setters are given; the options it
+        // passes on as they are, but with every ';' made a space, which
+        // would break a password.
+        QStringList options;
+        for (const auto &[key, value] : std::as_const(*keywords)) {
+            if (key == QLatin1String("host")) {
+                db.setHostName(value);
+            } else if (key == QLatin1String("port")) {
+                bool isNumber = false;
+                db.setPort(value.toInt(&isNumber));
+                if (!isNumber)
+                    return badConnectionString(QStringLiteral("has a port that is not a number"));
+            } else if (key == QLatin1String("dbname")) {
+                db.setDatabaseName(value);
+            } else if (key == QLatin1String("user")) {
+                db.setUserName(value);
+            } else if (key == QLatin1String("password")) {
+                db.setPassword(value);
+            } else {
+                options.append(key + QLatin1Char('=') + quotedKeywordValue(value));
+            }
+            static const QStringList kNamesTheServer { QStringLiteral("host"),
+                QStringLiteral("hostaddr"), QStringLiteral("port"), QStringLiteral("dbname"),
+                QStringLiteral("user") };
+            if (kNamesTheServer.contains(key))
+                target.append(key + QLatin1Char('=') + value);
+        }
+        database->m_target = target.join(QLatin1Char(' '));
+        db.setConnectOptions(options.join(QLatin1Char(' ')));
         if (!db.open())
             return Error::make(ErrorCode::StorageError,
-                QStringLiteral("cannot connect to PostgreSQL: %1").arg(db.lastError().text()),
+                QStringLiteral("cannot connect to PostgreSQL (%1): %2")
+                    .arg(database->m_target, db.lastError().databaseText().simplified()),
                 true);
     }
+    if (Status session = database->prepareSession(); !session)
+        return session.error();
+    const QString where = QStringLiteral("PostgreSQL (%1)").arg(database->m_target);
+    // A standby takes the connection and refuses every write; say so before
+    // the migration fails at its first statement.
+    auto readOnly
+        = database->query(QStringLiteral("SELECT current_setting('transaction_read_only')"));
+    if (!readOnly)
+        return Error::make(readOnly.error().code,
+            QStringLiteral("%1: %2").arg(where, readOnly.error().message), true);
+    if (readOnly->next() && readOnly->value(0).toString() == QLatin1String("on"))
+        return Error::make(ErrorCode::StorageError,
+            QStringLiteral("%1 is not writable: its transactions are read-only (a standby, or "
+                           "default_transaction_read_only is on); the hub needs the primary")
+                .arg(where),
+            true);
     if (Status migrated = database->migrate(); !migrated)
         return Error::make(migrated.error().code,
-            QStringLiteral("PostgreSQL: %1").arg(migrated.error().message), true);
+            QStringLiteral("%1: %2").arg(where, migrated.error().message), true);
     return database;
 }
 
@@ -130,10 +277,60 @@ Status Database::applyPragmas()
     return {};
 }
 
+Status Database::reconnect()
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    db.close();
+    if (!db.open())
+        return Error::make(ErrorCode::StorageError,
+            QStringLiteral("the connection to PostgreSQL (%1) was lost and cannot be opened "
+                           "again: %2")
+                .arg(m_target, db.lastError().databaseText().simplified()));
+    if (Status session = prepareSession(); !session)
+        return session;
+    qCInfo(lcHubDb).noquote() << "connected to PostgreSQL again:" << m_target;
+    return {};
+}
+
+Status Database::prepareSession()
+{
+    // The server's notices ("relation meta already exists, skipping" at
+    // every start) would go to stderr unlabelled.
+    auto quiet = query(QStringLiteral("SET client_min_messages TO warning"));
+    if (!quiet)
+        return quiet.error();
+    return {};
+}
+
 Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
 {
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    if (m_dialect == Dialect::Postgres && !db.isOpen()) {
+        // A new connection would run the rest of a transaction outside it.
+        if (m_transactionDepth > 0) {
+            m_rollbackOnly = true;
+            return Error::make(ErrorCode::StorageError,
+                QStringLiteral("the connection to PostgreSQL (%1) was lost during a change; "
+                               "nothing of it was committed")
+                    .arg(m_target));
+        }
+        if (Status reopened = reconnect(); !reopened)
+            return reopened.error();
+    }
     QSqlQuery q(db);
+    Result<Rows> rows = run(q, sql, binds);
+    if (!rows && m_dialect == Dialect::Postgres && m_transactionDepth > 0) {
+        // PostgreSQL gives a transaction up at its first failed statement
+        // and answers a COMMIT there with a quiet rollback, not an error.
+        m_rollbackOnly = true;
+        // Until the rollback the server refuses to free the statement too.
+        m_abortedStatements.push_back(std::make_unique<QSqlQuery>(std::move(q)));
+    }
+    return rows;
+}
+
+Result<Rows> Database::run(QSqlQuery &q, const QString &sql, const QVariantList &binds)
+{
     q.setForwardOnly(true);
     if (binds.isEmpty()) {
         // PostgreSQL cannot PREPARE DDL or transaction control; statements
@@ -200,8 +397,14 @@ Database::Transaction::~Transaction()
         m_db.m_rollbackOnly = true;
         return;
     }
-    if (auto rolledBack = m_db.query(QStringLiteral("ROLLBACK")); !rolledBack)
-        qCWarning(lcHubDb).noquote() << rolledBack.error().message;
+    // The server rolls back the transaction of a connection that ended.
+    const bool connectionLost = m_db.m_dialect == Dialect::Postgres
+        && !QSqlDatabase::database(m_db.m_connectionName, false).isOpen();
+    if (!connectionLost) {
+        if (auto rolledBack = m_db.query(QStringLiteral("ROLLBACK")); !rolledBack)
+            qCWarning(lcHubDb).noquote() << rolledBack.error().message;
+    }
+    m_db.m_abortedStatements.clear();
 }
 
 Status Database::Transaction::commit()
@@ -255,6 +458,24 @@ int Database::schemaVersion() const
 }
 
 Status Database::migrate()
+{
+    if (m_dialect == Dialect::Sqlite)
+        return migrateSteps();
+    // Hub members starting together on one database migrate it one after
+    // the other; the later ones find the schema current.
+    const QString lock = QStringLiteral("SELECT pg_advisory_lock(%1)").arg(kMigrationLockKey);
+    if (auto locked = query(lock); !locked)
+        return locked.error();
+    const Status migrated = migrateSteps();
+    auto unlocked = query(QStringLiteral("SELECT pg_advisory_unlock(%1)").arg(kMigrationLockKey));
+    if (!migrated)
+        return migrated;
+    if (!unlocked)
+        return unlocked.error();
+    return {};
+}
+
+Status Database::migrateSteps()
 {
     {
         auto created = query(QStringLiteral(

@@ -9,6 +9,7 @@
 #include <QVariant>
 
 #include <memory>
+#include <vector>
 
 namespace cloop::hub {
 
@@ -55,6 +56,10 @@ public:
     // stores stamp what they write, and judge what expired, by `clock`.
     static Result<std::unique_ptr<Database>> openSqlite(
         const QString &path, const Clock &clock = Clock::system());
+    // `connectionString` is in libpq's keyword form ("host=db.example
+    // dbname=cloop user=cloop password=…"; a value with spaces in single
+    // quotes); QPSQL does not take URLs. The database's owner must be the
+    // user: the migration creates its tables.
     static Result<std::unique_ptr<Database>> openPostgres(
         const QString &connectionString, const Clock &clock = Clock::system());
 
@@ -65,6 +70,9 @@ public:
 
     // Runs one statement with positional binds. Errors carry the statement's
     // purpose, never the bound values (they may be secrets' hashes).
+    // PostgreSQL: a connection the server dropped is opened again at the
+    // next statement outside a transaction; inside one, the statement fails
+    // and so does the commit.
     Result<Rows> query(const QString &sql, const QVariantList &binds = {});
 
     // RAII transaction: rolls back unless commit() succeeded. A transaction
@@ -91,15 +99,23 @@ public:
 private:
     Database(QString connectionName, Dialect dialect, const Clock &clock);
     Status migrate();
+    Status migrateSteps();
     Status applyPragmas();
     Status probeWritable();
+    Status reconnect();
+    Status prepareSession();
+    Result<Rows> run(QSqlQuery &q, const QString &sql, const QVariantList &binds);
     Error storageError(const QString &what, const QSqlError &error) const;
 
     QString m_connectionName;
     Dialect m_dialect;
     const Clock &m_clock;
+    // The server named without its password, for messages.
+    QString m_target;
     int m_transactionDepth = 0;
     bool m_rollbackOnly = false;
+    // Failed statements of the open transaction, freed after its rollback.
+    std::vector<std::unique_ptr<QSqlQuery>> m_abortedStatements;
 };
 
 // Timestamps are stored as ISO 8601 UTC text with milliseconds: portable,
