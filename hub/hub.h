@@ -14,6 +14,8 @@
 #include <memory>
 #include <optional>
 
+class QSslConfiguration;
+
 namespace cloop::hub {
 
 class AdminApi;
@@ -74,6 +76,12 @@ public:
 
 private:
     Hub();
+    // The database, the services over it and what daemons and subscribers
+    // reach them through; nothing listens yet.
+    Status openServices(const HubOptions &options);
+    // The admin API and the TLS port in front of everything; sets the port.
+    Status startServer(const HubOptions &options, const QSslConfiguration &tls);
+    QUrl publicUrlFor(const HubOptions &options) const;
     QUrl localUrlFor(const HubOptions &options) const;
     Status writeLocalAccess(const HubOptions &options);
     void connectEvents();
