@@ -12,7 +12,7 @@
 #include "hub/localaccess.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/devicestreams.h"
-#include "hub/server/eventstream.h"
+#include "hub/server/eventstreamendpoint.h"
 #include "hub/server/forwarderstates.h"
 #include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
@@ -257,9 +257,9 @@ Status Hub::openServices(const HubOptions &options)
     m_dispatcher = std::make_unique<RunDispatcher>(*m_core, m_core->runs(), m_gateways->executors(),
         m_gateways->forwarders(), *m_runLogs, *m_deviceStreams, m_gateways->forwarderStates(),
         options.runGrace);
-    EventStream::Limits eventLimits;
+    EventStreamEndpoint::Limits eventLimits;
     eventLimits.authenticationTimeout = options.gateway.authenticationTimeout;
-    m_eventStream = std::make_unique<EventStream>(*m_core, eventLimits);
+    m_eventStream = std::make_unique<EventStreamEndpoint>(*m_core, eventLimits);
     connectEvents();
     return {};
 }

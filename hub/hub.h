@@ -22,7 +22,7 @@ class AdminApi;
 class Clock;
 class DeviceStreams;
 class ForwarderStates;
-class EventStream;
+class EventStreamEndpoint;
 class HubCore;
 class HubGateways;
 class HubHttpServer;
@@ -93,7 +93,7 @@ private:
     std::unique_ptr<RunLogStore> m_runLogs;
     std::unique_ptr<DeviceStreams> m_deviceStreams;
     std::unique_ptr<RunDispatcher> m_dispatcher;
-    std::unique_ptr<EventStream> m_eventStream;
+    std::unique_ptr<EventStreamEndpoint> m_eventStream;
     std::unique_ptr<AdminApi> m_api;
     std::unique_ptr<HubHttpServer> m_server;
     QTimer m_sweepTimer;
