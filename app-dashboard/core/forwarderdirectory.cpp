@@ -4,7 +4,7 @@
 #include "common/api/hubeventname.h"
 #include "common/device/usb/usbiddatabase.h"
 
-#include "app-dashboard/core/eventstream.h"
+#include "app-dashboard/core/eventsubscription.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -26,14 +26,14 @@ QJsonObject BindingTerms::toJson() const
     return body;
 }
 
-ForwarderDirectory::ForwarderDirectory(HubApi *api, EventStream *events, QObject *parent)
+ForwarderDirectory::ForwarderDirectory(HubApi *api, EventSubscription *events, QObject *parent)
     : QObject(parent)
     , m_api(api)
 {
     if (!events)
         return;
-    connect(events, &EventStream::subscribed, this, &ForwarderDirectory::refresh);
-    connect(events, &EventStream::eventReceived, this,
+    connect(events, &EventSubscription::subscribed, this, &ForwarderDirectory::refresh);
+    connect(events, &EventSubscription::eventReceived, this,
         [this](const QString &event, const QJsonObject &data) {
             if (!m_model.applyEvent(event, data) || event == api::hubeventname::kForwarderEnrolled)
                 refresh();

@@ -9,7 +9,7 @@
 
 namespace cloop::dashboard {
 
-class EventStream;
+class EventSubscription;
 
 // What a binding asks for: the fields of the Bind… and Request dialogs.
 struct BindingTerms
@@ -32,7 +32,7 @@ class ForwarderDirectory final : public QObject
     Q_DISABLE_COPY_MOVE(ForwarderDirectory)
 
 public:
-    ForwarderDirectory(HubApi *api, EventStream *events, QObject *parent = nullptr);
+    ForwarderDirectory(HubApi *api, EventSubscription *events, QObject *parent = nullptr);
 
     ForwarderListModel *model() { return &m_model; }
 

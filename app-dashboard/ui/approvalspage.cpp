@@ -36,7 +36,7 @@ template <typename Text> JsonTableModel::Column column(const QString &header, Te
 } // namespace
 
 ApprovalsPage::ApprovalsPage(
-    HubApi *api, EventStream *events, ForwarderDirectory *directory, QWidget *parent)
+    HubApi *api, EventSubscription *events, ForwarderDirectory *directory, QWidget *parent)
     : QWidget(parent)
     , m_directory(directory)
     , m_approve(new QPushButton(tr("&Approve…"), this))

@@ -7,7 +7,7 @@ class QTabWidget;
 
 namespace cloop::dashboard {
 
-class EventStream;
+class EventSubscription;
 class ForwarderDirectory;
 class HubApi;
 class JsonListing;
@@ -21,8 +21,8 @@ class ApprovalsPage final : public QWidget
     Q_OBJECT
 
 public:
-    ApprovalsPage(
-        HubApi *api, EventStream *events, ForwarderDirectory *directory, QWidget *parent = nullptr);
+    ApprovalsPage(HubApi *api, EventSubscription *events, ForwarderDirectory *directory,
+        QWidget *parent = nullptr);
 
     RecordTable *inbox() const { return m_inbox; }
     RecordTable *mine() const { return m_mine; }

@@ -1,6 +1,6 @@
 #include "app-dashboard/ui/mainwindow.h"
 
-#include "app-dashboard/core/eventstream.h"
+#include "app-dashboard/core/eventsubscription.h"
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/ui/approvalspage.h"
@@ -25,7 +25,7 @@ namespace cloop::dashboard {
 MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent)
     : QMainWindow(parent)
     , m_identity(api::recordIn<api::Identity>(identity).value_or(api::Identity {}))
-    , m_events(new EventStream(this))
+    , m_events(new EventSubscription(this))
     , m_directory(new ForwarderDirectory(api, m_events, this))
     , m_navigation(new QListWidget(this))
     , m_pages(new QStackedWidget(this))
@@ -100,22 +100,23 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     connect(api, &HubApi::busyChanged, busy, &QWidget::setVisible);
     statusBar()->addPermanentWidget(busy);
     statusBar()->addPermanentWidget(m_live);
-    connect(m_events, &EventStream::stateChanged, this, [this](EventStream::State state) {
-        switch (state) {
-        case EventStream::State::Live:
-            m_live->setText(tr("● live"));
-            break;
-        case EventStream::State::Connecting:
-            m_live->setText(tr("reconnecting…"));
-            break;
-        case EventStream::State::Refused:
-            m_live->setText(tr("not live: %1").arg(m_events->lastError()));
-            break;
-        case EventStream::State::Stopped:
-            m_live->clear();
-            break;
-        }
-    });
+    connect(
+        m_events, &EventSubscription::stateChanged, this, [this](EventSubscription::State state) {
+            switch (state) {
+            case EventSubscription::State::Live:
+                m_live->setText(tr("● live"));
+                break;
+            case EventSubscription::State::Connecting:
+                m_live->setText(tr("reconnecting…"));
+                break;
+            case EventSubscription::State::Refused:
+                m_live->setText(tr("not live: %1").arg(m_events->lastError()));
+                break;
+            case EventSubscription::State::Stopped:
+                m_live->clear();
+                break;
+            }
+        });
     resize(1024, 700);
     m_events->start(api->endpoint());
     m_directory->refresh();

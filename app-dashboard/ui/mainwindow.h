@@ -14,7 +14,7 @@ namespace cloop::dashboard {
 
 class ApprovalsPage;
 class AuditPage;
-class EventStream;
+class EventSubscription;
 class ExecutorsPage;
 class ForwarderDirectory;
 class ForwardersPage;
@@ -57,7 +57,7 @@ Q_SIGNALS:
 
 private:
     api::Identity m_identity; // who signed in, from GET /api/whoami
-    EventStream *m_events;
+    EventSubscription *m_events;
     ForwarderDirectory *m_directory;
     QListWidget *m_navigation;
     QStackedWidget *m_pages;

@@ -20,7 +20,7 @@
 
 namespace cloop::dashboard {
 
-ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory,
+ProjectsPage::ProjectsPage(HubApi *api, EventSubscription *events, ForwarderDirectory *directory,
     const api::Identity &identity, QWidget *parent)
     : QWidget(parent)
     , m_directory(directory)

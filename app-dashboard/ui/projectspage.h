@@ -9,7 +9,7 @@ class QPushButton;
 
 namespace cloop::dashboard {
 
-class EventStream;
+class EventSubscription;
 class ForwarderDirectory;
 class HubApi;
 class JsonListing;
@@ -23,7 +23,7 @@ class ProjectsPage final : public QWidget
     Q_OBJECT
 
 public:
-    ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory,
+    ProjectsPage(HubApi *api, EventSubscription *events, ForwarderDirectory *directory,
         const api::Identity &identity, QWidget *parent = nullptr);
 
     RecordTable *projects() const { return m_projects; }

@@ -3,7 +3,7 @@
 // directory that keeps the forwarder cards' model, through a forwarder's
 // whole life (enroll, connect, bind, unbind, test, disconnect, revoke).
 
-#include "app-dashboard/core/eventstream.h"
+#include "app-dashboard/core/eventsubscription.h"
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/jsonlisting.h"
@@ -170,40 +170,42 @@ void TestForwarderDirectory::anAnswerForAContextThatIsGoneIsDropped()
 
 void TestForwarderDirectory::theEventStreamRefusesAWrongToken()
 {
-    dashboard::EventStream events;
-    QSignalSpy subscribed(&events, &dashboard::EventStream::subscribed);
+    dashboard::EventSubscription events;
+    QSignalSpy subscribed(&events, &dashboard::EventSubscription::subscribed);
     events.start(endpoint(QStringLiteral("cat_not-a-token")));
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Refused; }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Refused; },
+        kLongWaitMs));
     QCOMPARE(subscribed.count(), 0);
     QVERIFY(!events.lastError().isEmpty());
     // It does not dial again on its own.
     QTest::qWait(1500);
-    QCOMPARE(events.state(), dashboard::EventStream::State::Refused);
+    QCOMPARE(events.state(), dashboard::EventSubscription::State::Refused);
 }
 
 void TestForwarderDirectory::theEventStreamComesBackWhenTheHubDoes()
 {
     HubProcess &hub = m_rig->hub();
     const api::AdminEndpoint live = endpoint();
-    dashboard::EventStream events;
-    QSignalSpy subscribed(&events, &dashboard::EventStream::subscribed);
+    dashboard::EventSubscription events;
+    QSignalSpy subscribed(&events, &dashboard::EventSubscription::subscribed);
     // Started while the hub is down: it keeps dialling.
     QCOMPARE(hub.stop(), 0);
     events.start(live);
     QTest::qWait(1500);
-    QCOMPARE(events.state(), dashboard::EventStream::State::Connecting);
+    QCOMPARE(events.state(), dashboard::EventSubscription::State::Connecting);
     QVERIFY(hub.start());
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Live; }, kLongWaitMs));
     QCOMPARE(subscribed.count(), 1);
     // The hub goes away under a live stream, and comes back.
     QCOMPARE(hub.stop(), 0);
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Connecting; }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Connecting; },
+        kLongWaitMs));
     QVERIFY(hub.start());
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Live; }, kLongWaitMs));
     QCOMPARE(subscribed.count(), 2);
 }
 
@@ -213,13 +215,13 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
     CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
     dashboard::HubApi api;
     api.setEndpoint(endpoint());
-    dashboard::EventStream events;
+    dashboard::EventSubscription events;
     dashboard::ForwarderDirectory directory(&api, &events);
     ForwarderListModel *model = directory.model();
     QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     events.start(api.endpoint());
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Live; }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor([&] { return !directory.isLoading(); }, kLongWaitMs));
     QCOMPARE(model->rowCount(), 0);
 

@@ -4,7 +4,7 @@
 // images. Each screen is filled from records as the hub sends them, with
 // markup in every field a person chose; no hub is needed.
 
-#include "app-dashboard/core/eventstream.h"
+#include "app-dashboard/core/eventsubscription.h"
 #include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/jsonlisting.h"
@@ -176,7 +176,7 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<HubApi> m_api;
-    std::unique_ptr<EventStream> m_events; // never started
+    std::unique_ptr<EventSubscription> m_events; // never started
     std::unique_ptr<ForwarderDirectory> m_directory;
 };
 
@@ -190,7 +190,7 @@ void TestPlainText::init()
 {
     // No hub: whatever the screens ask for fails, which is fine here.
     m_api = std::make_unique<HubApi>();
-    m_events = std::make_unique<EventStream>();
+    m_events = std::make_unique<EventSubscription>();
     m_directory = std::make_unique<ForwarderDirectory>(m_api.get(), m_events.get());
 }
 
