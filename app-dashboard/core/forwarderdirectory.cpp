@@ -12,7 +12,7 @@
 
 namespace cloop::dashboard {
 
-QJsonObject BindingTerms::toJson() const
+QJsonObject BindingFields::toJson() const
 {
     QJsonObject body { { QStringLiteral("project"), project } };
     const auto put = [&body](const char *key, const QString &value) {
@@ -97,7 +97,7 @@ void ForwarderDirectory::enroll(const QString &name, const QString &usb, const Q
 }
 
 void ForwarderDirectory::bind(
-    qint64 forwarderId, const BindingTerms &terms, QObject *context, HubApi::Callback done)
+    qint64 forwarderId, const BindingFields &terms, QObject *context, HubApi::Callback done)
 {
     m_api->post(QStringLiteral("/api/forwarders/%1/bind").arg(forwarderId), terms.toJson(), context,
         thenRefresh(std::move(done)));
@@ -140,7 +140,7 @@ void ForwarderDirectory::test(qint64 forwarderId, QObject *context, HubApi::Call
         });
 }
 
-void ForwarderDirectory::request(qint64 forwarderId, const BindingTerms &terms,
+void ForwarderDirectory::request(qint64 forwarderId, const BindingFields &terms,
     const QString &reason, QObject *context, HubApi::Callback done)
 {
     QJsonObject body = terms.toJson();

@@ -11,8 +11,10 @@ namespace cloop::dashboard {
 
 class EventSubscription;
 
-// What a binding asks for: the fields of the Bind… and Request dialogs.
-struct BindingTerms
+// What a binding asks for, as typed into the Bind… and Request dialogs and
+// sent as the body of a bind or a request; the hub checks and reads it into
+// its own terms.
+struct BindingFields
 {
     QString project;
     QString ttl; // "8h"; empty for the hub's default (24 h)
@@ -44,13 +46,13 @@ public:
     void enroll(const QString &name, const QString &usb, const QString &interface, QObject *context,
         HubApi::Callback done);
     void bind(
-        qint64 forwarderId, const BindingTerms &terms, QObject *context, HubApi::Callback done);
+        qint64 forwarderId, const BindingFields &terms, QObject *context, HubApi::Callback done);
     void unbind(qint64 bindingId, const QString &reason, QObject *context, HubApi::Callback done);
     void revoke(qint64 forwarderId, const QString &reason, QObject *context, HubApi::Callback done);
     // The result lands in the model's TestSummaryRole as well.
     void test(qint64 forwarderId, QObject *context, HubApi::Callback done);
     // A maintainer's request for a binding, and an administrator's decision.
-    void request(qint64 forwarderId, const BindingTerms &terms, const QString &reason,
+    void request(qint64 forwarderId, const BindingFields &terms, const QString &reason,
         QObject *context, HubApi::Callback done);
     // Empty ttl or executor: as requested.
     void approve(qint64 requestId, const QString &ttl, const QString &executor, QObject *context,

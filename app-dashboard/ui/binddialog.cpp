@@ -138,9 +138,9 @@ void BindDialog::setProjects(const QStringList &projects)
     m_project->setCurrentText(typed);
 }
 
-BindingTerms BindDialog::terms() const
+BindingFields BindDialog::terms() const
 {
-    BindingTerms terms;
+    BindingFields terms;
     terms.project = m_project->currentText().trimmed();
     terms.virtualExecutor = m_executor->text().trimmed();
     // A preset's text is for people; its data is what the hub reads.
@@ -157,7 +157,7 @@ QString BindDialog::problem() const
 {
     if (!chosenForwarder())
         return tr("There is no forwarder to choose; enroll one first.");
-    const BindingTerms t = terms();
+    const BindingFields t = terms();
     if (t.project.isEmpty())
         return tr("Choose the project whose runs get the device.");
     if (!t.project.startsWith(QLatin1Char('/')))

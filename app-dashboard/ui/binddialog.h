@@ -33,7 +33,7 @@ public:
 
     // The projects the hub knows, offered in the project box.
     void setProjects(const QStringList &projects);
-    BindingTerms terms() const;
+    BindingFields terms() const;
     QString problem() const override;
 
     QComboBox *forwarderBox() const { return m_forwarder; }

@@ -256,7 +256,7 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
         QStringLiteral("127.0.0.1:%1").arg(hub.port()));
 
     // Bind…: the binding shows on the card.
-    dashboard::BindingTerms terms;
+    dashboard::BindingFields terms;
     terms.project = kProject;
     terms.ttl = QStringLiteral("8h");
     const auto bound
