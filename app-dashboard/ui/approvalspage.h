@@ -8,7 +8,7 @@ class QTabWidget;
 namespace cloop::dashboard {
 
 class EventSubscription;
-class ForwarderDirectory;
+class ForwardersClient;
 class HubApi;
 class JsonListing;
 class RecordTable;
@@ -21,7 +21,7 @@ class ApprovalsPage final : public QWidget
     Q_OBJECT
 
 public:
-    ApprovalsPage(HubApi *api, EventSubscription *events, ForwarderDirectory *directory,
+    ApprovalsPage(HubApi *api, EventSubscription *events, ForwardersClient *forwarders,
         QWidget *parent = nullptr);
 
     RecordTable *inbox() const { return m_inbox; }
@@ -41,7 +41,7 @@ private:
     void openApprove();
     void openDeny();
 
-    ForwarderDirectory *m_directory;
+    ForwardersClient *m_forwarders;
     QList<JsonListing *> m_listings;
     RecordTable *m_inbox;
     RecordTable *m_mine;

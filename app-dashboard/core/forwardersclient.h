@@ -24,17 +24,18 @@ struct BindingFields
     QJsonObject toJson() const;
 };
 
-// The forwarders screen's logic: keeps a ForwarderListModel filled from the
-// admin API and live from the event stream, and carries out the card's
-// actions. Widgets call these and show the answer; none of them talks to
-// the hub itself.
-class ForwarderDirectory final : public QObject
+// The dashboard's client of the admin API's forwarders, bindings and
+// binding requests, the forwarders screen's logic: keeps a
+// ForwarderListModel filled from the admin API and live from the event
+// subscription, and carries out the card's actions. Widgets call these and show the answer; none of
+// them talks to the hub itself.
+class ForwardersClient final : public QObject
 {
     Q_OBJECT
-    Q_DISABLE_COPY_MOVE(ForwarderDirectory)
+    Q_DISABLE_COPY_MOVE(ForwardersClient)
 
 public:
-    ForwarderDirectory(HubApi *api, EventSubscription *events, QObject *parent = nullptr);
+    ForwardersClient(HubApi *api, EventSubscription *events, QObject *parent = nullptr);
 
     ForwarderListModel *model() { return &m_model; }
 
