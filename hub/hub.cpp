@@ -14,7 +14,7 @@
 #include "hub/localaccess.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/devicestreams.h"
-#include "hub/server/eventstream.h"
+#include "hub/server/eventstreamendpoint.h"
 #include "hub/server/forwarderstates.h"
 #include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
@@ -62,6 +62,50 @@ QString hostForUrl(const QHostAddress &address)
     if (address.protocol() == QAbstractSocket::IPv6Protocol)
         return QLatin1Char('[') + address.toString() + QLatin1Char(']');
     return address.toString();
+}
+
+// The data folder exists and the TLS files default to their places in it.
+Status completeDataPaths(HubOptions &options)
+{
+    if (Status dir = ensureDataDir(options.dataDir); !dir)
+        return dir;
+    if (options.certificatePath.isEmpty())
+        options.certificatePath = Hub::defaultCertificatePath(options.dataDir);
+    if (options.keyPath.isEmpty())
+        options.keyPath = Hub::defaultKeyPath(options.dataDir);
+    return {};
+}
+
+QSslConfiguration serverTls(const TlsIdentity &identity)
+{
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificateChain(identity.chain);
+    tls.setPrivateKey(identity.key);
+    tls.setProtocol(QSsl::TlsV1_2OrLater);
+    // Clients authenticate in the tunnel, not by certificate; so nothing is
+    // verified against a CA list, which each connection would load whole.
+    tls.setPeerVerifyMode(QSslSocket::VerifyNone);
+    tls.setCaCertificates({});
+    return tls;
+}
+
+// Unauthenticated connections never hold more than a quarter of the
+// descriptors the process may open: the rest is for sessions, streams
+// and the database.
+void capByOpenFiles(edge::PreAuthPool::Limits &preAuth)
+{
+    const int descriptors = openFilesLimit();
+    if (descriptors <= 0)
+        return;
+    const int share = std::max(16, descriptors / 4);
+    if (preAuth.maxTotal <= share)
+        return;
+    qCInfo(lcHub).noquote() << QStringLiteral("at most %1 unauthenticated connections (a quarter "
+                                              "of the open-files limit %2)")
+                                   .arg(share)
+                                   .arg(descriptors);
+    preAuth.maxTotal = share;
+    preAuth.maxPerSource = std::min(preAuth.maxPerSource, share);
 }
 
 } // namespace
@@ -155,104 +199,19 @@ QString Hub::databasePath(const QString &dataDir)
 
 Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 {
-    if (Status dir = ensureDataDir(options.dataDir); !dir)
-        return dir.error();
-    if (options.certificatePath.isEmpty())
-        options.certificatePath = defaultCertificatePath(options.dataDir);
-    if (options.keyPath.isEmpty())
-        options.keyPath = defaultKeyPath(options.dataDir);
-
+    if (Status paths = completeDataPaths(options); !paths)
+        return paths.error();
     auto identity = TlsIdentity::load(options.certificatePath, options.keyPath);
     if (!identity)
         return identity.error();
 
     std::unique_ptr<Hub> hub(new Hub);
     hub->m_pin = identity->pin;
-    auto database = Database::openSqlite(databasePath(options.dataDir), *hub->m_clock);
-    if (!database)
-        return database.error();
-    hub->m_core = std::make_unique<HubCore>(
-        std::move(*database), *hub->m_clock, HubCore::Options { options.requestLifetime });
-    hub->m_gateways = std::make_unique<HubGateways>(
-        *hub->m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
-    // Logs of runs that may still grow are trimmed only after every finished
-    // run's log.
-    auto runLogs = RunLogStore::open(
-        options.dataDir + QLatin1String("/runs"), options.runLogs, [core = hub->m_core.get()] {
-            QSet<qint64> active;
-            auto runs = core->runLifecycle().unfinished();
-            if (!runs) {
-                qCWarning(lcHub).noquote()
-                    << "cannot tell which runs are active:" << runs.error().message;
-                return active;
-            }
-            for (const RunRecord &run : std::as_const(*runs))
-                active.insert(run.id);
-            return active;
-        });
-    if (!runLogs)
-        return runLogs.error();
-    hub->m_runLogs = std::move(*runLogs);
-    hub->m_deviceStreams = std::make_unique<DeviceStreams>(
-        hub->m_gateways->forwarders(), hub->m_gateways->executors(), hub->m_core->events());
-    hub->m_dispatcher = std::make_unique<RunDispatcher>(*hub->m_core, hub->m_core->runs(),
-        hub->m_gateways->executors(), hub->m_gateways->forwarders(), *hub->m_runLogs,
-        *hub->m_deviceStreams, hub->m_gateways->forwarderStates(), options.runGrace);
-    EventStream::Limits eventLimits;
-    eventLimits.authenticationTimeout = options.gateway.authenticationTimeout;
-    hub->m_eventStream = std::make_unique<EventStream>(*hub->m_core, eventLimits);
-    hub->connectEvents();
-
-    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
-    tls.setLocalCertificateChain(identity->chain);
-    tls.setPrivateKey(identity->key);
-    tls.setProtocol(QSsl::TlsV1_2OrLater);
-    // Clients authenticate in the tunnel, not by certificate; so nothing is
-    // verified against a CA list, which each connection would load whole.
-    tls.setPeerVerifyMode(QSslSocket::VerifyNone);
-    tls.setCaCertificates({});
-
-    // The public URL names the port, known only after listening; the
-    // identity is completed below, before the event loop serves any call.
-    hub->m_api = std::make_unique<AdminApi>(
-        *hub->m_core, *hub->m_gateways, HubIdentity {}, hub->m_runLogs.get());
-    hub->m_server
-        = std::make_unique<HubHttpServer>(*hub->m_api, *hub->m_gateways, *hub->m_eventStream);
-    edge::HttpFront::Options front;
-    front.listen.address = options.listenAddress;
-    front.listen.port = options.port;
-    front.listen.backlog = options.listenBacklog;
-    front.tls = tls;
-    front.limits = options.edge;
-    // Unauthenticated connections never hold more than a quarter of the
-    // descriptors the process may open: the rest is for sessions, streams
-    // and the database.
-    if (const int descriptors = openFilesLimit(); descriptors > 0) {
-        auto &preAuth = front.limits.preAuth;
-        const int share = std::max(16, descriptors / 4);
-        if (preAuth.maxTotal > share) {
-            qCInfo(lcHub).noquote()
-                << QStringLiteral("at most %1 unauthenticated connections (a quarter of the "
-                                  "open-files limit %2)")
-                       .arg(share)
-                       .arg(descriptors);
-            preAuth.maxTotal = share;
-            preAuth.maxPerSource = std::min(preAuth.maxPerSource, share);
-        }
-    }
-    if (Status listening = hub->m_server->listen(std::move(front)); !listening)
+    if (Status opened = hub->openServices(options); !opened)
+        return opened.error();
+    if (Status listening = hub->startServer(options, serverTls(*identity)); !listening)
         return listening.error();
-    hub->m_port = hub->m_server->port();
-
-    if (options.publicUrl.isEmpty()) {
-        const bool any = options.listenAddress == QHostAddress::Any
-            || options.listenAddress == QHostAddress::AnyIPv4
-            || options.listenAddress == QHostAddress::AnyIPv6;
-        const QString host = any ? QHostInfo::localHostName() : hostForUrl(options.listenAddress);
-        hub->m_publicUrl = QUrl(QStringLiteral("wss://%1:%2").arg(host).arg(hub->m_port));
-    } else {
-        hub->m_publicUrl = options.publicUrl;
-    }
+    hub->m_publicUrl = hub->publicUrlFor(options);
     hub->m_api->setIdentity(
         HubIdentity { hub->m_publicUrl, hub->m_pin, QString::fromLatin1(buildinfo::kVersion) });
 
@@ -266,6 +225,75 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
             + QString::number(hub->m_port)
                             << "as" << hub->m_publicUrl.toString() << "key pin" << hub->m_pin;
     return hub;
+}
+
+Status Hub::openServices(const HubOptions &options)
+{
+    auto database = Database::openSqlite(databasePath(options.dataDir), *m_clock);
+    if (!database)
+        return database.error();
+    m_core = std::make_unique<HubCore>(
+        std::move(*database), *m_clock, HubCore::Options { options.requestLifetime });
+    m_gateways = std::make_unique<HubGateways>(
+        *m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
+    // Logs of runs that may still grow are trimmed only after every finished
+    // run's log.
+    auto runLogs = RunLogStore::open(
+        options.dataDir + QLatin1String("/runs"), options.runLogs, [core = m_core.get()] {
+            QSet<qint64> active;
+            auto runs = core->runLifecycle().unfinished();
+            if (!runs) {
+                qCWarning(lcHub).noquote()
+                    << "cannot tell which runs are active:" << runs.error().message;
+                return active;
+            }
+            for (const RunRecord &run : std::as_const(*runs))
+                active.insert(run.id);
+            return active;
+        });
+    if (!runLogs)
+        return runLogs.error();
+    m_runLogs = std::move(*runLogs);
+    m_deviceStreams = std::make_unique<DeviceStreams>(
+        m_gateways->forwarders(), m_gateways->executors(), m_core->events());
+    m_dispatcher = std::make_unique<RunDispatcher>(*m_core, m_core->runs(), m_gateways->executors(),
+        m_gateways->forwarders(), *m_runLogs, *m_deviceStreams, m_gateways->forwarderStates(),
+        options.runGrace);
+    EventStreamEndpoint::Limits eventLimits;
+    eventLimits.authenticationTimeout = options.gateway.authenticationTimeout;
+    m_eventStream = std::make_unique<EventStreamEndpoint>(*m_core, eventLimits);
+    connectEvents();
+    return {};
+}
+
+Status Hub::startServer(const HubOptions &options, const QSslConfiguration &tls)
+{
+    // The public URL names the port, known only after listening; the
+    // identity is completed in start, before the event loop serves any call.
+    m_api = std::make_unique<AdminApi>(*m_core, *m_gateways, HubIdentity {}, m_runLogs.get());
+    m_server = std::make_unique<HubHttpServer>(*m_api, *m_gateways, *m_eventStream);
+    edge::HttpFront::Options front;
+    front.listen.address = options.listenAddress;
+    front.listen.port = options.port;
+    front.listen.backlog = options.listenBacklog;
+    front.tls = tls;
+    front.limits = options.edge;
+    capByOpenFiles(front.limits.preAuth);
+    if (Status listening = m_server->listen(std::move(front)); !listening)
+        return listening;
+    m_port = m_server->port();
+    return {};
+}
+
+QUrl Hub::publicUrlFor(const HubOptions &options) const
+{
+    if (!options.publicUrl.isEmpty())
+        return options.publicUrl;
+    const bool any = options.listenAddress == QHostAddress::Any
+        || options.listenAddress == QHostAddress::AnyIPv4
+        || options.listenAddress == QHostAddress::AnyIPv6;
+    const QString host = any ? QHostInfo::localHostName() : hostForUrl(options.listenAddress);
+    return QUrl(QStringLiteral("wss://%1:%2").arg(host).arg(m_port));
 }
 
 QUrl Hub::localUrlFor(const HubOptions &options) const

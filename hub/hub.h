@@ -16,12 +16,14 @@
 #include <memory>
 #include <optional>
 
+class QSslConfiguration;
+
 namespace cloop::hub {
 
 class AdminApi;
 class DeviceStreams;
 class ForwarderStates;
-class EventStream;
+class EventStreamEndpoint;
 class HubCore;
 class HubGateways;
 class HubHttpServer;
@@ -75,6 +77,12 @@ public:
 
 private:
     Hub();
+    // The database, the services over it and what daemons and subscribers
+    // reach them through; nothing listens yet.
+    Status openServices(const HubOptions &options);
+    // The admin API and the TLS port in front of everything; sets the port.
+    Status startServer(const HubOptions &options, const QSslConfiguration &tls);
+    QUrl publicUrlFor(const HubOptions &options) const;
     QUrl localUrlFor(const HubOptions &options) const;
     Status writeLocalAccess(const HubOptions &options);
     void connectEvents();
@@ -86,7 +94,7 @@ private:
     std::unique_ptr<RunLogStore> m_runLogs;
     std::unique_ptr<DeviceStreams> m_deviceStreams;
     std::unique_ptr<RunDispatcher> m_dispatcher;
-    std::unique_ptr<EventStream> m_eventStream;
+    std::unique_ptr<EventStreamEndpoint> m_eventStream;
     std::unique_ptr<AdminApi> m_api;
     std::unique_ptr<HubHttpServer> m_server;
     QTimer m_sweepTimer;

@@ -2,7 +2,7 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
-    <name>ForwarderDirectory</name>
+    <name>ForwardersClient</name>
     <message>
         <source>Test failed: %1</source>
         <translation type="unfinished"></translation>
@@ -637,7 +637,7 @@
     </message>
 </context>
 <context>
-    <name>cloop::dashboard::ForwarderDirectory</name>
+    <name>cloop::dashboard::ForwardersClient</name>
     <message>
         <source>Problem on the forwarder: %1</source>
         <translation type="unfinished"></translation>

@@ -1,6 +1,6 @@
 #include "app-dashboard/core/jsonlisting.h"
 
-#include "app-dashboard/core/eventstream.h"
+#include "app-dashboard/core/eventsubscription.h"
 
 namespace cloop::dashboard {
 
@@ -17,17 +17,18 @@ void JsonListing::setPath(const QString &path, const api::QueryItems &query)
     m_query = query;
 }
 
-void JsonListing::followEvents(EventStream *events, const QStringList &eventPrefixes)
+void JsonListing::followEvents(EventSubscription *events, const QStringList &eventPrefixes)
 {
-    connect(events, &EventStream::subscribed, this, &JsonListing::refresh);
-    connect(events, &EventStream::eventReceived, this, [this, eventPrefixes](const QString &event) {
-        for (const QString &prefix : eventPrefixes) {
-            if (event.startsWith(prefix)) {
-                refresh();
-                return;
+    connect(events, &EventSubscription::subscribed, this, &JsonListing::refresh);
+    connect(events, &EventSubscription::eventReceived, this,
+        [this, eventPrefixes](const QString &event) {
+            for (const QString &prefix : eventPrefixes) {
+                if (event.startsWith(prefix)) {
+                    refresh();
+                    return;
+                }
             }
-        }
-    });
+        });
 }
 
 void JsonListing::refresh()

@@ -7,7 +7,7 @@
 
 namespace cloop::dashboard {
 
-class EventStream;
+class EventSubscription;
 
 // Keeps a JsonTableModel filled from one GET of the admin API (the list
 // under `key` in its answer), reloading when asked, when the event stream
@@ -24,7 +24,7 @@ public:
     // A new path's list replaces the old one's; an answer still on its way
     // for the old path is dropped.
     void setPath(const QString &path, const api::QueryItems &query = {});
-    void followEvents(EventStream *events, const QStringList &eventPrefixes);
+    void followEvents(EventSubscription *events, const QStringList &eventPrefixes);
     void refresh();
 
     JsonTableModel *model() const { return m_model; }

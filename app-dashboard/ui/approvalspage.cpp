@@ -3,7 +3,7 @@
 #include "common/api/bindingrequest.h"
 #include "common/api/hubeventname.h"
 
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/ui/approvedialog.h"
 #include "app-dashboard/ui/pagetitle.h"
@@ -36,9 +36,9 @@ template <typename Text> JsonTableModel::Column column(const QString &header, Te
 } // namespace
 
 ApprovalsPage::ApprovalsPage(
-    HubApi *api, EventStream *events, ForwarderDirectory *directory, QWidget *parent)
+    HubApi *api, EventSubscription *events, ForwardersClient *forwarders, QWidget *parent)
     : QWidget(parent)
-    , m_directory(directory)
+    , m_forwarders(forwarders)
     , m_approve(new QPushButton(tr("&Approve…"), this))
     , m_deny(new QPushButton(tr("&Deny…"), this))
     , m_tabs(new QTabWidget(this))
@@ -110,7 +110,7 @@ void ApprovalsPage::openApprove()
     const auto request = api::recordIn<Request>(m_inbox->selectedRecord());
     if (!request)
         return;
-    auto *dialog = new ApproveDialog(m_directory, *request, this);
+    auto *dialog = new ApproveDialog(m_forwarders, *request, this);
     connect(dialog, &QDialog::accepted, this, &ApprovalsPage::refresh);
     openModal(dialog);
     Q_EMIT dialogOpened(dialog);
@@ -128,7 +128,7 @@ void ApprovalsPage::openDeny()
             .arg(request->requestedBy, request->forwarder, request->project),
         tr("Deny"), true,
         [this, id](const QString &reason, QObject *context, HubApi::Callback done) {
-            m_directory->deny(id, reason, context, std::move(done));
+            m_forwarders->deny(id, reason, context, std::move(done));
         },
         this);
     connect(dialog, &QDialog::accepted, this, &ApprovalsPage::refresh);

@@ -7,8 +7,8 @@ class QTabWidget;
 
 namespace cloop::dashboard {
 
-class EventStream;
-class ForwarderDirectory;
+class EventSubscription;
+class ForwardersClient;
 class HubApi;
 class JsonListing;
 class RecordTable;
@@ -21,8 +21,8 @@ class ApprovalsPage final : public QWidget
     Q_OBJECT
 
 public:
-    ApprovalsPage(
-        HubApi *api, EventStream *events, ForwarderDirectory *directory, QWidget *parent = nullptr);
+    ApprovalsPage(HubApi *api, EventSubscription *events, ForwardersClient *forwarders,
+        QWidget *parent = nullptr);
 
     RecordTable *inbox() const { return m_inbox; }
     RecordTable *mine() const { return m_mine; }
@@ -41,7 +41,7 @@ private:
     void openApprove();
     void openDeny();
 
-    ForwarderDirectory *m_directory;
+    ForwardersClient *m_forwarders;
     QList<JsonListing *> m_listings;
     RecordTable *m_inbox;
     RecordTable *m_mine;

@@ -1,6 +1,6 @@
 #include "app-dashboard/ui/approvedialog.h"
 
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/ui/plainlabel.h"
 #include "common/util/duration.h"
 
@@ -12,9 +12,9 @@
 namespace cloop::dashboard {
 
 ApproveDialog::ApproveDialog(
-    ForwarderDirectory *directory, const api::BindingRequest &request, QWidget *parent)
+    ForwardersClient *forwarders, const api::BindingRequest &request, QWidget *parent)
     : FormDialog(tr("Approve request %1").arg(request.id), tr("Approve"), parent)
-    , m_directory(directory)
+    , m_forwarders(forwarders)
     , m_request(request)
     , m_ttl(new QComboBox(this))
     , m_executor(new QLineEdit(this))
@@ -76,7 +76,7 @@ QString ApproveDialog::problem() const
 
 void ApproveDialog::carryOut(QObject *context, HubApi::Callback done)
 {
-    m_directory->approve(m_request.id, ttl(), m_executor->text(), context, std::move(done));
+    m_forwarders->approve(m_request.id, ttl(), m_executor->text(), context, std::move(done));
 }
 
 } // namespace cloop::dashboard

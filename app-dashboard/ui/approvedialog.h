@@ -9,7 +9,7 @@ class QLineEdit;
 
 namespace cloop::dashboard {
 
-class ForwarderDirectory;
+class ForwardersClient;
 
 // Approve…: the request as filed, and the two things an approver may only
 // narrow: how long (no longer than asked) and which executor.
@@ -18,7 +18,7 @@ class ApproveDialog final : public FormDialog
     Q_OBJECT
 
 public:
-    ApproveDialog(ForwarderDirectory *directory, const api::BindingRequest &request,
+    ApproveDialog(ForwardersClient *forwarders, const api::BindingRequest &request,
         QWidget *parent = nullptr);
 
     QString problem() const override;
@@ -31,7 +31,7 @@ protected:
     void carryOut(QObject *context, HubApi::Callback done) override;
 
 private:
-    ForwarderDirectory *m_directory;
+    ForwardersClient *m_forwarders;
     api::BindingRequest m_request;
     QComboBox *m_ttl;
     QLineEdit *m_executor;

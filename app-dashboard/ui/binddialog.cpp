@@ -26,11 +26,11 @@ QString titleFor(
 
 } // namespace
 
-BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode,
+BindDialog::BindDialog(ForwardersClient *forwarders, Mode mode,
     const std::optional<api::Forwarder> &forwarder, const QString &project, QWidget *parent)
     : FormDialog(
         titleFor(mode, forwarder, project), mode == Mode::Bind ? tr("Bind") : tr("Request"), parent)
-    , m_directory(directory)
+    , m_forwarders(forwarders)
     , m_mode(mode)
     , m_fixedForwarder(forwarder)
     , m_form(new QFormLayout)
@@ -43,7 +43,7 @@ BindDialog::BindDialog(ForwarderDirectory *directory, Mode mode,
     if (!forwarder) {
         m_forwarder = new QComboBox(this);
         m_forwarder->setObjectName(QStringLiteral("forwarder"));
-        const ForwarderListModel *model = directory->model();
+        const ForwarderListModel *model = forwarders->model();
         for (int row = 0; row < model->rowCount(); ++row) {
             const api::Forwarder candidate = model->forwarder(row);
             if (candidate.isRevoked())
@@ -111,7 +111,7 @@ std::optional<api::Forwarder> BindDialog::chosenForwarder() const
 {
     if (!m_forwarder)
         return m_fixedForwarder;
-    const ForwarderListModel *model = m_directory->model();
+    const ForwarderListModel *model = m_forwarders->model();
     const int row = model->rowOf(m_forwarder->currentData().toLongLong());
     return row >= 0 ? std::optional<api::Forwarder>(model->forwarder(row)) : std::nullopt;
 }
@@ -138,9 +138,9 @@ void BindDialog::setProjects(const QStringList &projects)
     m_project->setCurrentText(typed);
 }
 
-BindingTerms BindDialog::terms() const
+BindingFields BindDialog::terms() const
 {
-    BindingTerms terms;
+    BindingFields terms;
     terms.project = m_project->currentText().trimmed();
     terms.virtualExecutor = m_executor->text().trimmed();
     // A preset's text is for people; its data is what the hub reads.
@@ -157,7 +157,7 @@ QString BindDialog::problem() const
 {
     if (!chosenForwarder())
         return tr("There is no forwarder to choose; enroll one first.");
-    const BindingTerms t = terms();
+    const BindingFields t = terms();
     if (t.project.isEmpty())
         return tr("Choose the project whose runs get the device.");
     if (!t.project.startsWith(QLatin1Char('/')))
@@ -185,9 +185,9 @@ void BindDialog::carryOut(QObject *context, HubApi::Callback done)
     const auto forwarder = chosenForwarder();
     const qint64 forwarderId = forwarder ? forwarder->id : 0;
     if (m_mode == Mode::Request)
-        m_directory->request(forwarderId, terms(), m_reason->text(), context, std::move(done));
+        m_forwarders->request(forwarderId, terms(), m_reason->text(), context, std::move(done));
     else
-        m_directory->bind(forwarderId, terms(), context, std::move(done));
+        m_forwarders->bind(forwarderId, terms(), context, std::move(done));
 }
 
 } // namespace cloop::dashboard

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/ui/formdialog.h"
 
 class QComboBox;
@@ -25,15 +25,15 @@ public:
         Request
     };
 
-    // No `forwarder` offers the directory's live forwarders to choose from;
+    // No `forwarder` offers the client's live forwarders to choose from;
     // a non-empty `project` is fixed.
-    BindDialog(ForwarderDirectory *directory, Mode mode,
+    BindDialog(ForwardersClient *forwarders, Mode mode,
         const std::optional<api::Forwarder> &forwarder, const QString &project = {},
         QWidget *parent = nullptr);
 
     // The projects the hub knows, offered in the project box.
     void setProjects(const QStringList &projects);
-    BindingTerms terms() const;
+    BindingFields terms() const;
     QString problem() const override;
 
     QComboBox *forwarderBox() const { return m_forwarder; }
@@ -52,7 +52,7 @@ private:
     bool isSegment() const;
     void showSegmentFields();
 
-    ForwarderDirectory *m_directory;
+    ForwardersClient *m_forwarders;
     Mode m_mode;
     std::optional<api::Forwarder> m_fixedForwarder;
     QFormLayout *m_form;

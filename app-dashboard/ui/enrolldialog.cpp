@@ -2,7 +2,7 @@
 
 #include "common/api/enrollment.h"
 
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/ui/plainlabel.h"
 #include "common/device/l2/tapdevice.h"
 
@@ -30,9 +30,9 @@ const QRegularExpression kUsb(QStringLiteral("^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(:[!
 
 } // namespace
 
-EnrollDialog::EnrollDialog(ForwarderDirectory *directory, QWidget *parent)
+EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
     : FormDialog(tr("Enroll a forwarder"), tr("Enroll"), parent)
-    , m_directory(directory)
+    , m_forwarders(forwarders)
     , m_pages(new QStackedWidget(this))
     , m_name(new QLineEdit(this))
     , m_usbChoice(new QRadioButton(tr("&USB device"), this))
@@ -128,7 +128,7 @@ QString EnrollDialog::problem() const
 void EnrollDialog::carryOut(QObject *context, HubApi::Callback done)
 {
     const QString device = m_device->text().trimmed();
-    m_directory->enroll(m_name->text(), m_usbChoice->isChecked() ? device : QString(),
+    m_forwarders->enroll(m_name->text(), m_usbChoice->isChecked() ? device : QString(),
         m_interfaceChoice->isChecked() ? device : QString(), context, std::move(done));
 }
 

@@ -11,7 +11,7 @@ class QStackedWidget;
 
 namespace cloop::dashboard {
 
-class ForwarderDirectory;
+class ForwardersClient;
 
 // + Enroll forwarder: a name and the device (a USB vendor:product[:serial]
 // or a network interface), checked as typed; then the single-use command
@@ -21,7 +21,7 @@ class EnrollDialog final : public FormDialog
     Q_OBJECT
 
 public:
-    explicit EnrollDialog(ForwarderDirectory *directory, QWidget *parent = nullptr);
+    explicit EnrollDialog(ForwardersClient *forwarders, QWidget *parent = nullptr);
 
     QString problem() const override;
 
@@ -39,7 +39,7 @@ protected:
     void succeeded(const QJsonObject &answer) override;
 
 private:
-    ForwarderDirectory *m_directory;
+    ForwardersClient *m_forwarders;
     QStackedWidget *m_pages;
     QLineEdit *m_name;
     QRadioButton *m_usbChoice;

@@ -34,7 +34,7 @@ QString describeCapabilities(const api::Executor &executor)
         .join(QStringLiteral(" · "));
 }
 
-ExecutorsPage::ExecutorsPage(HubApi *api, EventStream *events, QWidget *parent)
+ExecutorsPage::ExecutorsPage(HubApi *api, EventSubscription *events, QWidget *parent)
     : QWidget(parent)
 {
     using Executor = api::Executor;

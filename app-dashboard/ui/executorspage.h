@@ -8,7 +8,7 @@ struct Executor;
 
 namespace cloop::dashboard {
 
-class EventStream;
+class EventSubscription;
 class HubApi;
 class JsonListing;
 class RecordTable;
@@ -20,7 +20,7 @@ class ExecutorsPage final : public QWidget
     Q_OBJECT
 
 public:
-    ExecutorsPage(HubApi *api, EventStream *events, QWidget *parent = nullptr);
+    ExecutorsPage(HubApi *api, EventSubscription *events, QWidget *parent = nullptr);
 
     RecordTable *table() const { return m_table; }
     JsonListing *listing() const { return m_listing; }

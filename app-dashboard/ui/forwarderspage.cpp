@@ -2,7 +2,7 @@
 
 #include "common/api/project.h"
 
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/core/logging.h"
 #include "app-dashboard/ui/binddialog.h"
 #include "app-dashboard/ui/enrolldialog.h"
@@ -57,10 +57,10 @@ private:
 
 } // namespace
 
-ForwardersPage::ForwardersPage(HubApi *api, ForwarderDirectory *directory, QWidget *parent)
+ForwardersPage::ForwardersPage(HubApi *api, ForwardersClient *forwarders, QWidget *parent)
     : QWidget(parent)
     , m_api(api)
-    , m_directory(directory)
+    , m_forwarders(forwarders)
     , m_filter(new ForwarderFilter(this))
     , m_search(new QLineEdit(this))
     , m_enroll(new QPushButton(tr("+ Enroll forwarder"), this))
@@ -68,7 +68,7 @@ ForwardersPage::ForwardersPage(HubApi *api, ForwarderDirectory *directory, QWidg
     , m_empty(new PlainLabel(this))
     , m_cardLayout(new QVBoxLayout)
 {
-    m_filter->setSourceModel(directory->model());
+    m_filter->setSourceModel(forwarders->model());
     m_search->setObjectName(QStringLiteral("search"));
     m_search->setPlaceholderText(tr("Search by name, device or project"));
     m_search->setClearButtonEnabled(true);
@@ -105,7 +105,7 @@ ForwardersPage::ForwardersPage(HubApi *api, ForwarderDirectory *directory, QWidg
     connect(m_search, &QLineEdit::textChanged, this,
         [this](const QString &text) { static_cast<ForwarderFilter *>(m_filter)->setNeedle(text); });
     connect(m_enroll, &QPushButton::clicked, this, &ForwardersPage::openEnroll);
-    connect(directory, &ForwarderDirectory::errorChanged, this, [this](const QString &error) {
+    connect(forwarders, &ForwardersClient::errorChanged, this, [this](const QString &error) {
         m_error->setText(
             error.isEmpty() ? QString() : tr("Cannot load the forwarders: %1").arg(error));
         m_error->setVisible(!error.isEmpty());
@@ -137,13 +137,14 @@ void ForwardersPage::rebuildCards()
         auto *card = new ForwarderCard(QPersistentModelIndex(m_filter->index(row, 0)), this);
         connect(card, &ForwarderCard::bindRequested, this, &ForwardersPage::openBind);
         connect(card, &ForwarderCard::unbindRequested, this, &ForwardersPage::openUnbind);
-        connect(card, &ForwarderCard::testRequested, this,
-            [this](qint64 id) { m_directory->test(id, this, [](const Result<QJsonObject> &) {}); });
+        connect(card, &ForwarderCard::testRequested, this, [this](qint64 id) {
+            m_forwarders->test(id, this, [](const Result<QJsonObject> &) {});
+        });
         connect(card, &ForwarderCard::revokeRequested, this, &ForwardersPage::openRevoke);
         m_cardLayout->addWidget(card);
         m_cards.append(card);
     }
-    const bool anyAtAll = m_directory->model()->rowCount() > 0;
+    const bool anyAtAll = m_forwarders->model()->rowCount() > 0;
     m_empty->setText(anyAtAll
             ? tr("No forwarder matches “%1”.").arg(m_search->text())
             : tr("No device forwarders yet. Use + Enroll forwarder to lend a USB device or a "
@@ -165,14 +166,14 @@ void ForwardersPage::openDialog(QDialog *dialog)
 
 void ForwardersPage::openEnroll()
 {
-    openDialog(new EnrollDialog(m_directory, this));
+    openDialog(new EnrollDialog(m_forwarders, this));
 }
 
 void ForwardersPage::openBind(qint64 forwarderId)
 {
-    const int row = m_directory->model()->rowOf(forwarderId);
-    auto *dialog = new BindDialog(m_directory, BindDialog::Mode::Bind,
-        row >= 0 ? std::optional<api::Forwarder>(m_directory->model()->forwarder(row))
+    const int row = m_forwarders->model()->rowOf(forwarderId);
+    auto *dialog = new BindDialog(m_forwarders, BindDialog::Mode::Bind,
+        row >= 0 ? std::optional<api::Forwarder>(m_forwarders->model()->forwarder(row))
                  : std::nullopt,
         {}, this);
     const QPointer<BindDialog> guard(dialog);
@@ -192,19 +193,19 @@ void ForwardersPage::openBind(qint64 forwarderId)
 
 void ForwardersPage::openUnbind(qint64 forwarderId)
 {
-    const int row = m_directory->model()->rowOf(forwarderId);
-    const auto binding = m_directory->model()->binding(row);
+    const int row = m_forwarders->model()->rowOf(forwarderId);
+    const auto binding = m_forwarders->model()->binding(row);
     if (!binding || binding->id <= 0)
         return;
-    openDialog(makeUnbindDialog(m_directory, binding->id, m_directory->model()->forwarder(row).name,
-        binding->project, this));
+    openDialog(makeUnbindDialog(m_forwarders, binding->id,
+        m_forwarders->model()->forwarder(row).name, binding->project, this));
 }
 
 void ForwardersPage::openRevoke(qint64 forwarderId)
 {
-    const int row = m_directory->model()->rowOf(forwarderId);
-    const QString name = m_directory->model()->forwarder(row).name;
-    const auto binding = m_directory->model()->binding(row);
+    const int row = m_forwarders->model()->rowOf(forwarderId);
+    const QString name = m_forwarders->model()->forwarder(row).name;
+    const auto binding = m_forwarders->model()->binding(row);
     QString consequence
         = tr("%1 is cut off for good: its credential stops working and it can never connect again.")
               .arg(name);
@@ -215,7 +216,7 @@ void ForwardersPage::openRevoke(qint64 forwarderId)
     openDialog(new ReasonDialog(
         tr("Revoke %1").arg(name), consequence, tr("Revoke"), false,
         [this, forwarderId](const QString &reason, QObject *context, HubApi::Callback done) {
-            m_directory->revoke(forwarderId, reason, context, std::move(done));
+            m_forwarders->revoke(forwarderId, reason, context, std::move(done));
         },
         this));
 }

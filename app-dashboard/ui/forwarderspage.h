@@ -14,17 +14,17 @@ namespace cloop::dashboard {
 
 class BindDialog;
 class ForwarderCard;
-class ForwarderDirectory;
+class ForwardersClient;
 class HubApi;
 
 // Executors → Device forwarders: a search field, + Enroll forwarder, and one
-// card per forwarder that matches, kept in step with the directory's model.
+// card per forwarder that matches, kept in step with the client's model.
 class ForwardersPage final : public QWidget
 {
     Q_OBJECT
 
 public:
-    ForwardersPage(HubApi *api, ForwarderDirectory *directory, QWidget *parent = nullptr);
+    ForwardersPage(HubApi *api, ForwardersClient *forwarders, QWidget *parent = nullptr);
 
     QLineEdit *searchEdit() const { return m_search; }
     QPushButton *enrollButton() const { return m_enroll; }
@@ -46,7 +46,7 @@ private:
     void openDialog(QDialog *dialog);
 
     HubApi *m_api;
-    ForwarderDirectory *m_directory;
+    ForwardersClient *m_forwarders;
     QSortFilterProxyModel *m_filter;
     QLineEdit *m_search;
     QPushButton *m_enroll;

@@ -1,7 +1,7 @@
 #include "app-dashboard/ui/mainwindow.h"
 
-#include "app-dashboard/core/eventstream.h"
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/eventsubscription.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/ui/approvalspage.h"
 #include "app-dashboard/ui/auditpage.h"
@@ -25,13 +25,13 @@ namespace cloop::dashboard {
 MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent)
     : QMainWindow(parent)
     , m_identity(api::recordIn<api::Identity>(identity).value_or(api::Identity {}))
-    , m_events(new EventStream(this))
-    , m_directory(new ForwarderDirectory(api, m_events, this))
+    , m_events(new EventSubscription(this))
+    , m_forwardersClient(new ForwardersClient(api, m_events, this))
     , m_navigation(new QListWidget(this))
     , m_pages(new QStackedWidget(this))
-    , m_forwarders(new ForwardersPage(api, m_directory, this))
-    , m_projects(new ProjectsPage(api, m_events, m_directory, m_identity, this))
-    , m_approvals(new ApprovalsPage(api, m_events, m_directory, this))
+    , m_forwarders(new ForwardersPage(api, m_forwardersClient, this))
+    , m_projects(new ProjectsPage(api, m_events, m_forwardersClient, m_identity, this))
+    , m_approvals(new ApprovalsPage(api, m_events, m_forwardersClient, this))
     , m_executors(new ExecutorsPage(api, m_events, this))
     , m_live(new PlainLabel(this))
 {
@@ -79,7 +79,7 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
 
     QMenu *session = menuBar()->addMenu(tr("&Session"));
     session->addAction(
-        tr("&Refresh"), QKeySequence::Refresh, m_directory, &ForwarderDirectory::refresh);
+        tr("&Refresh"), QKeySequence::Refresh, m_forwardersClient, &ForwardersClient::refresh);
     session->addAction(tr("Sign &out"), this, &MainWindow::signOutRequested);
     session->addSeparator();
     session->addAction(tr("&Quit"), QKeySequence::Quit, qApp, &QApplication::quit);
@@ -100,25 +100,26 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     connect(api, &HubApi::busyChanged, busy, &QWidget::setVisible);
     statusBar()->addPermanentWidget(busy);
     statusBar()->addPermanentWidget(m_live);
-    connect(m_events, &EventStream::stateChanged, this, [this](EventStream::State state) {
-        switch (state) {
-        case EventStream::State::Live:
-            m_live->setText(tr("● live"));
-            break;
-        case EventStream::State::Connecting:
-            m_live->setText(tr("reconnecting…"));
-            break;
-        case EventStream::State::Refused:
-            m_live->setText(tr("not live: %1").arg(m_events->lastError()));
-            break;
-        case EventStream::State::Stopped:
-            m_live->clear();
-            break;
-        }
-    });
+    connect(
+        m_events, &EventSubscription::stateChanged, this, [this](EventSubscription::State state) {
+            switch (state) {
+            case EventSubscription::State::Live:
+                m_live->setText(tr("● live"));
+                break;
+            case EventSubscription::State::Connecting:
+                m_live->setText(tr("reconnecting…"));
+                break;
+            case EventSubscription::State::Refused:
+                m_live->setText(tr("not live: %1").arg(m_events->lastError()));
+                break;
+            case EventSubscription::State::Stopped:
+                m_live->clear();
+                break;
+            }
+        });
     resize(1024, 700);
     m_events->start(api->endpoint());
-    m_directory->refresh();
+    m_forwardersClient->refresh();
     m_approvals->refresh();
 }
 

@@ -14,9 +14,9 @@ namespace cloop::dashboard {
 
 class ApprovalsPage;
 class AuditPage;
-class EventStream;
+class EventSubscription;
 class ExecutorsPage;
-class ForwarderDirectory;
+class ForwardersClient;
 class ForwardersPage;
 class HubApi;
 class ProjectsPage;
@@ -49,7 +49,7 @@ public:
     AuditPage *auditPage() const { return m_audit; }
     QListWidget *navigation() const { return m_navigation; }
     void showPage(Page page);
-    ForwarderDirectory *directory() const { return m_directory; }
+    ForwardersClient *forwardersClient() const { return m_forwardersClient; }
     QLabel *liveLabel() const { return m_live; }
 
 Q_SIGNALS:
@@ -57,8 +57,8 @@ Q_SIGNALS:
 
 private:
     api::Identity m_identity; // who signed in, from GET /api/whoami
-    EventStream *m_events;
-    ForwarderDirectory *m_directory;
+    EventSubscription *m_events;
+    ForwardersClient *m_forwardersClient;
     QListWidget *m_navigation;
     QStackedWidget *m_pages;
     ForwardersPage *m_forwarders;

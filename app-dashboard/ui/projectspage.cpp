@@ -4,7 +4,7 @@
 #include "common/api/hubeventname.h"
 #include "common/api/project.h"
 
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/ui/binddialog.h"
 #include "app-dashboard/ui/pagetitle.h"
@@ -20,10 +20,10 @@
 
 namespace cloop::dashboard {
 
-ProjectsPage::ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory,
+ProjectsPage::ProjectsPage(HubApi *api, EventSubscription *events, ForwardersClient *forwarders,
     const api::Identity &identity, QWidget *parent)
     : QWidget(parent)
-    , m_directory(directory)
+    , m_forwarders(forwarders)
     , m_identity(identity)
     , m_overview(new PlainLabel(this))
     , m_bind(new QPushButton(tr("&Bind a device…"), this))
@@ -133,7 +133,7 @@ void ProjectsPage::openBinding(bool request)
 {
     if (m_project.isEmpty())
         return;
-    auto *dialog = new BindDialog(m_directory,
+    auto *dialog = new BindDialog(m_forwarders,
         request ? BindDialog::Mode::Request : BindDialog::Mode::Bind, {}, m_project, this);
     connect(dialog, &QDialog::accepted, m_deviceListing, &JsonListing::refresh);
     openModal(dialog);
@@ -145,7 +145,7 @@ void ProjectsPage::openUnbind()
     const auto binding = api::recordIn<api::Binding>(m_devices->selectedRecord());
     if (!binding)
         return;
-    auto *dialog = makeUnbindDialog(m_directory, binding->id, binding->forwarder, m_project, this);
+    auto *dialog = makeUnbindDialog(m_forwarders, binding->id, binding->forwarder, m_project, this);
     connect(dialog, &QDialog::accepted, m_deviceListing, &JsonListing::refresh);
     openModal(dialog);
     Q_EMIT dialogOpened(dialog);

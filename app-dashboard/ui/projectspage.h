@@ -9,8 +9,8 @@ class QPushButton;
 
 namespace cloop::dashboard {
 
-class EventStream;
-class ForwarderDirectory;
+class EventSubscription;
+class ForwardersClient;
 class HubApi;
 class JsonListing;
 class RecordTable;
@@ -23,7 +23,7 @@ class ProjectsPage final : public QWidget
     Q_OBJECT
 
 public:
-    ProjectsPage(HubApi *api, EventStream *events, ForwarderDirectory *directory,
+    ProjectsPage(HubApi *api, EventSubscription *events, ForwardersClient *forwarders,
         const api::Identity &identity, QWidget *parent = nullptr);
 
     RecordTable *projects() const { return m_projects; }
@@ -44,7 +44,7 @@ private:
     void openBinding(bool request);
     void openUnbind();
 
-    ForwarderDirectory *m_directory;
+    ForwardersClient *m_forwarders;
     api::Identity m_identity;
     JsonListing *m_projectListing;
     JsonListing *m_deviceListing;

@@ -1,6 +1,6 @@
 #include "app-dashboard/ui/reasondialog.h"
 
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/ui/plainlabel.h"
 
 #include <QLabel>
@@ -42,7 +42,7 @@ void ReasonDialog::carryOut(QObject *context, HubApi::Callback done)
     m_action(m_reason->text().trimmed(), context, std::move(done));
 }
 
-ReasonDialog *makeUnbindDialog(ForwarderDirectory *directory, qint64 bindingId,
+ReasonDialog *makeUnbindDialog(ForwardersClient *forwarders, qint64 bindingId,
     const QString &forwarder, const QString &project, QWidget *parent)
 {
     return new ReasonDialog(
@@ -50,8 +50,8 @@ ReasonDialog *makeUnbindDialog(ForwarderDirectory *directory, qint64 bindingId,
         ReasonDialog::tr("%1 stops lending its device to %2. Runs using it now lose it at once.")
             .arg(forwarder, project),
         ReasonDialog::tr("Unbind"), true,
-        [directory, bindingId](const QString &reason, QObject *context, HubApi::Callback done) {
-            directory->unbind(bindingId, reason, context, std::move(done));
+        [forwarders, bindingId](const QString &reason, QObject *context, HubApi::Callback done) {
+            forwarders->unbind(bindingId, reason, context, std::move(done));
         },
         parent);
 }

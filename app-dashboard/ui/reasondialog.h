@@ -31,11 +31,11 @@ private:
     QLineEdit *m_reason;
 };
 
-class ForwarderDirectory;
+class ForwardersClient;
 
 // Unbind: ends binding `bindingId` (forwarder `forwarder`, project `project`)
 // once a reason is given.
-ReasonDialog *makeUnbindDialog(ForwarderDirectory *directory, qint64 bindingId,
+ReasonDialog *makeUnbindDialog(ForwardersClient *forwarders, qint64 bindingId,
     const QString &forwarder, const QString &project, QWidget *parent);
 
 } // namespace cloop::dashboard

@@ -36,101 +36,293 @@ template <typename T> Result<ControlMessage> finish(const FieldReader &reader, T
 constexpr qint64 kMaxProtocol = 10000;
 constexpr qint64 kMaxId = kMaxWireId;
 
-// Structure only; what a path or a command means is the agent's to check
-// (WorkRoot confines the workdir, the sandbox runs argv).
-Result<ControlMessage> parseRunStart(FieldReader &read, const QJsonObject &object)
+Result<ControlMessage> parseHello(FieldReader &read)
+{
+    Hello hello;
+    hello.protocol = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
+    hello.software = read.string(QLatin1StringView("software"), 64);
+    hello.role = readRole(read);
+    hello.credential = read.string(QLatin1StringView("credential"), 256);
+    hello.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
+    return finish(read, std::move(hello));
+}
+
+Result<ControlMessage> parseRedeem(FieldReader &read)
+{
+    Redeem redeem;
+    redeem.protocol
+        = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
+    redeem.software = read.string(QLatin1StringView("software"), 64);
+    redeem.role = readRole(read);
+    redeem.token = read.string(QLatin1StringView("token"), 256);
+    redeem.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
+    return finish(read, std::move(redeem));
+}
+
+Result<ControlMessage> parseEnrolled(FieldReader &read)
+{
+    Enrolled enrolled;
+    enrolled.id = read.integer(QLatin1StringView("id"), 1, kMaxId);
+    enrolled.name = read.string(QLatin1StringView("name"), 64);
+    enrolled.credential = read.string(QLatin1StringView("credential"), 256);
+    return finish(read, std::move(enrolled));
+}
+
+Result<ControlMessage> parseWelcome(FieldReader &read)
+{
+    Welcome welcome;
+    welcome.protocol
+        = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
+    welcome.software = read.string(QLatin1StringView("software"), 64);
+    welcome.id = read.integer(QLatin1StringView("id"), 1, kMaxId);
+    welcome.name = read.string(QLatin1StringView("name"), 64);
+    const QJsonValue device = read.object().value(QLatin1String("device"));
+    if (device.isObject()) {
+        auto spec = DeviceSpec::fromJson(device.toObject());
+        if (!spec)
+            read.fail(spec.error().message);
+        else
+            welcome.device = *spec;
+    } else if (!device.isUndefined() && !device.isNull()) {
+        read.fail(QStringLiteral("\"device\" must be an object"));
+    }
+    return finish(read, std::move(welcome));
+}
+
+Result<ControlMessage> parseErrorMessage(FieldReader &read)
+{
+    ErrorMessage error;
+    error.code = read.string(QLatin1StringView("code"), 64);
+    error.message = read.string(QLatin1StringView("message"), 4096);
+    error.permanent = read.boolean(QLatin1StringView("permanent"));
+    return finish(read, std::move(error));
+}
+
+void readArgv(FieldReader &read, RunStart &start)
+{
+    const QJsonValue argv = read.object().value(QLatin1String("argv"));
+    if (!argv.isArray() || argv.toArray().isEmpty() || argv.toArray().size() > kMaxArgv) {
+        read.fail(QStringLiteral("\"argv\" must be an array of 1..%1 strings").arg(kMaxArgv));
+        return;
+    }
+    for (const QJsonValue &arg : argv.toArray()) {
+        if (!arg.isString() || arg.toString().size() > kMaxArgLength
+            || arg.toString().contains(QChar(u'\0'))) {
+            read.fail(QStringLiteral(
+                "\"argv\" entries must be strings of at most %1 characters without NUL")
+                          .arg(kMaxArgLength));
+            return;
+        }
+        start.argv.append(arg.toString());
+    }
+}
+
+void readEnv(FieldReader &read, RunStart &start)
 {
     static const QRegularExpression envName(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,127}$"));
+    const QJsonValue env = read.object().value(QLatin1String("env"));
+    if (env.isUndefined() || env.isNull())
+        return;
+    if (!env.isObject() || env.toObject().size() > kMaxEnv) {
+        read.fail(QStringLiteral("\"env\" must be an object of at most %1 entries").arg(kMaxEnv));
+        return;
+    }
+    const QJsonObject entries = env.toObject();
+    for (auto it = entries.begin(); it != entries.end(); ++it) {
+        if (!envName.match(it.key()).hasMatch() || !it.value().isString()
+            || it.value().toString().size() > kMaxArgLength
+            || it.value().toString().contains(QChar(u'\n'))
+            || it.value().toString().contains(QChar(u'\0'))) {
+            read.fail(QStringLiteral("\"env\" entry \"%1\" is not NAME: single-line text")
+                          .arg(it.key().left(64)));
+            return;
+        }
+        start.env.insert(it.key(), it.value().toString());
+    }
+}
+
+Result<ForwardedDevice> readForwardedDevice(const QJsonObject &fields)
+{
+    static const QRegularExpression interfaceName(QStringLiteral("^[A-Za-z0-9_.-]{1,15}$"));
+    FieldReader device(fields, QStringLiteral("run.start device message"));
+    ForwardedDevice forwarded;
+    forwarded.bindingId = device.integer(QLatin1StringView("binding_id"), 1, kMaxId);
+    forwarded.name = device.string(QLatin1StringView("name"), 64);
+    const auto kind = parseDeviceKind(device.string(QLatin1StringView("kind"), 8));
+    if (kind)
+        forwarded.kind = *kind;
+    if (kind == DeviceSpec::Kind::Segment) {
+        forwarded.target = device.string(QLatin1StringView("target"), 15);
+        forwarded.address = device.string(QLatin1StringView("address"), 64, false);
+        if (fields.contains(QLatin1String("mtu")))
+            forwarded.mtu = static_cast<int>(device.integer(QLatin1StringView("mtu"), 68, 65521));
+        if (!device.error() && !interfaceName.match(forwarded.target).hasMatch())
+            device.fail(QStringLiteral("\"target\" is not an interface name"));
+    } else if (kind == DeviceSpec::Kind::Usb) {
+        forwarded.busId = device.string(QLatin1StringView("busid"), 31);
+        if (!device.error() && !device::usb::usbip::isValidBusId(forwarded.busId.toLatin1()))
+            device.fail(QStringLiteral("\"busid\" is not a USB bus id"));
+    } else if (!device.error()) {
+        device.fail(QStringLiteral("\"kind\" must be \"l2\" or \"usb\""));
+    }
+    if (!device.error() && !isValidForwardedDeviceName(forwarded.name))
+        device.fail(QStringLiteral("\"name\" is not a device name"));
+    if (device.error())
+        return *device.error();
+    return forwarded;
+}
+
+void readDevices(FieldReader &read, RunStart &start)
+{
+    const QJsonValue devices = read.object().value(QLatin1String("devices"));
+    if (devices.isUndefined() || devices.isNull())
+        return;
+    if (!devices.isArray() || devices.toArray().size() > kMaxDevices) {
+        read.fail(
+            QStringLiteral("\"devices\" must be an array of at most %1 devices").arg(kMaxDevices));
+        return;
+    }
+    for (const QJsonValue &entry : devices.toArray()) {
+        if (!entry.isObject()) {
+            read.fail(QStringLiteral("\"devices\" entries must be objects"));
+            return;
+        }
+        Result<ForwardedDevice> forwarded = readForwardedDevice(entry.toObject());
+        if (!forwarded) {
+            read.fail(forwarded.error().message);
+            return;
+        }
+        start.devices.append(*forwarded);
+    }
+}
+
+// Structure only; what a path or a command means is the agent's to check
+// (WorkRoot confines the workdir, the sandbox runs argv).
+Result<ControlMessage> parseRunStart(FieldReader &read)
+{
     RunStart start;
     start.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
     start.image = read.string(QLatin1StringView("image"), 256, false);
     start.workdir = read.string(QLatin1StringView("workdir"), 1024);
     start.runtime = read.string(QLatin1StringView("runtime"), 64, false);
     start.hostProcess = read.boolean(QLatin1StringView("host_process"));
-    if (object.contains(QLatin1String("resume_offset")))
+    if (read.has(QLatin1StringView("resume_offset")))
         start.resumeOffset = read.integer(QLatin1StringView("resume_offset"), 0, kMaxId);
-    const QJsonValue argv = object.value(QLatin1String("argv"));
-    if (!argv.isArray() || argv.toArray().isEmpty() || argv.toArray().size() > kMaxArgv) {
-        read.fail(QStringLiteral("\"argv\" must be an array of 1..%1 strings").arg(kMaxArgv));
-    } else {
-        for (const QJsonValue &arg : argv.toArray()) {
-            if (!arg.isString() || arg.toString().size() > kMaxArgLength
-                || arg.toString().contains(QChar(u'\0'))) {
-                read.fail(QStringLiteral(
-                    "\"argv\" entries must be strings of at most %1 characters without NUL")
-                              .arg(kMaxArgLength));
-                break;
-            }
-            start.argv.append(arg.toString());
-        }
-    }
-    const QJsonValue env = object.value(QLatin1String("env"));
-    if (!env.isUndefined() && !env.isNull()) {
-        if (!env.isObject() || env.toObject().size() > kMaxEnv) {
-            read.fail(
-                QStringLiteral("\"env\" must be an object of at most %1 entries").arg(kMaxEnv));
-        } else {
-            const QJsonObject entries = env.toObject();
-            for (auto it = entries.begin(); it != entries.end(); ++it) {
-                if (!envName.match(it.key()).hasMatch() || !it.value().isString()
-                    || it.value().toString().size() > kMaxArgLength
-                    || it.value().toString().contains(QChar(u'\n'))
-                    || it.value().toString().contains(QChar(u'\0'))) {
-                    read.fail(QStringLiteral("\"env\" entry \"%1\" is not NAME: single-line text")
-                                  .arg(it.key().left(64)));
-                    break;
-                }
-                start.env.insert(it.key(), it.value().toString());
-            }
-        }
-    }
-    const QJsonValue devices = object.value(QLatin1String("devices"));
-    if (!devices.isUndefined() && !devices.isNull()) {
-        static const QRegularExpression interfaceName(QStringLiteral("^[A-Za-z0-9_.-]{1,15}$"));
-        if (!devices.isArray() || devices.toArray().size() > kMaxDevices) {
-            read.fail(QStringLiteral("\"devices\" must be an array of at most %1 devices")
-                          .arg(kMaxDevices));
-        } else {
-            for (const QJsonValue &entry : devices.toArray()) {
-                if (!entry.isObject()) {
-                    read.fail(QStringLiteral("\"devices\" entries must be objects"));
-                    break;
-                }
-                const QJsonObject fields = entry.toObject();
-                FieldReader device(fields, QStringLiteral("run.start device message"));
-                ForwardedDevice forwarded;
-                forwarded.bindingId = device.integer(QLatin1StringView("binding_id"), 1, kMaxId);
-                forwarded.name = device.string(QLatin1StringView("name"), 64);
-                const auto kind = parseDeviceKind(device.string(QLatin1StringView("kind"), 8));
-                if (kind)
-                    forwarded.kind = *kind;
-                if (kind == DeviceSpec::Kind::Segment) {
-                    forwarded.target = device.string(QLatin1StringView("target"), 15);
-                    forwarded.address = device.string(QLatin1StringView("address"), 64, false);
-                    if (fields.contains(QLatin1String("mtu")))
-                        forwarded.mtu
-                            = static_cast<int>(device.integer(QLatin1StringView("mtu"), 68, 65521));
-                    if (!device.error() && !interfaceName.match(forwarded.target).hasMatch())
-                        device.fail(QStringLiteral("\"target\" is not an interface name"));
-                } else if (kind == DeviceSpec::Kind::Usb) {
-                    forwarded.busId = device.string(QLatin1StringView("busid"), 31);
-                    if (!device.error()
-                        && !device::usb::usbip::isValidBusId(forwarded.busId.toLatin1()))
-                        device.fail(QStringLiteral("\"busid\" is not a USB bus id"));
-                } else if (!device.error()) {
-                    device.fail(QStringLiteral("\"kind\" must be \"l2\" or \"usb\""));
-                }
-                if (!device.error() && !isValidForwardedDeviceName(forwarded.name))
-                    device.fail(QStringLiteral("\"name\" is not a device name"));
-                if (device.error()) {
-                    read.fail(device.error()->message);
-                    break;
-                }
-                start.devices.append(forwarded);
-            }
-        }
-    }
+    readArgv(read, start);
+    readEnv(read, start);
+    readDevices(read, start);
     return finish(read, std::move(start));
+}
+
+Result<ControlMessage> parseRunCancel(FieldReader &read)
+{
+    RunCancel cancel;
+    cancel.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+    cancel.reason = read.string(QLatin1StringView("reason"), 1024, false);
+    return finish(read, std::move(cancel));
+}
+
+Result<ControlMessage> parseRunAck(FieldReader &read)
+{
+    RunAck ack;
+    ack.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+    ack.offset = read.integer(QLatin1StringView("offset"), 0, kMaxId);
+    return finish(read, std::move(ack));
+}
+
+Result<ControlMessage> parseRunStarted(FieldReader &read)
+{
+    RunStarted started;
+    started.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+    return finish(read, std::move(started));
+}
+
+Result<ControlMessage> parseRunFinished(FieldReader &read)
+{
+    RunFinished finished;
+    finished.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+    if (const QJsonValue code = read.object().value(QLatin1String("exit_code"));
+        !code.isUndefined() && !code.isNull())
+        finished.exitCode
+            = static_cast<int>(read.integer(QLatin1StringView("exit_code"), -255, 255));
+    finished.error = read.string(QLatin1StringView("error"), 4096, false);
+    finished.endOffset = read.integer(QLatin1StringView("end_offset"), 0, kMaxId);
+    if (!finished.exitCode && finished.error.isEmpty())
+        read.fail(QStringLiteral("a finished run needs an exit code or an error"));
+    return finish(read, std::move(finished));
+}
+
+Result<ControlMessage> parseRunsHeld(FieldReader &read)
+{
+    RunsHeld held;
+    const QJsonValue ids = read.object().value(QLatin1String("run_ids"));
+    if (!ids.isArray() || ids.toArray().size() > kMaxRunsHeld) {
+        read.fail(
+            QStringLiteral("\"run_ids\" must be an array of at most %1 run ids").arg(kMaxRunsHeld));
+        return finish(read, std::move(held));
+    }
+    for (const QJsonValue &id : ids.toArray()) {
+        const double number = id.toDouble(-1);
+        if (!id.isDouble() || number < 1 || number > double(kMaxId)
+            || number != std::floor(number)) {
+            read.fail(QStringLiteral("\"run_ids\" entries must be run ids (whole numbers from 1)"));
+            break;
+        }
+        held.runIds.append(static_cast<qint64>(number));
+    }
+    return finish(read, std::move(held));
+}
+
+Result<ControlMessage> parseDeviceState(FieldReader &read)
+{
+    DeviceState state;
+    state.mtu = static_cast<int>(read.integer(QLatin1StringView("mtu"), 68, 65535));
+    state.up = read.boolean(QLatin1StringView("up"));
+    state.carrier = read.boolean(QLatin1StringView("carrier"));
+    if (read.has(QLatin1StringView("usb_busid"))) {
+        state.usb = true;
+        state.usbBusId = read.string(QLatin1StringView("usb_busid"), 31, false);
+    }
+    return finish(read, state);
+}
+
+struct MessageParser
+{
+    QLatin1StringView type;
+    Result<ControlMessage> (*parse)(FieldReader &read);
+};
+
+constexpr MessageParser kMessageParsers[] = {
+    { messagetype::kHello, parseHello },
+    { messagetype::kRedeem, parseRedeem },
+    { messagetype::kEnrolled, parseEnrolled },
+    { messagetype::kWelcome, parseWelcome },
+    { messagetype::kError, parseErrorMessage },
+    { messagetype::kRunStart, parseRunStart },
+    { messagetype::kRunCancel, parseRunCancel },
+    { messagetype::kRunAck, parseRunAck },
+    { messagetype::kRunStarted, parseRunStarted },
+    { messagetype::kRunFinished, parseRunFinished },
+    { messagetype::kRunsHeld, parseRunsHeld },
+    { messagetype::kDeviceState, parseDeviceState },
+};
+
+// The JSON object every control message is, before its type is read.
+Result<QJsonObject> readEnvelope(QByteArrayView utf8)
+{
+    if (utf8.size() > kMaxControlMessageSize)
+        return protocolError(QStringLiteral("control message of %1 bytes exceeds %2")
+                                 .arg(utf8.size())
+                                 .arg(kMaxControlMessageSize));
+    QJsonParseError parseError {};
+    const QJsonDocument document = QJsonDocument::fromJson(utf8.toByteArray(), &parseError);
+    if (parseError.error != QJsonParseError::NoError)
+        return protocolError(QStringLiteral("control message is not JSON: %1 at offset %2")
+                                 .arg(parseError.errorString())
+                                 .arg(parseError.offset));
+    if (!document.isObject())
+        return protocolError(QStringLiteral("control message is not a JSON object"));
+    return document.object();
 }
 
 } // namespace
@@ -148,140 +340,18 @@ QString roleName(PeerRole role)
 
 Result<ControlMessage> parseControlMessage(QByteArrayView utf8)
 {
-    if (utf8.size() > kMaxControlMessageSize)
-        return protocolError(QStringLiteral("control message of %1 bytes exceeds %2")
-                                 .arg(utf8.size())
-                                 .arg(kMaxControlMessageSize));
-    QJsonParseError parseError {};
-    const QJsonDocument document = QJsonDocument::fromJson(utf8.toByteArray(), &parseError);
-    if (parseError.error != QJsonParseError::NoError)
-        return protocolError(QStringLiteral("control message is not JSON: %1 at offset %2")
-                                 .arg(parseError.errorString())
-                                 .arg(parseError.offset));
-    if (!document.isObject())
-        return protocolError(QStringLiteral("control message is not a JSON object"));
-    const QJsonObject object = document.object();
-    const QJsonValue typeValue = object.value(QLatin1String("type"));
+    const Result<QJsonObject> object = readEnvelope(utf8);
+    if (!object)
+        return object.error();
+    const QJsonValue typeValue = object->value(QLatin1String("type"));
     if (!typeValue.isString())
         return protocolError(QStringLiteral("control message has no \"type\""));
     const QString type = typeValue.toString();
-    FieldReader read(object, type + QStringLiteral(" message"));
-
-    if (type == messagetype::kHello) {
-        Hello hello;
-        hello.protocol
-            = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
-        hello.software = read.string(QLatin1StringView("software"), 64);
-        hello.role = readRole(read);
-        hello.credential = read.string(QLatin1StringView("credential"), 256);
-        hello.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
-        return finish(read, std::move(hello));
-    }
-    if (type == messagetype::kRedeem) {
-        Redeem redeem;
-        redeem.protocol
-            = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
-        redeem.software = read.string(QLatin1StringView("software"), 64);
-        redeem.role = readRole(read);
-        redeem.token = read.string(QLatin1StringView("token"), 256);
-        redeem.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
-        return finish(read, std::move(redeem));
-    }
-    if (type == messagetype::kEnrolled) {
-        Enrolled enrolled;
-        enrolled.id = read.integer(QLatin1StringView("id"), 1, kMaxId);
-        enrolled.name = read.string(QLatin1StringView("name"), 64);
-        enrolled.credential = read.string(QLatin1StringView("credential"), 256);
-        return finish(read, std::move(enrolled));
-    }
-    if (type == messagetype::kWelcome) {
-        Welcome welcome;
-        welcome.protocol
-            = static_cast<int>(read.integer(QLatin1StringView("protocol"), 1, kMaxProtocol));
-        welcome.software = read.string(QLatin1StringView("software"), 64);
-        welcome.id = read.integer(QLatin1StringView("id"), 1, kMaxId);
-        welcome.name = read.string(QLatin1StringView("name"), 64);
-        const QJsonValue device = object.value(QLatin1String("device"));
-        if (device.isObject()) {
-            auto spec = DeviceSpec::fromJson(device.toObject());
-            if (!spec)
-                read.fail(spec.error().message);
-            else
-                welcome.device = *spec;
-        } else if (!device.isUndefined() && !device.isNull()) {
-            read.fail(QStringLiteral("\"device\" must be an object"));
+    for (const MessageParser &parser : kMessageParsers) {
+        if (type == parser.type) {
+            FieldReader read(*object, type + QStringLiteral(" message"));
+            return parser.parse(read);
         }
-        return finish(read, std::move(welcome));
-    }
-    if (type == messagetype::kError) {
-        ErrorMessage error;
-        error.code = read.string(QLatin1StringView("code"), 64);
-        error.message = read.string(QLatin1StringView("message"), 4096);
-        error.permanent = read.boolean(QLatin1StringView("permanent"));
-        return finish(read, std::move(error));
-    }
-    if (type == messagetype::kRunStart)
-        return parseRunStart(read, object);
-    if (type == messagetype::kRunCancel) {
-        RunCancel cancel;
-        cancel.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
-        cancel.reason = read.string(QLatin1StringView("reason"), 1024, false);
-        return finish(read, std::move(cancel));
-    }
-    if (type == messagetype::kRunAck) {
-        RunAck ack;
-        ack.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
-        ack.offset = read.integer(QLatin1StringView("offset"), 0, kMaxId);
-        return finish(read, std::move(ack));
-    }
-    if (type == messagetype::kRunStarted) {
-        RunStarted started;
-        started.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
-        return finish(read, std::move(started));
-    }
-    if (type == messagetype::kRunFinished) {
-        RunFinished finished;
-        finished.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
-        if (const QJsonValue code = object.value(QLatin1String("exit_code"));
-            !code.isUndefined() && !code.isNull())
-            finished.exitCode
-                = static_cast<int>(read.integer(QLatin1StringView("exit_code"), -255, 255));
-        finished.error = read.string(QLatin1StringView("error"), 4096, false);
-        finished.endOffset = read.integer(QLatin1StringView("end_offset"), 0, kMaxId);
-        if (!finished.exitCode && finished.error.isEmpty())
-            read.fail(QStringLiteral("a finished run needs an exit code or an error"));
-        return finish(read, std::move(finished));
-    }
-    if (type == messagetype::kRunsHeld) {
-        RunsHeld held;
-        const QJsonValue ids = object.value(QLatin1String("run_ids"));
-        if (!ids.isArray() || ids.toArray().size() > kMaxRunsHeld) {
-            read.fail(QStringLiteral("\"run_ids\" must be an array of at most %1 run ids")
-                          .arg(kMaxRunsHeld));
-        } else {
-            for (const QJsonValue &id : ids.toArray()) {
-                const double number = id.toDouble(-1);
-                if (!id.isDouble() || number < 1 || number > double(kMaxId)
-                    || number != std::floor(number)) {
-                    read.fail(QStringLiteral(
-                        "\"run_ids\" entries must be run ids (whole numbers from 1)"));
-                    break;
-                }
-                held.runIds.append(static_cast<qint64>(number));
-            }
-        }
-        return finish(read, std::move(held));
-    }
-    if (type == messagetype::kDeviceState) {
-        DeviceState state;
-        state.mtu = static_cast<int>(read.integer(QLatin1StringView("mtu"), 68, 65535));
-        state.up = read.boolean(QLatin1StringView("up"));
-        state.carrier = read.boolean(QLatin1StringView("carrier"));
-        if (object.contains(QLatin1String("usb_busid"))) {
-            state.usb = true;
-            state.usbBusId = read.string(QLatin1StringView("usb_busid"), 31, false);
-        }
-        return finish(read, state);
     }
     return protocolError(QStringLiteral("unknown control message type \"%1\"").arg(type.left(64)));
 }

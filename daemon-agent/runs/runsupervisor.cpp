@@ -134,7 +134,29 @@ void RunSupervisor::start(const RunStart &run)
     auto workdir = m_workRoot.runDirectory(run.workdir);
     if (!workdir)
         return refuse(run.runId, workdir.error().message);
+    auto user = m_workRoot.workloadUser();
+    if (!user)
+        return refuse(run.runId, user.error().message);
+    RunSpec spec = specFor(run, *user);
+    if (!run.devices.isEmpty()) {
+        if (!m_devices)
+            return refuse(
+                run.runId, QStringLiteral("this agent does not attach forwarded devices"));
+        if (m_devices->isPending(run))
+            return waitForDevices(run);
+        if (Status lent = addDevices(run, spec); !lent)
+            return refuse(run.runId, lent.error().message);
+    }
+    spec.workdir = *workdir;
+    if (Status valid = spec.validate(); !valid)
+        return refuse(run.runId, valid.error().message);
+    if (Status image = ensureImage(run, spec); !image)
+        return refuse(run.runId, image.error().message);
+    launch(run, spec, *workdir);
+}
 
+RunSpec RunSupervisor::specFor(const RunStart &run, const QString &user) const
+{
     RunSpec spec;
     spec.runId = sandboxIdFor(run.runId);
     if (!run.image.isEmpty())
@@ -143,41 +165,41 @@ void RunSupervisor::start(const RunStart &run)
         spec.runtime = run.runtime;
     spec.argv = run.argv;
     spec.env = run.env;
-    auto user = m_workRoot.workloadUser();
-    if (!user)
-        return refuse(run.runId, user.error().message);
-    spec.user = *user;
-    if (!run.devices.isEmpty()) {
-        if (!m_devices)
-            return refuse(
-                run.runId, QStringLiteral("this agent does not attach forwarded devices"));
-        if (m_devices->isPending(run))
-            return waitForDevices(run);
-        if (Status ready = m_devices->checkReady(run); !ready)
-            return refuse(run.runId, ready.error().message);
-        spec.env.insert(
-            QStringLiteral("CLOOP_FORWARDED_DEVICES"), m_devices->environmentValue(run));
-        const bool segment = std::any_of(
-            run.devices.cbegin(), run.devices.cend(), [](const ForwardedDevice &device) {
-                return device.kind == protocol::DeviceSpec::Kind::Segment;
-            });
-        if (segment)
-            spec.addedCapabilities = { QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW") };
-        auto nodes = m_devices->deviceNodes(run, spec.user);
-        if (!nodes)
-            return refuse(run.runId, nodes.error().message);
-        spec.deviceNodes = *nodes;
-    }
-    spec.workdir = *workdir;
-    if (Status valid = spec.validate(); !valid)
-        return refuse(run.runId, valid.error().message);
-    if (!run.hostProcess && spec.image == RunSpec::defaultImage() && !m_imageReady) {
-        // The default image is made here from busybox, so runs need no registry.
-        if (Status image = PodmanSandbox::ensureDefaultImage(); !image)
-            return refuse(run.runId, image.error().message);
-        m_imageReady = true;
-    }
+    spec.user = user;
+    return spec;
+}
 
+Status RunSupervisor::addDevices(const RunStart &run, RunSpec &spec)
+{
+    if (Status ready = m_devices->checkReady(run); !ready)
+        return ready;
+    spec.env.insert(QStringLiteral("CLOOP_FORWARDED_DEVICES"), m_devices->environmentValue(run));
+    const bool segment
+        = std::any_of(run.devices.cbegin(), run.devices.cend(), [](const ForwardedDevice &device) {
+              return device.kind == protocol::DeviceSpec::Kind::Segment;
+          });
+    if (segment)
+        spec.addedCapabilities = { QStringLiteral("NET_ADMIN"), QStringLiteral("NET_RAW") };
+    auto nodes = m_devices->deviceNodes(run, spec.user);
+    if (!nodes)
+        return nodes.error();
+    spec.deviceNodes = *nodes;
+    return {};
+}
+
+Status RunSupervisor::ensureImage(const RunStart &run, const RunSpec &spec)
+{
+    if (run.hostProcess || spec.image != RunSpec::defaultImage() || m_imageReady)
+        return {};
+    // The default image is made here from busybox, so runs need no registry.
+    if (Status image = PodmanSandbox::ensureDefaultImage(); !image)
+        return image;
+    m_imageReady = true;
+    return {};
+}
+
+void RunSupervisor::launch(const RunStart &run, const RunSpec &spec, const QString &workdir)
+{
     SandboxDriver *sandbox = run.hostProcess
         ? static_cast<SandboxDriver *>(new HostProcessDriver(this))
         : static_cast<SandboxDriver *>(new PodmanSandbox(this));
@@ -204,25 +226,7 @@ void RunSupervisor::start(const RunStart &run)
         });
     connect(
         sandbox, &SandboxDriver::finished, this, [this, runId](int exitCode, const QString &error) {
-            const Active active = m_active.take(runId);
-            recordActiveRuns();
-            quint64 end = 0;
-            if (auto found = m_logs.find(runId); found != m_logs.end()) {
-                found->second.finished = true;
-                end = found->second.journal->endOffset();
-            }
-            if (m_devices)
-                m_devices->runEnded(runId);
-            RunFinished finished { runId, std::nullopt, error, static_cast<qint64>(end) };
-            if (error.isEmpty())
-                finished.exitCode = exitCode;
-            qCInfo(lcAgent).noquote()
-                << "run" << runId << "finished:"
-                << (error.isEmpty() ? QStringLiteral("exit %1").arg(exitCode) : error);
-            Q_EMIT report(finished);
-            if (active.sandbox)
-                active.sandbox->deleteLater();
-            forgetIfDone(runId);
+            sandboxFinished(runId, exitCode, error);
         });
     if (Status started = sandbox->start(spec); !started) {
         m_active.remove(runId);
@@ -230,7 +234,30 @@ void RunSupervisor::start(const RunStart &run)
         return refuse(runId, started.error().message);
     }
     recordActiveRuns();
-    qCInfo(lcAgent).noquote() << "run" << runId << "starting in" << *workdir;
+    qCInfo(lcAgent).noquote() << "run" << runId << "starting in" << workdir;
+}
+
+void RunSupervisor::sandboxFinished(qint64 runId, int exitCode, const QString &error)
+{
+    const Active active = m_active.take(runId);
+    recordActiveRuns();
+    quint64 end = 0;
+    if (auto found = m_logs.find(runId); found != m_logs.end()) {
+        found->second.finished = true;
+        end = found->second.journal->endOffset();
+    }
+    if (m_devices)
+        m_devices->runEnded(runId);
+    RunFinished finished { runId, std::nullopt, error, static_cast<qint64>(end) };
+    if (error.isEmpty())
+        finished.exitCode = exitCode;
+    qCInfo(lcAgent).noquote() << "run" << runId << "finished:"
+                              << (error.isEmpty() ? QStringLiteral("exit %1").arg(exitCode)
+                                                  : error);
+    Q_EMIT report(finished);
+    if (active.sandbox)
+        active.sandbox->deleteLater();
+    forgetIfDone(runId);
 }
 
 void RunSupervisor::setChannels(tunnel::ChannelMultiplexer *channels)

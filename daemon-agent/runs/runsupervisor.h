@@ -22,6 +22,7 @@ namespace cloop::agent {
 
 class DeviceAttacher;
 class SandboxDriver;
+struct RunSpec;
 
 // The runs the hub gave this agent: each workload confined to its run
 // directory and started in a sandbox; what happens to it is reported back
@@ -83,6 +84,15 @@ private:
     };
 
     void refuse(qint64 runId, const QString &error);
+    // What the hub asked for, as the sandbox is told it; devices and the
+    // workdir are added once they are known to be ready.
+    RunSpec specFor(const protocol::RunStart &run, const QString &user) const;
+    // The run's attached devices: their nodes, the variable naming them and,
+    // for a segment, the capabilities to configure it.
+    Status addDevices(const protocol::RunStart &run, RunSpec &spec);
+    Status ensureImage(const protocol::RunStart &run, const RunSpec &spec);
+    void launch(const protocol::RunStart &run, const RunSpec &spec, const QString &workdir);
+    void sandboxFinished(qint64 runId, int exitCode, const QString &error);
     // The start waits until its devices have attached (or failed to).
     void waitForDevices(const protocol::RunStart &run);
     void openLogChannel(qint64 runId, Log &log);

@@ -98,6 +98,25 @@ void raiseOpenFilesLimit()
             << QStringLiteral("cannot raise the open-files limit above %1").arg(before);
 }
 
+// Without it the hub still serves everything else: the operator reads why
+// in the log, and `cloop executor list` shows the executor's state.
+std::unique_ptr<OwnExecutor> startOwnExecutor(
+    Hub &hub, const QString &dataDir, const OwnExecutor::Options &options)
+{
+    auto ownExecutor = std::make_unique<OwnExecutor>(hub.core(), dataDir, options);
+    QObject::connect(ownExecutor.get(), &OwnExecutor::stopped, qApp, [](int exitCode) {
+        qCWarning(lcHub).noquote()
+            << QStringLiteral("the hub's own executor stopped (exit code %1); the hub goes "
+                              "on without it")
+                   .arg(exitCode);
+    });
+    if (Status started = ownExecutor->start(hub.localUrl(), hub.pin()); !started) {
+        qCWarning(lcHub).noquote() << "the hub's own executor is off:" << started.error().message;
+        return nullptr;
+    }
+    return ownExecutor;
+}
+
 } // namespace
 
 QCommandLineOption dataDirOption()
@@ -276,23 +295,8 @@ int ServeCommand::serve(const ServeSettings &settings) const
     }
     // Declared after the hub: it leaves while the hub can still hear it go.
     std::unique_ptr<OwnExecutor> ownExecutor;
-    if (settings.ownExecutor) {
-        ownExecutor = std::make_unique<OwnExecutor>(
-            (*hub)->core(), settings.hub.dataDir, *settings.ownExecutor);
-        QObject::connect(ownExecutor.get(), &OwnExecutor::stopped, qApp, [](int exitCode) {
-            qCWarning(lcHub).noquote()
-                << QStringLiteral("the hub's own executor stopped (exit code %1); the hub goes "
-                                  "on without it")
-                       .arg(exitCode);
-        });
-        // Without it the hub still serves everything else: the operator reads
-        // why in the log, and `cloop executor list` shows the executor's state.
-        if (Status started = ownExecutor->start((*hub)->localUrl(), (*hub)->pin()); !started) {
-            qCWarning(lcHub).noquote()
-                << "the hub's own executor is off:" << started.error().message;
-            ownExecutor.reset();
-        }
-    }
+    if (settings.ownExecutor)
+        ownExecutor = startOwnExecutor(**hub, settings.hub.dataDir, *settings.ownExecutor);
     util::UnixSignalWatcher signalWatcher({ SIGTERM, SIGINT });
     QObject::connect(&signalWatcher, &util::UnixSignalWatcher::received, qApp, [](int number) {
         qCInfo(lcHub) << "stopping on signal" << number;

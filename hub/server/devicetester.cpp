@@ -14,6 +14,22 @@
 
 namespace cloop::hub {
 
+namespace {
+
+// A segment's forwarder reports in JSON; a USB one answers a device list.
+Result<QJsonObject> segmentReport(const QByteArray &report)
+{
+    QJsonParseError parseError {};
+    const QJsonDocument document = QJsonDocument::fromJson(report, &parseError);
+    if (!document.isObject())
+        return Error::make(QStringLiteral("bad_test_report"),
+            QStringLiteral("the forwarder's test report is not a JSON object: %1")
+                .arg(parseError.errorString()));
+    return document.object();
+}
+
+} // namespace
+
 DeviceTester::DeviceTester(
     DaemonGateway &forwarders, std::chrono::milliseconds timeout, QObject *parent)
     : QObject(parent)
@@ -87,27 +103,14 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
                     reason.isEmpty() ? QStringLiteral("the forwarder ended the test") : reason));
                 return;
             }
-            if (usb) {
-                auto decoded = usbReport(*report);
-                if (!decoded) {
-                    finish(ApiResponse::error(
-                        502, QStringLiteral("bad_test_report"), decoded.error().message));
-                    return;
-                }
-                finish(ApiResponse::ok(QJsonObject { { QStringLiteral("forwarder"), forwarderJson },
-                    { QStringLiteral("report"), *decoded } }));
-                return;
-            }
-            QJsonParseError parseError {};
-            const QJsonDocument document = QJsonDocument::fromJson(*report, &parseError);
-            if (!document.isObject()) {
-                finish(ApiResponse::error(502, QStringLiteral("bad_test_report"),
-                    QStringLiteral("the forwarder's test report is not a JSON object: %1")
-                        .arg(parseError.errorString())));
+            auto decoded = usb ? usbReport(*report) : segmentReport(*report);
+            if (!decoded) {
+                finish(ApiResponse::error(
+                    502, QStringLiteral("bad_test_report"), decoded.error().message));
                 return;
             }
             finish(ApiResponse::ok(QJsonObject { { QStringLiteral("forwarder"), forwarderJson },
-                { QStringLiteral("report"), document.object() } }));
+                { QStringLiteral("report"), *decoded } }));
         });
     timer->start(m_timeout);
     qCInfo(lcHub).noquote() << "testing the device of forwarder" << forwarder.id << forwarder.name;

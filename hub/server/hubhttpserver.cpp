@@ -3,7 +3,7 @@
 #include "common/logging.h"
 #include "hub/edge/greeting.h"
 #include "hub/server/adminapi.h"
-#include "hub/server/eventstream.h"
+#include "hub/server/eventstreamendpoint.h"
 #include "hub/server/hubgateways.h"
 
 #include <QJsonArray>
@@ -16,7 +16,7 @@
 namespace cloop::hub {
 
 HubHttpServer::HubHttpServer(
-    AdminApi &api, HubGateways &gateways, EventStream &events, QObject *parent)
+    AdminApi &api, HubGateways &gateways, EventStreamEndpoint &events, QObject *parent)
     : QObject(parent)
     , m_api(api)
     , m_gateways(gateways)

@@ -11,7 +11,7 @@
 namespace cloop::hub {
 
 class AdminApi;
-class EventStream;
+class EventStreamEndpoint;
 class HubGateways;
 struct ApiResponse;
 
@@ -24,8 +24,8 @@ class HubHttpServer final : public QObject, public edge::HttpService
     Q_DISABLE_COPY_MOVE(HubHttpServer)
 
 public:
-    HubHttpServer(
-        AdminApi &api, HubGateways &gateways, EventStream &events, QObject *parent = nullptr);
+    HubHttpServer(AdminApi &api, HubGateways &gateways, EventStreamEndpoint &events,
+        QObject *parent = nullptr);
     ~HubHttpServer() override;
 
     Status listen(edge::HttpFront::Options options);
@@ -43,7 +43,7 @@ public:
 private:
     AdminApi &m_api;
     HubGateways &m_gateways;
-    EventStream &m_events;
+    EventStreamEndpoint &m_events;
     std::unique_ptr<edge::HttpFront> m_front;
 };
 

@@ -522,9 +522,9 @@ void RunLogStore::enforceBudget()
                                          names(finished), names(running));
 }
 
-Result<RunLogPage> RunLogStore::read(qint64 runId, quint64 fromOffset, qsizetype maxBytes) const
+Result<StoredLogPage> RunLogStore::read(qint64 runId, quint64 fromOffset, qsizetype maxBytes) const
 {
-    RunLogPage page;
+    StoredLogPage page;
     const auto found = m_runs.find(runId);
     if (found == m_runs.end() || found->second.segments.empty())
         return page;

@@ -37,8 +37,9 @@ struct RunLogLimits
     qint64 segmentBytes() const;
 };
 
-// One answer to a read: records contiguous from the offset asked for.
-struct RunLogPage
+// One answer to a read: the records as stored, contiguous from the offset
+// asked for; the admin API answers them as an api::RunLogPage.
+struct StoredLogPage
 {
     QList<protocol::LogRecord> records;
     // The hub itself dropped the output before this offset (the run's cap or
@@ -82,7 +83,7 @@ public:
     // between storing and acknowledging never stores anything twice.
     Status append(qint64 runId, const QList<protocol::LogRecord> &records);
     // The records covering [fromOffset, …), about maxBytes of them at most.
-    Result<RunLogPage> read(qint64 runId, quint64 fromOffset, qsizetype maxBytes) const;
+    Result<StoredLogPage> read(qint64 runId, quint64 fromOffset, qsizetype maxBytes) const;
     // Where the run's stored log ends (0 without one): the agent resends from
     // there. Trimming never moves it back.
     Result<quint64> endOf(qint64 runId);

@@ -3,7 +3,7 @@
 // reason, Test, see it grey out, Revoke. Clicks go to the real widgets.
 // With CLOOP_SCREENSHOT_DIR set, each screen is saved there as a PNG.
 
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/jsontablemodel.h"
 #include "app-dashboard/core/tokenstore.h"
@@ -516,7 +516,7 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     connect(projects, &ProjectsPage::dialogOpened, this,
         [&opened](QDialog *dialog) { opened = dialog; });
     QVERIFY(QTest::qWaitFor(
-        [&] { return mariaWindow.directory()->model()->rowCount() == 1; }, kLongWaitMs));
+        [&] { return mariaWindow.forwardersClient()->model()->rowCount() == 1; }, kLongWaitMs));
     click(projects->requestButton());
     auto *request = qobject_cast<BindDialog *>(opened.data());
     QVERIFY(request);
@@ -552,7 +552,7 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     // Approving it herself is refused (a maintainer decides nothing), and
     // leaves no binding behind.
     std::optional<Result<QJsonObject>> own;
-    mariaWindow.directory()->approve(
+    mariaWindow.forwardersClient()->approve(
         requestId, {}, {}, this, [&own](const Result<QJsonObject> &answer) { own = answer; });
     QVERIFY(QTest::qWaitFor([&] { return own.has_value(); }, kLongWaitMs));
     QVERIFY(!*own);

@@ -1,8 +1,8 @@
 // ForwarderListModel: rows keyed by forwarder id, updated in place by
 // refreshes and events, checked by QAbstractItemModelTester throughout.
 
-#include "app-dashboard/core/forwarderdirectory.h"
 #include "app-dashboard/core/forwarderlistmodel.h"
+#include "app-dashboard/core/forwardersclient.h"
 
 #include <QAbstractItemModelTester>
 #include <QJsonArray>

@@ -4,8 +4,8 @@
 // images. Each screen is filled from records as the hub sends them, with
 // markup in every field a person chose; no hub is needed.
 
-#include "app-dashboard/core/eventstream.h"
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/eventsubscription.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/core/jsontablemodel.h"
@@ -176,8 +176,8 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<HubApi> m_api;
-    std::unique_ptr<EventStream> m_events; // never started
-    std::unique_ptr<ForwarderDirectory> m_directory;
+    std::unique_ptr<EventSubscription> m_events; // never started
+    std::unique_ptr<ForwardersClient> m_forwarders;
 };
 
 void TestPlainText::initTestCase()
@@ -190,13 +190,13 @@ void TestPlainText::init()
 {
     // No hub: whatever the screens ask for fails, which is fine here.
     m_api = std::make_unique<HubApi>();
-    m_events = std::make_unique<EventStream>();
-    m_directory = std::make_unique<ForwarderDirectory>(m_api.get(), m_events.get());
+    m_events = std::make_unique<EventSubscription>();
+    m_forwarders = std::make_unique<ForwardersClient>(m_api.get(), m_events.get());
 }
 
 void TestPlainText::cleanup()
 {
-    m_directory.reset();
+    m_forwarders.reset();
     m_events.reset();
     m_api.reset();
 }
@@ -204,7 +204,7 @@ void TestPlainText::cleanup()
 void TestPlainText::theApproverReadsTheReasonAsWritten()
 {
     // Given a request in the approver's inbox whose fields carry markup …
-    ApprovalsPage page(m_api.get(), m_events.get(), m_directory.get());
+    ApprovalsPage page(m_api.get(), m_events.get(), m_forwarders.get());
     QJsonObject pending = request();
     pending.insert(QStringLiteral("state"), QStringLiteral("pending"));
     modelOf(page.inbox())->setRecords({ pending });
@@ -234,7 +234,7 @@ void TestPlainText::theApproverReadsTheReasonAsWritten()
 
 void TestPlainText::aDenyReasonReachesTheRequesterAsWritten()
 {
-    ApprovalsPage page(m_api.get(), m_events.get(), m_directory.get());
+    ApprovalsPage page(m_api.get(), m_events.get(), m_forwarders.get());
     modelOf(page.mine())->setRecords({ request() });
     modelOf(page.history())->setRecords({ request() });
     expectCellShownAsWritten(page.mine(), kDenial);
@@ -258,10 +258,10 @@ void TestPlainText::aDenyReasonReachesTheRequesterAsWritten()
 void TestPlainText::aForwardersCardAndItsDialogsShowNamesAsWritten()
 {
     // Given a forwarder whose name, device, hub and binding carry markup …
-    ForwardersPage page(m_api.get(), m_directory.get());
-    m_directory->model()->setForwarders({ forwarder() });
-    m_directory->model()->setBindings({ binding() });
-    m_directory->model()->setTestSummary(3, QStringLiteral("link up · <b>carrier</b>"));
+    ForwardersPage page(m_api.get(), m_forwarders.get());
+    m_forwarders->model()->setForwarders({ forwarder() });
+    m_forwarders->model()->setBindings({ binding() });
+    m_forwarders->model()->setTestSummary(3, QStringLiteral("link up · <b>carrier</b>"));
     QCOMPARE(page.cards().size(), 1);
     ForwarderCard *card = page.cards().first();
     // … its card shows every one as written …
@@ -298,14 +298,14 @@ void TestPlainText::theHubsErrorMessagesShowAsWritten()
     expectShownAsWritten(&dialog, kHubError, 1);
 
     // A list the hub would not give.
-    ApprovalsPage page(m_api.get(), m_events.get(), m_directory.get());
+    ApprovalsPage page(m_api.get(), m_events.get(), m_forwarders.get());
     const QList<JsonListing *> listings = page.findChildren<JsonListing *>();
     QVERIFY(!listings.isEmpty());
     Q_EMIT listings.first()->errorChanged(kHubError);
     expectShownAsWritten(&page, kHubError, 1);
     // And the forwarders' list.
-    ForwardersPage forwarders(m_api.get(), m_directory.get());
-    Q_EMIT m_directory->errorChanged(kHubError);
+    ForwardersPage forwarders(m_api.get(), m_forwarders.get());
+    Q_EMIT m_forwarders->errorChanged(kHubError);
     expectShownAsWritten(&forwarders, kHubError, 1);
 }
 

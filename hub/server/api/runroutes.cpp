@@ -17,7 +17,7 @@ constexpr qsizetype kLogPageBytes = 1024 * 1024;
 
 // Gaps next to each other and of the same origin are one in JSON, whose
 // numbers, unlike a gap record's length, are not limited to 32 bits.
-QJsonArray logRecordsJson(const RunLogPage &page)
+QJsonArray logRecordsJson(const StoredLogPage &page)
 {
     QJsonArray out;
     QJsonObject gap;

@@ -1,4 +1,4 @@
-#include "hub/server/eventstream.h"
+#include "hub/server/eventstreamendpoint.h"
 
 #include "common/api/eventstreammessage.h"
 
@@ -25,28 +25,28 @@ QString errorText(const Error &error)
 }
 } // namespace
 
-EventStream::EventStream(HubCore &core, QObject *parent)
-    : EventStream(core, Limits {}, parent)
+EventStreamEndpoint::EventStreamEndpoint(HubCore &core, QObject *parent)
+    : EventStreamEndpoint(core, Limits {}, parent)
 { }
 
-EventStream::EventStream(HubCore &core, Limits limits, QObject *parent)
+EventStreamEndpoint::EventStreamEndpoint(HubCore &core, Limits limits, QObject *parent)
     : QObject(parent)
     , m_core(core)
     , m_limits(limits)
     , m_refusalLog(std::make_unique<util::LogThrottle>(
           lcHubApi(), QStringLiteral("refused event subscribers")))
 {
-    connect(&core.events(), &EventBus::published, this, &EventStream::onEvent);
+    connect(&core.events(), &EventBus::published, this, &EventStreamEndpoint::onEvent);
     m_recheckTimer.setInterval(m_limits.recheckInterval);
     connect(&m_recheckTimer, &QTimer::timeout, this,
         [this] { recheck([](const Subscriber &) { return true; }); });
     m_recheckTimer.start();
     m_pingTimer.setInterval(m_limits.pingInterval);
-    connect(&m_pingTimer, &QTimer::timeout, this, &EventStream::ping);
+    connect(&m_pingTimer, &QTimer::timeout, this, &EventStreamEndpoint::ping);
     m_pingTimer.start();
 }
 
-EventStream::~EventStream()
+EventStreamEndpoint::~EventStreamEndpoint()
 {
     for (Subscriber *subscriber : std::as_const(m_subscribers)) {
         subscriber->socket->disconnect(this);
@@ -55,13 +55,14 @@ EventStream::~EventStream()
     }
 }
 
-int EventStream::subscriberCountOf(qint64 userId) const
+int EventStreamEndpoint::subscriberCountOf(qint64 userId) const
 {
     return static_cast<int>(std::count_if(m_subscribers.cbegin(), m_subscribers.cend(),
         [userId](const Subscriber *s) { return s->principal.userId == userId; }));
 }
 
-void EventStream::handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place)
+void EventStreamEndpoint::handleSocket(
+    std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place)
 {
     auto *wait = new edge::FirstMessageWait(std::move(socket), std::move(place),
         m_limits.authenticationTimeout, kMaxFirstMessage, this);
@@ -75,7 +76,7 @@ void EventStream::handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuth
     });
 }
 
-void EventStream::refuse(edge::FirstMessageWait *wait, const Error &error)
+void EventStreamEndpoint::refuse(edge::FirstMessageWait *wait, const Error &error)
 {
     if (m_refusalLog->admit())
         qCWarning(lcHubApi).noquote()
@@ -84,7 +85,8 @@ void EventStream::refuse(edge::FirstMessageWait *wait, const Error &error)
     wait->refuse(errorText(error), error.message);
 }
 
-void EventStream::onFirstMessage(edge::FirstMessageWait *wait, const edge::FirstMessage &message)
+void EventStreamEndpoint::onFirstMessage(
+    edge::FirstMessageWait *wait, const edge::FirstMessage &message)
 {
     auto token = edge::parseSubscription(message);
     if (!token) {
@@ -132,7 +134,7 @@ void EventStream::onFirstMessage(edge::FirstMessageWait *wait, const edge::First
         api::EventStreamMessage::subscribed(principal->userName).toText());
 }
 
-Status EventStream::stillEntitled(const Subscriber &subscriber) const
+Status EventStreamEndpoint::stillEntitled(const Subscriber &subscriber) const
 {
     auto current = m_core.tokens().principalOf(subscriber.principal.tokenId);
     if (!current)
@@ -140,7 +142,7 @@ Status EventStream::stillEntitled(const Subscriber &subscriber) const
     return m_core.policy().require(*current, AccessPolicy::HubAction::SubscribeToEvents);
 }
 
-void EventStream::recheck(const std::function<bool(const Subscriber &)> &affected)
+void EventStreamEndpoint::recheck(const std::function<bool(const Subscriber &)> &affected)
 {
     const QList<Subscriber *> subscribers = m_subscribers;
     for (Subscriber *subscriber : subscribers) {
@@ -155,7 +157,7 @@ void EventStream::recheck(const std::function<bool(const Subscriber &)> &affecte
     }
 }
 
-void EventStream::end(Subscriber *subscriber, const Error &reason)
+void EventStreamEndpoint::end(Subscriber *subscriber, const Error &reason)
 {
     qCInfo(lcHubApi).noquote() << "ended the event subscription of"
                                << subscriber->principal.userName << ":" << reason.message;
@@ -165,7 +167,7 @@ void EventStream::end(Subscriber *subscriber, const Error &reason)
     remove(subscriber);
 }
 
-void EventStream::remove(Subscriber *subscriber)
+void EventStreamEndpoint::remove(Subscriber *subscriber)
 {
     if (!m_subscribers.removeOne(subscriber))
         return;
@@ -180,7 +182,7 @@ void EventStream::remove(Subscriber *subscriber)
     delete subscriber;
 }
 
-void EventStream::ping()
+void EventStreamEndpoint::ping()
 {
     const QList<Subscriber *> subscribers = m_subscribers;
     for (Subscriber *subscriber : subscribers) {
@@ -195,12 +197,12 @@ void EventStream::ping()
     }
 }
 
-bool EventStream::mayReceive(const ApiPrincipal &principal, const HubEvent &event) const
+bool EventStreamEndpoint::mayReceive(const ApiPrincipal &principal, const HubEvent &event) const
 {
     return m_core.policy().maySee(principal, event);
 }
 
-void EventStream::onEvent(const HubEvent &event)
+void EventStreamEndpoint::onEvent(const HubEvent &event)
 {
     // The hub changed someone's access: their subscriptions answer for it now.
     if (event.name == api::hubeventname::kTokenRevoked) {

@@ -1,10 +1,10 @@
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/forwardersclient.h"
 
 #include "common/api/devicetest.h"
 #include "common/api/hubeventname.h"
 #include "common/device/usb/usbiddatabase.h"
 
-#include "app-dashboard/core/eventstream.h"
+#include "app-dashboard/core/eventsubscription.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -12,7 +12,7 @@
 
 namespace cloop::dashboard {
 
-QJsonObject BindingTerms::toJson() const
+QJsonObject BindingFields::toJson() const
 {
     QJsonObject body { { QStringLiteral("project"), project } };
     const auto put = [&body](const char *key, const QString &value) {
@@ -26,21 +26,21 @@ QJsonObject BindingTerms::toJson() const
     return body;
 }
 
-ForwarderDirectory::ForwarderDirectory(HubApi *api, EventStream *events, QObject *parent)
+ForwardersClient::ForwardersClient(HubApi *api, EventSubscription *events, QObject *parent)
     : QObject(parent)
     , m_api(api)
 {
     if (!events)
         return;
-    connect(events, &EventStream::subscribed, this, &ForwarderDirectory::refresh);
-    connect(events, &EventStream::eventReceived, this,
+    connect(events, &EventSubscription::subscribed, this, &ForwardersClient::refresh);
+    connect(events, &EventSubscription::eventReceived, this,
         [this](const QString &event, const QJsonObject &data) {
             if (!m_model.applyEvent(event, data) || event == api::hubeventname::kForwarderEnrolled)
                 refresh();
         });
 }
 
-void ForwarderDirectory::refresh()
+void ForwardersClient::refresh()
 {
     load<api::Forwarder>(QStringLiteral("/api/forwarders"), QLatin1StringView("forwarders"),
         [this](const QList<api::Forwarder> &list) { m_model.setForwarderRecords(list); });
@@ -49,7 +49,7 @@ void ForwarderDirectory::refresh()
 }
 
 template <typename Record>
-void ForwarderDirectory::load(const QString &path, QLatin1StringView key,
+void ForwardersClient::load(const QString &path, QLatin1StringView key,
     const std::function<void(const QList<Record> &)> &apply)
 {
     if (m_loading++ == 0)
@@ -68,7 +68,7 @@ void ForwarderDirectory::load(const QString &path, QLatin1StringView key,
     });
 }
 
-void ForwarderDirectory::setError(const QString &error)
+void ForwardersClient::setError(const QString &error)
 {
     if (m_lastError == error)
         return;
@@ -76,7 +76,7 @@ void ForwarderDirectory::setError(const QString &error)
     Q_EMIT errorChanged(error);
 }
 
-HubApi::Callback ForwarderDirectory::thenRefresh(HubApi::Callback done)
+HubApi::Callback ForwardersClient::thenRefresh(HubApi::Callback done)
 {
     return [this, done = std::move(done)](const Result<QJsonObject> &answer) {
         done(answer);
@@ -85,7 +85,7 @@ HubApi::Callback ForwarderDirectory::thenRefresh(HubApi::Callback done)
     };
 }
 
-void ForwarderDirectory::enroll(const QString &name, const QString &usb, const QString &interface,
+void ForwardersClient::enroll(const QString &name, const QString &usb, const QString &interface,
     QObject *context, HubApi::Callback done)
 {
     QJsonObject body { { QStringLiteral("name"), name.trimmed() } };
@@ -96,14 +96,14 @@ void ForwarderDirectory::enroll(const QString &name, const QString &usb, const Q
     m_api->post(QStringLiteral("/api/forwarders"), body, context, thenRefresh(std::move(done)));
 }
 
-void ForwarderDirectory::bind(
-    qint64 forwarderId, const BindingTerms &terms, QObject *context, HubApi::Callback done)
+void ForwardersClient::bind(
+    qint64 forwarderId, const BindingFields &terms, QObject *context, HubApi::Callback done)
 {
     m_api->post(QStringLiteral("/api/forwarders/%1/bind").arg(forwarderId), terms.toJson(), context,
         thenRefresh(std::move(done)));
 }
 
-void ForwarderDirectory::unbind(
+void ForwardersClient::unbind(
     qint64 bindingId, const QString &reason, QObject *context, HubApi::Callback done)
 {
     m_api->post(QStringLiteral("/api/bindings/%1/unbind").arg(bindingId),
@@ -111,7 +111,7 @@ void ForwarderDirectory::unbind(
         thenRefresh(std::move(done)));
 }
 
-void ForwarderDirectory::revoke(
+void ForwardersClient::revoke(
     qint64 forwarderId, const QString &reason, QObject *context, HubApi::Callback done)
 {
     QJsonObject body;
@@ -121,7 +121,7 @@ void ForwarderDirectory::revoke(
         thenRefresh(std::move(done)));
 }
 
-void ForwarderDirectory::test(qint64 forwarderId, QObject *context, HubApi::Callback done)
+void ForwardersClient::test(qint64 forwarderId, QObject *context, HubApi::Callback done)
 {
     m_model.setTestRunning(forwarderId, true);
     m_model.setTestSummary(forwarderId, {});
@@ -133,14 +133,14 @@ void ForwarderDirectory::test(qint64 forwarderId, QObject *context, HubApi::Call
                                        : Result<api::DeviceTest>(answer.error());
             m_model.setTestSummary(forwarderId,
                 tested ? describeTestReport(tested->report)
-                       : QCoreApplication::translate("ForwarderDirectory", "Test failed: %1")
+                       : QCoreApplication::translate("ForwardersClient", "Test failed: %1")
                              .arg(tested.error().message));
             if (guard)
                 done(answer);
         });
 }
 
-void ForwarderDirectory::request(qint64 forwarderId, const BindingTerms &terms,
+void ForwardersClient::request(qint64 forwarderId, const BindingFields &terms,
     const QString &reason, QObject *context, HubApi::Callback done)
 {
     QJsonObject body = terms.toJson();
@@ -149,7 +149,7 @@ void ForwarderDirectory::request(qint64 forwarderId, const BindingTerms &terms,
         std::move(done));
 }
 
-void ForwarderDirectory::approve(qint64 requestId, const QString &ttl, const QString &executor,
+void ForwardersClient::approve(qint64 requestId, const QString &ttl, const QString &executor,
     QObject *context, HubApi::Callback done)
 {
     QJsonObject body;
@@ -161,7 +161,7 @@ void ForwarderDirectory::approve(qint64 requestId, const QString &ttl, const QSt
         thenRefresh(std::move(done)));
 }
 
-void ForwarderDirectory::deny(
+void ForwardersClient::deny(
     qint64 requestId, const QString &reason, QObject *context, HubApi::Callback done)
 {
     m_api->post(QStringLiteral("/api/requests/%1/deny").arg(requestId),
@@ -172,7 +172,7 @@ QString describeTestReport(const QJsonObject &report)
 {
     auto read = api::DeviceTestReport::fromJson(report);
     if (!read)
-        return QCoreApplication::translate("ForwarderDirectory", "Test failed: %1")
+        return QCoreApplication::translate("ForwardersClient", "Test failed: %1")
             .arg(read.error().message);
     return describeTestReport(*read);
 }
@@ -180,16 +180,16 @@ QString describeTestReport(const QJsonObject &report)
 QString describeTestReport(const api::DeviceTestReport &report)
 {
     if (!report.ok) {
-        return ForwarderDirectory::tr("Problem on the forwarder: %1")
-            .arg(report.problem.isEmpty() ? ForwarderDirectory::tr("no details") : report.problem);
+        return ForwardersClient::tr("Problem on the forwarder: %1")
+            .arg(report.problem.isEmpty() ? ForwardersClient::tr("no details") : report.problem);
     }
     if (report.isSegment()) {
         const api::DeviceTestReport::Link link
             = report.link.value_or(api::DeviceTestReport::Link {});
-        const QString state = link.up ? (link.carrier ? ForwarderDirectory::tr("link up")
-                                                      : ForwarderDirectory::tr("up, no carrier"))
-                                      : ForwarderDirectory::tr("link down");
-        QString summary = ForwarderDirectory::tr("%1 · %2, MTU %3 · %4 frames in %5 s")
+        const QString state = link.up ? (link.carrier ? ForwardersClient::tr("link up")
+                                                      : ForwardersClient::tr("up, no carrier"))
+                                      : ForwardersClient::tr("link down");
+        QString summary = ForwardersClient::tr("%1 · %2, MTU %3 · %4 frames in %5 s")
                               .arg(report.interfaceName, state)
                               .arg(link.mtu)
                               .arg(report.framesSeen)
@@ -208,7 +208,7 @@ QString describeTestReport(const api::DeviceTestReport &report)
                 = names.productName(vendor, quint16(device.productId.toUInt(nullptr, 16)));
             const int interfaces = int(device.interfaces.size());
             lines.append(
-                ForwarderDirectory::tr(
+                ForwardersClient::tr(
                     "Exports %1 · %2:%3%4 · %5 · %n interface(s)", nullptr, interfaces)
                     .arg(device.busId, device.vendorId, device.productId,
                         name.isEmpty() ? QString() : QStringLiteral(" ") + name, device.speed));
@@ -217,7 +217,7 @@ QString describeTestReport(const api::DeviceTestReport &report)
     }
     // Other kinds report in their own shape; until a card knows it, the
     // verdict is what matters.
-    return ForwarderDirectory::tr("%1 device answered").arg(report.unknownKind);
+    return ForwardersClient::tr("%1 device answered").arg(report.unknownKind);
 }
 
 } // namespace cloop::dashboard

@@ -1,10 +1,10 @@
 // The dashboard's forwarder logic against a real hub on 127.0.0.1: the
-// asynchronous API client with the hub's pin, the event stream, and the
-// directory that keeps the forwarder cards' model, through a forwarder's
-// whole life (enroll, connect, bind, unbind, test, disconnect, revoke).
+// asynchronous API client with the hub's pin, the event subscription, and
+// the forwarders' client that keeps the forwarder cards' model, through a
+// forwarder's whole life (enroll, connect, bind, unbind, test, disconnect, revoke).
 
-#include "app-dashboard/core/eventstream.h"
-#include "app-dashboard/core/forwarderdirectory.h"
+#include "app-dashboard/core/eventsubscription.h"
+#include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/jsonlisting.h"
 #include "common/net/spkipin.h"
@@ -43,7 +43,7 @@ QString failureOf(const Result<QJsonObject> &answer)
 
 } // namespace
 
-class TestForwarderDirectory final : public QObject
+class TestForwardersClient final : public QObject
 {
     Q_OBJECT
 
@@ -58,7 +58,7 @@ private Q_SLOTS:
     void anAnswerForAContextThatIsGoneIsDropped();
     void theEventStreamRefusesAWrongToken();
     void theEventStreamComesBackWhenTheHubDoes();
-    void theDirectoryFollowsAForwarderThroughItsLife();
+    void theClientFollowsAForwarderThroughItsLife();
     void aListingDropsTheAnswerForAListItLeft();
 
 private:
@@ -67,20 +67,20 @@ private:
     std::unique_ptr<TestRig> m_rig;
 };
 
-void TestForwarderDirectory::init()
+void TestForwardersClient::init()
 {
     m_rig = std::make_unique<TestRig>();
     QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
 }
 
-void TestForwarderDirectory::cleanup()
+void TestForwardersClient::cleanup()
 {
     if (QTest::currentTestFailed() && m_rig)
         m_rig->printDiagnostics();
     m_rig.reset();
 }
 
-api::AdminEndpoint TestForwarderDirectory::endpoint(const QString &token, const QString &pin) const
+api::AdminEndpoint TestForwardersClient::endpoint(const QString &token, const QString &pin) const
 {
     HubProcess &hub = m_rig->hub();
     QUrl url = hub.apiUrl(QStringLiteral("/"));
@@ -90,7 +90,7 @@ api::AdminEndpoint TestForwarderDirectory::endpoint(const QString &token, const 
         net::HubTrust(*pins, {}), QStringLiteral("test") };
 }
 
-void TestForwarderDirectory::aCallWithThePinAndTokenIsAnswered()
+void TestForwardersClient::aCallWithThePinAndTokenIsAnswered()
 {
     dashboard::HubApi api;
     api.setEndpoint(endpoint());
@@ -106,7 +106,7 @@ void TestForwarderDirectory::aCallWithThePinAndTokenIsAnswered()
     QCOMPARE(api.pendingCalls(), 0);
 }
 
-void TestForwarderDirectory::aWrongPinIsRefused()
+void TestForwardersClient::aWrongPinIsRefused()
 {
     // Another key's pin: the hub's own with its hash changed.
     QString pin = m_rig->hub().pin();
@@ -124,7 +124,7 @@ void TestForwarderDirectory::aWrongPinIsRefused()
     QCOMPARE(answer.error().code, QStringLiteral("pin_mismatch"));
 }
 
-void TestForwarderDirectory::aWrongTokenGetsTheHubsRefusal()
+void TestForwardersClient::aWrongTokenGetsTheHubsRefusal()
 {
     dashboard::HubApi api;
     api.setEndpoint(endpoint(QStringLiteral("cat_not-a-token")));
@@ -135,7 +135,7 @@ void TestForwarderDirectory::aWrongTokenGetsTheHubsRefusal()
     QCOMPARE(answer.error().code, QStringLiteral("unauthorized"));
 }
 
-void TestForwarderDirectory::plaintextToAnotherMachineIsRefusedWithoutDialing()
+void TestForwardersClient::plaintextToAnotherMachineIsRefusedWithoutDialing()
 {
     dashboard::HubApi api;
     api::AdminEndpoint far = endpoint();
@@ -154,7 +154,7 @@ void TestForwarderDirectory::plaintextToAnotherMachineIsRefusedWithoutDialing()
     QCOMPARE(api.pendingCalls(), 0);
 }
 
-void TestForwarderDirectory::anAnswerForAContextThatIsGoneIsDropped()
+void TestForwardersClient::anAnswerForAContextThatIsGoneIsDropped()
 {
     dashboard::HubApi api;
     api.setEndpoint(endpoint());
@@ -168,64 +168,66 @@ void TestForwarderDirectory::anAnswerForAContextThatIsGoneIsDropped()
     QVERIFY(!called);
 }
 
-void TestForwarderDirectory::theEventStreamRefusesAWrongToken()
+void TestForwardersClient::theEventStreamRefusesAWrongToken()
 {
-    dashboard::EventStream events;
-    QSignalSpy subscribed(&events, &dashboard::EventStream::subscribed);
+    dashboard::EventSubscription events;
+    QSignalSpy subscribed(&events, &dashboard::EventSubscription::subscribed);
     events.start(endpoint(QStringLiteral("cat_not-a-token")));
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Refused; }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Refused; },
+        kLongWaitMs));
     QCOMPARE(subscribed.count(), 0);
     QVERIFY(!events.lastError().isEmpty());
     // It does not dial again on its own.
     QTest::qWait(1500);
-    QCOMPARE(events.state(), dashboard::EventStream::State::Refused);
+    QCOMPARE(events.state(), dashboard::EventSubscription::State::Refused);
 }
 
-void TestForwarderDirectory::theEventStreamComesBackWhenTheHubDoes()
+void TestForwardersClient::theEventStreamComesBackWhenTheHubDoes()
 {
     HubProcess &hub = m_rig->hub();
     const api::AdminEndpoint live = endpoint();
-    dashboard::EventStream events;
-    QSignalSpy subscribed(&events, &dashboard::EventStream::subscribed);
+    dashboard::EventSubscription events;
+    QSignalSpy subscribed(&events, &dashboard::EventSubscription::subscribed);
     // Started while the hub is down: it keeps dialling.
     QCOMPARE(hub.stop(), 0);
     events.start(live);
     QTest::qWait(1500);
-    QCOMPARE(events.state(), dashboard::EventStream::State::Connecting);
+    QCOMPARE(events.state(), dashboard::EventSubscription::State::Connecting);
     QVERIFY(hub.start());
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Live; }, kLongWaitMs));
     QCOMPARE(subscribed.count(), 1);
     // The hub goes away under a live stream, and comes back.
     QCOMPARE(hub.stop(), 0);
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Connecting; }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Connecting; },
+        kLongWaitMs));
     QVERIFY(hub.start());
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Live; }, kLongWaitMs));
     QCOMPARE(subscribed.count(), 2);
 }
 
-void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
+void TestForwardersClient::theClientFollowsAForwarderThroughItsLife()
 {
     HubProcess &hub = m_rig->hub();
     CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
     dashboard::HubApi api;
     api.setEndpoint(endpoint());
-    dashboard::EventStream events;
-    dashboard::ForwarderDirectory directory(&api, &events);
-    ForwarderListModel *model = directory.model();
+    dashboard::EventSubscription events;
+    dashboard::ForwardersClient forwarders(&api, &events);
+    ForwarderListModel *model = forwarders.model();
     QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
     events.start(api.endpoint());
     QVERIFY(QTest::qWaitFor(
-        [&] { return events.state() == dashboard::EventStream::State::Live; }, kLongWaitMs));
-    QVERIFY(QTest::qWaitFor([&] { return !directory.isLoading(); }, kLongWaitMs));
+        [&] { return events.state() == dashboard::EventSubscription::State::Live; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return !forwarders.isLoading(); }, kLongWaitMs));
     QCOMPARE(model->rowCount(), 0);
 
     // + Enroll forwarder: the one-time command comes back and the card appears.
     const auto enrolled = answerOf([&](QObject *context, auto done) {
-        directory.enroll(
+        forwarders.enroll(
             QStringLiteral("bench-hsm"), QStringLiteral("1050:0407"), {}, context, done);
     });
     QVERIFY2(enrolled, qPrintable(failureOf(enrolled)));
@@ -254,11 +256,11 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
         QStringLiteral("127.0.0.1:%1").arg(hub.port()));
 
     // Bind…: the binding shows on the card.
-    dashboard::BindingTerms terms;
+    dashboard::BindingFields terms;
     terms.project = kProject;
     terms.ttl = QStringLiteral("8h");
     const auto bound
-        = answerOf([&](QObject *context, auto done) { directory.bind(id, terms, context, done); });
+        = answerOf([&](QObject *context, auto done) { forwarders.bind(id, terms, context, done); });
     QVERIFY2(bound, qPrintable(failureOf(bound)));
     QVERIFY(QTest::qWaitFor(
         [&] { return role(ForwarderListModel::BindingProjectRole).toString() == kProject; },
@@ -272,7 +274,7 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
 
     // A second Bind… is refused with the hub's words, and changes nothing.
     const auto again
-        = answerOf([&](QObject *context, auto done) { directory.bind(id, terms, context, done); });
+        = answerOf([&](QObject *context, auto done) { forwarders.bind(id, terms, context, done); });
     QVERIFY(!again);
     QCOMPARE(again.error().code, QStringLiteral("already_bound"));
     const qint64 bindingId = role(ForwarderListModel::BindingIdRole).toLongLong();
@@ -280,12 +282,12 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
 
     // Unbind asks a reason; without one the hub refuses.
     const auto noReason = answerOf([&](QObject *context, auto done) {
-        directory.unbind(bindingId, QString(), context, done);
+        forwarders.unbind(bindingId, QString(), context, done);
     });
     QVERIFY(!noReason);
     QCOMPARE(role(ForwarderListModel::BindingIdRole).toLongLong(), bindingId);
     const auto unbound = answerOf([&](QObject *context, auto done) {
-        directory.unbind(bindingId, QStringLiteral("the bench is returned"), context, done);
+        forwarders.unbind(bindingId, QStringLiteral("the bench is returned"), context, done);
     });
     QVERIFY2(unbound, qPrintable(failureOf(unbound)));
     QVERIFY(QTest::qWaitFor(
@@ -293,7 +295,7 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
 
     // Test: whatever the hub answers lands on the card in words.
     const auto tested
-        = answerOf([&](QObject *context, auto done) { directory.test(id, context, done); });
+        = answerOf([&](QObject *context, auto done) { forwarders.test(id, context, done); });
     QCOMPARE(role(ForwarderListModel::TestRunningRole).toBool(), false);
     const QString summary = role(ForwarderListModel::TestSummaryRole).toString();
     QVERIFY(!summary.isEmpty());
@@ -313,16 +315,16 @@ void TestForwarderDirectory::theDirectoryFollowsAForwarderThroughItsLife()
 
     // Revoke: the card says so.
     const auto revoked = answerOf([&](QObject *context, auto done) {
-        directory.revoke(id, QStringLiteral("bench returned"), context, done);
+        forwarders.revoke(id, QStringLiteral("bench returned"), context, done);
     });
     QVERIFY2(revoked, qPrintable(failureOf(revoked)));
     QVERIFY(QTest::qWaitFor(
         [&] { return role(ForwarderListModel::StateRole).toString() == QLatin1String("revoked"); },
         kLongWaitMs));
-    QVERIFY(directory.lastError().isEmpty());
+    QVERIFY(forwarders.lastError().isEmpty());
 }
 
-void TestForwarderDirectory::aListingDropsTheAnswerForAListItLeft()
+void TestForwardersClient::aListingDropsTheAnswerForAListItLeft()
 {
     HubProcess &hub = m_rig->hub();
     const QString other = QStringLiteral("/srv/projects/other");
@@ -358,5 +360,5 @@ void TestForwarderDirectory::aListingDropsTheAnswerForAListItLeft()
     QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("lab"));
 }
 
-QTEST_GUILESS_MAIN(TestForwarderDirectory)
-#include "tst_forwarderdirectory.moc"
+QTEST_GUILESS_MAIN(TestForwardersClient)
+#include "tst_forwardersclient.moc"

@@ -6,7 +6,7 @@
 
 #include "common/crypto/secrets.h"
 #include "hub/domain/eventbus.h"
-#include "hub/server/eventstream.h"
+#include "hub/server/eventstreamendpoint.h"
 
 #include <QSignalSpy>
 #include <QWebSocket>
@@ -82,7 +82,7 @@ public:
 
 } // namespace
 
-class TestEventStream : public QObject
+class TestEventStreamEndpoint : public QObject
 {
     Q_OBJECT
 
@@ -105,12 +105,12 @@ private Q_SLOTS:
 
 private:
     std::unique_ptr<Client> subscribed(const QString &token, const QString &user);
-    void restartStream(EventStream::Limits limits);
+    void restartStream(EventStreamEndpoint::Limits limits);
     qint64 tokenIdOf(const QString &user);
     void publishSample();
 
     std::unique_ptr<ApiHarness> m_hub;
-    std::unique_ptr<EventStream> m_stream;
+    std::unique_ptr<EventStreamEndpoint> m_stream;
     std::unique_ptr<QWebSocketServer> m_server;
     QUrl m_url;
     QHash<QString, QString> m_tokens; // user -> API token
@@ -121,7 +121,7 @@ private:
     qint64 m_radio = 0;
 };
 
-void TestEventStream::init()
+void TestEventStreamEndpoint::init()
 {
     m_hub = std::make_unique<ApiHarness>();
     Status opened = m_hub->open();
@@ -152,13 +152,13 @@ void TestEventStream::init()
     m_radio = *radio;
     m_forwarderCredential = *credential;
 
-    restartStream(EventStream::Limits {});
+    restartStream(EventStreamEndpoint::Limits {});
 }
 
-void TestEventStream::restartStream(EventStream::Limits limits)
+void TestEventStreamEndpoint::restartStream(EventStreamEndpoint::Limits limits)
 {
     m_server.reset();
-    m_stream = std::make_unique<EventStream>(m_hub->core(), limits);
+    m_stream = std::make_unique<EventStreamEndpoint>(m_hub->core(), limits);
     m_server = std::make_unique<QWebSocketServer>(
         QStringLiteral("tst_eventstream"), QWebSocketServer::NonSecureMode);
     QVERIFY(m_server->listen(QHostAddress::LocalHost, 0));
@@ -169,14 +169,15 @@ void TestEventStream::restartStream(EventStream::Limits limits)
     m_url = QUrl(QStringLiteral("ws://127.0.0.1:%1/api/events").arg(m_server->serverPort()));
 }
 
-void TestEventStream::cleanup()
+void TestEventStreamEndpoint::cleanup()
 {
     m_server.reset();
     m_stream.reset();
     m_hub.reset();
 }
 
-std::unique_ptr<Client> TestEventStream::subscribed(const QString &token, const QString &user)
+std::unique_ptr<Client> TestEventStreamEndpoint::subscribed(
+    const QString &token, const QString &user)
 {
     auto client = std::make_unique<Client>(m_url);
     // QTRY_* return from the function they are in: keep them in lambdas here.
@@ -200,7 +201,7 @@ std::unique_ptr<Client> TestEventStream::subscribed(const QString &token, const 
 }
 
 // One event about P, one about Q, one about a forwarder (no project).
-void TestEventStream::publishSample()
+void TestEventStreamEndpoint::publishSample()
 {
     EventBus &bus = m_hub->core().events();
     bus.publish(HubEvent { QStringLiteral("binding.created"),
@@ -212,7 +213,7 @@ void TestEventStream::publishSample()
         std::nullopt });
 }
 
-void TestEventStream::refusedSubscriptions_data()
+void TestEventStreamEndpoint::refusedSubscriptions_data()
 {
     QTest::addColumn<QString>("kind");
     QTest::addColumn<QString>("code");
@@ -231,7 +232,7 @@ void TestEventStream::refusedSubscriptions_data()
         << QStringLiteral("nobody") << QStringLiteral("forbidden");
 }
 
-void TestEventStream::refusedSubscriptions()
+void TestEventStreamEndpoint::refusedSubscriptions()
 {
     QFETCH(QString, kind);
     QFETCH(QString, code);
@@ -269,7 +270,7 @@ void TestEventStream::refusedSubscriptions()
     QCOMPARE(m_stream->subscriberCount(), 0);
 }
 
-void TestEventStream::subscribedWithAValidToken()
+void TestEventStreamEndpoint::subscribedWithAValidToken()
 {
     auto client = subscribed(m_tokens.value(QStringLiteral("pmaint")), QStringLiteral("pmaint"));
     QCOMPARE(client->messages.size(), 1);
@@ -281,7 +282,7 @@ void TestEventStream::subscribedWithAValidToken()
     QTRY_COMPARE_WITH_TIMEOUT(m_stream->subscriberCount(), 0, 5000);
 }
 
-void TestEventStream::nothingBeforeSubscribing()
+void TestEventStreamEndpoint::nothingBeforeSubscribing()
 {
     Client early(m_url);
     QTRY_COMPARE_WITH_TIMEOUT(early.socket.state(), QAbstractSocket::ConnectedState, 5000);
@@ -292,7 +293,7 @@ void TestEventStream::nothingBeforeSubscribing()
     QVERIFY(early.messages.isEmpty());
 }
 
-void TestEventStream::eventsReachOnlyThoseWhoMaySeeThem()
+void TestEventStreamEndpoint::eventsReachOnlyThoseWhoMaySeeThem()
 {
     auto admin = subscribed(m_tokens.value(QStringLiteral("admin")), QStringLiteral("admin"));
     auto pmaint = subscribed(m_tokens.value(QStringLiteral("pmaint")), QStringLiteral("pmaint"));
@@ -324,7 +325,7 @@ void TestEventStream::eventsReachOnlyThoseWhoMaySeeThem()
     QCOMPARE(first.value(QLatin1String("data")).toObject().value(QLatin1String("id")).toInt(), 1);
 }
 
-void TestEventStream::realChangesAreStreamed()
+void TestEventStreamEndpoint::realChangesAreStreamed()
 {
     auto admin = subscribed(m_tokens.value(QStringLiteral("admin")), QStringLiteral("admin"));
     auto pmaint = subscribed(m_tokens.value(QStringLiteral("pmaint")), QStringLiteral("pmaint"));
@@ -360,7 +361,7 @@ void TestEventStream::realChangesAreStreamed()
     QTRY_COMPARE_WITH_TIMEOUT(qmaint->eventKeys(), (QStringList { qEvent, enrolledEvent }), 5000);
 }
 
-void TestEventStream::rolesAreCheckedWhenTheEventHappens()
+void TestEventStreamEndpoint::rolesAreCheckedWhenTheEventHappens()
 {
     auto qmaint = subscribed(m_tokens.value(QStringLiteral("qmaint")), QStringLiteral("qmaint"));
     auto admin = subscribed(m_tokens.value(QStringLiteral("admin")), QStringLiteral("admin"));
@@ -380,13 +381,13 @@ void TestEventStream::rolesAreCheckedWhenTheEventHappens()
         5000);
 }
 
-qint64 TestEventStream::tokenIdOf(const QString &user)
+qint64 TestEventStreamEndpoint::tokenIdOf(const QString &user)
 {
     auto principal = m_hub->core().tokens().authenticate(m_tokens.value(user));
     return principal ? principal->tokenId : 0;
 }
 
-void TestEventStream::revokedTokenEndsItsSubscription()
+void TestEventStreamEndpoint::revokedTokenEndsItsSubscription()
 {
     auto pmaint = subscribed(m_tokens.value(QStringLiteral("pmaint")), QStringLiteral("pmaint"));
     auto qmaint = subscribed(m_tokens.value(QStringLiteral("qmaint")), QStringLiteral("qmaint"));
@@ -414,7 +415,7 @@ void TestEventStream::revokedTokenEndsItsSubscription()
     QCOMPARE(m_stream->subscriberCount(), 1);
 }
 
-void TestEventStream::lastRoleGoneEndsTheSubscription()
+void TestEventStreamEndpoint::lastRoleGoneEndsTheSubscription()
 {
     auto qmaint = subscribed(m_tokens.value(QStringLiteral("qmaint")), QStringLiteral("qmaint"));
     auto pmaint = subscribed(m_tokens.value(QStringLiteral("pmaint")), QStringLiteral("pmaint"));
@@ -433,9 +434,9 @@ void TestEventStream::lastRoleGoneEndsTheSubscription()
     QCOMPARE(m_stream->subscriberCount(), 1);
 }
 
-void TestEventStream::changesMadeElsewhereAreFoundByTheRecheck()
+void TestEventStreamEndpoint::changesMadeElsewhereAreFoundByTheRecheck()
 {
-    EventStream::Limits limits;
+    EventStreamEndpoint::Limits limits;
     limits.recheckInterval = std::chrono::milliseconds(200);
     restartStream(limits);
     auto pmaint = subscribed(m_tokens.value(QStringLiteral("pmaint")), QStringLiteral("pmaint"));
@@ -449,9 +450,9 @@ void TestEventStream::changesMadeElsewhereAreFoundByTheRecheck()
     QCOMPARE(m_stream->subscriberCount(), 0);
 }
 
-void TestEventStream::eachUserHasACapOfTheirOwn()
+void TestEventStreamEndpoint::eachUserHasACapOfTheirOwn()
 {
-    EventStream::Limits limits;
+    EventStreamEndpoint::Limits limits;
     limits.maxPerUser = 3;
     restartStream(limits);
     std::vector<std::unique_ptr<Client>> pmaints;
@@ -480,7 +481,7 @@ void TestEventStream::eachUserHasACapOfTheirOwn()
         QVERIFY(!client->closed);
 }
 
-void TestEventStream::eventsAboutAUserReachOnlyThemAndAdministrators()
+void TestEventStreamEndpoint::eventsAboutAUserReachOnlyThemAndAdministrators()
 {
     auto admin = subscribed(m_tokens.value(QStringLiteral("admin")), QStringLiteral("admin"));
     auto pmaint = subscribed(m_tokens.value(QStringLiteral("pmaint")), QStringLiteral("pmaint"));
@@ -498,5 +499,5 @@ void TestEventStream::eventsAboutAUserReachOnlyThemAndAdministrators()
     QVERIFY(!qmaint->events().contains(QStringLiteral("user.note")));
 }
 
-QTEST_GUILESS_MAIN(TestEventStream)
-#include "tst_eventstream.moc"
+QTEST_GUILESS_MAIN(TestEventStreamEndpoint)
+#include "tst_eventstreamendpoint.moc"

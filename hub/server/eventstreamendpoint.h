@@ -33,10 +33,10 @@ struct FirstMessage;
 // the API token; nothing is sent before it checked out, only people with a
 // role somewhere may subscribe, and a subscription ends within a second of
 // its token's revocation or its user's last role going.
-class EventStream final : public QObject
+class EventStreamEndpoint final : public QObject
 {
     Q_OBJECT
-    Q_DISABLE_COPY_MOVE(EventStream)
+    Q_DISABLE_COPY_MOVE(EventStreamEndpoint)
 
 public:
     struct Limits
@@ -52,9 +52,9 @@ public:
         std::chrono::milliseconds pingInterval { 30'000 };
     };
 
-    explicit EventStream(HubCore &core, QObject *parent = nullptr);
-    EventStream(HubCore &core, Limits limits, QObject *parent = nullptr);
-    ~EventStream() override;
+    explicit EventStreamEndpoint(HubCore &core, QObject *parent = nullptr);
+    EventStreamEndpoint(HubCore &core, Limits limits, QObject *parent = nullptr);
+    ~EventStreamEndpoint() override;
 
     void handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place = {});
     int subscriberCount() const { return static_cast<int>(m_subscribers.size()); }

@@ -16,10 +16,10 @@ namespace cloop::dashboard {
 // subscribes with the user's token, passes each event on, and dials again
 // with backoff when the link drops, so the window stays live across a hub
 // restart. A refused subscription (a revoked token) stops it for good.
-class EventStream final : public QObject
+class EventSubscription final : public QObject
 {
     Q_OBJECT
-    Q_DISABLE_COPY_MOVE(EventStream)
+    Q_DISABLE_COPY_MOVE(EventSubscription)
 
 public:
     enum class State
@@ -31,8 +31,8 @@ public:
     };
     Q_ENUM(State)
 
-    explicit EventStream(QObject *parent = nullptr);
-    ~EventStream() override;
+    explicit EventSubscription(QObject *parent = nullptr);
+    ~EventSubscription() override;
 
     void start(const api::AdminEndpoint &endpoint);
     void stop();
@@ -40,7 +40,7 @@ public:
     QString lastError() const { return m_lastError; }
 
 Q_SIGNALS:
-    void stateChanged(cloop::dashboard::EventStream::State state);
+    void stateChanged(cloop::dashboard::EventSubscription::State state);
     // After (re)subscribing: whatever happened while the link was down is
     // not replayed, so listeners reload what they show.
     void subscribed();

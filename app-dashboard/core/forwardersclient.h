@@ -9,10 +9,12 @@
 
 namespace cloop::dashboard {
 
-class EventStream;
+class EventSubscription;
 
-// What a binding asks for: the fields of the Bind… and Request dialogs.
-struct BindingTerms
+// What a binding asks for, as typed into the Bind… and Request dialogs and
+// sent as the body of a bind or a request; the hub checks and reads it into
+// its own terms.
+struct BindingFields
 {
     QString project;
     QString ttl; // "8h"; empty for the hub's default (24 h)
@@ -22,17 +24,18 @@ struct BindingTerms
     QJsonObject toJson() const;
 };
 
-// The forwarders screen's logic: keeps a ForwarderListModel filled from the
-// admin API and live from the event stream, and carries out the card's
-// actions. Widgets call these and show the answer; none of them talks to
-// the hub itself.
-class ForwarderDirectory final : public QObject
+// The dashboard's client of the admin API's forwarders, bindings and
+// binding requests, the forwarders screen's logic: keeps a
+// ForwarderListModel filled from the admin API and live from the event
+// subscription, and carries out the card's actions. Widgets call these and show the answer; none of
+// them talks to the hub itself.
+class ForwardersClient final : public QObject
 {
     Q_OBJECT
-    Q_DISABLE_COPY_MOVE(ForwarderDirectory)
+    Q_DISABLE_COPY_MOVE(ForwardersClient)
 
 public:
-    ForwarderDirectory(HubApi *api, EventStream *events, QObject *parent = nullptr);
+    ForwardersClient(HubApi *api, EventSubscription *events, QObject *parent = nullptr);
 
     ForwarderListModel *model() { return &m_model; }
 
@@ -44,13 +47,13 @@ public:
     void enroll(const QString &name, const QString &usb, const QString &interface, QObject *context,
         HubApi::Callback done);
     void bind(
-        qint64 forwarderId, const BindingTerms &terms, QObject *context, HubApi::Callback done);
+        qint64 forwarderId, const BindingFields &terms, QObject *context, HubApi::Callback done);
     void unbind(qint64 bindingId, const QString &reason, QObject *context, HubApi::Callback done);
     void revoke(qint64 forwarderId, const QString &reason, QObject *context, HubApi::Callback done);
     // The result lands in the model's TestSummaryRole as well.
     void test(qint64 forwarderId, QObject *context, HubApi::Callback done);
     // A maintainer's request for a binding, and an administrator's decision.
-    void request(qint64 forwarderId, const BindingTerms &terms, const QString &reason,
+    void request(qint64 forwarderId, const BindingFields &terms, const QString &reason,
         QObject *context, HubApi::Callback done);
     // Empty ttl or executor: as requested.
     void approve(qint64 requestId, const QString &ttl, const QString &executor, QObject *context,

@@ -1,4 +1,4 @@
-#include "app-dashboard/core/eventstream.h"
+#include "app-dashboard/core/eventsubscription.h"
 
 #include "common/api/eventstreammessage.h"
 
@@ -8,11 +8,11 @@
 
 namespace cloop::dashboard {
 
-EventStream::EventStream(QObject *parent)
+EventSubscription::EventSubscription(QObject *parent)
     : QObject(parent)
 {
     m_retry.setSingleShot(true);
-    connect(&m_retry, &QTimer::timeout, this, &EventStream::dial);
+    connect(&m_retry, &QTimer::timeout, this, &EventSubscription::dial);
     connect(&m_socket, &QWebSocket::connected, this, [this] {
         if (Status pinned
             = m_endpoint.trust.verifyPeer(m_socket.sslConfiguration().peerCertificate());
@@ -31,23 +31,24 @@ EventStream::EventStream(QObject *parent)
         else
             m_trustFailure = verdict.error();
     });
-    connect(&m_socket, &QWebSocket::textMessageReceived, this, &EventStream::onText);
-    connect(&m_socket, &QWebSocket::disconnected, this, &EventStream::onDisconnected);
+    connect(&m_socket, &QWebSocket::textMessageReceived, this, &EventSubscription::onText);
+    connect(&m_socket, &QWebSocket::disconnected, this, &EventSubscription::onDisconnected);
     // A dial that never connects (hub down, refused) ends in no
     // disconnected(), only in UnconnectedState: it must be retried too.
     connect(&m_socket, &QWebSocket::stateChanged, this, [this](QAbstractSocket::SocketState state) {
         if (state == QAbstractSocket::UnconnectedState)
-            QMetaObject::invokeMethod(this, &EventStream::onDisconnected, Qt::QueuedConnection);
+            QMetaObject::invokeMethod(
+                this, &EventSubscription::onDisconnected, Qt::QueuedConnection);
     });
 }
 
-EventStream::~EventStream()
+EventSubscription::~EventSubscription()
 {
     m_socket.disconnect(this);
     m_socket.abort();
 }
 
-void EventStream::start(const api::AdminEndpoint &endpoint)
+void EventSubscription::start(const api::AdminEndpoint &endpoint)
 {
     stop();
     m_endpoint = endpoint;
@@ -55,7 +56,7 @@ void EventStream::start(const api::AdminEndpoint &endpoint)
     dial();
 }
 
-void EventStream::stop()
+void EventSubscription::stop()
 {
     m_retry.stop();
     if (m_socket.state() != QAbstractSocket::UnconnectedState)
@@ -63,7 +64,7 @@ void EventStream::stop()
     setState(State::Stopped);
 }
 
-void EventStream::dial()
+void EventSubscription::dial()
 {
     if (Status check = api::checkAdminUrl(m_endpoint.url); !check) {
         m_lastError = check.error().message;
@@ -77,7 +78,7 @@ void EventStream::dial()
     m_socket.open(request);
 }
 
-void EventStream::onText(const QString &text)
+void EventSubscription::onText(const QString &text)
 {
     using Message = api::EventStreamMessage;
     const auto message = Message::fromText(text.toUtf8());
@@ -108,7 +109,7 @@ void EventStream::onText(const QString &text)
     }
 }
 
-void EventStream::onDisconnected()
+void EventSubscription::onDisconnected()
 {
     if (m_trustFailure) {
         m_lastError = m_trustFailure->message;
@@ -128,7 +129,7 @@ void EventStream::onDisconnected()
     m_retry.start(delay);
 }
 
-void EventStream::setState(State state)
+void EventSubscription::setState(State state)
 {
     if (m_state == state)
         return;
