@@ -3,7 +3,7 @@
 # in the light and the dark palette: the window test clicks through a real
 # hub under Xvfb (the xcb platform, as on a desktop) and grabs each screen.
 #
-#   tests/dashboard/screenshots.sh [BUILD_DIR, default build-full]
+#   tests/app-dashboard/screenshots.sh [BUILD_DIR, default build-full]
 #
 # Look at every picture after a change to the dashboard: cramped or
 # unreadable screens are bugs.
