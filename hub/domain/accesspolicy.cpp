@@ -7,17 +7,34 @@ namespace cloop::hub {
 
 namespace {
 
+using namespace Qt::Literals::StringLiterals;
+
 Error forbidden(const QString &message)
 {
     return Error::make(QStringLiteral("forbidden"), message);
 }
 
 // Who may act, and how a refusal names the action.
-template <typename Who> struct Rule
+template <typename Who, typename Action> struct Rule
 {
+    Action id;
     Who who;
     QLatin1StringView action;
 };
+
+// An action a table does not name gets the strictest rule of its kind (the
+// first: hub administrators, a project's managers), so that a new action is
+// closed until someone says who may take it. The tables are checked whole
+// at compile time below; this is for a table edited wrong all the same.
+template <typename Who, typename Action, std::size_t N>
+constexpr Rule<Who, Action> lookUp(const Rule<Who, Action> (&rules)[N], Action action)
+{
+    for (const auto &rule : rules) {
+        if (rule.id == action)
+            return rule;
+    }
+    return { action, Who {}, QLatin1StringView("this action") };
+}
 
 enum class HubWide
 {
@@ -25,56 +42,52 @@ enum class HubWide
     AnyRole, // anyone with a role in some project
 };
 
-Rule<HubWide> ruleFor(AccessPolicy::HubAction action)
+using HubAction = AccessPolicy::HubAction;
+constexpr Rule<HubWide, HubAction> kHubRules[] = {
+    { HubAction::EnrollForwarder, HubWide::Administrator,
+        "enrolling a forwarder (executor.manage)"_L1 },
+    { HubAction::RevokeForwarder, HubWide::Administrator,
+        "revoking a forwarder (executor.manage)"_L1 },
+    { HubAction::TestForwarder, HubWide::Administrator,
+        "testing a forwarder's device (executor.manage)"_L1 },
+    { HubAction::ListForwarders, HubWide::AnyRole, "listing forwarders"_L1 },
+    { HubAction::ReadForwarder, HubWide::AnyRole, "reading a forwarder"_L1 },
+    { HubAction::EnrollExecutor, HubWide::Administrator,
+        "enrolling an executor (executor.manage)"_L1 },
+    { HubAction::RevokeExecutor, HubWide::Administrator,
+        "revoking an executor (executor.manage)"_L1 },
+    { HubAction::ListExecutors, HubWide::AnyRole, "listing executors"_L1 },
+    { HubAction::ReadExecutor, HubWide::AnyRole, "reading an executor"_L1 },
+    { HubAction::CreateVirtualExecutor, HubWide::Administrator,
+        "creating a virtual executor (executor.manage)"_L1 },
+    { HubAction::ListVirtualExecutors, HubWide::AnyRole, "listing virtual executors"_L1 },
+    { HubAction::ListBindings, HubWide::AnyRole, "listing bindings"_L1 },
+    { HubAction::AddProject, HubWide::Administrator, "adding a project"_L1 },
+    { HubAction::GrantRole, HubWide::Administrator, "granting a role"_L1 },
+    { HubAction::ListUsers, HubWide::Administrator, "listing users"_L1 },
+    { HubAction::AddUser, HubWide::Administrator, "adding a user"_L1 },
+    { HubAction::CreateToken, HubWide::Administrator, "creating an API token"_L1 },
+    { HubAction::ReadAuditLog, HubWide::Administrator, "reading the audit log"_L1 },
+    { HubAction::SubscribeToEvents, HubWide::AnyRole, "the event stream"_L1 },
+};
+
+// Every action, in the order of its enum, once.
+template <typename Who, typename Action, std::size_t N>
+constexpr bool namesEveryAction(const Rule<Who, Action> (&rules)[N], Action last)
 {
-    using A = AccessPolicy::HubAction;
-    switch (action) {
-    case A::EnrollForwarder:
-        return { HubWide::Administrator,
-            QLatin1StringView("enrolling a forwarder (executor.manage)") };
-    case A::RevokeForwarder:
-        return { HubWide::Administrator,
-            QLatin1StringView("revoking a forwarder (executor.manage)") };
-    case A::TestForwarder:
-        return { HubWide::Administrator,
-            QLatin1StringView("testing a forwarder's device (executor.manage)") };
-    case A::ListForwarders:
-        return { HubWide::AnyRole, QLatin1StringView("listing forwarders") };
-    case A::ReadForwarder:
-        return { HubWide::AnyRole, QLatin1StringView("reading a forwarder") };
-    case A::EnrollExecutor:
-        return { HubWide::Administrator,
-            QLatin1StringView("enrolling an executor (executor.manage)") };
-    case A::RevokeExecutor:
-        return { HubWide::Administrator,
-            QLatin1StringView("revoking an executor (executor.manage)") };
-    case A::ListExecutors:
-        return { HubWide::AnyRole, QLatin1StringView("listing executors") };
-    case A::ReadExecutor:
-        return { HubWide::AnyRole, QLatin1StringView("reading an executor") };
-    case A::CreateVirtualExecutor:
-        return { HubWide::Administrator,
-            QLatin1StringView("creating a virtual executor (executor.manage)") };
-    case A::ListVirtualExecutors:
-        return { HubWide::AnyRole, QLatin1StringView("listing virtual executors") };
-    case A::ListBindings:
-        return { HubWide::AnyRole, QLatin1StringView("listing bindings") };
-    case A::AddProject:
-        return { HubWide::Administrator, QLatin1StringView("adding a project") };
-    case A::GrantRole:
-        return { HubWide::Administrator, QLatin1StringView("granting a role") };
-    case A::ListUsers:
-        return { HubWide::Administrator, QLatin1StringView("listing users") };
-    case A::AddUser:
-        return { HubWide::Administrator, QLatin1StringView("adding a user") };
-    case A::CreateToken:
-        return { HubWide::Administrator, QLatin1StringView("creating an API token") };
-    case A::ReadAuditLog:
-        return { HubWide::Administrator, QLatin1StringView("reading the audit log") };
-    case A::SubscribeToEvents:
-        return { HubWide::AnyRole, QLatin1StringView("the event stream") };
+    if (N != static_cast<std::size_t>(last) + 1)
+        return false;
+    for (std::size_t i = 0; i < N; ++i) {
+        if (static_cast<std::size_t>(rules[i].id) != i)
+            return false;
     }
-    Q_UNREACHABLE();
+    return true;
+}
+static_assert(namesEveryAction(kHubRules, HubAction::SubscribeToEvents));
+
+Rule<HubWide, HubAction> ruleFor(AccessPolicy::HubAction action)
+{
+    return lookUp(kHubRules, action);
 }
 
 enum class InProject
@@ -83,28 +96,23 @@ enum class InProject
     Member, // any role in the project
 };
 
-Rule<InProject> ruleFor(AccessPolicy::ProjectAction action)
+using ProjectAction = AccessPolicy::ProjectAction;
+constexpr Rule<InProject, ProjectAction> kProjectRules[] = {
+    { ProjectAction::Bind, InProject::Manager, "binding a forwarder"_L1 },
+    { ProjectAction::Unbind, InProject::Manager, "unbinding"_L1 },
+    { ProjectAction::ApproveRequest, InProject::Manager, "approving a binding request"_L1 },
+    { ProjectAction::DenyRequest, InProject::Manager, "denying a binding request"_L1 },
+    { ProjectAction::RequestBinding, InProject::Member, "requesting a binding"_L1 },
+    { ProjectAction::ListBindings, InProject::Member, "listing bindings"_L1 },
+    { ProjectAction::StartRun, InProject::Member, "starting a run"_L1 },
+    { ProjectAction::ReadRun, InProject::Member, "reading a run"_L1 },
+};
+
+static_assert(namesEveryAction(kProjectRules, ProjectAction::ReadRun));
+
+Rule<InProject, ProjectAction> ruleFor(AccessPolicy::ProjectAction action)
 {
-    using A = AccessPolicy::ProjectAction;
-    switch (action) {
-    case A::Bind:
-        return { InProject::Manager, QLatin1StringView("binding a forwarder") };
-    case A::Unbind:
-        return { InProject::Manager, QLatin1StringView("unbinding") };
-    case A::ApproveRequest:
-        return { InProject::Manager, QLatin1StringView("approving a binding request") };
-    case A::DenyRequest:
-        return { InProject::Manager, QLatin1StringView("denying a binding request") };
-    case A::RequestBinding:
-        return { InProject::Member, QLatin1StringView("requesting a binding") };
-    case A::ListBindings:
-        return { InProject::Member, QLatin1StringView("listing bindings") };
-    case A::StartRun:
-        return { InProject::Member, QLatin1StringView("starting a run") };
-    case A::ReadRun:
-        return { InProject::Member, QLatin1StringView("reading a run") };
-    }
-    Q_UNREACHABLE();
+    return lookUp(kProjectRules, action);
 }
 
 // Another user's things are a hub administrator's business only.

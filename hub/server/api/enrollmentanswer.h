@@ -17,4 +17,28 @@ struct HubIdentity;
 ApiResponse enrollmentAnswer(const HubIdentity &hub, identity::EnrollmentBundle::Kind kind,
     const QJsonObject &record, const QString &token, const QDateTime &tokenExpiresAt);
 
+// The routes every kind of enrolled daemon has under its collection
+// ("/api/forwarders"): the listing, one of them, and its enrollment, whose
+// answer carries the bundle once. `recordOf` picks the new record out of
+// what the service's enroll() gives.
+template <typename Service, typename ToJson, typename RecordOf>
+void addEnrolledDaemonRoutes(ApiRouter &router, const QString &collection, QLatin1StringView key,
+    Service &service, const HubIdentity &hub, identity::EnrollmentBundle::Kind kind, ToJson json,
+    RecordOf recordOf)
+{
+    router.add("GET", collection, [&service, key, json](const ApiCall &call) {
+        return ApiResponse::listOf(service.list(call.caller), key, json);
+    });
+    router.add("GET", collection + QLatin1String("/{id}"), [&service, json](const ApiCall &call) {
+        return ApiResponse::of(service.find(call.caller, call.id()), json);
+    });
+    router.add("POST", collection, [&service, &hub, kind, json, recordOf](const ApiCall &call) {
+        auto enrollment = service.enroll(call.caller, call.body);
+        if (!enrollment)
+            return ApiResponse::fromError(enrollment.error());
+        return enrollmentAnswer(
+            hub, kind, json(recordOf(*enrollment)), enrollment->token, enrollment->tokenExpiresAt);
+    });
+}
+
 } // namespace cloop::hub

@@ -69,22 +69,10 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
 {
     registerVirtualExecutorRoutes(router);
     const auto json = [this](const ExecutorRecord &record) { return executorJson(record); };
-    router.add("GET", QStringLiteral("/api/executors"), [this, json](const ApiCall &call) {
-        return ApiResponse::listOf(
-            m_service.list(call.caller), QLatin1StringView("executors"), json);
-    });
-
-    router.add("GET", QStringLiteral("/api/executors/{id}"), [this, json](const ApiCall &call) {
-        return ApiResponse::of(m_service.find(call.caller, call.id()), json);
-    });
-
-    router.add("POST", QStringLiteral("/api/executors"), [this](const ApiCall &call) {
-        auto enrollment = m_service.enroll(call.caller, call.body);
-        if (!enrollment)
-            return ApiResponse::fromError(enrollment.error());
-        return enrollmentAnswer(m_identity, identity::EnrollmentBundle::Kind::Executor,
-            executorJson(enrollment->executor), enrollment->token, enrollment->tokenExpiresAt);
-    });
+    addEnrolledDaemonRoutes(router, QStringLiteral("/api/executors"),
+        QLatin1StringView("executors"), m_service, m_identity,
+        identity::EnrollmentBundle::Kind::Executor, json,
+        [](const auto &enrollment) { return enrollment.executor; });
 
     router.add(
         "POST", QStringLiteral("/api/executors/{id}/revoke"), [this, json](const ApiCall &call) {

@@ -55,22 +55,10 @@ QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
 void ForwarderRoutes::registerIn(ApiRouter &router)
 {
     const auto json = [this](const ForwarderRecord &record) { return forwarderJson(record); };
-    router.add("GET", QStringLiteral("/api/forwarders"), [this, json](const ApiCall &call) {
-        return ApiResponse::listOf(
-            m_service.list(call.caller), QLatin1StringView("forwarders"), json);
-    });
-
-    router.add("GET", QStringLiteral("/api/forwarders/{id}"), [this, json](const ApiCall &call) {
-        return ApiResponse::of(m_service.find(call.caller, call.id()), json);
-    });
-
-    router.add("POST", QStringLiteral("/api/forwarders"), [this](const ApiCall &call) {
-        auto enrollment = m_service.enroll(call.caller, call.body);
-        if (!enrollment)
-            return ApiResponse::fromError(enrollment.error());
-        return enrollmentAnswer(m_identity, identity::EnrollmentBundle::Kind::Forwarder,
-            forwarderJson(enrollment->forwarder), enrollment->token, enrollment->tokenExpiresAt);
-    });
+    addEnrolledDaemonRoutes(router, QStringLiteral("/api/forwarders"),
+        QLatin1StringView("forwarders"), m_service, m_identity,
+        identity::EnrollmentBundle::Kind::Forwarder, json,
+        [](const auto &enrollment) { return enrollment.forwarder; });
 
     router.add(
         "POST", QStringLiteral("/api/forwarders/{id}/revoke"), [this, json](const ApiCall &call) {
