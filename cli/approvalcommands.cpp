@@ -62,10 +62,8 @@ int list(const QStringList &arguments)
         query.append({ QStringLiteral("all"), QStringLiteral("1") });
     if (command.isSet(mine))
         query.append({ QStringLiteral("mine"), QStringLiteral("1") });
-    auto answer = command.get(QStringLiteral("/api/requests"), query);
-    if (!answer)
-        return command.failed(answer.error());
-    auto requests = api::listOf<api::BindingRequest>(*answer, QLatin1StringView("requests"));
+    auto requests = command.getList<api::BindingRequest>(
+        QStringLiteral("/api/requests"), QLatin1StringView("requests"), query);
     if (!requests)
         return command.failed(requests.error());
     if (command.printedJson(api::toJsonArray(*requests)))

@@ -93,10 +93,8 @@ int runAuditCommand(const QStringList &arguments)
                     .arg(command.value(action)));
         query.append({ QStringLiteral("action"), command.value(action) });
     }
-    auto answer = command.get(QStringLiteral("/api/audit"), query);
-    if (!answer)
-        return command.failed(answer.error());
-    auto entries = api::listOf<api::AuditLogEntry>(*answer, QLatin1StringView("entries"));
+    auto entries = command.getList<api::AuditLogEntry>(
+        QStringLiteral("/api/audit"), QLatin1StringView("entries"), query);
     if (!entries)
         return command.failed(entries.error());
     if (command.printedJson(api::toJsonArray(*entries)))

@@ -118,10 +118,8 @@ int bindings(const QStringList &arguments)
     }
     if (command.isSet(all))
         query.append({ QStringLiteral("all"), QStringLiteral("1") });
-    auto answer = command.get(QStringLiteral("/api/bindings"), query);
-    if (!answer)
-        return command.failed(answer.error());
-    auto bindings = api::listOf<api::Binding>(*answer, QLatin1StringView("bindings"));
+    auto bindings = command.getList<api::Binding>(
+        QStringLiteral("/api/bindings"), QLatin1StringView("bindings"), query);
     if (!bindings)
         return command.failed(bindings.error());
     if (command.printedJson(api::toJsonArray(*bindings)))

@@ -2,6 +2,7 @@
 
 #include "cli/adminclient.h"
 #include "cli/endpointoptions.h"
+#include "common/api/recordfields.h"
 
 #include "common/util/commandline.h"
 
@@ -62,6 +63,16 @@ public:
     // Resolves the endpoint on first use, then calls the admin API.
     Result<QJsonObject> get(const QString &path, const QueryItems &query = {});
     Result<QJsonObject> post(const QString &path, const QJsonObject &body);
+    // A listing read as the records it holds: GET `path`, the array under `key`.
+    template <typename Record>
+    Result<QList<Record>> getList(
+        const QString &path, QLatin1StringView key, const QueryItems &query = {})
+    {
+        auto answer = get(path, query);
+        if (!answer)
+            return answer.error();
+        return api::listOf<Record>(*answer, key);
+    }
     // The hub of the last call.
     const AdminEndpoint &endpoint() const { return m_endpoint; }
 

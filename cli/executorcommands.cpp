@@ -77,10 +77,8 @@ int list(const QStringList &arguments)
     if (auto given = command.positionals(0, QStringLiteral("cloop executor list [--json] [--all]"));
         !given)
         return command.usageError(given.error().message);
-    auto answer = command.get(QStringLiteral("/api/executors"));
-    if (!answer)
-        return command.failed(answer.error());
-    auto listed = api::listOf<api::Executor>(*answer, QLatin1StringView("executors"));
+    auto listed = command.getList<api::Executor>(
+        QStringLiteral("/api/executors"), QLatin1StringView("executors"));
     if (!listed)
         return command.failed(listed.error());
     QList<api::Executor> executors;
@@ -173,11 +171,8 @@ int listVirtual(const QStringList &arguments)
     if (auto given = command.positionals(0, QStringLiteral("cloop executor virtual list [--json]"));
         !given)
         return command.usageError(given.error().message);
-    auto answer = command.get(QStringLiteral("/api/virtual-executors"));
-    if (!answer)
-        return command.failed(answer.error());
-    auto records
-        = api::listOf<api::VirtualExecutor>(*answer, QLatin1StringView("virtual_executors"));
+    auto records = command.getList<api::VirtualExecutor>(
+        QStringLiteral("/api/virtual-executors"), QLatin1StringView("virtual_executors"));
     if (!records)
         return command.failed(records.error());
     if (command.printedJson(api::toJsonArray(*records)))

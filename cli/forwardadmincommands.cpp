@@ -83,10 +83,8 @@ int list(const QStringList &arguments)
     if (auto given = command.positionals(0, QStringLiteral("cloop forward list [--json] [--all]"));
         !given)
         return command.usageError(given.error().message);
-    auto answer = command.get(QStringLiteral("/api/forwarders"));
-    if (!answer)
-        return command.failed(answer.error());
-    auto listed = api::listOf<api::Forwarder>(*answer, QLatin1StringView("forwarders"));
+    auto listed = command.getList<api::Forwarder>(
+        QStringLiteral("/api/forwarders"), QLatin1StringView("forwarders"));
     if (!listed)
         return command.failed(listed.error());
     QList<api::Forwarder> forwarders;

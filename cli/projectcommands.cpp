@@ -64,10 +64,8 @@ int list(const QStringList &arguments)
         return *done;
     if (auto given = command.positionals(0, QStringLiteral("cloop project list [--json]")); !given)
         return command.usageError(given.error().message);
-    auto answer = command.get(QStringLiteral("/api/projects"));
-    if (!answer)
-        return command.failed(answer.error());
-    auto projects = api::listOf<api::Project>(*answer, QLatin1StringView("projects"));
+    auto projects = command.getList<api::Project>(
+        QStringLiteral("/api/projects"), QLatin1StringView("projects"));
     if (!projects)
         return command.failed(projects.error());
     if (command.printedJson(api::toJsonArray(*projects)))

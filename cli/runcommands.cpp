@@ -191,10 +191,8 @@ int list(const QStringList &arguments)
     QueryItems query;
     if (command.isSet(all))
         query.append({ QStringLiteral("all"), QStringLiteral("1") });
-    auto answer = command.get(QStringLiteral("/api/runs"), query);
-    if (!answer)
-        return command.failed(answer.error());
-    auto runs = api::listOf<api::Run>(*answer, QLatin1StringView("runs"));
+    auto runs
+        = command.getList<api::Run>(QStringLiteral("/api/runs"), QLatin1StringView("runs"), query);
     if (!runs)
         return command.failed(runs.error());
     if (command.printedJson(api::toJsonArray(*runs)))

@@ -60,10 +60,8 @@ int listUsers(const QStringList &arguments)
         return *done;
     if (auto given = command.positionals(0, QStringLiteral("cloop user list [--json]")); !given)
         return command.usageError(given.error().message);
-    auto answer = command.get(QStringLiteral("/api/users"));
-    if (!answer)
-        return command.failed(answer.error());
-    auto users = api::listOf<api::User>(*answer, QLatin1StringView("users"));
+    auto users
+        = command.getList<api::User>(QStringLiteral("/api/users"), QLatin1StringView("users"));
     if (!users)
         return command.failed(users.error());
     if (command.printedJson(api::toJsonArray(*users)))
@@ -145,10 +143,8 @@ int listTokens(const QStringList &arguments)
     QueryItems query;
     if (command.isSet(user))
         query.append({ QStringLiteral("user"), command.value(user) });
-    auto answer = command.get(QStringLiteral("/api/tokens"), query);
-    if (!answer)
-        return command.failed(answer.error());
-    auto tokens = api::listOf<api::ApiToken>(*answer, QLatin1StringView("tokens"));
+    auto tokens = command.getList<api::ApiToken>(
+        QStringLiteral("/api/tokens"), QLatin1StringView("tokens"), query);
     if (!tokens)
         return command.failed(tokens.error());
     if (command.printedJson(api::toJsonArray(*tokens)))
