@@ -16,6 +16,11 @@ QLatin1StringView Binding::stateName(State state)
     return nameIn(kStates, state);
 }
 
+std::optional<Binding::State> Binding::parseState(QStringView name)
+{
+    return valueIn(kStates, name);
+}
+
 Result<Binding> Binding::fromJson(const QJsonObject &object)
 {
     RecordReader read(object, QLatin1StringView("binding"));

@@ -34,6 +34,7 @@ struct Binding
     bool isActive() const { return state == State::Active; }
 
     static QLatin1StringView stateName(State state);
+    static std::optional<State> parseState(QStringView name);
 
     static Result<Binding> fromJson(const QJsonObject &object);
     QJsonObject toJson() const;

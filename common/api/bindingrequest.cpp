@@ -17,6 +17,11 @@ QLatin1StringView BindingRequest::stateName(State state)
     return nameIn(kStates, state);
 }
 
+std::optional<BindingRequest::State> BindingRequest::parseState(QStringView name)
+{
+    return valueIn(kStates, name);
+}
+
 Result<BindingRequest> BindingRequest::fromJson(const QJsonObject &object)
 {
     RecordReader read(object, QLatin1StringView("request"));

@@ -39,6 +39,7 @@ struct BindingRequest
     bool isPending() const { return state == State::Pending; }
 
     static QLatin1StringView stateName(State state);
+    static std::optional<State> parseState(QStringView name);
 
     static Result<BindingRequest> fromJson(const QJsonObject &object);
     QJsonObject toJson() const;

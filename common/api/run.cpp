@@ -19,6 +19,11 @@ QLatin1StringView Run::stateName(State state)
     return nameIn(kStates, state);
 }
 
+std::optional<Run::State> Run::parseState(QStringView name)
+{
+    return valueIn(kStates, name);
+}
+
 Result<Run> Run::fromJson(const QJsonObject &object)
 {
     RecordReader read(object, QLatin1StringView("run"));

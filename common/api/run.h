@@ -37,6 +37,7 @@ struct Run
     bool finished = false;
 
     static QLatin1StringView stateName(State state);
+    static std::optional<State> parseState(QStringView name);
 
     static Result<Run> fromJson(const QJsonObject &object);
     QJsonObject toJson() const;

@@ -17,13 +17,7 @@ const QString kColumns = QStringLiteral(
 
 BindingRecord::State stateFromName(const QString &name)
 {
-    if (name == QLatin1String("unbound"))
-        return BindingRecord::State::Unbound;
-    if (name == QLatin1String("expired"))
-        return BindingRecord::State::Expired;
-    if (name == QLatin1String("forwarder_revoked"))
-        return BindingRecord::State::ForwarderRevoked;
-    return BindingRecord::State::Active;
+    return api::Binding::parseState(name).value_or(BindingRecord::State::Active);
 }
 
 BindingRecord readBinding(const Rows &q)
@@ -66,17 +60,7 @@ QLatin1StringView auditActionFor(BindingRecord::State how)
 
 QString bindingStateName(BindingRecord::State state)
 {
-    switch (state) {
-    case BindingRecord::State::Active:
-        return QStringLiteral("active");
-    case BindingRecord::State::Unbound:
-        return QStringLiteral("unbound");
-    case BindingRecord::State::Expired:
-        return QStringLiteral("expired");
-    case BindingRecord::State::ForwarderRevoked:
-        return QStringLiteral("forwarder_revoked");
-    }
-    return QStringLiteral("active");
+    return QString(api::Binding::stateName(state));
 }
 
 Result<QList<BindingRecord>> BindingStore::select(const QString &where, const QVariantList &binds)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/api/binding.h"
+
 #include "common/result.h"
 
 #include <QDateTime>
@@ -26,13 +28,8 @@ struct BindingTerms
 
 struct BindingRecord
 {
-    enum class State
-    {
-        Active,
-        Unbound,
-        Expired,
-        ForwarderRevoked
-    };
+    // Spelled once, where the admin API spells it.
+    using State = api::Binding::State;
 
     qint64 id = 0;
     qint64 forwarderId = 0;

@@ -25,17 +25,12 @@ Error notFound(const QString &what)
 
 QString roleName(ProjectRole role)
 {
-    return role == ProjectRole::Administrator ? QStringLiteral("administrator")
-                                              : QStringLiteral("maintainer");
+    return QString(api::projectRoleName(role));
 }
 
 std::optional<ProjectRole> parseRole(const QString &name)
 {
-    if (name == QLatin1String("administrator"))
-        return ProjectRole::Administrator;
-    if (name == QLatin1String("maintainer"))
-        return ProjectRole::Maintainer;
-    return std::nullopt;
+    return api::parseProjectRole(name);
 }
 
 Status ProjectStore::validateProjectPath(const QString &path)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/api/projectrole.h"
+
 #include "common/result.h"
 
 #include <QDateTime>
@@ -12,11 +14,8 @@ namespace cloop::hub {
 
 class Database;
 
-enum class ProjectRole
-{
-    Administrator,
-    Maintainer
-};
+// A role is named once, where the admin API names it (common/api).
+using ProjectRole = api::ProjectRole;
 QString roleName(ProjectRole role);
 std::optional<ProjectRole> parseRole(const QString &name);
 

@@ -19,14 +19,7 @@ const QString kColumns = QStringLiteral(
 
 RequestRecord::State stateFromName(const QString &name)
 {
-    static const QHash<QString, RequestRecord::State> states {
-        { QStringLiteral("pending"), RequestRecord::State::Pending },
-        { QStringLiteral("approved"), RequestRecord::State::Approved },
-        { QStringLiteral("denied"), RequestRecord::State::Denied },
-        { QStringLiteral("expired"), RequestRecord::State::Expired },
-        { QStringLiteral("cancelled"), RequestRecord::State::Cancelled },
-    };
-    return states.value(name, RequestRecord::State::Pending);
+    return api::BindingRequest::parseState(name).value_or(RequestRecord::State::Pending);
 }
 
 RequestRecord readRequest(const Rows &q)
@@ -78,19 +71,7 @@ QLatin1StringView auditActionFor(RequestRecord::State outcome)
 
 QString requestStateName(RequestRecord::State state)
 {
-    switch (state) {
-    case RequestRecord::State::Pending:
-        return QStringLiteral("pending");
-    case RequestRecord::State::Approved:
-        return QStringLiteral("approved");
-    case RequestRecord::State::Denied:
-        return QStringLiteral("denied");
-    case RequestRecord::State::Expired:
-        return QStringLiteral("expired");
-    case RequestRecord::State::Cancelled:
-        return QStringLiteral("cancelled");
-    }
-    return QStringLiteral("pending");
+    return QString(api::BindingRequest::stateName(state));
 }
 
 Result<QList<RequestRecord>> RequestStore::select(const QString &where, const QVariantList &binds)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/api/bindingrequest.h"
+
 #include "common/result.h"
 #include "hub/storage/bindingstore.h"
 
@@ -15,14 +17,8 @@ class Database;
 
 struct RequestRecord
 {
-    enum class State
-    {
-        Pending,
-        Approved,
-        Denied,
-        Expired,
-        Cancelled
-    };
+    // Spelled once, where the admin API spells it.
+    using State = api::BindingRequest::State;
 
     qint64 id = 0;
     qint64 forwarderId = 0;

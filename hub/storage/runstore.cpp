@@ -16,23 +16,9 @@ const QString kColumns = QStringLiteral(
     "r.finished_at, "
     "r.log_end, r.log_expected, r.runtime FROM runs r JOIN projects p ON p.id = r.project_id");
 
-const QList<std::pair<RunRecord::State, QLatin1StringView>> kStateNames {
-    { RunRecord::State::Queued, QLatin1StringView("queued") },
-    { RunRecord::State::Dispatched, QLatin1StringView("dispatched") },
-    { RunRecord::State::Running, QLatin1StringView("running") },
-    { RunRecord::State::Succeeded, QLatin1StringView("succeeded") },
-    { RunRecord::State::Failed, QLatin1StringView("failed") },
-    { RunRecord::State::Cancelled, QLatin1StringView("cancelled") },
-    { RunRecord::State::Lost, QLatin1StringView("lost") },
-};
-
 RunRecord::State stateFromName(const QString &name)
 {
-    for (const auto &[state, text] : kStateNames) {
-        if (name == text)
-            return state;
-    }
-    return RunRecord::State::Lost;
+    return api::Run::parseState(name).value_or(RunRecord::State::Lost);
 }
 
 RunRecord readRun(const Rows &q)
@@ -73,11 +59,7 @@ QVariant nullIfEmpty(const QString &text)
 
 QString runStateName(RunRecord::State state)
 {
-    for (const auto &[known, text] : kStateNames) {
-        if (known == state)
-            return QString(text);
-    }
-    return QStringLiteral("lost");
+    return QString(api::Run::stateName(state));
 }
 
 Result<QList<RunRecord>> RunStore::select(const QString &where, const QVariantList &binds)

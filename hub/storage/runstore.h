@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/api/run.h"
+
 #include "common/result.h"
 
 #include <QDateTime>
@@ -16,16 +18,7 @@ class Database;
 struct RunRecord
 {
     // queued -> dispatched -> running -> succeeded | failed | cancelled | lost
-    enum class State
-    {
-        Queued,
-        Dispatched,
-        Running,
-        Succeeded,
-        Failed,
-        Cancelled,
-        Lost
-    };
+    using State = api::Run::State; // spelled once, where the admin API spells it
 
     qint64 id = 0;
     qint64 projectId = 0;
