@@ -22,18 +22,12 @@ template <typename Who, typename Action> struct Rule
     QLatin1StringView action;
 };
 
-// An action a table does not name gets the strictest rule of its kind (the
-// first: hub administrators, a project's managers), so that a new action is
-// closed until someone says who may take it. The tables are checked whole
-// at compile time below; this is for a table edited wrong all the same.
+// The rule of `action`: the tables hold every action in the order of its
+// enum (checked below at compile time), so its value is its row.
 template <typename Who, typename Action, std::size_t N>
-constexpr Rule<Who, Action> lookUp(const Rule<Who, Action> (&rules)[N], Action action)
+constexpr const Rule<Who, Action> &lookUp(const Rule<Who, Action> (&rules)[N], Action action)
 {
-    for (const auto &rule : rules) {
-        if (rule.id == action)
-            return rule;
-    }
-    return { action, Who {}, QLatin1StringView("this action") };
+    return rules[static_cast<std::size_t>(action)];
 }
 
 enum class HubWide
@@ -85,7 +79,7 @@ constexpr bool namesEveryAction(const Rule<Who, Action> (&rules)[N], Action last
 }
 static_assert(namesEveryAction(kHubRules, HubAction::SubscribeToEvents));
 
-Rule<HubWide, HubAction> ruleFor(AccessPolicy::HubAction action)
+const Rule<HubWide, HubAction> &ruleFor(AccessPolicy::HubAction action)
 {
     return lookUp(kHubRules, action);
 }
@@ -110,7 +104,7 @@ constexpr Rule<InProject, ProjectAction> kProjectRules[] = {
 
 static_assert(namesEveryAction(kProjectRules, ProjectAction::ReadRun));
 
-Rule<InProject, ProjectAction> ruleFor(AccessPolicy::ProjectAction action)
+const Rule<InProject, ProjectAction> &ruleFor(AccessPolicy::ProjectAction action)
 {
     return lookUp(kProjectRules, action);
 }
