@@ -23,11 +23,17 @@ template <typename Who, typename Action> struct Rule
 };
 
 // The rule of `action`: the tables hold every action in the order of its
-// enum (checked below at compile time), so its value is its row.
+// enum up to the last one named below (checked at compile time), so its
+// value is its row. An action added after that one has no row yet and gets
+// the strictest rule of its kind (the first: hub administrators, a
+// project's managers) until someone says who may take it.
 template <typename Who, typename Action, std::size_t N>
-constexpr const Rule<Who, Action> &lookUp(const Rule<Who, Action> (&rules)[N], Action action)
+constexpr Rule<Who, Action> lookUp(const Rule<Who, Action> (&rules)[N], Action action)
 {
-    return rules[static_cast<std::size_t>(action)];
+    const auto row = static_cast<std::size_t>(action);
+    if (row < N)
+        return rules[row];
+    return { action, Who {}, QLatin1StringView("this action") };
 }
 
 enum class HubWide
@@ -79,7 +85,7 @@ constexpr bool namesEveryAction(const Rule<Who, Action> (&rules)[N], Action last
 }
 static_assert(namesEveryAction(kHubRules, HubAction::SubscribeToEvents));
 
-const Rule<HubWide, HubAction> &ruleFor(AccessPolicy::HubAction action)
+Rule<HubWide, HubAction> ruleFor(AccessPolicy::HubAction action)
 {
     return lookUp(kHubRules, action);
 }
@@ -104,7 +110,7 @@ constexpr Rule<InProject, ProjectAction> kProjectRules[] = {
 
 static_assert(namesEveryAction(kProjectRules, ProjectAction::ReadRun));
 
-const Rule<InProject, ProjectAction> &ruleFor(AccessPolicy::ProjectAction action)
+Rule<InProject, ProjectAction> ruleFor(AccessPolicy::ProjectAction action)
 {
     return lookUp(kProjectRules, action);
 }
