@@ -1,37 +1,35 @@
 #include "common/api/enrollment.h"
 
+#include "common/api/recordschema.h"
+
 namespace cloop::api {
+
+using namespace Qt::StringLiterals;
 
 namespace {
 // Where each kind of daemon's record stands in the answer.
-template <typename Daemon> QLatin1StringView daemonKey();
-template <> QLatin1StringView daemonKey<Forwarder>()
-{
-    return QLatin1StringView("forwarder");
-}
-template <> QLatin1StringView daemonKey<Executor>()
-{
-    return QLatin1StringView("executor");
-}
+template <typename Daemon> constexpr QLatin1StringView kDaemonKey;
+template <> constexpr QLatin1StringView kDaemonKey<Forwarder> = "forwarder"_L1;
+template <> constexpr QLatin1StringView kDaemonKey<Executor> = "executor"_L1;
+
+template <typename Daemon>
+constexpr std::tuple kFields {
+    Field { kDaemonKey<Daemon>, &Enrollment<Daemon>::daemon },
+    Field { "bundle"_L1, &Enrollment<Daemon>::bundle },
+    Field { "command"_L1, &Enrollment<Daemon>::command },
+    Field { "token_expires_at"_L1, &Enrollment<Daemon>::tokenExpiresAt },
+};
 } // namespace
 
 template <typename Daemon>
 Result<Enrollment<Daemon>> Enrollment<Daemon>::fromJson(const QJsonObject &object)
 {
-    RecordReader read(object, QLatin1StringView("enrollment"));
-    Enrollment enrollment;
-    enrollment.daemon = read.nested<Daemon>(read.object(daemonKey<Daemon>()));
-    enrollment.bundle = read.text(QLatin1StringView("bundle"));
-    enrollment.command = read.text(QLatin1StringView("command"));
-    enrollment.tokenExpiresAt = read.time(QLatin1StringView("token_expires_at"));
-    return read.finish(std::move(enrollment));
+    return readRecord<Enrollment>(object, "enrollment"_L1, kFields<Daemon>);
 }
 
 template <typename Daemon> QJsonObject Enrollment<Daemon>::toJson() const
 {
-    return QJsonObject { { daemonKey<Daemon>(), daemon.toJson() },
-        { QLatin1StringView("bundle"), bundle }, { QLatin1StringView("command"), command },
-        { QLatin1StringView("token_expires_at"), timeOrNull(tokenExpiresAt) } };
+    return writeRecord(*this, kFields<Daemon>);
 }
 
 template struct Enrollment<Forwarder>;

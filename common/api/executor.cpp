@@ -1,6 +1,10 @@
 #include "common/api/executor.h"
 
+#include "common/api/recordtables.h"
+
 namespace cloop::api {
+
+using namespace Qt::StringLiterals;
 
 Result<protocol::AgentCapabilities> Executor::capabilities() const
 {
@@ -9,12 +13,10 @@ Result<protocol::AgentCapabilities> Executor::capabilities() const
 
 Result<Executor> Executor::fromJson(const QJsonObject &object)
 {
-    RecordReader read(object, QLatin1StringView("executor"));
+    RecordReader read(object, "executor"_L1);
     Executor executor;
     executor.readFrom(read);
-    executor.version = read.text(QLatin1StringView("version"));
-    executor.protocolVersion = int(read.integer(QLatin1StringView("protocol")));
-    executor.reportedCapabilities = read.object(QLatin1StringView("capabilities"));
+    readFields(read, executor, tables::executorFields);
     return read.finish(std::move(executor));
 }
 
@@ -22,10 +24,7 @@ QJsonObject Executor::toJson() const
 {
     QJsonObject object;
     writeTo(object);
-    object.insert(QLatin1StringView("version"), textOrNull(version));
-    object.insert(QLatin1StringView("protocol"),
-        protocolVersion > 0 ? QJsonValue(protocolVersion) : QJsonValue(QJsonValue::Null));
-    object.insert(QLatin1StringView("capabilities"), reportedCapabilities);
+    writeFields(*this, object, tables::executorFields);
     return object;
 }
 

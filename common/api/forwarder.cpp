@@ -1,16 +1,20 @@
 #include "common/api/forwarder.h"
 
+#include "common/api/recordtables.h"
+
 namespace cloop::api {
+
+using namespace Qt::StringLiterals;
 
 Result<Forwarder> Forwarder::fromJson(const QJsonObject &object)
 {
-    RecordReader read(object, QLatin1StringView("forwarder"));
+    RecordReader read(object, "forwarder"_L1);
     Forwarder forwarder;
     forwarder.readFrom(read);
-    if (auto spec = protocol::DeviceSpec::fromJson(read.object(QLatin1StringView("device"))))
+    // A device this version cannot read leaves the rest of the record readable.
+    if (auto spec = protocol::DeviceSpec::fromJson(read.object("device"_L1)))
         forwarder.device = *spec;
-    forwarder.deviceDescription = read.text(QLatin1StringView("device_description"));
-    forwarder.usbBusId = read.optionalText(QLatin1StringView("usb_busid"));
+    readFields(read, forwarder, tables::forwarderFields);
     return read.finish(std::move(forwarder));
 }
 
@@ -18,10 +22,9 @@ QJsonObject Forwarder::toJson() const
 {
     QJsonObject object;
     writeTo(object);
-    object.insert(QLatin1StringView("device"),
-        device ? QJsonValue(device->toJson()) : QJsonValue(QJsonValue::Null));
-    object.insert(QLatin1StringView("device_description"), deviceDescription);
-    object.insert(QLatin1StringView("usb_busid"), textOrNull(usbBusId));
+    object.insert(
+        "device"_L1, device ? QJsonValue(device->toJson()) : QJsonValue(QJsonValue::Null));
+    writeFields(*this, object, tables::forwarderFields);
     return object;
 }
 

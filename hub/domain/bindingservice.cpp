@@ -292,8 +292,6 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
     const QDateTime now = m_clock.now();
     const QString actor = caller.actor();
     Database::Transaction transaction(m_stores.db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     // The guarded state change comes first: of racing deciders, one passes.
     auto decided = m_stores.requests.decide(
         requestId, RequestRecord::State::Approved, actor, QString(), std::nullopt, now);

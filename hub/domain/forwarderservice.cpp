@@ -69,8 +69,6 @@ Result<ForwarderRecord> ForwarderService::revoke(
         return allowed.error();
     const QString actor = caller.actor();
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto revoked = m_forwarders.revoke(forwarderId, actor, reason);
     if (!revoked)
         return revoked.error();

@@ -73,8 +73,6 @@ Result<RunRecord> RunLifecycle::end(
 {
     const QDateTime now = m_clock.now();
     Database::Transaction transaction(m_runs.database());
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto ended = ending.reportedBy
         ? m_runs.finishOn(
             *ending.reportedBy, runId, ending.state, ending.exitCode, ending.error, now)

@@ -102,8 +102,6 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
         run.executorId = record->id;
     }
     Database::Transaction transaction(m_runs.database());
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto created = m_runs.create(run, m_clock.now());
     if (!created)
         return created.error();

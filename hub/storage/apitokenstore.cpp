@@ -31,8 +31,6 @@ Result<QString> ApiTokenStore::createToken(
 {
     const QString token = secrets::generate(secrets::SecretKind::ApiToken);
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto inserted = m_db.query(
         QStringLiteral("INSERT INTO api_tokens (user_id, token_hash, label, created_at) "
                        "VALUES (?, ?, ?, ?)"),
@@ -115,20 +113,14 @@ Result<QList<ApiTokenRecord>> ApiTokenStore::list(std::optional<qint64> userId)
 
 Result<ApiTokenRecord> ApiTokenStore::find(qint64 tokenId)
 {
-    auto q = m_db.query(kTokenColumns + QStringLiteral(" WHERE t.id = ?"), { tokenId });
-    if (!q)
-        return q.error();
-    if (!q->next())
-        return Error::make(
-            QStringLiteral("not_found"), QStringLiteral("no API token with id %1").arg(tokenId));
-    return readToken(*q);
+    return m_db.queryOne(kTokenColumns + QStringLiteral(" WHERE t.id = ?"), { tokenId }, readToken,
+        Error::make(
+            QStringLiteral("not_found"), QStringLiteral("no API token with id %1").arg(tokenId)));
 }
 
 Result<ApiTokenRecord> ApiTokenStore::revoke(qint64 tokenId, const QString &actor)
 {
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto token = find(tokenId);
     if (!token)
         return token.error();

@@ -65,13 +65,7 @@ QString bindingStateName(BindingRecord::State state)
 
 Result<QList<BindingRecord>> BindingStore::select(const QString &where, const QVariantList &binds)
 {
-    auto q = m_db.query(kColumns + where, binds);
-    if (!q)
-        return q.error();
-    QList<BindingRecord> out;
-    while (q->next())
-        out.append(readBinding(*q));
-    return out;
+    return m_db.queryAll(kColumns + where, binds, readBinding);
 }
 
 Result<BindingRecord> BindingStore::find(qint64 id)
@@ -128,8 +122,6 @@ Result<BindingRecord> BindingStore::create(qint64 forwarderId, qint64 projectId,
     std::optional<qint64> requestId)
 {
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     // Expired bindings are swept first so that the one-active-binding rule
     // only sees live ones.
     if (auto swept = expireDue(now); !swept)
@@ -187,8 +179,6 @@ Result<BindingRecord> BindingStore::end(qint64 id, BindingRecord::State how, con
     const QString &reason, const QDateTime &now)
 {
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto binding = find(id);
     if (!binding)
         return binding.error();

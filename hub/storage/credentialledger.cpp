@@ -67,8 +67,6 @@ Result<CredentialLedger::Redeemed> CredentialLedger::redeem(const QString &token
                 .arg(secrets::describe(kind), secrets::describe(m_tables.tokenKind)),
             true);
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     const QString hash = secrets::sha256Hex(token);
     auto lookup = m_db.query(
         QStringLiteral("SELECT t.%1, t.expires_at, t.redeemed_at, d.revoked_at FROM %2 t "

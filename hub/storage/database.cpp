@@ -304,6 +304,8 @@ Status Database::prepareSession()
 
 Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
 {
+    if (m_failedBegin)
+        return *m_failedBegin;
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     if (m_dialect == Dialect::Postgres && !db.isOpen()) {
         // A new connection would run the rest of a transaction outside it.
@@ -365,6 +367,10 @@ Result<Rows> Database::run(QSqlQuery &q, const QString &sql, const QVariantList 
 Database::Transaction::Transaction(Database &db)
     : m_db(db)
 {
+    if (db.m_failedBegin) {
+        m_beginStatus = *db.m_failedBegin;
+        return;
+    }
     if (db.m_transactionDepth > 0) {
         // Joins the transaction already open: a store's change made inside a
         // service's transaction commits or rolls back with it.
@@ -380,6 +386,8 @@ Database::Transaction::Transaction(Database &db)
                                                           : QStringLiteral("BEGIN"));
     if (!begun) {
         m_beginStatus = begun.error();
+        db.m_failedBegin = begun.error();
+        m_ownsFailedBegin = true;
         return;
     }
     ++db.m_transactionDepth;
@@ -389,6 +397,8 @@ Database::Transaction::Transaction(Database &db)
 
 Database::Transaction::~Transaction()
 {
+    if (m_ownsFailedBegin)
+        m_db.m_failedBegin.reset();
     if (!m_active)
         return;
     --m_db.m_transactionDepth;

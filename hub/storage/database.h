@@ -75,9 +75,40 @@ public:
     // and so does the commit.
     Result<Rows> query(const QString &sql, const QVariantList &binds = {});
 
+    // Every row the statement yields, each read by `read(const Rows &)`.
+    template <typename Read>
+    auto queryAll(const QString &sql, const QVariantList &binds, Read read)
+        -> Result<QList<std::invoke_result_t<Read &, const Rows &>>>
+    {
+        auto rows = query(sql, binds);
+        if (!rows)
+            return rows.error();
+        QList<std::invoke_result_t<Read &, const Rows &>> out;
+        while (rows->next())
+            out.append(read(*rows));
+        return out;
+    }
+
+    // The first row the statement yields, read by `read`; `missing` when
+    // it yields none.
+    template <typename Read>
+    auto queryOne(const QString &sql, const QVariantList &binds, Read read, const Error &missing)
+        -> Result<std::invoke_result_t<Read &, const Rows &>>
+    {
+        auto rows = query(sql, binds);
+        if (!rows)
+            return rows.error();
+        if (!rows->next())
+            return missing;
+        return read(*rows);
+    }
+
     // RAII transaction: rolls back unless commit() succeeded. A transaction
     // begun while another is open joins it; if a joined one ends without
-    // committing, the outer one can no longer commit.
+    // committing, the outer one can no longer commit. One that could not
+    // begin fails every statement run while it lives, and its commit, with
+    // the reason it did not begin: the work it wraps stops at its first
+    // statement and nothing is written outside a transaction.
     class Transaction
     {
     public:
@@ -93,6 +124,7 @@ public:
         Database &m_db;
         bool m_active = false;
         bool m_joined = false;
+        bool m_ownsFailedBegin = false;
         Status m_beginStatus;
     };
 
@@ -114,6 +146,7 @@ private:
     QString m_target;
     int m_transactionDepth = 0;
     bool m_rollbackOnly = false;
+    std::optional<Error> m_failedBegin; // of the transaction that could not begin
     // Failed statements of the open transaction, freed after its rollback.
     std::vector<std::unique_ptr<QSqlQuery>> m_abortedStatements;
 };

@@ -160,8 +160,6 @@ Result<typename EnrolledDaemonStore<Record>::Enrolled> EnrolledDaemonStore<Recor
     if (Status valid = CredentialLedger::validateTokenTtl(tokenTtl); !valid)
         return valid.error();
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto id = insert(name, actor, ownValues);
     if (!id)
         return id.error();
@@ -188,8 +186,6 @@ Result<Record> EnrolledDaemonStore<Record>::revoke(
     qint64 id, const QString &actor, const QString &reason)
 {
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto existing = find(id);
     if (!existing)
         return existing.error();

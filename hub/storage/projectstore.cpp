@@ -8,9 +8,13 @@
 
 namespace cloop::hub {
 
+using namespace Qt::StringLiterals;
+
 namespace {
 
-Result<UserRecord> readUser(const Rows &q)
+constexpr auto kUserColumns = "SELECT id, name, hub_admin, created_at FROM users"_L1;
+
+UserRecord readUser(const Rows &q)
 {
     return UserRecord { q.value(0).toLongLong(), q.value(1).toString(), q.value(2).toInt() != 0,
         fromDbTime(q.value(3)) };
@@ -51,8 +55,6 @@ Result<UserRecord> ProjectStore::addUser(const QString &name, bool hubAdmin, con
             QStringLiteral("user name \"%1\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-'")
                 .arg(name.left(80)));
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     if (auto existing = findUser(name); existing)
         return Error::make(QStringLiteral("user_exists"),
             QStringLiteral("a user named \"%1\" already exists").arg(name));
@@ -76,37 +78,19 @@ Result<UserRecord> ProjectStore::addUser(const QString &name, bool hubAdmin, con
 
 Result<UserRecord> ProjectStore::findUser(const QString &name)
 {
-    auto q = m_db.query(
-        QStringLiteral("SELECT id, name, hub_admin, created_at FROM users WHERE name = ?"),
-        { name });
-    if (!q)
-        return q.error();
-    if (!q->next())
-        return notFound(QStringLiteral("no user named \"%1\"").arg(name.left(80)));
-    return readUser(*q);
+    return m_db.queryOne(kUserColumns + " WHERE name = ?"_L1, { name }, readUser,
+        notFound(QStringLiteral("no user named \"%1\"").arg(name.left(80))));
 }
 
 Result<UserRecord> ProjectStore::findUser(qint64 id)
 {
-    auto q = m_db.query(
-        QStringLiteral("SELECT id, name, hub_admin, created_at FROM users WHERE id = ?"), { id });
-    if (!q)
-        return q.error();
-    if (!q->next())
-        return notFound(QStringLiteral("no user with id %1").arg(id));
-    return readUser(*q);
+    return m_db.queryOne(kUserColumns + " WHERE id = ?"_L1, { id }, readUser,
+        notFound(QStringLiteral("no user with id %1").arg(id)));
 }
 
 Result<QList<UserRecord>> ProjectStore::users()
 {
-    auto q = m_db.query(
-        QStringLiteral("SELECT id, name, hub_admin, created_at FROM users ORDER BY name"));
-    if (!q)
-        return q.error();
-    QList<UserRecord> out;
-    while (q->next())
-        out.append(*readUser(*q));
-    return out;
+    return m_db.queryAll(kUserColumns + " ORDER BY name"_L1, {}, readUser);
 }
 
 Result<ProjectRecord> ProjectStore::addProject(const QString &path, const QString &actor)
@@ -114,8 +98,6 @@ Result<ProjectRecord> ProjectStore::addProject(const QString &path, const QStrin
     if (Status valid = validateProjectPath(path); !valid)
         return valid.error();
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     if (auto existing = findProject(path); existing)
         return Error::make(QStringLiteral("project_exists"),
             QStringLiteral("project %1 already exists").arg(path));
@@ -206,8 +188,6 @@ Result<ProjectRecord> ProjectStore::setRole(
     qint64 projectId, qint64 userId, std::optional<ProjectRole> role, const QString &actor)
 {
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto project = findProject(projectId);
     if (!project)
         return project.error();

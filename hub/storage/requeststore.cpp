@@ -76,13 +76,7 @@ QString requestStateName(RequestRecord::State state)
 
 Result<QList<RequestRecord>> RequestStore::select(const QString &where, const QVariantList &binds)
 {
-    auto q = m_db.query(kColumns + where, binds);
-    if (!q)
-        return q.error();
-    QList<RequestRecord> out;
-    while (q->next())
-        out.append(readRequest(*q));
-    return out;
+    return m_db.queryAll(kColumns + where, binds, readRequest);
 }
 
 Result<RequestRecord> RequestStore::find(qint64 id)
@@ -101,8 +95,6 @@ Result<RequestRecord> RequestStore::file(qint64 forwarderId, qint64 projectId, q
     std::chrono::seconds lifetime)
 {
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto inserted = m_db.query(
         QStringLiteral(
             "INSERT INTO binding_requests (forwarder_id, project_id, requested_by, reason, "
@@ -176,8 +168,6 @@ Result<RequestRecord> RequestStore::decide(qint64 id, RequestRecord::State outco
     const QDateTime &now)
 {
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto request = find(id);
     if (!request)
         return request.error();

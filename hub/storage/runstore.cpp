@@ -64,13 +64,7 @@ QString runStateName(RunRecord::State state)
 
 Result<QList<RunRecord>> RunStore::select(const QString &where, const QVariantList &binds)
 {
-    auto q = m_db.query(kColumns + where, binds);
-    if (!q)
-        return q.error();
-    QList<RunRecord> out;
-    while (q->next())
-        out.append(readRun(*q));
-    return out;
+    return m_db.queryAll(kColumns + where, binds, readRun);
 }
 
 Result<RunRecord> RunStore::create(const NewRun &run, const QDateTime &now)

@@ -36,8 +36,6 @@ Result<VirtualExecutorRecord> VirtualExecutorStore::create(
             QStringLiteral("\"%1\" is not an OCI runtime name (runc, crun, runsc, kata…)")
                 .arg(runtime.left(40)));
     Database::Transaction transaction(m_db);
-    if (!transaction.begin())
-        return transaction.begin().error();
     auto executor = ExecutorStore(m_db).find(executorId);
     if (!executor)
         return executor.error();
@@ -67,24 +65,14 @@ Result<VirtualExecutorRecord> VirtualExecutorStore::create(
 
 Result<VirtualExecutorRecord> VirtualExecutorStore::find(const QString &name)
 {
-    auto q = m_db.query(kColumns + QStringLiteral(" WHERE v.name = ?"), { name });
-    if (!q)
-        return q.error();
-    if (!q->next())
-        return Error::make(QStringLiteral("not_found"),
-            QStringLiteral("no virtual executor named \"%1\"").arg(name.left(80)));
-    return readVirtual(*q);
+    return m_db.queryOne(kColumns + QStringLiteral(" WHERE v.name = ?"), { name }, readVirtual,
+        Error::make(QStringLiteral("not_found"),
+            QStringLiteral("no virtual executor named \"%1\"").arg(name.left(80))));
 }
 
 Result<QList<VirtualExecutorRecord>> VirtualExecutorStore::list()
 {
-    auto q = m_db.query(kColumns + QStringLiteral(" ORDER BY v.name"));
-    if (!q)
-        return q.error();
-    QList<VirtualExecutorRecord> out;
-    while (q->next())
-        out.append(readVirtual(*q));
-    return out;
+    return m_db.queryAll(kColumns + QStringLiteral(" ORDER BY v.name"), {}, readVirtual);
 }
 
 } // namespace cloop::hub

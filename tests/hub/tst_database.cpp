@@ -2,10 +2,14 @@
 
 #include <QFile>
 #include <QRandomGenerator>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
 
 #include <unistd.h>
+
+using namespace Qt::StringLiterals;
 
 using cloop::hub::Database;
 
@@ -21,6 +25,7 @@ private Q_SLOTS:
     void missingFolderIsRefused();
     void newerSchemaIsRefused();
     void transactionRollsBackUnlessCommitted();
+    void transactionThatCannotBeginWritesNothing();
     void failedStatementNamesItsPurposeNotItsValues();
     void walModeIsOn();
     void unwritableFileIsRefused();
@@ -180,6 +185,48 @@ void TestDatabase::transactionRollsBackUnlessCommitted()
     count = database.query(QStringLiteral("SELECT count(*) FROM users"));
     QVERIFY(count && count->next());
     QCOMPARE(count->value(0).toInt(), 2);
+}
+
+void TestDatabase::transactionThatCannotBeginWritesNothing()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("hub.db"));
+    auto db = Database::openSqlite(path);
+    QVERIFY(db);
+    Database &database = **db;
+    const QString insert
+        = QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES ('bob', 0, 'x')");
+    {
+        // Another process holds the write lock past the busy timeout.
+        QSqlDatabase holder = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), u"holder"_s);
+        holder.setDatabaseName(path);
+        QVERIFY(holder.open());
+        QSqlQuery lock(holder);
+        QVERIFY(lock.exec(QStringLiteral("BEGIN EXCLUSIVE")));
+        {
+            Database::Transaction transaction(database);
+            QVERIFY(!transaction.begin());
+            // Given the transaction never began, when the work it wraps runs
+            // a statement, then the statement fails with the reason.
+            auto inserted = database.query(insert);
+            QVERIFY(!inserted);
+            QCOMPARE(inserted.error().message, transaction.begin().error().message);
+            {
+                Database::Transaction inner(database);
+                QVERIFY(!inner.begin());
+            }
+            QVERIFY(!database.query(insert));
+            QVERIFY(!transaction.commit());
+        }
+        QVERIFY(lock.exec(QStringLiteral("ROLLBACK")));
+        lock.finish();
+        holder.close();
+    }
+    QSqlDatabase::removeDatabase(u"holder"_s);
+    // Once it ended, statements run again, and nothing of it was written.
+    auto count = database.query(QStringLiteral("SELECT count(*) FROM users"));
+    QVERIFY(count && count->next());
+    QCOMPARE(count->value(0).toInt(), 0);
 }
 
 void TestDatabase::failedStatementNamesItsPurposeNotItsValues()
