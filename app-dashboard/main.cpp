@@ -6,6 +6,7 @@
 #include "app-dashboard/ui/appearance.h"
 #include "app-dashboard/ui/dashboardsession.h"
 #include "app-dashboard/ui/language.h"
+#include "common/util/versionreport.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -18,6 +19,14 @@ using namespace cloop::dashboard;
 
 int main(int argc, char **argv)
 {
+    // Answered before the application exists: it needs no display.
+    for (int i = 1; i < argc; ++i) {
+        if (qstrcmp(argv[i], "--version") == 0 || qstrcmp(argv[i], "-v") == 0) {
+            std::puts(
+                qPrintable(util::VersionReport::of(QStringLiteral("cloop-dashboard")).toText()));
+            return 0;
+        }
+    }
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("cloop-dashboard"));
     QApplication::setOrganizationName(QStringLiteral("cloop"));
@@ -26,6 +35,7 @@ int main(int argc, char **argv)
     parser.setApplicationDescription(
         QStringLiteral("Bind, unbind and test device forwarders of a cloop hub."));
     parser.addHelpOption();
+    parser.addVersionOption();
     const QCommandLineOption hub(QStringLiteral("hub"),
         QStringLiteral("The hub's address (wss://HOST:PORT)."), QStringLiteral("URL"));
     const QCommandLineOption pin(QStringLiteral("pin"),

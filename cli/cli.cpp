@@ -10,10 +10,12 @@
 #include "cli/projectcommands.h"
 #include "cli/runcommands.h"
 #include "cli/usercommands.h"
-#include "cloop/buildinfo.h"
+#include "common/util/versionreport.h"
 #include "daemon-agent/agentcommand.h"
 #include "daemon-forward/forwardcommand.h"
 #include "hub/serve/hubcommand.h"
+
+#include <QJsonDocument>
 
 namespace cloop::cli {
 
@@ -76,11 +78,29 @@ const char kUsage[]
       "file)\n"
       "  logout                             forget them\n"
       "  whoami [--json]                    who the hub takes you for\n"
-      "  version                            print the version\n"
+      "  version [--json]                   print the version, commit, protocol and libraries\n"
       "\n"
       "Admin commands find the hub by --data DIR (that hub's cli.json), --hub URL (the token in\n"
       "$CLOOP_TOKEN or the stored login), else the stored login, else the hub on this machine\n"
       "(~/.cloop/hub or $CLOOP_HUB_DATA). Every command takes --help.\n";
+} // namespace
+
+namespace {
+int printVersion(const QStringList &options)
+{
+    const util::VersionReport report = util::VersionReport::of(QStringLiteral("cloop"));
+    if (options.isEmpty()) {
+        printLine(report.toText());
+        return kExitOk;
+    }
+    if (options == QStringList { QStringLiteral("--json") }) {
+        printLine(QString::fromUtf8(QJsonDocument(report.toJson()).toJson(QJsonDocument::Compact)));
+        return kExitOk;
+    }
+    std::fprintf(stderr, "cloop version: unexpected argument \"%s\" (it takes only --json)\n",
+        qPrintable(options.constFirst()));
+    return kExitUsage;
+}
 } // namespace
 
 int run(const QStringList &arguments, const device::SysfsRoot &kernel)
@@ -91,10 +111,8 @@ int run(const QStringList &arguments, const device::SysfsRoot &kernel)
         std::fputs(kUsage, command.isEmpty() ? stderr : stdout);
         return command.isEmpty() ? kExitUsage : kExitOk;
     }
-    if (command == QLatin1String("version") || command == QLatin1String("--version")) {
-        printLine(QStringLiteral("cloop %1").arg(QString::fromLatin1(buildinfo::kVersion)));
-        return kExitOk;
-    }
+    if (command == QLatin1String("version") || command == QLatin1String("--version"))
+        return printVersion(arguments.mid(2));
     const QStringList family = arguments.mid(1);
     const QStringList single
         = QStringList { QStringLiteral("cloop ") + command } + arguments.mid(2);

@@ -25,6 +25,15 @@ target_include_directories(cloop_options INTERFACE
 # in the sources; generated into the build tree.
 configure_file(${PROJECT_SOURCE_DIR}/cmake/buildinfo.h.in
                ${PROJECT_BINARY_DIR}/generated/cloop/buildinfo.h @ONLY)
+# The commit is read at every build, not at configure: a build after a new
+# commit names the new one.
+add_custom_target(cloop_commit
+    COMMAND ${CMAKE_COMMAND} -DSOURCE_DIR=${PROJECT_SOURCE_DIR}
+            -DOUTPUT=${PROJECT_BINARY_DIR}/generated/cloop/commit.h
+            -P ${PROJECT_SOURCE_DIR}/cmake/WriteCommit.cmake
+    BYPRODUCTS ${PROJECT_BINARY_DIR}/generated/cloop/commit.h
+    COMMENT "Reading the git commit"
+    VERBATIM)
 
 # CI builds with every warning an error (.ci/run sets CLOOP_WERROR).
 option(CLOOP_WERROR "Treat compiler warnings as errors" OFF)

@@ -1,5 +1,7 @@
 #include "common/util/commandline.h"
 
+#include "common/util/versionreport.h"
+
 #include <QCoreApplication>
 
 #include <cstdio>
@@ -30,7 +32,7 @@ std::optional<int> CommandLine::parse(const QStringList &arguments, bool positio
         return kExitOk;
     }
     if (m_parser.isSet(QStringLiteral("version"))) {
-        printLine(QStringLiteral("%1 %2").arg(m_name, QCoreApplication::applicationVersion()));
+        printLine(VersionReport::of(m_name).toText());
         return kExitOk;
     }
     if (!positionals && !m_parser.positionalArguments().isEmpty())

@@ -2,6 +2,7 @@
 
 #include "common/net/spkipin.h"
 #include "common/util/commandline.h"
+#include "common/util/versionreport.h"
 #include "hub/hub.h"
 #include "hub/localaccess.h"
 #include "hub/serve/servecommand.h"
@@ -117,7 +118,7 @@ int runHubCommand(const QString &program, const QStringList &arguments)
     if (subcommand == QLatin1String("pin"))
         return pin(name, rest);
     if (subcommand == QLatin1String("--version")) {
-        printLine(QStringLiteral("%1 %2").arg(program, QCoreApplication::applicationVersion()));
+        printLine(util::VersionReport::of(program).toText());
         return kExitOk;
     }
     const QString names = QStringLiteral("serve, tls-init, pin");
