@@ -258,6 +258,25 @@ template <typename Record, typename Entry, typename EntryFields> struct ObjectFi
     }
 };
 
+// Spelled out for the compilers that do not yet deduce an aggregate's
+// arguments from its members (clang before 17).
+template <typename Record, typename Value>
+Field(QLatin1StringView, Value Record::*) -> Field<Record, Value>;
+template <typename Record, typename Value>
+Field(QLatin1StringView, Value Record::*, WhenEmpty) -> Field<Record, Value>;
+template <typename Record, typename Value, std::size_t N>
+ChoiceField(QLatin1StringView, Value Record::*, const std::array<NamedValue<Value>, N> *)
+    -> ChoiceField<Record, Value, N>;
+template <typename Record, typename Value, std::size_t N>
+ChoiceField(QLatin1StringView, Value Record::*, const std::array<NamedValue<Value>, N> *, Presence)
+    -> ChoiceField<Record, Value, N>;
+template <typename Record, typename Entry, typename EntryFields>
+ListField(QLatin1StringView, QList<Entry> Record::*, const EntryFields *)
+    -> ListField<Record, Entry, EntryFields>;
+template <typename Record, typename Entry, typename EntryFields>
+ObjectField(QLatin1StringView, std::optional<Entry> Record::*, const EntryFields *)
+    -> ObjectField<Record, Entry, EntryFields>;
+
 template <typename Record, typename... Fields>
 void readFields(RecordReader &from, Record &record, const std::tuple<Fields...> &fields)
 {
