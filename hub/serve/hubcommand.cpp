@@ -1,14 +1,18 @@
 #include "hub/serve/hubcommand.h"
 
 #include "common/net/spkipin.h"
+#include "common/util/atomicfile.h"
 #include "common/util/commandline.h"
 #include "common/util/versionreport.h"
 #include "hub/hub.h"
 #include "hub/localaccess.h"
 #include "hub/serve/servecommand.h"
+#include "hub/storage/sqlitebackup.h"
 #include "hub/tls/devcertificate.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 
 #include <QSslCertificate>
@@ -102,6 +106,103 @@ int pin(const QString &name, const QStringList &arguments)
     return kExitOk;
 }
 
+// The files beside the database that make a restored hub the same hub:
+// its TLS identity, without which every pinned daemon would refuse it.
+QStringList identityFiles()
+{
+    return { QStringLiteral("tls/cert.pem"), QStringLiteral("tls/key.pem") };
+}
+
+// The one FILE argument of backup and restore.
+std::optional<QString> fileArgument(const util::CommandLine &commandLine)
+{
+    const QStringList positionals = commandLine.parser().positionalArguments();
+    if (positionals.size() != 1)
+        return std::nullopt;
+    return positionals.constFirst();
+}
+
+int backup(const QString &name, const QStringList &arguments)
+{
+    util::CommandLine commandLine(name,
+        QStringLiteral(
+            "Copy the hub's database and TLS identity into FILE while the hub runs: one\n"
+            "consistent moment of it, restored with restore. FILE must not exist."));
+    const QCommandLineOption data = dataDirOption();
+    commandLine.addOptions({ data });
+    commandLine.parser().addPositionalArgument(
+        QStringLiteral("FILE"), QStringLiteral("Where the backup is written (mode 0600)."));
+    if (auto done = commandLine.parse(arguments))
+        return *done;
+    const auto target = fileArgument(commandLine);
+    if (!target)
+        return commandLine.usageError(QStringLiteral("expected one FILE (see --help)"));
+    const QString dataDir = dataDirOf(commandLine, data);
+    SqliteBackup::Files files;
+    for (const QString &relative : identityFiles()) {
+        QFile file(dataDir + QLatin1Char('/') + relative);
+        if (!file.open(QIODevice::ReadOnly))
+            return commandLine.fail(
+                QStringLiteral("cannot read %1: %2 (is %3 a hub's data folder?)")
+                    .arg(file.fileName(), file.errorString(), dataDir));
+        files.insert(relative, file.readAll());
+    }
+    if (Status written = SqliteBackup::write(Hub::databasePath(dataDir), *target, files); !written)
+        return commandLine.fail(written.error().message);
+    printLine(QStringLiteral("backup of %1 written to %2").arg(dataDir, *target));
+    return kExitOk;
+}
+
+int restore(const QString &name, const QStringList &arguments)
+{
+    util::CommandLine commandLine(name,
+        QStringLiteral("Make a hub's data folder from a backup: its database and TLS identity, so\n"
+                       "that its daemons reconnect. The folder must hold no hub yet; run as the\n"
+                       "user the hub runs as (cloop for the service)."));
+    const QCommandLineOption data = dataDirOption();
+    commandLine.addOptions({ data });
+    commandLine.parser().addPositionalArgument(
+        QStringLiteral("FILE"), QStringLiteral("A file written by backup."));
+    if (auto done = commandLine.parse(arguments))
+        return *done;
+    const auto source = fileArgument(commandLine);
+    if (!source)
+        return commandLine.usageError(QStringLiteral("expected one FILE (see --help)"));
+    const QString dataDir = dataDirOf(commandLine, data);
+    for (const QString &relative : identityFiles()) {
+        if (QFileInfo::exists(dataDir + QLatin1Char('/') + relative))
+            return commandLine.fail(
+                QStringLiteral("%1/%2 exists; restore into a data folder that holds no hub")
+                    .arg(dataDir, relative));
+    }
+    const bool madeFolder = !QFileInfo::exists(dataDir);
+    if (madeFolder && !QDir().mkpath(dataDir))
+        return commandLine.fail(QStringLiteral("cannot make %1").arg(dataDir));
+    QFile::setPermissions(dataDir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    auto files = SqliteBackup::restore(*source, Hub::databasePath(dataDir));
+    if (!files) {
+        if (madeFolder)
+            QDir().rmdir(dataDir); // a refused backup leaves nothing behind
+        return commandLine.fail(files.error().message);
+    }
+    if (!QDir().mkpath(dataDir + QStringLiteral("/tls")))
+        return commandLine.fail(QStringLiteral("cannot make %1/tls").arg(dataDir));
+    QFile::setPermissions(
+        dataDir + QStringLiteral("/tls"), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    for (const QString &relative : identityFiles()) {
+        if (!files->contains(relative))
+            return commandLine.fail(
+                QStringLiteral("%1 holds no %2: the database is restored, the TLS identity is not")
+                    .arg(*source, relative));
+        if (Status saved = util::writeFileAtomically(
+                dataDir + QLatin1Char('/') + relative, files->value(relative), 0600);
+            !saved)
+            return commandLine.fail(saved.error().message);
+    }
+    printLine(QStringLiteral("hub restored into %1 from %2").arg(dataDir, *source));
+    return kExitOk;
+}
+
 } // namespace
 
 int runHubCommand(const QString &program, const QStringList &arguments)
@@ -117,13 +218,18 @@ int runHubCommand(const QString &program, const QStringList &arguments)
         return tlsInit(name, rest);
     if (subcommand == QLatin1String("pin"))
         return pin(name, rest);
+    if (subcommand == QLatin1String("backup"))
+        return backup(name, rest);
+    if (subcommand == QLatin1String("restore"))
+        return restore(name, rest);
     if (subcommand == QLatin1String("--version")) {
         printLine(util::VersionReport::of(program).toText());
         return kExitOk;
     }
-    const QString names = QStringLiteral("serve, tls-init, pin");
+    const QString names = QStringLiteral("serve, tls-init, pin, backup, restore");
     if (subcommand == QLatin1String("--help") || subcommand == QLatin1String("-h")) {
-        printLine(QStringLiteral("usage: %1 <serve|tls-init|pin> [options]; each takes --help")
+        printLine(QStringLiteral(
+            "usage: %1 <serve|tls-init|pin|backup|restore> [options]; each takes --help")
                       .arg(program));
         return kExitOk;
     }
