@@ -113,93 +113,101 @@ QStringList identityFiles()
     return { QStringLiteral("tls/cert.pem"), QStringLiteral("tls/key.pem") };
 }
 
-// The one FILE argument of backup and restore.
-std::optional<QString> fileArgument(const util::CommandLine &commandLine)
+// The command line of backup and restore: --data and one FILE. Parsed,
+// it holds the data folder and the file; otherwise the exit code.
+struct FileCommand
 {
-    const QStringList positionals = commandLine.parser().positionalArguments();
-    if (positionals.size() != 1)
+    util::CommandLine line;
+    QCommandLineOption data = dataDirOption();
+    QString dataDir;
+    QString file;
+
+    FileCommand(const QString &name, const QString &description, const QString &fileHelp)
+        : line(name, description)
+    {
+        line.addOptions({ data });
+        line.parser().addPositionalArgument(QStringLiteral("FILE"), fileHelp);
+    }
+
+    std::optional<int> parse(const QStringList &arguments)
+    {
+        if (auto done = line.parse(arguments))
+            return done;
+        const QStringList positionals = line.parser().positionalArguments();
+        if (positionals.size() != 1)
+            return line.usageError(QStringLiteral("expected one FILE (see --help)"));
+        file = positionals.constFirst();
+        dataDir = dataDirOf(line, data);
         return std::nullopt;
-    return positionals.constFirst();
-}
+    }
+};
 
 int backup(const QString &name, const QStringList &arguments)
 {
-    util::CommandLine commandLine(name,
+    FileCommand command(name,
         QStringLiteral(
             "Copy the hub's database and TLS identity into FILE while the hub runs: one\n"
-            "consistent moment of it, restored with restore. FILE must not exist."));
-    const QCommandLineOption data = dataDirOption();
-    commandLine.addOptions({ data });
-    commandLine.parser().addPositionalArgument(
-        QStringLiteral("FILE"), QStringLiteral("Where the backup is written (mode 0600)."));
-    if (auto done = commandLine.parse(arguments))
+            "consistent moment of it, restored with restore. FILE must not exist."),
+        QStringLiteral("Where the backup is written (mode 0600)."));
+    if (auto done = command.parse(arguments))
         return *done;
-    const auto target = fileArgument(commandLine);
-    if (!target)
-        return commandLine.usageError(QStringLiteral("expected one FILE (see --help)"));
-    const QString dataDir = dataDirOf(commandLine, data);
     SqliteBackup::Files files;
     for (const QString &relative : identityFiles()) {
-        QFile file(dataDir + QLatin1Char('/') + relative);
+        QFile file(command.dataDir + QLatin1Char('/') + relative);
         if (!file.open(QIODevice::ReadOnly))
-            return commandLine.fail(
+            return command.line.fail(
                 QStringLiteral("cannot read %1: %2 (is %3 a hub's data folder?)")
-                    .arg(file.fileName(), file.errorString(), dataDir));
+                    .arg(file.fileName(), file.errorString(), command.dataDir));
         files.insert(relative, file.readAll());
     }
-    if (Status written = SqliteBackup::write(Hub::databasePath(dataDir), *target, files); !written)
-        return commandLine.fail(written.error().message);
-    printLine(QStringLiteral("backup of %1 written to %2").arg(dataDir, *target));
+    if (Status written
+        = SqliteBackup::write(Hub::databasePath(command.dataDir), command.file, files);
+        !written)
+        return command.line.fail(written.error().message);
+    printLine(QStringLiteral("backup of %1 written to %2").arg(command.dataDir, command.file));
     return kExitOk;
 }
 
 int restore(const QString &name, const QStringList &arguments)
 {
-    util::CommandLine commandLine(name,
+    FileCommand command(name,
         QStringLiteral("Make a hub's data folder from a backup: its database and TLS identity, so\n"
                        "that its daemons reconnect. The folder must hold no hub yet; run as the\n"
-                       "user the hub runs as (cloop for the service)."));
-    const QCommandLineOption data = dataDirOption();
-    commandLine.addOptions({ data });
-    commandLine.parser().addPositionalArgument(
-        QStringLiteral("FILE"), QStringLiteral("A file written by backup."));
-    if (auto done = commandLine.parse(arguments))
+                       "user the hub runs as (cloop for the service)."),
+        QStringLiteral("A file written by backup."));
+    if (auto done = command.parse(arguments))
         return *done;
-    const auto source = fileArgument(commandLine);
-    if (!source)
-        return commandLine.usageError(QStringLiteral("expected one FILE (see --help)"));
-    const QString dataDir = dataDirOf(commandLine, data);
     for (const QString &relative : identityFiles()) {
-        if (QFileInfo::exists(dataDir + QLatin1Char('/') + relative))
-            return commandLine.fail(
+        if (QFileInfo::exists(command.dataDir + QLatin1Char('/') + relative))
+            return command.line.fail(
                 QStringLiteral("%1/%2 exists; restore into a data folder that holds no hub")
-                    .arg(dataDir, relative));
+                    .arg(command.dataDir, relative));
     }
-    const bool madeFolder = !QFileInfo::exists(dataDir);
-    if (madeFolder && !QDir().mkpath(dataDir))
-        return commandLine.fail(QStringLiteral("cannot make %1").arg(dataDir));
-    QFile::setPermissions(dataDir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-    auto files = SqliteBackup::restore(*source, Hub::databasePath(dataDir));
+    const bool madeFolder = !QFileInfo::exists(command.dataDir);
+    if (madeFolder && !QDir().mkpath(command.dataDir))
+        return command.line.fail(QStringLiteral("cannot make %1").arg(command.dataDir));
+    QFile::setPermissions(command.dataDir, QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    auto files = SqliteBackup::restore(command.file, Hub::databasePath(command.dataDir));
     if (!files) {
         if (madeFolder)
-            QDir().rmdir(dataDir); // a refused backup leaves nothing behind
-        return commandLine.fail(files.error().message);
+            QDir().rmdir(command.dataDir); // a refused backup leaves nothing behind
+        return command.line.fail(files.error().message);
     }
-    if (!QDir().mkpath(dataDir + QStringLiteral("/tls")))
-        return commandLine.fail(QStringLiteral("cannot make %1/tls").arg(dataDir));
-    QFile::setPermissions(
-        dataDir + QStringLiteral("/tls"), QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    if (!QDir().mkpath(command.dataDir + QStringLiteral("/tls")))
+        return command.line.fail(QStringLiteral("cannot make %1/tls").arg(command.dataDir));
+    QFile::setPermissions(command.dataDir + QStringLiteral("/tls"),
+        QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     for (const QString &relative : identityFiles()) {
         if (!files->contains(relative))
-            return commandLine.fail(
+            return command.line.fail(
                 QStringLiteral("%1 holds no %2: the database is restored, the TLS identity is not")
-                    .arg(*source, relative));
+                    .arg(command.file, relative));
         if (Status saved = util::writeFileAtomically(
-                dataDir + QLatin1Char('/') + relative, files->value(relative), 0600);
+                command.dataDir + QLatin1Char('/') + relative, files->value(relative), 0600);
             !saved)
-            return commandLine.fail(saved.error().message);
+            return command.line.fail(saved.error().message);
     }
-    printLine(QStringLiteral("hub restored into %1 from %2").arg(dataDir, *source));
+    printLine(QStringLiteral("hub restored into %1 from %2").arg(command.dataDir, command.file));
     return kExitOk;
 }
 
