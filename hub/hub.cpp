@@ -3,7 +3,9 @@
 #include "common/api/hubeventname.h"
 
 #include "cloop/buildinfo.h"
+#include "cloop/commit.h"
 #include "common/logging.h"
+#include "common/protocol/protocolversion.h"
 #include "common/util/atomicfile.h"
 #include "common/util/clock.h"
 #include "hub/domain/bindingservice.h"
@@ -12,6 +14,8 @@
 #include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
 #include "hub/localaccess.h"
+#include "hub/metrics/hubmetrics.h"
+#include "hub/metrics/metricsendpoint.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/devicestreams.h"
 #include "hub/server/eventstreamendpoint.h"
@@ -215,6 +219,8 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_api->setIdentity(
         HubIdentity { hub->m_publicUrl, hub->m_pin, QString::fromLatin1(buildinfo::kVersion) });
 
+    if (Status metrics = hub->startMetrics(options); !metrics)
+        return metrics.error();
     hub->m_localUrl = hub->localUrlFor(options);
     if (Status written = hub->writeLocalAccess(options); !written)
         return written.error();
@@ -232,6 +238,14 @@ Status Hub::openServices(const HubOptions &options)
     auto database = Database::openSqlite(databasePath(options.dataDir), *m_clock);
     if (!database)
         return database.error();
+    if (options.metrics) {
+        m_metrics = std::make_unique<HubMetrics>(
+            HubMetrics::BuildInfo { QString::fromLatin1(buildinfo::kVersion),
+                QString::fromLatin1(buildinfo::kCommit), protocol::kVersion });
+        (*database)->setStatementObserver(
+            [metrics = m_metrics.get()](
+                std::chrono::nanoseconds took) { metrics->recordStatement(took); });
+    }
     m_core = std::make_unique<HubCore>(
         std::move(*database), *m_clock, HubCore::Options { options.requestLifetime });
     m_gateways = std::make_unique<HubGateways>(
@@ -305,11 +319,51 @@ QUrl Hub::localUrlFor(const HubOptions &options) const
     return QUrl(QStringLiteral("wss://%1:%2").arg(host).arg(m_port));
 }
 
+Status Hub::startMetrics(const HubOptions &options)
+{
+    if (!m_metrics)
+        return {};
+    m_metrics->setSampler([this] {
+        HubMetrics::Sample sample;
+        sample.forwardersConnected = int(m_gateways->forwarders().connectedIds().size());
+        sample.executorsConnected = int(m_gateways->executors().connectedIds().size());
+        sample.deviceStreamsOpen = m_deviceStreams->streamCount();
+        if (auto queued = m_core->runLifecycle().queued())
+            sample.runsQueued = int(queued->size());
+        for (const auto &[binding, relayed] : m_deviceStreams->relayedByBinding())
+            sample.relayedByBinding.insert(binding, { relayed.toAgent, relayed.toForwarder });
+        return sample;
+    });
+    HubMetrics *metrics = m_metrics.get();
+    connect(&m_core->events(), &EventBus::published, this,
+        [metrics](const HubEvent &event) { metrics->recordEvent(event); });
+    connect(m_server.get(), &HubHttpServer::requestServed, this,
+        [metrics](const QByteArray &method, const QString &route, qint64 nanoseconds) {
+            metrics->recordRequest(method, route, std::chrono::nanoseconds(nanoseconds));
+        });
+    connect(m_dispatcher.get(), &RunDispatcher::runRefused, this,
+        [metrics](const QString &code) { metrics->recordRefusal(code); });
+    m_metricsEndpoint = std::make_unique<MetricsEndpoint>([metrics] { return metrics->scrape(); });
+    if (Status listening
+        = m_metricsEndpoint->listen(options.metrics->address, options.metrics->port);
+        !listening) {
+        // The port people and daemons use matters more than a scraper's.
+        qCWarning(lcHub).noquote() << listening.error().message << "- serving no metrics";
+        m_metricsEndpoint.reset();
+        return {};
+    }
+    m_metricsUrl = QUrl(QStringLiteral("http://%1:%2/metrics")
+                            .arg(hostForUrl(m_metricsEndpoint->address()))
+                            .arg(m_metricsEndpoint->port()));
+    return {};
+}
+
 Status Hub::writeLocalAccess(const HubOptions &options)
 {
     LocalAccess access;
     access.url = m_localUrl;
     access.pin = m_pin;
+    access.metrics = m_metricsUrl;
 
     // Keep a still-valid token across restarts; mint a new one when the file
     // is gone or its token no longer authenticates.

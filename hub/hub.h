@@ -27,6 +27,8 @@ class EventStreamEndpoint;
 class HubCore;
 class HubGateways;
 class HubHttpServer;
+class HubMetrics;
+class MetricsEndpoint;
 class RunDispatcher;
 
 struct HubOptions
@@ -47,6 +49,13 @@ struct HubOptions
     // What the port lets anyone cost before they prove who they are.
     edge::EdgeLimits edge;
     int listenBacklog = 4096;
+    // Where GET /metrics is served in plain HTTP; none: no metrics at all.
+    struct MetricsListen
+    {
+        QHostAddress address;
+        quint16 port = 0;
+    };
+    std::optional<MetricsListen> metrics;
 };
 
 // `cloop hub serve`: the data folder, the database and the services over
@@ -86,8 +95,14 @@ private:
     QUrl localUrlFor(const HubOptions &options) const;
     Status writeLocalAccess(const HubOptions &options);
     void connectEvents();
+    // The metrics' sources, and the endpoint serving them; sets their URL.
+    Status startMetrics(const HubOptions &options);
+    QUrl m_metricsUrl;
     void sweep();
 
+    // Metrics outlive what reports to them.
+    std::unique_ptr<HubMetrics> m_metrics;
+    std::unique_ptr<MetricsEndpoint> m_metricsEndpoint;
     std::unique_ptr<Clock> m_clock;
     std::unique_ptr<HubCore> m_core;
     std::unique_ptr<HubGateways> m_gateways;

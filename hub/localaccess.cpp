@@ -32,6 +32,7 @@ Result<LocalAccess> LocalAccess::load(const QString &dataDir)
     access.url = QUrl(object.value(QLatin1String("url")).toString(), QUrl::StrictMode);
     access.pin = object.value(QLatin1String("pin")).toString();
     access.token = object.value(QLatin1String("token")).toString();
+    access.metrics = QUrl(object.value(QLatin1String("metrics")).toString(), QUrl::StrictMode);
     if (!access.url.isValid() || access.token.isEmpty())
         return Error::make(QStringLiteral("no_local_hub"),
             QStringLiteral("%1 is unreadable; restart the hub to rewrite it").arg(path), true);
@@ -40,8 +41,10 @@ Result<LocalAccess> LocalAccess::load(const QString &dataDir)
 
 Status LocalAccess::save(const QString &dataDir) const
 {
-    const QJsonObject object { { QStringLiteral("url"), url.toString() },
-        { QStringLiteral("pin"), pin }, { QStringLiteral("token"), token } };
+    QJsonObject object { { QStringLiteral("url"), url.toString() }, { QStringLiteral("pin"), pin },
+        { QStringLiteral("token"), token } };
+    if (!metrics.isEmpty())
+        object.insert(QStringLiteral("metrics"), metrics.toString());
     return util::writeFileAtomically(dataDir + QLatin1Char('/') + fileName(),
         QJsonDocument(object).toJson(QJsonDocument::Indented), 0600);
 }

@@ -15,6 +15,7 @@ struct LocalAccess
     QUrl url;
     QString pin;
     QString token;
+    QUrl metrics; // http://127.0.0.1:PORT/metrics; empty when the hub serves none
 
     static QString fileName() { return QStringLiteral("cli.json"); }
     static Result<LocalAccess> load(const QString &dataDir);

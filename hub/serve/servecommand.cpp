@@ -27,14 +27,14 @@ Error usage(const QString &message)
 }
 
 // "HOST:PORT", "[v6]:PORT", ":PORT" or "PORT".
-Result<std::pair<QHostAddress, quint16>> parseListen(const QString &text)
+Result<std::pair<QHostAddress, quint16>> parseListen(const QString &text, const QString &option)
 {
     QString host;
     QString port = text;
     if (text.startsWith(QLatin1Char('['))) {
         const int close = text.indexOf(QLatin1String("]:"));
         if (close < 0)
-            return usage(QStringLiteral("--listen \"%1\" is not [ADDRESS]:PORT").arg(text));
+            return usage(QStringLiteral("%1 \"%2\" is not [ADDRESS]:PORT").arg(option, text));
         host = text.mid(1, close - 1);
         port = text.mid(close + 2);
     } else if (const int colon = text.lastIndexOf(QLatin1Char(':')); colon >= 0) {
@@ -44,14 +44,14 @@ Result<std::pair<QHostAddress, quint16>> parseListen(const QString &text)
     bool ok = false;
     const uint portNumber = port.toUInt(&ok);
     if (!ok || portNumber > 65535)
-        return usage(QStringLiteral("--listen \"%1\": the port must be 0-65535").arg(text));
+        return usage(QStringLiteral("%1 \"%2\": the port must be 0-65535").arg(option, text));
     QHostAddress address(QHostAddress::Any);
     if (!host.isEmpty() && host != QLatin1String("*")) {
         if (host == QLatin1String("localhost"))
             address = QHostAddress(QHostAddress::LocalHost);
         else if (!address.setAddress(host))
             return usage(
-                QStringLiteral("--listen \"%1\": \"%2\" is not an IP address").arg(text, host));
+                QStringLiteral("%1 \"%2\": \"%3\" is not an IP address").arg(option, text, host));
     }
     return std::make_pair(address, static_cast<quint16>(portNumber));
 }
@@ -132,6 +132,10 @@ ServeCommand::ServeCommand(QString name)
     , m_data(dataDirOption())
     , m_listen(QStringLiteral("listen"), QStringLiteral("Address and port (default 0.0.0.0:7443)."),
           QStringLiteral("HOST:PORT"), QStringLiteral("0.0.0.0:7443"))
+    , m_metricsListen(QStringLiteral("metrics-listen"),
+          QStringLiteral("Where GET /metrics is served, in plain HTTP for Prometheus (default "
+                         "127.0.0.1:9464; empty: none). Keep it off the internet."),
+          QStringLiteral("HOST:PORT"), QStringLiteral("127.0.0.1:9464"))
     , m_cert(QStringLiteral("cert"),
           QStringLiteral("PEM certificate chain (default <data>/tls/cert.pem)."),
           QStringLiteral("FILE"))
@@ -182,9 +186,9 @@ ServeCommand::ServeCommand(QString name)
 
 void ServeCommand::addOptions(util::CommandLine &commandLine) const
 {
-    commandLine.addOptions({ m_data, m_listen, m_cert, m_key, m_publicUrl, m_requestTtl,
-        m_lostAfter, m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated, m_maxPerSource,
-        m_connectionRate, m_preAuthTimeout, m_runLogCap, m_runLogBudget });
+    commandLine.addOptions({ m_data, m_listen, m_metricsListen, m_cert, m_key, m_publicUrl,
+        m_requestTtl, m_lostAfter, m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated,
+        m_maxPerSource, m_connectionRate, m_preAuthTimeout, m_runLogCap, m_runLogBudget });
 }
 
 int ServeCommand::run(const QStringList &arguments)
@@ -201,13 +205,21 @@ int ServeCommand::run(const QStringList &arguments)
 
 Result<HubOptions> ServeCommand::hubOptions(const util::CommandLine &commandLine) const
 {
-    auto address = parseListen(commandLine.value(m_listen));
+    auto address = parseListen(commandLine.value(m_listen), QStringLiteral("--listen"));
     if (!address)
         return address.error();
+    std::optional<HubOptions::MetricsListen> metrics;
+    if (const QString text = commandLine.value(m_metricsListen); !text.isEmpty()) {
+        auto metricsAddress = parseListen(text, QStringLiteral("--metrics-listen"));
+        if (!metricsAddress)
+            return metricsAddress.error();
+        metrics = HubOptions::MetricsListen { metricsAddress->first, metricsAddress->second };
+    }
     HubOptions options;
     options.dataDir = commandLine.isSet(m_data) ? commandLine.value(m_data) : defaultHubDataDir();
     options.listenAddress = address->first;
     options.port = address->second;
+    options.metrics = metrics;
     options.certificatePath = commandLine.value(m_cert);
     options.keyPath = commandLine.value(m_key);
     auto lifetime

@@ -41,6 +41,7 @@ private:
     QString m_name;
     QCommandLineOption m_data;
     QCommandLineOption m_listen;
+    QCommandLineOption m_metricsListen;
     QCommandLineOption m_cert;
     QCommandLineOption m_key;
     QCommandLineOption m_publicUrl;

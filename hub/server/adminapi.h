@@ -44,6 +44,11 @@ public:
     ApiAdmission admit(
         const QByteArray &method, const QString &path, const QByteArray &authorization);
     // A request whose head admit() let through.
+    // The route pattern of a request, for metrics; empty when none.
+    QString routeOf(const QByteArray &method, const QString &path) const
+    {
+        return m_router.patternOf(method, path);
+    }
     ApiResponse handleAdmitted(
         const ApiRequest &request, const std::optional<ApiPrincipal> &caller);
     // Both steps at once, for a request already read whole.

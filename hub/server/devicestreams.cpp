@@ -119,6 +119,20 @@ void DeviceStreams::joinIfReady(const Key &key)
         stream.projectId });
 }
 
+std::map<qint64, DeviceStreams::Relayed> DeviceStreams::relayedByBinding() const
+{
+    std::map<qint64, Relayed> totals = m_relayedByEnded;
+    for (const auto &[key, stream] : m_streams) {
+        // The splice joins the forwarder's side (A) to the agent's (B).
+        if (const tunnel::ChannelSplice *splice = stream.splice.data()) {
+            Relayed &relayed = totals[stream.bindingId];
+            relayed.toAgent += splice->bytesAToB();
+            relayed.toForwarder += splice->bytesBToA();
+        }
+    }
+    return totals;
+}
+
 void DeviceStreams::finish(const Key &key, const QString &cause)
 {
     auto found = m_streams.find(key);
@@ -126,10 +140,13 @@ void DeviceStreams::finish(const Key &key, const QString &cause)
         return;
     Stream stream = found->second;
     m_streams.erase(found);
-    if (stream.splice) {
-        stream.splice->disconnect(this);
-        stream.splice->end(CloseCode::Normal, cause);
-        stream.splice->deleteLater();
+    if (tunnel::ChannelSplice *splice = stream.splice.data()) {
+        splice->disconnect(this);
+        splice->end(CloseCode::Normal, cause);
+        Relayed &relayed = m_relayedByEnded[stream.bindingId];
+        relayed.toAgent += splice->bytesAToB();
+        relayed.toForwarder += splice->bytesBToA();
+        splice->deleteLater();
     } else {
         for (tunnel::Channel *side : { stream.forwarderSide.data(), stream.agentSide.data() }) {
             if (side && side->state() != tunnel::Channel::State::Closed) {

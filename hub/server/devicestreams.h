@@ -41,6 +41,15 @@ public:
     void detachBinding(qint64 bindingId, const QString &cause);
 
     int streamCount() const { return static_cast<int>(m_streams.size()); }
+
+    // Bytes relayed for each binding since the hub started, by its streams
+    // that ended and those open now.
+    struct Relayed
+    {
+        quint64 toAgent = 0;
+        quint64 toForwarder = 0;
+    };
+    std::map<qint64, Relayed> relayedByBinding() const;
     // Whether a run holds a stream of this forwarder's device now.
     bool holdsForwarder(qint64 forwarderId) const;
 
@@ -71,6 +80,7 @@ private:
     DaemonGateway &m_executors;
     EventBus &m_events;
     std::map<Key, Stream> m_streams;
+    std::map<qint64, Relayed> m_relayedByEnded;
 };
 
 } // namespace cloop::hub

@@ -6,6 +6,7 @@
 #include "hub/server/eventstreamendpoint.h"
 #include "hub/server/hubgateways.h"
 
+#include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
@@ -67,6 +68,12 @@ edge::HeadDecision HubHttpServer::examine(const edge::HttpRequestHead &head, con
         apiRequest.authorization = request.head.value("authorization");
         apiRequest.body = request.body;
         apiRequest.query = query;
+        QElapsedTimer took;
+        took.start();
+        const QString route = m_api.routeOf(apiRequest.method, apiRequest.path);
+        const auto served = [this, method = apiRequest.method, route, took] {
+            Q_EMIT requestServed(method, route, took.nsecsElapsed());
+        };
         const ApiResponse response = m_api.handleAdmitted(apiRequest, caller);
         qCDebug(lcHubApi).noquote()
             << apiRequest.method << apiRequest.path << "->" << response.status;
@@ -74,10 +81,14 @@ edge::HeadDecision HubHttpServer::examine(const edge::HttpRequestHead &head, con
             // The answer needs a daemon's reply; whoever made it finishes it
             // within a bounded time, and the responder outlives the client.
             connect(response.deferred.get(), &DeferredResponse::finished, this,
-                [respond](const ApiResponse &answer) { respond(answerOf(answer)); });
+                [respond, served](const ApiResponse &answer) {
+                    respond(answerOf(answer));
+                    served();
+                });
             return;
         }
         respond(answerOf(response.deferred ? response.deferred->result() : response));
+        served();
     };
     return decision;
 }

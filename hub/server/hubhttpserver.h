@@ -40,6 +40,11 @@ public:
 
     static edge::HttpAnswer answerOf(const ApiResponse &response);
 
+Q_SIGNALS:
+    // An admin API request answered: from its whole request read to its
+    // answer, a daemon's reply included.
+    void requestServed(const QByteArray &method, const QString &route, qint64 nanoseconds);
+
 private:
     AdminApi &m_api;
     HubGateways &m_gateways;

@@ -113,10 +113,12 @@ void RunDispatcher::dispatchQueued()
     m_dispatching = false;
 }
 
-void RunDispatcher::refuseRun(const RunRecord &run, const QString &reason)
+void RunDispatcher::refuseRun(const RunRecord &run, const Error &reason)
 {
-    if (m_lifecycle.end(run.id, RunLifecycle::Ending::failed(reason)))
-        qCWarning(lcHub).noquote() << "run" << run.id << "refused:" << reason;
+    if (m_lifecycle.end(run.id, RunLifecycle::Ending::failed(reason.message))) {
+        qCWarning(lcHub).noquote() << "run" << run.id << "refused:" << reason.message;
+        Q_EMIT runRefused(reason.code);
+    }
 }
 
 void RunDispatcher::onRunEnded(const RunRecord &run)
@@ -192,7 +194,7 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
     DevicePlanInput input;
     if (!readPlanInput(run, input))
         return;
-    QString refusal;
+    std::optional<Error> refusal;
     bool capableButBusy = false;
     const QList<qint64> candidates
         = run.executorId ? QList<qint64> { *run.executorId } : m_executors.connectedIds();
@@ -213,8 +215,8 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
                 return;
             }
             if (!plan.error().is(ErrorCode::ExecutorCannotAttach))
-                return refuseRun(run, plan.error().message);
-            refusal = plan.error().message;
+                return refuseRun(run, plan.error());
+            refusal = plan.error();
             continue;
         }
         auto active = m_lifecycle.activeOn(executorId);
@@ -227,8 +229,8 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
     }
     // No connected executor can take the run's devices, and none that could
     // is merely busy: waiting would not help.
-    if (!refusal.isEmpty() && !capableButBusy)
-        refuseRun(run, refusal);
+    if (refusal && !capableButBusy)
+        refuseRun(run, *refusal);
 }
 
 void RunDispatcher::startRun(const RunRecord &run, qint64 executorId,

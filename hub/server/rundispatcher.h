@@ -52,6 +52,11 @@ public:
     // Serves the queue now; also runs whenever something changed.
     void dispatchQueued();
 
+Q_SIGNALS:
+    // A queued run was ended because no executor could ever take it; `code`
+    // is the reason's error code (executor_cannot_attach, not_bound, …).
+    void runRefused(const QString &code);
+
 private:
     // Gives one queued run to an executor that can take it and its devices;
     // ends it at once when no connected executor ever could.
@@ -64,7 +69,7 @@ private:
     void startRun(const RunRecord &run, qint64 executorId, tunnel::TunnelConnection &session,
         const QList<PlannedDevice> &plan);
     // Ends a queued run that cannot run, saying why.
-    void refuseRun(const RunRecord &run, const QString &reason);
+    void refuseRun(const RunRecord &run, const Error &reason);
     // Whatever ended the run: its devices are detached, its executor hears
     // of a cancel, and the queue is served again (once, soon).
     void onRunEnded(const RunRecord &run);

@@ -4,6 +4,7 @@
 #include "hub/storage/schema.h"
 
 #include <QAtomicInteger>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QSqlError>
 #include <QSqlRecord>
@@ -320,7 +321,11 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
             return reopened.error();
     }
     QSqlQuery q(db);
+    QElapsedTimer took;
+    took.start();
     Result<Rows> rows = run(q, sql, binds);
+    if (m_statementObserver)
+        m_statementObserver(std::chrono::nanoseconds(took.nsecsElapsed()));
     if (!rows && m_dialect == Dialect::Postgres && m_transactionDepth > 0) {
         // PostgreSQL gives a transaction up at its first failed statement
         // and answers a COMMIT there with a quiet rollback, not an error.

@@ -8,6 +8,8 @@
 #include <QString>
 #include <QVariant>
 
+#include <chrono>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -74,6 +76,13 @@ public:
     // next statement outside a transaction; inside one, the statement fails
     // and so does the commit.
     Result<Rows> query(const QString &sql, const QVariantList &binds = {});
+
+    // Told how long each statement took (the hub's metrics); none by default.
+    using StatementObserver = std::function<void(std::chrono::nanoseconds took)>;
+    void setStatementObserver(StatementObserver observer)
+    {
+        m_statementObserver = std::move(observer);
+    }
 
     // Every row the statement yields, each read by `read(const Rows &)`.
     template <typename Read>
@@ -146,7 +155,8 @@ private:
     QString m_target;
     int m_transactionDepth = 0;
     bool m_rollbackOnly = false;
-    std::optional<Error> m_failedBegin; // of the transaction that could not begin
+    std::optional<Error> m_failedBegin;
+    StatementObserver m_statementObserver; // of the transaction that could not begin
     // Failed statements of the open transaction, freed after its rollback.
     std::vector<std::unique_ptr<QSqlQuery>> m_abortedStatements;
 };

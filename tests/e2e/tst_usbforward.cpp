@@ -7,6 +7,7 @@
 // agent's vhci stand-in, which go agent → hub → forwarder → simulated device
 // and back. Skipped, saying why, without root or podman.
 
+#include "support/metricstext.h"
 #include "support/testrig.h"
 #include "support/usbstandin/usbfixture.h"
 #include "support/usbstandin/usbkernelstandin.h"
@@ -283,6 +284,19 @@ void TestUsbForward::aBoundRunGetsTheNodeAndTransfersArriveByteExact()
     QVERIFY(received == sent);
     qInfo("16 MiB of bulk transfers (8 out, 8 in) through the chain in %lld ms",
         qlonglong(clock.elapsed()));
+
+    // The hub's /metrics counts what it relayed for the binding, each way:
+    // at least the 8 MiB and their USB/IP framing.
+    const HttpResult scraped = plainHttp(m_rig->hub().metricsUrl());
+    QCOMPARE(scraped.status, 200);
+    for (const QString &direction :
+        { QStringLiteral("to_agent"), QStringLiteral("to_forwarder") }) {
+        const auto relayed = metricValue(scraped.body, QStringLiteral("cloop_relayed_bytes_total"),
+            { { QStringLiteral("binding"), QString::number(m_bindingId) },
+                { QStringLiteral("direction"), direction } });
+        QVERIFY2(relayed && *relayed >= double(sent.size()), scraped.body.constData());
+    }
+    QCOMPARE(metricValue(scraped.body, QStringLiteral("cloop_device_streams_open")), 1.0);
 
     // The run ends: port freed, device back with its driver, nothing recorded.
     CLOOP_COMPARE_EXIT(

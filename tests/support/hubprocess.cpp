@@ -71,7 +71,9 @@ bool HubProcess::launch()
     m_process = makeDaemonProcess();
     const QStringList serve
         = QStringList { QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"),
-              m_dataDir, QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_port) }
+              m_dataDir, QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_port),
+              // Hubs side by side: each its own metrics port (cli.json names it).
+              QStringLiteral("--metrics-listen"), QStringLiteral("127.0.0.1:0") }
         + m_serveArguments;
     if (m_openFilesLimit > 0) {
         // prlimit execs the hub, so the PID stays the hub's.

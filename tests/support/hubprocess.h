@@ -61,6 +61,11 @@ public:
     // DIR/cli.json: {url, pin, token}.
     QJsonObject localAccess() const;
     QString pin() const { return localAccess().value(QLatin1String("pin")).toString(); }
+    // Where it serves GET /metrics (plain HTTP on loopback).
+    QUrl metricsUrl() const
+    {
+        return QUrl(localAccess().value(QLatin1String("metrics")).toString());
+    }
     QString adminToken() const { return localAccess().value(QLatin1String("token")).toString(); }
     QUrl apiUrl(const QString &path) const;
 

@@ -75,8 +75,8 @@ void ApiRouter::add(const QByteArray &method, const QString &pattern, Handler ha
     QString regex = QRegularExpression::escape(pattern);
     regex.replace(
         QRegularExpression::escape(QStringLiteral("{id}")), QStringLiteral("(\\d{1,15})"));
-    m_routes.append(Route { method, QRegularExpression(QLatin1Char('^') + regex + QLatin1Char('$')),
-        std::move(handler) });
+    m_routes.append(Route { method, pattern,
+        QRegularExpression(QLatin1Char('^') + regex + QLatin1Char('$')), std::move(handler) });
 }
 
 const ApiRouter::Route *ApiRouter::find(const QByteArray &method, const QString &path,
@@ -107,6 +107,14 @@ std::optional<ApiResponse> ApiRouter::refusal(const QByteArray &method, const QS
             QStringLiteral("%1 takes %2").arg(path, allowed.join(QStringLiteral(", "))));
     return ApiResponse::error(
         404, QStringLiteral("not_found"), QStringLiteral("no such API route: %1").arg(path));
+}
+
+QString ApiRouter::patternOf(const QByteArray &method, const QString &path) const
+{
+    QStringList allowed;
+    QRegularExpressionMatch match;
+    const Route *route = find(method, path, &allowed, &match);
+    return route ? route->pattern : QString();
 }
 
 ApiResponse ApiRouter::dispatch(

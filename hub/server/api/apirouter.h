@@ -125,11 +125,15 @@ public:
         const ApiRequest &request, const ApiPrincipal &caller, const QJsonObject &body) const;
     // The 404 or 405 dispatch would answer, known before any body is read.
     std::optional<ApiResponse> refusal(const QByteArray &method, const QString &path) const;
+    // The pattern of the route a request takes ("/api/forwarders/{id}"); empty
+    // when none: what metrics name a request by, never its ids.
+    QString patternOf(const QByteArray &method, const QString &path) const;
 
 private:
     struct Route
     {
         QByteArray method;
+        QString pattern;
         QRegularExpression path;
         Handler handler;
     };
