@@ -211,6 +211,8 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 
     std::unique_ptr<Hub> hub(new Hub);
     hub->m_pin = identity->pin;
+    hub->m_certificatePath = options.certificatePath;
+    hub->m_keyPath = options.keyPath;
     if (Status opened = hub->openServices(options); !opened)
         return opened.error();
     if (Status listening = hub->startServer(options, serverTls(*identity)); !listening)
@@ -317,6 +319,23 @@ QUrl Hub::localUrlFor(const HubOptions &options) const
     const QString host
         = loopbackReachable ? QStringLiteral("127.0.0.1") : hostForUrl(options.listenAddress);
     return QUrl(QStringLiteral("wss://%1:%2").arg(host).arg(m_port));
+}
+
+Status Hub::reloadCertificate()
+{
+    auto identity = TlsIdentity::load(m_certificatePath, m_keyPath);
+    if (!identity)
+        return identity.error();
+    if (identity->pin != m_pin)
+        return Error::make(QStringLiteral("key_changed"),
+            QStringLiteral("%1 holds another key (pin %2) than the hub serves (pin %3), which "
+                           "every daemon pins; the hub keeps serving the old certificate")
+                .arg(m_certificatePath, identity->pin, m_pin));
+    m_server->setTls(serverTls(*identity));
+    qCInfo(lcHub).noquote() << "certificate reloaded from" << m_certificatePath << "- valid until"
+                            << identity->chain.constFirst().expiryDate().toString(Qt::ISODate)
+                            << "with the same key, pin" << m_pin;
+    return {};
 }
 
 Status Hub::startMetrics(const HubOptions &options)

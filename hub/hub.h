@@ -84,6 +84,12 @@ public:
     static QString defaultKeyPath(const QString &dataDir);
     static QString databasePath(const QString &dataDir);
 
+    // Reads the certificate and key files again (SIGHUP): a certificate
+    // renewed with the same key serves new connections at once. One with
+    // another key is refused and the old one kept: every daemon pins the
+    // key, so a new key goes through a rotation instead.
+    Status reloadCertificate();
+
 private:
     Hub();
     // The database, the services over it and what daemons and subscribers
@@ -117,6 +123,8 @@ private:
     QUrl m_publicUrl;
     QUrl m_localUrl;
     QString m_pin;
+    QString m_certificatePath;
+    QString m_keyPath;
 };
 
 } // namespace cloop::hub

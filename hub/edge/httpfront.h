@@ -44,6 +44,9 @@ public:
     ~HttpFront() override;
 
     quint16 port() const { return m_listener->port(); }
+    // What connections accepted from now on handshake with (a renewed
+    // certificate); those already open keep theirs.
+    void setTls(const QSslConfiguration &tls) { m_options.tls = tls; }
     const PreAuthPool &preAuthPool() const { return m_pool; }
     int connectionCount() const { return m_connections; }
     const TcpListener &listener() const { return *m_listener; }

@@ -309,8 +309,14 @@ int ServeCommand::serve(const ServeSettings &settings) const
     std::unique_ptr<OwnExecutor> ownExecutor;
     if (settings.ownExecutor)
         ownExecutor = startOwnExecutor(**hub, settings.hub.dataDir, *settings.ownExecutor);
-    util::UnixSignalWatcher signalWatcher({ SIGTERM, SIGINT });
-    QObject::connect(&signalWatcher, &util::UnixSignalWatcher::received, qApp, [](int number) {
+    util::UnixSignalWatcher signalWatcher({ SIGTERM, SIGINT, SIGHUP });
+    QObject::connect(&signalWatcher, &util::UnixSignalWatcher::received, qApp, [&hub](int number) {
+        if (number == SIGHUP) {
+            if (Status reloaded = (*hub)->reloadCertificate(); !reloaded)
+                qCWarning(lcHub).noquote()
+                    << "SIGHUP: certificate not reloaded:" << reloaded.error().message;
+            return;
+        }
         qCInfo(lcHub) << "stopping on signal" << number;
         QCoreApplication::quit();
     });

@@ -31,6 +31,7 @@ public:
     Status listen(edge::HttpFront::Options options);
     quint16 port() const;
     const edge::HttpFront &front() const { return *m_front; }
+    void setTls(const QSslConfiguration &tls) { m_front->setTls(tls); }
 
     edge::HeadDecision examine(
         const edge::HttpRequestHead &head, const QHostAddress &peer) override;
