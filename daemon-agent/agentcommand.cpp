@@ -1,6 +1,7 @@
 #include "daemon-agent/agentcommand.h"
 
 #include "common/daemon/daemoncommandline.h"
+#include "common/daemon/repincommand.h"
 #include "daemon-agent/agentdaemon.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/capabilities/capabilityprobe.h"
@@ -9,6 +10,10 @@ namespace cloop::agent {
 
 int runAgentCommand(const QStringList &arguments, const device::SysfsRoot &kernel)
 {
+    if (arguments.value(1) == QLatin1String("repin"))
+        return daemon::runRepinCommand(
+            QStringList { arguments.value(0) + QLatin1String(" repin") } + arguments.mid(2),
+            QStringLiteral("agent.json"));
     daemon::DaemonCommandLine commandLine(QStringLiteral("cloop executor agent"),
         QStringLiteral("Runs the sandboxed workloads the hub dispatches to this machine, over an "
                        "outbound tunnel.\n"

@@ -29,7 +29,9 @@
 #include "hub/storage/runlogstore.h"
 #include "hub/storage/runstore.h"
 #include "hub/tls/devcertificate.h"
+#include "hub/tls/hubkeys.h"
 
+#include <QCoreApplication>
 #include <QDir>
 #include <QHostInfo>
 #include <QSslConfiguration>
@@ -213,6 +215,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_pin = identity->pin;
     hub->m_certificatePath = options.certificatePath;
     hub->m_keyPath = options.keyPath;
+    hub->m_dataDir = options.dataDir;
     if (Status opened = hub->openServices(options); !opened)
         return opened.error();
     if (Status listening = hub->startServer(options, serverTls(*identity)); !listening)
@@ -221,6 +224,10 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_api->setIdentity(
         HubIdentity { hub->m_publicUrl, hub->m_pin, QString::fromLatin1(buildinfo::kVersion) });
 
+    auto staged = HubKeys(options.certificatePath, options.keyPath).staged();
+    if (!staged)
+        qCWarning(lcHub).noquote() << staged.error().message << "- announcing the serving key only";
+    hub->announcePins(HubKeys::pinsOf(*identity, staged ? *staged : std::nullopt));
     if (Status metrics = hub->startMetrics(options); !metrics)
         return metrics.error();
     hub->m_localUrl = hub->localUrlFor(options);
@@ -326,16 +333,40 @@ Status Hub::reloadCertificate()
     auto identity = TlsIdentity::load(m_certificatePath, m_keyPath);
     if (!identity)
         return identity.error();
-    if (identity->pin != m_pin)
+    // Another key is taken only when it was staged, so that daemons pin it.
+    if (identity->pin != m_pin && !m_announcedPins.contains(identity->pin))
         return Error::make(QStringLiteral("key_changed"),
             QStringLiteral("%1 holds another key (pin %2) than the hub serves (pin %3), which "
-                           "every daemon pins; the hub keeps serving the old certificate")
+                           "every daemon pins; the hub keeps serving the old certificate. A new "
+                           "key goes through `cloop hub key stage` and `cloop hub key activate`")
                 .arg(m_certificatePath, identity->pin, m_pin));
+    auto staged = HubKeys(m_certificatePath, m_keyPath).staged();
+    if (!staged)
+        return staged.error();
     m_server->setTls(serverTls(*identity));
+    if (identity->pin != m_pin) {
+        qCInfo(lcHub).noquote() << "the hub's key is rotated: pin" << m_pin << "->"
+                                << identity->pin;
+        m_pin = identity->pin;
+        m_api->setIdentity(
+            HubIdentity { m_publicUrl, m_pin, QString::fromLatin1(buildinfo::kVersion) });
+        if (auto access = LocalAccess::load(m_dataDir)) {
+            access->pin = m_pin;
+            if (Status saved = access->save(m_dataDir); !saved)
+                qCWarning(lcHub).noquote() << saved.error().message;
+        }
+    }
+    announcePins(HubKeys::pinsOf(*identity, *staged));
     qCInfo(lcHub).noquote() << "certificate reloaded from" << m_certificatePath << "- valid until"
                             << identity->chain.constFirst().expiryDate().toString(Qt::ISODate)
                             << "with the same key, pin" << m_pin;
     return {};
+}
+
+void Hub::announcePins(const QStringList &pins)
+{
+    m_announcedPins = pins;
+    m_gateways->announcePins(pins);
 }
 
 Status Hub::startMetrics(const HubOptions &options)
@@ -383,6 +414,7 @@ Status Hub::writeLocalAccess(const HubOptions &options)
     access.url = m_localUrl;
     access.pin = m_pin;
     access.metrics = m_metricsUrl;
+    access.pid = QCoreApplication::applicationPid();
 
     // Keep a still-valid token across restarts; mint a new one when the file
     // is gone or its token no longer authenticates.

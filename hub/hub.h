@@ -89,6 +89,7 @@ public:
     // another key is refused and the old one kept: every daemon pins the
     // key, so a new key goes through a rotation instead.
     Status reloadCertificate();
+    QStringList announcedPins() const { return m_announcedPins; }
 
 private:
     Hub();
@@ -125,6 +126,9 @@ private:
     QString m_pin;
     QString m_certificatePath;
     QString m_keyPath;
+    QString m_dataDir;
+    QStringList m_announcedPins; // the serving key's pin, then the staged one's
+    void announcePins(const QStringList &pins);
 };
 
 } // namespace cloop::hub

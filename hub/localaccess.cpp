@@ -33,6 +33,7 @@ Result<LocalAccess> LocalAccess::load(const QString &dataDir)
     access.pin = object.value(QLatin1String("pin")).toString();
     access.token = object.value(QLatin1String("token")).toString();
     access.metrics = QUrl(object.value(QLatin1String("metrics")).toString(), QUrl::StrictMode);
+    access.pid = object.value(QLatin1String("pid")).toInteger();
     if (!access.url.isValid() || access.token.isEmpty())
         return Error::make(QStringLiteral("no_local_hub"),
             QStringLiteral("%1 is unreadable; restart the hub to rewrite it").arg(path), true);
@@ -45,6 +46,8 @@ Status LocalAccess::save(const QString &dataDir) const
         { QStringLiteral("token"), token } };
     if (!metrics.isEmpty())
         object.insert(QStringLiteral("metrics"), metrics.toString());
+    if (pid > 0)
+        object.insert(QStringLiteral("pid"), pid);
     return util::writeFileAtomically(dataDir + QLatin1Char('/') + fileName(),
         QJsonDocument(object).toJson(QJsonDocument::Indented), 0600);
 }

@@ -16,6 +16,7 @@ struct LocalAccess
     QString pin;
     QString token;
     QUrl metrics; // http://127.0.0.1:PORT/metrics; empty when the hub serves none
+    qint64 pid = 0; // the hub process, which `cloop hub key` tells to reload
 
     static QString fileName() { return QStringLiteral("cli.json"); }
     static Result<LocalAccess> load(const QString &dataDir);

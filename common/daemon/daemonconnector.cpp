@@ -57,7 +57,7 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
             << "--trust-ca-only changes nothing here: the hub's key is pinned, and a pin is "
                "always checked";
     }
-    auto trust = net::HubTrust::fromPinsAndCaFile(*pins, caFile);
+    auto trust = trustFor(*pins, caFile);
     if (!trust)
         return trust.error();
     tunnel::TunnelClientOptions options;
@@ -68,10 +68,6 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
     options.allowInsecurePlaintext = m_options.connection.insecurePlaintext;
     options.insecureOption = QStringLiteral("--insecure-plaintext");
     options.trust = *trust;
-    // Only what a daemon's own command line offers: it has no --pin.
-    options.trust.setUntrustedRemedy(
-        QStringLiteral(" (add the hub's CA with --ca, or enroll with a bundle that "
-                       "pins the hub's key)"));
     options.capabilities = m_options.capabilities;
     m_client = std::make_unique<tunnel::TunnelClient>(options);
     return {};
@@ -183,7 +179,16 @@ void DaemonConnector::start()
 {
     Q_ASSERT(m_client);
     connect(m_client.get(), &tunnel::TunnelClient::enrolled, this, &DaemonConnector::onEnrolled);
-    connect(m_client.get(), &tunnel::TunnelClient::ready, this, &DaemonConnector::ready);
+    connect(m_client.get(), &tunnel::TunnelClient::ready, this,
+        [this](const protocol::Welcome &welcome) {
+            adoptPins(welcome.pins);
+            Q_EMIT ready(welcome);
+        });
+    connect(m_client.get(), &tunnel::TunnelClient::controlReceived, this,
+        [this](const protocol::ControlMessage &message) {
+            if (const auto *announced = std::get_if<protocol::HubPins>(&message))
+                adoptPins(announced->pins);
+        });
     connect(m_client.get(), &tunnel::TunnelClient::disconnected, this,
         [](const QString &reason, qint64 retryInMs) {
             qCWarning(lcNet).noquote()
@@ -203,6 +208,61 @@ void DaemonConnector::stop()
     if (m_client)
         m_client->stop();
     Q_EMIT finished(kExitStopped);
+}
+
+Result<net::HubTrust> DaemonConnector::trustFor(
+    const net::PinSet &pins, const QString &caFile) const
+{
+    auto trust = net::HubTrust::fromPinsAndCaFile(pins, caFile);
+    if (!trust)
+        return trust.error();
+    // Only what a daemon's own command line offers: it has no --pin.
+    trust->setUntrustedRemedy(QStringLiteral(
+        " (add the hub's CA with --ca, or enroll with a bundle that pins the hub's key)"));
+    trust->setMismatchRemedy(mismatchRemedy());
+    return trust;
+}
+
+QString DaemonConnector::repinCommand() const
+{
+    const QString program = m_options.role == protocol::PeerRole::Forwarder
+        ? QStringLiteral("cloop forward repin")
+        : QStringLiteral("cloop executor agent repin");
+    return QStringLiteral("%1 --credential-file %2 --pin PIN")
+        .arg(program, m_credentialFile.path());
+}
+
+QString DaemonConnector::mismatchRemedy() const
+{
+    return QStringLiteral(". If the hub's key was rotated while this %1 was away, compare the pin "
+                          "`cloop hub pin` prints on the hub, then on this machine run `%2` and "
+                          "restart it")
+        .arg(roleName(), repinCommand());
+}
+
+void DaemonConnector::adoptPins(const QStringList &pins)
+{
+    // A hub before protocol 26 announces nothing; CA-only trust stays so.
+    if (pins.isEmpty() || m_credential.pin.isEmpty())
+        return;
+    const QString announced = pins.join(QLatin1Char(','));
+    auto parsed = net::PinSet::parse(announced);
+    const auto current = net::PinSet::parse(m_credential.pin);
+    if (!parsed || (current && *parsed == *current))
+        return;
+    identity::DaemonCredential updated = m_credential;
+    updated.pin = announced;
+    if (Status saved = saveCredential(updated); !saved) {
+        qCWarning(lcIdentity).noquote()
+            << "cannot keep the pins the hub announced:" << saved.error().message;
+        return;
+    }
+    const QString caFile
+        = m_options.connection.caFile.isEmpty() ? m_credential.caFile : m_options.connection.caFile;
+    if (auto trust = trustFor(*parsed, caFile))
+        m_client->setTrust(*trust);
+    qCInfo(lcIdentity).noquote() << "the hub's keys are now pinned as" << announced << "(kept in"
+                                 << m_credentialFile.path() + QLatin1Char(')');
 }
 
 Status DaemonConnector::saveCredential(const identity::DaemonCredential &credential)

@@ -2,6 +2,7 @@
 
 #include "common/identity/credentialfile.h"
 #include "common/identity/enrollmentbundle.h"
+#include "common/net/hubtls.h"
 #include "common/protocol/controlmessage.h"
 #include "common/result.h"
 
@@ -87,6 +88,12 @@ private:
     Status prepareFromBundle(const QString &bundleText, const QString &source);
     Status makeClient(const QUrl &hub, const QString &pins, const QString &caFile);
     void onEnrolled(const protocol::Enrolled &enrolled);
+    // The hub announced the keys it serves and staged: pinned from now on,
+    // in the saved credential and for the next connection.
+    void adoptPins(const QStringList &pins);
+    QString repinCommand() const;
+    QString mismatchRemedy() const;
+    Result<net::HubTrust> trustFor(const net::PinSet &pins, const QString &caFile) const;
     net::PinRequirement pinRequirement() const;
 
     DaemonConnectorOptions m_options;

@@ -63,10 +63,8 @@ Result<QList<QSslError>> HubTrust::judge(
         QSslError::CertificateUntrusted,
     };
     const bool pinned = !m_pins.isEmpty() && m_pins.matches(peer);
-    if (!m_pins.isEmpty() && !pinned) {
-        const Status mismatch = m_pins.verify(peer);
-        return mismatch.error();
-    }
+    if (!m_pins.isEmpty() && !pinned)
+        return verifyPeer(peer).error();
     QStringList fatal;
     for (const QSslError &error : errors) {
         if (!(pinned && waivable.contains(error.error())))
@@ -78,6 +76,14 @@ Result<QList<QSslError>> HubTrust::judge(
                 .arg(fatal.join(QStringLiteral("; ")),
                     m_pins.isEmpty() ? m_untrustedRemedy : QString()));
     return errors;
+}
+
+Status HubTrust::verifyPeer(const QSslCertificate &peer) const
+{
+    Status verified = m_pins.verify(peer);
+    if (!verified)
+        return Error::make(verified.error().code, verified.error().message + m_mismatchRemedy);
+    return verified;
 }
 
 bool isLoopbackHost(const QString &host)

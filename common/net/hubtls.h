@@ -31,6 +31,9 @@ public:
     // do, in the options of the program at hand; by default the command
     // line's (--pin, --ca).
     void setUntrustedRemedy(QString remedy) { m_untrustedRemedy = std::move(remedy); }
+    // What a pinned key's mismatch tells the person to do: a daemon that
+    // was away while the hub's key was rotated names its repin command.
+    void setMismatchRemedy(QString remedy) { m_mismatchRemedy = std::move(remedy); }
 
     // From an sslErrors handler: the errors it is right to ignore (only the
     // "no trusted issuer" family, and only when a pin vouches for the key),
@@ -39,11 +42,12 @@ public:
         const QList<QSslError> &errors, const QSslCertificate &peer) const;
 
     // After the handshake, before any secret is sent.
-    Status verifyPeer(const QSslCertificate &peer) const { return m_pins.verify(peer); }
+    Status verifyPeer(const QSslCertificate &peer) const;
 
 private:
     PinSet m_pins;
     QList<QSslCertificate> m_extraAuthorities;
+    QString m_mismatchRemedy;
     QString m_untrustedRemedy
         = QStringLiteral(" (pin the hub's key with --pin or add its CA with --ca)");
 };

@@ -1,5 +1,7 @@
 #include "common/protocol/controlmessage.h"
 
+#include "common/net/spkipin.h"
+
 #include "common/device/usb/usbipprotocol.h"
 #include "common/protocol/fieldreader.h"
 
@@ -68,6 +70,28 @@ Result<ControlMessage> parseEnrolled(FieldReader &read)
     return finish(read, std::move(enrolled));
 }
 
+// "pins": a list of at most kMaxHubPins SPKI pins, each one PinSet reads.
+QStringList readPins(FieldReader &read)
+{
+    const QJsonValue value = read.object().value(QLatin1String("pins"));
+    QStringList pins;
+    if (!value.isArray() || value.toArray().size() > kMaxHubPins) {
+        read.fail(QStringLiteral("\"pins\" must be a list of at most %1 pins").arg(kMaxHubPins));
+        return {};
+    }
+    for (const QJsonValue &entry : value.toArray()) {
+        const QString pin = entry.toString();
+        const auto parsed = net::PinSet::parse(pin);
+        if (!entry.isString() || pin.size() > 128 || pin.contains(QLatin1Char(',')) || !parsed
+            || parsed->isEmpty()) {
+            read.fail(QStringLiteral("\"pins\" entries must each be one pin (sha256:…)"));
+            return {};
+        }
+        pins.append(pin);
+    }
+    return pins;
+}
+
 Result<ControlMessage> parseWelcome(FieldReader &read)
 {
     Welcome welcome;
@@ -86,7 +110,18 @@ Result<ControlMessage> parseWelcome(FieldReader &read)
     } else if (!device.isUndefined() && !device.isNull()) {
         read.fail(QStringLiteral("\"device\" must be an object"));
     }
+    if (read.has(QLatin1StringView("pins")))
+        welcome.pins = readPins(read);
     return finish(read, std::move(welcome));
+}
+
+Result<ControlMessage> parseHubPins(FieldReader &read)
+{
+    HubPins announced;
+    announced.pins = readPins(read);
+    if (announced.pins.isEmpty())
+        read.fail(QStringLiteral("\"pins\" names no key"));
+    return finish(read, std::move(announced));
 }
 
 Result<ControlMessage> parseErrorMessage(FieldReader &read)
@@ -304,6 +339,7 @@ constexpr MessageParser kMessageParsers[] = {
     { messagetype::kRunStarted, parseRunStarted },
     { messagetype::kRunFinished, parseRunFinished },
     { messagetype::kRunsHeld, parseRunsHeld },
+    { messagetype::kHubPins, parseHubPins },
     { messagetype::kDeviceState, parseDeviceState },
 };
 
@@ -390,7 +426,14 @@ struct Serializer
             { QStringLiteral("id"), m.id }, { QStringLiteral("name"), m.name } };
         if (m.device)
             object.insert(QStringLiteral("device"), m.device->toJson());
+        if (!m.pins.isEmpty())
+            object.insert(QStringLiteral("pins"), QJsonArray::fromStringList(m.pins));
         return object;
+    }
+    QJsonObject operator()(const HubPins &m) const
+    {
+        return { { QStringLiteral("type"), messagetype::kHubPins },
+            { QStringLiteral("pins"), QJsonArray::fromStringList(m.pins) } };
     }
     QJsonObject operator()(const RunStart &m) const
     {

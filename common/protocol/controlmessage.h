@@ -30,6 +30,7 @@ inline constexpr QLatin1StringView kRunStarted { "run.started" };
 inline constexpr QLatin1StringView kRunFinished { "run.finished" };
 inline constexpr QLatin1StringView kRunsHeld { "runs.held" };
 inline constexpr QLatin1StringView kDeviceState { "device.state" };
+inline constexpr QLatin1StringView kHubPins { "hub.pins" };
 } // namespace messagetype
 
 // Which endpoint a daemon speaks to; a credential of one role never
@@ -85,9 +86,22 @@ struct Welcome
     qint64 id = 0;
     QString name;
     std::optional<DeviceSpec> device; // forwarders only
+    // The pins of the keys the hub serves and has staged ("sha256:…"): what
+    // the daemon pins from now on. Empty from a hub before protocol 26.
+    QStringList pins;
 
     friend bool operator==(const Welcome &, const Welcome &) = default;
 };
+
+// Hub -> daemon, any time in a session: the hub staged or activated a key;
+// the daemon pins exactly these keys from now on.
+struct HubPins
+{
+    QStringList pins;
+
+    friend bool operator==(const HubPins &, const HubPins &) = default;
+};
+inline constexpr int kMaxHubPins = 4;
 
 // Either direction. A permanent error means "do not retry": the daemon
 // stops its reconnect loop and says why.
@@ -205,7 +219,7 @@ struct DeviceState
 };
 
 using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart,
-    RunCancel, RunAck, RunStarted, RunFinished, RunsHeld, DeviceState>;
+    RunCancel, RunAck, RunStarted, RunFinished, RunsHeld, DeviceState, HubPins>;
 
 // Limits a RunStart is checked against.
 inline constexpr int kMaxArgv = 256;

@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 25;
+inline constexpr int kVersion = 26;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -17,6 +17,9 @@ namespace cloop::protocol {
 inline constexpr int kMinimumForRunsHeld = 23;
 // Hubs from this version on take device.state from a forwarder.
 inline constexpr int kMinimumForDeviceState = 24;
+// Daemons store the pins the hub announces (hub.pins, Welcome's pins) from
+// this version on: the hub's key can be rotated without re-enrolling them.
+inline constexpr int kMinimumForHubPins = 26;
 } // namespace cloop::protocol
 
 namespace cloop::protocol {

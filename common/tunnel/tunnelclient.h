@@ -59,6 +59,9 @@ public:
     // Exactly one of these before start(): a daemon that has a credential
     // says hello with it; one that has only a token redeems it first.
     void setCredential(const QString &credential);
+    // What the next connection trusts (pins the hub announced); the one
+    // open now was already judged.
+    void setTrust(net::HubTrust trust) { m_options.trust = std::move(trust); }
     void setEnrollmentToken(const QString &token);
 
     void start();

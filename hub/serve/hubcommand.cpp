@@ -1,5 +1,6 @@
 #include "hub/serve/hubcommand.h"
 
+#include "common/logging.h"
 #include "common/net/spkipin.h"
 #include "common/util/atomicfile.h"
 #include "common/util/commandline.h"
@@ -9,6 +10,7 @@
 #include "hub/serve/servecommand.h"
 #include "hub/storage/sqlitebackup.h"
 #include "hub/tls/devcertificate.h"
+#include "hub/tls/hubkeys.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -16,7 +18,10 @@
 #include <QFileInfo>
 
 #include <QSslCertificate>
+#include <csignal>
 #include <cstdio>
+
+#include <unistd.h>
 
 namespace cloop::hub {
 
@@ -113,7 +118,7 @@ QStringList identityFiles()
     return { QStringLiteral("tls/cert.pem"), QStringLiteral("tls/key.pem") };
 }
 
-// The command line of backup and restore: --data and one FILE. Parsed,
+// The command line of backup, restore and key: --data and one argument. Parsed,
 // it holds the data folder and the file; otherwise the exit code.
 struct FileCommand
 {
@@ -121,12 +126,15 @@ struct FileCommand
     QCommandLineOption data = dataDirOption();
     QString dataDir;
     QString file;
+    QString positionalName;
 
-    FileCommand(const QString &name, const QString &description, const QString &fileHelp)
+    FileCommand(const QString &name, const QString &description, const QString &fileHelp,
+        QString positional = QStringLiteral("FILE"))
         : line(name, description)
+        , positionalName(std::move(positional))
     {
         line.addOptions({ data });
-        line.parser().addPositionalArgument(QStringLiteral("FILE"), fileHelp);
+        line.parser().addPositionalArgument(positionalName, fileHelp);
     }
 
     std::optional<int> parse(const QStringList &arguments)
@@ -135,7 +143,8 @@ struct FileCommand
             return done;
         const QStringList positionals = line.parser().positionalArguments();
         if (positionals.size() != 1)
-            return line.usageError(QStringLiteral("expected one FILE (see --help)"));
+            return line.usageError(
+                QStringLiteral("expected one %1 (see --help)").arg(positionalName));
         file = positionals.constFirst();
         dataDir = dataDirOf(line, data);
         return std::nullopt;
@@ -211,6 +220,83 @@ int restore(const QString &name, const QStringList &arguments)
     return kExitOk;
 }
 
+// The running hub of `dataDir`, told to read its keys again; false when
+// none runs (it reads them when it starts).
+bool tellHubToReload(const QString &dataDir)
+{
+    auto access = LocalAccess::load(dataDir);
+    if (!access || access->pid <= 0)
+        return false;
+    // A pid from a hub that is gone may be another program's now.
+    QFile comm(QStringLiteral("/proc/%1/comm").arg(access->pid));
+    if (!comm.open(QIODevice::ReadOnly) || !comm.readAll().startsWith("cloop"))
+        return false;
+    return ::kill(pid_t(access->pid), SIGHUP) == 0;
+}
+
+// Files root writes into the hub's folder stay the hub's user's.
+void giveToFolderOwner(const QString &dataDir, const QStringList &paths)
+{
+    const QFileInfo folder(dataDir);
+    for (const QString &path : paths) {
+        if (::chown(QFile::encodeName(path).constData(), folder.ownerId(), folder.groupId()) != 0)
+            qCWarning(lcHub).noquote() << "cannot give" << path << "to the data folder's owner";
+    }
+}
+
+int key(const QString &name, const QStringList &arguments)
+{
+    FileCommand command(name,
+        QStringLiteral(
+            "Rotate the hub's key without cutting anyone off:\n"
+            "  stage     make the next key; every daemon pins it beside the current one\n"
+            "  activate  serve the staged key (daemons that missed it need `repin`)\n"
+            "  status    the pins of the serving and the staged key"),
+        QStringLiteral("stage, activate or status."), QStringLiteral("STEP"));
+    if (auto done = command.parse(arguments))
+        return *done;
+    const QString &dataDir = command.dataDir;
+    const HubKeys keys(Hub::defaultCertificatePath(dataDir), Hub::defaultKeyPath(dataDir));
+    const QString &step = command.file;
+    if (step == QLatin1String("status")) {
+        auto serving
+            = TlsIdentity::load(Hub::defaultCertificatePath(dataDir), Hub::defaultKeyPath(dataDir));
+        if (!serving)
+            return command.line.fail(serving.error().message);
+        auto staged = keys.staged();
+        if (!staged)
+            return command.line.fail(staged.error().message);
+        printLine(QStringLiteral("serving: %1").arg(serving->pin));
+        printLine(
+            QStringLiteral("staged:  %1").arg(*staged ? (*staged)->pin : QStringLiteral("none")));
+        return kExitOk;
+    }
+    if (step != QLatin1String("stage") && step != QLatin1String("activate"))
+        return command.line.usageError(
+            QStringLiteral("\"%1\" is not stage, activate or status").arg(step));
+    auto changed = step == QLatin1String("stage") ? keys.stage() : keys.activate();
+    if (!changed)
+        return command.line.fail(changed.error().message);
+    giveToFolderOwner(dataDir,
+        { Hub::defaultCertificatePath(dataDir), Hub::defaultKeyPath(dataDir),
+            keys.stagedCertificatePath(), keys.stagedKeyPath() });
+    const bool told = tellHubToReload(dataDir);
+    if (step == QLatin1String("stage"))
+        printLine(QStringLiteral("staged the key %1; %2")
+                      .arg(changed->pin,
+                          told ? QStringLiteral(
+                              "every connected daemon pins it now, the others when they "
+                              "next connect. Then: cloop hub key activate")
+                               : QStringLiteral(
+                                   "the hub is not running: it announces it when it starts")));
+    else
+        printLine(QStringLiteral("the hub serves the key %1 %2; a daemon that never heard of it "
+                                 "needs `cloop forward repin` / `cloop executor agent repin`")
+                      .arg(changed->pin,
+                          told ? QStringLiteral("now") : QStringLiteral("when it starts")));
+    return kExitOk;
+}
+
 } // namespace
 
 int runHubCommand(const QString &program, const QStringList &arguments)
@@ -230,14 +316,16 @@ int runHubCommand(const QString &program, const QStringList &arguments)
         return backup(name, rest);
     if (subcommand == QLatin1String("restore"))
         return restore(name, rest);
+    if (subcommand == QLatin1String("key"))
+        return key(name, rest);
     if (subcommand == QLatin1String("--version")) {
         printLine(util::VersionReport::of(program).toText());
         return kExitOk;
     }
-    const QString names = QStringLiteral("serve, tls-init, pin, backup, restore");
+    const QString names = QStringLiteral("serve, tls-init, pin, backup, restore, key");
     if (subcommand == QLatin1String("--help") || subcommand == QLatin1String("-h")) {
         printLine(QStringLiteral(
-            "usage: %1 <serve|tls-init|pin|backup|restore> [options]; each takes --help")
+            "usage: %1 <serve|tls-init|pin|backup|restore|key> [options]; each takes --help")
                       .arg(program));
         return kExitOk;
     }

@@ -12,7 +12,7 @@ using namespace protocol;
 AdmittedDaemon ForwarderDirectory::admit(const ForwarderRecord &record)
 {
     AdmittedDaemon admitted { record.id, record.name, {}, std::nullopt };
-    admitted.welcome = Welcome { kVersion, m_software, record.id, record.name, record.device };
+    admitted.welcome = Welcome { kVersion, m_software, record.id, record.name, record.device, {} };
     return admitted;
 }
 
@@ -57,7 +57,7 @@ Result<AdmittedDaemon> ExecutorDirectory::admit(const ExecutorRecord &record,
     if (Status recorded = m_service.recordHello(record.id, software, protocol, checked); !recorded)
         return recorded.error();
     AdmittedDaemon admitted { record.id, record.name, {}, std::nullopt };
-    admitted.welcome = Welcome { kVersion, m_software, record.id, record.name, std::nullopt };
+    admitted.welcome = Welcome { kVersion, m_software, record.id, record.name, std::nullopt, {} };
     return admitted;
 }
 

@@ -1,6 +1,7 @@
 #include "hub/server/daemongateway.h"
 
 #include "common/logging.h"
+#include "common/protocol/protocolversion.h"
 #include "common/util/duration.h"
 #include "common/util/logthrottle.h"
 #include "hub/edge/firstmessagewait.h"
@@ -69,7 +70,10 @@ void DaemonGateway::onFirstMessage(edge::FirstMessageWait *wait, const edge::Fir
             << m_noun << admitted->id << admitted->name << "enrolled from" << peer;
         connection->sendControl(*admitted->enrolled);
     }
-    admit(connection, admitted->id, admitted->name, admitted->welcome);
+    const int peerProtocol = std::holds_alternative<Hello>(*greeting)
+        ? std::get<Hello>(*greeting).protocol
+        : std::get<Redeem>(*greeting).protocol;
+    admit(connection, admitted->id, admitted->name, admitted->welcome, peerProtocol);
 }
 
 void DaemonGateway::refuse(edge::FirstMessageWait *wait, const Error &error)
@@ -85,7 +89,7 @@ void DaemonGateway::refuse(edge::FirstMessageWait *wait, const Error &error)
 }
 
 void DaemonGateway::admit(
-    TunnelConnection *connection, qint64 id, const QString &name, const Welcome &welcome)
+    TunnelConnection *connection, qint64 id, const QString &name, Welcome welcome, int peerProtocol)
 {
     // One session per daemon: a second process with the same credential (or
     // a reconnect racing a half-dead link) replaces the older one.
@@ -96,12 +100,15 @@ void DaemonGateway::admit(
         Q_EMIT daemonDisconnected(id, QStringLiteral("replaced by a newer connection"));
     }
     m_sessions.insert(id, connection);
+    m_protocols.insert(id, peerProtocol);
+    welcome.pins = m_pins;
     connect(connection, &TunnelConnection::controlReceived, this,
         [this, id](const ControlMessage &message) { Q_EMIT controlReceived(id, message); });
     connect(connection, &TunnelConnection::disconnected, this,
         [this, id, connection](const QString &reason) {
             if (m_sessions.value(id) == connection) {
                 m_sessions.remove(id);
+                m_protocols.remove(id);
                 qCInfo(lcHubGateway).noquote() << m_noun << id << "disconnected:" << reason;
                 if (Status touched = m_directory.touchLastSeen(id); !touched)
                     qCWarning(lcHubGateway).noquote() << touched.error().message;
@@ -117,9 +124,22 @@ void DaemonGateway::admit(
     Q_EMIT daemonConnected(id, name);
 }
 
+void DaemonGateway::announcePins(const QStringList &pins)
+{
+    m_pins = pins;
+    for (auto session = m_sessions.cbegin(); session != m_sessions.cend(); ++session) {
+        // A daemon before protocol 26 would take the message for garbage.
+        if (m_protocols.value(session.key()) >= protocol::kMinimumForHubPins)
+            session.value()->sendControl(HubPins { pins });
+    }
+    qCInfo(lcHubGateway).noquote() << "told" << m_sessions.size() << m_noun
+                                   << "session(s) the hub's pins:" << pins.join(QLatin1Char(','));
+}
+
 void DaemonGateway::drop(qint64 id, const ErrorMessage &reason)
 {
     TunnelConnection *connection = m_sessions.take(id);
+    m_protocols.remove(id);
     if (!connection)
         return;
     retire(connection, reason);

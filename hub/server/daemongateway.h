@@ -56,6 +56,10 @@ public:
     // Ends a live session with a final error (revocation: permanent).
     void drop(qint64 id, const protocol::ErrorMessage &reason);
 
+    // The pins of the keys the hub serves and staged: in every Welcome from
+    // now on, and told to every live daemon that stores them.
+    void announcePins(const QStringList &pins);
+
 Q_SIGNALS:
     void daemonConnected(qint64 id, const QString &name);
     void daemonDisconnected(qint64 id, const QString &reason);
@@ -66,7 +70,7 @@ private:
     void onFirstMessage(edge::FirstMessageWait *wait, const edge::FirstMessage &message);
     void refuse(edge::FirstMessageWait *wait, const Error &error);
     void admit(tunnel::TunnelConnection *connection, qint64 id, const QString &name,
-        const protocol::Welcome &welcome);
+        protocol::Welcome welcome, int peerProtocol);
     void retire(tunnel::TunnelConnection *connection, const protocol::ErrorMessage &reason);
 
     DaemonDirectory &m_directory;
@@ -74,6 +78,8 @@ private:
     QString m_noun;
     int m_pending = 0;
     QHash<qint64, tunnel::TunnelConnection *> m_sessions;
+    QHash<qint64, int> m_protocols; // of the live sessions
+    QStringList m_pins;
     std::unique_ptr<util::LogThrottle> m_refusalLog;
 };
 

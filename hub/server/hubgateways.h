@@ -22,6 +22,11 @@ public:
     const DaemonGateway &forwarders() const { return m_forwarders; }
     const DaemonGateway &executors() const { return m_executors; }
     ForwarderStates &forwarderStates() { return m_forwarderStates; }
+    void announcePins(const QStringList &pins)
+    {
+        m_forwarders.announcePins(pins);
+        m_executors.announcePins(pins);
+    }
     const ForwarderStates &forwarderStates() const { return m_forwarderStates; }
 
 private:

@@ -4,6 +4,7 @@
 
 #include "common/protocol/controlmessage.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
@@ -99,6 +100,27 @@ void TestControlMessage::roundTrip_data()
     QTest::addColumn<QJsonObject>("wire");
     QTest::addColumn<QString>("type");
 
+    const QString pinA
+        = QStringLiteral("sha256:") + QString(43, QLatin1Char('A')) + QLatin1Char('=');
+    const QString pinB
+        = QStringLiteral("sha256:") + QString(43, QLatin1Char('B')) + QLatin1Char('=');
+    {
+        Welcome welcome { 26, QStringLiteral("0.1.0"), 7, QStringLiteral("bench"), std::nullopt,
+            { pinA, pinB } };
+        QTest::newRow("welcome with pins")
+            << ControlMessage(welcome)
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("welcome") },
+                   { QStringLiteral("protocol"), 26 },
+                   { QStringLiteral("software"), QStringLiteral("0.1.0") },
+                   { QStringLiteral("id"), 7 }, { QStringLiteral("name"), QStringLiteral("bench") },
+                   { QStringLiteral("pins"), QJsonArray::fromStringList({ pinA, pinB }) } }
+            << QStringLiteral("welcome");
+        QTest::newRow("hub.pins")
+            << ControlMessage(HubPins { { pinB } })
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("hub.pins") },
+                   { QStringLiteral("pins"), QJsonArray::fromStringList({ pinB }) } }
+            << QStringLiteral("hub.pins");
+    }
     {
         Hello hello;
         hello.protocol = 22;
@@ -233,6 +255,26 @@ void TestControlMessage::refuses_data()
     QTest::addColumn<QString>("problem"); // must appear in the message
 
     QTest::newRow("empty") << QByteArray() << QStringLiteral("not JSON");
+    const QString pin
+        = QStringLiteral("sha256:") + QString(43, QLatin1Char('A')) + QLatin1Char('=');
+    const auto hubPins = [](const QJsonValue &pins) {
+        return json(QJsonObject { { QStringLiteral("type"), QStringLiteral("hub.pins") },
+            { QStringLiteral("pins"), pins } });
+    };
+    QTest::newRow("hub.pins without pins")
+        << hubPins(QJsonArray()) << QStringLiteral("names no key");
+    QTest::newRow("hub.pins not a list") << hubPins(pin) << QStringLiteral("must be a list");
+    QTest::newRow("hub.pins, five")
+        << hubPins(QJsonArray::fromStringList({ pin, pin, pin, pin, pin }))
+        << QStringLiteral("at most 4");
+    QTest::newRow("hub.pins, no pin")
+        << hubPins(QJsonArray::fromStringList({ QStringLiteral("sha256:nope") }))
+        << QStringLiteral("each be one pin");
+    QTest::newRow("hub.pins, two in one")
+        << hubPins(QJsonArray::fromStringList({ pin + QLatin1Char(',') + pin }))
+        << QStringLiteral("each be one pin");
+    QTest::newRow("hub.pins, a number")
+        << hubPins(QJsonArray({ QJsonValue(1) })) << QStringLiteral("each be one pin");
     QTest::newRow("not JSON") << QByteArrayLiteral("hello hub") << QStringLiteral("not JSON");
     QTest::newRow("truncated JSON") << json(validHello()).chopped(1) << QStringLiteral("not JSON");
     QTest::newRow("JSON array") << QByteArrayLiteral(R"([{"type":"hello"}])")

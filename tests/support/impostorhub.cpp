@@ -70,7 +70,7 @@ void ImpostorHub::onNewConnection()
                 m_session = connection;
                 connection->startHeartbeat();
                 connection->sendControl(protocol::Welcome { protocol::kVersion,
-                    QStringLiteral("impostor"), 1, QStringLiteral("impostor"), m_device });
+                    QStringLiteral("impostor"), 1, QStringLiteral("impostor"), m_device, {} });
                 Q_EMIT welcomed();
             });
         connect(connection, &tunnel::TunnelConnection::disconnected, this,
