@@ -52,6 +52,12 @@ void printEnrollmentCommand(const QString &bundle, const QDateTime &tokenExpires
                   .arg(file));
     printLine(QStringLiteral("  cloop %1 --token-file %2").arg(QLatin1String(noun.daemon), file));
     printLine(QString());
+    printLine(QStringLiteral("Or, as root, as the service that starts with the machine:"));
+    printLine(QString());
+    printLine(QStringLiteral("  (umask 077; cat > %1)").arg(file));
+    printLine(
+        QStringLiteral("  cloop %1 install --token-file %2").arg(QLatin1String(noun.daemon), file));
+    printLine(QString());
     printLine(
         QStringLiteral("The bundle, which works once (the file is deleted when it is redeemed):"));
     printLine(QString());

@@ -2,18 +2,58 @@
 
 #include "common/daemon/daemoncommandline.h"
 #include "common/daemon/repincommand.h"
+#include "common/daemon/serviceinstall.h"
 #include "daemon-agent/agentdaemon.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/capabilities/capabilityprobe.h"
 
 namespace cloop::agent {
 
+namespace {
+
+// The agent's own options, beside those every daemon has; install passes
+// them on to the service.
+struct AgentOptions
+{
+    QCommandLineOption workRoot { QStringLiteral("work-root"),
+        QStringLiteral("Where runs' workdirs are created (default ~/.cloop/work)."),
+        QStringLiteral("DIR") };
+    QCommandLineOption label { QStringLiteral("label"),
+        QStringLiteral("A label runs may select on (repeatable)."), QStringLiteral("KEY=VALUE") };
+    QCommandLineOption maxConcurrent { QStringLiteral("max-concurrent"),
+        QStringLiteral("How many runs at once (default 0: the number of CPUs)."),
+        QStringLiteral("N"), QStringLiteral("0") };
+    QCommandLineOption hostMode { QStringLiteral("host-mode"),
+        QStringLiteral("Run workloads as plain processes, without a sandbox (no devices).") };
+    QCommandLineOption retainBytes { QStringLiteral("retain-bytes"),
+        QStringLiteral("Output kept per run while the hub has not stored it; past it the "
+                       "oldest is dropped and marked as a gap (default 1 MiB)."),
+        QStringLiteral("BYTES"), QStringLiteral("1048576") };
+
+    QList<QCommandLineOption> all() const
+    {
+        return { workRoot, label, maxConcurrent, hostMode, retainBytes };
+    }
+};
+
+const daemon::ServiceSpec kService { QStringLiteral("cloop executor agent"),
+    QStringLiteral("cloop-agent.service"), identity::EnrollmentBundle::Kind::Executor,
+    QStringLiteral("agent.bundle"), QStringLiteral("agent.json"),
+    QStringLiteral("CLOOP_AGENT_OPTIONS") };
+
+} // namespace
+
 int runAgentCommand(const QStringList &arguments, const device::SysfsRoot &kernel)
 {
-    if (arguments.value(1) == QLatin1String("repin"))
-        return daemon::runRepinCommand(
-            QStringList { arguments.value(0) + QLatin1String(" repin") } + arguments.mid(2),
-            QStringLiteral("agent.json"));
+    const QString subcommand = arguments.value(1);
+    const QStringList rest
+        = QStringList { arguments.value(0) + QLatin1Char(' ') + subcommand } + arguments.mid(2);
+    if (subcommand == QLatin1String("install"))
+        return daemon::runInstallCommand(kService, rest, AgentOptions().all());
+    if (subcommand == QLatin1String("uninstall"))
+        return daemon::runUninstallCommand(kService, rest);
+    if (subcommand == QLatin1String("repin"))
+        return daemon::runRepinCommand(rest, kService.credentialFile);
     daemon::DaemonCommandLine commandLine(QStringLiteral("cloop executor agent"),
         QStringLiteral("Runs the sandboxed workloads the hub dispatches to this machine, over an "
                        "outbound tunnel.\n"
@@ -21,21 +61,13 @@ int runAgentCommand(const QStringList &arguments, const device::SysfsRoot &kerne
                        "bundle cloopexe1.… (mode 0600; deleted once redeemed).\n"
                        "Afterwards: cloop executor agent"),
         QStringLiteral("~/.cloop/agent.json"));
-    const QCommandLineOption workRoot(QStringLiteral("work-root"),
-        QStringLiteral("Where runs' workdirs are created (default ~/.cloop/work)."),
-        QStringLiteral("DIR"));
-    const QCommandLineOption label(QStringLiteral("label"),
-        QStringLiteral("A label runs may select on (repeatable)."), QStringLiteral("KEY=VALUE"));
-    const QCommandLineOption maxConcurrent(QStringLiteral("max-concurrent"),
-        QStringLiteral("How many runs at once (default 0: the number of CPUs)."),
-        QStringLiteral("N"), QStringLiteral("0"));
-    const QCommandLineOption hostMode(QStringLiteral("host-mode"),
-        QStringLiteral("Run workloads as plain processes, without a sandbox (no devices)."));
-    const QCommandLineOption retainBytes(QStringLiteral("retain-bytes"),
-        QStringLiteral("Output kept per run while the hub has not stored it; past it the "
-                       "oldest is dropped and marked as a gap (default 1 MiB)."),
-        QStringLiteral("BYTES"), QStringLiteral("1048576"));
-    commandLine.parser().addOptions({ workRoot, label, maxConcurrent, hostMode, retainBytes });
+    const AgentOptions agentOptions;
+    const QCommandLineOption &workRoot = agentOptions.workRoot;
+    const QCommandLineOption &label = agentOptions.label;
+    const QCommandLineOption &maxConcurrent = agentOptions.maxConcurrent;
+    const QCommandLineOption &hostMode = agentOptions.hostMode;
+    const QCommandLineOption &retainBytes = agentOptions.retainBytes;
+    commandLine.parser().addOptions(agentOptions.all());
     if (auto done = commandLine.parse(arguments))
         return *done;
     const QCommandLineParser &parser = commandLine.parser();

@@ -2,16 +2,29 @@
 
 #include "common/daemon/daemoncommandline.h"
 #include "common/daemon/repincommand.h"
+#include "common/daemon/serviceinstall.h"
 #include "daemon-forward/forwarderdaemon.h"
 
 namespace cloop::forward {
 
+namespace {
+const daemon::ServiceSpec kService { QStringLiteral("cloop forward"),
+    QStringLiteral("cloop-forward.service"), identity::EnrollmentBundle::Kind::Forwarder,
+    QStringLiteral("forwarder.bundle"), QStringLiteral("forwarder.json"),
+    QStringLiteral("CLOOP_FORWARD_OPTIONS") };
+} // namespace
+
 int runForwarderCommand(const QStringList &arguments, const device::SysfsRoot &kernel)
 {
-    if (arguments.value(1) == QLatin1String("repin"))
-        return daemon::runRepinCommand(
-            QStringList { arguments.value(0) + QLatin1String(" repin") } + arguments.mid(2),
-            QStringLiteral("forwarder.json"));
+    const QString subcommand = arguments.value(1);
+    const QStringList rest
+        = QStringList { arguments.value(0) + QLatin1Char(' ') + subcommand } + arguments.mid(2);
+    if (subcommand == QLatin1String("install"))
+        return daemon::runInstallCommand(kService, rest);
+    if (subcommand == QLatin1String("uninstall"))
+        return daemon::runUninstallCommand(kService, rest);
+    if (subcommand == QLatin1String("repin"))
+        return daemon::runRepinCommand(rest, kService.credentialFile);
     daemon::DaemonCommandLine commandLine(QStringLiteral("cloop forward"),
         QStringLiteral("Carries one enrolled device to the cloop hub over an outbound tunnel.\n"
                        "First start: cloop forward --token-file FILE, FILE holding the bundle "

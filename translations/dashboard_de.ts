@@ -430,6 +430,14 @@
         <source>Close</source>
         <translation>Schließen</translation>
     </message>
+    <message>
+        <source>Or, as root, install it there as the service that starts with the machine:</source>
+        <translation>Oder ihn dort als root als Dienst einrichten, der mit dem Rechner startet:</translation>
+    </message>
+    <message>
+        <source>C&amp;opy</source>
+        <translation>K&amp;opieren</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ExecutorsPage</name>

@@ -39,6 +39,7 @@ EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
     , m_interfaceChoice(new QRadioButton(tr("&Network segment"), this))
     , m_device(new QLineEdit(this))
     , m_command(new QLineEdit(this))
+    , m_installCommand(new QLineEdit(this))
     , m_validity(new PlainLabel(this))
 {
     m_name->setObjectName(QStringLiteral("name"));
@@ -61,22 +62,36 @@ EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
     form->addRow(tr("&Device:"), m_device);
 
     auto *commandPage = new QWidget(this);
-    m_command->setObjectName(QStringLiteral("command"));
-    m_command->setReadOnly(true);
-    auto *copy = new QPushButton(tr("&Copy"), commandPage);
-    copy->setObjectName(QStringLiteral("copy"));
-    auto *commandRow = new QHBoxLayout;
-    commandRow->addWidget(m_command, 1);
-    commandRow->addWidget(copy);
+    // A read-only command and the button that copies it.
+    const auto copyableRow
+        = [commandPage](QLineEdit *command, const QString &name, const QString &copyText) {
+              command->setObjectName(name);
+              command->setReadOnly(true);
+              auto *copy = new QPushButton(copyText, commandPage);
+              copy->setObjectName(name + QLatin1String("Copy"));
+              connect(copy, &QPushButton::clicked, command,
+                  [command] { QApplication::clipboard()->setText(command->text()); });
+              auto *row = new QHBoxLayout;
+              row->addWidget(command, 1);
+              row->addWidget(copy);
+              return row;
+          };
     auto *explain = new QLabel(
         tr("Run this once on the machine the device is attached to. It works a single time."),
         commandPage);
     explain->setWordWrap(true);
+    auto *explainInstall = new QLabel(
+        tr("Or, as root, install it there as the service that starts with the machine:"),
+        commandPage);
+    explainInstall->setWordWrap(true);
     m_validity->setObjectName(QStringLiteral("validity"));
     auto *commandLayout = new QVBoxLayout(commandPage);
     commandLayout->setContentsMargins(0, 0, 0, 0);
     commandLayout->addWidget(explain);
-    commandLayout->addLayout(commandRow);
+    commandLayout->addLayout(copyableRow(m_command, QStringLiteral("command"), tr("&Copy")));
+    commandLayout->addWidget(explainInstall);
+    commandLayout->addLayout(
+        copyableRow(m_installCommand, QStringLiteral("installCommand"), tr("C&opy")));
     commandLayout->addWidget(m_validity);
 
     m_pages->addWidget(askPage);
@@ -98,8 +113,6 @@ EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
     });
     connect(m_name, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
     connect(m_device, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
-    connect(copy, &QPushButton::clicked, this,
-        [this] { QApplication::clipboard()->setText(m_command->text()); });
     revalidate();
 }
 
@@ -137,6 +150,7 @@ void EnrollDialog::succeeded(const QJsonObject &answer)
     const auto enrollment
         = api::recordIn<api::ForwarderEnrollment>(answer).value_or(api::ForwarderEnrollment {});
     m_command->setText(enrollment.command);
+    m_installCommand->setText(enrollment.installCommand);
     const QDateTime &until = enrollment.tokenExpiresAt;
     m_validity->setText(until.isValid()
             ? tr("Valid until %1.")

@@ -31,6 +31,7 @@ public:
     QLineEdit *deviceEdit() const { return m_device; }
     // After a successful enrollment: the command and its validity.
     QLineEdit *commandEdit() const { return m_command; }
+    QLineEdit *installCommandEdit() const { return m_installCommand; }
     QLabel *validityLabel() const { return m_validity; }
 
 protected:
@@ -46,6 +47,7 @@ private:
     QRadioButton *m_interfaceChoice;
     QLineEdit *m_device;
     QLineEdit *m_command;
+    QLineEdit *m_installCommand;
     QLabel *m_validity;
 };
 

@@ -17,6 +17,7 @@ constexpr std::tuple kFields {
     Field { kDaemonKey<Daemon>, &Enrollment<Daemon>::daemon },
     Field { "bundle"_L1, &Enrollment<Daemon>::bundle },
     Field { "command"_L1, &Enrollment<Daemon>::command },
+    Field { "install_command"_L1, &Enrollment<Daemon>::installCommand },
     Field { "token_expires_at"_L1, &Enrollment<Daemon>::tokenExpiresAt },
 };
 } // namespace

@@ -12,6 +12,7 @@ template <typename Daemon> struct Enrollment
     Daemon daemon;
     QString bundle; // "cloopfwd1.…" or "cloopexe1.…"
     QString command; // one shell line that starts the daemon with it
+    QString installCommand; // the same for the machine's service, as root
     QDateTime tokenExpiresAt;
 
     static Result<Enrollment> fromJson(const QJsonObject &object);

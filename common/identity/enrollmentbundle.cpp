@@ -136,4 +136,9 @@ QString EnrollmentBundle::tokenFileCommand(const QString &daemonCommand, const Q
         .arg(encode(), file, daemonCommand);
 }
 
+QString EnrollmentBundle::installCommand(const QString &daemonCommand, const QString &file) const
+{
+    return tokenFileCommand(daemonCommand + QLatin1String(" install"), file);
+}
+
 } // namespace cloop::identity

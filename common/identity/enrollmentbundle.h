@@ -36,6 +36,8 @@ struct EnrollmentBundle
     // it is never on a process's command line, where every local user could
     // read it.
     QString tokenFileCommand(const QString &daemonCommand, const QString &file) const;
+    // The same for the machine's service, run as root: `… install --token-file FILE`.
+    QString installCommand(const QString &daemonCommand, const QString &file) const;
     // A bundle without a pin is refused ("bundle_unpinned") unless the
     // caller's operator chose CA-only trust.
     static Result<EnrollmentBundle> decode(const QString &text, Kind expected,

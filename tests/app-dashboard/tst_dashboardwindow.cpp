@@ -347,6 +347,11 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     QVERIFY2(command.endsWith(QLatin1String("cloop forward --token-file forwarder.bundle")),
         qPrintable(command));
     QVERIFY2(!command.contains(QLatin1String("--bundle")), qPrintable(command));
+    // Beside it, the same bundle for the machine's service.
+    const QString install = enroll->installCommandEdit()->text();
+    QVERIFY2(install.endsWith(QLatin1String("cloop forward install --token-file forwarder.bundle")),
+        qPrintable(install));
+    QCOMPARE(install.section(QLatin1Char('\''), 1, 1), command.section(QLatin1Char('\''), 1, 1));
     QVERIFY(enroll->validityLabel()->text().startsWith(QLatin1String("Valid until")));
     screenshot(enroll, QStringLiteral("enroll-command"));
     QSignalSpy enrollClosed(enroll, &QDialog::accepted);

@@ -249,9 +249,11 @@ void TestApiRecords::everyRecordRoundTrips()
     roundTrip(VirtualExecutor { 9, QStringLiteral("ci"), 1, QStringLiteral("buildbox"),
         QStringLiteral("crun"), at(0), QStringLiteral("user:admin") });
     roundTrip(ForwarderEnrollment { usbForwarder(), QStringLiteral("cloopfwd1.x"),
-        QStringLiteral("cloop forward --token-file forwarder.bundle"), at(1440) });
+        QStringLiteral("cloop forward --token-file forwarder.bundle"),
+        QStringLiteral("cloop forward install --token-file forwarder.bundle"), at(1440) });
     roundTrip(ExecutorEnrollment { executor(), QStringLiteral("cloopexe1.x"),
-        QStringLiteral("cloop executor agent --token-file agent.bundle"), at(1440) });
+        QStringLiteral("cloop executor agent --token-file agent.bundle"),
+        QStringLiteral("cloop executor agent install --token-file agent.bundle"), at(1440) });
     roundTrip(binding());
     roundTrip(request());
     roundTrip(run());

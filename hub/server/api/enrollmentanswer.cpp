@@ -14,13 +14,16 @@ ApiResponse enrollmentAnswer(const HubIdentity &hub, identity::EnrollmentBundle:
     bundle.hub = hub.publicUrl;
     bundle.token = token;
     bundle.pins = hub.pin;
-    const QString command = bundle.tokenFileCommand(
-        forwarder ? QStringLiteral("cloop forward") : QStringLiteral("cloop executor agent"),
-        forwarder ? QStringLiteral("forwarder.bundle") : QStringLiteral("agent.bundle"));
+    const QString daemon
+        = forwarder ? QStringLiteral("cloop forward") : QStringLiteral("cloop executor agent");
+    const QString file
+        = forwarder ? QStringLiteral("forwarder.bundle") : QStringLiteral("agent.bundle");
+    const QString command = bundle.tokenFileCommand(daemon, file);
     return ApiResponse::ok(
         QJsonObject {
             { forwarder ? QStringLiteral("forwarder") : QStringLiteral("executor"), record },
             { QStringLiteral("bundle"), bundle.encode() }, { QStringLiteral("command"), command },
+            { QStringLiteral("install_command"), bundle.installCommand(daemon, file) },
             { QStringLiteral("token_expires_at"), toDbTime(tokenExpiresAt) } },
         201);
 }
