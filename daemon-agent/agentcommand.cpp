@@ -1,7 +1,6 @@
 #include "daemon-agent/agentcommand.h"
 
 #include "common/daemon/daemoncommandline.h"
-#include "common/daemon/repincommand.h"
 #include "common/daemon/serviceinstall.h"
 #include "daemon-agent/agentdaemon.h"
 #include "daemon-agent/agentlogging.h"
@@ -45,15 +44,8 @@ const daemon::ServiceSpec kService { QStringLiteral("cloop executor agent"),
 
 int runAgentCommand(const QStringList &arguments, const device::SysfsRoot &kernel)
 {
-    const QString subcommand = arguments.value(1);
-    const QStringList rest
-        = QStringList { arguments.value(0) + QLatin1Char(' ') + subcommand } + arguments.mid(2);
-    if (subcommand == QLatin1String("install"))
-        return daemon::runInstallCommand(kService, rest, AgentOptions().all());
-    if (subcommand == QLatin1String("uninstall"))
-        return daemon::runUninstallCommand(kService, rest);
-    if (subcommand == QLatin1String("repin"))
-        return daemon::runRepinCommand(rest, kService.credentialFile);
+    if (auto done = daemon::runServiceSubcommand(kService, arguments, AgentOptions().all()))
+        return *done;
     daemon::DaemonCommandLine commandLine(QStringLiteral("cloop executor agent"),
         QStringLiteral("Runs the sandboxed workloads the hub dispatches to this machine, over an "
                        "outbound tunnel.\n"

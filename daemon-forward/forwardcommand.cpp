@@ -1,7 +1,6 @@
 #include "daemon-forward/forwardcommand.h"
 
 #include "common/daemon/daemoncommandline.h"
-#include "common/daemon/repincommand.h"
 #include "common/daemon/serviceinstall.h"
 #include "daemon-forward/forwarderdaemon.h"
 
@@ -16,15 +15,8 @@ const daemon::ServiceSpec kService { QStringLiteral("cloop forward"),
 
 int runForwarderCommand(const QStringList &arguments, const device::SysfsRoot &kernel)
 {
-    const QString subcommand = arguments.value(1);
-    const QStringList rest
-        = QStringList { arguments.value(0) + QLatin1Char(' ') + subcommand } + arguments.mid(2);
-    if (subcommand == QLatin1String("install"))
-        return daemon::runInstallCommand(kService, rest);
-    if (subcommand == QLatin1String("uninstall"))
-        return daemon::runUninstallCommand(kService, rest);
-    if (subcommand == QLatin1String("repin"))
-        return daemon::runRepinCommand(rest, kService.credentialFile);
+    if (auto done = daemon::runServiceSubcommand(kService, arguments))
+        return *done;
     daemon::DaemonCommandLine commandLine(QStringLiteral("cloop forward"),
         QStringLiteral("Carries one enrolled device to the cloop hub over an outbound tunnel.\n"
                        "First start: cloop forward --token-file FILE, FILE holding the bundle "

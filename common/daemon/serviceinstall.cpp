@@ -1,5 +1,6 @@
 #include "common/daemon/serviceinstall.h"
 
+#include "common/daemon/repincommand.h"
 #include "common/util/atomicfile.h"
 #include "common/util/commandline.h"
 
@@ -208,6 +209,21 @@ int runUninstallCommand(const ServiceSpec &spec, const QStringList &arguments)
                                    : u"forgot "_s + forgotten.join(u", "_s))
             : u"the credential in %1 stays (--purge forgets it)"_s.arg(paths.config())));
     return util::kExitOk;
+}
+
+std::optional<int> runServiceSubcommand(const ServiceSpec &spec, const QStringList &arguments,
+    const QList<QCommandLineOption> &daemonOptions)
+{
+    const QString subcommand = arguments.value(1);
+    const QStringList rest
+        = QStringList { arguments.value(0) + QLatin1Char(' ') + subcommand } + arguments.mid(2);
+    if (subcommand == "install"_L1)
+        return runInstallCommand(spec, rest, daemonOptions);
+    if (subcommand == "uninstall"_L1)
+        return runUninstallCommand(spec, rest);
+    if (subcommand == "repin"_L1)
+        return runRepinCommand(rest, spec.credentialFile);
+    return std::nullopt;
 }
 
 } // namespace cloop::daemon

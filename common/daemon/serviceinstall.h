@@ -6,6 +6,8 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
 namespace cloop::daemon {
 
 // What `install` and `uninstall` know of one daemon's service.
@@ -35,5 +37,10 @@ int runInstallCommand(const ServiceSpec &spec, const QStringList &arguments,
 // `… uninstall [--purge]`: the unit stopped and disabled, the drop-in gone;
 // the credential stays unless --purge.
 int runUninstallCommand(const ServiceSpec &spec, const QStringList &arguments);
+
+// The exit code of `install`, `uninstall` or `repin` when `arguments`
+// (the daemon's name first) names one; none for the daemon itself.
+std::optional<int> runServiceSubcommand(const ServiceSpec &spec, const QStringList &arguments,
+    const QList<QCommandLineOption> &daemonOptions = {});
 
 } // namespace cloop::daemon

@@ -28,6 +28,16 @@ Status requireReason(const QString &reason, const QString &what)
     return {};
 }
 
+// What unbinding and requesting both ask first: the caller's right in the
+// project, then a reason to write in the audit log.
+Status requireWithReason(const AccessPolicy &policy, const ApiPrincipal &caller, qint64 projectId,
+    AccessPolicy::ProjectAction action, const QString &reason, const QString &what)
+{
+    if (Status allowed = policy.require(caller, projectId, action); !allowed)
+        return allowed;
+    return requireReason(reason, what);
+}
+
 // A forwarder that exists and may still be lent.
 Result<ForwarderRecord> lendableForwarder(ForwarderStore &forwarders, qint64 forwarderId)
 {
@@ -98,12 +108,10 @@ Result<BindingRecord> BindingService::unbind(
     auto binding = m_stores.bindings.find(bindingId);
     if (!binding)
         return binding.error();
-    if (Status allowed
-        = m_policy.require(caller, binding->projectId, AccessPolicy::ProjectAction::Unbind);
+    if (Status allowed = requireWithReason(m_policy, caller, binding->projectId,
+            AccessPolicy::ProjectAction::Unbind, reason, QStringLiteral("unbinding"));
         !allowed)
         return allowed.error();
-    if (Status given = requireReason(reason, QStringLiteral("unbinding")); !given)
-        return given.error();
     // A binding past its time is recorded as expired (by the hub), and the
     // unbind then finds it ended.
     if (Status swept = expireDue(); !swept)
@@ -179,12 +187,11 @@ Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64
     auto project = m_stores.projects.findProject(projectPath);
     if (!project)
         return project.error();
-    if (Status allowed
-        = m_policy.require(caller, project->id, AccessPolicy::ProjectAction::RequestBinding);
+    if (Status allowed = requireWithReason(m_policy, caller, project->id,
+            AccessPolicy::ProjectAction::RequestBinding, reason,
+            QStringLiteral("a binding request"));
         !allowed)
         return allowed.error();
-    if (Status given = requireReason(reason, QStringLiteral("a binding request")); !given)
-        return given.error();
     auto forwarder = lendableForwarder(m_stores.forwarders, forwarderId);
     if (!forwarder)
         return forwarder.error();
