@@ -69,8 +69,8 @@ QString TestServiceInstall::image(const QString &unit)
 QString TestServiceInstall::tokenFile(const QString &bundle)
 {
     const QString path = m_rig->path(QUuid::createUuid().toString(QUuid::WithoutBraces));
-    util::writeFileAtomically(path, bundle.toLatin1() + '\n', 0600);
-    return path;
+    // An empty path fails the install that reads it, and so the test.
+    return util::writeFileAtomically(path, bundle.toLatin1() + '\n', 0600) ? path : QString();
 }
 
 CliResult TestServiceInstall::forward(const QStringList &arguments)
