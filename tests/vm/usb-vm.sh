@@ -25,6 +25,9 @@ options:
   --share DIR    host folder mounted read-write at /share in the guest
                  (default: a fresh temporary folder, removed afterwards)
   --quiet        print the guest console only if the run fails
+  --systemd      boot the host's systemd as the guest's init and run
+                 GUEST_SCRIPT as the oneshot unit cloop-vm-test.service,
+                 after basic.target; the guest powers off when it ends
   -h, --help     this text
 
 The guest sees the host's files at the same paths, read-only underneath and
@@ -52,6 +55,7 @@ t_start=$(now)
 timeout_s=300
 share=
 quiet=0
+init_system=shell
 cache=${CLOOP_VM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/cloop-vm}
 mem=${CLOOP_VM_MEM:-1024}
 smp=${CLOOP_VM_SMP:-1}
@@ -63,6 +67,7 @@ while [ $# -gt 0 ]; do
         --timeout) [ $# -ge 2 ] || die "--timeout needs a value"; timeout_s=$2; shift 2 ;;
         --share) [ $# -ge 2 ] || die "--share needs a value"; share=$2; shift 2 ;;
         --quiet) quiet=1; shift ;;
+        --systemd) init_system=systemd; shift ;;
         -h|--help) usage; exit 0 ;;
         --) shift; break ;;
         -*) die "unknown option $1 (see --help)" ;;
@@ -242,6 +247,7 @@ q() { printf "'%s'" "${1//\'/\'\\\'\'}"; }
     echo "KTREE=$(q "$ktree")"
     echo "ROOT_CACHE=$(q "$root_cache")"
     echo "USB_DEVICES=2"
+    echo "INIT_SYSTEM=$(q "$init_system")"
 } > "$ir/etc/cloop-vm.conf"
 
 cat > "$ir/init" <<'EOF'
@@ -272,7 +278,7 @@ usb_devices() {
     echo $n
 }
 
-if [ "$1" != stage2 ]; then
+if [ "$1" != stage2 ] && [ "$1" != script ]; then
     /bin/busybox --install -s /bin
     export PATH=/bin
     . /etc/cloop-vm.conf
@@ -363,6 +369,35 @@ if [ "$1" != stage2 ]; then
 
     cp /bin/busybox /newroot/run/cloop-vm/busybox
     cp /init /newroot/run/cloop-vm/init
+    if [ "$INIT_SYSTEM" = systemd ]; then
+        # The guest script as a oneshot unit of a target of its own: the
+        # host's enabled services (multi-user.target) stay off.
+        mkdir -p /newroot/etc/systemd/system
+        cat > /newroot/etc/systemd/system/cloop-vm.target <<'UNIT'
+[Unit]
+Description=cloop VM test
+Requires=basic.target cloop-vm-test.service
+After=basic.target cloop-vm-test.service
+AllowIsolate=yes
+UNIT
+        cat > /newroot/etc/systemd/system/cloop-vm-test.service <<'UNIT'
+[Unit]
+Description=cloop VM guest script
+After=basic.target
+SuccessAction=poweroff-force
+FailureAction=poweroff-force
+[Service]
+Type=oneshot
+ExecStart=/run/cloop-vm/busybox sh /run/cloop-vm/init script
+StandardOutput=journal+console
+StandardError=journal+console
+TimeoutStartSec=infinity
+UNIT
+        rm -f /newroot/etc/machine-id
+        tr -d - < /newroot/proc/sys/kernel/random/uuid > /newroot/etc/machine-id
+        exec switch_root /newroot /lib/systemd/systemd --unit=cloop-vm.target \
+            --log-target=console --show-status=false
+    fi
     # switch_root rather than chroot: the overlay then is the real root
     # mount, so mountinfo and mount propagation on / look as on a normal
     # system, and the initramfs memory is freed. (runc and module
@@ -372,6 +407,22 @@ if [ "$1" != stage2 ]; then
 fi
 
 cd /
+if [ "$1" = script ]; then
+    # Under systemd: the guest script's unit; the status goes to the share
+    # and the unit succeeds, so the guest powers off either way.
+    uptime_s > /share/.cloop-vm/t-script-start
+    (
+        . /share/.cloop-vm/argv
+        [ -x "$1" ] || set -- /bin/sh "$@"
+        exec "$BB" env -i \
+            PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+            HOME=/root USER=root LOGNAME=root TERM=dumb LANG=C.UTF-8 \
+            CLOOP_VM=1 CLOOP_VM_SHARE=/share "$@"
+    ) < /dev/null
+    echo "$?" > /share/exit-status
+    uptime_s > /share/.cloop-vm/t-script-end
+    exit 0
+fi
 # PID 1 in stage 2 has no busybox applet links; the guest script gets the
 # host's tools through PATH.
 uptime_s > /share/.cloop-vm/t-script-start

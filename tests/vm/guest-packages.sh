@@ -1,0 +1,138 @@
+#!/bin/bash
+# Inside the QEMU guest of usb-vm.sh --systemd, with a real systemd as PID 1:
+# the Debian packages in DEB_DIR installed as an operator installs them.
+#
+#   guest-packages.sh DEB_DIR
+#
+# Checks, in order:
+#   - the packages install; cloop-hub.service starts by itself, as the user
+#     cloop, and its live exposure (systemd-analyze security) is OK or better;
+#   - a forwarder of a segment and an executor agent, enrolled on that hub,
+#     are installed with their install commands and connect as their units;
+#   - a host-process run dispatched through them finishes;
+#   - `systemctl restart` of each unit keeps everything: both reconnect;
+#   - uninstall and package removal leave no cloop unit and no cloop
+#     process, and keep the hub's data.
+set -euo pipefail
+
+debs=$(realpath "${1:?usage: guest-packages.sh DEB_DIR}")
+hub_data=/var/lib/cloop
+work=$(mktemp -d /tmp/cloop-vm-packages.XXXXXX)
+
+result() { echo "RESULT: $*"; }
+fail() {
+    result "FAIL $*"
+    for unit in cloop-hub cloop-forward cloop-agent; do
+        echo "----- journal of $unit"
+        journalctl -u "$unit" --no-pager -n 40 2>/dev/null || true
+    done
+    exit 1
+}
+wait_for() {
+    local deadline=$((SECONDS + $1))
+    shift
+    until "$@" >/dev/null 2>&1; do
+        ((SECONDS < deadline)) || return 1
+        sleep 0.5
+    done
+}
+admin() { cloop "$@" --data "$hub_data"; }
+json_connected() {
+    admin "$1" list --json | python3 -c '
+import json, sys
+name = sys.argv[1]
+raw = json.load(sys.stdin)
+items = raw if isinstance(raw, list) else next(v for v in raw.values() if isinstance(v, list))
+sys.exit(0 if any(i.get("name") == name and i.get("connected") for i in items) else 1)' "$2"
+}
+
+# ---------------------------------------------------------------- install
+ls "$debs"/*.deb >/dev/null || fail "no packages in $debs"
+# A container host forbids package scripts to start services (policy-rc.d
+# answering 101); the guest is a machine, whose packages start theirs. It
+# goes from the guest's overlay only.
+rm -f /usr/sbin/policy-rc.d
+
+dpkg -i "$debs"/*.deb >"$work/dpkg.log" 2>&1 || { cat "$work/dpkg.log"; fail "dpkg -i"; }
+result "PASS the five packages install"
+wait_for 60 systemctl is-active --quiet cloop-hub || fail "cloop-hub.service did not start"
+wait_for 30 test -s "$hub_data/cli.json" || fail "the hub wrote no cli.json"
+owner=$(ps -o user= -p "$(systemctl show -p MainPID --value cloop-hub)")
+[[ $owner == cloop ]] || fail "the hub runs as $owner, not cloop"
+exposure=$(systemd-analyze security cloop-hub.service | sed -n 's/.*exposure level for [^:]*: \([0-9.]*\).*/\1/p')
+awk -v e="$exposure" 'BEGIN { exit !(e <= 2.0) }' || fail "the running hub's exposure is $exposure"
+result "PASS cloop-hub.service started by itself as cloop, exposure $exposure"
+cloop-hub pin --data "$hub_data" | grep -q '^sha256:' || fail "cloop-hub pin"
+# The address its bundles tell daemons to dial, as an operator sets it in a
+# drop-in (the guest's own host name resolves to nothing: it has no network).
+mkdir -p /etc/systemd/system/cloop-hub.service.d
+cat > /etc/systemd/system/cloop-hub.service.d/public-url.conf <<'UNIT'
+[Service]
+ExecStart=
+ExecStart=/usr/bin/cloop-hub serve --data /var/lib/cloop --listen 0.0.0.0:7443 --public-url wss://127.0.0.1:7443
+UNIT
+systemctl daemon-reload
+systemctl restart cloop-hub || fail "restarting the hub with its drop-in"
+wait_for 60 systemctl is-active --quiet cloop-hub || fail "cloop-hub.service did not come back"
+wait_for 60 sh -c "grep -q 127.0.0.1 $hub_data/cli.json" || fail "the hub did not take its drop-in"
+
+# ---------------------------------------------------------------- daemons
+ip link add lab0 type veth peer name lab1
+ip link set lab0 up
+ip link set lab1 up
+admin forward enroll --name seg --interface lab0 --json > "$work/forwarder.json"
+python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bundle"])' "$work/forwarder.json" \
+    > "$work/forwarder.bundle"
+chmod 0600 "$work/forwarder.bundle"
+cloop forward install --token-file "$work/forwarder.bundle" > "$work/forward-install.log" 2>&1 \
+    || { cat "$work/forward-install.log"; fail "cloop forward install"; }
+[[ ! -e $work/forwarder.bundle ]] || fail "install left the bundle where it was"
+! ps -eo args | grep -q 'cloopfwd1\.' || fail "a bundle is on a command line"
+wait_for 90 json_connected forward seg || fail "the forwarder's unit did not connect"
+[[ ! -e /etc/cloop/forwarder.bundle ]] || fail "the forwarder kept its bundle after redeeming it"
+result "PASS cloop forward install: the unit redeemed the bundle and connected"
+
+admin executor enroll --name box --json > "$work/executor.json"
+python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bundle"])' "$work/executor.json" \
+    > "$work/agent.bundle"
+chmod 0600 "$work/agent.bundle"
+cloop executor agent install --token-file "$work/agent.bundle" --host-mode \
+    > "$work/agent-install.log" 2>&1 || { cat "$work/agent-install.log"; fail "agent install"; }
+wait_for 120 json_connected executor box || fail "the agent's unit did not connect"
+result "PASS cloop executor agent install: the unit connected"
+
+mkdir -p /srv/packaged
+admin project add /srv/packaged >/dev/null || fail "project add"
+cloop run --data "$hub_data" --project /srv/packaged --host-process -- /bin/echo packaged-run \
+    > "$work/run.log" 2>&1 || { cat "$work/run.log"; fail "the run did not succeed"; }
+grep -q packaged-run "$work/run.log" || { cat "$work/run.log"; fail "the run's output did not come back"; }
+result "PASS a host-process run went through the units and succeeded"
+
+# ---------------------------------------------------------------- restarts
+for unit in cloop-hub cloop-forward cloop-agent; do
+    systemctl restart "$unit" || fail "systemctl restart $unit"
+    wait_for 60 systemctl is-active --quiet "$unit" || fail "$unit is not active after its restart"
+    wait_for 90 json_connected forward seg || fail "the forwarder is not back after restarting $unit"
+    wait_for 90 json_connected executor box || fail "the agent is not back after restarting $unit"
+done
+result "PASS systemctl restart of each unit: both daemons came back"
+
+# ---------------------------------------------------------------- removal
+cloop forward uninstall >/dev/null || fail "cloop forward uninstall"
+cloop executor agent uninstall >/dev/null || fail "cloop executor agent uninstall"
+[[ -f /etc/cloop/forwarder.json && -f /etc/cloop/agent.json ]] || fail "uninstall dropped a credential"
+dpkg -r cloop-dashboard cloop cloop-agent cloop-forward cloop-hub > "$work/remove.log" 2>&1 \
+    || { cat "$work/remove.log"; fail "dpkg -r"; }
+# The drop-in is the operator's own file, which no package removes.
+rm -rf /etc/systemd/system/cloop-hub.service.d
+systemctl daemon-reload
+units=$(systemctl list-unit-files --no-legend 'cloop-*' | grep -v 'cloop-vm' || true)
+[[ -z $units ]] || fail "unit files are left: $units"
+running=$(systemctl list-units --no-legend --state=active,activating,failed 'cloop-*' \
+    | grep -v 'cloop-vm' || true)
+[[ -z $running ]] || fail "units are left: $running"
+procs=$(pgrep -a -f '/usr/bin/cloop' || true)
+[[ -z $procs ]] || fail "processes are left: $procs"
+[[ -f $hub_data/hub.db ]] || fail "removing the hub deleted its database"
+getent passwd cloop >/dev/null || fail "removing the hub deleted its user"
+result "PASS uninstall and removal leave no unit and no process, and keep the data"
