@@ -21,8 +21,11 @@ trap 'rm -rf "$share"' EXIT
 cpack --config "$build/CPackConfig.cmake" -G DEB -B "$share/debs" >"$share/cpack.log" 2>&1 \
     || { cat "$share/cpack.log"; exit 1; }
 rm -rf "$share/debs/_CPack_Packages"
+# The guest's systemd mounts its own /tmp, where a checkout may live (CI's
+# does): the guest script goes in through the share.
+cp "$here/guest-packages.sh" "$share/guest-packages.sh"
 status=0
 "$here/usb-vm.sh" --systemd --quiet --timeout 900 --share "$share" \
-    "$here/guest-packages.sh" /share/debs || status=$?
+    /bin/bash /share/guest-packages.sh /share/debs || status=$?
 grep '^RESULT:\|RESULT: ' "$share/console.log" 2>/dev/null | sed 's/^.*RESULT:/RESULT:/' || true
 exit "$status"
