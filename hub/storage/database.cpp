@@ -322,7 +322,8 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
     }
     QSqlQuery q(db);
     QElapsedTimer took;
-    took.start();
+    if (m_statementObserver)
+        took.start();
     Result<Rows> rows = run(q, sql, binds);
     if (m_statementObserver)
         m_statementObserver(std::chrono::nanoseconds(took.nsecsElapsed()));
