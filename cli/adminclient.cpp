@@ -13,13 +13,16 @@ Result<QJsonObject> AdminClient::call(
     auto request = api::adminRequest(m_endpoint, path, query);
     if (!request)
         return request.error();
-    QNetworkAccessManager network;
-    network.setStrictTransportSecurityEnabled(false);
+    // The reply reads the body from the buffer and reports trust failures
+    // into trustError until it is gone; it goes with the manager, so both
+    // are declared before it and outlive it.
     QBuffer buffer;
     buffer.setData(api::adminPayload(method, body));
     buffer.open(QIODevice::ReadOnly);
-    QNetworkReply *reply = network.sendCustomRequest(*request, method, &buffer);
     std::optional<Error> trustError;
+    QNetworkAccessManager network;
+    network.setStrictTransportSecurityEnabled(false);
+    QNetworkReply *reply = network.sendCustomRequest(*request, method, &buffer);
     api::guardTrust(reply, m_endpoint.trust, &trustError);
     QEventLoop loop;
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);

@@ -1,7 +1,9 @@
 // Integration: `cloop-hub backup` while the hub runs and the database is
-// being written, `cloop-hub restore` into a new data folder, compared row by
-// row, and the hub served from it is the same hub: its forwarder reconnects
-// on its own. Bad input is refused and leaves nothing behind.
+// being written (runs streaming their output, a binding made and ended over
+// and over, audit rows from a second connection), `cloop-hub restore` into a
+// new data folder, compared row by row, and the hub served from it is the
+// same hub: its forwarder reconnects on its own. Bad input is refused and
+// leaves nothing behind.
 
 #include "common/util/atomicfile.h"
 #include "hub/storage/auditlog.h"
@@ -16,8 +18,14 @@
 #include <QTest>
 #include <QUuid>
 
+#include <QJsonDocument>
+#include <QJsonObject>
+
 #include <atomic>
 #include <thread>
+
+#include <pwd.h>
+#include <unistd.h>
 
 using namespace cloop;
 using namespace cloop::testing;
@@ -107,6 +115,105 @@ private:
     std::thread m_thread;
 };
 
+// Binds a forwarder to a project and ends the binding, over and over,
+// through the admin API as an administrator would, until told to stop.
+class BindingChurn
+{
+public:
+    BindingChurn(QProcessEnvironment environment, qint64 forwarderId, QString project)
+        : m_thread(
+            [this, environment, forwarderId, project] { churn(environment, forwarderId, project); })
+    { }
+    ~BindingChurn() { stop(); }
+    void stop()
+    {
+        m_stop = true;
+        if (m_thread.joinable())
+            m_thread.join();
+    }
+    int changes() const { return m_changes; }
+    QString failure() const { return m_stop ? m_failure : QString(); }
+
+private:
+    void churn(const QProcessEnvironment &environment, qint64 forwarderId, const QString &project)
+    {
+        const QString cloop = binaryPath(u"cloop"_s);
+        while (!m_stop) {
+            const CliResult bound = runProgram(cloop,
+                { u"forward"_s, u"bind"_s, QString::number(forwarderId), u"--project"_s, project,
+                    u"--ttl"_s, u"1h"_s, u"--json"_s },
+                environment);
+            const qint64 binding
+                = QJsonDocument::fromJson(bound.out).object().value(u"id"_s).toInteger();
+            if (bound.exitCode != 0 || binding <= 0) {
+                m_failure = bound.describe();
+                return;
+            }
+            ++m_changes;
+            const CliResult unbound = runProgram(cloop,
+                { u"forward"_s, u"unbind"_s, QString::number(binding), u"--reason"_s, u"churn"_s },
+                environment);
+            if (unbound.exitCode != 0) {
+                m_failure = unbound.describe();
+                return;
+            }
+            ++m_changes;
+        }
+    }
+
+    std::atomic<bool> m_stop { false };
+    std::atomic<int> m_changes { 0 };
+    QString m_failure;
+    std::thread m_thread;
+};
+
+// How many rows of `rows` (as rowsOf gives them) have `value` in column
+// `column`.
+qsizetype countWhere(const QStringList &rows, int column, const QString &value)
+{
+    return std::count_if(rows.cbegin(), rows.cend(),
+        [&](const QString &row) { return row.split(u'\x1f').value(column) == value; });
+}
+
+// The column index of `name` in `table` of a SQLite file.
+int columnOf(const QString &path, const QString &table, const QString &name)
+{
+    const QString connection = QUuid::createUuid().toString();
+    int index = -1;
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase(u"QSQLITE"_s, connection);
+        db.setDatabaseName(path);
+        db.setConnectOptions(u"QSQLITE_OPEN_READONLY"_s);
+        if (db.open()) {
+            QSqlQuery query(db);
+            query.exec(u"SELECT * FROM \"%1\" LIMIT 0"_s.arg(table));
+            index = query.record().indexOf(name);
+        }
+    }
+    QSqlDatabase::removeDatabase(connection);
+    return index;
+}
+
+const QString kProject = u"/srv/projects/backup"_s;
+
+// A hub with a long history: `rows` audit rows of about 2 KiB each, in one
+// transaction of a connection of its own. The backup then takes long
+// enough for the load to write while it reads.
+bool writeHistory(const QString &databasePath, int rows)
+{
+    auto db = hub::Database::openSqlite(databasePath);
+    if (!db)
+        return false;
+    hub::Database::Transaction transaction(**db);
+    const QString filler(2048, u'h');
+    for (int i = 0; i < rows; ++i) {
+        if (!hub::AuditLog(**db).append(u"history"_s, hub::auditaction::kForwarderRevoke,
+                u"history:%1"_s.arg(i), { { u"filler"_s, filler } }))
+            return false;
+    }
+    return bool(transaction.commit());
+}
+
 } // namespace
 
 void TestHubBackup::backupUnderLoadRestoresTheSameHub()
@@ -116,19 +223,74 @@ void TestHubBackup::backupUnderLoadRestoresTheSameHub()
     HubProcess &hub = rig.hub();
     ConnectedForwarder forwarder;
     QVERIFY2(rig.enrollAndConnect(u"bench-1"_s, forwarder), qPrintable(rig.lastError()));
+    CLOOP_COMPARE_EXIT(hub.cli({ u"project"_s, u"add"_s, kProject }), 0);
 
+    // Runs streaming output while the backup reads: host-process runs of a
+    // root agent in host mode (no sandbox engine needed), where the machine
+    // allows them; each writes its log position into the database as its
+    // output arrives.
+    const bool withRuns = ::geteuid() == 0 && ::getpwnam("cloop-run");
+    QList<qint64> runIds;
+    if (withRuns) {
+        const QJsonObject enrolled
+            = hub.cliJson({ u"executor"_s, u"enroll"_s, u"--name"_s, u"loadbox"_s, u"--json"_s })
+                  .toObject();
+        ForwarderProcess &agent = rig.addForwarder(
+            { u"--bundle"_s, enrolled.value(u"bundle"_s).toString(), u"--host-mode"_s,
+                u"--max-concurrent"_s, u"2"_s, u"--work-root"_s, rig.path(u"work"_s) },
+            rig.newHome(), ForwarderProcess::Program::Agent);
+        QVERIFY(agent.start());
+        QVERIFY2(agent.waitForStderr(u"connected to the hub as executor"_s),
+            qPrintable(agent.describe()));
+        for (int i = 0; i < 2; ++i) {
+            const CliResult queued = hub.cli({ u"run"_s, u"--project"_s, kProject,
+                u"--host-process"_s, u"--no-wait"_s, u"--"_s, u"sh"_s, u"-c"_s,
+                u"i=0; while :; do echo \"line $i of the run\"; i=$((i+1)); "
+                "[ $((i % 200)) = 0 ] && sleep 0.02; done"_s });
+            CLOOP_COMPARE_EXIT(queued, 0);
+            runIds.append(queued.stdoutText().trimmed().toLongLong());
+        }
+        const int logEndColumn = columnOf(hub.databasePath(), u"runs"_s, u"log_end"_s);
+        const auto streaming = [&] {
+            const QStringList runs = rowsOf(hub.databasePath()).value(u"runs"_s);
+            return runs.size() == 2
+                && std::all_of(runs.cbegin(), runs.cend(), [&](const QString &row) {
+                       return row.split(u'\x1f').value(logEndColumn).toLongLong() > 0;
+                   });
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(streaming(), 30000);
+    } else {
+        qInfo("not root, or no user cloop-run: the load has no runs");
+    }
+
+    QVERIFY(writeHistory(hub.databasePath(), 40000));
+    QProcessEnvironment cliEnvironment = childEnvironment(hub.homeDir());
+    cliEnvironment.insert(u"CLOOP_HUB_DATA"_s, hub.dataDir());
     const QString backup = rig.path(u"hub.backup"_s);
-    int duringBackup = 0;
+    int auditDuringBackup = 0;
+    int bindingChangesDuringBackup = 0;
     {
-        AuditWriter load(hub.databasePath());
-        QTRY_VERIFY_WITH_TIMEOUT(load.written() > 20, 20000);
-        const int before = load.written();
+        AuditWriter audit(hub.databasePath());
+        BindingChurn churn(cliEnvironment, forwarder.enrollment.id, kProject);
+        QTRY_VERIFY_WITH_TIMEOUT(audit.written() > 20 && churn.changes() > 6, 30000);
+        const int auditBefore = audit.written();
+        const int changesBefore = churn.changes();
         CLOOP_COMPARE_EXIT(hubCommand({ u"backup"_s, backup, u"--data"_s, hub.dataDir() }), 0);
-        load.stop();
-        duringBackup = load.written() - before;
+        auditDuringBackup = audit.written() - auditBefore;
+        bindingChangesDuringBackup = churn.changes() - changesBefore;
+        // The load goes on past the backup, so the live database moves on
+        // from the moment the backup holds.
+        const int changesAfter = churn.changes();
+        QTRY_VERIFY_WITH_TIMEOUT(churn.changes() > changesAfter + 2, 30000);
+        audit.stop();
+        churn.stop();
+        QVERIFY2(churn.failure().isEmpty(), qPrintable(churn.failure()));
     }
     QCOMPARE(util::fileMode(backup), 0600);
-    qInfo() << duringBackup << "audit rows were written while the backup ran";
+    qInfo() << "while the backup ran:" << auditDuringBackup << "audit rows,"
+            << bindingChangesDuringBackup << "binding changes";
+    for (qint64 id : runIds)
+        CLOOP_COMPARE_EXIT(hub.cli({ u"run"_s, u"cancel"_s, QString::number(id) }), 0);
 
     // One moment of the database: the audit trail in the backup is the live
     // one up to some row, with no row missing or torn before it.
@@ -137,6 +299,34 @@ void TestHubBackup::backupUnderLoadRestoresTheSameHub()
     const QStringList copiedAudit = copied.value(u"audit_log"_s);
     QVERIFY(copiedAudit.size() > 20);
     QCOMPARE(live.value(u"audit_log"_s).mid(0, copiedAudit.size()), copiedAudit);
+
+    // And the same moment in every table: each binding made or ended is
+    // written with its audit row in one transaction, so the backup holds as
+    // many of one as of the other, and at most one binding is active.
+    const QStringList copiedBindings = copied.value(u"bindings"_s);
+    const int auditAction = columnOf(backup, u"audit_log"_s, u"action"_s);
+    const int endedAt = columnOf(backup, u"bindings"_s, u"ended_at"_s);
+    QVERIFY(auditAction >= 0 && endedAt >= 0);
+    QVERIFY(copiedBindings.size() > 3);
+    QCOMPARE(countWhere(copiedAudit, auditAction, u"forwarder.bind"_s), copiedBindings.size());
+    const qsizetype active = countWhere(copiedBindings, endedAt, QString());
+    QVERIFY(active <= 1);
+    QCOMPARE(countWhere(copiedAudit, auditAction, u"forwarder.unbind"_s),
+        copiedBindings.size() - active);
+    QVERIFY(live.value(u"bindings"_s).size() > copiedBindings.size());
+    // Each streaming run's log had reached a point in the backup that the
+    // live one has passed since.
+    const int runLogEnd = columnOf(backup, u"runs"_s, u"log_end"_s);
+    for (int i = 0; i < runIds.size(); ++i) {
+        const qint64 inBackup
+            = copied.value(u"runs"_s).value(i).split(u'\x1f').value(runLogEnd).toLongLong();
+        const qint64 nowLive
+            = live.value(u"runs"_s).value(i).split(u'\x1f').value(runLogEnd).toLongLong();
+        QVERIFY2(inBackup > 0 && nowLive > inBackup,
+            qPrintable(u"run %1: log at %2 in the backup, %3 live"_s.arg(runIds.at(i))
+                           .arg(inBackup)
+                           .arg(nowLive)));
+    }
 
     // Restored where the hub was, and compared with the backup row by row.
     QCOMPARE(hub.stop(), 0);

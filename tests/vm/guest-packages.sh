@@ -9,7 +9,9 @@
 #     cloop, and its live exposure (systemd-analyze security) is OK or better;
 #   - a forwarder of a segment and an executor agent, enrolled on that hub,
 #     are installed with their install commands and connect as their units;
-#   - a host-process run dispatched through them finishes;
+#   - the forwarder bound to a project, a run of that project in a podman
+#     sandbox of the agent's unit gets the segment as eth1: a DHCP lease
+#     from the lab's dnsmasq, and ping both ways;
 #   - `systemctl restart` of each unit keeps everything: both reconnect;
 #   - uninstall and package removal leave no cloop unit and no cloop
 #     process, and keep the hub's data.
@@ -77,9 +79,16 @@ wait_for 60 systemctl is-active --quiet cloop-hub || fail "cloop-hub.service did
 wait_for 60 sh -c "grep -q 127.0.0.1 $hub_data/cli.json" || fail "the hub did not take its drop-in"
 
 # ---------------------------------------------------------------- daemons
-ip link add lab0 type veth peer name lab1
+# The lab: lab0 on this machine, its far end in a namespace with a DHCP
+# server, as in the demonstration.
+ip netns add cloop-lab
+ip link add lab0 type veth peer name lab1 netns cloop-lab
 ip link set lab0 up
-ip link set lab1 up
+ip -n cloop-lab link set lab1 up
+ip -n cloop-lab addr add 10.77.0.1/24 dev lab1
+ip netns exec cloop-lab dnsmasq --port=0 --interface=lab1 --bind-interfaces --no-resolv --no-hosts \
+    --dhcp-range=10.77.0.50,10.77.0.99,255.255.255.0,1h --dhcp-authoritative --leasefile-ro \
+    --pid-file="$work/dnsmasq.pid" || fail "the lab's dnsmasq did not start"
 admin forward enroll --name seg --interface lab0 --json > "$work/forwarder.json"
 python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bundle"])' "$work/forwarder.json" \
     > "$work/forwarder.bundle"
@@ -96,17 +105,40 @@ admin executor enroll --name box --json > "$work/executor.json"
 python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["bundle"])' "$work/executor.json" \
     > "$work/agent.bundle"
 chmod 0600 "$work/agent.bundle"
-cloop executor agent install --token-file "$work/agent.bundle" --host-mode \
+# podman's first start in a fresh guest (its storage set up under
+# emulation) can outlast the agent's probe of it; warmed up, it answers in
+# seconds.
+timeout 180 podman info >/dev/null 2>&1 || true
+cloop executor agent install --token-file "$work/agent.bundle" \
     > "$work/agent-install.log" 2>&1 || { cat "$work/agent-install.log"; fail "agent install"; }
 wait_for 120 json_connected executor box || fail "the agent's unit did not connect"
 result "PASS cloop executor agent install: the unit connected"
 
 mkdir -p /srv/packaged
 admin project add /srv/packaged >/dev/null || fail "project add"
-cloop run --data "$hub_data" --project /srv/packaged --host-process -- /bin/echo packaged-run \
-    > "$work/run.log" 2>&1 || { cat "$work/run.log"; fail "the run did not succeed"; }
-grep -q packaged-run "$work/run.log" || { cat "$work/run.log"; fail "the run's output did not come back"; }
-result "PASS a host-process run went through the units and succeeded"
+forwarder_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["forwarder"]["id"])' "$work/forwarder.json")
+admin forward bind "$forwarder_id" --project /srv/packaged --ttl 1h --target eth1 >/dev/null \
+    || fail "forward bind"
+# udhcpc hands the lease to a script, which sets the address. The workload
+# pings the lab, then waits while the lab pings it back.
+workload='
+i=0; while [ ! -e /sys/class/net/eth1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i+1)); done
+printf "#!/bin/sh\n[ \"\$1\" = bound ] && ip addr add \$ip/\$mask dev \$interface\nexit 0\n" > /tmp/lease
+chmod +x /tmp/lease
+udhcpc -i eth1 -n -q -t 20 -T 2 -s /tmp/lease >/dev/null 2>&1 || { echo "no DHCP lease"; exit 5; }
+echo "leased $(ip -4 -o addr show eth1 | awk "{print \$4}")"
+ping -c 2 -W 5 10.77.0.1 >/dev/null || { echo "the lab does not answer"; exit 6; }
+echo "pinged the lab"
+sleep 20'
+run_id=$(cloop run --data "$hub_data" --project /srv/packaged --no-wait -- sh -c "$workload") || fail "the run was not queued"
+run_says() { admin run logs "$run_id" 2>/dev/null | grep -q "$1"; }
+wait_for 300 sh -c "cloop run logs $run_id --data $hub_data | grep -q -e 'pinged the lab' -e 'no DHCP' -e 'does not answer'" || true
+run_says 'pinged the lab' || fail "the sandboxed run did not reach the lab: $(admin run logs "$run_id"; admin run show "$run_id")"
+lease=$(admin run logs "$run_id" | sed -n 's/^leased \([0-9.]*\)\/.*/\1/p')
+ip netns exec cloop-lab ping -c 3 -W 5 "$lease" >/dev/null || fail "the lab cannot ping the run at $lease"
+wait_for 120 sh -c "cloop run show $run_id --data $hub_data --json | grep -q '\"exit_code\": 0'" \
+    || fail "the sandboxed run did not succeed: $(admin run logs "$run_id"; admin run show "$run_id")"
+result "PASS a bound run in a podman sandbox of the agent's unit got the segment: lease $lease, ping both ways"
 
 # ---------------------------------------------------------------- restarts
 for unit in cloop-hub cloop-forward cloop-agent; do
@@ -133,6 +165,8 @@ running=$(systemctl list-units --no-legend --state=active,activating,failed 'clo
 [[ -z $running ]] || fail "units are left: $running"
 procs=$(pgrep -a -f '/usr/bin/cloop' || true)
 [[ -z $procs ]] || fail "processes are left: $procs"
+kill "$(cat "$work/dnsmasq.pid")" 2>/dev/null || true
+ip netns delete cloop-lab
 [[ -f $hub_data/hub.db ]] || fail "removing the hub deleted its database"
 getent passwd cloop >/dev/null || fail "removing the hub deleted its user"
 result "PASS uninstall and removal leave no unit and no process, and keep the data"

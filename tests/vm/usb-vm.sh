@@ -410,7 +410,12 @@ cd /
 # The guest script, timed, its status in the share. PID 1 in stage 2 has no
 # busybox applet links; the script gets the host's tools through PATH.
 uptime_s > /share/.cloop-vm/t-script-start
+# A program of the guest that crashes leaves its core in the share, where
+# the host reads its backtrace after the guest is gone.
+mkdir -p /share/.cloop-vm/cores
+echo '/share/.cloop-vm/cores/core.%e.%p' > /proc/sys/kernel/core_pattern
 (
+    ulimit -c unlimited
     . /share/.cloop-vm/argv
     [ -x "$1" ] || set -- /bin/sh "$@"
     exec "$BB" env -i \
@@ -432,7 +437,8 @@ t_initrd=$(secs "$t0" "$(now)")
 
 # ---------------------------------------------------------------- run
 mkdir -p "$share/.cloop-vm"
-rm -f "$share/exit-status" "$share/.cloop-vm/t-script-start" "$share/.cloop-vm/t-script-end"
+rm -rf "$share/exit-status" "$share/.cloop-vm/t-script-start" "$share/.cloop-vm/t-script-end" \
+    "$share/.cloop-vm/cores"
 # Script and arguments go through a file: the kernel command line would mangle
 # spaces and quotes and is limited in length.
 {
@@ -492,6 +498,17 @@ fi
 if [ $quiet = 1 ] && [ "$status" != 0 ]; then
     cat "$share/console.log"
 fi
+# The guest runs this machine's binaries, so their cores read here.
+for core in "$share"/.cloop-vm/cores/core.*; do
+    [ -e "$core" ] || continue
+    program=$(file -b "$core" | sed -n "s/.*execfn: '\([^']*\)'.*/\1/p")
+    note "a guest program dumped core: $core (${program:-unknown program})"
+    if [ -n "$program" ] && [ -x "$program" ] && command -v gdb >/dev/null; then
+        gdb -q -batch -ex 'thread apply all bt' "$program" "$core" 2>&1 | sed 's/^/  /' >&2
+    fi
+    # A crash of one of ours fails the run even when the script got past it.
+    case ${program##*/} in cloop*) [ "$status" != 0 ] || status=125 ;; esac
+done
 
 boot='?'; run='?'
 if [ -s "$share/.cloop-vm/t-script-start" ]; then
