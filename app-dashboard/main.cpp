@@ -19,23 +19,13 @@ using namespace cloop::dashboard;
 
 int main(int argc, char **argv)
 {
-    // Answered before the application exists: it needs no display.
-    for (int i = 1; i < argc; ++i) {
-        if (qstrcmp(argv[i], "--version") == 0 || qstrcmp(argv[i], "-v") == 0) {
-            std::puts(
-                qPrintable(util::VersionReport::of(QStringLiteral("cloop-dashboard")).toText()));
-            return 0;
-        }
-    }
-    QApplication app(argc, argv);
-    QApplication::setApplicationName(QStringLiteral("cloop-dashboard"));
-    QApplication::setOrganizationName(QStringLiteral("cloop"));
-
     QCommandLineParser parser;
     parser.setApplicationDescription(
         QStringLiteral("Bind, unbind and test device forwarders of a cloop hub."));
-    parser.addHelpOption();
-    parser.addVersionOption();
+    const QCommandLineOption help(
+        { QStringLiteral("h"), QStringLiteral("help") }, QStringLiteral("Displays this help."));
+    const QCommandLineOption version({ QStringLiteral("v"), QStringLiteral("version") },
+        QStringLiteral("Displays version information."));
     const QCommandLineOption hub(QStringLiteral("hub"),
         QStringLiteral("The hub's address (wss://HOST:PORT)."), QStringLiteral("URL"));
     const QCommandLineOption pin(QStringLiteral("pin"),
@@ -45,8 +35,36 @@ int main(int argc, char **argv)
         QStringLiteral("LANGUAGE"));
     const QCommandLineOption theme(QStringLiteral("theme"),
         QStringLiteral("light or dark; the desktop's own by default."), QStringLiteral("THEME"));
-    parser.addOptions({ hub, pin, lang, theme });
-    parser.process(app);
+    parser.addOptions({ help, version, hub, pin, lang, theme });
+    // Qt's own options (-platform, -style …) are the application's to take.
+    parser.setOptionsAfterPositionalArgumentsMode(QCommandLineParser::ParseAsOptions);
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i)
+        arguments.append(QString::fromLocal8Bit(argv[i]));
+    // Help and version are answered before the application exists: they
+    // need no display. (Qt's own options are unknown to this first reading,
+    // so its verdict waits for the application.)
+    parser.parse(arguments);
+    if (parser.isSet(version)) {
+        std::puts(qPrintable(util::VersionReport::of(QStringLiteral("cloop-dashboard")).toText()));
+        return 0;
+    }
+    if (parser.isSet(help)) {
+        // Without an application Qt cannot know the program's name.
+        std::fputs(qPrintable(parser.helpText().replace(
+                       QLatin1String("<executable_name>"), QLatin1String("cloop-dashboard"))),
+            stdout);
+        return 0;
+    }
+
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("cloop-dashboard"));
+    QApplication::setOrganizationName(QStringLiteral("cloop"));
+    // What QApplication left are this program's own arguments.
+    if (!parser.parse(QApplication::arguments())) {
+        std::fprintf(stderr, "cloop-dashboard: %s\n", qPrintable(parser.errorText()));
+        return 2;
+    }
     installTranslations(parser.value(lang));
     if (parser.isSet(theme)) {
         const auto chosen = themeNamed(parser.value(theme));

@@ -22,9 +22,10 @@ string(TIMESTAMP CLOOP_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
 
 # cloop_debian_package(COMPONENT PACKAGE SUMMARY DESCRIPTION
 #     [UNIT unit] [START_ON_INSTALL] [USERS "name home gecos;…"] [KEPT text]
-#     [DEPENDS …] [RECOMMENDS …])
+#     [MANUALS page.section…] [DEPENDS …] [RECOMMENDS …])
 function(cloop_debian_package component package summary description)
-    cmake_parse_arguments(PARSE_ARGV 4 arg "START_ON_INSTALL" "UNIT;KEPT" "USERS;DEPENDS;RECOMMENDS")
+    cmake_parse_arguments(PARSE_ARGV 4 arg "START_ON_INSTALL" "UNIT;KEPT"
+        "USERS;MANUALS;DEPENDS;RECOMMENDS")
     string(TOUPPER ${component} upper)
     set(CPACK_DEBIAN_${upper}_PACKAGE_NAME ${package} PARENT_SCOPE)
     set(CPACK_DEBIAN_${upper}_DESCRIPTION "${summary}\n${description}" PARENT_SCOPE)
@@ -42,6 +43,21 @@ function(cloop_debian_package component package summary description)
     execute_process(COMMAND gzip -9nf ${out}/changelog.Debian)
     install(FILES ${out}/copyright ${out}/changelog.Debian.gz
         DESTINATION share/doc/${package} COMPONENT ${component})
+    # The packages are the project's own, not Debian's: their first upload
+    # closes no Debian bug.
+    file(WRITE ${out}/lintian-overrides
+        "${package}: initial-upload-closes-no-bugs\n")
+    install(FILES ${out}/lintian-overrides DESTINATION share/lintian/overrides
+        RENAME ${package} COMPONENT ${component})
+
+    foreach(manual IN LISTS arg_MANUALS)
+        string(REGEX REPLACE ".*\\.([0-9])$" "\\1" section ${manual})
+        set(CLOOP_VERSION ${PROJECT_VERSION})
+        configure_file(${PROJECT_SOURCE_DIR}/resources/man/${manual} ${out}/${manual} @ONLY)
+        execute_process(COMMAND gzip -9nf ${out}/${manual})
+        install(FILES ${out}/${manual}.gz DESTINATION share/man/man${section}
+            COMPONENT ${component})
+    endforeach()
 
     if(arg_UNIT)
         set(PACKAGE ${package})
@@ -81,6 +97,7 @@ endfunction()
 cloop_debian_package(hub cloop-hub
     "cloop hub: lends on-prem devices to projects' sandboxed runs"
     "The hub of cloop: it keeps the forwarders and executor agents that dial\nit, decides who may bind which device to which project, and relays a\nbound device's traffic between its forwarder and the agent running the\nproject's sandbox. It runs as the system user cloop, from the unit\ncloop-hub.service, with its data in /var/lib/cloop."
+    MANUALS cloop-hub.8
     UNIT cloop-hub.service START_ON_INSTALL
     USERS "cloop /var/lib/cloop \"cloop hub\""
     KEPT "/var/lib/cloop (the database, TLS identity and run logs)"
@@ -89,12 +106,14 @@ cloop_debian_package(hub cloop-hub
 cloop_debian_package(forward cloop-forward
     "cloop forwarder: carries one USB device or network segment to a hub"
     "The forwarder of cloop runs on the machine a device is plugged into. It\ndials the hub, pinned to its key, and carries the device it was enrolled\nfor: a USB device through the kernel's usbip-host, or a layer-2 segment\nthrough a packet socket. `cloop forward install` enrolls it as the unit\ncloop-forward.service."
+    MANUALS cloop-forward.8
     UNIT cloop-forward.service
     KEPT "/etc/cloop (the credential)"
     RECOMMENDS kmod)
 cloop_debian_package(agent cloop-agent
     "cloop executor agent: runs projects' workloads in sandboxes"
     "The executor agent of cloop runs the workloads a hub dispatches to this\nmachine in rootful podman sandboxes, as the user cloop-run, and attaches\nthe devices bound to the run's project: a TAP on the segment, or a USB\ndevice through vhci_hcd. `cloop executor agent install` enrolls it as\nthe unit cloop-agent.service."
+    MANUALS cloop-agent.8
     UNIT cloop-agent.service
     USERS "cloop-run /nonexistent \"cloop workloads\""
     KEPT "/etc/cloop (the credential) and /var/lib/cloop-agent (runs' folders)"
@@ -103,10 +122,12 @@ cloop_debian_package(agent cloop-agent
 cloop_debian_package(dashboard cloop-dashboard
     "cloop dashboard: bind, unbind and test a hub's devices"
     "The desktop dashboard of cloop: administrators sign in to a hub with an\nAPI token and bind, unbind and test its forwarders, decide binding\nrequests, and follow runs and the audit log."
+    MANUALS cloop-dashboard.1
     DEPENDS qt6-qpa-plugins)
 cloop_debian_package(cli cloop
     "command line of the cloop hub, forwarders and executor agents"
     "The umbrella command of cloop: enrollment, bindings, approvals, projects,\nusers, tokens and runs against a hub, and the forwarder and executor\nagent themselves (cloop forward, cloop executor agent)."
+    MANUALS cloop.1
     DEPENDS libqt6sql6-sqlite)
 
 install(FILES ${PROJECT_SOURCE_DIR}/resources/desktop/cloop-dashboard.desktop

@@ -74,12 +74,13 @@ QMap<QString, QStringList> builtInRuntimes()
 
 // Runs a tool whose failure is a reason: its standard output when it exits
 // 0, else "<what>: <error>" or "<what> exited with N: <first error line>".
-Result<QByteArray> runTool(
-    CommandRunner &runner, const QString &program, const QStringList &arguments)
+Result<QByteArray> runTool(CommandRunner &runner, const QString &program,
+    const QStringList &arguments,
+    std::chrono::milliseconds timeout = CapabilityProbe::kCommandTimeout)
 {
     const QString what
         = QFileInfo(program).fileName() + QLatin1Char(' ') + arguments.join(QLatin1Char(' '));
-    const auto output = runner.run(program, arguments, CapabilityProbe::kCommandTimeout);
+    const auto output = runner.run(program, arguments, timeout);
     if (!output.ok())
         return Error::make(output.error().code,
             bounded(what + QStringLiteral(": ") + output.error().message, Caps::kMaxReasonLength));
@@ -242,7 +243,8 @@ Caps::ContainerEngine CapabilityProbe::detectEngine() const
         return absent;
     }
     const auto output = runTool(*m_runner, podman,
-        { QStringLiteral("info"), QStringLiteral("--format"), QStringLiteral("json") });
+        { QStringLiteral("info"), QStringLiteral("--format"), QStringLiteral("json") },
+        kEngineTimeout);
     if (!output.ok()) {
         absent.reason = output.error().message;
         return absent;

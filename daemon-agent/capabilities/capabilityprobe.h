@@ -27,7 +27,8 @@ using util::CommandRunner;
 // Everything it looks at can be replaced for tests: the kernel's file
 // systems (SysfsRoot), the host's tools (CommandRunner: `podman info`,
 // `nft`), the containers.conf files and the effective uid. probe() runs
-// a few short commands (each bounded by kCommandTimeout) and blocks until
+// a few short commands (each bounded by kCommandTimeout, the engine's own
+// first answer by kEngineTimeout) and blocks until
 // they are done: call it at start-up or from a worker thread.
 class CapabilityProbe final
 {
@@ -35,6 +36,10 @@ public:
     using EffectiveUid = std::function<unsigned int()>;
 
     static constexpr std::chrono::milliseconds kCommandTimeout { 10'000 };
+    // `podman info` sets up the engine's storage the first time it runs,
+    // which on a slow or busy machine (a board, a machine still booting)
+    // takes far longer than answering afterwards.
+    static constexpr std::chrono::milliseconds kEngineTimeout { 90'000 };
 
     // What the operator chose rather than what is detected.
     struct Options

@@ -81,18 +81,20 @@ public:
     QMap<QString, QString> executables; // name or absolute path -> path
     std::map<QString, Result<CommandOutput>> answers; // "podman info --format json" -> answer
     QStringList calls;
+    QList<std::chrono::milliseconds> timeouts; // what each call was given
 
     QString findExecutable(const QString &nameOrPath) const override
     {
         return executables.value(nameOrPath);
     }
 
-    Result<CommandOutput> run(
-        const QString &program, const QStringList &arguments, std::chrono::milliseconds) override
+    Result<CommandOutput> run(const QString &program, const QStringList &arguments,
+        std::chrono::milliseconds timeout) override
     {
         const QString line
             = QFileInfo(program).fileName() + QLatin1Char(' ') + arguments.join(QLatin1Char(' '));
         calls.append(line);
+        timeouts.append(timeout);
         const auto it = answers.find(line);
         if (it == answers.end())
             return Error::make(
@@ -411,6 +413,10 @@ void TestCapabilities::engineFromPodmanInfo()
     QCOMPARE(engine.runtimes, expected);
     QVERIFY(engine.reason.isEmpty());
     QCOMPARE(parts.runner->calls, QStringList { QStringLiteral("podman info --format json") });
+    // The engine's first answer may take long (its storage is set up then):
+    // it is given more than the other tools.
+    QCOMPARE(parts.runner->timeouts.value(0), CapabilityProbe::kEngineTimeout);
+    QVERIFY(CapabilityProbe::kEngineTimeout >= std::chrono::seconds(60));
 }
 
 void TestCapabilities::engineWithBrokenJson()

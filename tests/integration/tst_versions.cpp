@@ -24,6 +24,7 @@ private Q_SLOTS:
     void everyProgramNamesItsBuild();
     void umbrellaWritesItAsJson();
     void umbrellaRefusesWhatItDoesNotTake();
+    void theDashboardHelpsWithoutADisplay();
 };
 
 namespace {
@@ -111,6 +112,18 @@ void TestVersions::umbrellaRefusesWhatItDoesNotTake()
     QCOMPARE(finished.exitCode, 2);
     QVERIFY(finished.out.isEmpty());
     QVERIFY2(finished.err.contains(u"--yaml"_s), qPrintable(finished.err));
+}
+
+void TestVersions::theDashboardHelpsWithoutADisplay()
+{
+    const Finished finished = runProgram(u"cloop-dashboard"_s, { u"--help"_s });
+    QCOMPARE(finished.exitCode, 0);
+    QVERIFY2(
+        finished.out.startsWith(u"Usage: cloop-dashboard [options]\n"_s), qPrintable(finished.out));
+    for (const char *option :
+        { "--hub <URL>", "--pin <PIN>", "--lang <LANGUAGE>", "--theme <THEME>" })
+        QVERIFY2(finished.out.contains(QLatin1String(option)), option);
+    QVERIFY2(finished.err.isEmpty(), qPrintable(finished.err));
 }
 
 QTEST_GUILESS_MAIN(TestVersions)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Debian packages as an operator gets them: built by CPack from this
-# build, checked by lintian (no error), their maintainer scripts and units
+# build, checked by lintian (no error, no warning), their maintainer scripts and units
 # read, and each unit's exposure scored by systemd against the threshold it
 # is held to.
 #
@@ -25,8 +25,8 @@ got=$(printf '%s\n' "${names[@]}" | sort | tr '\n' ' ' | sed 's/ $//')
 [[ $got == "$expected" ]] || fail "packages are \"$got\", not \"$expected\""
 
 echo "== lintian"
-if ! lintian --fail-on error "${debs[@]}" >"$work/lintian.log" 2>&1; then
-    fail "lintian reports errors"
+if ! lintian --fail-on error,warning "${debs[@]}" >"$work/lintian.log" 2>&1; then
+    fail "lintian reports errors or warnings"
 fi
 grep -E '^[EW]:' "$work/lintian.log" || true
 
@@ -53,6 +53,17 @@ for deb in "${debs[@]}"; do
         fi
     done
     [[ -f $root/usr/share/doc/$package/copyright ]] || fail "$package: no copyright file"
+    # Each program's manual page, in the section of what it is, with the
+    # package's version in its header.
+    case $package in
+        cloop | cloop-dashboard) manual=usr/share/man/man1/$package.1.gz ;;
+        *) manual=usr/share/man/man8/$package.8.gz ;;
+    esac
+    contents=$(dpkg-deb -c "$deb")
+    grep -q "\./$manual\$" <<<"$contents" || fail "$package: no manual page $manual"
+    header=$(zcat "$root/$manual" 2>/dev/null | grep '^\.TH ' || true)
+    [[ $header == *"\"cloop $(dpkg-deb -f "$deb" Version | sed 's/-[^-]*$//')\""* ]] \
+        || fail "$package: $manual does not carry the package's version"
 done
 
 for unit_package in cloop-hub cloop-forward cloop-agent; do
@@ -100,4 +111,4 @@ if ((failures)); then
     echo "$failures check(s) failed" >&2
     exit 1
 fi
-echo "packages: ${#debs[@]} built, lintian has no error, every unit within its exposure"
+echo "packages: ${#debs[@]} built, lintian has no error and no warning, every unit within its exposure"

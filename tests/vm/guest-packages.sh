@@ -131,9 +131,15 @@ ping -c 2 -W 5 10.77.0.1 >/dev/null || { echo "the lab does not answer"; exit 6;
 echo "pinged the lab"
 sleep 20'
 run_id=$(cloop run --data "$hub_data" --project /srv/packaged --no-wait -- sh -c "$workload") || fail "the run was not queued"
-run_says() { admin run logs "$run_id" 2>/dev/null | grep -q "$1"; }
-wait_for 300 sh -c "cloop run logs $run_id --data $hub_data | grep -q -e 'pinged the lab' -e 'no DHCP' -e 'does not answer'" || true
-run_says 'pinged the lab' || fail "the sandboxed run did not reach the lab: $(admin run logs "$run_id"; admin run show "$run_id")"
+# Until the workload has reached the lab, or said it cannot, or the run
+# ended without getting that far.
+reached_or_ended() {
+    admin run logs "$run_id" 2>/dev/null | grep -q -e 'pinged the lab' -e 'no DHCP' -e 'does not answer' \
+        || admin run show "$run_id" --json | grep -q '"finished": true'
+}
+wait_for 300 reached_or_ended || true
+admin run logs "$run_id" | grep -q 'pinged the lab' \
+    || fail "the sandboxed run did not reach the lab: $(admin run logs "$run_id"; admin run show "$run_id")"
 lease=$(admin run logs "$run_id" | sed -n 's/^leased \([0-9.]*\)\/.*/\1/p')
 ip netns exec cloop-lab ping -c 3 -W 5 "$lease" >/dev/null || fail "the lab cannot ping the run at $lease"
 wait_for 120 sh -c "cloop run show $run_id --data $hub_data --json | grep -q '\"exit_code\": 0'" \
