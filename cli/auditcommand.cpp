@@ -32,7 +32,7 @@ Result<QString> parseSince(const QString &text)
 // {"ttl": "8h", "reason": "bench back"} -> ttl=8h reason="bench back"
 QString compactDetails(const QJsonObject &details)
 {
-    static const QRegularExpression plain(QStringLiteral("^[^\\s\"=]+$"));
+    static const QRegularExpression plain(QStringLiteral("\\A[^\\s\"=]+\\z"));
     QStringList parts;
     for (auto it = details.begin(); it != details.end(); ++it) {
         const QJsonValue value = it.value();
@@ -86,7 +86,7 @@ int runAuditCommand(const QStringList &arguments)
         query.append({ QStringLiteral("since"), *from });
     }
     if (command.isSet(action)) {
-        static const QRegularExpression actionName(QStringLiteral("^[a-z]+\\.[a-z_]+$"));
+        static const QRegularExpression actionName(QStringLiteral("\\A[a-z]+\\.[a-z_]+\\z"));
         if (!actionName.match(command.value(action)).hasMatch())
             return command.usageError(
                 QStringLiteral("--action \"%1\" is not an action name such as forwarder.bind")

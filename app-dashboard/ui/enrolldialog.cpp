@@ -25,8 +25,9 @@ namespace cloop::dashboard {
 
 namespace {
 
-const QRegularExpression kName(QStringLiteral("^[a-z0-9._-]{1,63}$"));
-const QRegularExpression kUsb(QStringLiteral("^[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(:[!-~]{1,126})?$"));
+const QRegularExpression kName(QStringLiteral("\\A[a-z0-9._-]{1,63}\\z"));
+const QRegularExpression kUsb(
+    QStringLiteral("\\A[0-9a-fA-F]{4}:[0-9a-fA-F]{4}(:[!-~]{1,126})?\\z"));
 
 } // namespace
 

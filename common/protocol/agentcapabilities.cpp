@@ -269,7 +269,7 @@ Caps::PacketFilter readPacketFilter(Reader &reader, const QJsonObject &parent)
 
 std::optional<quint16> parseHexId(const QString &text)
 {
-    static const QRegularExpression hex4Pattern(QStringLiteral("^[0-9a-f]{4}$"));
+    static const QRegularExpression hex4Pattern(QStringLiteral("\\A[0-9a-f]{4}\\z"));
     if (!hex4Pattern.match(text).hasMatch())
         return std::nullopt;
     return quint16(text.toUInt(nullptr, 16));
@@ -278,7 +278,7 @@ std::optional<quint16> parseHexId(const QString &text)
 QList<Caps::UsbDevice> readUsbInventory(Reader &reader, const QJsonObject &parent)
 {
     static const QRegularExpression busIdPattern(
-        QStringLiteral("^[0-9]{1,3}-[0-9]{1,3}(\\.[0-9]{1,3}){0,6}$"));
+        QStringLiteral("\\A[0-9]{1,3}-[0-9]{1,3}(\\.[0-9]{1,3}){0,6}\\z"));
     const QJsonArray items = reader.array(parent, key::kUsbInventory, {}, Caps::kMaxUsbDevices);
     QList<Caps::UsbDevice> devices;
     for (qsizetype i = 0; i < items.size() && !reader.failed(); ++i) {
@@ -490,7 +490,7 @@ Result<int> AgentCapabilities::parseMaxConcurrent(const QString &text, const QSt
 Status AgentCapabilities::validateLabel(const QString &key, const QString &value)
 {
     static const QRegularExpression keyPattern(
-        QStringLiteral("^[A-Za-z0-9][A-Za-z0-9._/-]{0,%1}$").arg(kMaxLabelKeyLength - 1));
+        QStringLiteral("\\A[A-Za-z0-9][A-Za-z0-9._/-]{0,%1}\\z").arg(kMaxLabelKeyLength - 1));
     if (!keyPattern.match(key).hasMatch())
         return Error::make(QStringLiteral("invalid_label"),
             QStringLiteral("label key \"%1\" must be 1..%2 letters, digits, '.', "

@@ -154,7 +154,7 @@ void readArgv(FieldReader &read, RunStart &start)
 
 void readEnv(FieldReader &read, RunStart &start)
 {
-    static const QRegularExpression envName(QStringLiteral("^[A-Za-z_][A-Za-z0-9_]{0,127}$"));
+    static const QRegularExpression envName(QStringLiteral("\\A[A-Za-z_][A-Za-z0-9_]{0,127}\\z"));
     const QJsonValue env = read.object().value(QLatin1String("env"));
     if (env.isUndefined() || env.isNull())
         return;
@@ -178,7 +178,7 @@ void readEnv(FieldReader &read, RunStart &start)
 
 Result<ForwardedDevice> readForwardedDevice(const QJsonObject &fields)
 {
-    static const QRegularExpression interfaceName(QStringLiteral("^[A-Za-z0-9_.-]{1,15}$"));
+    static const QRegularExpression interfaceName(QStringLiteral("\\A[A-Za-z0-9_.-]{1,15}\\z"));
     FieldReader device(fields, QStringLiteral("run.start device message"));
     ForwardedDevice forwarded;
     forwarded.bindingId = device.integer(QLatin1StringView("binding_id"), 1, kMaxId);
@@ -365,7 +365,7 @@ Result<QJsonObject> readEnvelope(QByteArrayView utf8)
 
 bool isValidForwardedDeviceName(const QString &name)
 {
-    static const QRegularExpression pattern(QStringLiteral("^[a-z0-9][a-z0-9._-]{0,63}$"));
+    static const QRegularExpression pattern(QStringLiteral("\\A[a-z0-9][a-z0-9._-]{0,63}\\z"));
     return pattern.match(name).hasMatch();
 }
 

@@ -12,7 +12,7 @@ Error invalid(const QString &message)
 
 std::optional<quint16> parseHex16(const QString &text)
 {
-    static const QRegularExpression hex4(QStringLiteral("^[0-9a-fA-F]{4}$"));
+    static const QRegularExpression hex4(QStringLiteral("\\A[0-9a-fA-F]{4}\\z"));
     if (!hex4.match(text).hasMatch())
         return std::nullopt;
     return static_cast<quint16>(text.toUInt(nullptr, 16));

@@ -25,7 +25,7 @@ constexpr qint64 kLargest = qint64(1) << 62;
 
 Result<qint64> parseByteSize(const QString &text)
 {
-    static const QRegularExpression shape(QStringLiteral("^([0-9]{1,19})\\s*([A-Za-z]*)$"));
+    static const QRegularExpression shape(QStringLiteral("\\A([0-9]{1,19})\\s*([A-Za-z]*)\\z"));
     const auto invalid = [&text] {
         return Error::make(QStringLiteral("invalid_size"),
             QStringLiteral("\"%1\" is not a size (use e.g. 65536, 512KiB, 64MiB, 4GiB)").arg(text));

@@ -110,7 +110,7 @@ Result<int> VhciController::attach(int socketFd, quint32 deviceId, quint32 speed
 
 Status VhciController::keepHostDriversOff() const
 {
-    static const QRegularExpression rootHub(QStringLiteral("^usb[0-9]+$"));
+    static const QRegularExpression rootHub(QStringLiteral("\\Ausb[0-9]+\\z"));
     // Every controller: vhci_hcd.0, vhci_hcd.1, …
     const QString platform = QStringLiteral("/sys/devices/platform");
     for (const QString &controller : m_roots.list(platform)) {

@@ -54,7 +54,7 @@ Status RunSpec::validate() const
                                .arg(capability.left(32)));
     }
     // USB device nodes only, named as the kernel names them.
-    static const QRegularExpression usbNode(QStringLiteral("^/dev/bus/usb/[0-9]{3}/[0-9]{3}$"));
+    static const QRegularExpression usbNode(QStringLiteral("\\A/dev/bus/usb/[0-9]{3}/[0-9]{3}\\z"));
     for (const DeviceNode &node : deviceNodes) {
         if (!usbNode.match(node.sandboxPath).hasMatch())
             return invalid(QStringLiteral("device node \"%1\" is not a USB device node")

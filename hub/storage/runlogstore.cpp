@@ -161,8 +161,9 @@ qint64 RunLogStore::diskBytesOf(qint64 runId) const
 
 Status RunLogStore::scan()
 {
-    static const QRegularExpression segmentName(QStringLiteral("^(\\d+)\\.(\\d+)\\.(log|idx)$"));
-    static const QRegularExpression olderName(QStringLiteral("^(\\d+)\\.log$"));
+    static const QRegularExpression segmentName(
+        QStringLiteral("\\A(\\d+)\\.(\\d+)\\.(log|idx)\\z"));
+    static const QRegularExpression olderName(QStringLiteral("\\A(\\d+)\\.log\\z"));
     const QFileInfoList files
         = QDir(m_directory)
               .entryInfoList(

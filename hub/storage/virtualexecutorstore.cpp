@@ -30,7 +30,7 @@ Result<VirtualExecutorRecord> VirtualExecutorStore::create(
             QStringLiteral(
                 "virtual executor name \"%1\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-'")
                 .arg(name.left(80)));
-    static const QRegularExpression runtimeName(QStringLiteral("^[a-z0-9][a-z0-9._-]{0,31}$"));
+    static const QRegularExpression runtimeName(QStringLiteral("\\A[a-z0-9][a-z0-9._-]{0,31}\\z"));
     if (!runtime.isEmpty() && !runtimeName.match(runtime).hasMatch())
         return Error::make(QStringLiteral("invalid_request"),
             QStringLiteral("\"%1\" is not an OCI runtime name (runc, crun, runsc, kata…)")

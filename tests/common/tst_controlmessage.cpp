@@ -356,6 +356,12 @@ void TestControlMessage::refuses_data()
                QJsonObject { { QStringLiteral("kind"), QStringLiteral("l2") },
                    { QStringLiteral("interface"), QStringLiteral("a/b") } }))
         << QStringLiteral("\"a/b\" is not a valid network interface name");
+    // A final line break is no part of a name: "$" would let it through.
+    QTest::newRow("welcome with interface ending in a line break")
+        << json(with(validWelcome(), QStringLiteral("device"),
+               QJsonObject { { QStringLiteral("kind"), QStringLiteral("l2") },
+                   { QStringLiteral("interface"), QStringLiteral("eth0\n") } }))
+        << QStringLiteral("is not a valid network interface name");
     QTest::newRow("welcome with device as string")
         << json(with(validWelcome(), QStringLiteral("device"), QStringLiteral("usb 1050:0407")))
         << QStringLiteral("\"device\" must be an object");
@@ -480,6 +486,13 @@ void TestControlMessage::runMessagesRefused_data()
     QTest::newRow("start env bad name") << QByteArray(
         R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"A-B":"1"}})")
                                         << QStringLiteral("A-B");
+    QTest::newRow("start env name ending in a line break") << QByteArray(
+        R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"PATH\n":"1"}})")
+                                                           << QStringLiteral("env");
+    QTest::newRow("device target ending in a line break")
+        << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"devices":)"
+                      R"([{"binding_id":1,"name":"fwd-a","kind":"l2","target":"eth1\n"}]})")
+        << QStringLiteral("target");
     QTest::newRow("start env multi-line")
         << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"A":"1
 2"}})") << QStringLiteral("env");

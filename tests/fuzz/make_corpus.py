@@ -242,6 +242,28 @@ def greeting_corpus():
     }
 
 
+# --- release signatures (common/release/releasesignature.h) ---------------------
+def release_signature(version="0.2.0", channel="stable", commit="0123456789abcdef" * 2 + "01234567",
+                      digest=None, key="ed25519:0123456789abcdef", signature=bytes(range(64))):
+    digest = digest or hashlib.sha256(b"package").hexdigest()
+    lines = ["cloop-release 1", "package=cloop-agent", f"version={version}", f"channel={channel}",
+             f"commit={commit}", f"sha256={digest}", f"key={key}",
+             "signature=" + base64.b64encode(signature).decode()]
+    return ("\n".join(lines) + "\n").encode()
+
+
+def release_signature_corpus():
+    return {
+        "stable": release_signature(),
+        "edge": release_signature(version="0.3.0~git0123456789ab", channel="edge"),
+        "bad-edge-version": release_signature(version="0.3.0~gitffffffffffff", channel="edge"),
+        "bad-channel": release_signature(channel="nightly"),
+        "bad-short-signature": release_signature(signature=b"short"),
+        "bad-crlf": release_signature().replace(b"\n", b"\r\n"),
+        "bad-truncated": release_signature()[:90],
+    }
+
+
 def main():
     fwd_token = token("cft_", b"seed forwarder token")
     exe_token = token("cet_", b"seed executor token")
@@ -382,6 +404,7 @@ def main():
         },
     }
 
+    corpora["fuzz_releasesignature"] = release_signature_corpus()
     corpora["fuzz_httphead"] = http_corpus()
     corpora["fuzz_greeting"] = greeting_corpus()
 

@@ -22,6 +22,8 @@
 #include <QJsonObject>
 
 #include <atomic>
+#include <functional>
+#include <memory>
 #include <thread>
 
 #include <pwd.h>
@@ -80,92 +82,80 @@ QMap<QString, QStringList> rowsOf(const QString &path)
     return tables;
 }
 
-// Appends audit rows from a connection of its own until told to stop, as
-// a busy hub would while the backup reads.
-class AuditWriter
+// Runs `step` over and over on a thread of its own until stopped, or until
+// a step fails and says why: one part of a busy hub's load.
+class LoadLoop
 {
 public:
-    explicit AuditWriter(const QString &databasePath)
-        : m_thread([this, databasePath] { write(databasePath); })
+    using Step = std::function<QString()>; // empty: one more step done
+
+    explicit LoadLoop(Step step)
+        : m_thread([this, step = std::move(step)] {
+            while (!m_stop) {
+                if (QString why = step(); !why.isEmpty()) {
+                    m_failure = why;
+                    return;
+                }
+                ++m_steps;
+            }
+        })
     { }
-    ~AuditWriter() { stop(); }
+    ~LoadLoop() { stop(); }
     void stop()
     {
         m_stop = true;
         if (m_thread.joinable())
             m_thread.join();
     }
-    int written() const { return m_written; }
+    int steps() const { return m_steps; }
+    // Why it ended early; read after stop().
+    QString failure() const { return m_failure; }
 
 private:
-    void write(const QString &databasePath)
-    {
-        auto db = hub::Database::openSqlite(databasePath);
-        if (!db)
-            return;
-        while (!m_stop) {
-            if (hub::AuditLog(**db).append(u"load"_s, hub::auditaction::kForwarderRevoke,
-                    u"load:%1"_s.arg(m_written.load()), { { u"n"_s, m_written.load() } }))
-                ++m_written;
-        }
-    }
-
     std::atomic<bool> m_stop { false };
-    std::atomic<int> m_written { 0 };
-    std::thread m_thread;
-};
-
-// Binds a forwarder to a project and ends the binding, over and over,
-// through the admin API as an administrator would, until told to stop.
-class BindingChurn
-{
-public:
-    BindingChurn(QProcessEnvironment environment, qint64 forwarderId, QString project)
-        : m_thread(
-            [this, environment, forwarderId, project] { churn(environment, forwarderId, project); })
-    { }
-    ~BindingChurn() { stop(); }
-    void stop()
-    {
-        m_stop = true;
-        if (m_thread.joinable())
-            m_thread.join();
-    }
-    int changes() const { return m_changes; }
-    QString failure() const { return m_stop ? m_failure : QString(); }
-
-private:
-    void churn(const QProcessEnvironment &environment, qint64 forwarderId, const QString &project)
-    {
-        const QString cloop = binaryPath(u"cloop"_s);
-        while (!m_stop) {
-            const CliResult bound = runProgram(cloop,
-                { u"forward"_s, u"bind"_s, QString::number(forwarderId), u"--project"_s, project,
-                    u"--ttl"_s, u"1h"_s, u"--json"_s },
-                environment);
-            const qint64 binding
-                = QJsonDocument::fromJson(bound.out).object().value(u"id"_s).toInteger();
-            if (bound.exitCode != 0 || binding <= 0) {
-                m_failure = bound.describe();
-                return;
-            }
-            ++m_changes;
-            const CliResult unbound = runProgram(cloop,
-                { u"forward"_s, u"unbind"_s, QString::number(binding), u"--reason"_s, u"churn"_s },
-                environment);
-            if (unbound.exitCode != 0) {
-                m_failure = unbound.describe();
-                return;
-            }
-            ++m_changes;
-        }
-    }
-
-    std::atomic<bool> m_stop { false };
-    std::atomic<int> m_changes { 0 };
+    std::atomic<int> m_steps { 0 };
     QString m_failure;
     std::thread m_thread;
 };
+
+// An audit row appended from a connection of its own, opened on the
+// loop's thread, as a busy hub writes while the backup reads.
+LoadLoop::Step appendAuditRow(const QString &databasePath)
+{
+    return [databasePath, db = std::shared_ptr<hub::Database>(), n = 0]() mutable -> QString {
+        if (!db) {
+            auto opened = hub::Database::openSqlite(databasePath);
+            if (!opened)
+                return opened.error().message;
+            db = std::move(*opened);
+        }
+        ++n;
+        const Status appended = hub::AuditLog(*db).append(
+            u"load"_s, hub::auditaction::kForwarderRevoke, u"load:%1"_s.arg(n), { { u"n"_s, n } });
+        return appended ? QString() : appended.error().message;
+    };
+}
+
+// A forwarder bound to a project and the binding ended, through the admin
+// API as an administrator does it.
+LoadLoop::Step bindAndUnbind(QProcessEnvironment environment, qint64 forwarderId, QString project)
+{
+    return [environment, forwarderId, project]() -> QString {
+        const QString cloop = binaryPath(u"cloop"_s);
+        const CliResult bound = runProgram(cloop,
+            { u"forward"_s, u"bind"_s, QString::number(forwarderId), u"--project"_s, project,
+                u"--ttl"_s, u"1h"_s, u"--json"_s },
+            environment);
+        const qint64 binding
+            = QJsonDocument::fromJson(bound.out).object().value(u"id"_s).toInteger();
+        if (bound.exitCode != 0 || binding <= 0)
+            return bound.describe();
+        const CliResult unbound = runProgram(cloop,
+            { u"forward"_s, u"unbind"_s, QString::number(binding), u"--reason"_s, u"churn"_s },
+            environment);
+        return unbound.exitCode == 0 ? QString() : unbound.describe();
+    };
+}
 
 // How many rows of `rows` (as rowsOf gives them) have `value` in column
 // `column`.
@@ -270,20 +260,21 @@ void TestHubBackup::backupUnderLoadRestoresTheSameHub()
     int auditDuringBackup = 0;
     int bindingChangesDuringBackup = 0;
     {
-        AuditWriter audit(hub.databasePath());
-        BindingChurn churn(cliEnvironment, forwarder.enrollment.id, kProject);
-        QTRY_VERIFY_WITH_TIMEOUT(audit.written() > 20 && churn.changes() > 6, 30000);
-        const int auditBefore = audit.written();
-        const int changesBefore = churn.changes();
+        LoadLoop audit(appendAuditRow(hub.databasePath()));
+        LoadLoop churn(bindAndUnbind(cliEnvironment, forwarder.enrollment.id, kProject));
+        QTRY_VERIFY_WITH_TIMEOUT(audit.steps() > 20 && churn.steps() > 3, 30000);
+        const int auditBefore = audit.steps();
+        const int churnBefore = churn.steps();
         CLOOP_COMPARE_EXIT(hubCommand({ u"backup"_s, backup, u"--data"_s, hub.dataDir() }), 0);
-        auditDuringBackup = audit.written() - auditBefore;
-        bindingChangesDuringBackup = churn.changes() - changesBefore;
+        auditDuringBackup = audit.steps() - auditBefore;
+        bindingChangesDuringBackup = 2 * (churn.steps() - churnBefore);
         // The load goes on past the backup, so the live database moves on
         // from the moment the backup holds.
-        const int changesAfter = churn.changes();
-        QTRY_VERIFY_WITH_TIMEOUT(churn.changes() > changesAfter + 2, 30000);
+        const int churnAfter = churn.steps();
+        QTRY_VERIFY_WITH_TIMEOUT(churn.steps() > churnAfter + 1, 30000);
         audit.stop();
         churn.stop();
+        QVERIFY2(audit.failure().isEmpty(), qPrintable(audit.failure()));
         QVERIFY2(churn.failure().isEmpty(), qPrintable(churn.failure()));
     }
     QCOMPARE(util::fileMode(backup), 0600);
