@@ -8,6 +8,7 @@
 #include "cli/logincommands.h"
 #include "cli/output.h"
 #include "cli/projectcommands.h"
+#include "cli/releasecommands.h"
 #include "cli/runcommands.h"
 #include "cli/usercommands.h"
 #include "common/util/versionreport.h"
@@ -75,6 +76,14 @@ const char kUsage[]
       "  audit [--since TIME|DURATION] [--action NAME] [--json]\n"
       "                                     the audit log\n"
       "\n"
+      "Releases\n"
+      "  release keygen --private FILE --public FILE\n"
+      "                                     make a release key\n"
+      "  release sign PACKAGE --key FILE --channel stable|edge --commit HEX\n"
+      "                                     sign a package, writing PACKAGE.sig\n"
+      "  release verify PACKAGE [--keys DIR]\n"
+      "                                     check a package as a device does\n"
+      "\n"
       "You\n"
       "  login --hub URL [--pin sha256:…] [--ca FILE] [--token-file FILE]\n"
       "                                     remember a hub and your token (read from stdin or the "
@@ -138,6 +147,8 @@ int run(const QStringList &arguments, const device::SysfsRoot &kernel)
         return runExecutorCommand(family);
     if (command == QLatin1String("run"))
         return runRunCommand(family);
+    if (command == QLatin1String("release"))
+        return runReleaseCommand(family);
     if (command == QLatin1String("approvals"))
         return runApprovalCommand(family);
     if (command == QLatin1String("project"))

@@ -6,7 +6,7 @@
 set(CLOOP_MAINTAINER "cloop developers <cloop-developers@lists.cloop-project.org>"
     CACHE STRING "The Maintainer of the Debian packages")
 set(CLOOP_DEB_RELEASE 1 CACHE STRING "The Debian revision of the packages")
-set(CLOOP_DEB_VERSION "${PROJECT_VERSION}-${CLOOP_DEB_RELEASE}")
+set(CLOOP_DEB_VERSION "${CLOOP_FULL_VERSION}-${CLOOP_DEB_RELEASE}")
 
 set(debian_sources ${PROJECT_SOURCE_DIR}/resources/debian)
 set(debian_out ${PROJECT_BINARY_DIR}/debian)
@@ -52,7 +52,6 @@ function(cloop_debian_package component package summary description)
 
     foreach(manual IN LISTS arg_MANUALS)
         string(REGEX REPLACE ".*\\.([0-9])$" "\\1" section ${manual})
-        set(CLOOP_VERSION ${PROJECT_VERSION})
         configure_file(${PROJECT_SOURCE_DIR}/resources/man/${manual} ${out}/${manual} @ONLY)
         execute_process(COMMAND gzip -9nf ${out}/${manual})
         install(FILES ${out}/${manual}.gz DESTINATION share/man/man${section}
@@ -130,6 +129,34 @@ cloop_debian_package(cli cloop
     MANUALS cloop.1
     DEPENDS libqt6sql6-sqlite)
 
+# The release keys devices verify upgrades with (scripts/release --trust
+# DIR): the public keys in CLOOP_RELEASE_KEYS, in a package of their own
+# that the forwarder and the agent depend on, as Debian ships its archive
+# keys. Without it the packages carry no key and devices install no upgrade.
+set(CLOOP_RELEASE_KEYS "" CACHE PATH "A folder of the release keys' public halves (*.pem)")
+set(cloop_components hub forward agent dashboard cli)
+if(CLOOP_RELEASE_KEYS)
+    file(GLOB release_keys ${CLOOP_RELEASE_KEYS}/*.pem)
+    if(NOT release_keys)
+        message(FATAL_ERROR "CLOOP_RELEASE_KEYS (${CLOOP_RELEASE_KEYS}) holds no *.pem")
+    endif()
+    cloop_debian_package(keys cloop-release-keys
+        "cloop release keys: what devices verify upgrades with"
+        "The public halves of the keys cloop's releases are signed with. A\nforwarder or an executor agent installs no package whose signature\nnone of them verifies.")
+    set(CPACK_DEBIAN_KEYS_PACKAGE_ARCHITECTURE all)
+    set(CPACK_DEBIAN_KEYS_FILE_NAME "cloop-release-keys_${CLOOP_DEB_VERSION}_all.deb")
+    set(CPACK_DEBIAN_KEYS_PACKAGE_SHLIBDEPS OFF)
+    install(FILES ${release_keys} DESTINATION share/cloop/release-keys COMPONENT keys)
+    foreach(device forward agent)
+        string(TOUPPER ${device} upper)
+        if(CPACK_DEBIAN_${upper}_PACKAGE_DEPENDS)
+            string(APPEND CPACK_DEBIAN_${upper}_PACKAGE_DEPENDS ", ")
+        endif()
+        string(APPEND CPACK_DEBIAN_${upper}_PACKAGE_DEPENDS "cloop-release-keys (= ${CLOOP_DEB_VERSION})")
+    endforeach()
+    list(APPEND cloop_components keys)
+endif()
+
 install(FILES ${PROJECT_SOURCE_DIR}/resources/desktop/cloop-dashboard.desktop
     DESTINATION share/applications COMPONENT dashboard)
 install(FILES ${PROJECT_SOURCE_DIR}/resources/icons/cloop-dashboard.svg
@@ -140,12 +167,12 @@ set(CPACK_GENERATOR DEB)
 # project-wide summary above it unless that is its default.
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${CMAKE_PROJECT_NAME} built using CMake")
 set(CPACK_PACKAGE_NAME cloop)
-set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_VERSION ${CLOOP_FULL_VERSION})
 set(CPACK_PACKAGE_CONTACT "${CLOOP_MAINTAINER}")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
-set(CPACK_COMPONENTS_ALL hub forward agent dashboard cli)
-set(CPACK_DEBIAN_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_COMPONENTS_ALL ${cloop_components})
+set(CPACK_DEBIAN_PACKAGE_VERSION ${CLOOP_FULL_VERSION})
 set(CPACK_DEBIAN_PACKAGE_RELEASE ${CLOOP_DEB_RELEASE})
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CLOOP_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_SECTION net)

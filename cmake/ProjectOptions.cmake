@@ -21,8 +21,30 @@ target_compile_definitions(cloop_options INTERFACE
 target_include_directories(cloop_options INTERFACE
     ${PROJECT_SOURCE_DIR} ${PROJECT_BINARY_DIR}/generated)
 
-# The version every program reports comes from project(), never a constant
-# in the sources; generated into the build tree.
+# The version every program reports comes from the build, never a constant
+# in the sources; generated into the build tree. A release is numbered by
+# whoever builds it (scripts/release --version); an edge build carries the
+# first 12 digits of its commit after the number it leads to
+# (0.3.0~git0123456789ab), which sorts before that release.
+set(CLOOP_VERSION "${PROJECT_VERSION}" CACHE STRING "MAJOR.MINOR.PATCH of the programs and packages")
+set(CLOOP_CHANNEL stable CACHE STRING "stable (a release) or edge (a build of a commit)")
+set_property(CACHE CLOOP_CHANNEL PROPERTY STRINGS stable edge)
+if(NOT CLOOP_VERSION MATCHES "^(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)\\.(0|[1-9][0-9]*)$")
+    message(FATAL_ERROR "CLOOP_VERSION is MAJOR.MINOR.PATCH, not \"${CLOOP_VERSION}\"")
+endif()
+if(CLOOP_CHANNEL STREQUAL "edge")
+    execute_process(COMMAND git -C ${PROJECT_SOURCE_DIR} rev-parse HEAD
+        OUTPUT_VARIABLE edge_commit OUTPUT_STRIP_TRAILING_WHITESPACE RESULT_VARIABLE edge_status)
+    if(NOT edge_status EQUAL 0 OR NOT edge_commit MATCHES "^[0-9a-f]+$")
+        message(FATAL_ERROR "an edge build needs the git commit of its checkout")
+    endif()
+    string(SUBSTRING ${edge_commit} 0 12 edge_commit)
+    set(CLOOP_FULL_VERSION "${CLOOP_VERSION}~git${edge_commit}")
+elseif(CLOOP_CHANNEL STREQUAL "stable")
+    set(CLOOP_FULL_VERSION "${CLOOP_VERSION}")
+else()
+    message(FATAL_ERROR "CLOOP_CHANNEL is stable or edge, not \"${CLOOP_CHANNEL}\"")
+endif()
 configure_file(${PROJECT_SOURCE_DIR}/cmake/buildinfo.h.in
                ${PROJECT_BINARY_DIR}/generated/cloop/buildinfo.h @ONLY)
 # The commit is read at every build, not at configure: a build after a new

@@ -106,6 +106,9 @@ Result<ReleaseSignature> ReleaseSignature::fromFile(const QByteArray &bytes)
 {
     if (bytes.size() > kMaxFileBytes)
         return invalid(QStringLiteral("a signature file is at most %1 bytes").arg(kMaxFileBytes));
+    if (!bytes.startsWith(kHeader.toByteArray() + '\n'))
+        return invalid(QStringLiteral("not a cloop release signature (it begins with \"%1\")")
+                           .arg(QLatin1String(kHeader.toByteArray())));
     if (!bytes.endsWith('\n'))
         return invalid(QStringLiteral("the file does not end with a line break"));
     const QList<QByteArray> lines = bytes.chopped(1).split('\n');
