@@ -32,6 +32,8 @@ const char kUsage[]
       "  hub backup FILE [--data DIR]       copy the hub's database and TLS identity while it "
       "runs\n"
       "  hub restore FILE [--data DIR]      make a hub's data folder from a backup\n"
+      "  hub release add PACKAGE [--keys DIR] | hub release list [--json]\n"
+      "                                     offer a signed package to devices; list them\n"
       "\n"
       "Forwarders\n"
       "  forward enroll --name N (--usb VID:PID[:SERIAL] | --interface IF)\n"

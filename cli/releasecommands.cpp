@@ -2,13 +2,14 @@
 
 #include "cli/command.h"
 #include "cli/output.h"
+#include "common/release/debianpackage.h"
 #include "common/release/releasesignature.h"
 #include "common/release/releaseversion.h"
 #include "common/util/atomicfile.h"
+#include "common/util/processcommandrunner.h"
 
 #include <QFile>
 #include <QFileInfo>
-#include <QProcess>
 
 namespace cloop::cli {
 
@@ -19,33 +20,10 @@ using release::ReleaseKeyring;
 using release::ReleaseSignature;
 using release::ReleaseStatement;
 
-// What a Debian package says it is, read by dpkg-deb.
-struct PackageControl
+Result<release::DebianControl> readControl(const QString &path)
 {
-    QString package;
-    QString version; // upstream: the Debian revision taken off
-};
-
-Result<PackageControl> readControl(const QString &path)
-{
-    QProcess dpkg;
-    dpkg.start(QStringLiteral("dpkg-deb"),
-        { QStringLiteral("--showformat=${Package}\\n${Version}\\n"), QStringLiteral("--show"),
-            path });
-    if (!dpkg.waitForFinished(30000) || dpkg.exitStatus() != QProcess::NormalExit
-        || dpkg.exitCode() != 0)
-        return Error::make(QStringLiteral("bad_package"),
-            QStringLiteral("%1 is not a Debian package dpkg-deb reads: %2")
-                .arg(path,
-                    dpkg.error() == QProcess::FailedToStart
-                        ? QStringLiteral("dpkg-deb is not installed")
-                        : QString::fromUtf8(dpkg.readAllStandardError()).trimmed()));
-    const QStringList lines = QString::fromUtf8(dpkg.readAllStandardOutput()).split(u'\n');
-    PackageControl control { lines.value(0), lines.value(1) };
-    const qsizetype revision = control.version.lastIndexOf(u'-');
-    if (revision > 0)
-        control.version.truncate(revision);
-    return control;
+    util::ProcessCommandRunner runner;
+    return release::readDebianControl(path, runner);
 }
 
 Result<QByteArray> readSmallFile(const QString &path, qint64 limit)

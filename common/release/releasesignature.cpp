@@ -125,7 +125,8 @@ Result<ReleaseSignature> ReleaseSignature::fromFile(const QByteArray &bytes)
         const QByteArray prefix = QByteArray(keys[i]) + '=';
         const QByteArray &line = lines.at(i + 1);
         if (!line.startsWith(prefix))
-            return invalid(QStringLiteral("line %1 is not %2=…").arg(i + 2).arg(QLatin1String(keys[i])));
+            return invalid(
+                QStringLiteral("line %1 is not %2=…").arg(i + 2).arg(QLatin1String(keys[i])));
         const QByteArray value = line.mid(prefix.size());
         if (value.contains('\r') || value.contains('\0'))
             return invalid(QStringLiteral("line %1 holds a control character").arg(i + 2));

@@ -7,6 +7,7 @@
 #include "common/util/versionreport.h"
 #include "hub/hub.h"
 #include "hub/localaccess.h"
+#include "hub/serve/releasecommand.h"
 #include "hub/serve/servecommand.h"
 #include "hub/storage/sqlitebackup.h"
 #include "hub/tls/devcertificate.h"
@@ -29,11 +30,6 @@ namespace {
 
 using util::kExitOk;
 using util::printLine;
-
-QString dataDirOf(const util::CommandLine &commandLine, const QCommandLineOption &data)
-{
-    return commandLine.isSet(data) ? commandLine.value(data) : defaultHubDataDir();
-}
 
 int tlsInit(const QString &name, const QStringList &arguments)
 {
@@ -234,16 +230,6 @@ bool tellHubToReload(const QString &dataDir)
     return ::kill(pid_t(access->pid), SIGHUP) == 0;
 }
 
-// Files root writes into the hub's folder stay the hub's user's.
-void giveToFolderOwner(const QString &dataDir, const QStringList &paths)
-{
-    const QFileInfo folder(dataDir);
-    for (const QString &path : paths) {
-        if (::chown(QFile::encodeName(path).constData(), folder.ownerId(), folder.groupId()) != 0)
-            qCWarning(lcHub).noquote() << "cannot give" << path << "to the data folder's owner";
-    }
-}
-
 int key(const QString &name, const QStringList &arguments)
 {
     FileCommand command(name,
@@ -318,14 +304,17 @@ int runHubCommand(const QString &program, const QStringList &arguments)
         return restore(name, rest);
     if (subcommand == QLatin1String("key"))
         return key(name, rest);
+    if (subcommand == QLatin1String("release"))
+        return runReleaseCommand(name, rest);
     if (subcommand == QLatin1String("--version")) {
         printLine(util::VersionReport::of(program).toText());
         return kExitOk;
     }
-    const QString names = QStringLiteral("serve, tls-init, pin, backup, restore, key");
+    const QString names = QStringLiteral("serve, tls-init, pin, backup, restore, key, release");
     if (subcommand == QLatin1String("--help") || subcommand == QLatin1String("-h")) {
         printLine(QStringLiteral(
-            "usage: %1 <serve|tls-init|pin|backup|restore|key> [options]; each takes --help")
+            "usage: %1 <serve|tls-init|pin|backup|restore|key|release> [options]; each takes "
+            "--help")
                       .arg(program));
         return kExitOk;
     }

@@ -10,10 +10,13 @@
 #include "hub/localaccess.h"
 
 #include <QCoreApplication>
+#include <QFile>
+#include <QFileInfo>
 
 #include <csignal>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace cloop::hub {
 
@@ -125,6 +128,20 @@ QCommandLineOption dataDirOption()
         QStringLiteral(
             "The hub's data folder (default ~/.cloop/hub; a service uses /var/lib/cloop)."),
         QStringLiteral("DIR"));
+}
+
+QString dataDirOf(const util::CommandLine &commandLine, const QCommandLineOption &data)
+{
+    return commandLine.isSet(data) ? commandLine.value(data) : defaultHubDataDir();
+}
+
+void giveToFolderOwner(const QString &dataDir, const QStringList &paths)
+{
+    const QFileInfo folder(dataDir);
+    for (const QString &path : paths) {
+        if (::chown(QFile::encodeName(path).constData(), folder.ownerId(), folder.groupId()) != 0)
+            qCWarning(lcHub).noquote() << "cannot give" << path << "to the data folder's owner";
+    }
 }
 
 ServeCommand::ServeCommand(QString name)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/util/commandline.h"
 #include "hub/executor/ownexecutor.h"
 #include "hub/hub.h"
 
@@ -57,7 +58,11 @@ private:
     QCommandLineOption m_runLogBudget;
 };
 
-// The option every hub command takes.
+// The option every hub command takes, and the folder it names (the
+// default one when it is not given).
 QCommandLineOption dataDirOption();
+QString dataDirOf(const util::CommandLine &commandLine, const QCommandLineOption &data);
+// Files root writes into the hub's folder stay the hub's user's.
+void giveToFolderOwner(const QString &dataDir, const QStringList &paths);
 
 } // namespace cloop::hub

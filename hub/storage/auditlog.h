@@ -34,6 +34,7 @@ inline constexpr QLatin1StringView kProjectRole { "project.role" };
 inline constexpr QLatin1StringView kUserAdd { "user.add" };
 inline constexpr QLatin1StringView kApiTokenCreate { "token.create" };
 inline constexpr QLatin1StringView kApiTokenRevoke { "token.revoke" };
+inline constexpr QLatin1StringView kReleaseAdd { "release.add" };
 } // namespace auditaction
 
 struct AuditEntry

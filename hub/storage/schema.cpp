@@ -148,11 +148,28 @@ QStringList version4(bool postgres)
     };
 }
 
+// Releases the hub offers devices: what each package's verified signature
+// states, and the file's name in <data>/releases.
+QStringList version5(bool postgres)
+{
+    const QString id = idColumn(postgres);
+    return {
+        QStringLiteral(
+            "CREATE TABLE releases ("
+            "%1, package TEXT NOT NULL, version TEXT NOT NULL, channel TEXT NOT NULL, "
+            "git_commit TEXT NOT NULL, sha256 TEXT NOT NULL, key_id TEXT NOT NULL, "
+            "file_name TEXT NOT NULL UNIQUE, size_bytes BIGINT NOT NULL, signature TEXT NOT NULL, "
+            "added_at TEXT NOT NULL, added_by TEXT NOT NULL)")
+            .arg(id),
+        QStringLiteral("CREATE UNIQUE INDEX releases_one_version ON releases (package, version)"),
+    };
+}
+
 } // namespace
 
 int latestVersion()
 {
-    return 4;
+    return 5;
 }
 
 QStringList migrationTo(int version, bool postgres)
@@ -166,6 +183,8 @@ QStringList migrationTo(int version, bool postgres)
         return version3(postgres);
     case 4:
         return version4(postgres);
+    case 5:
+        return version5(postgres);
     default:
         return {};
     }

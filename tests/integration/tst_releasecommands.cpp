@@ -1,8 +1,13 @@
 // Integration: `cloop release keygen|sign|verify` on real Debian packages
 // built here with dpkg-deb, as whoever makes releases and a device that
-// checks one do it. Every refusal leaves nothing written.
+// checks one do it, and `cloop hub release add|list` on a running hub.
+// Every refusal leaves nothing written.
 
-#include "support/processutil.h"
+#include "support/testrig.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <QDir>
 #include <QFile>
@@ -26,6 +31,7 @@ private Q_SLOTS:
     void anEdgeBuildMustNameItsCommit();
     void nothingIsReplaced();
     void badInputIsRefused();
+    void theHubOffersVerifiedPackagesOnly();
 
 private:
     CliResult cloop(const QStringList &arguments);
@@ -220,6 +226,74 @@ void TestReleaseCommands::badInputIsRefused()
     CLOOP_COMPARE_EXIT(cloop({ u"verify"_s }), 2);
     CLOOP_COMPARE_EXIT(cloop({ u"unknown"_s }), 2);
     QVERIFY(!QFile::exists(deb + u".sig"_s));
+}
+
+void TestReleaseCommands::theHubOffersVerifiedPackagesOnly()
+{
+    TestRig rig;
+    QVERIFY2(rig.startHub(), qPrintable(rig.lastError()));
+    HubProcess &hub = rig.hub();
+    const auto hubRelease = [&](const QStringList &arguments) {
+        return runProgram(binaryPath(u"cloop-hub"_s),
+            QStringList { u"release"_s } + arguments + QStringList { u"--data"_s, hub.dataDir() },
+            childEnvironment(m_dir.path()));
+    };
+    const QString releases = hub.dataDir() + u"/releases"_s;
+    const auto kept = [&] {
+        return QDir(releases).entryList(QDir::Files | QDir::Hidden | QDir::NoDotAndDotDot);
+    };
+    const QString deb = makePackage(u"cloop-agent"_s, u"0.4.0-1"_s, "offered payload");
+    CLOOP_COMPARE_EXIT(cloop({ u"sign"_s, deb, u"--key"_s, m_private, u"--channel"_s, u"stable"_s,
+                           u"--commit"_s, m_commit }),
+        0);
+
+    // Not without a key that verifies it,
+    const CliResult unverified
+        = hubRelease({ u"add"_s, deb, u"--keys"_s, m_dir.filePath(u"none"_s) });
+    CLOOP_COMPARE_EXIT(unverified, 1);
+    QVERIFY2(unverified.stderrText().contains(u"not a release key"_s),
+        qPrintable(unverified.describe()));
+    QVERIFY(kept().isEmpty());
+    // nor another package under its signature,
+    const QString other = makePackage(u"cloop-agent"_s, u"0.4.0-2"_s, "another payload");
+    const CliResult swapped
+        = hubRelease({ u"add"_s, other, u"--keys"_s, m_keys, u"--signature"_s, deb + u".sig"_s });
+    CLOOP_COMPARE_EXIT(swapped, 1);
+    QVERIFY(kept().isEmpty());
+
+    // but the package it signs, once.
+    const CliResult added = hubRelease({ u"add"_s, deb, u"--keys"_s, m_keys });
+    CLOOP_COMPARE_EXIT(added, 0);
+    QVERIFY2(added.stdoutText().contains(u"cloop-agent 0.4.0 (stable, commit 6e750e981505)"_s),
+        qPrintable(added.describe()));
+    QCOMPARE(kept().size(), 1);
+    const CliResult again = hubRelease({ u"add"_s, deb, u"--keys"_s, m_keys });
+    CLOOP_COMPARE_EXIT(again, 1);
+    QVERIFY2(again.stderrText().contains(u"already"_s), qPrintable(again.describe()));
+    QCOMPARE(kept().size(), 1);
+
+    // Listed with what its signature states; the kept copy is that file.
+    const CliResult listed = hubRelease({ u"list"_s, u"--json"_s });
+    CLOOP_COMPARE_EXIT(listed, 0);
+    const QJsonArray items
+        = QJsonDocument::fromJson(listed.out).object().value(u"releases"_s).toArray();
+    QCOMPARE(items.size(), 1);
+    const QJsonObject release = items.first().toObject();
+    QCOMPARE(release.value(u"package"_s).toString(), u"cloop-agent"_s);
+    QCOMPARE(release.value(u"version"_s).toString(), u"0.4.0"_s);
+    QCOMPARE(release.value(u"channel"_s).toString(), u"stable"_s);
+    QCOMPARE(release.value(u"commit"_s).toString(), m_commit);
+    QFile original(deb);
+    QVERIFY(original.open(QIODevice::ReadOnly));
+    QFile copy(releases + u"/"_s + kept().constFirst());
+    QVERIFY(copy.open(QIODevice::ReadOnly));
+    QCOMPARE(copy.readAll(), original.readAll());
+    // And audited.
+    const QJsonArray audit
+        = hub.cliJson({ u"audit"_s, u"--action"_s, u"release.add"_s, u"--json"_s }).toArray();
+    QCOMPARE(audit.size(), 1);
+    QCOMPARE(
+        audit.first().toObject().value(u"subject"_s).toString(), u"release:cloop-agent 0.4.0"_s);
 }
 
 QTEST_GUILESS_MAIN(TestReleaseCommands)

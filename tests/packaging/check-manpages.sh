@@ -43,8 +43,9 @@ for page in "$pages"/*.[18]; do
         || fail "$(basename "$page") lacks NAME or SYNOPSIS"
 done
 
-for command in serve tls-init pin backup restore key; do
-    check cloop-hub.8 "$bin/cloop-hub" "$command"
+for command in serve tls-init pin backup restore key "release add" "release list"; do
+    read -ra words <<<"$command"
+    check cloop-hub.8 "$bin/cloop-hub" "${words[@]}"
 done
 for program in forward agent; do
     check "cloop-$program.8" "$bin/cloop-$program"
