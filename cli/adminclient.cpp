@@ -19,18 +19,13 @@ Result<QJsonObject> AdminClient::call(
     QBuffer buffer;
     buffer.setData(api::adminPayload(method, body));
     buffer.open(QIODevice::ReadOnly);
-    std::optional<Error> trustError;
     QNetworkAccessManager network;
     network.setStrictTransportSecurityEnabled(false);
-    QNetworkReply *reply = network.sendCustomRequest(*request, method, &buffer);
-    api::guardTrust(reply, m_endpoint.trust, &trustError);
-    QEventLoop loop;
-    QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
-    loop.exec();
-    reply->deleteLater();
-    if (trustError)
-        return *trustError;
-    return api::readAdminAnswer(reply);
+    auto reply = api::runGuarded(
+        m_endpoint.trust, [&] { return network.sendCustomRequest(*request, method, &buffer); });
+    if (!reply)
+        return reply.error();
+    return api::readAdminAnswer(reply->get());
 }
 
 } // namespace cloop::cli

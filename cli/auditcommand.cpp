@@ -86,7 +86,7 @@ int runAuditCommand(const QStringList &arguments)
         query.append({ QStringLiteral("since"), *from });
     }
     if (command.isSet(action)) {
-        static const QRegularExpression actionName(QStringLiteral("\\A[a-z]+\\.[a-z_]+\\z"));
+        static const QRegularExpression actionName(QStringLiteral("\\A[a-z]+(\\.[a-z_]+){1,3}\\z"));
         if (!actionName.match(command.value(action)).hasMatch())
             return command.usageError(
                 QStringLiteral("--action \"%1\" is not an action name such as forwarder.bind")

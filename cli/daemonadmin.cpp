@@ -8,6 +8,17 @@
 
 namespace cloop::cli {
 
+namespace {
+// The one positional a command on one daemon takes: its id.
+Result<qint64> daemonIdOf(const Command &command, const QString &usage, const QString &name)
+{
+    auto given = command.positionals(1, usage);
+    if (!given)
+        return given.error();
+    return parseId(given->first(), QStringLiteral("%1 id").arg(name));
+}
+} // namespace
+
 int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun)
 {
     const QString name = QString::fromLatin1(noun.noun);
@@ -22,11 +33,8 @@ int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun)
     command.addOptions({ reason });
     if (auto done = command.parse(arguments))
         return *done;
-    auto given
-        = command.positionals(1, QStringLiteral("cloop %1 revoke ID [--reason TEXT]").arg(family));
-    if (!given)
-        return command.usageError(given.error().message);
-    auto id = parseId(given->first(), QStringLiteral("%1 id").arg(name));
+    auto id = daemonIdOf(
+        command, QStringLiteral("cloop %1 revoke ID [--reason TEXT]").arg(family), name);
     if (!id)
         return command.usageError(id.error().message);
     auto answer
@@ -39,6 +47,80 @@ int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun)
         return command.failed(revoked.error());
     printLine(QStringLiteral("Revoked %1 %2 \"%3\".").arg(name).arg(*id).arg(revoked->name));
     return kExitOk;
+}
+
+int upgradeDaemon(const QStringList &arguments, const DaemonNoun &noun)
+{
+    const QString name = QString::fromLatin1(noun.noun);
+    const QString family = QString::fromLatin1(noun.family);
+    Command command(QStringLiteral("%1 upgrade").arg(family),
+        QStringLiteral("Ask a connected %1 to upgrade itself from the releases the hub offers. "
+                       "Its device checks the target against its own channel and installs it "
+                       "through its root helper, only if its operator allowed remote upgrades.")
+            .arg(name));
+    command.addPositional(
+        QStringLiteral("ID"), QStringLiteral("The %1's id (see cloop %2 list).").arg(name, family));
+    const QCommandLineOption target(QStringLiteral("target"),
+        QStringLiteral("A release (0.4.0), latest (the newest on the device's channel, the "
+                       "default) or edge:COMMIT."),
+        QStringLiteral("T"), QStringLiteral("latest"));
+    command.addOptions({ target });
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    auto id = daemonIdOf(
+        command, QStringLiteral("cloop %1 upgrade ID [--target T] [--json]").arg(family), name);
+    if (!id)
+        return command.usageError(id.error().message);
+    auto answer
+        = command.post(QStringLiteral("%1/%2/upgrade").arg(QLatin1String(noun.apiPath)).arg(*id),
+            { { QStringLiteral("target"), command.value(target) } });
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    const QString state = answer->value(QLatin1String("state")).toString();
+    const QString to = answer->value(QLatin1String("target")).toString();
+    if (state == QLatin1String("draining"))
+        printLine(QStringLiteral("%1 %2 takes %3: it finishes its %4 run(s) first, then its root "
+                                 "helper installs it. Follow it: cloop %5 list")
+                      .arg(name)
+                      .arg(*id)
+                      .arg(to)
+                      .arg(answer->value(QLatin1String("draining")).toInt())
+                      .arg(family));
+    else
+        printLine(QStringLiteral("%1 %2 takes %3: its root helper installs it now. Follow it: "
+                                 "cloop %4 list, cloop audit --action %5.upgrade.outcome")
+                      .arg(name)
+                      .arg(*id)
+                      .arg(to, family, name));
+    return kExitOk;
+}
+
+QString softwareCell(const api::EnrolledDaemon &daemon)
+{
+    if (daemon.version.isEmpty())
+        return QStringLiteral("-");
+    QString cell = daemon.version;
+    if (daemon.channel == QLatin1String("edge"))
+        cell += QStringLiteral(" (edge)");
+    if (daemon.upgrading)
+        return cell + QStringLiteral(", upgrading to ")
+            + daemon.upgrade.value(QLatin1String("target")).toString();
+    const QString last = daemon.upgrade.value(QLatin1String("state")).toString();
+    if (last == QLatin1String("rolled_back") || last == QLatin1String("failed"))
+        cell += QStringLiteral(", upgrade %1").arg(QString(last).replace(u'_', u' '));
+    if (!daemon.offeredVersion.isEmpty())
+        cell += QStringLiteral(", %1 offered").arg(daemon.offeredVersion);
+    return cell;
+}
+
+QString stateCell(const api::EnrolledDaemon &daemon)
+{
+    if (daemon.upgrading && daemon.connected)
+        return QStringLiteral("upgrading");
+    return api::EnrolledDaemon::stateName(daemon.state);
 }
 
 void printEnrollmentCommand(const QString &bundle, const QDateTime &tokenExpiresAt,

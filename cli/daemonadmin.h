@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/api/enrolleddaemon.h"
+
 #include <QDateTime>
 #include <QString>
 #include <QStringList>
@@ -21,6 +23,16 @@ inline constexpr DaemonNoun kExecutorNoun { "executor", "executor", "/api/execut
 
 // `cloop forward|executor revoke ID [--reason TEXT]`.
 int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun);
+
+// `cloop forward|executor upgrade ID [--target T]`: the device is asked,
+// and says whether it takes the target (its own settings decide).
+int upgradeDaemon(const QStringList &arguments, const DaemonNoun &noun);
+
+// A list's VERSION cell: the version, and the skew at a glance ("0.3.0,
+// 0.4.0 offered"), or where its upgrade stands.
+QString softwareCell(const api::EnrolledDaemon &daemon);
+// A list's STATE cell: "upgrading" while the device drains or installs.
+QString stateCell(const api::EnrolledDaemon &daemon);
 
 // The enrollment's one-time start, framed for the person who runs it: the
 // bundle goes into a file only they can read and the daemon starts with

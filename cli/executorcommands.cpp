@@ -95,12 +95,10 @@ int list(const QStringList &arguments)
     }
     QList<QStringList> rows;
     for (const api::Executor &executor : std::as_const(executors)) {
-        rows.append({ QString::number(executor.id), executor.name,
-            executor.version.isEmpty() ? QStringLiteral("-") : executor.version,
+        rows.append({ QString::number(executor.id), executor.name, softwareCell(executor),
             executor.protocolVersion > 0 ? QString::number(executor.protocolVersion)
                                          : QStringLiteral("-"),
-            api::EnrolledDaemon::stateName(executor.state), formatLastSeen(executor),
-            capabilitySummary(executor) });
+            stateCell(executor), formatLastSeen(executor), capabilitySummary(executor) });
     }
     printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("VERSION"),
                               QStringLiteral("PROTOCOL"), QStringLiteral("STATE"),
@@ -112,6 +110,11 @@ int list(const QStringList &arguments)
 int revoke(const QStringList &arguments)
 {
     return revokeDaemon(arguments, kExecutorNoun);
+}
+
+int upgrade(const QStringList &arguments)
+{
+    return upgradeDaemon(arguments, kExecutorNoun);
 }
 
 int createVirtual(const QStringList &arguments)
@@ -198,8 +201,8 @@ int runVirtual(const QStringList &arguments)
         QStringList { QStringLiteral("executor virtual") } + arguments.mid(1), kVirtualSubcommands);
 }
 
-constexpr Subcommand kSubcommands[]
-    = { { "enroll", enroll }, { "list", list }, { "revoke", revoke }, { "virtual", runVirtual } };
+constexpr Subcommand kSubcommands[] = { { "enroll", enroll }, { "list", list },
+    { "revoke", revoke }, { "upgrade", upgrade }, { "virtual", runVirtual } };
 
 } // namespace
 

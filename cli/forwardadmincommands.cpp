@@ -108,10 +108,11 @@ int list(const QStringList &arguments)
             device += busId->isEmpty() ? QStringLiteral(" (unplugged)")
                                        : QStringLiteral(" at ") + *busId;
         rows.append({ QString::number(forwarder.id), forwarder.name, device,
-            api::EnrolledDaemon::stateName(forwarder.state), formatLastSeen(forwarder) });
+            softwareCell(forwarder), stateCell(forwarder), formatLastSeen(forwarder) });
     }
-    printLine(formatTable({ QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("DEVICE"),
-                              QStringLiteral("STATE"), QStringLiteral("LAST SEEN") },
+    printLine(formatTable(
+        { QStringLiteral("ID"), QStringLiteral("NAME"), QStringLiteral("DEVICE"),
+            QStringLiteral("VERSION"), QStringLiteral("STATE"), QStringLiteral("LAST SEEN") },
         rows));
     return kExitOk;
 }
@@ -119,6 +120,11 @@ int list(const QStringList &arguments)
 int revoke(const QStringList &arguments)
 {
     return revokeDaemon(arguments, kForwarderNoun);
+}
+
+int upgrade(const QStringList &arguments)
+{
+    return upgradeDaemon(arguments, kForwarderNoun);
 }
 
 // The USB/IP device list a USB forwarder exports, one device a line.
@@ -227,8 +233,8 @@ int test(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[]
-    = { { "enroll", enroll }, { "list", list }, { "revoke", revoke }, { "test", test } };
+constexpr Subcommand kSubcommands[] = { { "enroll", enroll }, { "list", list },
+    { "revoke", revoke }, { "test", test }, { "upgrade", upgrade } };
 
 } // namespace
 

@@ -21,10 +21,11 @@ endif()
 string(TIMESTAMP CLOOP_DATE "%a, %d %b %Y %H:%M:%S +0000" UTC)
 
 # cloop_debian_package(COMPONENT PACKAGE SUMMARY DESCRIPTION
-#     [UNIT unit] [START_ON_INSTALL] [USERS "name home gecos;…"] [KEPT text]
+#     [UNIT unit] [START_ON_INSTALL] [UPGRADE_HELPER] [USERS "name home gecos;…"]
+#     [KEPT text]
 #     [MANUALS page.section…] [DEPENDS …] [RECOMMENDS …])
 function(cloop_debian_package component package summary description)
-    cmake_parse_arguments(PARSE_ARGV 4 arg "START_ON_INSTALL" "UNIT;KEPT"
+    cmake_parse_arguments(PARSE_ARGV 4 arg "START_ON_INSTALL;UPGRADE_HELPER" "UNIT;KEPT"
         "USERS;MANUALS;DEPENDS;RECOMMENDS")
     string(TOUPPER ${component} upper)
     set(CPACK_DEBIAN_${upper}_PACKAGE_NAME ${package} PARENT_SCOPE)
@@ -61,6 +62,16 @@ function(cloop_debian_package component package summary description)
     if(arg_UNIT)
         set(PACKAGE ${package})
         set(UNIT ${arg_UNIT})
+        # The root helper that applies the hub's upgrade requests: a path
+        # unit its install command enables, and the service it starts.
+        set(HELPER_UNIT "")
+        if(arg_UPGRADE_HELPER)
+            string(REPLACE ".service" "-upgrade" helper ${arg_UNIT})
+            set(HELPER_UNIT ${helper}.path)
+            install(FILES ${PROJECT_SOURCE_DIR}/resources/systemd/${helper}.path
+                          ${PROJECT_SOURCE_DIR}/resources/systemd/${helper}.service
+                DESTINATION /lib/systemd/system COMPONENT ${component})
+        endif()
         set(START_ON_INSTALL no)
         if(arg_START_ON_INSTALL)
             set(START_ON_INSTALL yes)
@@ -106,14 +117,14 @@ cloop_debian_package(forward cloop-forward
     "cloop forwarder: carries one USB device or network segment to a hub"
     "The forwarder of cloop runs on the machine a device is plugged into. It\ndials the hub, pinned to its key, and carries the device it was enrolled\nfor: a USB device through the kernel's usbip-host, or a layer-2 segment\nthrough a packet socket. `cloop forward install` enrolls it as the unit\ncloop-forward.service."
     MANUALS cloop-forward.8
-    UNIT cloop-forward.service
+    UNIT cloop-forward.service UPGRADE_HELPER
     KEPT "/etc/cloop (the credential)"
     RECOMMENDS kmod)
 cloop_debian_package(agent cloop-agent
     "cloop executor agent: runs projects' workloads in sandboxes"
     "The executor agent of cloop runs the workloads a hub dispatches to this\nmachine in rootful podman sandboxes, as the user cloop-run, and attaches\nthe devices bound to the run's project: a TAP on the segment, or a USB\ndevice through vhci_hcd. `cloop executor agent install` enrolls it as\nthe unit cloop-agent.service."
     MANUALS cloop-agent.8
-    UNIT cloop-agent.service
+    UNIT cloop-agent.service UPGRADE_HELPER
     USERS "cloop-run /nonexistent \"cloop workloads\""
     KEPT "/etc/cloop (the credential) and /var/lib/cloop-agent (runs' folders)"
     DEPENDS adduser
@@ -152,7 +163,9 @@ if(CLOOP_RELEASE_KEYS)
         if(CPACK_DEBIAN_${upper}_PACKAGE_DEPENDS)
             string(APPEND CPACK_DEBIAN_${upper}_PACKAGE_DEPENDS ", ")
         endif()
-        string(APPEND CPACK_DEBIAN_${upper}_PACKAGE_DEPENDS "cloop-release-keys (= ${CLOOP_DEB_VERSION})")
+        # Any version: a device upgrades its daemon's package alone, and the
+        # keys change only when a key is added or retired.
+        string(APPEND CPACK_DEBIAN_${upper}_PACKAGE_DEPENDS "cloop-release-keys")
     endforeach()
     list(APPEND cloop_components keys)
 endif()
@@ -171,6 +184,12 @@ set(CPACK_PACKAGE_VERSION ${CLOOP_FULL_VERSION})
 set(CPACK_PACKAGE_CONTACT "${CLOOP_MAINTAINER}")
 set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
 set(CPACK_DEB_COMPONENT_INSTALL ON)
+# CLOOP_PACKAGE_COMPONENTS: only these packages (agent;keys), from a build
+# of only their programs.
+set(CLOOP_PACKAGE_COMPONENTS "" CACHE STRING "The components to package (default: all)")
+if(CLOOP_PACKAGE_COMPONENTS)
+    set(cloop_components ${CLOOP_PACKAGE_COMPONENTS})
+endif()
 set(CPACK_COMPONENTS_ALL ${cloop_components})
 set(CPACK_DEBIAN_PACKAGE_VERSION ${CLOOP_FULL_VERSION})
 set(CPACK_DEBIAN_PACKAGE_RELEASE ${CLOOP_DEB_RELEASE})

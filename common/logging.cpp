@@ -3,6 +3,7 @@
 Q_LOGGING_CATEGORY(lcTunnel, "cloop.tunnel", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcNet, "cloop.net", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcIdentity, "cloop.identity", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcUpgrade, "cloop.upgrade", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcHub, "cloop.hub", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcHubDb, "cloop.hub.db", QtInfoMsg)
 Q_LOGGING_CATEGORY(lcHubApi, "cloop.hub.api", QtInfoMsg)

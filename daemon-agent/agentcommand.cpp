@@ -38,7 +38,8 @@ struct AgentOptions
 const daemon::ServiceSpec kService { QStringLiteral("cloop executor agent"),
     QStringLiteral("cloop-agent.service"), identity::EnrollmentBundle::Kind::Executor,
     QStringLiteral("agent.bundle"), QStringLiteral("agent.json"),
-    QStringLiteral("CLOOP_AGENT_OPTIONS") };
+    QStringLiteral("CLOOP_AGENT_OPTIONS"), QStringLiteral("cloop-agent"),
+    QStringLiteral("/var/lib/cloop-agent/upgrade") };
 
 } // namespace
 
@@ -94,6 +95,11 @@ int runAgentCommand(const QStringList &arguments, const device::SysfsRoot &kerne
             QStringLiteral("--retain-bytes must be a number of bytes from 65536 to 1073741824"));
     options.kernel = kernel;
     options.capabilities = CapabilityProbe(kernel).probe(choices);
+    auto upgrade = commandLine.upgrade(
+        QStringLiteral("cloop executor agent"), QProcessEnvironment::systemEnvironment());
+    if (!upgrade)
+        return commandLine.usageError(upgrade.error().message);
+    options.upgrade = *upgrade;
 
     AgentDaemon agent(options);
     if (Status prepared = agent.prepare(); !prepared)

@@ -27,6 +27,7 @@ daemon::DaemonConnectorOptions connectorOptions(const AgentDaemonOptions &option
     connector.extra = { { kWorkRootKey,
         options.workRoot.isEmpty() ? WorkRoot::defaultPath() : options.workRoot } };
     connector.capabilities = options.capabilities.toJson();
+    connector.channel = release::channelName(options.upgrade.settings.channel);
     return connector;
 }
 } // namespace
@@ -100,6 +101,11 @@ void AgentDaemon::start()
     }
     connect(m_supervisor, &RunSupervisor::report, this, &AgentDaemon::send);
     m_supervisor->recoverLeftovers();
+    // An upgrade waits for the runs under way; the hub sends no new ones.
+    daemon::UpgradeResponder::Options upgrade = m_options.upgrade;
+    upgrade.busy = [supervisor = m_supervisor] { return supervisor->activeCount(); };
+    m_upgrade = new daemon::UpgradeResponder(std::move(upgrade), this);
+    connect(m_upgrade, &daemon::UpgradeResponder::send, this, &AgentDaemon::send);
     connect(&m_connector, &daemon::DaemonConnector::ready, this,
         [this](const protocol::Welcome &welcome) {
             qCInfo(lcAgent).noquote()
@@ -112,6 +118,8 @@ void AgentDaemon::start()
             // is already finished there when the hub reads this list.
             if (welcome.protocol >= protocol::kMinimumForRunsHeld)
                 send(protocol::RunsHeld { m_supervisor->heldRunIds() });
+            if (welcome.protocol >= protocol::kMinimumForUpgrade)
+                m_upgrade->onConnected();
             tunnel::ChannelMultiplexer *channels = m_connector.client()->connection()->channels();
             m_supervisor->setChannels(channels);
             // The hub opens a channel per forwarded device, just before a start.
@@ -129,7 +137,10 @@ void AgentDaemon::start()
         });
     m_connector.start();
     connect(m_connector.client(), &tunnel::TunnelClient::disconnected, this,
-        [this](const QString &, qint64) { m_supervisor->setChannels(nullptr); });
+        [this](const QString &, qint64) {
+            m_supervisor->setChannels(nullptr);
+            m_upgrade->onDisconnected();
+        });
     connect(m_connector.client(), &tunnel::TunnelClient::controlReceived, this,
         [this](const protocol::ControlMessage &message) {
             if (const auto *start = std::get_if<protocol::RunStart>(&message))
@@ -138,6 +149,8 @@ void AgentDaemon::start()
                 m_supervisor->cancel(*cancel);
             else if (const auto *ack = std::get_if<protocol::RunAck>(&message))
                 m_supervisor->acknowledge(*ack);
+            else if (const auto *request = std::get_if<protocol::UpgradeRequest>(&message))
+                m_upgrade->onRequest(*request);
         });
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/daemon/daemonconnector.h"
+#include "common/daemon/upgraderesponder.h"
 #include "common/device/sysfsroot.h"
 #include "common/protocol/agentcapabilities.h"
 #include "common/result.h"
@@ -21,6 +22,7 @@ struct AgentDaemonOptions
     qsizetype retainBytes = 1024 * 1024; // per run, while the hub has not stored it
     AgentCapabilities capabilities; // detected at start
     device::SysfsRoot kernel; // this machine's, or a test program's stand-in
+    daemon::UpgradeResponder::Options upgrade;
 };
 
 // `cloop executor agent` / `cloop-agent`: enrolls with a bundle once, then
@@ -53,6 +55,7 @@ private:
     AgentDaemonOptions m_options;
     daemon::DaemonConnector m_connector;
     RunSupervisor *m_supervisor = nullptr;
+    daemon::UpgradeResponder *m_upgrade = nullptr;
     DeviceAttacher *m_devices = nullptr; // container mode only
     // Reports made while the hub was out of reach, sent once it is back.
     QList<protocol::ControlMessage> m_unsent;

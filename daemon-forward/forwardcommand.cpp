@@ -10,7 +10,8 @@ namespace {
 const daemon::ServiceSpec kService { QStringLiteral("cloop forward"),
     QStringLiteral("cloop-forward.service"), identity::EnrollmentBundle::Kind::Forwarder,
     QStringLiteral("forwarder.bundle"), QStringLiteral("forwarder.json"),
-    QStringLiteral("CLOOP_FORWARD_OPTIONS") };
+    QStringLiteral("CLOOP_FORWARD_OPTIONS"), QStringLiteral("cloop-forward"),
+    QStringLiteral("/var/lib/cloop-forward/upgrade") };
 } // namespace
 
 int runForwarderCommand(const QStringList &arguments, const device::SysfsRoot &kernel)
@@ -25,7 +26,11 @@ int runForwarderCommand(const QStringList &arguments, const device::SysfsRoot &k
         QStringLiteral("~/.cloop/forwarder.json"));
     if (auto done = commandLine.parse(arguments))
         return *done;
-    ForwarderDaemon forwarder(commandLine.connection(), kernel);
+    auto upgrade = commandLine.upgrade(
+        QStringLiteral("cloop forward"), QProcessEnvironment::systemEnvironment());
+    if (!upgrade)
+        return commandLine.usageError(upgrade.error().message);
+    ForwarderDaemon forwarder(commandLine.connection(), kernel, *upgrade);
     if (Status prepared = forwarder.prepare(); !prepared)
         return commandLine.usageError(prepared.error().message);
     return daemon::runUntilFinished(forwarder);

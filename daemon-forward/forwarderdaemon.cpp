@@ -18,9 +18,11 @@
 namespace cloop::forward {
 
 namespace {
-daemon::DaemonConnectorOptions connectorOptions(const daemon::ConnectionOptions &connection)
+daemon::DaemonConnectorOptions connectorOptions(
+    const daemon::ConnectionOptions &connection, const daemon::UpgradeSettings &upgrade)
 {
     daemon::DaemonConnectorOptions options;
+    options.channel = release::channelName(upgrade.channel);
     options.role = protocol::PeerRole::Forwarder;
     options.endpointPath = QStringLiteral("/api/forwarders/connect");
     options.connection = connection;
@@ -29,13 +31,20 @@ daemon::DaemonConnectorOptions connectorOptions(const daemon::ConnectionOptions 
 }
 } // namespace
 
-ForwarderDaemon::ForwarderDaemon(
-    const daemon::ConnectionOptions &connection, device::SysfsRoot kernel, QObject *parent)
+ForwarderDaemon::ForwarderDaemon(const daemon::ConnectionOptions &connection,
+    device::SysfsRoot kernel, daemon::UpgradeResponder::Options upgrade, QObject *parent)
     : QObject(parent)
-    , m_connector(connectorOptions(connection))
+    , m_connector(connectorOptions(connection, upgrade.settings))
+    , m_upgrade(std::move(upgrade))
     , m_kernel(std::move(kernel))
 {
     connect(&m_connector, &daemon::DaemonConnector::finished, this, &ForwarderDaemon::finished);
+    connect(&m_upgrade, &daemon::UpgradeResponder::send, this,
+        [this](const protocol::ControlMessage &message) {
+            if (tunnel::TunnelConnection *session
+                = m_connector.client() ? m_connector.client()->connection() : nullptr)
+                session->sendControl(message);
+        });
 }
 
 ForwarderDaemon::~ForwarderDaemon()
@@ -81,8 +90,17 @@ void ForwarderDaemon::start()
             reportDeviceState();
             connect(connection->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
                 &ForwarderDaemon::onChannelRequested);
+            if (welcome.protocol >= protocol::kMinimumForUpgrade)
+                m_upgrade.onConnected();
         });
     m_connector.start();
+    connect(m_connector.client(), &tunnel::TunnelClient::controlReceived, this,
+        [this](const protocol::ControlMessage &message) {
+            if (const auto *request = std::get_if<protocol::UpgradeRequest>(&message))
+                m_upgrade.onRequest(*request);
+        });
+    connect(m_connector.client(), &tunnel::TunnelClient::disconnected, this,
+        [this](const QString &, qint64) { m_upgrade.onDisconnected(); });
 }
 
 bool ForwarderDaemon::adoptDevice(const protocol::Welcome &welcome)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/daemon/daemonconnector.h"
+#include "common/daemon/upgraderesponder.h"
 #include "common/device/sysfsroot.h"
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
@@ -35,7 +36,7 @@ public:
     // `kernel` is this machine's /sys, /dev and /proc, or a test's stand-in
     // for them, as the program's main decided.
     ForwarderDaemon(const daemon::ConnectionOptions &connection, device::SysfsRoot kernel,
-        QObject *parent = nullptr);
+        daemon::UpgradeResponder::Options upgrade, QObject *parent = nullptr);
     ~ForwarderDaemon() override;
 
     Status prepare() { return m_connector.prepare(); }
@@ -59,6 +60,7 @@ private:
     void reportDeviceState();
 
     daemon::DaemonConnector m_connector;
+    daemon::UpgradeResponder m_upgrade;
     device::SysfsRoot m_kernel;
     std::optional<protocol::DeviceSpec> m_device; // as the credential file records it
     int m_hubProtocol = 0;

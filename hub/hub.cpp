@@ -10,6 +10,7 @@
 #include "common/util/clock.h"
 #include "hub/domain/bindingservice.h"
 #include "hub/domain/eventbus.h"
+#include "hub/domain/releasecatalog.h"
 #include "hub/domain/runlifecycle.h"
 #include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
@@ -26,6 +27,7 @@
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
+#include "hub/storage/releasestore.h"
 #include "hub/storage/runlogstore.h"
 #include "hub/storage/runstore.h"
 #include "hub/tls/devcertificate.h"
@@ -198,6 +200,11 @@ QString Hub::defaultKeyPath(const QString &dataDir)
     return dataDir + QLatin1String("/tls/key.pem");
 }
 
+QString Hub::releasesPath(const QString &dataDir)
+{
+    return dataDir + QLatin1String("/releases");
+}
+
 QString Hub::databasePath(const QString &dataDir)
 {
     return dataDir + QLatin1String("/hub.db");
@@ -277,11 +284,14 @@ Status Hub::openServices(const HubOptions &options)
     if (!runLogs)
         return runLogs.error();
     m_runLogs = std::move(*runLogs);
+    m_releaseStore = std::make_unique<ReleaseStore>(m_core->stores().database);
+    m_releases = std::make_unique<ReleaseCatalog>(*m_releaseStore, releasesPath(options.dataDir));
     m_deviceStreams = std::make_unique<DeviceStreams>(
         m_gateways->forwarders(), m_gateways->executors(), m_core->events());
     m_dispatcher = std::make_unique<RunDispatcher>(*m_core, m_core->runs(), m_gateways->executors(),
         m_gateways->forwarders(), *m_runLogs, *m_deviceStreams, m_gateways->forwarderStates(),
         options.runGrace);
+    m_dispatcher->holdBackUpgrading(m_gateways->executorUpgrades());
     EventStreamEndpoint::Limits eventLimits;
     eventLimits.authenticationTimeout = options.gateway.authenticationTimeout;
     m_eventStream = std::make_unique<EventStreamEndpoint>(*m_core, eventLimits);
@@ -293,7 +303,8 @@ Status Hub::startServer(const HubOptions &options, const QSslConfiguration &tls)
 {
     // The public URL names the port, known only after listening; the
     // identity is completed in start, before the event loop serves any call.
-    m_api = std::make_unique<AdminApi>(*m_core, *m_gateways, HubIdentity {}, m_runLogs.get());
+    m_api = std::make_unique<AdminApi>(
+        *m_core, *m_gateways, HubIdentity {}, m_runLogs.get(), m_releases.get());
     m_server = std::make_unique<HubHttpServer>(*m_api, *m_gateways, *m_eventStream);
     edge::HttpFront::Options front;
     front.listen.address = options.listenAddress;

@@ -29,6 +29,8 @@ class HubGateways;
 class HubHttpServer;
 class HubMetrics;
 class MetricsEndpoint;
+class ReleaseCatalog;
+class ReleaseStore;
 class RunDispatcher;
 
 struct HubOptions
@@ -83,6 +85,8 @@ public:
     static QString defaultCertificatePath(const QString &dataDir);
     static QString defaultKeyPath(const QString &dataDir);
     static QString databasePath(const QString &dataDir);
+    // The package files of the releases the hub offers.
+    static QString releasesPath(const QString &dataDir);
 
     // Reads the certificate and key files again (SIGHUP): a certificate
     // renewed with the same key serves new connections at once. One with
@@ -114,6 +118,8 @@ private:
     std::unique_ptr<HubCore> m_core;
     std::unique_ptr<HubGateways> m_gateways;
     std::unique_ptr<RunLogStore> m_runLogs;
+    std::unique_ptr<ReleaseStore> m_releaseStore;
+    std::unique_ptr<ReleaseCatalog> m_releases;
     std::unique_ptr<DeviceStreams> m_deviceStreams;
     std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStreamEndpoint> m_eventStream;

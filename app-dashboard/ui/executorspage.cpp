@@ -6,8 +6,10 @@
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/ui/pagetitle.h"
 #include "app-dashboard/ui/recordtable.h"
+#include "app-dashboard/ui/upgradedialog.h"
 
 #include <QJsonObject>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 namespace cloop::dashboard {
@@ -34,8 +36,10 @@ QString describeCapabilities(const api::Executor &executor)
         .join(QStringLiteral(" · "));
 }
 
-ExecutorsPage::ExecutorsPage(HubApi *api, EventSubscription *events, QWidget *parent)
+ExecutorsPage::ExecutorsPage(
+    HubApi *api, EventSubscription *events, bool mayUpgrade, QWidget *parent)
     : QWidget(parent)
+    , m_api(api)
 {
     using Executor = api::Executor;
     auto *model = new JsonTableModel(
@@ -44,10 +48,12 @@ ExecutorsPage::ExecutorsPage(HubApi *api, EventSubscription *events, QWidget *pa
                 [](const Executor &e) {
                     if (!e.connected)
                         return QString(api::EnrolledDaemon::stateName(e.state));
+                    if (e.upgrading)
+                        return tr("upgrading");
                     return e.hubMember.isEmpty() ? tr("connected")
                                                  : tr("connected via %1").arg(e.hubMember);
                 }),
-            recordColumn<Executor>(tr("Version"), [](const Executor &e) { return e.version; }),
+            recordColumn<Executor>(tr("Version"), describeSoftware),
             recordColumn<Executor>(tr("Protocol"),
                 [](const Executor &e) {
                     return e.protocolVersion > 0 ? QString::number(e.protocolVersion) : QString();
@@ -62,9 +68,28 @@ ExecutorsPage::ExecutorsPage(HubApi *api, EventSubscription *events, QWidget *pa
     m_table = new RecordTable(m_listing, tr("Filter by name, state or capability"), this);
     m_table->setEmptyText(
         tr("No executors yet. Enroll one with: cloop executor enroll --name NAME"));
+    if (mayUpgrade) {
+        m_upgrade = new QPushButton(tr("&Upgrade…"), this);
+        m_upgrade->setObjectName(QStringLiteral("upgrade"));
+        m_upgrade->setToolTip(tr("Ask the selected executor to upgrade from the hub's releases"));
+        m_table->addButton(m_upgrade);
+        connect(m_upgrade, &QPushButton::clicked, this, &ExecutorsPage::openUpgrade);
+        connect(m_table, &RecordTable::activated, this, [this] { openUpgrade(); });
+    }
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(new PageTitle(tr("Executors"), this));
     layout->addWidget(m_table, 1);
+}
+
+void ExecutorsPage::openUpgrade()
+{
+    const auto executor = api::recordIn<api::Executor>(m_table->selectedRecord());
+    if (!executor)
+        return;
+    auto *dialog = new UpgradeDialog(m_api, *executor, this);
+    connect(dialog, &QDialog::finished, m_listing, &JsonListing::refresh);
+    openModal(dialog);
+    Q_EMIT dialogOpened(dialog);
 }
 
 } // namespace cloop::dashboard

@@ -32,7 +32,7 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     , m_forwarders(new ForwardersPage(api, m_forwardersClient, this))
     , m_projects(new ProjectsPage(api, m_events, m_forwardersClient, m_identity, this))
     , m_approvals(new ApprovalsPage(api, m_events, m_forwardersClient, this))
-    , m_executors(new ExecutorsPage(api, m_events, this))
+    , m_executors(new ExecutorsPage(api, m_events, m_identity.hubAdmin, this))
     , m_live(new PlainLabel(this))
 {
     setWindowTitle(tr("cloop dashboard — %1").arg(api->endpoint().url.host()));

@@ -1,5 +1,7 @@
 #include "common/api/adminrequest.h"
 
+#include <QEventLoop>
+
 #include <QJsonDocument>
 #include <QNetworkReply>
 #include <QStringList>
@@ -74,6 +76,25 @@ void guardTrust(QNetworkReply *reply, const net::HubTrust &trust, std::optional<
             reply->abort();
         }
     });
+}
+
+Result<std::unique_ptr<QNetworkReply>> runGuarded(const net::HubTrust &trust,
+    const std::function<QNetworkReply *()> &send, const std::function<void(QNetworkReply *)> &watch)
+{
+    std::optional<Error> trustError;
+    std::unique_ptr<QNetworkReply> reply(send());
+    guardTrust(reply.get(), trust, &trustError);
+    if (watch)
+        watch(reply.get());
+    QEventLoop loop;
+    QObject::connect(reply.get(), &QNetworkReply::finished, &loop, &QEventLoop::quit);
+    if (!reply->isFinished())
+        loop.exec();
+    // The handlers that write trustError go with the reply's connections.
+    reply->disconnect();
+    if (trustError)
+        return *trustError;
+    return reply;
 }
 
 Result<QJsonObject> readAdminAnswer(QNetworkReply *reply)

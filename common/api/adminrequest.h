@@ -1,5 +1,8 @@
 #pragma once
 
+#include <functional>
+#include <memory>
+
 #include "common/net/hubtls.h"
 #include "common/result.h"
 
@@ -44,6 +47,14 @@ QByteArray adminPayload(const QByteArray &method, const QJsonObject &body);
 // the request (and its token) leaves. What went wrong lands in `failure`,
 // which must outlive the reply.
 void guardTrust(QNetworkReply *reply, const net::HubTrust &trust, std::optional<Error> *failure);
+
+// One request, sent by `send` on `network`, guarded as guardTrust does and
+// waited for in a local event loop; `watch` may connect to the reply first
+// (a download read in pieces). The finished reply, or the trust failure.
+// `network` outlives the reply.
+Result<std::unique_ptr<QNetworkReply>> runGuarded(const net::HubTrust &trust,
+    const std::function<QNetworkReply *()> &send,
+    const std::function<void(QNetworkReply *)> &watch = {});
 
 // The answer of a finished reply: the JSON object, or the hub's error
 // (code and message from its body), or why the hub could not be reached.

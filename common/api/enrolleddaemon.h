@@ -3,6 +3,7 @@
 #include "common/api/recordfields.h"
 
 #include <QDateTime>
+#include <QJsonObject>
 #include <QString>
 
 namespace cloop::api {
@@ -29,6 +30,15 @@ struct EnrolledDaemon
     QString createdBy;
     QDateTime enrolledAt;
     QDateTime revokedAt;
+    QString version; // its software; empty until it connected once
+    int protocolVersion = 0; // 0 until it connected once
+    QString channel; // the update channel its device follows; empty if never said
+    // The newer release the hub offers it on its channel: it is behind.
+    QString offeredVersion;
+    bool upgrading = false; // draining, or its root helper installing
+    // Its upgrade's last word since the hub started ({"state", "target",
+    // "from", "to", "message", "since"}); empty when none.
+    QJsonObject upgrade;
 
     bool isRevoked() const { return state == State::Revoked; }
 

@@ -8,8 +8,6 @@ namespace cloop::api {
 // An executor agent as the admin API shows it (GET /api/executors).
 struct Executor : EnrolledDaemon
 {
-    QString version; // its software; empty until it connected once
-    int protocolVersion = 0; // 0 until it connected once
     // What the agent reported in its last hello, as it reported it (empty
     // until it connected once); capabilities() reads it.
     QJsonObject reportedCapabilities;

@@ -1,5 +1,10 @@
 #include "common/daemon/daemoncommandline.h"
 
+#include "cloop/buildinfo.h"
+
+#include <QDir>
+#include <QFileInfo>
+
 namespace cloop::daemon {
 
 DaemonCommandLine::DaemonCommandLine(
@@ -24,9 +29,31 @@ DaemonCommandLine::DaemonCommandLine(
           QStringLiteral(
               "Accept a bundle or credential that pins no key of the hub and trust the hub on "
               "its certificate's CA chain alone (warns on every attempt)."))
+    , m_upgradeDir(QStringLiteral("upgrade-dir"),
+          QStringLiteral("Where upgrade requests are filed for the root helper (default %1).")
+              .arg(QStringLiteral("~/.cloop/") + QFileInfo(defaultCredentialFile).completeBaseName()
+                  + QStringLiteral("-upgrade")),
+          QStringLiteral("DIR"))
+    , m_defaultUpgradeDir(QDir::homePath() + QStringLiteral("/.cloop/")
+          + QFileInfo(defaultCredentialFile).completeBaseName() + QStringLiteral("-upgrade"))
 {
     m_commandLine.addOptions(
-        { m_bundle, m_tokenFile, m_credential, m_ca, m_insecure, m_trustCaOnly });
+        { m_bundle, m_tokenFile, m_credential, m_ca, m_insecure, m_trustCaOnly, m_upgradeDir });
+}
+
+Result<UpgradeResponder::Options> DaemonCommandLine::upgrade(
+    const QString &program, const QProcessEnvironment &environment) const
+{
+    auto settings = UpgradeSettings::fromEnvironment(environment);
+    if (!settings)
+        return settings.error();
+    UpgradeResponder::Options options;
+    options.settings = *settings;
+    options.program = program;
+    options.spoolFolder = m_commandLine.isSet(m_upgradeDir) ? m_commandLine.value(m_upgradeDir)
+                                                            : m_defaultUpgradeDir;
+    options.installedVersion = QString::fromLatin1(buildinfo::kVersion);
+    return options;
 }
 
 std::optional<int> DaemonCommandLine::parse(const QStringList &arguments)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/daemon/daemonconnector.h"
+#include "common/daemon/upgraderesponder.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
@@ -28,6 +29,10 @@ public:
     // (0), or bad arguments reported (kExitUsage).
     std::optional<int> parse(const QStringList &arguments);
     ConnectionOptions connection() const;
+    // How the daemon answers the hub's upgrade requests: the settings its
+    // unit's drop-in gives it (its environment), and its spool folder.
+    Result<UpgradeResponder::Options> upgrade(
+        const QString &program, const QProcessEnvironment &environment) const;
     // "cloop NAME: message" on stderr; returns kExitUsage.
     int usageError(const QString &message) const;
 
@@ -39,6 +44,8 @@ private:
     QCommandLineOption m_ca;
     QCommandLineOption m_insecure;
     QCommandLineOption m_trustCaOnly;
+    QCommandLineOption m_upgradeDir;
+    QString m_defaultUpgradeDir;
 };
 
 // Runs a prepared daemon until it finishes or SIGTERM/SIGINT stops it;

@@ -69,6 +69,7 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
     options.insecureOption = QStringLiteral("--insecure-plaintext");
     options.trust = *trust;
     options.capabilities = m_options.capabilities;
+    options.channel = m_options.channel;
     m_client = std::make_unique<tunnel::TunnelClient>(options);
     return {};
 }

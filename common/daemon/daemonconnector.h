@@ -45,6 +45,7 @@ struct DaemonConnectorOptions
     QString defaultCredentialFile; // "forwarder.json": under ~/.cloop unless connection says
     QJsonObject extra; // role settings saved with the credential (an agent's work root)
     QJsonObject capabilities; // sent with every hello
+    QString channel; // sent with every hello: the device's update channel
 };
 
 // What every daemon does to reach its hub: enroll once with a bundle (the

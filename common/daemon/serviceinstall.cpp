@@ -217,6 +217,8 @@ std::optional<int> runServiceSubcommand(const ServiceSpec &spec, const QStringLi
     const QString subcommand = arguments.value(1);
     const QStringList rest
         = QStringList { arguments.value(0) + QLatin1Char(' ') + subcommand } + arguments.mid(2);
+    if (subcommand == "install"_L1 && rest.contains(u"--upgrade"_s))
+        return runUpgradeCommand(spec, rest);
     if (subcommand == "install"_L1)
         return runInstallCommand(spec, rest, daemonOptions);
     if (subcommand == "uninstall"_L1)

@@ -20,6 +20,8 @@ struct ServiceSpec
     QString credentialFile; // "forwarder.json", in /etc/cloop
     // The unit's variable its drop-in sets to the daemon's own options.
     QString optionsVariable; // "CLOOP_FORWARD_OPTIONS"
+    QString package; // "cloop-forward": what an upgrade installs
+    QString upgradeFolder; // "/var/lib/cloop-forward/upgrade", as its unit says
 };
 
 // `… install --token-file FILE [options]`, as root: the bundle checked and
@@ -37,6 +39,11 @@ int runInstallCommand(const ServiceSpec &spec, const QStringList &arguments,
 // `… uninstall [--purge]`: the unit stopped and disabled, the drop-in gone;
 // the credential stays unless --purge.
 int runUninstallCommand(const ServiceSpec &spec, const QStringList &arguments);
+
+// `… install --upgrade …`, as root: the device's upgrade settings (its
+// channel, whether the hub may ask), an upgrade its operator asks for now,
+// or (--apply-request, from the path unit) the request the daemon filed.
+int runUpgradeCommand(const ServiceSpec &spec, const QStringList &arguments);
 
 // The exit code of `install`, `uninstall` or `repin` when `arguments`
 // (the daemon's name first) names one; none for the daemon itself.

@@ -36,6 +36,25 @@ template <typename T> Result<ControlMessage> finish(const FieldReader &reader, T
 }
 
 constexpr qint64 kMaxProtocol = 10000;
+
+// An update channel's name, absent from daemons before protocol 27.
+QString readChannel(FieldReader &read)
+{
+    const QString channel = read.string(QLatin1StringView("channel"), 16, false);
+    if (!channel.isEmpty() && channel != QLatin1String("stable")
+        && channel != QLatin1String("edge"))
+        read.fail(QStringLiteral("\"channel\" must be \"stable\" or \"edge\""));
+    return channel;
+}
+
+constexpr std::pair<UpgradeStatus::State, QLatin1StringView> kUpgradeStates[] = {
+    { UpgradeStatus::State::Refused, QLatin1StringView("refused") },
+    { UpgradeStatus::State::Draining, QLatin1StringView("draining") },
+    { UpgradeStatus::State::Requested, QLatin1StringView("requested") },
+    { UpgradeStatus::State::Upgraded, QLatin1StringView("upgraded") },
+    { UpgradeStatus::State::RolledBack, QLatin1StringView("rolled_back") },
+    { UpgradeStatus::State::Failed, QLatin1StringView("failed") },
+};
 constexpr qint64 kMaxId = kMaxWireId;
 
 Result<ControlMessage> parseHello(FieldReader &read)
@@ -46,6 +65,7 @@ Result<ControlMessage> parseHello(FieldReader &read)
     hello.role = readRole(read);
     hello.credential = read.string(QLatin1StringView("credential"), 256);
     hello.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
+    hello.channel = readChannel(read);
     return finish(read, std::move(hello));
 }
 
@@ -58,6 +78,7 @@ Result<ControlMessage> parseRedeem(FieldReader &read)
     redeem.role = readRole(read);
     redeem.token = read.string(QLatin1StringView("token"), 256);
     redeem.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
+    redeem.channel = readChannel(read);
     return finish(read, std::move(redeem));
 }
 
@@ -321,6 +342,40 @@ Result<ControlMessage> parseDeviceState(FieldReader &read)
     return finish(read, state);
 }
 
+Result<ControlMessage> parseUpgradeRequest(FieldReader &read)
+{
+    UpgradeRequest request;
+    request.target = read.string(QLatin1StringView("target"), 64);
+    for (auto it = read.object().begin(); it != read.object().end(); ++it)
+        if (it.key() != QLatin1String("type") && it.key() != QLatin1String("target"))
+            request.ignoredFields.append(it.key().left(64));
+    return finish(read, std::move(request));
+}
+
+Result<ControlMessage> parseUpgradeStatus(FieldReader &read)
+{
+    UpgradeStatus status;
+    const QString state = read.string(QLatin1StringView("state"), 32);
+    bool known = false;
+    for (const auto &[value, name] : kUpgradeStates) {
+        if (state == name) {
+            status.state = value;
+            known = true;
+        }
+    }
+    if (!known && !read.error())
+        read.fail(QStringLiteral("\"state\" is not an upgrade state"));
+    status.target = read.string(QLatin1StringView("target"), 64, false);
+    status.from = read.string(QLatin1StringView("from"), 64, false);
+    status.to = read.string(QLatin1StringView("to"), 64, false);
+    status.message = read.string(QLatin1StringView("message"), 1024, false);
+    if (read.has(QLatin1StringView("draining")))
+        status.draining = static_cast<int>(read.integer(QLatin1StringView("draining"), 0, 100000));
+    if (status.state == UpgradeStatus::State::Refused && status.message.isEmpty() && !read.error())
+        read.fail(QStringLiteral("a refusal must say why (\"message\")"));
+    return finish(read, std::move(status));
+}
+
 struct MessageParser
 {
     QLatin1StringView type;
@@ -341,6 +396,8 @@ constexpr MessageParser kMessageParsers[] = {
     { messagetype::kRunsHeld, parseRunsHeld },
     { messagetype::kHubPins, parseHubPins },
     { messagetype::kDeviceState, parseDeviceState },
+    { messagetype::kUpgradeRequest, parseUpgradeRequest },
+    { messagetype::kUpgradeStatus, parseUpgradeStatus },
 };
 
 // The JSON object every control message is, before its type is read.
@@ -367,6 +424,14 @@ bool isValidForwardedDeviceName(const QString &name)
 {
     static const QRegularExpression pattern(QStringLiteral("\\A[a-z0-9][a-z0-9._-]{0,63}\\z"));
     return pattern.match(name).hasMatch();
+}
+
+QString upgradeStateName(UpgradeStatus::State state)
+{
+    for (const auto &[value, name] : kUpgradeStates)
+        if (value == state)
+            return name;
+    return {};
 }
 
 QString roleName(PeerRole role)
@@ -403,6 +468,8 @@ struct Serializer
             { QStringLiteral("credential"), m.credential } };
         if (!m.capabilities.isEmpty())
             object.insert(QStringLiteral("capabilities"), m.capabilities);
+        if (!m.channel.isEmpty())
+            object.insert(QStringLiteral("channel"), m.channel);
         return object;
     }
     QJsonObject operator()(const Redeem &m) const
@@ -412,6 +479,8 @@ struct Serializer
             { QStringLiteral("role"), roleName(m.role) }, { QStringLiteral("token"), m.token } };
         if (!m.capabilities.isEmpty())
             object.insert(QStringLiteral("capabilities"), m.capabilities);
+        if (!m.channel.isEmpty())
+            object.insert(QStringLiteral("channel"), m.channel);
         return object;
     }
     QJsonObject operator()(const Enrolled &m) const
@@ -513,6 +582,25 @@ struct Serializer
             ids.append(id);
         return { { QStringLiteral("type"), messagetype::kRunsHeld },
             { QStringLiteral("run_ids"), ids } };
+    }
+    QJsonObject operator()(const UpgradeRequest &m) const
+    {
+        return { { QStringLiteral("type"), messagetype::kUpgradeRequest },
+            { QStringLiteral("target"), m.target } };
+    }
+    QJsonObject operator()(const UpgradeStatus &m) const
+    {
+        QJsonObject object { { QStringLiteral("type"), messagetype::kUpgradeStatus },
+            { QStringLiteral("state"), upgradeStateName(m.state) } };
+        const std::pair<QString, QString> texts[]
+            = { { QStringLiteral("target"), m.target }, { QStringLiteral("from"), m.from },
+                  { QStringLiteral("to"), m.to }, { QStringLiteral("message"), m.message } };
+        for (const auto &[key, value] : texts)
+            if (!value.isEmpty())
+                object.insert(key, value);
+        if (m.state == UpgradeStatus::State::Draining)
+            object.insert(QStringLiteral("draining"), m.draining);
+        return object;
     }
     QJsonObject operator()(const ErrorMessage &m) const
     {

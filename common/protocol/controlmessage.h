@@ -31,6 +31,8 @@ inline constexpr QLatin1StringView kRunFinished { "run.finished" };
 inline constexpr QLatin1StringView kRunsHeld { "runs.held" };
 inline constexpr QLatin1StringView kDeviceState { "device.state" };
 inline constexpr QLatin1StringView kHubPins { "hub.pins" };
+inline constexpr QLatin1StringView kUpgradeRequest { "upgrade.request" };
+inline constexpr QLatin1StringView kUpgradeStatus { "upgrade.status" };
 } // namespace messagetype
 
 // Which endpoint a daemon speaks to; a credential of one role never
@@ -52,6 +54,9 @@ struct Hello
     // What an executor agent can do (its detected capabilities); empty for
     // forwarders. Validated by the hub, not here: it is the agent's report.
     QJsonObject capabilities;
+    // The update channel the device follows ("stable" or "edge"), from its
+    // own configuration; empty from daemons before protocol 27.
+    QString channel;
 
     friend bool operator==(const Hello &, const Hello &) = default;
 };
@@ -64,6 +69,7 @@ struct Redeem
     PeerRole role = PeerRole::Forwarder;
     QString token;
     QJsonObject capabilities;
+    QString channel;
 
     friend bool operator==(const Redeem &, const Redeem &) = default;
 };
@@ -218,8 +224,49 @@ struct DeviceState
     friend bool operator==(const DeviceState &, const DeviceState &) = default;
 };
 
-using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart,
-    RunCancel, RunAck, RunStarted, RunFinished, RunsHeld, DeviceState, HubPins>;
+// Hub -> daemon: an administrator asks the device to upgrade. It carries
+// the target alone: the channel and any permission to downgrade are the
+// device's own configuration, and fields that try to say otherwise are
+// named in `ignoredFields` (the daemon logs them) and never read.
+struct UpgradeRequest
+{
+    QString target; // release::UpgradeTarget's text, checked by the device
+    QStringList ignoredFields;
+
+    friend bool operator==(const UpgradeRequest &, const UpgradeRequest &) = default;
+};
+
+// Daemon -> hub: where an upgrade stands on the device, from its answer to
+// an UpgradeRequest to the outcome its root helper reports.
+struct UpgradeStatus
+{
+    enum class State
+    {
+        Refused, // the device does not install this target; message says why
+        Draining, // accepted; waiting for `draining` runs to finish
+        Requested, // the request is filed for the device's root helper
+        Upgraded, // the helper installed `to` and the daemon came back on it
+        RolledBack, // `to` did not come back; `from` is installed again
+        Failed, // nothing was installed; message says why
+    };
+    State state = State::Refused;
+    QString target;
+    QString from; // versions, for the outcomes
+    QString to;
+    QString message;
+    int draining = 0;
+
+    bool isOutcome() const
+    {
+        return state == State::Upgraded || state == State::RolledBack || state == State::Failed;
+    }
+    friend bool operator==(const UpgradeStatus &, const UpgradeStatus &) = default;
+};
+QString upgradeStateName(UpgradeStatus::State state);
+
+using ControlMessage
+    = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart, RunCancel, RunAck,
+        RunStarted, RunFinished, RunsHeld, DeviceState, HubPins, UpgradeRequest, UpgradeStatus>;
 
 // Limits a RunStart is checked against.
 inline constexpr int kMaxArgv = 256;

@@ -158,11 +158,11 @@ void TunnelClient::onConnected()
     setState(State::Authenticating);
     m_connection->startHeartbeat();
     if (!m_credential.isEmpty()) {
-        m_connection->sendControl(Hello {
-            kVersion, m_options.software, m_options.role, m_credential, m_options.capabilities });
+        m_connection->sendControl(Hello { kVersion, m_options.software, m_options.role,
+            m_credential, m_options.capabilities, m_options.channel });
     } else {
-        m_connection->sendControl(Redeem {
-            kVersion, m_options.software, m_options.role, m_token, m_options.capabilities });
+        m_connection->sendControl(Redeem { kVersion, m_options.software, m_options.role, m_token,
+            m_options.capabilities, m_options.channel });
     }
 }
 

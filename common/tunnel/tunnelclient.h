@@ -31,6 +31,8 @@ struct TunnelClientOptions
     ChannelMultiplexer::Limits limits;
     // Sent with every hello: an agent's capabilities.
     QJsonObject capabilities;
+    // Sent with every hello: the update channel the device's configuration names.
+    QString channel;
 };
 
 // A daemon's side of the tunnel: dials the hub, proves who it is, and keeps

@@ -69,6 +69,8 @@ constexpr Rule<HubWide, HubAction> kHubRules[] = {
     { HubAction::CreateToken, HubWide::Administrator, "creating an API token"_L1 },
     { HubAction::ReadAuditLog, HubWide::Administrator, "reading the audit log"_L1 },
     { HubAction::SubscribeToEvents, HubWide::AnyRole, "the event stream"_L1 },
+    { HubAction::UpgradeDevice, HubWide::Administrator, "upgrading a forwarder or an executor"_L1 },
+    { HubAction::ListReleases, HubWide::AnyRole, "listing the releases the hub offers"_L1 },
 };
 
 // Every action, in the order of its enum, once.
@@ -83,7 +85,7 @@ constexpr bool namesEveryAction(const Rule<Who, Action> (&rules)[N], Action last
     }
     return true;
 }
-static_assert(namesEveryAction(kHubRules, HubAction::SubscribeToEvents));
+static_assert(namesEveryAction(kHubRules, HubAction::ListReleases));
 
 Rule<HubWide, HubAction> ruleFor(AccessPolicy::HubAction action)
 {

@@ -45,6 +45,8 @@ public:
         CreateToken,
         ReadAuditLog,
         SubscribeToEvents,
+        UpgradeDevice,
+        ListReleases,
     };
     // What a person may ask of one project.
     enum class ProjectAction

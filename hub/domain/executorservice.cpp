@@ -84,6 +84,13 @@ Result<ExecutorRecord> ExecutorService::find(const ApiPrincipal &caller, qint64 
         [&] { return m_executors.find(executorId); });
 }
 
+Result<ExecutorRecord> ExecutorService::findForUpgrade(
+    const ApiPrincipal &caller, qint64 executorId)
+{
+    return m_policy.ifAllowed(caller, AccessPolicy::HubAction::UpgradeDevice,
+        [&] { return m_executors.find(executorId); });
+}
+
 Result<VirtualExecutorRecord> ExecutorService::createVirtualExecutor(
     const ApiPrincipal &caller, const QJsonObject &body)
 {
@@ -119,10 +126,10 @@ Result<std::pair<ExecutorRecord, QString>> ExecutorService::redeem(const QString
     return m_executors.redeem(token);
 }
 
-Status ExecutorService::recordHello(
-    qint64 executorId, const QString &software, int protocol, const QJsonObject &capabilities)
+Status ExecutorService::recordHello(qint64 executorId, const QString &software, int protocol,
+    const QJsonObject &capabilities, const QString &channel)
 {
-    return m_executors.recordHello(executorId, software, protocol, capabilities);
+    return m_executors.recordHello(executorId, software, protocol, capabilities, channel);
 }
 
 Status ExecutorService::touchLastSeen(qint64 executorId)

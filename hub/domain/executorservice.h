@@ -37,6 +37,8 @@ public:
         const ApiPrincipal &caller, qint64 executorId, const QJsonObject &body);
     Result<QList<ExecutorRecord>> list(const ApiPrincipal &caller);
     Result<ExecutorRecord> find(const ApiPrincipal &caller, qint64 executorId);
+    // For a hub administrator asking the agent to upgrade.
+    Result<ExecutorRecord> findForUpgrade(const ApiPrincipal &caller, qint64 executorId);
 
     // {"name", "executor_id", "runtime"}; read once the caller may create one.
     Result<VirtualExecutorRecord> createVirtualExecutor(
@@ -48,8 +50,8 @@ public:
     // it can do.
     Result<ExecutorRecord> authenticate(const QString &credential);
     Result<std::pair<ExecutorRecord, QString>> redeem(const QString &token);
-    Status recordHello(
-        qint64 executorId, const QString &software, int protocol, const QJsonObject &capabilities);
+    Status recordHello(qint64 executorId, const QString &software, int protocol,
+        const QJsonObject &capabilities, const QString &channel = {});
     Status touchLastSeen(qint64 executorId);
 
     // What the dispatcher plans with: the executor and its last report.

@@ -108,6 +108,13 @@ Result<ForwarderRecord> ForwarderService::findForTest(
         [&] { return m_forwarders.find(forwarderId); });
 }
 
+Result<ForwarderRecord> ForwarderService::findForUpgrade(
+    const ApiPrincipal &caller, qint64 forwarderId)
+{
+    return m_policy.ifAllowed(caller, AccessPolicy::HubAction::UpgradeDevice,
+        [&] { return m_forwarders.find(forwarderId); });
+}
+
 Result<ForwarderRecord> ForwarderService::authenticate(const QString &credential)
 {
     return m_forwarders.authenticate(credential);
@@ -116,6 +123,12 @@ Result<ForwarderRecord> ForwarderService::authenticate(const QString &credential
 Result<RedeemedEnrollment> ForwarderService::redeem(const QString &token)
 {
     return m_forwarders.redeem(token);
+}
+
+Status ForwarderService::recordHello(
+    qint64 forwarderId, const QString &software, int protocol, const QString &channel)
+{
+    return m_forwarders.recordHello(forwarderId, software, protocol, channel);
 }
 
 Status ForwarderService::touchLastSeen(qint64 forwarderId)

@@ -32,12 +32,17 @@ public:
     Result<ForwarderRecord> find(const ApiPrincipal &caller, qint64 forwarderId);
     // Testing opens the device (promiscuous on a segment): hub administrators only.
     Result<ForwarderRecord> findForTest(const ApiPrincipal &caller, qint64 forwarderId);
+    // For a hub administrator asking the forwarder to upgrade.
+    Result<ForwarderRecord> findForUpgrade(const ApiPrincipal &caller, qint64 forwarderId);
 
     // The forwarders' endpoint, where no person asks: a forwarder's first
     // message names its credential, or the token it redeems for one.
     Result<ForwarderRecord> authenticate(const QString &credential);
     Result<RedeemedEnrollment> redeem(const QString &token);
     Status touchLastSeen(qint64 forwarderId);
+    // What its hello said of it: version, protocol, update channel.
+    Status recordHello(
+        qint64 forwarderId, const QString &software, int protocol, const QString &channel);
 
 private:
     Database &m_db;

@@ -31,7 +31,7 @@ using util::printLine;
 
 QString releasesDir(const QString &dataDir)
 {
-    return dataDir + QStringLiteral("/releases");
+    return Hub::releasesPath(dataDir);
 }
 
 // Who ran the command, for the audit log: the machine's user.

@@ -1,7 +1,10 @@
 #include "hub/server/adminapi.h"
 
+#include "common/crypto/secrets.h"
 #include "common/logging.h"
 #include "common/protocol/protocolversion.h"
+#include "hub/domain/executorservice.h"
+#include "hub/domain/forwarderservice.h"
 #include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
 #include "hub/server/hubgateways.h"
@@ -10,18 +13,21 @@
 
 namespace cloop::hub {
 
-AdminApi::AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs)
+AdminApi::AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs,
+    ReleaseCatalog *releases)
     : m_core(core)
     , m_identity(std::move(identity))
     , m_deviceTester(gateways.forwarders())
     , m_forwarderRoutes(core.forwarders(), gateways.forwarders(), gateways.forwarderStates(),
-          m_identity, m_deviceTester)
-    , m_executorRoutes(core.executors(), gateways.executors(), m_identity)
+          m_identity, m_deviceTester, gateways.forwarderUpgrades(), releases)
+    , m_executorRoutes(
+          core.executors(), gateways.executors(), m_identity, gateways.executorUpgrades(), releases)
     , m_bindingRoutes(core.bindings(), core.clock())
     , m_peopleRoutes(core.people())
     , m_tokenRoutes(core.tokens())
     , m_auditRoutes(core.audit())
     , m_runRoutes(core.runs(), runLogs)
+    , m_releaseRoutes(releases, core.policy())
 {
     m_forwarderRoutes.registerIn(m_router);
     m_executorRoutes.registerIn(m_router);
@@ -30,6 +36,7 @@ AdminApi::AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, R
     m_tokenRoutes.registerIn(m_router);
     m_auditRoutes.registerIn(m_router);
     m_runRoutes.registerIn(m_router);
+    m_releaseRoutes.registerIn(m_router);
 }
 
 namespace {
@@ -51,6 +58,9 @@ ApiAdmission AdminApi::admit(
                      QStringLiteral("an API token is required (Authorization: Bearer …)")),
             {}, 0 };
     const QString bearer = QString::fromUtf8(authorization.mid(7)).trimmed();
+    if (const auto kind = secrets::kindOf(bearer); kind == secrets::SecretKind::ForwarderCredential
+        || kind == secrets::SecretKind::AgentCredential)
+        return admitDevice(method, path, bearer, kind);
     auto caller = m_core.tokens().authenticate(bearer);
     if (!caller)
         return { ApiResponse::fromError(caller.error()), {}, 0 };
@@ -61,6 +71,37 @@ ApiAdmission AdminApi::admit(
     if (auto unrouted = m_router.refusal(method, path))
         return { std::move(unrouted), *caller, 0 };
     return { std::nullopt, *caller, kMaxBodySize };
+}
+
+ApiAdmission AdminApi::admitDevice(const QByteArray &method, const QString &path,
+    const QString &credential, secrets::SecretKind kind)
+{
+    // A device's credential opens the release downloads and nothing else:
+    // whatever else it asks is refused before the credential is even looked up.
+    if (!ReleaseRoutes::isDevicePath(method, path))
+        return { ApiResponse::error(401, QStringLiteral("wrong_credential_type"),
+                     QStringLiteral("%1 cannot be used on the admin API, except to fetch "
+                                    "releases; it takes a user's API token")
+                         .arg(secrets::describe(kind))),
+            {}, 0 };
+    const bool forwarder = kind == secrets::SecretKind::ForwarderCredential;
+    qint64 id = 0;
+    std::optional<Error> refusal;
+    if (forwarder) {
+        auto record = m_core.forwarders().authenticate(credential);
+        record ? void(id = record->id) : void(refusal = record.error());
+    } else {
+        auto record = m_core.executors().authenticate(credential);
+        record ? void(id = record->id) : void(refusal = record.error());
+    }
+    if (refusal)
+        return { ApiResponse::error(401, QStringLiteral("unauthorized"), refusal->message), {}, 0 };
+    ApiPrincipal device;
+    device.device = QStringLiteral("%1:%2")
+                        .arg(forwarder ? QStringLiteral("forwarder") : QStringLiteral("executor"))
+                        .arg(id);
+    device.userName = device.device;
+    return { std::nullopt, device, 0 };
 }
 
 ApiResponse AdminApi::handle(const ApiRequest &request)

@@ -1,11 +1,13 @@
 #pragma once
 
+#include "common/crypto/secrets.h"
 #include "hub/server/api/apirouter.h"
 #include "hub/server/api/auditroutes.h"
 #include "hub/server/api/bindingroutes.h"
 #include "hub/server/api/executorroutes.h"
 #include "hub/server/api/forwarderroutes.h"
 #include "hub/server/api/peopleroutes.h"
+#include "hub/server/api/releaseroutes.h"
 #include "hub/server/api/runroutes.h"
 #include "hub/server/api/tokenroutes.h"
 #include "hub/server/devicetester.h"
@@ -36,8 +38,9 @@ class AdminApi
 {
 public:
     // Without a log store (tests without a data folder), run logs are not served.
-    AdminApi(
-        HubCore &core, HubGateways &gateways, HubIdentity identity, RunLogStore *runLogs = nullptr);
+    // Without a catalogue the hub offers no releases.
+    AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity,
+        RunLogStore *runLogs = nullptr, ReleaseCatalog *releases = nullptr);
 
     // Authentication first, so that nobody without a token learns which
     // routes exist or makes the hub read a body.
@@ -58,6 +61,9 @@ public:
     static constexpr qsizetype kMaxBodySize = 1024 * 1024;
 
 private:
+    ApiAdmission admitDevice(const QByteArray &method, const QString &path,
+        const QString &credential, secrets::SecretKind kind);
+
     HubCore &m_core;
     HubIdentity m_identity;
     DeviceTester m_deviceTester;
@@ -68,6 +74,7 @@ private:
     TokenRoutes m_tokenRoutes;
     AuditRoutes m_auditRoutes;
     RunRoutes m_runRoutes;
+    ReleaseRoutes m_releaseRoutes;
     ApiRouter m_router;
 };
 

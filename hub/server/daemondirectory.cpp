@@ -9,8 +9,11 @@ namespace cloop::hub {
 
 using namespace protocol;
 
-AdmittedDaemon ForwarderDirectory::admit(const ForwarderRecord &record)
+Result<AdmittedDaemon> ForwarderDirectory::admit(
+    const ForwarderRecord &record, const QString &software, int protocol, const QString &channel)
 {
+    if (Status recorded = m_service.recordHello(record.id, software, protocol, channel); !recorded)
+        return recorded.error();
     AdmittedDaemon admitted { record.id, record.name, {}, std::nullopt };
     admitted.welcome = Welcome { kVersion, m_software, record.id, record.name, record.device, {} };
     return admitted;
@@ -21,7 +24,7 @@ Result<AdmittedDaemon> ForwarderDirectory::authenticate(const Hello &hello)
     auto record = m_service.authenticate(hello.credential);
     if (!record)
         return record.error();
-    return admit(*record);
+    return admit(*record, hello.software, hello.protocol, hello.channel);
 }
 
 Result<AdmittedDaemon> ForwarderDirectory::redeem(const Redeem &redeem)
@@ -29,9 +32,10 @@ Result<AdmittedDaemon> ForwarderDirectory::redeem(const Redeem &redeem)
     auto redeemed = m_service.redeem(redeem.token);
     if (!redeemed)
         return redeemed.error();
-    AdmittedDaemon admitted = admit(redeemed->forwarder);
-    admitted.enrolled
-        = Enrolled { redeemed->forwarder.id, redeemed->forwarder.name, redeemed->credential };
+    auto admitted = admit(redeemed->forwarder, redeem.software, redeem.protocol, redeem.channel);
+    if (admitted)
+        admitted->enrolled
+            = Enrolled { redeemed->forwarder.id, redeemed->forwarder.name, redeemed->credential };
     return admitted;
 }
 
@@ -41,7 +45,7 @@ Status ForwarderDirectory::touchLastSeen(qint64 id)
 }
 
 Result<AdmittedDaemon> ExecutorDirectory::admit(const ExecutorRecord &record,
-    const QString &software, int protocol, const QJsonObject &capabilities)
+    const QString &software, int protocol, const QJsonObject &capabilities, const QString &channel)
 {
     // The agent's report decides what it is given later; it is read the way
     // every input from a daemon is, and kept only in its checked form.
@@ -54,7 +58,8 @@ Result<AdmittedDaemon> ExecutorDirectory::admit(const ExecutorRecord &record,
                     .arg(parsed.error().message));
         checked = parsed->toJson();
     }
-    if (Status recorded = m_service.recordHello(record.id, software, protocol, checked); !recorded)
+    if (Status recorded = m_service.recordHello(record.id, software, protocol, checked, channel);
+        !recorded)
         return recorded.error();
     AdmittedDaemon admitted { record.id, record.name, {}, std::nullopt };
     admitted.welcome = Welcome { kVersion, m_software, record.id, record.name, std::nullopt, {} };
@@ -66,7 +71,7 @@ Result<AdmittedDaemon> ExecutorDirectory::authenticate(const Hello &hello)
     auto record = m_service.authenticate(hello.credential);
     if (!record)
         return record.error();
-    return admit(*record, hello.software, hello.protocol, hello.capabilities);
+    return admit(*record, hello.software, hello.protocol, hello.capabilities, hello.channel);
 }
 
 Result<AdmittedDaemon> ExecutorDirectory::redeem(const Redeem &redeem)
@@ -74,7 +79,8 @@ Result<AdmittedDaemon> ExecutorDirectory::redeem(const Redeem &redeem)
     auto redeemed = m_service.redeem(redeem.token);
     if (!redeemed)
         return redeemed.error();
-    auto admitted = admit(redeemed->first, redeem.software, redeem.protocol, redeem.capabilities);
+    auto admitted = admit(
+        redeemed->first, redeem.software, redeem.protocol, redeem.capabilities, redeem.channel);
     if (admitted)
         admitted->enrolled
             = Enrolled { redeemed->first.id, redeemed->first.name, redeemed->second };

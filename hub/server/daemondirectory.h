@@ -47,7 +47,8 @@ public:
     Status touchLastSeen(qint64 id) override;
 
 private:
-    AdmittedDaemon admit(const ForwarderRecord &record);
+    Result<AdmittedDaemon> admit(const ForwarderRecord &record, const QString &software,
+        int protocol, const QString &channel);
 
     ForwarderService &m_service;
     QString m_software;
@@ -70,7 +71,7 @@ public:
 
 private:
     Result<AdmittedDaemon> admit(const ExecutorRecord &record, const QString &software,
-        int protocol, const QJsonObject &capabilities);
+        int protocol, const QJsonObject &capabilities, const QString &channel);
 
     ExecutorService &m_service;
     QString m_software;

@@ -51,6 +51,8 @@ public:
     bool isConnected(qint64 id) const { return m_sessions.contains(id); }
     tunnel::TunnelConnection *session(qint64 id) const { return m_sessions.value(id); }
     QList<qint64> connectedIds() const { return m_sessions.keys(); }
+    // The protocol a live session's daemon speaks; 0 when it has none.
+    int protocolOf(qint64 id) const { return m_protocols.value(id); }
     int pendingCount() const { return m_pending; }
 
     // Ends a live session with a final error (revocation: permanent).

@@ -9,6 +9,7 @@ HubGateways::HubGateways(HubCore &core, const QString &software, DaemonGateway::
     , m_executorDirectory(core.executors(), software)
     , m_forwarders(m_forwarderDirectory, options)
     , m_executors(m_executorDirectory, options)
+    , m_audit(core.stores().database)
 { }
 
 } // namespace cloop::hub

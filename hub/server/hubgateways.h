@@ -2,14 +2,17 @@
 
 #include "hub/server/daemondirectory.h"
 #include "hub/server/daemongateway.h"
+#include "hub/server/deviceupgrades.h"
 #include "hub/server/forwarderstates.h"
+#include "hub/storage/auditlog.h"
 
 namespace cloop::hub {
 
 class HubCore;
 
-// The two daemon endpoints of a hub, each with the directory it asks, and
-// what the connected forwarders last said about their devices.
+// The two daemon endpoints of a hub, each with the directory it asks, what
+// the connected forwarders last said about their devices, and where each
+// device's upgrade stands.
 class HubGateways
 {
     Q_DISABLE_COPY_MOVE(HubGateways)
@@ -28,6 +31,8 @@ public:
         m_executors.announcePins(pins);
     }
     const ForwarderStates &forwarderStates() const { return m_forwarderStates; }
+    DeviceUpgrades &forwarderUpgrades() { return m_forwarderUpgrades; }
+    DeviceUpgrades &executorUpgrades() { return m_executorUpgrades; }
 
 private:
     ForwarderDirectory m_forwarderDirectory;
@@ -35,6 +40,9 @@ private:
     DaemonGateway m_forwarders;
     DaemonGateway m_executors;
     ForwarderStates m_forwarderStates { m_forwarders };
+    AuditLog m_audit;
+    DeviceUpgrades m_forwarderUpgrades { protocol::PeerRole::Forwarder, m_forwarders, m_audit };
+    DeviceUpgrades m_executorUpgrades { protocol::PeerRole::Executor, m_executors, m_audit };
 };
 
 } // namespace cloop::hub

@@ -42,6 +42,8 @@ quint16 HubHttpServer::port() const
 
 edge::HttpAnswer HubHttpServer::answerOf(const ApiResponse &response)
 {
+    if (!response.contentType.isEmpty())
+        return edge::HttpAnswer { response.status, response.contentType, response.raw, {} };
     const QJsonDocument document = response.body.isArray()
         ? QJsonDocument(response.body.toArray())
         : QJsonDocument(response.body.toObject());

@@ -1,5 +1,7 @@
 #include "hub/server/rundispatcher.h"
 
+#include "hub/server/deviceupgrades.h"
+
 #include "common/logging.h"
 #include "common/protocol/agentcapabilities.h"
 #include "common/protocol/channelopen.h"
@@ -95,6 +97,12 @@ int RunDispatcher::ceilingOf(const ExecutorRecord &executor, bool hostProcess)
     if (hostMode != hostProcess)
         return 0;
     return std::max(1, capabilities->maxConcurrent);
+}
+
+void RunDispatcher::holdBackUpgrading(const DeviceUpgrades &upgrades)
+{
+    m_upgrades = &upgrades;
+    connect(&upgrades, &DeviceUpgrades::changed, this, [this] { scheduleDispatch(); });
 }
 
 void RunDispatcher::dispatchQueued()
@@ -202,6 +210,10 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         tunnel::TunnelConnection *session = m_executors.session(executorId);
         if (!session)
             continue;
+        if (m_upgrades && m_upgrades->isUpgrading(executorId)) {
+            capableButBusy = true;
+            continue;
+        }
         auto executor = m_core.executors().forDispatch(executorId);
         if (!executor)
             continue;

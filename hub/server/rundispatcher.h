@@ -22,6 +22,7 @@ namespace cloop::hub {
 class DaemonGateway;
 struct DevicePlanInput;
 class DeviceStreams;
+class DeviceUpgrades;
 struct ExecutorRecord;
 class ForwarderStates;
 class HubCore;
@@ -48,6 +49,10 @@ public:
         DaemonGateway &forwarders, RunLogStore &logs, DeviceStreams &devices,
         const ForwarderStates &forwarderStates, std::chrono::milliseconds grace = kDefaultGrace,
         QObject *parent = nullptr);
+
+    // An agent that drains for an upgrade is given no run until it is back
+    // on its new version; its queued runs wait for it (or go elsewhere).
+    void holdBackUpgrading(const DeviceUpgrades &upgrades);
 
     // Serves the queue now; also runs whenever something changed.
     void dispatchQueued();
@@ -101,6 +106,7 @@ private:
     DeviceStreams &m_devices;
     const ForwarderStates &m_forwarderStates;
     std::chrono::milliseconds m_grace;
+    const DeviceUpgrades *m_upgrades = nullptr;
     QHash<qint64, QTimer *> m_graceTimers;
     // Per executor, the runs dispatched on its current session and not yet
     // finished: those may legitimately be missing from a runs.held that

@@ -83,7 +83,7 @@ Result<ApiPrincipal> ApiTokenStore::livePrincipal(
     if (!q->next())
         return Error::make(QStringLiteral("unauthorized"), refusal);
     return ApiPrincipal { q->value(0).toLongLong(), q->value(1).toString(),
-        q->value(2).toInt() != 0, q->value(3).toLongLong() };
+        q->value(2).toInt() != 0, q->value(3).toLongLong(), {} };
 }
 
 namespace {

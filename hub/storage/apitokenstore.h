@@ -20,6 +20,9 @@ struct ApiPrincipal
     QString userName;
     bool hubAdmin = false;
     qint64 tokenId = 0;
+    // Set instead of a user when a forwarder or an agent presents its own
+    // credential ("executor:3"): the release downloads are all it may reach.
+    QString device;
 
     // How records and the audit log name the caller as the actor of a change.
     QString actor() const { return QStringLiteral("user:%1").arg(userName); }

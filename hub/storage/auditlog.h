@@ -35,6 +35,10 @@ inline constexpr QLatin1StringView kUserAdd { "user.add" };
 inline constexpr QLatin1StringView kApiTokenCreate { "token.create" };
 inline constexpr QLatin1StringView kApiTokenRevoke { "token.revoke" };
 inline constexpr QLatin1StringView kReleaseAdd { "release.add" };
+inline constexpr QLatin1StringView kExecutorUpgrade { "executor.upgrade" };
+inline constexpr QLatin1StringView kExecutorUpgradeOutcome { "executor.upgrade.outcome" };
+inline constexpr QLatin1StringView kForwarderUpgrade { "forwarder.upgrade" };
+inline constexpr QLatin1StringView kForwarderUpgradeOutcome { "forwarder.upgrade.outcome" };
 } // namespace auditaction
 
 struct AuditEntry

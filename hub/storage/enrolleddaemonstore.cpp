@@ -13,9 +13,10 @@ namespace cloop::hub {
 namespace {
 // The shared columns, in the order read() reads them; a kind's own follow.
 constexpr QLatin1StringView kSharedColumns {
-    "id, name, created_at, created_by, enrolled_at, revoked_at, revoked_by, last_seen_at"
+    "id, name, created_at, created_by, enrolled_at, revoked_at, revoked_by, last_seen_at, "
+    "software, protocol, channel"
 };
-constexpr int kSharedColumnCount = 8;
+constexpr int kSharedColumnCount = 11;
 } // namespace
 
 Status validateDaemonName(const QString &name, QLatin1StringView noun)
@@ -40,6 +41,9 @@ template <typename Record> Result<Record> EnrolledDaemonStore<Record>::read(cons
     record.revokedAt = fromDbTime(row.value(5));
     record.revokedBy = row.value(6).toString();
     record.lastSeenAt = fromDbTime(row.value(7));
+    record.software = row.value(8).toString();
+    record.protocol = row.value(9).toInt();
+    record.channel = row.value(10).toString();
     if (Status own = readOwnColumns(row, kSharedColumnCount, record); !own)
         return own.error();
     return record;
@@ -148,6 +152,21 @@ Result<qint64> EnrolledDaemonStore<Record>::insert(
         return Error::make(QStringLiteral("storage_error"),
             QStringLiteral("%1 insert returned no id").arg(m_tables.noun));
     return inserted->value(0).toLongLong();
+}
+
+template <typename Record>
+Status EnrolledDaemonStore<Record>::recordHello(
+    qint64 id, const QString &software, int protocol, const QString &channel)
+{
+    auto updated
+        = m_db.query(QStringLiteral("UPDATE %1 SET software = ?, protocol = ?, channel = ?, "
+                                    "last_seen_at = ? WHERE id = ?")
+                         .arg(m_tables.daemons),
+            { software, protocol, channel.isEmpty() ? QVariant() : QVariant(channel),
+                toDbTime(m_db.now()), id });
+    if (!updated)
+        return updated.error();
+    return {};
 }
 
 template <typename Record>

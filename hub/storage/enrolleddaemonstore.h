@@ -28,6 +28,11 @@ struct EnrolledDaemonRecord
     QDateTime revokedAt; // invalid while active
     QString revokedBy;
     QDateTime lastSeenAt;
+    // What the daemon last said about itself in its hello: its build's
+    // version, protocol and the update channel its device follows.
+    QString software;
+    int protocol = 0;
+    QString channel;
 
     bool isRevoked() const { return revokedAt.isValid(); }
 };
@@ -55,6 +60,7 @@ public:
     // Voids the daemon's credentials and unredeemed tokens with it.
     Result<Record> revoke(qint64 id, const QString &actor, const QString &reason);
     Status touchLastSeen(qint64 id);
+    Status recordHello(qint64 id, const QString &software, int protocol, const QString &channel);
 
 protected:
     // `ownColumns`: the columns the kind adds to the shared ones, as

@@ -7,16 +7,12 @@
 namespace cloop::hub {
 
 ExecutorStore::ExecutorStore(Database &db)
-    : EnrolledDaemonStore(
-        db, kExecutorTables, QLatin1StringView("software, protocol, capabilities"))
+    : EnrolledDaemonStore(db, kExecutorTables, QLatin1StringView("capabilities"))
 { }
 
 Status ExecutorStore::readOwnColumns(const Rows &row, int first, ExecutorRecord &record) const
 {
-    record.software = row.value(first).toString();
-    record.protocol = row.value(first + 1).toInt();
-    record.capabilities
-        = QJsonDocument::fromJson(row.value(first + 2).toString().toUtf8()).object();
+    record.capabilities = QJsonDocument::fromJson(row.value(first).toString().toUtf8()).object();
     return {};
 }
 
@@ -47,18 +43,18 @@ Result<ExecutorRecord> ExecutorStore::findActive(const QString &name)
     return found->first();
 }
 
-Status ExecutorStore::recordHello(
-    qint64 id, const QString &software, int protocol, const QJsonObject &capabilities)
+Status ExecutorStore::recordHello(qint64 id, const QString &software, int protocol,
+    const QJsonObject &capabilities, const QString &channel)
 {
-    auto updated = m_db.query(
-        QStringLiteral("UPDATE executors SET software = ?, protocol = ?, capabilities = ?, "
-                       "last_seen_at = ? WHERE id = ?"),
-        { software, protocol,
-            QString::fromUtf8(QJsonDocument(capabilities).toJson(QJsonDocument::Compact)),
-            toDbTime(m_db.now()), id });
+    Database::Transaction transaction(m_db);
+    if (Status recorded = EnrolledDaemonStore::recordHello(id, software, protocol, channel);
+        !recorded)
+        return recorded;
+    auto updated = m_db.query(QStringLiteral("UPDATE executors SET capabilities = ? WHERE id = ?"),
+        { QString::fromUtf8(QJsonDocument(capabilities).toJson(QJsonDocument::Compact)), id });
     if (!updated)
         return updated.error();
-    return {};
+    return transaction.commit();
 }
 
 } // namespace cloop::hub

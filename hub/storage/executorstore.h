@@ -14,9 +14,7 @@ namespace cloop::hub {
 
 struct ExecutorRecord : EnrolledDaemonRecord
 {
-    // What the agent last said about itself in its hello.
-    QString software;
-    int protocol = 0;
+    // What the agent last said it can do, in its hello.
     QJsonObject capabilities;
 };
 
@@ -42,8 +40,9 @@ public:
     // The executor of that name that is not revoked (names are unique among those).
     Result<ExecutorRecord> findActive(const QString &name);
     // The agent's self-description, stored at every hello.
-    Status recordHello(
-        qint64 id, const QString &software, int protocol, const QJsonObject &capabilities);
+    // The hello's report, and the capabilities beside it.
+    Status recordHello(qint64 id, const QString &software, int protocol,
+        const QJsonObject &capabilities, const QString &channel = {});
 
 private:
     Status readOwnColumns(const Rows &row, int first, ExecutorRecord &record) const override;

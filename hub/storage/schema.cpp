@@ -165,11 +165,24 @@ QStringList version5(bool postgres)
     };
 }
 
+// What forwarders say of themselves in their hello, as executors did
+// already, and the update channel of every device: the hub's views of
+// version skew read them.
+QStringList version6(bool)
+{
+    return {
+        QStringLiteral("ALTER TABLE forwarders ADD COLUMN software TEXT"),
+        QStringLiteral("ALTER TABLE forwarders ADD COLUMN protocol INTEGER"),
+        QStringLiteral("ALTER TABLE forwarders ADD COLUMN channel TEXT"),
+        QStringLiteral("ALTER TABLE executors ADD COLUMN channel TEXT"),
+    };
+}
+
 } // namespace
 
 int latestVersion()
 {
-    return 5;
+    return 6;
 }
 
 QStringList migrationTo(int version, bool postgres)
@@ -185,6 +198,8 @@ QStringList migrationTo(int version, bool postgres)
         return version4(postgres);
     case 5:
         return version5(postgres);
+    case 6:
+        return version6(postgres);
     default:
         return {};
     }

@@ -92,6 +92,7 @@ private Q_SLOTS:
     void refuses();
     void sizeLimitIsInclusive();
     void idsUpToTwoToThe53();
+    void anUpgradeRequestCarriesItsTargetAlone();
 };
 
 void TestControlMessage::roundTrip_data()
@@ -143,6 +144,58 @@ void TestControlMessage::roundTrip_data()
                    { QStringLiteral("role"), QStringLiteral("executor") },
                    { QStringLiteral("credential"), QStringLiteral("cec_other") } }
             << QStringLiteral("hello");
+    }
+    {
+        Hello hello;
+        hello.protocol = 27;
+        hello.software = QStringLiteral("0.3.0~git6e750e981505");
+        hello.role = PeerRole::Executor;
+        hello.credential = QStringLiteral("cec_other");
+        hello.channel = QStringLiteral("edge");
+        QTest::newRow("hello, with its channel")
+            << ControlMessage(hello)
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("hello") },
+                   { QStringLiteral("protocol"), 27 },
+                   { QStringLiteral("software"), QStringLiteral("0.3.0~git6e750e981505") },
+                   { QStringLiteral("role"), QStringLiteral("executor") },
+                   { QStringLiteral("credential"), QStringLiteral("cec_other") },
+                   { QStringLiteral("channel"), QStringLiteral("edge") } }
+            << QStringLiteral("hello");
+    }
+    QTest::newRow("upgrade.request")
+        << ControlMessage(UpgradeRequest { QStringLiteral("edge:6e750e9"), {} })
+        << QJsonObject { { QStringLiteral("type"), QStringLiteral("upgrade.request") },
+               { QStringLiteral("target"), QStringLiteral("edge:6e750e9") } }
+        << QStringLiteral("upgrade.request");
+    {
+        UpgradeStatus draining;
+        draining.state = UpgradeStatus::State::Draining;
+        draining.target = QStringLiteral("latest");
+        draining.from = QStringLiteral("0.3.0");
+        draining.draining = 2;
+        QTest::newRow("upgrade.status, draining")
+            << ControlMessage(draining)
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("upgrade.status") },
+                   { QStringLiteral("state"), QStringLiteral("draining") },
+                   { QStringLiteral("target"), QStringLiteral("latest") },
+                   { QStringLiteral("from"), QStringLiteral("0.3.0") },
+                   { QStringLiteral("draining"), 2 } }
+            << QStringLiteral("upgrade.status");
+        UpgradeStatus rolledBack;
+        rolledBack.state = UpgradeStatus::State::RolledBack;
+        rolledBack.target = QStringLiteral("0.5.0");
+        rolledBack.from = QStringLiteral("0.4.0");
+        rolledBack.to = QStringLiteral("0.5.0");
+        rolledBack.message = QStringLiteral("did not come back");
+        QTest::newRow("upgrade.status, rolled back")
+            << ControlMessage(rolledBack)
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("upgrade.status") },
+                   { QStringLiteral("state"), QStringLiteral("rolled_back") },
+                   { QStringLiteral("target"), QStringLiteral("0.5.0") },
+                   { QStringLiteral("from"), QStringLiteral("0.4.0") },
+                   { QStringLiteral("to"), QStringLiteral("0.5.0") },
+                   { QStringLiteral("message"), QStringLiteral("did not come back") } }
+            << QStringLiteral("upgrade.status");
     }
     {
         Redeem redeem;
@@ -362,6 +415,20 @@ void TestControlMessage::refuses_data()
                QJsonObject { { QStringLiteral("kind"), QStringLiteral("l2") },
                    { QStringLiteral("interface"), QStringLiteral("eth0\n") } }))
         << QStringLiteral("is not a valid network interface name");
+    QTest::newRow("hello with a channel of its own")
+        << json(with(validHello(), QStringLiteral("channel"), QStringLiteral("nightly")))
+        << QStringLiteral("\"channel\" must be \"stable\" or \"edge\"");
+    QTest::newRow("upgrade.request without a target")
+        << json(QJsonObject { { QStringLiteral("type"), QStringLiteral("upgrade.request") } })
+        << QStringLiteral("target");
+    QTest::newRow("upgrade.status of no state")
+        << json(QJsonObject { { QStringLiteral("type"), QStringLiteral("upgrade.status") },
+               { QStringLiteral("state"), QStringLiteral("done") } })
+        << QStringLiteral("not an upgrade state");
+    QTest::newRow("upgrade.status, a refusal that says nothing")
+        << json(QJsonObject { { QStringLiteral("type"), QStringLiteral("upgrade.status") },
+               { QStringLiteral("state"), QStringLiteral("refused") } })
+        << QStringLiteral("must say why");
     QTest::newRow("welcome with device as string")
         << json(with(validWelcome(), QStringLiteral("device"), QStringLiteral("usb 1050:0407")))
         << QStringLiteral("\"device\" must be an object");
@@ -563,6 +630,28 @@ void TestControlMessage::runMessagesRefused()
     QVERIFY(!parsed.ok());
     QCOMPARE(parsed.error().code, QStringLiteral("protocol_error"));
     QVERIFY2(parsed.error().message.contains(mentions), qPrintable(parsed.error().message));
+}
+
+void TestControlMessage::anUpgradeRequestCarriesItsTargetAlone()
+{
+    // A hub that tries to set the channel or allow a downgrade is read for
+    // its target only; the rest is named, for the daemon's log, and dropped.
+    const Result<ControlMessage> parsed = parseControlMessage(
+        json(QJsonObject { { QStringLiteral("type"), QStringLiteral("upgrade.request") },
+            { QStringLiteral("target"), QStringLiteral("edge:6e750e9") },
+            { QStringLiteral("channel"), QStringLiteral("edge") },
+            { QStringLiteral("allow_downgrade"), true } }));
+    QVERIFY2(parsed.ok(), qPrintable(parsed.ok() ? QString() : parsed.error().message));
+    const auto *request = std::get_if<UpgradeRequest>(&*parsed);
+    QVERIFY(request);
+    QCOMPARE(request->target, QStringLiteral("edge:6e750e9"));
+    QStringList ignored = request->ignoredFields;
+    ignored.sort();
+    QCOMPARE(
+        ignored, (QStringList { QStringLiteral("allow_downgrade"), QStringLiteral("channel") }));
+    // And it is never sent on.
+    const QJsonObject wire = QJsonDocument::fromJson(serializeControlMessage(*request)).object();
+    QCOMPARE(wire.keys(), (QStringList { QStringLiteral("target"), QStringLiteral("type") }));
 }
 
 QTEST_GUILESS_MAIN(TestControlMessage)

@@ -46,7 +46,7 @@ private:
     protocol::Hello hello(const QString &credential, const QJsonObject &capabilities) const
     {
         return protocol::Hello { protocol::kVersion, QStringLiteral("0.1.0"),
-            protocol::PeerRole::Executor, credential, capabilities };
+            protocol::PeerRole::Executor, credential, capabilities, {} };
     }
 
     std::unique_ptr<QTemporaryDir> m_dir;
@@ -121,7 +121,7 @@ void TestDaemonDirectory::redeemedExecutorIsWelcomedWithItsCredential()
     QVERIFY(enrolled);
     ExecutorDirectory directory(m_core->executors(), QStringLiteral("9.9.9"));
     auto admitted = directory.redeem(protocol::Redeem { protocol::kVersion, QStringLiteral("0.1.0"),
-        protocol::PeerRole::Executor, enrolled->token, {} });
+        protocol::PeerRole::Executor, enrolled->token, {}, {} });
     QVERIFY(admitted);
     QVERIFY(admitted->enrolled);
     QVERIFY(admitted->enrolled->credential.startsWith(QStringLiteral("cec_")));
@@ -137,7 +137,7 @@ void TestDaemonDirectory::forwarderIsWelcomedWithItsDevice()
     QVERIFY(enrolled);
     ForwarderDirectory directory(m_core->forwarders(), QStringLiteral("9.9.9"));
     auto admitted = directory.redeem(protocol::Redeem { protocol::kVersion, QStringLiteral("0.1.0"),
-        protocol::PeerRole::Forwarder, enrolled->token, {} });
+        protocol::PeerRole::Forwarder, enrolled->token, {}, {} });
     QVERIFY(admitted);
     QVERIFY(admitted->welcome.device);
     QCOMPARE(admitted->welcome.device->interfaceName, QStringLiteral("eth1"));

@@ -3,6 +3,7 @@
 // checks one do it, and `cloop hub release add|list` on a running hub.
 // Every refusal leaves nothing written.
 
+#include "support/releasepackages.h"
 #include "support/testrig.h"
 
 #include <QJsonArray>
@@ -53,25 +54,7 @@ CliResult TestReleaseCommands::cloop(const QStringList &arguments)
 QString TestReleaseCommands::makePackage(
     const QString &name, const QString &version, const QByteArray &payload)
 {
-    const QString tree = m_dir.filePath(u"tree-"_s + name + version);
-    QDir().mkpath(tree + u"/DEBIAN"_s);
-    QDir().mkpath(tree + u"/usr/share/doc/"_s + name);
-    QFile control(tree + u"/DEBIAN/control"_s);
-    if (!control.open(QIODevice::WriteOnly))
-        return {};
-    control.write(u"Package: %1\nVersion: %2\nArchitecture: amd64\nMaintainer: t <t@example.org>\n"
-                  "Description: a test package\n"_s.arg(name, version)
-                      .toUtf8());
-    control.close();
-    QFile content(tree + u"/usr/share/doc/"_s + name + u"/payload"_s);
-    if (!content.open(QIODevice::WriteOnly))
-        return {};
-    content.write(payload);
-    content.close();
-    const QString deb = m_dir.filePath(name + u"_"_s + version + u"_amd64.deb"_s);
-    QProcess build;
-    build.start(u"dpkg-deb"_s, { u"--root-owner-group"_s, u"-b"_s, tree, deb });
-    return build.waitForFinished(30000) && build.exitCode() == 0 ? deb : QString();
+    return makeDebianPackage(m_dir.path(), name, version, payload);
 }
 
 void TestReleaseCommands::initTestCase()

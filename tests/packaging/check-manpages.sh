@@ -49,8 +49,9 @@ for command in serve tls-init pin backup restore key "release add" "release list
 done
 for program in forward agent; do
     check "cloop-$program.8" "$bin/cloop-$program"
-    for command in install uninstall repin; do
-        check "cloop-$program.8" "$bin/cloop-$program" "$command"
+    for command in install uninstall repin "install --upgrade"; do
+        read -ra words <<<"$command"
+        check "cloop-$program.8" "$bin/cloop-$program" "${words[@]}"
     done
 done
 check cloop-dashboard.1 "$bin/cloop-dashboard"

@@ -13,6 +13,11 @@
 #     sandbox of the agent's unit gets the segment as eth1: a DHCP lease
 #     from the lab's dnsmasq, and ping both ways;
 #   - `systemctl restart` of each unit keeps everything: both reconnect;
+#   - remote upgrades of the agent: refused until its operator opts in, an
+#     edge target refused on a stable device before any download, a package
+#     whose signature does not match kept aside and never installed; N to
+#     N+1 while a run streams (the run finishes, its log whole); a broken
+#     N+2 rolled back to N+1 by itself, with the hub told why;
 #   - uninstall and package removal leave no cloop unit and no cloop
 #     process, and keep the hub's data.
 set -euo pipefail
@@ -24,7 +29,7 @@ work=$(mktemp -d /tmp/cloop-vm-packages.XXXXXX)
 result() { echo "RESULT: $*"; }
 fail() {
     result "FAIL $*"
-    for unit in cloop-hub cloop-forward cloop-agent; do
+    for unit in cloop-hub cloop-forward cloop-agent cloop-agent-upgrade; do
         echo "----- journal of $unit"
         journalctl -u "$unit" --no-pager -n 40 2>/dev/null || true
     done
@@ -155,11 +160,109 @@ for unit in cloop-hub cloop-forward cloop-agent; do
 done
 result "PASS systemctl restart of each unit: both daemons came back"
 
+# ---------------------------------------------------------------- upgrades
+# The releases run-packages-vm.sh made: N (installed), N+1, and N+2 that
+# starts and exits, signed with a throwaway key whose public half comes in
+# cloop-release-keys.
+up=/share/upgrade
+# shellcheck disable=SC1091
+source "$up/versions"
+agent_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["executor"]["id"])' "$work/executor.json")
+executor_field() {
+    admin executor list --json | python3 -c '
+import json, sys
+for item in json.load(sys.stdin):
+    if item["id"] == int(sys.argv[1]):
+        print(item.get(sys.argv[2]) if item.get(sys.argv[2]) is not None else "")' "$agent_id" "$1"
+}
+# The state and message of the device's last word in the audit log.
+last_outcome() {
+    admin audit --action executor.upgrade.outcome --json | python3 -c '
+import json, sys
+entries = json.load(sys.stdin)
+print(len(entries), entries[-1]["details"].get("state", "") if entries else "", entries[-1]["details"].get("message", "") if entries else "")'
+}
+outcomes_reach() { [[ $(last_outcome | cut -d' ' -f1) -ge $1 ]]; }
+on_version() { [[ $(executor_field version) == "$1" ]] && json_connected executor box; }
+installed() { dpkg-query -W -f '${Version}' cloop-agent; }
+elapsed_since() { awk -v s="$1" -v n="$(date +%s.%N)" 'BEGIN { printf "%.1f", n - s }'; }
+
+dpkg -i "$up"/debs/cloop-release-keys_*_all.deb >"$work/keys.log" 2>&1 || { cat "$work/keys.log"; fail "cloop-release-keys"; }
+for version in "$N" "$NEXT" "$BROKEN"; do
+    cloop-hub release add "$up/debs/cloop-agent_${version}-1_amd64.deb" --data "$hub_data" \
+        >>"$work/release.log" 2>&1 || { cat "$work/release.log"; fail "release add $version"; }
+done
+[[ $(executor_field offered_version) == "$BROKEN" ]] || fail "the hub does not show the skew: $(executor_field offered_version)"
+[[ $(executor_field channel) == stable ]] || fail "the agent reports channel $(executor_field channel)"
+result "PASS releases $N, $NEXT and $BROKEN offered; the agent runs $N and is shown $BROKEN offered"
+
+if out=$(admin executor upgrade "$agent_id" --target "$NEXT" 2>&1); then
+    fail "a device installed without --remote-upgrade took an upgrade: $out"
+fi
+grep -q -- '--remote-upgrade' <<<"$out" || fail "the refusal does not name --remote-upgrade: $out"
+cloop executor agent install --upgrade --remote-upgrade >"$work/opt-in.log" 2>&1 \
+    || { cat "$work/opt-in.log"; fail "install --upgrade --remote-upgrade"; }
+systemctl is-enabled --quiet cloop-agent-upgrade.path || fail "the helper's path unit is not enabled"
+wait_for 120 on_version "$N" || fail "the agent did not come back after opting in"
+if out=$(admin executor upgrade "$agent_id" --target edge:6e750e9 2>&1); then
+    fail "a stable device took an edge target: $out"
+fi
+grep -q 'does not follow the edge channel' <<<"$out" || fail "the edge refusal says: $out"
+[[ -z $(ls -A /var/lib/cloop-agent/upgrade/staging 2>/dev/null) ]] || fail "something was fetched for an edge target"
+result "PASS refused without --remote-upgrade, and an edge target on a stable device before any download"
+
+# A hub whose copy of N+1 was changed after it was signed: the device
+# fetches it, keeps it aside and installs nothing.
+offered_copy=$(ls "$hub_data"/releases/cloop-agent_"${NEXT}"*.deb)
+cp "$offered_copy" "$work/good.deb"
+printf 'tampered' >> "$offered_copy"
+before=$(last_outcome | cut -d' ' -f1)
+admin executor upgrade "$agent_id" --target "$NEXT" >/dev/null || fail "the agent did not take the upgrade request"
+wait_for 300 outcomes_reach $((before + 1)) || fail "no outcome of the tampered upgrade"
+[[ $(last_outcome | cut -d' ' -f2) == failed ]] || fail "a tampered package gave: $(last_outcome)"
+[[ $(installed) == "${N}-1" ]] || fail "a tampered package was installed: $(installed)"
+[[ -f /var/lib/cloop-agent/upgrade/rejected/cloop-agent_${NEXT}.deb ]] || fail "the tampered package was not kept aside"
+cp "$work/good.deb" "$offered_copy"
+wait_for 120 on_version "$N" || fail "the agent is not back on $N after the refused package"
+result "PASS a package whose signature does not match is kept aside and never installed"
+
+# N -> N+1 while a run streams its output.
+streaming='i=1; while [ $i -le 12 ]; do echo "line $i"; i=$((i+1)); sleep 1; done'
+run_id=$(cloop run --data "$hub_data" --project /srv/packaged --no-wait -- sh -c "$streaming") \
+    || fail "the streaming run was not queued"
+wait_for 300 sh -c "cloop run logs $run_id --data $hub_data | grep -q 'line 1'" || fail "the streaming run did not start"
+before=$(last_outcome | cut -d' ' -f1)
+started=$(date +%s.%N)
+out=$(admin executor upgrade "$agent_id" --target "$NEXT" 2>&1) || fail "upgrade to $NEXT: $out"
+grep -q 'finishes its 1 run' <<<"$out" || fail "the agent did not drain its run first: $out"
+wait_for 600 on_version "$NEXT" || fail "the agent did not come back on $NEXT"
+upgraded_in=$(elapsed_since "$started")
+wait_for 120 outcomes_reach $((before + 1)) || fail "no outcome of the upgrade to $NEXT"
+[[ $(last_outcome | cut -d' ' -f2) == upgraded ]] || fail "the upgrade to $NEXT gave: $(last_outcome)"
+[[ $(installed) == "${NEXT}-1" ]] || fail "dpkg says $(installed) after the upgrade to $NEXT"
+admin run show "$run_id" --json | grep -q '"exit_code": 0' || fail "the streaming run did not succeed: $(admin run show "$run_id")"
+lines=$(admin run logs "$run_id" | grep -c '^line ')
+[[ $lines -eq 12 ]] || fail "the streaming run's log has $lines of its 12 lines"
+result "PASS upgraded $N -> $NEXT in ${upgraded_in} s from the command (after its run's remaining output); the streaming run finished with its whole log"
+
+# N+1 -> N+2, which starts and exits: the helper rolls back by itself.
+before=$(last_outcome | cut -d' ' -f1)
+started=$(date +%s.%N)
+admin executor upgrade "$agent_id" --target "$BROKEN" >/dev/null || fail "the upgrade to $BROKEN was refused"
+wait_for 900 outcomes_reach $((before + 1)) || fail "no outcome of the upgrade to $BROKEN"
+rolled_back_in=$(elapsed_since "$started")
+outcome=$(last_outcome)
+[[ $(cut -d' ' -f2 <<<"$outcome") == rolled_back ]] || fail "the broken upgrade gave: $outcome"
+grep -q 'did not come back connected' <<<"$outcome" || fail "the hub is not told why: $outcome"
+[[ $(installed) == "${NEXT}-1" ]] || fail "dpkg says $(installed) after the rollback"
+wait_for 120 on_version "$NEXT" || fail "the agent is not back on $NEXT after the rollback"
+result "PASS $BROKEN did not come back and was rolled back to $NEXT in ${rolled_back_in} s, and the hub says why"
+
 # ---------------------------------------------------------------- removal
 cloop forward uninstall >/dev/null || fail "cloop forward uninstall"
 cloop executor agent uninstall >/dev/null || fail "cloop executor agent uninstall"
 [[ -f /etc/cloop/forwarder.json && -f /etc/cloop/agent.json ]] || fail "uninstall dropped a credential"
-dpkg -r cloop-dashboard cloop cloop-agent cloop-forward cloop-hub > "$work/remove.log" 2>&1 \
+dpkg -r cloop-dashboard cloop cloop-agent cloop-forward cloop-hub cloop-release-keys > "$work/remove.log" 2>&1 \
     || { cat "$work/remove.log"; fail "dpkg -r"; }
 # The drop-in is the operator's own file, which no package removes.
 rm -rf /etc/systemd/system/cloop-hub.service.d

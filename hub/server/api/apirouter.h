@@ -40,13 +40,20 @@ struct ApiResponse
     // Set when the answer comes later (it needs a daemon's reply): the
     // server answers when it finishes; status and body are unused.
     std::shared_ptr<DeferredResponse> deferred;
+    // A file's bytes instead of JSON, when contentType is set.
+    QByteArray raw;
+    QByteArray contentType;
 
     static ApiResponse error(int status, const QString &code, const QString &message);
     // The HTTP status follows from the error's code (docs/api.md).
     static ApiResponse fromError(const Error &error);
     static ApiResponse ok(QJsonValue body, int status = 200)
     {
-        return ApiResponse { status, std::move(body), nullptr };
+        return ApiResponse { status, std::move(body), nullptr, {}, {} };
+    }
+    static ApiResponse bytes(QByteArray raw, QByteArray contentType)
+    {
+        return ApiResponse { 200, {}, nullptr, std::move(raw), std::move(contentType) };
     }
 
     // What a route answers with a service's result: the record as

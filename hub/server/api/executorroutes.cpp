@@ -4,6 +4,7 @@
 #include "hub/domain/recordjson.h"
 #include "hub/server/api/enrollmentanswer.h"
 #include "hub/server/api/forwarderroutes.h"
+#include "hub/server/api/releaseroutes.h"
 #include "hub/server/daemongateway.h"
 #include "hub/storage/database.h"
 
@@ -16,7 +17,7 @@ QJsonObject ExecutorRoutes::executorJson(const ExecutorRecord &record) const
     const bool connected = m_gateway.isConnected(record.id);
     const QString state
         = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
-    return QJsonObject {
+    QJsonObject json {
         { QStringLiteral("id"), record.id },
         { QStringLiteral("name"), record.name },
         { QStringLiteral("state"), state },
@@ -26,17 +27,14 @@ QJsonObject ExecutorRoutes::executorJson(const ExecutorRecord &record) const
         { QStringLiteral("last_seen"),
             connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
                       : timeOrNull(record.lastSeenAt) },
-        { QStringLiteral("version"),
-            record.software.isEmpty() ? QJsonValue(QJsonValue::Null)
-                                      : QJsonValue(record.software) },
-        { QStringLiteral("protocol"),
-            record.protocol > 0 ? QJsonValue(record.protocol) : QJsonValue(QJsonValue::Null) },
         { QStringLiteral("capabilities"), record.capabilities },
         { QStringLiteral("created_at"), timeOrNull(record.createdAt) },
         { QStringLiteral("created_by"), record.createdBy },
         { QStringLiteral("enrolled_at"), timeOrNull(record.enrolledAt) },
         { QStringLiteral("revoked_at"), timeOrNull(record.revokedAt) },
     };
+    addSoftwareFields(json, protocol::PeerRole::Executor, record, m_releases, m_upgrades);
+    return json;
 }
 
 namespace {
@@ -77,6 +75,10 @@ void ExecutorRoutes::registerIn(ApiRouter &router)
     router.add(
         "POST", QStringLiteral("/api/executors/{id}/revoke"), [this, json](const ApiCall &call) {
             return ApiResponse::of(m_service.revoke(call.caller, call.id(), call.body), json);
+        });
+    addUpgradeRoute(router, QStringLiteral("/api/executors"), m_upgrades,
+        [this](const ApiPrincipal &caller, qint64 id) {
+            return m_service.findForUpgrade(caller, id);
         });
 }
 

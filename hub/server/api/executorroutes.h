@@ -5,7 +5,9 @@
 namespace cloop::hub {
 
 class DaemonGateway;
+class DeviceUpgrades;
 class ExecutorService;
+class ReleaseCatalog;
 struct ExecutorRecord;
 struct HubIdentity;
 
@@ -15,11 +17,13 @@ struct HubIdentity;
 class ExecutorRoutes
 {
 public:
-    ExecutorRoutes(
-        ExecutorService &service, const DaemonGateway &gateway, const HubIdentity &identity)
+    ExecutorRoutes(ExecutorService &service, const DaemonGateway &gateway,
+        const HubIdentity &identity, DeviceUpgrades &upgrades, ReleaseCatalog *releases)
         : m_service(service)
         , m_gateway(gateway)
         , m_identity(identity)
+        , m_upgrades(upgrades)
+        , m_releases(releases)
     { }
     void registerIn(ApiRouter &router);
 
@@ -31,6 +35,8 @@ private:
     ExecutorService &m_service;
     const DaemonGateway &m_gateway;
     const HubIdentity &m_identity;
+    DeviceUpgrades &m_upgrades;
+    ReleaseCatalog *m_releases;
 };
 
 } // namespace cloop::hub

@@ -3,6 +3,7 @@
 #include "hub/domain/forwarderservice.h"
 #include "hub/domain/recordjson.h"
 #include "hub/server/api/enrollmentanswer.h"
+#include "hub/server/api/releaseroutes.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicetester.h"
 #include "hub/server/forwarderstates.h"
@@ -13,12 +14,15 @@
 namespace cloop::hub {
 
 ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway,
-    const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester)
+    const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester,
+    DeviceUpgrades &upgrades, ReleaseCatalog *releases)
     : m_service(service)
     , m_gateway(gateway)
     , m_states(states)
     , m_identity(identity)
     , m_tester(tester)
+    , m_upgrades(upgrades)
+    , m_releases(releases)
 { }
 
 QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
@@ -32,7 +36,7 @@ QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
     if (const auto device = connected ? m_states.stateOf(record.id) : std::nullopt;
         device && device->usb)
         usbBusId = device->usbBusId;
-    return QJsonObject {
+    QJsonObject json {
         { QStringLiteral("usb_busid"), usbBusId },
         { QStringLiteral("id"), record.id },
         { QStringLiteral("name"), record.name },
@@ -50,6 +54,8 @@ QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
         { QStringLiteral("enrolled_at"), timeOrNull(record.enrolledAt) },
         { QStringLiteral("revoked_at"), timeOrNull(record.revokedAt) },
     };
+    addSoftwareFields(json, protocol::PeerRole::Forwarder, record, m_releases, m_upgrades);
+    return json;
 }
 
 void ForwarderRoutes::registerIn(ApiRouter &router)
@@ -74,5 +80,9 @@ void ForwarderRoutes::registerIn(ApiRouter &router)
             return ApiResponse::fromError(forwarder.error());
         return m_tester.test(*forwarder, forwarderJson(*forwarder));
     });
+    addUpgradeRoute(router, QStringLiteral("/api/forwarders"), m_upgrades,
+        [this](const ApiPrincipal &caller, qint64 id) {
+            return m_service.findForUpgrade(caller, id);
+        });
 }
 } // namespace cloop::hub

@@ -29,11 +29,15 @@ struct HubIdentity
 };
 
 // /api/forwarders: enroll, list, read, revoke, test.
+class DeviceUpgrades;
+class ReleaseCatalog;
+
 class ForwarderRoutes
 {
 public:
     ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway,
-        const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester);
+        const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester,
+        DeviceUpgrades &upgrades, ReleaseCatalog *releases);
     void registerIn(ApiRouter &router);
 
     QJsonObject forwarderJson(const ForwarderRecord &record) const;
@@ -44,6 +48,8 @@ private:
     const ForwarderStates &m_states;
     const HubIdentity &m_identity;
     DeviceTester &m_tester;
+    DeviceUpgrades &m_upgrades;
+    ReleaseCatalog *m_releases;
 };
 
 } // namespace cloop::hub
