@@ -5,6 +5,10 @@
 #include "daemon-agent/agentdaemon.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/capabilities/capabilityprobe.h"
+#include "daemon-agent/harness/harnesspath.h"
+#include "daemon-agent/harness/harnesstable.h"
+
+#include <QDir>
 
 namespace cloop::agent {
 
@@ -29,9 +33,14 @@ struct AgentOptions
                        "oldest is dropped and marked as a gap (default 1 MiB)."),
         QStringLiteral("BYTES"), QStringLiteral("1048576") };
 
+    QCommandLineOption harnessTable { QStringLiteral("harness-table"),
+        QStringLiteral("Installers of harnesses beside the official ones: a JSON object of "
+                       "name -> {\"vendor\", \"command\": [argv]}."),
+        QStringLiteral("FILE") };
+
     QList<QCommandLineOption> all() const
     {
-        return { workRoot, label, maxConcurrent, hostMode, retainBytes };
+        return { workRoot, label, maxConcurrent, hostMode, retainBytes, harnessTable };
     }
 };
 
@@ -94,6 +103,16 @@ int runAgentCommand(const QStringList &arguments, const device::SysfsRoot &kerne
         return commandLine.usageError(
             QStringLiteral("--retain-bytes must be a number of bytes from 65536 to 1073741824"));
     options.kernel = kernel;
+    // Harnesses installed per user are found by name, by the agent and by
+    // what it starts: their folders go in front of its PATH, once.
+    const QStringList harnessFolders = existingHarnessDirectories(QDir::homePath());
+    qputenv("PATH", prependToPath(qEnvironmentVariable("PATH"), harnessFolders).toLocal8Bit());
+    auto harnesses = parser.isSet(agentOptions.harnessTable)
+        ? HarnessTable::withFile(parser.value(agentOptions.harnessTable))
+        : Result<HarnessTable>(HarnessTable::official());
+    if (!harnesses)
+        return commandLine.usageError(harnesses.error().message);
+    choices.harnessNames = harnesses->names();
     options.capabilities = CapabilityProbe(kernel).probe(choices);
     auto upgrade = commandLine.upgrade(
         QStringLiteral("cloop executor agent"), QProcessEnvironment::systemEnvironment());

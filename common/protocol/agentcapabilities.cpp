@@ -49,6 +49,7 @@ inline constexpr QLatin1StringView kProduct { "product" };
 inline constexpr QLatin1StringView kSpeed { "speed" };
 inline constexpr QLatin1StringView kUsbAttach { "usb_attach" };
 inline constexpr QLatin1StringView kL2Attach { "l2_attach" };
+inline constexpr QLatin1StringView kHarnesses { "harnesses" };
 inline constexpr QLatin1StringView kPossible { "possible" };
 } // namespace key
 
@@ -329,6 +330,32 @@ QMap<QString, QString> readLabels(Reader &reader, const QJsonObject &parent)
     return labels;
 }
 
+// Absent from agents before harnesses were reported: none.
+QMap<QString, QString> readHarnesses(Reader &reader, const QJsonObject &parent)
+{
+    QMap<QString, QString> harnesses;
+    const QJsonValue value = parent.value(key::kHarnesses);
+    if (value.isUndefined() || value.isNull())
+        return harnesses;
+    const QJsonObject section = value.toObject();
+    if (!value.isObject() || section.size() > Caps::kMaxHarnesses) {
+        reader.fail(key::kHarnesses,
+            QStringLiteral("must be an object of at most %1 entries").arg(Caps::kMaxHarnesses));
+        return harnesses;
+    }
+    for (auto it = section.begin(); it != section.end(); ++it) {
+        const QString path = it.value().toString();
+        if (!Caps::isHarnessName(it.key()) || !it.value().isString() || !path.startsWith(u'/')
+            || path.size() > Caps::kMaxTextLength) {
+            reader.fail(key::kHarnesses,
+                QStringLiteral("entries must be a harness name and its absolute path"));
+            return {};
+        }
+        harnesses.insert(it.key(), path);
+    }
+    return harnesses;
+}
+
 QString verdictText(const Caps::Verdict &verdict)
 {
     QString text = verdict.yes ? QStringLiteral("yes") : QStringLiteral("no");
@@ -405,6 +432,12 @@ QJsonObject AgentCapabilities::toJson() const
         { key::kL2Attach, verdictJson(l2Attach, key::kPossible) } };
     if (!kernel.isEmpty())
         object.insert(key::kKernel, kernel);
+    if (!harnesses.isEmpty()) {
+        QJsonObject found;
+        for (auto it = harnesses.cbegin(); it != harnesses.cend(); ++it)
+            found.insert(it.key(), it.value());
+        object.insert(key::kHarnesses, found);
+    }
     return object;
 }
 
@@ -455,6 +488,7 @@ Result<AgentCapabilities> AgentCapabilities::fromJson(const QJsonObject &object)
     caps.usbInventory = readUsbInventory(reader, object);
     caps.usbAttach = reader.verdict(object, key::kUsbAttach, key::kPossible);
     caps.l2Attach = reader.verdict(object, key::kL2Attach, key::kPossible);
+    caps.harnesses = readHarnesses(reader, object);
 
     if (reader.failed())
         return reader.error();
@@ -471,7 +505,16 @@ QString AgentCapabilities::summary() const
         QStringLiteral("usb: ") + verdictText(usbAttach),
         QStringLiteral("l2: ") + verdictText(l2Attach), QStringLiteral("kvm: ") + verdictText(kvm),
         QStringLiteral("max ") + QString::number(maxConcurrent) };
-    return withoutControlCharacters(parts.join(QStringLiteral(", ")));
+    QString text = parts.join(QStringLiteral(", "));
+    if (!harnesses.isEmpty())
+        text += QStringLiteral(", harnesses: ") + harnesses.keys().join(QStringLiteral(" "));
+    return withoutControlCharacters(text);
+}
+
+bool AgentCapabilities::isHarnessName(const QString &name)
+{
+    static const QRegularExpression pattern(QStringLiteral("\\A[a-z0-9][a-z0-9._-]{0,62}\\z"));
+    return pattern.match(name).hasMatch();
 }
 
 Result<int> AgentCapabilities::parseMaxConcurrent(const QString &text, const QString &option)

@@ -119,6 +119,12 @@ struct AgentCapabilities
     QList<UsbDevice> usbInventory;
     Verdict usbAttach;
     Verdict l2Attach;
+    // The harness programs found on the agent's PATH (the command-line tools
+    // runs are made to drive, such as coding agents): name -> full path.
+    QMap<QString, QString> harnesses;
+    static constexpr qsizetype kMaxHarnesses = 32;
+    // A harness's name: what it is called on PATH ("claude", "codex").
+    static bool isHarnessName(const QString &name);
 
     QJsonObject toJson() const;
     static Result<AgentCapabilities> fromJson(const QJsonObject &object);

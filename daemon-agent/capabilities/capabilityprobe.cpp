@@ -143,8 +143,22 @@ AgentCapabilities CapabilityProbe::probe(const Options &options) const
     caps.usbInventory = readUsbInventory();
     caps.usbAttach = detectUsbAttach();
     caps.l2Attach = detectL2Attach(caps.mode, caps.engine);
+    caps.harnesses = findHarnesses(options.harnessNames);
     qCInfo(lcAgentProbe).noquote() << "capabilities:" << caps.summary();
     return caps;
+}
+
+QMap<QString, QString> CapabilityProbe::findHarnesses(const QStringList &names) const
+{
+    QMap<QString, QString> found;
+    for (const QString &name : names) {
+        if (!Caps::isHarnessName(name) || found.size() >= Caps::kMaxHarnesses)
+            continue;
+        const QString path = m_runner->findExecutable(name);
+        if (!path.isEmpty() && path.size() <= Caps::kMaxTextLength)
+            found.insert(name, path);
+    }
+    return found;
 }
 
 qint64 CapabilityProbe::memoryBytes() const

@@ -47,6 +47,8 @@ public:
         QMap<QString, QString> labels;
         int maxConcurrent = 0; // 0: the number of CPUs
         AgentCapabilities::Mode mode = AgentCapabilities::Mode::Container;
+        // The harness programs to look for on PATH (the installer table's).
+        QStringList harnessNames;
     };
 
     // The kernel the program's main chose (this machine's, or a test
@@ -63,6 +65,7 @@ public:
 
     // The parts of probe(), each usable alone.
     qint64 memoryBytes() const;
+    QMap<QString, QString> findHarnesses(const QStringList &names) const;
     AgentCapabilities::ContainerEngine detectEngine() const;
     AgentCapabilities::Verdict detectKvm() const;
     AgentCapabilities::PacketFilter detectPacketFilter() const;

@@ -22,6 +22,7 @@
 #include "app-dashboard/ui/reasondialog.h"
 #include "app-dashboard/ui/recordtable.h"
 #include "app-dashboard/ui/signindialog.h"
+#include "app-dashboard/ui/upgradedialog.h"
 #include "support/testrig.h"
 
 #include <QApplication>
@@ -672,6 +673,40 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
         [&] { return adminWindow.executorsPage()->table()->visibleRows() == 1; }, kLongWaitMs));
     adminWindow.showPage(MainWindow::Executors);
     screenshot(&adminWindow, QStringLiteral("executors"));
+    // Upgrade is for hub administrators: maria has no such button. What the
+    // hub or the device answers is shown in place: this agent was enrolled
+    // and never connected.
+    QVERIFY(!mariaWindow.executorsPage()->upgradeButton());
+    ExecutorsPage *executors = adminWindow.executorsPage();
+    QVERIFY(executors->upgradeButton());
+    QPointer<QDialog> upgradeDialog;
+    connect(executors, &ExecutorsPage::dialogOpened, this,
+        [&upgradeDialog](QDialog *dialog) { upgradeDialog = dialog; });
+    const qint64 executorId = executors->table()
+                                  ->view()
+                                  ->model()
+                                  ->index(0, 0)
+                                  .data(JsonTableModel::RecordRole)
+                                  .toJsonObject()
+                                  .value(QLatin1String("id"))
+                                  .toInteger();
+    QVERIFY(executors->table()->selectRecord(executorId));
+    QVERIFY(executors->upgradeButton()->isEnabled());
+    click(executors->upgradeButton());
+    auto *upgrade = qobject_cast<UpgradeDialog *>(upgradeDialog.data());
+    QVERIFY(upgrade);
+    QCOMPARE(upgrade->targetEdit()->text(), QStringLiteral("latest"));
+    type(upgrade->targetEdit(), QStringLiteral("newest"));
+    QVERIFY(!upgrade->actionButton()->isEnabled());
+    type(upgrade->targetEdit(), QStringLiteral("latest"));
+    QVERIFY(upgrade->actionButton()->isEnabled());
+    click(upgrade->actionButton());
+    QVERIFY(QTest::qWaitFor(
+        [&] { return upgrade->messageLabel()->text().contains(QLatin1String("not connected")); },
+        kLongWaitMs));
+    QVERIFY(upgrade->isVisible());
+    screenshot(upgrade, QStringLiteral("executor-upgrade-refused"));
+    upgrade->reject();
     adminWindow.showPage(MainWindow::Audit);
     AuditPage *audit = adminWindow.auditPage();
     QVERIFY(QTest::qWaitFor([&] { return audit->table()->visibleRows() > 0; }, kLongWaitMs));

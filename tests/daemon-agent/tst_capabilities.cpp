@@ -262,6 +262,7 @@ private Q_SLOTS:
     void fromJsonRefuses();
     void fromJsonRefusesOversizedInput();
     void validatesLabels();
+    void harnessesAreFoundOnPath();
 
     // The real tools and machine
     void processRunnerRunsAndTimesOut();
@@ -953,6 +954,14 @@ void TestCapabilities::fromJsonRefuses_data()
         manyLabels.insert(QStringLiteral("k%1").arg(i), QStringLiteral("v"));
     QTest::newRow("too many labels")
         << with("labels", manyLabels) << QStringLiteral("labels has more than 32");
+    QTest::newRow("harnesses a list")
+        << with("harnesses", QJsonArray {}) << QStringLiteral("harnesses must be an object");
+    QTest::newRow("harness at a relative path") << with(
+        "harnesses", QJsonObject { { QStringLiteral("claude"), QStringLiteral("bin/claude") } })
+                                                << QStringLiteral("its absolute path");
+    QTest::newRow("harness of a strange name") << with(
+        "harnesses", QJsonObject { { QStringLiteral("Claude Code"), QStringLiteral("/bin/x") } })
+                                               << QStringLiteral("a harness name");
     QTest::newRow("engine a string")
         << with("engine", QStringLiteral("podman")) << QStringLiteral("engine must be an object");
     QTest::newRow("engine present a string") << withSection("engine", "present",
@@ -1102,6 +1111,29 @@ void TestCapabilities::realProbeInvariants()
     const auto parsed = Caps::fromJson(QJsonDocument(caps.toJson()).toJson(QJsonDocument::Compact));
     QVERIFY2(parsed.ok(), qPrintable(parsed.ok() ? QString() : parsed.error().message));
     QCOMPARE(*parsed, caps);
+}
+
+void TestCapabilities::harnessesAreFoundOnPath()
+{
+    Fixture fixture;
+    const auto parts = makeProbe(fixture.roots(), 0, [](FakeRunner &runner) {
+        runner.executables.insert(
+            QStringLiteral("claude"), QStringLiteral("/home/run/.npm-global/bin/claude"));
+        runner.executables.insert(QStringLiteral("aider"), QStringLiteral("/usr/local/bin/aider"));
+    });
+    const QMap<QString, QString> found = parts.probe->findHarnesses({ QStringLiteral("claude"),
+        QStringLiteral("codex"), QStringLiteral("aider"), QStringLiteral("not a name") });
+    QCOMPARE(found,
+        (QMap<QString, QString> {
+            { QStringLiteral("aider"), QStringLiteral("/usr/local/bin/aider") },
+            { QStringLiteral("claude"), QStringLiteral("/home/run/.npm-global/bin/claude") } }));
+    // Reported with the rest, and read back by the hub as sent.
+    AgentCapabilities caps = sampleCapabilities();
+    caps.harnesses = found;
+    auto read = AgentCapabilities::fromJson(caps.toJson());
+    QVERIFY(read.ok());
+    QCOMPARE(read->harnesses, found);
+    QVERIFY(caps.summary().endsWith(QStringLiteral("harnesses: aider claude")));
 }
 
 QTEST_GUILESS_MAIN(TestCapabilities)
