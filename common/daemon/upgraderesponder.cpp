@@ -67,7 +67,8 @@ void UpgradeResponder::onRequest(const protocol::UpgradeRequest &request)
         return;
     }
     qCInfo(lcUpgrade).noquote() << "the hub asks for an upgrade to" << target->toString()
-                                << "- draining" << busy() << "run(s) first";
+                                << (busy() > 0 ? u"- %1 run(s) finish first"_s.arg(busy())
+                                               : u"- no run to wait for"_s);
     m_draining = *target;
     m_lastDraining = -1;
     drainTick();

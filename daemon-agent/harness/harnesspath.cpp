@@ -9,8 +9,8 @@ using namespace Qt::StringLiterals;
 QStringList harnessDirectoryCandidates(const QString &home)
 {
     QStringList candidates;
-    for (const QString &folder : { u".local/bin"_s, u".npm-global/bin"_s, u".bun/bin"_s,
-             u".cargo/bin"_s, u".deno/bin"_s })
+    for (const QString &folder :
+        { u".local/bin"_s, u".npm-global/bin"_s, u".bun/bin"_s, u".cargo/bin"_s, u".deno/bin"_s })
         candidates.append(home + u'/' + folder);
     return candidates;
 }

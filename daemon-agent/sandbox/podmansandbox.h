@@ -18,8 +18,10 @@ struct PodmanSandboxOptions
     QString podman = QStringLiteral("podman"); // program name or path
     // Between TERM and KILL when cancelled.
     std::chrono::milliseconds gracePeriod { 10'000 };
-    // How long to keep asking podman for the container's pid.
-    std::chrono::milliseconds pidTimeout { 10'000 };
+    // How long to keep asking podman for the container's pid: its devices
+    // are attached only then. Creating a container took 18 s in a guest
+    // under emulation, and podman's first run on a machine sets up storage.
+    std::chrono::milliseconds pidTimeout { 120'000 };
 };
 
 // The container driver: one rootful `podman run --rm` per workload, with

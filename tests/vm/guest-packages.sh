@@ -215,7 +215,12 @@ result "PASS refused without --remote-upgrade, and an edge target on a stable de
 # fetches it, keeps it aside and installs nothing.
 offered_copy=$(ls "$hub_data"/releases/cloop-agent_"${NEXT}"*.deb)
 cp "$offered_copy" "$work/good.deb"
-printf 'tampered' >> "$offered_copy"
+# One byte changed in the middle: the same size as listed, another digest.
+size=$(stat -c %s "$offered_copy")
+python3 -c 'import sys
+with open(sys.argv[1], "r+b") as f:
+    f.seek(int(sys.argv[2])); b = f.read(1); f.seek(int(sys.argv[2])); f.write(bytes([b[0] ^ 0xFF]))' \
+    "$offered_copy" $((size / 2))
 before=$(last_outcome | cut -d' ' -f1)
 admin executor upgrade "$agent_id" --target "$NEXT" >/dev/null || fail "the agent did not take the upgrade request"
 wait_for 300 outcomes_reach $((before + 1)) || fail "no outcome of the tampered upgrade"
