@@ -6,6 +6,7 @@
 #include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
 
+#include <QJsonDocument>
 #include <QTimer>
 
 namespace cloop::hub {
@@ -55,21 +56,25 @@ bool DeviceUpgrades::isUpgrading(qint64 id) const
             || progress->status.state == UpgradeStatus::State::Requested);
 }
 
+namespace {
+// The status's fields as the daemon sent them, without the message type:
+// what the API shows and the audit log keeps.
+QJsonObject fieldsOf(const UpgradeStatus &status)
+{
+    QJsonObject fields
+        = QJsonDocument::fromJson(protocol::serializeControlMessage(status)).object();
+    fields.remove(u"type"_s);
+    return fields;
+}
+} // namespace
+
 QJsonValue DeviceUpgrades::toJson(qint64 id) const
 {
     const auto progress = m_progress.constFind(id);
     if (progress == m_progress.constEnd())
         return QJsonValue::Null;
-    const UpgradeStatus &status = progress->status;
-    QJsonObject object { { u"state"_s, protocol::upgradeStateName(status.state) },
-        { u"since"_s, toDbTime(progress->since) } };
-    const std::pair<QString, QString> texts[] = { { u"target"_s, status.target },
-        { u"from"_s, status.from }, { u"to"_s, status.to }, { u"message"_s, status.message } };
-    for (const auto &[key, value] : texts)
-        if (!value.isEmpty())
-            object.insert(key, value);
-    if (status.state == UpgradeStatus::State::Draining)
-        object.insert(u"draining"_s, status.draining);
+    QJsonObject object = fieldsOf(progress->status);
+    object.insert(u"since"_s, toDbTime(progress->since));
     return object;
 }
 
@@ -124,12 +129,7 @@ void DeviceUpgrades::onStatus(qint64 id, const UpgradeStatus &status)
                             << "upgrade:" << protocol::upgradeStateName(status.state)
                             << status.target << status.from << status.to << status.message;
     if (status.state == UpgradeStatus::State::Refused || status.isOutcome()) {
-        QJsonObject details { { u"state"_s, protocol::upgradeStateName(status.state) } };
-        const std::pair<QString, QString> texts[] = { { u"target"_s, status.target },
-            { u"from"_s, status.from }, { u"to"_s, status.to }, { u"message"_s, status.message } };
-        for (const auto &[key, value] : texts)
-            if (!value.isEmpty())
-                details.insert(key, value);
+        const QJsonObject details = fieldsOf(status);
         if (Status audited = m_audit.append(subjectOf(id),
                 m_role == protocol::PeerRole::Executor ? auditaction::kExecutorUpgradeOutcome
                                                        : auditaction::kForwarderUpgradeOutcome,

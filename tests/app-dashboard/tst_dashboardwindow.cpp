@@ -82,6 +82,18 @@ QList<QWidget *> tabOrder(QWidget *dialog)
     return order;
 }
 
+// The id of the record a table shows first.
+qint64 firstRecordId(RecordTable *table)
+{
+    return table->view()
+        ->model()
+        ->index(0, 0)
+        .data(JsonTableModel::RecordRole)
+        .toJsonObject()
+        .value(QLatin1String("id"))
+        .toInteger();
+}
+
 void screenshot(QWidget *widget, const QString &name)
 {
     const QString folder = qEnvironmentVariable("CLOOP_SCREENSHOT_DIR");
@@ -639,15 +651,7 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     click(second->actionButton());
     QVERIFY(QTest::qWaitFor([&] { return filedAgain.count() == 1; }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor([&] { return approvals->inbox()->visibleRows() == 1; }, kLongWaitMs));
-    const qint64 secondId = approvals->inbox()
-                                ->view()
-                                ->model()
-                                ->index(0, 0)
-                                .data(JsonTableModel::RecordRole)
-                                .toJsonObject()
-                                .value(QLatin1String("id"))
-                                .toInteger();
-    QVERIFY(approvals->inbox()->selectRecord(secondId));
+    QVERIFY(approvals->inbox()->selectRecord(firstRecordId(approvals->inbox())));
     click(approvals->denyButton());
     auto *deny = qobject_cast<ReasonDialog *>(decision.data());
     QVERIFY(deny);
@@ -682,15 +686,7 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     QPointer<QDialog> upgradeDialog;
     connect(executors, &ExecutorsPage::dialogOpened, this,
         [&upgradeDialog](QDialog *dialog) { upgradeDialog = dialog; });
-    const qint64 executorId = executors->table()
-                                  ->view()
-                                  ->model()
-                                  ->index(0, 0)
-                                  .data(JsonTableModel::RecordRole)
-                                  .toJsonObject()
-                                  .value(QLatin1String("id"))
-                                  .toInteger();
-    QVERIFY(executors->table()->selectRecord(executorId));
+    QVERIFY(executors->table()->selectRecord(firstRecordId(executors->table())));
     QVERIFY(executors->upgradeButton()->isEnabled());
     click(executors->upgradeButton());
     auto *upgrade = qobject_cast<UpgradeDialog *>(upgradeDialog.data());
