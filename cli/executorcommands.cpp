@@ -4,7 +4,9 @@
 #include "cli/command.h"
 #include "cli/daemonadmin.h"
 #include "cli/output.h"
+#include "cli/runcommands.h"
 #include "common/api/enrollment.h"
+#include "common/api/run.h"
 #include "common/api/virtualexecutor.h"
 #include "common/protocol/agentcapabilities.h"
 
@@ -191,6 +193,71 @@ int listVirtual(const QStringList &arguments)
     return kExitOk;
 }
 
+int installHarness(const QStringList &arguments)
+{
+    Command command(QStringLiteral("executor harness install"),
+        QStringLiteral("Have an executor install a harness with the installer its own table "
+                       "names (the vendor's documented command), as its workload user; prints "
+                       "the installer's output and exits with its exit code."));
+    command.addPositional(QStringLiteral("ID"), QStringLiteral("The executor's id."));
+    command.addPositional(
+        QStringLiteral("NAME"), QStringLiteral("The harness, as it is called on PATH (claude)."));
+    const QCommandLineOption noWait(
+        QStringLiteral("no-wait"), QStringLiteral("Queue the install and print its run's id."));
+    command.addOptions({ noWait });
+    if (auto done = command.parse(arguments))
+        return *done;
+    auto given = command.positionals(
+        2, QStringLiteral("cloop executor harness install ID NAME [--no-wait]"));
+    if (!given)
+        return command.usageError(given.error().message);
+    auto id = parseId(given->first(), QStringLiteral("executor id"));
+    if (!id)
+        return command.usageError(id.error().message);
+    const QString name = given->at(1);
+    if (!protocol::AgentCapabilities::isHarnessName(name))
+        return command.usageError(
+            QStringLiteral("\"%1\" is not a harness name (what it is called on PATH: claude)")
+                .arg(name.left(64)));
+    auto queued
+        = recordOf<api::Run>(command.post(QStringLiteral("/api/executors/%1/harnesses").arg(*id),
+            { { QStringLiteral("name"), name } }));
+    if (!queued)
+        return command.failed(queued.error());
+    if (command.isSet(noWait)) {
+        printLine(QString::number(queued->id));
+        return kExitOk;
+    }
+    printNote(
+        QStringLiteral("run %1 installs %2 on executor %3").arg(queued->id).arg(name).arg(*id));
+    const int exitCode = waitForRun(command, queued->id);
+    if (exitCode != kExitOk)
+        return exitCode;
+    auto executor
+        = recordOf<api::Executor>(command.get(QStringLiteral("/api/executors/%1").arg(*id)));
+    if (!executor)
+        return command.failed(executor.error());
+    auto capabilities = executor->capabilities();
+    const QString path = capabilities ? capabilities->harnesses.value(name) : QString();
+    if (path.isEmpty()) {
+        printNote(QStringLiteral("the installer succeeded, but executor %1 does not find %2 on its "
+                                 "PATH or in its harness home's folders")
+                      .arg(*id)
+                      .arg(name));
+        return kExitFailed;
+    }
+    printLine(QStringLiteral("Executor %1 has %2 at %3.").arg(*id).arg(name, path));
+    return kExitOk;
+}
+
+constexpr Subcommand kHarnessSubcommands[] = { { "install", installHarness } };
+
+int runHarness(const QStringList &arguments)
+{
+    return runSubcommand(
+        QStringList { QStringLiteral("executor harness") } + arguments.mid(1), kHarnessSubcommands);
+}
+
 constexpr Subcommand kVirtualSubcommands[]
     = { { "create", createVirtual }, { "list", listVirtual } };
 
@@ -201,8 +268,9 @@ int runVirtual(const QStringList &arguments)
         QStringList { QStringLiteral("executor virtual") } + arguments.mid(1), kVirtualSubcommands);
 }
 
-constexpr Subcommand kSubcommands[] = { { "enroll", enroll }, { "list", list },
-    { "revoke", revoke }, { "upgrade", upgrade }, { "virtual", runVirtual } };
+constexpr Subcommand kSubcommands[]
+    = { { "enroll", enroll }, { "list", list }, { "revoke", revoke }, { "upgrade", upgrade },
+          { "virtual", runVirtual }, { "harness", runHarness } };
 
 } // namespace
 

@@ -17,6 +17,13 @@ void printLine(const QString &line)
     std::fflush(stdout);
 }
 
+void printNote(const QString &line)
+{
+    std::fputs(line.toUtf8().constData(), stderr);
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+}
+
 void printJson(const QJsonValue &value)
 {
     const QJsonDocument document

@@ -16,6 +16,8 @@ inline constexpr int kExitFailed = 1; // the hub refused or could not be reached
 inline constexpr int kExitUsage = 2;
 
 void printLine(const QString &line);
+// A line about what is going on, on stderr: stdout stays the output's own.
+void printNote(const QString &line);
 void printJson(const QJsonValue &value);
 // "cloop <command>: <message>" on stderr; returns the exit code to use.
 int fail(const QString &command, const QString &message, int exitCode = kExitFailed);

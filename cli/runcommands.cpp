@@ -11,8 +11,6 @@
 #include <QJsonArray>
 #include <QTimer>
 
-#include <cstdio>
-
 namespace cloop::cli {
 
 namespace {
@@ -24,11 +22,6 @@ void waitMilliseconds(int milliseconds)
     QEventLoop loop;
     QTimer::singleShot(milliseconds, &loop, &QEventLoop::quit);
     loop.exec();
-}
-
-void note(const QString &line)
-{
-    std::fprintf(stderr, "%s\n", qPrintable(line));
 }
 
 // Prints a run's output from the hub as it arrives (stdout to stdout,
@@ -46,14 +39,15 @@ Status followLog(Command &command, qint64 runId, bool live)
         using Entry = api::RunLogPage::Entry;
         for (const Entry &record : std::as_const(log->records)) {
             if (record.isGap()) {
-                note(QStringLiteral("[cloop: %1 bytes dropped: %2]")
-                         .arg(record.lost)
-                         .arg(record.droppedBy == Entry::DroppedBy::Hub
-                                 ? QStringLiteral(
-                                     "the hub keeps only the newest output of a run "
-                                     "(cloop hub serve --run-log-cap, --run-log-budget)")
-                                 : QStringLiteral(
-                                     "more than the agent retains for a run waited for the hub")));
+                printNote(
+                    QStringLiteral("[cloop: %1 bytes dropped: %2]")
+                        .arg(record.lost)
+                        .arg(record.droppedBy == Entry::DroppedBy::Hub
+                                ? QStringLiteral(
+                                    "the hub keeps only the newest output of a run "
+                                    "(cloop hub serve --run-log-cap, --run-log-budget)")
+                                : QStringLiteral(
+                                    "more than the agent retains for a run waited for the hub")));
             } else {
                 std::FILE *stream
                     = record.stream == protocol::LogRecordKind::Stderr ? stderr : stdout;
@@ -70,6 +64,14 @@ Status followLog(Command &command, qint64 runId, bool live)
             return {};
         waitMilliseconds(kPollIntervalMs);
     }
+}
+
+// What a run's COMMAND column and field say: its argv, or the harness an
+// executor's own run installs.
+QString commandText(const api::Run &run)
+{
+    return run.harness.isEmpty() ? run.argv.join(QLatin1Char(' '))
+                                 : QStringLiteral("install harness %1").arg(run.harness);
 }
 
 int create(const QStringList &arguments)
@@ -142,17 +144,8 @@ int create(const QStringList &arguments)
         printLine(QString::number(runId));
         return kExitOk;
     }
-    note(QStringLiteral("run %1 queued").arg(runId));
-    auto followed = followLog(command, runId, true);
-    if (!followed)
-        return command.failed(followed.error());
-    auto run = recordOf<api::Run>(command.get(QStringLiteral("/api/runs/%1").arg(runId)));
-    if (!run)
-        return command.failed(run.error());
-    note(QStringLiteral("run %1 %2").arg(runId).arg(api::Run::stateName(run->state)));
-    if (!run->error.isEmpty())
-        note(QStringLiteral("run %1: %2").arg(runId).arg(run->error));
-    return run->exitCode.value_or(kExitFailed);
+    printNote(QStringLiteral("run %1 queued").arg(runId));
+    return waitForRun(command, runId);
 }
 
 int logs(const QStringList &arguments)
@@ -199,11 +192,12 @@ int list(const QStringList &arguments)
         return kExitOk;
     QList<QStringList> rows;
     for (const api::Run &run : std::as_const(*runs)) {
-        rows.append({ QString::number(run.id), run.project,
-            run.executorId ? QString::number(*run.executorId) : QStringLiteral("-"),
-            api::Run::stateName(run.state),
-            run.exitCode ? QString::number(*run.exitCode) : QStringLiteral("-"),
-            run.argv.join(QLatin1Char(' ')).left(60) });
+        rows.append(
+            { QString::number(run.id), run.project.isEmpty() ? QStringLiteral("-") : run.project,
+                run.executorId ? QString::number(*run.executorId) : QStringLiteral("-"),
+                api::Run::stateName(run.state),
+                run.exitCode ? QString::number(*run.exitCode) : QStringLiteral("-"),
+                commandText(run).left(60) });
     }
     printLine(formatTable(
         { QStringLiteral("ID"), QStringLiteral("PROJECT"), QStringLiteral("EXECUTOR"),
@@ -241,7 +235,7 @@ int show(const QStringList &arguments)
     printLine(formatFields({
         { QStringLiteral("run"), QString::number(*id) },
         { QStringLiteral("project"), text(run->project) },
-        { QStringLiteral("command"), run->argv.join(QLatin1Char(' ')) },
+        { QStringLiteral("command"), commandText(*run) },
         { QStringLiteral("requested by"), text(run->requestedBy) },
         { QStringLiteral("executor"), number(run->executorId) },
         { QStringLiteral("virtual executor"), text(run->virtualExecutor) },
@@ -284,6 +278,20 @@ constexpr Subcommand kSubcommands[]
     = { { "list", list }, { "show", show }, { "logs", logs }, { "cancel", cancel } };
 
 } // namespace
+
+int waitForRun(Command &command, qint64 runId)
+{
+    auto followed = followLog(command, runId, true);
+    if (!followed)
+        return command.failed(followed.error());
+    auto run = recordOf<api::Run>(command.get(QStringLiteral("/api/runs/%1").arg(runId)));
+    if (!run)
+        return command.failed(run.error());
+    printNote(QStringLiteral("run %1 %2").arg(runId).arg(api::Run::stateName(run->state)));
+    if (!run->error.isEmpty())
+        printNote(QStringLiteral("run %1: %2").arg(runId).arg(run->error));
+    return run->exitCode.value_or(kExitFailed);
+}
 
 int runRunCommand(const QStringList &arguments)
 {

@@ -5,8 +5,8 @@
 #include "daemon-agent/agentdaemon.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/capabilities/capabilityprobe.h"
+#include "daemon-agent/harness/harnesshome.h"
 #include "daemon-agent/harness/harnesspath.h"
-#include "daemon-agent/harness/harnesstable.h"
 
 #include <QDir>
 
@@ -37,10 +37,20 @@ struct AgentOptions
         QStringLiteral("Installers of harnesses beside the official ones: a JSON object of "
                        "name -> {\"vendor\", \"command\": [argv]}."),
         QStringLiteral("FILE") };
+    QCommandLineOption harnessHome { QStringLiteral("harness-home"),
+        QStringLiteral("The home harnesses are installed in, as the workload user; its per-user "
+                       "folders go on PATH (default: the agent's home, or "
+                       "/var/lib/cloop-agent/harnesses for a root agent)."),
+        QStringLiteral("DIR") };
+    QCommandLineOption harnessInstallTimeout { QStringLiteral("harness-install-timeout"),
+        QStringLiteral("How long one harness installer may run before it is stopped (default "
+                       "900)."),
+        QStringLiteral("SECONDS"), QStringLiteral("900") };
 
     QList<QCommandLineOption> all() const
     {
-        return { workRoot, label, maxConcurrent, hostMode, retainBytes, harnessTable };
+        return { workRoot, label, maxConcurrent, hostMode, retainBytes, harnessTable, harnessHome,
+            harnessInstallTimeout };
     }
 };
 
@@ -103,15 +113,26 @@ int runAgentCommand(const QStringList &arguments, const device::SysfsRoot &kerne
         return commandLine.usageError(
             QStringLiteral("--retain-bytes must be a number of bytes from 65536 to 1073741824"));
     options.kernel = kernel;
-    // Harnesses installed per user are found by name, by the agent and by
-    // what it starts: their folders go in front of its PATH, once.
-    const QStringList harnessFolders = existingHarnessDirectories(QDir::homePath());
-    qputenv("PATH", prependToPath(qEnvironmentVariable("PATH"), harnessFolders).toLocal8Bit());
     auto harnesses = parser.isSet(agentOptions.harnessTable)
         ? HarnessTable::withFile(parser.value(agentOptions.harnessTable))
         : Result<HarnessTable>(HarnessTable::official());
     if (!harnesses)
         return commandLine.usageError(harnesses.error().message);
+    options.harnesses.table = *harnesses;
+    if (parser.isSet(agentOptions.harnessHome)) {
+        options.harnesses.home = QDir::cleanPath(parser.value(agentOptions.harnessHome));
+        if (!QDir::isAbsolutePath(options.harnesses.home))
+            return commandLine.usageError(QStringLiteral("--harness-home must be absolute"));
+    }
+    const qint64 timeout = parser.value(agentOptions.harnessInstallTimeout).toLongLong(&numeric);
+    if (!numeric || timeout < 1 || timeout > 24 * 3600)
+        return commandLine.usageError(
+            QStringLiteral("--harness-install-timeout must be 1 to 86400 seconds"));
+    options.harnesses.timeout = std::chrono::seconds(timeout);
+    // Harnesses installed per user are found by name, by the agent and by
+    // what it starts: their folders go in front of its PATH, once.
+    const QStringList harnessFolders = existingHarnessDirectories(options.harnesses.home);
+    qputenv("PATH", prependToPath(qEnvironmentVariable("PATH"), harnessFolders).toLocal8Bit());
     choices.harnessNames = harnesses->names();
     options.capabilities = CapabilityProbe(kernel).probe(choices);
     auto upgrade = commandLine.upgrade(

@@ -6,7 +6,9 @@
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
 #include "daemon-agent/agentlogging.h"
+#include "daemon-agent/capabilities/capabilityprobe.h"
 #include "daemon-agent/devices/deviceattacher.h"
+#include "daemon-agent/harness/harnesspath.h"
 #include "daemon-agent/runs/runsupervisor.h"
 #include "daemon-agent/workroot/workroot.h"
 
@@ -85,6 +87,24 @@ void AgentDaemon::send(const protocol::ControlMessage &message)
     m_unsent.append(message);
 }
 
+void AgentDaemon::refreshHarnesses()
+{
+    const QStringList folders = existingHarnessDirectories(m_options.harnesses.home);
+    qputenv("PATH", prependToPath(qEnvironmentVariable("PATH"), folders).toLocal8Bit());
+    const QMap<QString, QString> found
+        = CapabilityProbe(m_options.kernel).findHarnesses(m_options.harnesses.table.names());
+    if (found == m_options.capabilities.harnesses)
+        return;
+    m_options.capabilities.harnesses = found;
+    const QJsonObject capabilities = m_options.capabilities.toJson();
+    m_connector.setCapabilities(capabilities);
+    qCInfo(lcAgent).noquote() << "harnesses now:"
+                              << QStringList(found.keys()).join(QLatin1Char(' '));
+    // A hub away or older hears of them in the next hello.
+    if (m_hubProtocol >= protocol::kMinimumForHarnessInstall)
+        send(protocol::CapabilitiesReport { capabilities });
+}
+
 void AgentDaemon::start()
 {
     if (m_options.capabilities.mode == AgentCapabilities::Mode::Host && ::geteuid() != 0)
@@ -94,6 +114,9 @@ void AgentDaemon::start()
                "user, who can read the agent's credential";
     m_supervisor = new RunSupervisor(WorkRoot(workRoot()), m_options.capabilities.mode, this);
     m_supervisor->setRetainBytes(m_options.retainBytes);
+    m_supervisor->setHarnessInstalls(m_options.harnesses);
+    connect(
+        m_supervisor, &RunSupervisor::harnessInstallEnded, this, &AgentDaemon::refreshHarnesses);
     if (m_options.capabilities.mode == AgentCapabilities::Mode::Container) {
         m_devices = new DeviceAttacher(workRoot(), m_options.kernel, this);
         m_devices->recoverLeftovers();
@@ -111,6 +134,7 @@ void AgentDaemon::start()
             qCInfo(lcAgent).noquote()
                 << "connected to the hub as executor" << welcome.id << welcome.name << "-"
                 << m_options.capabilities.summary() << "- work root" << workRoot();
+            m_hubProtocol = welcome.protocol;
             const QList<protocol::ControlMessage> unsent = std::exchange(m_unsent, {});
             for (const protocol::ControlMessage &message : unsent)
                 send(message);
@@ -138,6 +162,7 @@ void AgentDaemon::start()
     m_connector.start();
     connect(m_connector.client(), &tunnel::TunnelClient::disconnected, this,
         [this](const QString &, qint64) {
+            m_hubProtocol = 0;
             m_supervisor->setChannels(nullptr);
             m_upgrade->onDisconnected();
         });

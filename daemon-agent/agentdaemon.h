@@ -5,6 +5,7 @@
 #include "common/device/sysfsroot.h"
 #include "common/protocol/agentcapabilities.h"
 #include "common/result.h"
+#include "daemon-agent/harness/harnesshome.h"
 
 #include <QList>
 #include <QObject>
@@ -23,6 +24,7 @@ struct AgentDaemonOptions
     AgentCapabilities capabilities; // detected at start
     device::SysfsRoot kernel; // this machine's, or a test program's stand-in
     daemon::UpgradeResponder::Options upgrade;
+    HarnessInstalls harnesses; // the table the capabilities' harnesses come from
 };
 
 // `cloop executor agent` / `cloop-agent`: enrolls with a bundle once, then
@@ -51,6 +53,9 @@ Q_SIGNALS:
 
 private:
     void send(const protocol::ControlMessage &message);
+    // After an install: the home's new folders go on PATH, the harnesses
+    // are looked for again and the hub hears of what changed.
+    void refreshHarnesses();
 
     AgentDaemonOptions m_options;
     daemon::DaemonConnector m_connector;
@@ -59,6 +64,7 @@ private:
     DeviceAttacher *m_devices = nullptr; // container mode only
     // Reports made while the hub was out of reach, sent once it is back.
     QList<protocol::ControlMessage> m_unsent;
+    int m_hubProtocol = 0; // of the connection that is up, 0 while none is
 };
 
 } // namespace cloop::agent

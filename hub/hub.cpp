@@ -10,6 +10,7 @@
 #include "common/util/clock.h"
 #include "hub/domain/bindingservice.h"
 #include "hub/domain/eventbus.h"
+#include "hub/domain/executorservice.h"
 #include "hub/domain/releasecatalog.h"
 #include "hub/domain/runlifecycle.h"
 #include "hub/domain/tokenservice.h"
@@ -188,6 +189,17 @@ void Hub::connectEvents()
                 std::nullopt });
         });
     announce(m_gateways->executors(), QStringLiteral("executor"));
+    // What a connected agent can do changed (it installed a harness).
+    connect(&m_gateways->executors(), &DaemonGateway::controlReceived, this,
+        [this](qint64 id, const protocol::ControlMessage &message) {
+            const auto *report = std::get_if<protocol::CapabilitiesReport>(&message);
+            if (!report)
+                return;
+            if (Status kept = m_core->executors().recordCapabilities(id, report->capabilities);
+                !kept)
+                qCWarning(lcHub).noquote()
+                    << "executor" << id << "reported capabilities:" << kept.error().message;
+        });
 }
 
 QString Hub::defaultCertificatePath(const QString &dataDir)

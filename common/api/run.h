@@ -19,7 +19,8 @@ struct Run
     };
 
     qint64 id = 0;
-    QString project;
+    QString project; // empty: the executor's own maintenance (a harness install)
+    QString harness; // set: the run installs this harness on its executor
     QString requestedBy;
     std::optional<qint64> executorId; // none until dispatched
     QString virtualExecutor;

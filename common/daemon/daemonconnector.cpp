@@ -74,6 +74,13 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
     return {};
 }
 
+void DaemonConnector::setCapabilities(const QJsonObject &capabilities)
+{
+    m_options.capabilities = capabilities;
+    if (m_client)
+        m_client->setCapabilities(capabilities);
+}
+
 net::PinRequirement DaemonConnector::pinRequirement() const
 {
     return m_options.connection.trustCaOnly ? net::PinRequirement::Optional

@@ -67,6 +67,8 @@ public:
     void stop();
 
     tunnel::TunnelClient *client() const { return m_client.get(); }
+    // The capabilities every later hello carries.
+    void setCapabilities(const QJsonObject &capabilities);
     // The saved credential (after prepare() without a bundle, or enrollment).
     const identity::DaemonCredential &credential() const { return m_credential; }
     QString credentialPath() const { return m_credentialFile.path(); }

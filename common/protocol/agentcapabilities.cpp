@@ -50,6 +50,7 @@ inline constexpr QLatin1StringView kSpeed { "speed" };
 inline constexpr QLatin1StringView kUsbAttach { "usb_attach" };
 inline constexpr QLatin1StringView kL2Attach { "l2_attach" };
 inline constexpr QLatin1StringView kHarnesses { "harnesses" };
+inline constexpr QLatin1StringView kHarnessInstallers { "harness_installers" };
 inline constexpr QLatin1StringView kPossible { "possible" };
 } // namespace key
 
@@ -356,6 +357,29 @@ QMap<QString, QString> readHarnesses(Reader &reader, const QJsonObject &parent)
     return harnesses;
 }
 
+// Absent from agents before harnesses could be installed: none.
+QStringList readHarnessInstallers(Reader &reader, const QJsonObject &parent)
+{
+    const QJsonValue value = parent.value(key::kHarnessInstallers);
+    if (value.isUndefined() || value.isNull())
+        return {};
+    QStringList names;
+    const QJsonArray list = value.toArray();
+    if (!value.isArray() || list.size() > Caps::kMaxHarnesses) {
+        reader.fail(key::kHarnessInstallers,
+            QStringLiteral("must be an array of at most %1 names").arg(Caps::kMaxHarnesses));
+        return {};
+    }
+    for (const QJsonValue &name : list) {
+        if (!name.isString() || !Caps::isHarnessName(name.toString())) {
+            reader.fail(key::kHarnessInstallers, QStringLiteral("entries must be harness names"));
+            return {};
+        }
+        names.append(name.toString());
+    }
+    return names;
+}
+
 QString verdictText(const Caps::Verdict &verdict)
 {
     QString text = verdict.yes ? QStringLiteral("yes") : QStringLiteral("no");
@@ -438,6 +462,8 @@ QJsonObject AgentCapabilities::toJson() const
             found.insert(it.key(), it.value());
         object.insert(key::kHarnesses, found);
     }
+    if (!harnessInstallers.isEmpty())
+        object.insert(key::kHarnessInstallers, QJsonArray::fromStringList(harnessInstallers));
     return object;
 }
 
@@ -489,6 +515,7 @@ Result<AgentCapabilities> AgentCapabilities::fromJson(const QJsonObject &object)
     caps.usbAttach = reader.verdict(object, key::kUsbAttach, key::kPossible);
     caps.l2Attach = reader.verdict(object, key::kL2Attach, key::kPossible);
     caps.harnesses = readHarnesses(reader, object);
+    caps.harnessInstallers = readHarnessInstallers(reader, object);
 
     if (reader.failed())
         return reader.error();

@@ -7,6 +7,7 @@
 #include <QList>
 #include <QMap>
 #include <QString>
+#include <QStringList>
 
 #include <optional>
 
@@ -123,6 +124,8 @@ struct AgentCapabilities
     // runs are made to drive, such as coding agents): name -> full path.
     QMap<QString, QString> harnesses;
     static constexpr qsizetype kMaxHarnesses = 32;
+    // The harnesses the device's installer table can install on request.
+    QStringList harnessInstallers;
     // A harness's name: what it is called on PATH ("claude", "codex").
     static bool isHarnessName(const QString &name);
 

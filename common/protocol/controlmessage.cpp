@@ -3,6 +3,7 @@
 #include "common/net/spkipin.h"
 
 #include "common/device/usb/usbipprotocol.h"
+#include "common/protocol/agentcapabilities.h"
 #include "common/protocol/fieldreader.h"
 
 #include <QJsonArray>
@@ -157,6 +158,12 @@ Result<ControlMessage> parseErrorMessage(FieldReader &read)
 void readArgv(FieldReader &read, RunStart &start)
 {
     const QJsonValue argv = read.object().value(QLatin1String("argv"));
+    // A harness install runs the agent's own command, never one of the hub's.
+    if (!start.harness.isEmpty()) {
+        if (!argv.isUndefined() && !(argv.isArray() && argv.toArray().isEmpty()))
+            read.fail(QStringLiteral("a harness install carries no \"argv\""));
+        return;
+    }
     if (!argv.isArray() || argv.toArray().isEmpty() || argv.toArray().size() > kMaxArgv) {
         read.fail(QStringLiteral("\"argv\" must be an array of 1..%1 strings").arg(kMaxArgv));
         return;
@@ -264,6 +271,11 @@ Result<ControlMessage> parseRunStart(FieldReader &read)
     start.hostProcess = read.boolean(QLatin1StringView("host_process"));
     if (read.has(QLatin1StringView("resume_offset")))
         start.resumeOffset = read.integer(QLatin1StringView("resume_offset"), 0, kMaxId);
+    if (read.has(QLatin1StringView("harness"))) {
+        start.harness = read.string(QLatin1StringView("harness"), 64);
+        if (!start.harness.isEmpty() && !AgentCapabilities::isHarnessName(start.harness))
+            read.fail(QStringLiteral("\"harness\" is not a harness name"));
+    }
     readArgv(read, start);
     readEnv(read, start);
     readDevices(read, start);
@@ -376,6 +388,16 @@ Result<ControlMessage> parseUpgradeStatus(FieldReader &read)
     return finish(read, std::move(status));
 }
 
+Result<ControlMessage> parseCapabilitiesReport(FieldReader &read)
+{
+    CapabilitiesReport report;
+    const QJsonValue capabilities = read.object().value(QLatin1String("capabilities"));
+    if (!capabilities.isObject())
+        read.fail(QStringLiteral("\"capabilities\" must be an object"));
+    report.capabilities = capabilities.toObject();
+    return finish(read, std::move(report));
+}
+
 struct MessageParser
 {
     QLatin1StringView type;
@@ -398,6 +420,7 @@ constexpr MessageParser kMessageParsers[] = {
     { messagetype::kDeviceState, parseDeviceState },
     { messagetype::kUpgradeRequest, parseUpgradeRequest },
     { messagetype::kUpgradeStatus, parseUpgradeStatus },
+    { messagetype::kCapabilities, parseCapabilitiesReport },
 };
 
 // The JSON object every control message is, before its type is read.
@@ -521,6 +544,8 @@ struct Serializer
             object.insert(QStringLiteral("runtime"), m.runtime);
         if (!env.isEmpty())
             object.insert(QStringLiteral("env"), env);
+        if (!m.harness.isEmpty())
+            object.insert(QStringLiteral("harness"), m.harness);
         if (!m.devices.isEmpty()) {
             QJsonArray devices;
             for (const ForwardedDevice &device : m.devices) {
@@ -601,6 +626,11 @@ struct Serializer
         if (m.state == UpgradeStatus::State::Draining)
             object.insert(QStringLiteral("draining"), m.draining);
         return object;
+    }
+    QJsonObject operator()(const CapabilitiesReport &m) const
+    {
+        return { { QStringLiteral("type"), messagetype::kCapabilities },
+            { QStringLiteral("capabilities"), m.capabilities } };
     }
     QJsonObject operator()(const ErrorMessage &m) const
     {

@@ -33,6 +33,7 @@ inline constexpr QLatin1StringView kDeviceState { "device.state" };
 inline constexpr QLatin1StringView kHubPins { "hub.pins" };
 inline constexpr QLatin1StringView kUpgradeRequest { "upgrade.request" };
 inline constexpr QLatin1StringView kUpgradeStatus { "upgrade.status" };
+inline constexpr QLatin1StringView kCapabilities { "capabilities" };
 } // namespace messagetype
 
 // Which endpoint a daemon speaks to; a credential of one role never
@@ -153,6 +154,9 @@ struct RunStart
     // Where the hub's stored log ends: output before it was received already.
     qint64 resumeOffset = 0;
     QList<ForwardedDevice> devices; // at most kMaxDevices
+    // Set: the run installs this harness with the installer the agent's own
+    // table names (argv is empty then); nothing of the command is the hub's.
+    QString harness;
 
     friend bool operator==(const RunStart &, const RunStart &) = default;
 };
@@ -264,9 +268,18 @@ struct UpgradeStatus
 };
 QString upgradeStateName(UpgradeStatus::State state);
 
-using ControlMessage
-    = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart, RunCancel, RunAck,
-        RunStarted, RunFinished, RunsHeld, DeviceState, HubPins, UpgradeRequest, UpgradeStatus>;
+// Agent -> hub (protocol 28 on): what the agent can do changed while it was
+// connected (a harness was installed); the same object a hello carries.
+struct CapabilitiesReport
+{
+    QJsonObject capabilities;
+
+    friend bool operator==(const CapabilitiesReport &, const CapabilitiesReport &) = default;
+};
+
+using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart,
+    RunCancel, RunAck, RunStarted, RunFinished, RunsHeld, DeviceState, HubPins, UpgradeRequest,
+    UpgradeStatus, CapabilitiesReport>;
 
 // Limits a RunStart is checked against.
 inline constexpr int kMaxArgv = 256;

@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 27;
+inline constexpr int kVersion = 28;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -32,4 +32,10 @@ namespace cloop::protocol {
 // From this version on a daemon reports its update channel in its hello and
 // answers upgrade.request; older daemons are upgraded by their operator.
 inline constexpr int kMinimumForUpgrade = 27;
+} // namespace cloop::protocol
+
+namespace cloop::protocol {
+// From this version on a hub may ask an agent to install a harness
+// (run.start's "harness") and takes the agent's capabilities message.
+inline constexpr int kMinimumForHarnessInstall = 28;
 } // namespace cloop::protocol

@@ -72,6 +72,8 @@ public:
     State state() const { return m_state; }
     TunnelConnection *connection() const { return m_connection; }
     const TunnelClientOptions &options() const { return m_options; }
+    // What the next hello reports (the current connection was told already).
+    void setCapabilities(const QJsonObject &capabilities) { m_options.capabilities = capabilities; }
 
 Q_SIGNALS:
     // The token was redeemed: persist this before anything else.

@@ -144,6 +144,7 @@ AgentCapabilities CapabilityProbe::probe(const Options &options) const
     caps.usbAttach = detectUsbAttach();
     caps.l2Attach = detectL2Attach(caps.mode, caps.engine);
     caps.harnesses = findHarnesses(options.harnessNames);
+    caps.harnessInstallers = options.harnessNames.mid(0, Caps::kMaxHarnesses);
     qCInfo(lcAgentProbe).noquote() << "capabilities:" << caps.summary();
     return caps;
 }

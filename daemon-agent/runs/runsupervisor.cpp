@@ -4,6 +4,7 @@
 #include "common/util/atomicfile.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/devices/deviceattacher.h"
+#include "daemon-agent/harness/harnesspath.h"
 #include "daemon-agent/sandbox/hostprocessdriver.h"
 #include "daemon-agent/sandbox/podmansandbox.h"
 #include "daemon-agent/sandbox/runspec.h"
@@ -12,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
+#include <QTimer>
 
 #include <QJsonObject>
 
@@ -22,6 +24,11 @@
 namespace cloop::agent {
 
 using namespace protocol;
+
+namespace {
+// What a host-process workload's PATH is made of, before harness folders.
+constexpr const char *kHostPath = "/usr/local/bin:/usr/bin:/bin";
+} // namespace
 
 RunSupervisor::RunSupervisor(WorkRoot workRoot, AgentCapabilities::Mode mode, QObject *parent)
     : RunSupervisor(std::move(workRoot), RunPolicy(mode, ::geteuid() == 0), parent)
@@ -127,17 +134,15 @@ void RunSupervisor::start(const RunStart &run)
 {
     if (m_active.contains(run.runId) || m_waitingForDevices.contains(run.runId))
         return; // the hub repeated itself after a reconnect
+    if (!run.harness.isEmpty())
+        return startHarnessInstall(run);
     if (Status allowed = m_policy.check(run); !allowed)
         return refuse(run.runId, allowed.error().message);
-    if (Status root = m_workRoot.ensureRoot(); !root)
-        return refuse(run.runId, root.error().message);
-    auto workdir = m_workRoot.runDirectory(run.workdir);
-    if (!workdir)
-        return refuse(run.runId, workdir.error().message);
-    auto user = m_workRoot.workloadUser();
-    if (!user)
-        return refuse(run.runId, user.error().message);
-    RunSpec spec = specFor(run, *user);
+    auto workspace = prepareWorkspace(run);
+    if (!workspace)
+        return refuse(run.runId, workspace.error().message);
+    const auto &[workdir, user] = *workspace;
+    RunSpec spec = specFor(run, user);
     if (!run.devices.isEmpty()) {
         if (!m_devices)
             return refuse(
@@ -147,12 +152,77 @@ void RunSupervisor::start(const RunStart &run)
         if (Status lent = addDevices(run, spec); !lent)
             return refuse(run.runId, lent.error().message);
     }
-    spec.workdir = *workdir;
+    spec.workdir = workdir;
     if (Status valid = spec.validate(); !valid)
         return refuse(run.runId, valid.error().message);
     if (Status image = ensureImage(run, spec); !image)
         return refuse(run.runId, image.error().message);
-    launch(run, spec, *workdir);
+    launch(run, spec, workdir);
+}
+
+Result<std::pair<QString, QString>> RunSupervisor::prepareWorkspace(const RunStart &run) const
+{
+    if (Status root = m_workRoot.ensureRoot(); !root)
+        return root.error();
+    auto workdir = m_workRoot.runDirectory(run.workdir);
+    if (!workdir)
+        return workdir.error();
+    auto user = m_workRoot.workloadUser();
+    if (!user)
+        return user.error();
+    return std::pair { *workdir, *user };
+}
+
+void RunSupervisor::startHarnessInstall(const RunStart &run)
+{
+    const std::optional<HarnessInstaller> installer = m_harnessInstalls.table.find(run.harness);
+    if (!installer)
+        return refuse(run.runId,
+            QStringLiteral("no official installer for this harness: \"%1\" (this device installs "
+                           "%2)")
+                .arg(run.harness, m_harnessInstalls.table.names().join(QStringLiteral(", "))));
+    if (!run.devices.isEmpty())
+        return refuse(run.runId, QStringLiteral("a harness install takes no devices"));
+    auto workspace = prepareWorkspace(run);
+    if (!workspace)
+        return refuse(run.runId, workspace.error().message);
+    const auto &[workdir, user] = *workspace;
+    const QString &home = m_harnessInstalls.home;
+    if (Status made = ensureHarnessHome(home, user); !made)
+        return refuse(run.runId, made.error().message);
+    RunSpec spec;
+    spec.runId = sandboxIdFor(run.runId);
+    spec.argv = installer->command;
+    spec.env = run.env;
+    // The installer puts the harness in the home's per-user folders, where
+    // the agent looks for it afterwards.
+    spec.env.insert(QStringLiteral("HOME"), home);
+    spec.env.insert(QStringLiteral("PATH"),
+        prependToPath(QString::fromLatin1(kHostPath), harnessDirectoryCandidates(home)));
+    spec.env.insert(QStringLiteral("CLOOP_HARNESS"), run.harness);
+    spec.user = user;
+    spec.workdir = workdir;
+    if (Status valid = spec.validate(); !valid)
+        return refuse(run.runId, valid.error().message);
+    RunStart onHost = run;
+    onHost.hostProcess = true;
+    qCInfo(lcAgent).noquote() << "run" << run.runId << "installs the harness" << run.harness
+                              << "with" << installer->command.join(QLatin1Char(' '));
+    launch(onHost, spec, workdir);
+    const auto active = m_active.find(run.runId);
+    if (active == m_active.end())
+        return;
+    active->harness = run.harness;
+    const qint64 runId = run.runId;
+    QTimer::singleShot(m_harnessInstalls.timeout, active->sandbox, [this, runId] {
+        const auto going = m_active.find(runId);
+        if (going == m_active.end())
+            return;
+        qCWarning(lcAgent).noquote() << "run" << runId << "the installer of" << going->harness
+                                     << "took too long; stopping it";
+        going->timedOut = true;
+        going->sandbox->cancel();
+    });
 }
 
 RunSpec RunSupervisor::specFor(const RunStart &run, const QString &user) const
@@ -165,6 +235,11 @@ RunSpec RunSupervisor::specFor(const RunStart &run, const QString &user) const
         spec.runtime = run.runtime;
     spec.argv = run.argv;
     spec.env = run.env;
+    // A workload on the host finds the installed harnesses by name.
+    if (run.hostProcess && !spec.env.contains(QStringLiteral("PATH")))
+        spec.env.insert(QStringLiteral("PATH"),
+            prependToPath(QString::fromLatin1(kHostPath),
+                existingHarnessDirectories(m_harnessInstalls.home)));
     spec.user = user;
     return spec;
 }
@@ -204,7 +279,7 @@ void RunSupervisor::launch(const RunStart &run, const RunSpec &spec, const QStri
         ? static_cast<SandboxDriver *>(new HostProcessDriver(this))
         : static_cast<SandboxDriver *>(new PodmanSandbox(this));
     const qint64 runId = run.runId;
-    m_active.insert(runId, Active { sandbox });
+    m_active.insert(runId, Active { sandbox, {}, false });
     connect(sandbox, &SandboxDriver::started, this, [this, runId, run](qint64 pid) {
         Q_EMIT report(RunStarted { runId });
         if (m_devices && !run.devices.isEmpty())
@@ -249,11 +324,17 @@ void RunSupervisor::sandboxFinished(qint64 runId, int exitCode, const QString &e
     if (m_devices)
         m_devices->runEnded(runId);
     RunFinished finished { runId, std::nullopt, error, static_cast<qint64>(end) };
-    if (error.isEmpty())
+    if (active.timedOut)
+        finished.error = QStringLiteral("the installer of %1 did not finish within %2 s")
+                             .arg(active.harness)
+                             .arg(m_harnessInstalls.timeout.count());
+    if (finished.error.isEmpty())
         finished.exitCode = exitCode;
     qCInfo(lcAgent).noquote() << "run" << runId << "finished:"
-                              << (error.isEmpty() ? QStringLiteral("exit %1").arg(exitCode)
-                                                  : error);
+                              << (finished.error.isEmpty() ? QStringLiteral("exit %1").arg(exitCode)
+                                                           : finished.error);
+    if (!active.harness.isEmpty())
+        Q_EMIT harnessInstallEnded(active.harness);
     Q_EMIT report(finished);
     if (active.sandbox)
         active.sandbox->deleteLater();

@@ -3,6 +3,7 @@
 #include "common/protocol/agentcapabilities.h"
 #include "common/protocol/controlmessage.h"
 #include "common/runs/outputjournal.h"
+#include "daemon-agent/harness/harnesshome.h"
 #include "daemon-agent/runs/runpolicy.h"
 #include "daemon-agent/workroot/workroot.h"
 
@@ -62,14 +63,22 @@ public:
     // then a run with devices is refused).
     void setDeviceAttacher(DeviceAttacher *attacher);
     qsizetype retainedBytes() const;
+    // How runs that install a harness (RunStart::harness) are done.
+    void setHarnessInstalls(HarnessInstalls installs) { m_harnessInstalls = std::move(installs); }
+    const HarnessInstalls &harnessInstalls() const { return m_harnessInstalls; }
 
 Q_SIGNALS:
     void report(const cloop::protocol::ControlMessage &message);
+    // An installer ended (however it ended), just before its run's finish
+    // is reported: what is on PATH may have changed.
+    void harnessInstallEnded(const QString &name);
 
 private:
     struct Active
     {
         SandboxDriver *sandbox = nullptr;
+        QString harness; // the run installs it
+        bool timedOut = false;
     };
 
     // One run's output on its way to the hub: what it has not acknowledged
@@ -84,6 +93,11 @@ private:
     };
 
     void refuse(qint64 runId, const QString &error);
+    // The run's workdir (made, confined) and the user its workload runs as.
+    Result<std::pair<QString, QString>> prepareWorkspace(const protocol::RunStart &run) const;
+    // The installer of the device's own table, as the workload user on the
+    // host, with the harness home as its HOME; bounded in time.
+    void startHarnessInstall(const protocol::RunStart &run);
     // What the hub asked for, as the sandbox is told it; devices and the
     // workdir are added once they are known to be ready.
     RunSpec specFor(const protocol::RunStart &run, const QString &user) const;
@@ -115,6 +129,7 @@ private:
     DeviceAttacher *m_devices = nullptr;
     QHash<qint64, protocol::RunStart> m_waitingForDevices;
     bool m_imageReady = false;
+    HarnessInstalls m_harnessInstalls;
 };
 
 } // namespace cloop::agent

@@ -71,6 +71,7 @@ constexpr Rule<HubWide, HubAction> kHubRules[] = {
     { HubAction::SubscribeToEvents, HubWide::AnyRole, "the event stream"_L1 },
     { HubAction::UpgradeDevice, HubWide::Administrator, "upgrading a forwarder or an executor"_L1 },
     { HubAction::ListReleases, HubWide::AnyRole, "listing the releases the hub offers"_L1 },
+    { HubAction::InstallHarness, HubWide::Administrator, "installing a harness on an executor"_L1 },
 };
 
 // Every action, in the order of its enum, once.
@@ -85,7 +86,7 @@ constexpr bool namesEveryAction(const Rule<Who, Action> (&rules)[N], Action last
     }
     return true;
 }
-static_assert(namesEveryAction(kHubRules, HubAction::ListReleases));
+static_assert(namesEveryAction(kHubRules, HubAction::InstallHarness));
 
 Rule<HubWide, HubAction> ruleFor(AccessPolicy::HubAction action)
 {

@@ -47,6 +47,7 @@ public:
         SubscribeToEvents,
         UpgradeDevice,
         ListReleases,
+        InstallHarness,
     };
     // What a person may ask of one project.
     enum class ProjectAction

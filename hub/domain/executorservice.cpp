@@ -3,6 +3,7 @@
 #include "common/api/hubeventname.h"
 
 #include "common/logging.h"
+#include "common/protocol/agentcapabilities.h"
 #include "common/util/duration.h"
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/eventbus.h"
@@ -130,6 +131,16 @@ Status ExecutorService::recordHello(qint64 executorId, const QString &software, 
     const QJsonObject &capabilities, const QString &channel)
 {
     return m_executors.recordHello(executorId, software, protocol, capabilities, channel);
+}
+
+Status ExecutorService::recordCapabilities(qint64 executorId, const QJsonObject &capabilities)
+{
+    auto parsed = protocol::AgentCapabilities::fromJson(capabilities);
+    if (!parsed)
+        return Error::make(QStringLiteral("protocol_error"),
+            QStringLiteral("the agent's capabilities are malformed: %1")
+                .arg(parsed.error().message));
+    return m_executors.setCapabilities(executorId, parsed->toJson());
 }
 
 Status ExecutorService::touchLastSeen(qint64 executorId)

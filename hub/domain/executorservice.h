@@ -53,6 +53,9 @@ public:
     Status recordHello(qint64 executorId, const QString &software, int protocol,
         const QJsonObject &capabilities, const QString &channel = {});
     Status touchLastSeen(qint64 executorId);
+    // A connected agent's new report (after a harness install), read as a
+    // hello's is; a malformed one changes nothing.
+    Status recordCapabilities(qint64 executorId, const QJsonObject &capabilities);
 
     // What the dispatcher plans with: the executor and its last report.
     Result<ExecutorRecord> forDispatch(qint64 executorId);

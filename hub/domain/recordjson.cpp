@@ -106,7 +106,11 @@ QJsonObject runJson(const RunRecord &run)
 {
     return QJsonObject {
         { QStringLiteral("id"), run.id },
-        { QStringLiteral("project"), run.projectPath },
+        { QStringLiteral("project"),
+            run.projectPath.isEmpty() ? QJsonValue(QJsonValue::Null)
+                                      : QJsonValue(run.projectPath) },
+        { QStringLiteral("harness"),
+            run.harness.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(run.harness) },
         { QStringLiteral("requested_by"), run.requestedBy },
         { QStringLiteral("executor_id"),
             run.executorId ? QJsonValue(*run.executorId) : QJsonValue(QJsonValue::Null) },

@@ -3,6 +3,7 @@
 #include "common/api/hubeventname.h"
 
 #include "common/logging.h"
+#include "common/protocol/agentcapabilities.h"
 #include "common/protocol/controlmessage.h"
 #include "common/util/clock.h"
 #include "hub/domain/accesspolicy.h"
@@ -116,6 +117,47 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     qCInfo(lcHub).noquote() << caller.userName << "queued run" << created->id << "of" << path;
+    m_events.publish(HubEvent { QString(api::hubeventname::kRunQueued), runJson(*created),
+        created->projectId, m_clock.now() });
+    Q_EMIT runQueued(created->id);
+    return created;
+}
+
+Result<RunRecord> RunService::installHarness(
+    const ApiPrincipal &caller, qint64 executorId, const QJsonObject &body)
+{
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::InstallHarness);
+        !allowed)
+        return allowed.error();
+    const QJsonValue name = body.value(QLatin1String("name"));
+    if (!name.isString() || !protocol::AgentCapabilities::isHarnessName(name.toString()))
+        return invalid(QStringLiteral(
+            "\"name\" must be a harness's name: what it is called on PATH (\"claude\")"));
+    auto executor = m_executors.find(executorId);
+    if (!executor)
+        return executor.error();
+    if (executor->isRevoked())
+        return Error::make(QStringLiteral("executor_revoked"),
+            QStringLiteral("executor %1 (%2) was revoked").arg(executor->id).arg(executor->name));
+    NewRun run;
+    run.requestedBy = caller.actor();
+    run.executorId = executor->id;
+    run.harness = name.toString();
+    Database::Transaction transaction(m_runs.database());
+    auto created = m_runs.create(run, m_clock.now());
+    if (!created)
+        return created.error();
+    if (Status audited = AuditLog(m_runs.database())
+                             .append(run.requestedBy, auditaction::kExecutorHarnessInstall,
+                                 QStringLiteral("executor:%1").arg(executor->id),
+                                 { { QStringLiteral("harness"), run.harness },
+                                     { QStringLiteral("run_id"), created->id } });
+        !audited)
+        return audited.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    qCInfo(lcHub).noquote() << caller.userName << "asked executor" << executor->id << "to install"
+                            << run.harness << "in run" << created->id;
     m_events.publish(HubEvent { QString(api::hubeventname::kRunQueued), runJson(*created),
         created->projectId, m_clock.now() });
     Q_EMIT runQueued(created->id);

@@ -37,6 +37,12 @@ public:
     Result<QList<RunRecord>> list(const ApiPrincipal &caller, bool includeFinished);
     Result<RunRecord> find(const ApiPrincipal &caller, qint64 runId);
     Result<RunRecord> cancel(const ApiPrincipal &caller, qint64 runId, const QString &reason);
+    // A hub administrator asks an executor to install a harness with its
+    // own installer table: a run of no project, pinned to that executor,
+    // whose output is stored as any run's. The name is the device's to
+    // know; the hub checks only its form.
+    Result<RunRecord> installHarness(
+        const ApiPrincipal &caller, qint64 executorId, const QJsonObject &body);
 
 Q_SIGNALS:
     void runQueued(qint64 runId);

@@ -5,6 +5,7 @@
 #include "common/logging.h"
 #include "common/protocol/agentcapabilities.h"
 #include "common/protocol/channelopen.h"
+#include "common/protocol/protocolversion.h"
 #include "common/util/clock.h"
 #include "hub/domain/bindingservice.h"
 #include "hub/domain/deviceplan.h"
@@ -86,15 +87,16 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
     m_startupGrace.start(m_grace);
 }
 
-int RunDispatcher::ceilingOf(const ExecutorRecord &executor, bool hostProcess)
+int RunDispatcher::ceilingOf(const ExecutorRecord &executor, const RunRecord &run)
 {
     auto capabilities = AgentCapabilities::fromJson(executor.capabilities);
     if (!capabilities)
         return 0;
     // Sandboxed runs go to container agents, host-process runs to agents in
-    // host mode: an agent never does the other kind.
+    // host mode: an agent never does the other kind. Every agent installs
+    // harnesses.
     const bool hostMode = capabilities->mode == AgentCapabilities::Mode::Host;
-    if (hostMode != hostProcess)
+    if (run.harness.isEmpty() && hostMode != run.hostProcess)
         return 0;
     return std::max(1, capabilities->maxConcurrent);
 }
@@ -217,6 +219,15 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
         auto executor = m_core.executors().forDispatch(executorId);
         if (!executor)
             continue;
+        if (!run.harness.isEmpty() && executor->protocol < kMinimumForHarnessInstall)
+            return refuseRun(run,
+                Error::make(QStringLiteral("harness_install_unsupported"),
+                    QStringLiteral("executor %1 (%2) speaks protocol %3, and installs harnesses "
+                                   "from %4 on: upgrade its agent first")
+                        .arg(executorId)
+                        .arg(executor->name)
+                        .arg(executor->protocol)
+                        .arg(kMinimumForHarnessInstall)));
         input.executor = *executor;
         // Steps 2 and 3.
         auto plan = planDevices(input);
@@ -232,7 +243,7 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
             continue;
         }
         auto active = m_lifecycle.activeOn(executorId);
-        const int ceiling = ceilingOf(*executor, run.hostProcess);
+        const int ceiling = ceilingOf(*executor, run);
         if (!active || active->size() >= ceiling) {
             capableButBusy |= ceiling > 0;
             continue;
@@ -265,8 +276,10 @@ void RunDispatcher::startRun(const RunRecord &run, qint64 executorId,
     start.argv = run.argv;
     start.workdir = QStringLiteral("runs/%1").arg(run.id);
     start.hostProcess = run.hostProcess;
-    start.env = { { QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id) },
-        { QStringLiteral("CLOOP_PROJECT"), run.projectPath } };
+    start.harness = run.harness;
+    start.env = { { QStringLiteral("CLOOP_RUN_ID"), QString::number(run.id) } };
+    if (!run.projectPath.isEmpty())
+        start.env.insert(QStringLiteral("CLOOP_PROJECT"), run.projectPath);
     for (const PlannedDevice &device : plan)
         start.devices.append(device.device);
     session.sendControl(start);

@@ -96,7 +96,7 @@ private:
     // A run's output arrives on a channel the agent opens per run and connection.
     void acceptLogChannel(qint64 executorId, tunnel::Channel *channel);
     // How many runs of this kind the executor takes at once (0: none).
-    static int ceilingOf(const ExecutorRecord &executor, bool hostProcess);
+    static int ceilingOf(const ExecutorRecord &executor, const RunRecord &run);
 
     HubCore &m_core;
     RunLifecycle &m_lifecycle;

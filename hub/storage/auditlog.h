@@ -19,6 +19,7 @@ inline constexpr QLatin1StringView kExecutorEnroll { "executor.enroll" };
 inline constexpr QLatin1StringView kExecutorRedeem { "executor.redeem" };
 inline constexpr QLatin1StringView kExecutorRevoke { "executor.revoke" };
 inline constexpr QLatin1StringView kVirtualExecutorCreate { "executor.virtual_create" };
+inline constexpr QLatin1StringView kExecutorHarnessInstall { "executor.harness_install" };
 inline constexpr QLatin1StringView kRunStart { "run.start" };
 inline constexpr QLatin1StringView kRunCancel { "run.cancel" };
 inline constexpr QLatin1StringView kForwarderBind { "forwarder.bind" };

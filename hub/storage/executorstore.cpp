@@ -50,11 +50,18 @@ Status ExecutorStore::recordHello(qint64 id, const QString &software, int protoc
     if (Status recorded = EnrolledDaemonStore::recordHello(id, software, protocol, channel);
         !recorded)
         return recorded;
+    if (Status stored = setCapabilities(id, capabilities); !stored)
+        return stored;
+    return transaction.commit();
+}
+
+Status ExecutorStore::setCapabilities(qint64 id, const QJsonObject &capabilities)
+{
     auto updated = m_db.query(QStringLiteral("UPDATE executors SET capabilities = ? WHERE id = ?"),
         { QString::fromUtf8(QJsonDocument(capabilities).toJson(QJsonDocument::Compact)), id });
     if (!updated)
         return updated.error();
-    return transaction.commit();
+    return {};
 }
 
 } // namespace cloop::hub

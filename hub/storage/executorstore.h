@@ -43,6 +43,7 @@ public:
     // The hello's report, and the capabilities beside it.
     Status recordHello(qint64 id, const QString &software, int protocol,
         const QJsonObject &capabilities, const QString &channel = {});
+    Status setCapabilities(qint64 id, const QJsonObject &capabilities);
 
 private:
     Status readOwnColumns(const Rows &row, int first, ExecutorRecord &record) const override;

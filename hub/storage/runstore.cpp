@@ -14,7 +14,8 @@ const QString kColumns = QStringLiteral(
     "r.image, r.argv, "
     "r.host_process, r.state, r.exit_code, r.error, r.created_at, r.dispatched_at, r.started_at, "
     "r.finished_at, "
-    "r.log_end, r.log_expected, r.runtime FROM runs r JOIN projects p ON p.id = r.project_id");
+    "r.log_end, r.log_expected, r.runtime, r.harness FROM runs r LEFT JOIN projects p ON p.id = "
+    "r.project_id");
 
 RunRecord::State stateFromName(const QString &name)
 {
@@ -25,7 +26,7 @@ RunRecord readRun(const Rows &q)
 {
     RunRecord run;
     run.id = q.value(0).toLongLong();
-    run.projectId = q.value(1).toLongLong();
+    run.projectId = q.value(1).isNull() ? 0 : q.value(1).toLongLong();
     run.projectPath = q.value(2).toString();
     run.requestedBy = q.value(3).toString();
     if (!q.value(4).isNull())
@@ -47,6 +48,7 @@ RunRecord readRun(const Rows &q)
     if (!q.value(17).isNull())
         run.logExpected = q.value(17).toLongLong();
     run.runtime = q.value(18).toString();
+    run.harness = q.value(19).toString();
     return run;
 }
 
@@ -72,14 +74,15 @@ Result<RunRecord> RunStore::create(const NewRun &run, const QDateTime &now)
     auto inserted = m_db.query(
         QStringLiteral("INSERT INTO runs (project_id, requested_by, executor_id, virtual_executor, "
                        "runtime, image, argv, "
-                       "host_process, state, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'queued', "
-                       "?) RETURNING id"),
-        { run.projectId, run.requestedBy,
+                       "host_process, state, created_at, harness) VALUES (?, ?, ?, ?, ?, ?, ?, ?, "
+                       "'queued', ?, ?) RETURNING id"),
+        { run.projectId != 0 ? QVariant(run.projectId) : QVariant(QMetaType(QMetaType::LongLong)),
+            run.requestedBy,
             run.executorId ? QVariant(*run.executorId) : QVariant(QMetaType(QMetaType::LongLong)),
             nullIfEmpty(run.virtualExecutor), nullIfEmpty(run.runtime), nullIfEmpty(run.image),
             QString::fromUtf8(
                 QJsonDocument(QJsonArray::fromStringList(run.argv)).toJson(QJsonDocument::Compact)),
-            run.hostProcess ? 1 : 0, toDbTime(now) });
+            run.hostProcess ? 1 : 0, toDbTime(now), nullIfEmpty(run.harness) });
     if (!inserted)
         return inserted.error();
     if (!inserted->next())

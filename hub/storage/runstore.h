@@ -21,7 +21,7 @@ struct RunRecord
     using State = api::Run::State; // spelled once, where the admin API spells it
 
     qint64 id = 0;
-    qint64 projectId = 0;
+    qint64 projectId = 0; // 0: the executor's own maintenance, of no project
     QString projectPath;
     QString requestedBy;
     std::optional<qint64> executorId; // asked for, or the one it went to
@@ -39,6 +39,7 @@ struct RunRecord
     QDateTime finishedAt;
     qint64 logEnd = 0; // the run's log is stored up to here
     std::optional<qint64> logExpected; // where the agent said it ends
+    QString harness; // set: the run installs this harness on its executor
 
     bool logComplete() const { return logExpected && logEnd >= *logExpected; }
     bool isFinished() const
@@ -59,7 +60,7 @@ QString runStateName(RunRecord::State state);
 
 struct NewRun
 {
-    qint64 projectId = 0;
+    qint64 projectId = 0; // 0: of no project (a harness install)
     QString requestedBy;
     std::optional<qint64> executorId;
     QString virtualExecutor;
@@ -67,6 +68,7 @@ struct NewRun
     QString image;
     QStringList argv;
     bool hostProcess = false;
+    QString harness;
 };
 
 // Runs and their life on the hub. State changes are guarded by the state

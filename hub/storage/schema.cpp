@@ -178,11 +178,51 @@ QStringList version6(bool)
     };
 }
 
+// Runs that belong to no project: an executor's own maintenance, such as
+// installing a harness (`harness` names it), which only hub
+// administrators see. SQLite changes a column's constraint only by
+// rebuilding the table; the id sequence goes with it, so ids are never
+// reused.
+QStringList version7(bool postgres)
+{
+    if (postgres)
+        return {
+            QStringLiteral("ALTER TABLE runs ALTER COLUMN project_id DROP NOT NULL"),
+            QStringLiteral("ALTER TABLE runs ADD COLUMN harness TEXT"),
+        };
+    const QString columns = QStringLiteral(
+        "id, project_id, requested_by, executor_id, virtual_executor, runtime, image, argv, "
+        "host_process, state, exit_code, error, created_at, dispatched_at, started_at, "
+        "finished_at, log_end, log_expected");
+    return {
+        QStringLiteral(
+            "CREATE TABLE runs_v7 ("
+            "%1, project_id BIGINT REFERENCES projects(id), "
+            "requested_by TEXT NOT NULL, executor_id BIGINT REFERENCES executors(id), "
+            "virtual_executor TEXT, runtime TEXT, image TEXT, argv TEXT NOT NULL, "
+            "host_process INTEGER NOT NULL DEFAULT 0, "
+            "state TEXT NOT NULL, exit_code INTEGER, error TEXT, created_at TEXT NOT NULL, "
+            "dispatched_at TEXT, started_at TEXT, finished_at TEXT, log_end BIGINT NOT NULL "
+            "DEFAULT 0, log_expected BIGINT, harness TEXT)")
+            .arg(idColumn(false)),
+        QStringLiteral("INSERT INTO runs_v7 (%1) SELECT %1 FROM runs").arg(columns),
+        QStringLiteral("INSERT INTO sqlite_sequence (name, seq) SELECT 'runs_v7', seq FROM "
+                       "sqlite_sequence WHERE name = 'runs' AND NOT EXISTS (SELECT 1 FROM "
+                       "sqlite_sequence WHERE name = 'runs_v7')"),
+        QStringLiteral("UPDATE sqlite_sequence SET seq = MAX(seq, (SELECT seq FROM "
+                       "sqlite_sequence WHERE name = 'runs')) WHERE name = 'runs_v7' AND EXISTS "
+                       "(SELECT 1 FROM sqlite_sequence WHERE name = 'runs')"),
+        QStringLiteral("DROP TABLE runs"),
+        QStringLiteral("ALTER TABLE runs_v7 RENAME TO runs"),
+        QStringLiteral("CREATE INDEX runs_state ON runs (state, id)"),
+    };
+}
+
 } // namespace
 
 int latestVersion()
 {
-    return 6;
+    return 7;
 }
 
 QStringList migrationTo(int version, bool postgres)
@@ -200,6 +240,8 @@ QStringList migrationTo(int version, bool postgres)
         return version5(postgres);
     case 6:
         return version6(postgres);
+    case 7:
+        return version7(postgres);
     default:
         return {};
     }

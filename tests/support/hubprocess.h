@@ -71,6 +71,11 @@ public:
 
     // `cloop ARGS` with CLOOP_HUB_DATA=DIR and the isolated HOME.
     CliResult cli(const QStringList &arguments, int timeoutMs = kLongWaitMs);
+    // The same as whoever holds `token` ($CLOOP_TOKEN).
+    CliResult cliAs(const QString &token, const QStringList &arguments);
+    // Adds `user` with `role` in `project` and returns a token of theirs;
+    // empty when a step failed (the transcript says which).
+    QString tokenOfNewUser(const QString &user, const QString &project, const QString &role);
     // Same, parsing stdout as JSON; undefined (and noted in the transcript)
     // when the command failed or printed something else.
     QJsonValue cliJson(const QStringList &arguments);
@@ -95,6 +100,7 @@ public:
     QString transcript() const { return m_transcript.join(QLatin1Char('\n')); }
 
 private:
+    CliResult runCli(const QStringList &arguments, const QString &token, int timeoutMs);
     bool launch();
     quint16 portFromLocalAccess() const;
     bool answersHealth(quint16 port) const;

@@ -59,6 +59,14 @@ void RunRoutes::registerIn(ApiRouter &router)
         return ApiResponse::of(m_runs.create(call.caller, call.body), runJson, 201);
     });
 
+    // An install is a run of the executor's own: its output is read, and it
+    // is cancelled, as any run's.
+    router.add(
+        "POST", QStringLiteral("/api/executors/{id}/harnesses"), [this](const ApiCall &call) {
+            return ApiResponse::of(
+                m_runs.installHarness(call.caller, call.id(), call.body), runJson, 202);
+        });
+
     router.add("GET", QStringLiteral("/api/runs"), [this](const ApiCall &call) {
         return ApiResponse::listOf(m_runs.list(call.caller, call.queryFlag(QStringLiteral("all"))),
             QLatin1StringView("runs"), runJson);
