@@ -53,6 +53,23 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel, const protocol::Age
         channel->refuse(QStringLiteral("a device channel needs a new run and binding"));
         return;
     }
+    // A stream that comes back to a running sandbox: its forwarder restarted.
+    const auto running = m_sandboxes.find(runId);
+    std::optional<ForwardedDevice> returning;
+    if (running != m_sandboxes.end()) {
+        for (const ForwardedDevice &device : running->second.devices)
+            if (device.bindingId == bindingId && device.kind == open.deviceKind)
+                returning = device;
+        if (!returning || open.deviceKind == protocol::DeviceSpec::Kind::Usb) {
+            const QString why = returning
+                ? QStringLiteral("a USB device cannot be given to a sandbox that is running")
+                : QStringLiteral("the run's start named no such device");
+            qCWarning(lcAgent).noquote()
+                << QStringLiteral("run %1 does not take %2 back: %3").arg(runId).arg(name, why);
+            channel->refuse(why);
+            return;
+        }
+    }
     if (open.deviceKind == protocol::DeviceSpec::Kind::Usb) {
         acceptUsbChannel(channel, key, name, open.busId);
         return;
@@ -74,6 +91,9 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel, const protocol::Age
                                      .arg(runId)
                                      .arg(name, hostName)
                                      .arg(bindingId);
+    m_endings.erase(key);
+    if (returning)
+        moveIntoSandbox(key, *returning, running->second.pid);
 }
 
 void DeviceAttacher::acceptUsbChannel(
@@ -192,35 +212,43 @@ Result<QList<RunSpec::DeviceNode>> DeviceAttacher::deviceNodes(
 
 void DeviceAttacher::sandboxStarted(const RunStart &run, qint64 pid)
 {
+    m_sandboxes[run.runId] = Sandbox { pid, run.devices };
     for (const ForwardedDevice &device : run.devices) {
-        auto found = m_ports.find(Key { run.runId, device.bindingId });
+        const Key key { run.runId, device.bindingId };
+        auto found = m_ports.find(key);
         if (found == m_ports.end() || !found->second.port)
             continue; // its stream ended before the sandbox ran, or it is a node
-        device::l2::TapDevice &tap = found->second.port->tap();
-        const QString hostName = tap.name();
-        const std::optional<QString> address
-            = device.address.isEmpty() ? std::nullopt : std::optional(device.address);
-        if (Status moved = tap.moveInto(pid, device.target, address, device.mtu); !moved) {
-            qCWarning(lcAgent).noquote() << QStringLiteral("run %1 could not get %2: %3")
-                                                .arg(run.runId)
-                                                .arg(device.name, moved.error().message);
-            drop(found->first,
-                QStringLiteral("could not move it into the sandbox: %1")
-                    .arg(moved.error().message));
-            continue;
-        }
-        const Attachment attachment { run.runId, device.bindingId,
-            protocol::deviceKindName(device.kind), hostName, device.target, pid };
-        if (Status recorded = m_ledger->record(attachment); !recorded)
-            qCWarning(lcAgent).noquote()
-                << "cannot record the attachment:" << recorded.error().message;
-        qCInfo(lcAgent).noquote() << QStringLiteral("run %1 sees %2 as %3%4")
-                                         .arg(run.runId)
-                                         .arg(device.name, device.target,
-                                             device.address.isEmpty()
-                                                 ? QString()
-                                                 : QLatin1Char(' ') + device.address);
+        moveIntoSandbox(key, device, pid);
     }
+}
+
+void DeviceAttacher::moveIntoSandbox(const Key &key, const ForwardedDevice &device, qint64 pid)
+{
+    auto found = m_ports.find(key);
+    if (found == m_ports.end() || !found->second.port)
+        return;
+    device::l2::TapDevice &tap = found->second.port->tap();
+    const QString hostName = tap.name();
+    const std::optional<QString> address
+        = device.address.isEmpty() ? std::nullopt : std::optional(device.address);
+    if (Status moved = tap.moveInto(pid, device.target, address, device.mtu); !moved) {
+        qCWarning(lcAgent).noquote() << QStringLiteral("run %1 could not get %2: %3")
+                                            .arg(key.first)
+                                            .arg(device.name, moved.error().message);
+        drop(key,
+            QStringLiteral("could not move it into the sandbox: %1").arg(moved.error().message));
+        return;
+    }
+    const Attachment attachment { key.first, device.bindingId,
+        protocol::deviceKindName(device.kind), hostName, device.target, pid };
+    if (Status recorded = m_ledger->record(attachment); !recorded)
+        qCWarning(lcAgent).noquote() << "cannot record the attachment:" << recorded.error().message;
+    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 sees %2 as %3%4")
+                                     .arg(key.first)
+                                     .arg(device.name, device.target,
+                                         device.address.isEmpty()
+                                             ? QString()
+                                             : QLatin1Char(' ') + device.address);
 }
 
 void DeviceAttacher::runEnded(qint64 runId)
@@ -232,6 +260,7 @@ void DeviceAttacher::runEnded(qint64 runId)
     }
     for (const Key &key : keys)
         drop(key, QStringLiteral("the run ended"));
+    m_sandboxes.erase(runId);
     std::erase_if(m_endings, [runId](const auto &entry) { return entry.first.first == runId; });
 }
 

@@ -82,7 +82,19 @@ private:
 
     void acceptUsbChannel(
         tunnel::Channel *channel, const Key &key, const QString &name, const QString &busId);
+    // The segment's TAP into the sandbox of `pid` under the run's name for
+    // it; dropped, saying why, when it cannot go.
+    void moveIntoSandbox(const Key &key, const protocol::ForwardedDevice &device, qint64 pid);
     void drop(const Key &key, const QString &reason);
+
+    // The runs whose sandbox is running, and the devices their start named:
+    // a stream that comes back (its forwarder restarted) goes straight in.
+    struct Sandbox
+    {
+        qint64 pid = 0;
+        QList<protocol::ForwardedDevice> devices;
+    };
+    std::map<qint64, Sandbox> m_sandboxes;
 
     device::SysfsRoot m_roots;
     std::unique_ptr<AttachmentLedger> m_ledger;

@@ -21,7 +21,10 @@ DeviceStreams::DeviceStreams(
     , m_forwarders(forwarders)
     , m_executors(executors)
     , m_events(events)
-{ }
+{
+    connect(&m_forwarders, &DaemonGateway::daemonConnected, this,
+        [this](qint64 id, const QString &) { giveBack(id); });
+}
 
 DeviceStreams::~DeviceStreams()
 {
@@ -33,19 +36,17 @@ DeviceStreams::~DeviceStreams()
         return out;
     }();
     for (const Key &key : keys)
-        finish(key, QStringLiteral("the hub is stopping"));
+        finish(key, QStringLiteral("the hub is stopping"), true);
 }
 
 Status DeviceStreams::open(
     const RunRecord &run, qint64 executorId, const QList<PlannedDevice> &devices)
 {
-    tunnel::TunnelConnection *agent = m_executors.session(executorId);
-    if (!agent && !devices.isEmpty())
+    if (!m_executors.session(executorId) && !devices.isEmpty())
         return Error::make(QStringLiteral("executor_offline"),
             QStringLiteral("executor %1 went away").arg(executorId));
     for (const PlannedDevice &device : devices) {
-        tunnel::TunnelConnection *forwarder = m_forwarders.session(device.forwarder.id);
-        if (!forwarder) {
+        if (!m_forwarders.session(device.forwarder.id)) {
             detachRun(run.id, QStringLiteral("forwarder %1 went away").arg(device.forwarder.id));
             return Error::make(QStringLiteral("forwarder_offline"),
                 QStringLiteral("forwarder %1 (%2) went away while run %3 was dispatched")
@@ -53,46 +54,84 @@ Status DeviceStreams::open(
                     .arg(device.forwarder.name)
                     .arg(run.id));
         }
-        const bool usb = device.device.kind == protocol::DeviceSpec::Kind::Usb;
-        const protocol::ChannelOpen toForwarder = usb
-            ? protocol::ChannelOpen { protocol::UsbOpen {
-                protocol::UsbOpen::Purpose::Run, run.id, device.binding.id, {} } }
-            : protocol::ChannelOpen { protocol::SegmentOpen { run.id, device.binding.id, {} } };
-        const protocol::AgentDeviceOpen toAgent { run.id, device.binding.id, device.device.name,
-            device.device.kind, usb ? device.device.busId : QString() };
-        auto forwarderSide = forwarder->channels()->openChannel(toForwarder);
-        auto agentSide = forwarderSide ? agent->channels()->openChannel(toAgent)
-                                       : Result<tunnel::Channel *>(forwarderSide.error());
-        if (!forwarderSide || !agentSide) {
-            if (forwarderSide)
-                (*forwarderSide)
-                    ->close(
-                        CloseCode::Refused, QStringLiteral("the agent's side could not be opened"));
-            const Error error = forwarderSide ? agentSide.error() : forwarderSide.error();
-            detachRun(run.id, error.message);
-            return error;
-        }
         const Key key { run.id, device.binding.id };
-        Stream &stream = m_streams[key];
-        stream = Stream { run.id, run.projectId, device.binding.id, device.forwarder.id, executorId,
-            device.device.name, *forwarderSide, *agentSide, nullptr };
-        for (tunnel::Channel *side : { *forwarderSide, *agentSide }) {
-            connect(side, &tunnel::Channel::opened, this, [this, key] { joinIfReady(key); });
-            // Before the join, a side that ends takes the stream with it.
-            connect(side, &tunnel::Channel::closed, this,
-                [this, key](CloseCode, const QString &reason) {
-                    auto found = m_streams.find(key);
-                    if (found != m_streams.end() && !found->second.splice)
-                        finish(key,
-                            reason.isEmpty() ? QStringLiteral("a side of the stream closed")
-                                             : reason);
-                });
+        const Lent &lent = m_lent[key] = Lent { run.projectId, executorId, device };
+        if (Status opened = openStream(key, lent); !opened) {
+            detachRun(run.id, opened.error().message);
+            return opened;
         }
-        qCInfo(lcHub).noquote() << "run" << run.id << "gets" << device.device.name
-                                << "from forwarder" << device.forwarder.id << "on binding"
-                                << device.binding.id;
     }
     return {};
+}
+
+Status DeviceStreams::openStream(const Key &key, const Lent &lent)
+{
+    tunnel::TunnelConnection *agent = m_executors.session(lent.executorId);
+    tunnel::TunnelConnection *forwarder = m_forwarders.session(lent.device.forwarder.id);
+    if (!agent || !forwarder)
+        return Error::make(QStringLiteral("daemon_offline"),
+            QStringLiteral("%1 is not connected")
+                .arg(agent ? QStringLiteral("forwarder %1").arg(lent.device.forwarder.id)
+                           : QStringLiteral("executor %1").arg(lent.executorId)));
+    const auto [runId, bindingId] = key;
+    const protocol::ForwardedDevice &device = lent.device.device;
+    const bool usb = device.kind == protocol::DeviceSpec::Kind::Usb;
+    const protocol::ChannelOpen toForwarder = usb
+        ? protocol::ChannelOpen { protocol::UsbOpen {
+            protocol::UsbOpen::Purpose::Run, runId, bindingId, {} } }
+        : protocol::ChannelOpen { protocol::SegmentOpen { runId, bindingId, {} } };
+    const protocol::AgentDeviceOpen toAgent { runId, bindingId, device.name, device.kind,
+        usb ? device.busId : QString() };
+    auto forwarderSide = forwarder->channels()->openChannel(toForwarder);
+    auto agentSide = forwarderSide ? agent->channels()->openChannel(toAgent)
+                                   : Result<tunnel::Channel *>(forwarderSide.error());
+    if (!forwarderSide || !agentSide) {
+        if (forwarderSide)
+            (*forwarderSide)
+                ->close(CloseCode::Refused, QStringLiteral("the agent's side could not be opened"));
+        return forwarderSide ? agentSide.error() : forwarderSide.error();
+    }
+    m_streams[key] = Stream { runId, lent.projectId, bindingId, lent.device.forwarder.id,
+        lent.executorId, device.name, *forwarderSide, *agentSide, nullptr };
+    for (tunnel::Channel *side : { *forwarderSide, *agentSide }) {
+        connect(side, &tunnel::Channel::opened, this, [this, key] { joinIfReady(key); });
+        // Before the join, a side that ends takes the stream with it.
+        connect(
+            side, &tunnel::Channel::closed, this, [this, key](CloseCode, const QString &reason) {
+                auto found = m_streams.find(key);
+                if (found != m_streams.end() && !found->second.splice)
+                    finish(key,
+                        reason.isEmpty() ? QStringLiteral("a side of the stream closed") : reason);
+            });
+    }
+    qCInfo(lcHub).noquote() << "run" << runId << "gets" << device.name << "from forwarder"
+                            << lent.device.forwarder.id << "on binding" << bindingId;
+    return {};
+}
+
+void DeviceStreams::giveBack(qint64 forwarderId)
+{
+    QList<Key> keys;
+    for (const auto &[key, lent] : m_lent)
+        if (lent.device.forwarder.id == forwarderId && m_streams.count(key) == 0)
+            keys.append(key);
+    for (const Key &key : keys) {
+        const Lent lent = m_lent.at(key);
+        // A running sandbox cannot be given a new USB device node.
+        if (lent.device.device.kind != protocol::DeviceSpec::Kind::Segment) {
+            qCInfo(lcHub).noquote()
+                << "run" << key.first << "does not get" << lent.device.device.name
+                << "back: a USB device is not given to a running sandbox";
+            continue;
+        }
+        if (Status opened = openStream(key, lent); !opened)
+            qCWarning(lcHub).noquote()
+                << "run" << key.first << "cannot get" << lent.device.device.name
+                << "back:" << opened.error().message;
+        else
+            qCInfo(lcHub).noquote() << "run" << key.first << "gets" << lent.device.device.name
+                                    << "back: forwarder" << forwarderId << "returned";
+    }
 }
 
 void DeviceStreams::joinIfReady(const Key &key)
@@ -133,8 +172,20 @@ std::map<qint64, DeviceStreams::Relayed> DeviceStreams::relayedByBinding() const
     return totals;
 }
 
-void DeviceStreams::finish(const Key &key, const QString &cause)
+void DeviceStreams::finish(const Key &key, const QString &cause, bool forGood)
 {
+    if (forGood) {
+        const auto lent = m_lent.find(key);
+        if (lent == m_lent.end())
+            return;
+        const qint64 forwarderId = lent->second.device.forwarder.id;
+        m_lent.erase(lent);
+        if (m_streams.count(key) == 0) {
+            // It waited for its forwarder to come back: nothing streams.
+            Q_EMIT streamEnded(forwarderId);
+            return;
+        }
+    }
     auto found = m_streams.find(key);
     if (found == m_streams.end())
         return;
@@ -169,8 +220,9 @@ void DeviceStreams::finish(const Key &key, const QString &cause)
 
 bool DeviceStreams::holdsForwarder(qint64 forwarderId) const
 {
-    return std::any_of(m_streams.cbegin(), m_streams.cend(),
-        [forwarderId](const auto &entry) { return entry.second.forwarderId == forwarderId; });
+    return std::any_of(m_lent.cbegin(), m_lent.cend(), [forwarderId](const auto &entry) {
+        return entry.second.device.forwarder.id == forwarderId;
+    });
 }
 
 void DeviceStreams::detachRun(qint64 runId, const QString &cause)
@@ -188,12 +240,12 @@ void DeviceStreams::detachWhere(
 {
     // Collected first: finishing a stream erases it from the map.
     QList<Key> keys;
-    for (const auto &[key, stream] : m_streams) {
+    for (const auto &[key, lent] : m_lent) {
         if (matches(key))
             keys.append(key);
     }
     for (const Key &key : keys)
-        finish(key, cause);
+        finish(key, cause, true);
 }
 
 } // namespace cloop::hub

@@ -23,7 +23,10 @@ class EventBus;
 // tunnel, joined once both sides have accepted. Detached when the run ends,
 // the binding ends, or either daemon goes away (its tunnel's channels close
 // and the join passes that on); each detach is logged and published as
-// device.detached with its cause.
+// device.detached with its cause. A device stays lent to its run until the
+// run or the binding ends: when its forwarder comes back (restarted, or
+// upgraded), a segment's stream is opened again and the agent puts it back
+// into the running sandbox.
 class DeviceStreams final : public QObject
 {
     Q_OBJECT
@@ -50,7 +53,8 @@ public:
         quint64 toForwarder = 0;
     };
     std::map<qint64, Relayed> relayedByBinding() const;
-    // Whether a run holds a stream of this forwarder's device now.
+    // Whether a run holds this forwarder's device now (streaming, or waiting
+    // for the forwarder to come back).
     bool holdsForwarder(qint64 forwarderId) const;
 
 Q_SIGNALS:
@@ -71,15 +75,27 @@ private:
         QPointer<tunnel::ChannelSplice> splice;
     };
     using Key = std::pair<qint64, qint64>; // run, binding
+    // What a run was lent, for as long as it holds it.
+    struct Lent
+    {
+        qint64 projectId = 0;
+        qint64 executorId = 0;
+        PlannedDevice device;
+    };
 
+    Status openStream(const Key &key, const Lent &lent);
     void joinIfReady(const Key &key);
-    void finish(const Key &key, const QString &cause);
+    // The stream goes; with `forGood` the run's hold on the device too.
+    void finish(const Key &key, const QString &cause, bool forGood = false);
     void detachWhere(const std::function<bool(const Key &)> &matches, const QString &cause);
+    // The forwarder is back: the segments its runs still hold stream again.
+    void giveBack(qint64 forwarderId);
 
     DaemonGateway &m_forwarders;
     DaemonGateway &m_executors;
     EventBus &m_events;
     std::map<Key, Stream> m_streams;
+    std::map<Key, Lent> m_lent;
     std::map<qint64, Relayed> m_relayedByEnded;
 };
 

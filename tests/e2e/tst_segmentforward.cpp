@@ -107,6 +107,7 @@ private Q_SLOTS:
     void anExpiredBindingDetachesWithinASecond();
     void revokingTheForwarderDetachesAtOnce();
     void aForwarderThatGoesAwayDetachesAndRefusesNewRuns();
+    void aRestartedForwarderGivesTheRunningSandboxItsSegmentBack();
     void anAgentThatLosesItsTunnelDetachesBothEndsAndComesBack();
 
 private:
@@ -693,6 +694,53 @@ void TestSegmentForward::aForwarderThatGoesAwayDetachesAndRefusesNewRuns()
     CLOOP_COMPARE_EXIT(
         m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
         0);
+}
+
+void TestSegmentForward::aRestartedForwarderGivesTheRunningSandboxItsSegmentBack()
+{
+    // Given a run that says each time fwd0 appears and goes,
+    const qint64 id = queue(kProject,
+        QStringLiteral("s=down; while true; do if [ -e /sys/class/net/fwd0 ]; then "
+                       "[ $s = up ] || { echo attached; s=up; }; else "
+                       "[ $s = up ] && { echo detached; s=down; }; fi; sleep 0.05; done"));
+    QVERIFY(id > 0);
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    // when its forwarder stops as a restart (an upgrade) stops it,
+    QVERIFY(m_forwarder->terminate());
+    QVERIFY(m_forwarder->waitForExit());
+    QVERIFY2(
+        m_agent->waitForStderr(QStringLiteral("lost fwd-lab")), qPrintable(m_agent->describe()));
+    QVERIFY2(waitForLog(id, QStringLiteral("detached")), qPrintable(logOf(id)));
+    // (the run itself goes on)
+    QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
+    // and comes back,
+    ForwarderProcess &again = m_rig->addForwarder({}, m_forwarder->home());
+    QVERIFY(m_rig->startAndAwaitConnection(again, m_forwarderId));
+    m_forwarder = &again;
+    // then the running sandbox has fwd0 again, and frames cross the whole
+    // chain on it.
+    QVERIFY2(
+        waitUntil([&] { return logOf(id).count(QLatin1String("attached")) == 2; }, kLongWaitMs),
+        qPrintable(logOf(id) + m_agent->stderrText() + m_rig->hub().log()));
+    QVERIFY2(m_rig->hub().log().contains(QStringLiteral("run %1 gets fwd-lab back").arg(id)),
+        qPrintable(m_rig->hub().log()));
+    const qint64 pid = sandboxPid(id);
+    QVERIFY(pid > 0);
+    CLOOP_COMPARE_EXIT(
+        inSandbox(pid,
+            { QStringLiteral("ip"), QStringLiteral("addr"), QStringLiteral("add"),
+                QStringLiteral("192.0.2.77/24"), QStringLiteral("dev"), QStringLiteral("fwd0") }),
+        0);
+    const CliResult ping
+        = m_lab->inLab({ QStringLiteral("ping"), QStringLiteral("-c"), QStringLiteral("2"),
+            QStringLiteral("-W"), QStringLiteral("2"), QStringLiteral("192.0.2.77") });
+    CLOOP_COMPARE_EXIT(ping, 0);
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
+        0);
+    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")),
+        qPrintable(m_forwarder->describe()));
 }
 
 void TestSegmentForward::anAgentThatLosesItsTunnelDetachesBothEndsAndComesBack()

@@ -18,6 +18,8 @@
 #     whose signature does not match kept aside and never installed; N to
 #     N+1 while a run streams (the run finishes, its log whole); a broken
 #     N+2 rolled back to N+1 by itself, with the hub told why;
+#   - the forwarder upgraded N to N+1 while a run holds its segment, which
+#     comes back into the running sandbox;
 #   - uninstall and package removal leave no cloop unit and no cloop
 #     process, and keep the hub's data.
 set -euo pipefail
@@ -29,7 +31,7 @@ work=$(mktemp -d /tmp/cloop-vm-packages.XXXXXX)
 result() { echo "RESULT: $*"; }
 fail() {
     result "FAIL $*"
-    for unit in cloop-hub cloop-forward cloop-agent cloop-agent-upgrade; do
+    for unit in cloop-hub cloop-forward cloop-agent cloop-agent-upgrade cloop-forward-upgrade; do
         echo "----- journal of $unit"
         journalctl -u "$unit" --no-pager -n 40 2>/dev/null || true
     done
@@ -262,6 +264,61 @@ grep -q 'did not come back connected' <<<"$outcome" || fail "the hub is not told
 [[ $(installed) == "${NEXT}-1" ]] || fail "dpkg says $(installed) after the rollback"
 wait_for 120 on_version "$NEXT" || fail "the agent is not back on $NEXT after the rollback"
 result "PASS $BROKEN did not come back and was rolled back to $NEXT in ${rolled_back_in} s, and the hub says why"
+
+# ---------------------------------------------------------------- forwarder upgrade
+# N -> N+1 of the forwarder while a run holds its segment: the segment goes
+# with the old forwarder and comes back into the running sandbox.
+for version in "$N" "$NEXT"; do
+    cloop-hub release add "$up/debs/cloop-forward_${version}-1_amd64.deb" --data "$hub_data" \
+        >>"$work/release.log" 2>&1 || { cat "$work/release.log"; fail "release add cloop-forward $version"; }
+done
+forwarder_field() {
+    admin forward list --json | python3 -c '
+import json, sys
+raw = json.load(sys.stdin)
+items = raw if isinstance(raw, list) else next(v for v in raw.values() if isinstance(v, list))
+for item in items:
+    if item["id"] == int(sys.argv[1]):
+        print(item.get(sys.argv[2]) if item.get(sys.argv[2]) is not None else "")' "$forwarder_id" "$1"
+}
+forwarder_on() { [[ $(forwarder_field version) == "$1" ]] && json_connected forward seg; }
+forwarder_outcome() {
+    admin audit --action forwarder.upgrade.outcome --json | python3 -c '
+import json, sys
+entries = json.load(sys.stdin)
+print(len(entries), entries[-1]["details"].get("state", "") if entries else "", entries[-1]["details"].get("message", "") if entries else "")'
+}
+[[ $(forwarder_field offered_version) == "$NEXT" ]] || fail "the hub does not offer the forwarder $NEXT: $(forwarder_field offered_version)"
+cloop forward install --upgrade --remote-upgrade >"$work/forward-opt-in.log" 2>&1 \
+    || { cat "$work/forward-opt-in.log"; fail "cloop forward install --upgrade --remote-upgrade"; }
+systemctl is-enabled --quiet cloop-forward-upgrade.path || fail "the forwarder helper's path unit is not enabled"
+wait_for 120 forwarder_on "$N" || fail "the forwarder did not come back after opting in"
+# Says each time eth1 appears and goes; done once it came back (bounded).
+watching='s=down; n=0; t=0
+while [ $n -lt 2 ] && [ $t -lt 6000 ]; do
+  if [ -e /sys/class/net/eth1 ]; then [ $s = up ] || { echo "eth1 attached"; s=up; n=$((n+1)); }
+  else [ $s = up ] && { echo "eth1 detached"; s=down; }; fi
+  sleep 0.1; t=$((t+1))
+done
+[ $n -eq 2 ] && echo "eth1 is back"'
+run_id=$(cloop run --data "$hub_data" --project /srv/packaged --no-wait -- sh -c "$watching") \
+    || fail "the watching run was not queued"
+wait_for 300 sh -c "cloop run logs $run_id --data $hub_data | grep -q 'eth1 attached'" \
+    || fail "the watching run did not get the segment: $(admin run logs "$run_id"; admin run show "$run_id")"
+started=$(date +%s.%N)
+out=$(admin forward upgrade "$forwarder_id" --target "$NEXT" 2>&1) || fail "forwarder upgrade to $NEXT: $out"
+wait_for 600 forwarder_on "$NEXT" || fail "the forwarder did not come back on $NEXT: $(forwarder_outcome)"
+forwarder_upgraded_in=$(elapsed_since "$started")
+wait_for 120 sh -c "cloop run logs $run_id --data $hub_data | grep -q 'eth1 is back'" \
+    || fail "the running sandbox did not get its segment back: $(admin run logs "$run_id")"
+segment_back_in=$(elapsed_since "$started")
+admin run logs "$run_id" | grep -q 'eth1 detached' || fail "the segment never left the sandbox: $(admin run logs "$run_id")"
+wait_for 60 sh -c "cloop run show $run_id --data $hub_data --json | grep -q '\"exit_code\": 0'" \
+    || fail "the watching run did not succeed: $(admin run show "$run_id")"
+forwarder_upgraded() { [[ $(forwarder_outcome | cut -d' ' -f2) == upgraded ]]; }
+wait_for 120 forwarder_upgraded || fail "no upgraded outcome of the forwarder: $(forwarder_outcome)"
+[[ $(dpkg-query -W -f '${Version}' cloop-forward) == "${NEXT}-1" ]] || fail "dpkg says cloop-forward $(dpkg-query -W -f '${Version}' cloop-forward)"
+result "PASS forwarder upgraded $N -> $NEXT in ${forwarder_upgraded_in} s from the command; the running sandbox had its segment back ${segment_back_in} s after it"
 
 # ---------------------------------------------------------------- removal
 cloop forward uninstall >/dev/null || fail "cloop forward uninstall"

@@ -23,9 +23,10 @@ cpack --config "$build/CPackConfig.cmake" -G DEB -B "$share/debs" >"$share/cpack
 rm -rf "$share/debs/_CPack_Packages"
 
 # Releases for the upgrade steps, made as whoever builds releases makes them,
-# with a release key thrown away afterwards: N, the agent package just built;
-# N+1, this checkout built again with the next patch number; N+2, N+1 made
-# into a version that starts and exits. All three signed.
+# with a release key thrown away afterwards: N, the agent and forwarder
+# packages just built; N+1 of both, this checkout built again with the next
+# patch number; N+2, the agent's N+1 made into a version that starts and
+# exits. All signed.
 src=$(realpath "$here/../..")
 upgrade=$share/upgrade
 mkdir -p "$upgrade/keys" "$upgrade/debs"
@@ -43,12 +44,12 @@ next_build=$build/upgrade-next
 export CCACHE_BASEDIR=$src CCACHE_NOHASHDIR=1
 cmake -S "$src" -B "$next_build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCLOOP_BUILD_TESTS=OFF -DCLOOP_VERSION="$next" -DCLOOP_RELEASE_KEYS="$upgrade/keys" \
-    "-DCLOOP_PACKAGE_COMPONENTS=agent;keys" >"$share/next.log" 2>&1 \
-    && cmake --build "$next_build" --target cloop-agent >>"$share/next.log" 2>&1 \
+    "-DCLOOP_PACKAGE_COMPONENTS=agent;forward;keys" >"$share/next.log" 2>&1 \
+    && cmake --build "$next_build" --target cloop-agent cloop-forward >>"$share/next.log" 2>&1 \
     && cpack --config "$next_build/CPackConfig.cmake" -G DEB -B "$upgrade/debs" \
         >>"$share/next.log" 2>&1 || { tail -40 "$share/next.log"; exit 1; }
 rm -rf "$upgrade/debs/_CPack_Packages"
-cp "$n_deb" "$upgrade/debs/"
+cp "$n_deb" "$share"/debs/cloop-forward_*_amd64.deb "$upgrade/debs/"
 tree=$share/broken-tree
 dpkg-deb -R "$upgrade/debs/cloop-agent_${next}-1_amd64.deb" "$tree"
 sed -i "s/^Version: .*/Version: ${broken}-1/" "$tree/DEBIAN/control"
@@ -57,7 +58,7 @@ printf '#!/bin/sh\necho "cloop-agent %s: this build exits at once" >&2\nexit 1\n
 dpkg-deb --root-owner-group -b "$tree" "$upgrade/debs/cloop-agent_${broken}-1_amd64.deb" >/dev/null
 rm -rf "$tree"
 commit=$(git -C "$src" rev-parse HEAD 2>/dev/null || echo 0000000000000000000000000000000000000000)
-for deb in "$upgrade"/debs/cloop-agent_*.deb; do
+for deb in "$upgrade"/debs/cloop-agent_*.deb "$upgrade"/debs/cloop-forward_*.deb; do
     "$build/bin/cloop" release sign "$deb" --key "$upgrade/release.pem" --channel stable \
         --commit "$commit" >/dev/null
 done
