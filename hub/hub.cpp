@@ -263,9 +263,12 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 
 Status Hub::openServices(const HubOptions &options)
 {
-    auto database = Database::openSqlite(databasePath(options.dataDir), *m_clock);
+    auto database = options.postgres.isEmpty()
+        ? Database::openSqlite(databasePath(options.dataDir), *m_clock)
+        : Database::openPostgres(options.postgres, *m_clock);
     if (!database)
         return database.error();
+    qCInfo(lcHub).noquote() << "records in" << (*database)->location();
     if (options.metrics) {
         m_metrics = std::make_unique<HubMetrics>(
             HubMetrics::BuildInfo { QString::fromLatin1(buildinfo::kVersion),

@@ -36,6 +36,8 @@ class RunDispatcher;
 struct HubOptions
 {
     QString dataDir;
+    // libpq keywords of a PostgreSQL database; empty: <data>/hub.db (SQLite).
+    QString postgres;
     QHostAddress listenAddress = QHostAddress::Any;
     quint16 port = 7443;
     QString certificatePath; // default: <data>/tls/cert.pem

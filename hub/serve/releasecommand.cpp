@@ -5,6 +5,7 @@
 #include "common/util/commandline.h"
 #include "common/util/processcommandrunner.h"
 #include "hub/hub.h"
+#include "hub/serve/databaseoption.h"
 #include "hub/serve/servecommand.h"
 #include "hub/storage/database.h"
 #include "hub/storage/releasestore.h"
@@ -67,7 +68,9 @@ int add(const QString &name, const QStringList &arguments)
         QStringLiteral("The folder of release keys to check it with (default %1).")
             .arg(QLatin1String(ReleaseKeyring::kInstalledKeyDir)),
         QStringLiteral("DIR"));
+    const DatabaseOptions database;
     line.addOptions({ data, signatureFile, keys });
+    line.addOptions(database.all());
     line.parser().addPositionalArgument(
         QStringLiteral("PACKAGE"), QStringLiteral("The .deb, as scripts/release wrote it."));
     if (auto done = line.parse(arguments))
@@ -86,8 +89,9 @@ int add(const QString &name, const QStringList &arguments)
             : QString::fromLatin1(ReleaseKeyring::kInstalledKeyDir));
     if (!keyring)
         return line.fail(keyring.error().message);
-    if (!QFileInfo(Hub::databasePath(dataDir)).isFile())
-        return line.fail(QStringLiteral("%1 holds no hub").arg(dataDir));
+    auto records = database.open(line, dataDir);
+    if (!records)
+        return line.fail(records.error().message);
 
     // The copy is what is checked and kept: the file given may change after.
     const QString dir = releasesDir(dataDir);
@@ -116,11 +120,8 @@ int add(const QString &name, const QStringList &arguments)
         return failed(QStringLiteral("%1 says it is %2 %3, its signature %4 %5")
                           .arg(package, control->package, control->version, statement.package,
                               statement.version));
-    auto database = Database::openSqlite(Hub::databasePath(dataDir));
-    if (!database)
-        return failed(database.error().message);
-    auto added = ReleaseStore(**database)
-                     .add(*signature, fileName, QFileInfo(incoming).size(), localActor());
+    auto added = ReleaseStore(**records).add(
+        *signature, fileName, QFileInfo(incoming).size(), localActor());
     if (!added)
         return failed(added.error().message);
     QFile::setPermissions(
@@ -142,16 +143,15 @@ int list(const QString &name, const QStringList &arguments)
     util::CommandLine line(name, QStringLiteral("The packages the hub offers its devices."));
     const QCommandLineOption data = dataDirOption();
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print them as JSON."));
+    const DatabaseOptions database;
     line.addOptions({ data, json });
+    line.addOptions(database.all());
     if (auto done = line.parse(arguments, false))
         return *done;
-    const QString dataDir = dataDirOf(line, data);
-    if (!QFileInfo(Hub::databasePath(dataDir)).isFile())
-        return line.fail(QStringLiteral("%1 holds no hub").arg(dataDir));
-    auto database = Database::openSqlite(Hub::databasePath(dataDir));
-    if (!database)
-        return line.fail(database.error().message);
-    auto releases = ReleaseStore(**database).list();
+    auto records = database.open(line, dataDirOf(line, data));
+    if (!records)
+        return line.fail(records.error().message);
+    auto releases = ReleaseStore(**records).list();
     if (!releases)
         return line.fail(releases.error().message);
     if (line.isSet(json)) {

@@ -203,6 +203,7 @@ ServeCommand::ServeCommand(QString name)
 
 void ServeCommand::addOptions(util::CommandLine &commandLine) const
 {
+    commandLine.addOptions(m_database.all());
     commandLine.addOptions({ m_data, m_listen, m_metricsListen, m_cert, m_key, m_publicUrl,
         m_requestTtl, m_lostAfter, m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated,
         m_maxPerSource, m_connectionRate, m_preAuthTimeout, m_runLogCap, m_runLogBudget });
@@ -234,6 +235,10 @@ Result<HubOptions> ServeCommand::hubOptions(const util::CommandLine &commandLine
     }
     HubOptions options;
     options.dataDir = commandLine.isSet(m_data) ? commandLine.value(m_data) : defaultHubDataDir();
+    auto postgres = m_database.postgres(commandLine);
+    if (!postgres)
+        return postgres.error();
+    options.postgres = *postgres;
     options.listenAddress = address->first;
     options.port = address->second;
     options.metrics = metrics;

@@ -3,6 +3,7 @@
 #include "common/util/commandline.h"
 #include "hub/executor/ownexecutor.h"
 #include "hub/hub.h"
+#include "hub/serve/databaseoption.h"
 
 #include <QCommandLineOption>
 #include <QStringList>
@@ -41,6 +42,7 @@ private:
 
     QString m_name;
     QCommandLineOption m_data;
+    DatabaseOptions m_database;
     QCommandLineOption m_listen;
     QCommandLineOption m_metricsListen;
     QCommandLineOption m_cert;

@@ -31,9 +31,30 @@ Error badConnectionString(const QString &why)
         true);
 }
 
-// libpq's keyword form: key=value pairs apart by spaces, a value bare or in
-// single quotes, a backslash escaping the next character.
-Result<QList<std::pair<QString, QString>>> parseKeywords(const QString &text)
+// The server's own words, first line only: its DETAIL line repeats a row's
+// values and its LINE line the statement with them, and a data error quotes
+// the value it could not read.
+QString postgresMessage(const QSqlError &error)
+{
+    QString text = error.databaseText().section(QLatin1Char('\n'), 0, 0).trimmed();
+    for (const char *severity : { "ERROR:", "FATAL:", "PANIC:" }) {
+        if (text.startsWith(QLatin1String(severity)))
+            text = text.mid(qstrlen(severity)).trimmed();
+    }
+    const QString state = error.nativeErrorCode();
+    if (state.startsWith(QLatin1String("22"))) {
+        if (const qsizetype quote = text.indexOf(QLatin1String(": \"")); quote >= 0)
+            text.truncate(quote);
+    }
+    if (text.isEmpty())
+        text = error.driverText();
+    if (!state.isEmpty())
+        text += QStringLiteral(" (SQLSTATE %1)").arg(state);
+    return text;
+}
+} // namespace
+
+Result<QList<std::pair<QString, QString>>> parsePostgresKeywords(const QString &text)
 {
     if (text.startsWith(QLatin1String("postgresql://"))
         || text.startsWith(QLatin1String("postgres://")))
@@ -80,35 +101,12 @@ Result<QList<std::pair<QString, QString>>> parseKeywords(const QString &text)
     return pairs;
 }
 
-QString quotedKeywordValue(QString value)
+QString quotePostgresKeyword(QString value)
 {
     value.replace(QLatin1Char('\\'), QLatin1String("\\\\"));
     value.replace(QLatin1Char('\''), QLatin1String("\\'"));
     return QLatin1Char('\'') + value + QLatin1Char('\'');
 }
-
-// The server's own words, first line only: its DETAIL line repeats a row's
-// values and its LINE line the statement with them, and a data error quotes
-// the value it could not read.
-QString postgresMessage(const QSqlError &error)
-{
-    QString text = error.databaseText().section(QLatin1Char('\n'), 0, 0).trimmed();
-    for (const char *severity : { "ERROR:", "FATAL:", "PANIC:" }) {
-        if (text.startsWith(QLatin1String(severity)))
-            text = text.mid(qstrlen(severity)).trimmed();
-    }
-    const QString state = error.nativeErrorCode();
-    if (state.startsWith(QLatin1String("22"))) {
-        if (const qsizetype quote = text.indexOf(QLatin1String(": \"")); quote >= 0)
-            text.truncate(quote);
-    }
-    if (text.isEmpty())
-        text = error.driverText();
-    if (!state.isEmpty())
-        text += QStringLiteral(" (SQLSTATE %1)").arg(state);
-    return text;
-}
-} // namespace
 
 QString toDbTime(const QDateTime &time)
 {
@@ -166,6 +164,7 @@ Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path, cons
             QStringLiteral("data folder %1 does not exist").arg(info.absolutePath()), true);
 
     std::unique_ptr<Database> database(new Database(nextConnectionName(), Dialect::Sqlite, clock));
+    database->m_target = info.absoluteFilePath();
     {
         QSqlDatabase db
             = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), database->m_connectionName);
@@ -195,7 +194,7 @@ Result<std::unique_ptr<Database>> Database::openSqlite(const QString &path, cons
 Result<std::unique_ptr<Database>> Database::openPostgres(
     const QString &connectionString, const Clock &clock)
 {
-    auto keywords = parseKeywords(connectionString);
+    auto keywords = parsePostgresKeywords(connectionString);
     if (!keywords)
         return keywords.error();
     std::unique_ptr<Database> database(
@@ -223,7 +222,7 @@ Result<std::unique_ptr<Database>> Database::openPostgres(
             } else if (key == QLatin1String("password")) {
                 db.setPassword(value);
             } else {
-                options.append(key + QLatin1Char('=') + quotedKeywordValue(value));
+                options.append(key + QLatin1Char('=') + quotePostgresKeyword(value));
             }
             static const QStringList kNamesTheServer { QStringLiteral("host"),
                 QStringLiteral("hostaddr"), QStringLiteral("port"), QStringLiteral("dbname"),

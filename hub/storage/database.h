@@ -38,6 +38,13 @@ private:
     qsizetype m_cursor = -1;
 };
 
+// libpq's keyword form: key=value pairs apart by spaces, a value bare or in
+// single quotes, a backslash escaping the next character. A URL is refused:
+// Qt's driver does not read one.
+Result<QList<std::pair<QString, QString>>> parsePostgresKeywords(const QString &text);
+// A value in single quotes, for the keyword form.
+QString quotePostgresKeyword(QString value);
+
 // The hub's records. The only class that knows which SQL engine is behind
 // them: SQLite embedded (a file in the data folder, WAL), PostgreSQL for a
 // cluster. Everything above speaks portable SQL through query().
@@ -66,6 +73,13 @@ public:
         const QString &connectionString, const Clock &clock = Clock::system());
 
     Dialect dialect() const { return m_dialect; }
+    // Where the records are, for a log line: the SQLite file, or the
+    // PostgreSQL server and database (never the password).
+    QString location() const
+    {
+        return m_dialect == Dialect::Postgres ? QStringLiteral("PostgreSQL (%1)").arg(m_target)
+                                              : m_target;
+    }
     QDateTime now() const { return m_clock.now(); }
     int schemaVersion() const;
     static int currentSchemaVersion();

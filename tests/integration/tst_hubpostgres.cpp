@@ -1,0 +1,173 @@
+// Integration: `cloop hub serve --database` on a real PostgreSQL server the
+// test starts itself (a Unix socket in a temporary folder, password
+// authentication). The hub keeps its records there, not in the data
+// folder's SQLite file, and never takes the password from its command line.
+// Skipped where PostgreSQL is not installed, unless CLOOP_REQUIRE_POSTGRES=1.
+
+#include "support/hubprocess.h"
+#include "support/postgresserver.h"
+#include "support/processutil.h"
+
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace cloop::testing;
+using namespace Qt::StringLiterals;
+
+class TestHubPostgres final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+
+    void theHubKeepsItsRecordsInPostgres();
+    void aPasswordOnTheCommandLineIsRefused();
+    void aWrongPasswordOrAMissingServerSaysSo();
+
+private:
+    // `cloop hub serve --data DIR ARGS…` that is expected to stop by itself.
+    CliResult serveOnce(const QStringList &arguments);
+    QString passwordFile(const QString &password);
+    // The connection without its password: what an operator gives.
+    QString connectionOf(const QString &database) const;
+
+    PostgresServer m_server;
+    QTemporaryDir m_dir;
+};
+
+void TestHubPostgres::initTestCase()
+{
+    if (!m_server.start()) {
+        const QString why = u"no PostgreSQL server for this test: %1"_s.arg(m_server.lastError());
+        if (PostgresServer::required())
+            QFAIL(qPrintable(why + u"\n(CLOOP_REQUIRE_POSTGRES=1: a failure here)"_s));
+        QSKIP(qPrintable(why + u" (CLOOP_REQUIRE_POSTGRES=1 fails instead)"_s));
+    }
+}
+
+QString TestHubPostgres::connectionOf(const QString &database) const
+{
+    return u"host=%1 dbname=%2 user=%3 connect_timeout=10"_s.arg(
+        m_server.socketDirectory(), database, m_server.user());
+}
+
+QString TestHubPostgres::passwordFile(const QString &password)
+{
+    static int files = 0;
+    const QString path = m_dir.filePath(u"password-%1"_s.arg(++files));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(password.toUtf8() + '\n') <= 0)
+        return {};
+    file.close();
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return path;
+}
+
+CliResult TestHubPostgres::serveOnce(const QStringList &arguments)
+{
+    QTemporaryDir data;
+    const CliResult tls = runProgram(binaryPath(u"cloop"_s),
+        { u"hub"_s, u"tls-init"_s, u"--data"_s, data.path() }, childEnvironment(data.path()));
+    if (tls.exitCode != 0)
+        return tls;
+    return runProgram(binaryPath(u"cloop"_s),
+        QStringList { u"hub"_s, u"serve"_s, u"--data"_s, data.path(), u"--listen"_s,
+            u"127.0.0.1:0"_s, u"--metrics-listen"_s, QString() }
+            + arguments,
+        childEnvironment(data.path()), 60'000);
+}
+
+void TestHubPostgres::theHubKeepsItsRecordsInPostgres()
+{
+    // Given a database of its own and its password in a private file,
+    const QString database = m_server.createDatabase();
+    QVERIFY2(!database.isEmpty(), qPrintable(m_server.lastError()));
+    const QString password = passwordFile(m_server.password());
+    QVERIFY(!password.isEmpty());
+    HubProcess hub;
+    hub.setServeArguments(
+        { u"--database"_s, connectionOf(database), u"--database-password-file"_s, password });
+    // when the hub serves from it and an administrator adds a project,
+    QVERIFY2(hub.start(), qPrintable(hub.transcript()));
+    CLOOP_COMPARE_EXIT(hub.cli({ u"project"_s, u"add"_s, u"/srv/projects/pg"_s }), 0);
+    // then the project is a row of PostgreSQL's, the data folder has no
+    // SQLite file, and the records outlive the hub's restart.
+    QVERIFY(m_server.execute(database,
+        u"DO $$ BEGIN IF NOT EXISTS (SELECT 1 FROM projects WHERE path = '/srv/projects/pg') "
+        "THEN RAISE EXCEPTION 'the project is not in PostgreSQL'; END IF; END $$"_s));
+    QVERIFY(!QFileInfo::exists(hub.databasePath()));
+    QCOMPARE(hub.stop(), 0);
+    QVERIFY2(hub.start(), qPrintable(hub.transcript()));
+    const QJsonArray projects = hub.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray();
+    QCOMPARE(projects.size(), 1);
+    QCOMPARE(projects.at(0).toObject().value("path"_L1).toString(), u"/srv/projects/pg"_s);
+    // The password was nowhere on the hub's command line.
+    QVERIFY(!hub.log().contains(m_server.password()));
+    QVERIFY2(
+        hub.log().contains(u"records in PostgreSQL (host=%1"_s.arg(m_server.socketDirectory())),
+        qPrintable(hub.log()));
+    // The release commands beside the hub read the same records.
+    const QStringList releaseList { u"hub"_s, u"release"_s, u"list"_s, u"--json"_s, u"--data"_s,
+        hub.dataDir() };
+    const CliResult listed = runProgram(binaryPath(u"cloop"_s),
+        releaseList
+            + QStringList { u"--database"_s, connectionOf(database), u"--database-password-file"_s,
+                password },
+        childEnvironment(hub.homeDir()));
+    CLOOP_COMPARE_EXIT(listed, 0);
+    const QJsonObject offered = QJsonDocument::fromJson(listed.stdoutText().toUtf8()).object();
+    QVERIFY2(offered.contains("releases"_L1), qPrintable(listed.describe()));
+    QCOMPARE(offered.value("releases"_L1).toArray().size(), 0);
+    const CliResult sqlite
+        = runProgram(binaryPath(u"cloop"_s), releaseList, childEnvironment(hub.homeDir()));
+    CLOOP_COMPARE_EXIT(sqlite, 1);
+    QVERIFY2(sqlite.stderrText().contains(u"holds no hub"_s), qPrintable(sqlite.describe()));
+}
+
+void TestHubPostgres::aPasswordOnTheCommandLineIsRefused()
+{
+    const QString database = m_server.createDatabase();
+    for (const QString &given :
+        { u"postgresql://%1:%2@localhost/%3"_s.arg(m_server.user(), m_server.password(), database),
+            m_server.connectionString(database) }) {
+        const CliResult refused = serveOnce({ u"--database"_s, given });
+        CLOOP_COMPARE_EXIT(refused, 2);
+        QVERIFY2(refused.stderrText().contains(u"--database-password-file"_s),
+            qPrintable(refused.describe()));
+        QVERIFY2(
+            !refused.stderrText().contains(m_server.password()), qPrintable(refused.describe()));
+    }
+    // Nor is a password file others may read taken.
+    const QString loose = passwordFile(m_server.password());
+    QVERIFY(QFile::setPermissions(
+        loose, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ReadOther));
+    const CliResult readable = serveOnce(
+        { u"--database"_s, connectionOf(database), u"--database-password-file"_s, loose });
+    CLOOP_COMPARE_EXIT(readable, 2);
+    QVERIFY2(readable.stderrText().contains(u"chmod 600"_s), qPrintable(readable.describe()));
+}
+
+void TestHubPostgres::aWrongPasswordOrAMissingServerSaysSo()
+{
+    const QString database = m_server.createDatabase();
+    const CliResult wrong = serveOnce({ u"--database"_s, connectionOf(database),
+        u"--database-password-file"_s, passwordFile(u"not-the-password"_s) });
+    CLOOP_COMPARE_EXIT(wrong, 1);
+    QVERIFY2(wrong.stderrText().contains(u"cannot connect to PostgreSQL"_s),
+        qPrintable(wrong.describe()));
+    QVERIFY2(!wrong.stderrText().contains(u"not-the-password"_s), qPrintable(wrong.describe()));
+    const CliResult missing = serveOnce({ u"--database"_s,
+        u"host=%1 dbname=none user=cloop connect_timeout=5"_s.arg(m_dir.filePath(u"nowhere"_s)) });
+    CLOOP_COMPARE_EXIT(missing, 1);
+    QVERIFY2(missing.stderrText().contains(u"cannot connect to PostgreSQL"_s),
+        qPrintable(missing.describe()));
+}
+
+QTEST_GUILESS_MAIN(TestHubPostgres)
+#include "tst_hubpostgres.moc"
