@@ -68,7 +68,8 @@ printf 'N=%s\nNEXT=%s\nBROKEN=%s\n' "$n" "$next" "$broken" > "$upgrade/versions"
 # does): the guest script goes in through the share.
 cp "$here/guest-packages.sh" "$share/guest-packages.sh"
 status=0
-"$here/usb-vm.sh" --systemd --quiet --timeout 1800 --share "$share" \
+# The packages hold the build's programs: a guest core reads with them.
+CLOOP_VM_CORE_BINARIES=$build/bin "$here/usb-vm.sh" --systemd --quiet --timeout 1800 --share "$share" \
     /bin/bash /share/guest-packages.sh /share/debs || status=$?
 grep '^RESULT:\|RESULT: ' "$share/console.log" 2>/dev/null | sed 's/^.*RESULT:/RESULT:/' || true
 exit "$status"

@@ -42,7 +42,9 @@ harness failed or the guest did not finish.
 
 environment (tuning): CLOOP_VM_MEM (MiB, default 1024), CLOOP_VM_SMP
 (default 1), CLOOP_VM_9P_CACHE (cache mode of the root mount: mmap (default),
-loose or none).
+loose or none); CLOOP_VM_CORE_BINARIES, a folder of this host's builds of
+programs the guest installed itself (a package's /usr/bin/cloop), whose
+cores are then read with them.
 EOF
 }
 
@@ -503,6 +505,12 @@ for core in "$share"/.cloop-vm/cores/core.*; do
     [ -e "$core" ] || continue
     program=$(file -b "$core" | sed -n "s/.*execfn: '\([^']*\)'.*/\1/p")
     note "a guest program dumped core: $core (${program:-unknown program})"
+    # A program only the guest had (it installed a package) is this host's
+    # build of the same source.
+    if [ -n "$program" ] && [ ! -x "$program" ] && [ -n "${CLOOP_VM_CORE_BINARIES:-}" ] \
+        && [ -x "$CLOOP_VM_CORE_BINARIES/${program##*/}" ]; then
+        program=$CLOOP_VM_CORE_BINARIES/${program##*/}
+    fi
     if [ -n "$program" ] && [ -x "$program" ] && command -v gdb >/dev/null; then
         gdb -q -batch -ex 'thread apply all bt' "$program" "$core" 2>&1 | sed 's/^/  /' >&2
     fi
