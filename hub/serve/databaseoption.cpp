@@ -1,5 +1,6 @@
 #include "hub/serve/databaseoption.h"
 
+#include "common/util/atomicfile.h"
 #include "common/util/commandline.h"
 #include "hub/hub.h"
 #include "hub/storage/database.h"
@@ -9,8 +10,6 @@
 #include <QRegularExpression>
 #include <QUrl>
 #include <QUrlQuery>
-
-#include <sys/stat.h>
 
 namespace cloop::hub {
 
@@ -66,17 +65,14 @@ Result<Keywords> keywordsOfUrl(const QString &given)
 
 Result<QString> readPasswordFile(const QString &path)
 {
-    struct stat st
-    {
-    };
-    const QByteArray encoded = QFile::encodeName(path);
-    if (::stat(encoded.constData(), &st) != 0)
+    const int mode = util::fileMode(path);
+    if (mode < 0)
         return Error::make(
             u"invalid_option"_s, u"--database-password-file %1 cannot be read"_s.arg(path));
-    if ((st.st_mode & 077) != 0)
+    if ((mode & 077) != 0)
         return Error::make(u"invalid_option"_s,
             u"--database-password-file %1 may be read by others (mode %2): chmod 600 it"_s.arg(path)
-                .arg(st.st_mode & 0777, 3, 8, QLatin1Char('0')));
+                .arg(mode & 0777, 3, 8, QLatin1Char('0')));
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
         return Error::make(u"invalid_option"_s,
