@@ -4,6 +4,7 @@
 #include "common/tunnel/channelmultiplexer.h"
 #include "daemon-agent/agentlogging.h"
 #include "daemon-agent/devices/attachmentledger.h"
+#include "daemon-agent/devices/sandboxdevicenode.h"
 #include "daemon-agent/devices/tapport.h"
 #include "daemon-agent/devices/usbimport.h"
 
@@ -60,10 +61,8 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel, const protocol::Age
         for (const ForwardedDevice &device : running->second.devices)
             if (device.bindingId == bindingId && device.kind == open.deviceKind)
                 returning = device;
-        if (!returning || open.deviceKind == protocol::DeviceSpec::Kind::Usb) {
-            const QString why = returning
-                ? QStringLiteral("a USB device cannot be given to a sandbox that is running")
-                : QStringLiteral("the run's start named no such device");
+        if (!returning) {
+            const QString why = QStringLiteral("the run's start named no such device");
             qCWarning(lcAgent).noquote()
                 << QStringLiteral("run %1 does not take %2 back: %3").arg(runId).arg(name, why);
             channel->refuse(why);
@@ -110,6 +109,9 @@ void DeviceAttacher::acceptUsbChannel(
         if (Status recorded = m_ledger->record(attachment); !recorded)
             qCWarning(lcAgent).noquote()
                 << "cannot record the attachment:" << recorded.error().message;
+        // Its forwarder came back while the sandbox ran.
+        if (m_sandboxes.count(key.first) != 0)
+            giveNodeToSandbox(key);
         Q_EMIT devicesSettled(key.first);
     });
     connect(usb, &UsbImport::ended, this, [this, key](const QString &reason) {
@@ -210,16 +212,40 @@ Result<QList<RunSpec::DeviceNode>> DeviceAttacher::deviceNodes(
     return nodes;
 }
 
-void DeviceAttacher::sandboxStarted(const RunStart &run, qint64 pid)
+void DeviceAttacher::sandboxStarted(const RunStart &run, qint64 pid, const QString &user)
 {
-    m_sandboxes[run.runId] = Sandbox { pid, run.devices };
+    Sandbox &sandbox = m_sandboxes[run.runId] = Sandbox { pid, run.devices, user, {} };
     for (const ForwardedDevice &device : run.devices) {
         const Key key { run.runId, device.bindingId };
         auto found = m_ports.find(key);
-        if (found == m_ports.end() || !found->second.port)
-            continue; // its stream ended before the sandbox ran, or it is a node
-        moveIntoSandbox(key, device, pid);
+        if (found == m_ports.end())
+            continue; // its stream ended before the sandbox ran
+        if (found->second.usb)
+            sandbox.nodes[device.bindingId] = found->second.usb->nodePath();
+        else
+            moveIntoSandbox(key, device, pid);
     }
+}
+
+void DeviceAttacher::giveNodeToSandbox(const Key &key)
+{
+    auto found = m_ports.find(key);
+    auto running = m_sandboxes.find(key.first);
+    if (found == m_ports.end() || !found->second.usb || running == m_sandboxes.end())
+        return;
+    const QString node = found->second.usb->nodePath();
+    const SandboxDeviceNode sandbox(m_roots, running->second.pid);
+    if (Status placed = sandbox.place(node, running->second.user); !placed) {
+        qCWarning(lcAgent).noquote() << QStringLiteral("run %1 could not get %2 back: %3")
+                                            .arg(key.first)
+                                            .arg(found->second.name, placed.error().message);
+        drop(key,
+            QStringLiteral("could not give it to the sandbox: %1").arg(placed.error().message));
+        return;
+    }
+    running->second.nodes[key.second] = node;
+    qCInfo(lcAgent).noquote()
+        << QStringLiteral("run %1 has %2 back as %3").arg(key.first).arg(found->second.name, node);
 }
 
 void DeviceAttacher::moveIntoSandbox(const Key &key, const ForwardedDevice &device, qint64 pid)
@@ -279,6 +305,16 @@ void DeviceAttacher::drop(const Key &key, const QString &reason)
         // The TAP goes with its port, wherever it was moved.
         attached.port->deleteLater();
     } else {
+        // The sandbox keeps no node of a device that went: the kernel may
+        // give its number to another one.
+        if (auto running = m_sandboxes.find(key.first); running != m_sandboxes.end()) {
+            const QString node = running->second.nodes.take(key.second);
+            if (!node.isEmpty()) {
+                if (Status removed = SandboxDeviceNode(m_roots, running->second.pid).remove(node);
+                    !removed)
+                    qCWarning(lcAgent).noquote() << removed.error().message;
+            }
+        }
         attached.usb->disconnect(this);
         // Frees the vhci port; the node goes with the device.
         if (!attached.usb->hasEnded())

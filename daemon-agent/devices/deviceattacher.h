@@ -6,6 +6,7 @@
 #include "common/result.h"
 #include "daemon-agent/sandbox/runspec.h"
 
+#include <QMap>
 #include <QObject>
 
 #include <map>
@@ -28,7 +29,9 @@ class UsbImport;
 // binding's name, with the binding's address, and comes up. A USB device is
 // imported over its stream and attached to vhci_hcd; once the kernel has
 // enumerated it, its node under /dev/bus/usb is the one device node the
-// sandbox is given. Every attachment is recorded in the work root
+// sandbox is given. When a stream ends while the sandbox runs (its
+// forwarder restarted), the device is taken out of it, TAP or node, and put
+// back when the stream returns. Every attachment is recorded in the work root
 // (AttachmentLedger), and ends with the run, with its stream (the binding
 // ended, the forwarder went away, the device was unplugged), or with the
 // hub's tunnel.
@@ -58,8 +61,10 @@ public:
     // workload's user ("uid:gid"; empty: left as they are).
     Result<QList<RunSpec::DeviceNode>> deviceNodes(
         const protocol::RunStart &run, const QString &user) const;
-    // The sandbox runs as `pid`: the TAPs go into its network namespace.
-    void sandboxStarted(const protocol::RunStart &run, qint64 pid);
+    // The sandbox runs as `pid`, its workload as `user` ("uid:gid"; empty:
+    // the image's): the TAPs go into its network namespace. A USB device
+    // whose stream comes back later gets a node there again.
+    void sandboxStarted(const protocol::RunStart &run, qint64 pid, const QString &user);
     // The run is over: its TAPs and streams go.
     void runEnded(qint64 runId);
 
@@ -85,6 +90,8 @@ private:
     // The segment's TAP into the sandbox of `pid` under the run's name for
     // it; dropped, saying why, when it cannot go.
     void moveIntoSandbox(const Key &key, const protocol::ForwardedDevice &device, qint64 pid);
+    // A USB device imported again for a running sandbox: its new node there.
+    void giveNodeToSandbox(const Key &key);
     void drop(const Key &key, const QString &reason);
 
     // The runs whose sandbox is running, and the devices their start named:
@@ -93,6 +100,9 @@ private:
     {
         qint64 pid = 0;
         QList<protocol::ForwardedDevice> devices;
+        QString user;
+        // The USB node each binding has in the sandbox now.
+        QMap<qint64, QString> nodes;
     };
     std::map<qint64, Sandbox> m_sandboxes;
 

@@ -259,6 +259,10 @@ Status RunSupervisor::addDevices(const RunStart &run, RunSpec &spec)
     if (!nodes)
         return nodes.error();
     spec.deviceNodes = *nodes;
+    spec.usbNodesMayReturn
+        = std::any_of(run.devices.cbegin(), run.devices.cend(), [](const ForwardedDevice &device) {
+              return device.kind == protocol::DeviceSpec::Kind::Usb;
+          });
     return {};
 }
 
@@ -280,11 +284,12 @@ void RunSupervisor::launch(const RunStart &run, const RunSpec &spec, const QStri
         : static_cast<SandboxDriver *>(new PodmanSandbox(this));
     const qint64 runId = run.runId;
     m_active.insert(runId, Active { sandbox, {}, false });
-    connect(sandbox, &SandboxDriver::started, this, [this, runId, run](qint64 pid) {
-        Q_EMIT report(RunStarted { runId });
-        if (m_devices && !run.devices.isEmpty())
-            m_devices->sandboxStarted(run, pid);
-    });
+    connect(
+        sandbox, &SandboxDriver::started, this, [this, runId, run, user = spec.user](qint64 pid) {
+            Q_EMIT report(RunStarted { runId });
+            if (m_devices && !run.devices.isEmpty())
+                m_devices->sandboxStarted(run, pid, user);
+        });
     Log &log = m_logs[runId];
     log.journal = std::make_unique<runs::OutputJournal>(m_retainBytes);
     openLogChannel(runId, log);

@@ -324,6 +324,8 @@ QStringList PodmanSandbox::runArguments(const RunSpec &spec, const QString &envF
     for (const RunSpec::DeviceNode &node : spec.deviceNodes)
         args << QStringLiteral("--device")
              << QStringLiteral("%1:%2:rwm").arg(node.hostPath, node.sandboxPath);
+    if (spec.usbNodesMayReturn)
+        args << QStringLiteral("--device-cgroup-rule") << QStringLiteral("c 189:* rw");
     for (const Ulimit &limit : spec.ulimits) {
         args << QStringLiteral("--ulimit")
              << QStringLiteral("%1=%2:%3").arg(limit.name).arg(limit.soft).arg(limit.hard);

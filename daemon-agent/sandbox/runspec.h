@@ -65,6 +65,13 @@ struct RunSpec
         friend bool operator==(const DeviceNode &, const DeviceNode &) = default;
     };
     QList<DeviceNode> deviceNodes;
+    // A forwarded USB device may come back while the sandbox runs (its
+    // forwarder restarted) under a number the kernel chooses then; the agent
+    // makes its node in the sandbox's /dev. The device cgroup lets the
+    // workload read and write USB device nodes (major 189) for that: it
+    // cannot make one itself (no CAP_MKNOD), and the agent removes each node
+    // whose device went, so the only ones there are its run's.
+    bool usbNodesMayReturn = false;
 
     // An error naming the first field that is unusable; never touches the
     // system (the workdir's existence is the driver's business).

@@ -117,13 +117,6 @@ void DeviceStreams::giveBack(qint64 forwarderId)
             keys.append(key);
     for (const Key &key : keys) {
         const Lent lent = m_lent.at(key);
-        // A running sandbox cannot be given a new USB device node.
-        if (lent.device.device.kind != protocol::DeviceSpec::Kind::Segment) {
-            qCInfo(lcHub).noquote()
-                << "run" << key.first << "does not get" << lent.device.device.name
-                << "back: a USB device is not given to a running sandbox";
-            continue;
-        }
         if (Status opened = openStream(key, lent); !opened)
             qCWarning(lcHub).noquote()
                 << "run" << key.first << "cannot get" << lent.device.device.name

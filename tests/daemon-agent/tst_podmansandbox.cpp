@@ -359,6 +359,22 @@ void TestPodmanSandbox::argumentsCarryTheSandbox()
         > withDevice.indexOf(QStringLiteral("--cap-drop")));
     QVERIFY(withDevice.contains(QStringLiteral("NET_ADMIN"))
         && withDevice.contains(QStringLiteral("NET_RAW")));
+    QVERIFY(!withDevice.contains(QStringLiteral("--device-cgroup-rule")));
+
+    // A run with a USB device gets its node, and the device cgroup lets it
+    // use the node the agent makes when the device comes back, read and
+    // write only (the agent makes the node, never the workload).
+    s.addedCapabilities.clear();
+    s.deviceNodes = { RunSpec::DeviceNode {
+        QStringLiteral("/dev/bus/usb/003/002"), QStringLiteral("/dev/bus/usb/003/002") } };
+    s.usbNodesMayReturn = true;
+    const QStringList withUsb = PodmanSandbox::runArguments(s, QStringLiteral("/private/env"));
+    QCOMPARE(withUsb.at(withUsb.indexOf(QStringLiteral("--device")) + 1),
+        QStringLiteral("/dev/bus/usb/003/002:/dev/bus/usb/003/002:rwm"));
+    QCOMPARE(withUsb.at(withUsb.indexOf(QStringLiteral("--device-cgroup-rule")) + 1),
+        QStringLiteral("c 189:* rw"));
+    QCOMPARE(withUsb.count(QStringLiteral("--device-cgroup-rule")), 1);
+    QVERIFY(!withUsb.contains(QStringLiteral("--cap-add")));
 }
 
 void TestPodmanSandbox::missingEngineReported()

@@ -72,6 +72,7 @@ private Q_SLOTS:
     void everyDetachFreesThePort();
     void aRunOfAnUnboundProjectGetsNoNode();
     void aSecondRunWaitsForTheDevice();
+    void aRestartedForwarderGivesTheRunningSandboxItsDeviceBack();
 
 private:
     qint64 queue(const QString &project, const QString &script);
@@ -82,6 +83,9 @@ private:
     QJsonObject agentPorts();
     QJsonObject forwarderDevices();
     QString driverOf(const QString &busId);
+    // Cancels the run; its vhci port is free and the device on its own
+    // driver again.
+    void cancelAndAwaitTheDeviceBack(qint64 id);
 
     std::unique_ptr<QTemporaryDir> m_forwarderRoot;
     std::unique_ptr<QTemporaryDir> m_agentRoot;
@@ -210,6 +214,19 @@ QString TestUsbForward::driverOf(const QString &busId)
     return UsbFixture::driverOf(cloop::device::SysfsRoot(m_forwarderRoot->path()), busId);
 }
 
+int usedPorts(const QJsonObject &ports);
+
+void TestUsbForward::cancelAndAwaitTheDeviceBack(qint64 id)
+{
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
+        0);
+    QVERIFY2(
+        waitUntil([&] { return usedPorts(agentPorts()) == 0; }), qPrintable(m_agent->stderrText()));
+    QVERIFY2(waitUntil([&] { return driverOf(QStringLiteral("1-1")) == QLatin1String("usb"); }),
+        qPrintable(m_forwarder->stderrText()));
+}
+
 int usedPorts(const QJsonObject &ports)
 {
     int used = 0;
@@ -299,13 +316,9 @@ void TestUsbForward::aBoundRunGetsTheNodeAndTransfersArriveByteExact()
     QCOMPARE(metricValue(scraped.body, QStringLiteral("cloop_device_streams_open")), 1.0);
 
     // The run ends: port freed, device back with its driver, nothing recorded.
-    CLOOP_COMPARE_EXIT(
-        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
-        0);
-    QVERIFY2(
-        waitUntil([&] { return usedPorts(agentPorts()) == 0; }), qPrintable(m_agent->stderrText()));
-    QVERIFY2(waitUntil([&] { return driverOf(QStringLiteral("1-1")) == QLatin1String("usb"); }),
-        qPrintable(m_forwarder->stderrText()));
+    cancelAndAwaitTheDeviceBack(id);
+    if (QTest::currentTestFailed())
+        return;
     QVERIFY2(!QFileInfo::exists(m_agentRoot->path() + node), qPrintable(node));
 }
 
@@ -503,6 +516,92 @@ void TestUsbForward::aSecondRunWaitsForTheDevice()
     CLOOP_COMPARE_EXIT(m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"),
                            QString::number(second) }),
         0);
+}
+
+void TestUsbForward::aRestartedForwarderGivesTheRunningSandboxItsDeviceBack()
+{
+    // Given a run that says which USB nodes it has, each time they change,
+    const qint64 id = queue(kProject,
+        QStringLiteral("last=; while true; do now=; for n in /dev/bus/usb/*/*; do "
+                       "[ -c \"$n\" ] && now=\"$now$n \"; done; [ \"$now\" = \"$last\" ] || "
+                       "echo \"nodes=[$now]\"; last=$now; sleep 0.1; done"));
+    QVERIFY(id > 0);
+    static const QRegularExpression given(
+        QStringLiteral("nodes=\\[(/dev/bus/usb/\\d{3}/\\d{3}) \\]"));
+    QVERIFY2(waitUntil([&] { return given.match(logOf(id)).hasMatch(); }, kLongWaitMs),
+        qPrintable(logOf(id) + m_agent->stderrText()));
+    const QString first = given.match(logOf(id)).captured(1);
+    StandInControl host(m_agentRoot->path());
+    const QJsonObject descriptorRequest { { QStringLiteral("op"), QStringLiteral("control") },
+        { QStringLiteral("setup"), QStringLiteral("8006000100001200") } };
+    auto request = [&](const QString &node) {
+        QJsonObject asked = descriptorRequest;
+        asked.insert(QStringLiteral("node"), node);
+        return host.call(asked);
+    };
+    QVERIFY(request(first));
+
+    // when its forwarder stops as a restart (an upgrade) stops it,
+    QVERIFY(m_forwarder->terminate());
+    QVERIFY(m_forwarder->waitForExit());
+    QVERIFY2(
+        m_agent->waitForStderr(QStringLiteral("lost fwd-hsm")), qPrintable(m_agent->describe()));
+    // the sandbox keeps no node of the device that went (its number may
+    // name another device later), and the run goes on;
+    QVERIFY2(waitForLog(id, QStringLiteral("nodes=[]")), qPrintable(logOf(id)));
+    QVERIFY2(
+        waitUntil([&] { return usedPorts(agentPorts()) == 0; }), qPrintable(m_agent->stderrText()));
+    const QJsonObject shown = m_rig->hub()
+                                  .cliJson({ QStringLiteral("run"), QStringLiteral("show"),
+                                      QString::number(id), QStringLiteral("--json") })
+                                  .toObject();
+    QCOMPARE(shown.value(QLatin1String("state")).toString(), QStringLiteral("running"));
+
+    // and when it comes back,
+    ForwarderProcess &again = m_rig->addForwarder(
+        {}, m_forwarder->home(), ForwarderProcess::Program::ForwarderUsbStandIn);
+    again.setEnvironmentVariable(QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("forwarder"));
+    again.setEnvironmentVariable(QStringLiteral("CLOOP_SYSFS_ROOT"), m_forwarderRoot->path());
+    m_forwarder = &again;
+    QVERIFY(m_rig->startAndAwaitConnection(again, m_forwarderId));
+
+    // the running sandbox has the device's node again, wherever the kernel
+    // numbered it, and transfers cross the whole chain through it.
+    auto nodesShown = [&] {
+        QStringList nodes;
+        for (auto it = given.globalMatch(logOf(id)); it.hasNext();)
+            nodes.append(it.next().captured(1));
+        return nodes;
+    };
+    QVERIFY2(waitUntil([&] { return nodesShown().size() == 2; }, kLongWaitMs),
+        qPrintable(logOf(id) + m_agent->stderrText() + m_rig->hub().log()));
+    const QString second = nodesShown().last();
+    QVERIFY2(m_agent->stderrText().contains(QStringLiteral("has fwd-hsm back as %1").arg(second)),
+        qPrintable(m_agent->stderrText()));
+    QVERIFY2(m_rig->hub().log().contains(QStringLiteral("run %1 gets fwd-hsm back").arg(id)),
+        qPrintable(m_rig->hub().log()));
+    auto descriptor = request(second);
+    QVERIFY2(descriptor, qPrintable(descriptor ? QString() : descriptor.error().message));
+    const QByteArray device = dataOf(*descriptor);
+    QCOMPARE(device.size(), 18);
+    QCOMPARE(quint8(device[8]) | quint8(device[9]) << 8, int(kVendor));
+    QByteArray sent(256 * 1024, Qt::Uninitialized);
+    QRandomGenerator(13).fillRange(reinterpret_cast<quint32 *>(sent.data()), sent.size() / 4);
+    auto out = host.call(transfer(second, QStringLiteral("out"), sent));
+    QVERIFY2(out && out->value(QLatin1String("actual")).toInt() == sent.size(),
+        qPrintable(out ? QString() : out.error().message));
+    QByteArray received;
+    while (received.size() < sent.size()) {
+        auto in = host.call(transfer(second, QStringLiteral("in"), {}, int(sent.size())));
+        QVERIFY2(in && !dataOf(*in).isEmpty(), qPrintable(m_agent->stderrText()));
+        received += dataOf(*in);
+    }
+    QVERIFY(received == sent);
+    QCOMPARE(driverOf(QStringLiteral("1-1")), QStringLiteral("usbip-host"));
+    QCOMPARE(usedPorts(agentPorts()), 1);
+
+    // The run's end takes it as before.
+    cancelAndAwaitTheDeviceBack(id);
 }
 
 QTEST_GUILESS_MAIN(TestUsbForward)

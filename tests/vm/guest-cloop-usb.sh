@@ -15,6 +15,10 @@
 #     takes the imported devices; the disk's first sector, read with bulk
 #     transfers through its node alone, is the disk's;
 #   - on the forwarder's side each device is bound to usbip-host while lent;
+#   - a forwarder restarted while the run holds its device (as an upgrade
+#     restarts it): the sandbox loses the node at once, and gets the
+#     device back under the number the kernel gives it then, its
+#     descriptor read there inside the sandbox;
 #   - when the run ends every vhci port this test took is free again, each
 #     device is back on its own drivers (the disk readable there again),
 #     and no port the test did not take was touched.
@@ -113,6 +117,7 @@ wait_for 30 grep -q '"url": "wss://127.0.0.1:[1-9]' "$CLOOP_HUB_DATA/cli.json" 2
 project=/srv/projects/vm
 cloop project add "$project" >/dev/null
 forwarder_ids=()
+declare -A forwarder_pid
 for id in "${devices[@]}"; do
     name=vm-${id//[^0-9]/}
     bundle=$(cloop forward enroll --name "$name" --usb "${ids[$id]}" | grep -o 'cloopfwd1\.[A-Za-z0-9_-]*' | head -n1)
@@ -120,6 +125,7 @@ for id in "${devices[@]}"; do
     mkdir -p "$work/$name"
     HOME=$work/$name "$bin/cloop-forward" --bundle "$bundle" >"$work/$name.log" 2>&1 &
     pids+=($!)
+    forwarder_pid[$id]=$!
     wait_for 60 grep -q "is present as $id" "$work/$name.log" || fail "forwarder $name did not find $id"
     forwarder_ids+=("$forwarder_id")
     # The Test reads the USB/IP device list through the hub, lending nothing.
@@ -142,13 +148,23 @@ wait_for 120 grep -q "connected to the hub as executor" "$work/agent.log" || fai
 grep -q "usb: yes" "$work/agent.log" || fail "the agent cannot attach USB devices: $(grep -o 'usb: [^,]*' "$work/agent.log")"
 
 # The workload: the nodes it was given, and each device's descriptor read
-# through its node.
-workload='for n in /dev/bus/usb/*/*; do [ -c "$n" ] && echo "node $n"; done
+# through its node; then, whenever its nodes change, the new list and the
+# descriptor read through each.
+workload='nodes() { for n in /dev/bus/usb/*/*; do [ -c "$n" ] && printf "%s " "$n"; done; }
+for n in $(nodes); do echo "node $n"; done
 for entry in $(echo "$CLOOP_FORWARDED_DEVICES" | tr , " "); do
     n=${entry#*=usb:}
     echo "descriptor $n $(od -An -tx1 -N18 "$n" | tr -s " \n" " ")"
 done
-echo ready; sleep 600'
+echo ready
+last=$(nodes)
+while sleep 0.2; do
+    now=$(nodes)
+    [ "$now" = "$last" ] && continue
+    echo "nodes now: [$now]"
+    for n in $now; do echo "descriptor-again $n $(od -An -tx1 -N18 "$n" | tr -s " \n" " ")"; done
+    last=$now
+done'
 run_id=$(cloop run --project "$project" --no-wait -- sh -c "$workload")
 wait_for 180 sh -c "'$bin/cloop' run logs $run_id | grep -q ready" ||
     fail "the run never got its devices: $(cloop run logs "$run_id"; cloop run show "$run_id")"
@@ -198,6 +214,34 @@ if [[ ${#devices[@]} -gt 1 ]]; then
     grep -o "passed over USB device .*" "$disk_log" | head -n1
 fi
 result "PASS lent: ${#devices[@]} device(s) on vhci ports $(echo "$lent_ports" | tr '\n' ' ')"
+
+# The first device's forwarder restarts while the run holds the device.
+back_id=${devices[0]}
+back_name=vm-${back_id//[^0-9]/}
+back_vid=${ids[$back_id]%:*}
+back_pid=${ids[$back_id]#*:}
+old_node=$(grep "^descriptor .* ${back_vid:2:2} ${back_vid:0:2} ${back_pid:2:2} ${back_pid:0:2} " "$work/run.txt" | awk '{ print $2 }' | head -n1)
+[[ -n $old_node ]] || fail "no node of $back_id in the run's log"
+restarted_at=$SECONDS
+kill -TERM "${forwarder_pid[$back_id]}"
+wait "${forwarder_pid[$back_id]}" 2>/dev/null || true
+wait_for 60 grep -q "lost fwd-$back_name" "$work/agent.log" || fail "the agent did not see $back_id go"
+# shellcheck disable=SC2016
+wait_for 30 sh -c "'$bin/cloop' run logs $run_id | grep '^nodes now: ' | tail -n1 | grep -vq '$old_node '" ||
+    fail "the sandbox kept $old_node after its device went: $(cloop run logs "$run_id" | tail -n 5)"
+echo "the sandbox lost $old_node with its forwarder"
+HOME=$work/$back_name "$bin/cloop-forward" >>"$work/$back_name.log" 2>&1 &
+pids+=($!)
+wait_for 120 grep -q "has fwd-$back_name back as /dev/bus/usb/" "$work/agent.log" ||
+    fail "the running sandbox did not get $back_id back: $(grep -h "fwd-$back_name" "$work"/*.log | tail -n 5)"
+new_node=$(grep -o "has fwd-$back_name back as /dev/bus/usb/[0-9]*/[0-9]*" "$work/agent.log" | tail -n1 | awk '{ print $NF }')
+wait_for 30 sh -c "'$bin/cloop' run logs $run_id | grep -q '^descriptor-again $new_node .* 12 01 .* ${back_vid:2:2} ${back_vid:0:2} ${back_pid:2:2} ${back_pid:0:2} '" ||
+    fail "the sandbox could not read $back_id through $new_node: $(cloop run logs "$run_id" | tail -n 5)"
+[[ $(cloop run show "$run_id" --json | grep -o '"state": "[a-z]*"') == '"state": "running"' ]] ||
+    fail "the run did not go on: $(cloop run show "$run_id")"
+dir=$(device_dir "$back_id")
+[[ $(driver_of "$dir") == usbip-host ]] || fail "$back_id is not lent to usbip-host again ($(driver_of "$dir"))"
+result "PASS given back: $back_id was $old_node, is $new_node in the running sandbox, read there $((SECONDS - restarted_at)) s after its forwarder stopped"
 
 cloop run cancel "$run_id" >/dev/null
 wait_for 30 sh -c "[ \"\$(awk '\$1 ~ /^(hs|ss)\$/ && \$3 != \"004\" { print \$2 }' /sys/devices/platform/vhci_hcd.0/status* | sort)\" = \"$ports_before\" ]" ||
