@@ -19,29 +19,30 @@ namespace {
 
 using Keywords = QList<std::pair<QString, QString>>;
 
-Error invalid(const QString &why)
+Error invalid(const QString &option, const QString &why)
 {
     // What was given is never quoted back: it may hold a password.
-    return Error::make(u"invalid_option"_s, u"--database %1"_s.arg(why));
+    return Error::make(u"invalid_option"_s, u"%1 %2"_s.arg(option, why));
 }
 
-Error passwordOnTheCommandLine()
+Error passwordOnTheCommandLine(const QString &option)
 {
-    return invalid(u"holds a password, which every local user could read on the command line: "
-                   "put it in a file of mode 0600 (--database-password-file FILE) or in "
-                   "$CLOOP_DATABASE_PASSWORD"_s);
+    return invalid(option,
+        u"holds a password, which every local user could read on the command line: "
+        "put it in a file of mode 0600 (--database-password-file FILE) or in "
+        "$CLOOP_DATABASE_PASSWORD"_s);
 }
 
-Result<Keywords> keywordsOfUrl(const QString &given)
+Result<Keywords> keywordsOfUrl(const QString &given, const QString &option)
 {
     const QUrl url(given, QUrl::StrictMode);
     if (!url.isValid())
         // QUrl's own words quote the URL, password and all.
-        return invalid(u"is not a URL of the form postgresql://USER@HOST[:PORT]/DBNAME"_s);
+        return invalid(option, u"is not a URL of the form postgresql://USER@HOST[:PORT]/DBNAME"_s);
     if (!url.password().isEmpty())
-        return passwordOnTheCommandLine();
+        return passwordOnTheCommandLine(option);
     if (!url.fragment().isEmpty())
-        return invalid(u"has a fragment (#…), which names nothing in a database URL"_s);
+        return invalid(option, u"has a fragment (#…), which names nothing in a database URL"_s);
     Keywords keywords;
     if (!url.host().isEmpty())
         keywords.append({ u"host"_s, url.host(QUrl::FullyDecoded) });
@@ -51,13 +52,13 @@ Result<Keywords> keywordsOfUrl(const QString &given)
         keywords.append({ u"user"_s, url.userName(QUrl::FullyDecoded) });
     const QString database = url.path(QUrl::FullyDecoded).mid(1);
     if (database.contains(u'/'))
-        return invalid(u"names a database with a \"/\" in it"_s);
+        return invalid(option, u"names a database with a \"/\" in it"_s);
     if (!database.isEmpty())
         keywords.append({ u"dbname"_s, database });
     static const QRegularExpression keyword(u"\\A[a-z_]{1,64}\\z"_s);
     for (const auto &[key, value] : QUrlQuery(url).queryItems(QUrl::FullyDecoded)) {
         if (!keyword.match(key).hasMatch())
-            return invalid(u"has a parameter that is not a libpq keyword"_s);
+            return invalid(option, u"has a parameter that is not a libpq keyword"_s);
         keywords.append({ key, value });
     }
     return keywords;
@@ -91,20 +92,21 @@ Result<QString> readPasswordFile(const QString &path)
 
 } // namespace
 
-Result<QString> postgresConnection(
-    const QString &given, const QString &passwordFile, const QProcessEnvironment &environment)
+Result<QString> postgresConnection(const QString &given, const QString &passwordFile,
+    const QProcessEnvironment &environment, const QString &option)
 {
     if (given.trimmed().isEmpty())
-        return invalid(u"is empty"_s);
+        return invalid(option, u"is empty"_s);
     const bool isUrl = given.startsWith(u"postgresql://"_s) || given.startsWith(u"postgres://"_s);
-    Result<Keywords> keywords = isUrl ? keywordsOfUrl(given) : parsePostgresKeywords(given);
+    Result<Keywords> keywords = isUrl ? keywordsOfUrl(given, option) : parsePostgresKeywords(given);
     if (!keywords)
         return isUrl ? keywords.error()
-                     : invalid(u"is neither a postgresql:// URL nor libpq keywords: %1"_s.arg(
-                         keywords.error().message));
+                     : invalid(option,
+                         u"is neither a postgresql:// URL nor libpq keywords: %1"_s.arg(
+                             keywords.error().message));
     for (const auto &[key, value] : std::as_const(*keywords)) {
         if (key == u"password"_s)
-            return passwordOnTheCommandLine();
+            return passwordOnTheCommandLine(option);
     }
     if (!passwordFile.isEmpty()) {
         auto password = readPasswordFile(passwordFile);

@@ -24,9 +24,10 @@ class Database;
 // form Qt's driver reads. A password in it is refused: every local user
 // reads a command line. The password comes from `passwordFile` (mode 0600 or
 // narrower), else $CLOOP_DATABASE_PASSWORD, else from libpq's own sources
-// ($PGPASSWORD, ~/.pgpass, passfile=).
-Result<QString> postgresConnection(
-    const QString &given, const QString &passwordFile, const QProcessEnvironment &environment);
+// ($PGPASSWORD, ~/.pgpass, passfile=). Errors name `option` as the one
+// that was given.
+Result<QString> postgresConnection(const QString &given, const QString &passwordFile,
+    const QProcessEnvironment &environment, const QString &option = QStringLiteral("--database"));
 
 inline constexpr qsizetype kMaxDatabasePasswordBytes = 4096;
 

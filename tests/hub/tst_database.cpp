@@ -1,4 +1,5 @@
 #include "hub/storage/database.h"
+#include "hub/storage/databasecopy.h"
 #include "hub/storage/schema.h"
 
 #include <QFile>
@@ -13,6 +14,8 @@
 using namespace Qt::StringLiterals;
 
 using cloop::hub::Database;
+using cloop::hub::DatabaseCopy;
+using cloop::hub::Rows;
 
 class TestDatabase : public QObject
 {
@@ -21,6 +24,7 @@ class TestDatabase : public QObject
 private Q_SLOTS:
     void newFileIsMigratedToLatest();
     void reopeningKeepsDataAndVersion();
+    void theMigrationCopiesEveryTableAfterThoseItNames();
     void runsOfASchema6FileKeepTheirIdsAndMayHaveNoProject();
     void corruptFileIsRefusedWithItsName();
     void directoryInsteadOfFileIsRefused();
@@ -45,6 +49,33 @@ void TestDatabase::newFileIsMigratedToLatest()
         auto rows
             = (*db)->query(QStringLiteral("SELECT count(*) FROM %1").arg(QLatin1String(table)));
         QVERIFY2(rows, table);
+    }
+}
+
+void TestDatabase::theMigrationCopiesEveryTableAfterThoseItNames()
+{
+    // `cloop hub migrate` copies the tables DatabaseCopy lists, in that
+    // order: a table the schema gains must be listed, after the tables its
+    // references name.
+    QTemporaryDir dir;
+    auto db = Database::openSqlite(dir.filePath(QStringLiteral("hub.db")));
+    QVERIFY(db);
+    auto tables = (*db)->queryAll(QStringLiteral("SELECT name FROM sqlite_master WHERE type = "
+                                                 "'table' AND name NOT LIKE 'sqlite_%' AND name "
+                                                 "<> 'meta' ORDER BY name"),
+        {}, [](const Rows &row) { return row.value(0).toString(); });
+    QVERIFY(tables);
+    QStringList listed = DatabaseCopy::tablesInOrder();
+    const QStringList order = listed;
+    listed.sort();
+    QCOMPARE(listed, *tables);
+    for (const QString &table : order) {
+        auto references = (*db)->queryAll(QStringLiteral("PRAGMA foreign_key_list(%1)").arg(table),
+            {}, [](const Rows &row) { return row.value(2).toString(); });
+        QVERIFY(references);
+        for (const QString &referenced : *references)
+            QVERIFY2(order.indexOf(referenced) < order.indexOf(table),
+                qPrintable(QStringLiteral("%1 names %2").arg(table, referenced)));
     }
 }
 

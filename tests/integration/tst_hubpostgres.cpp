@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -29,6 +30,10 @@ private Q_SLOTS:
     void theHubKeepsItsRecordsInPostgres();
     void aPasswordOnTheCommandLineIsRefused();
     void aWrongPasswordOrAMissingServerSaysSo();
+    void aSingleHubMovesIntoPostgresRowByRow();
+    void migrateRefusesATargetThatHoldsRecords();
+    void aCopyThatDoesNotCompareLeavesTheTargetEmpty();
+    void migrateSaysWhatIsMissing();
 
 private:
     // `cloop hub serve --data DIR ARGS…` that is expected to stop by itself.
@@ -36,6 +41,10 @@ private:
     QString passwordFile(const QString &password);
     // The connection without its password: what an operator gives.
     QString connectionOf(const QString &database) const;
+    // `cloop hub migrate --data DIR --to DATABASE` with the server's password.
+    CliResult migrate(const QString &dataDir, const QString &database);
+    // A hub on SQLite with a record of every kind; stopped.
+    bool fillSingleHub(HubProcess &hub);
 
     PostgresServer m_server;
     QTemporaryDir m_dir;
@@ -167,6 +176,151 @@ void TestHubPostgres::aWrongPasswordOrAMissingServerSaysSo()
     CLOOP_COMPARE_EXIT(missing, 1);
     QVERIFY2(missing.stderrText().contains(u"cannot connect to PostgreSQL"_s),
         qPrintable(missing.describe()));
+}
+
+CliResult TestHubPostgres::migrate(const QString &dataDir, const QString &database)
+{
+    return runProgram(binaryPath(u"cloop"_s),
+        { u"hub"_s, u"migrate"_s, u"--data"_s, dataDir, u"--to"_s, connectionOf(database),
+            u"--database-password-file"_s, passwordFile(m_server.password()) },
+        childEnvironment(dataDir));
+}
+
+bool TestHubPostgres::fillSingleHub(HubProcess &hub)
+{
+    if (!hub.start())
+        return false;
+    const QString project = u"/srv/projects/lab"_s;
+    if (hub.cli({ u"project"_s, u"add"_s, project }).exitCode != 0
+        || hub.tokenOfNewUser(u"maria"_s, project, u"maintainer"_s).isEmpty())
+        return false;
+    const Enrollment forwarder = hub.enroll(u"lab"_s, { u"--interface"_s, u"lab0"_s });
+    if (!forwarder.ok || hub.bind(forwarder.id, project) <= 0)
+        return false;
+    if (hub.cli({ u"executor"_s, u"enroll"_s, u"--name"_s, u"bench"_s }).exitCode != 0)
+        return false;
+    // Two runs: one waits for an agent, one was cancelled.
+    for (int i = 0; i < 2; ++i) {
+        if (hub.cli({ u"run"_s, u"--project"_s, project, u"--no-wait"_s, u"--"_s, u"true"_s })
+                .exitCode
+            != 0)
+            return false;
+    }
+    return hub.cli({ u"run"_s, u"cancel"_s, u"2"_s }).exitCode == 0 && hub.stop() == 0;
+}
+
+void TestHubPostgres::aSingleHubMovesIntoPostgresRowByRow()
+{
+    // Given a single hub on SQLite with a record of every kind, and what
+    // its CLI shows of them,
+    HubProcess hub;
+    QVERIFY2(fillSingleHub(hub), qPrintable(hub.transcript()));
+    QVERIFY(hub.start());
+    const QString maria = hub.tokenOfNewUser(u"maria2"_s, u"/srv/projects/lab"_s, u"maintainer"_s);
+    QVERIFY(!maria.isEmpty());
+    const QList<QStringList> views { { u"audit"_s, u"--json"_s },
+        { u"forward"_s, u"list"_s, u"--json"_s }, { u"executor"_s, u"list"_s, u"--json"_s },
+        { u"project"_s, u"list"_s, u"--json"_s }, { u"run"_s, u"list"_s, u"--json"_s },
+        { u"run"_s, u"show"_s, u"2"_s, u"--json"_s } };
+    QList<QJsonValue> before;
+    for (const QStringList &view : views)
+        before.append(hub.cliJson(view));
+    QCOMPARE(hub.stop(), 0);
+    // when it moves into an empty PostgreSQL database,
+    const QString database = m_server.createDatabase();
+    const CliResult moved = migrate(hub.dataDir(), database);
+    CLOOP_COMPARE_EXIT(moved, 0);
+    QVERIFY2(moved.stdoutText().contains(u"compared row by row"_s), qPrintable(moved.describe()));
+    static const QRegularExpression runs(u"^runs +2$"_s, QRegularExpression::MultilineOption);
+    QVERIFY2(runs.match(moved.stdoutText()).hasMatch(), qPrintable(moved.describe()));
+    QVERIFY(!moved.stdoutText().contains(m_server.password()));
+    // then a hub serving from it, without the SQLite file, shows the same,
+    QVERIFY(QFile::rename(hub.databasePath(), hub.databasePath() + u".moved"_s));
+    hub.setServeArguments({ u"--database"_s, connectionOf(database), u"--database-password-file"_s,
+        passwordFile(m_server.password()) });
+    QVERIFY2(hub.start(), qPrintable(hub.transcript()));
+    for (qsizetype i = 0; i < views.size(); ++i)
+        QVERIFY2(hub.cliJson(views.at(i)) == before.at(i), qPrintable(views.at(i).join(u' ')));
+    // the tokens people hold still work,
+    CLOOP_COMPARE_EXIT(hub.cliAs(maria, { u"project"_s, u"list"_s }), 0);
+    // and new records take ids after every one the single hub gave.
+    CLOOP_COMPARE_EXIT(hub.cli({ u"project"_s, u"add"_s, u"/srv/projects/next"_s }), 0);
+    const CliResult third = hub.cli(
+        { u"run"_s, u"--project"_s, u"/srv/projects/next"_s, u"--no-wait"_s, u"--"_s, u"true"_s });
+    CLOOP_COMPARE_EXIT(third, 0);
+    QCOMPARE(third.stdoutText().trimmed(), u"3"_s);
+    const QJsonArray projects = hub.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray();
+    QCOMPARE(projects.size(), 2);
+    QCOMPARE(projects.at(1).toObject().value("id"_L1).toInteger(), 2);
+}
+
+void TestHubPostgres::migrateRefusesATargetThatHoldsRecords()
+{
+    HubProcess hub;
+    QVERIFY2(fillSingleHub(hub), qPrintable(hub.transcript()));
+    const QString database = m_server.createDatabase();
+    CLOOP_COMPARE_EXIT(migrate(hub.dataDir(), database), 0);
+    // A second copy, or one into a cluster already in use, adds nothing.
+    const CliResult again = migrate(hub.dataDir(), database);
+    CLOOP_COMPARE_EXIT(again, 1);
+    QVERIFY2(again.stderrText().contains(u"already holds records"_s), qPrintable(again.describe()));
+    QVERIFY(m_server.execute(database,
+        u"DO $$ BEGIN IF (SELECT COUNT(*) FROM runs) <> 2 OR (SELECT COUNT(*) FROM projects) <> 1 "
+        "THEN RAISE EXCEPTION 'the second copy changed the target'; END IF; END $$"_s));
+}
+
+void TestHubPostgres::aCopyThatDoesNotCompareLeavesTheTargetEmpty()
+{
+    HubProcess hub;
+    QVERIFY2(fillSingleHub(hub), qPrintable(hub.transcript()));
+    // A target that changes what it is given: a trigger rewrites a path.
+    const QString database = m_server.createDatabase();
+    const CliResult schema = runProgram(binaryPath(u"cloop"_s),
+        { u"hub"_s, u"release"_s, u"list"_s, u"--data"_s, hub.dataDir(), u"--database"_s,
+            connectionOf(database), u"--database-password-file"_s,
+            passwordFile(m_server.password()) },
+        childEnvironment(hub.homeDir()));
+    CLOOP_COMPARE_EXIT(schema, 0);
+    QVERIFY(m_server.execute(database,
+        u"CREATE FUNCTION rewrite() RETURNS trigger AS $$ BEGIN NEW.path := NEW.path || '-x'; "
+        "RETURN NEW; END $$ LANGUAGE plpgsql"_s));
+    QVERIFY(m_server.execute(database,
+        u"CREATE TRIGGER rewrite BEFORE INSERT ON projects FOR EACH ROW EXECUTE FUNCTION "
+        "rewrite()"_s));
+    const CliResult refused = migrate(hub.dataDir(), database);
+    CLOOP_COMPARE_EXIT(refused, 1);
+    QVERIFY2(refused.stderrText().contains(u"projects row id 1 differs in the target: path"_s),
+        qPrintable(refused.describe()));
+    // Nothing of the copy stays: every table is as empty as before.
+    QVERIFY(m_server.execute(database,
+        u"DO $$ BEGIN IF EXISTS (SELECT 1 FROM users) OR EXISTS (SELECT 1 FROM audit_log) OR "
+        "EXISTS (SELECT 1 FROM projects) OR EXISTS (SELECT 1 FROM runs) THEN RAISE EXCEPTION "
+        "'a failed copy left rows'; END IF; END $$"_s));
+    // The single hub's own file is whole.
+    QVERIFY(hub.start());
+    const QJsonObject cancelled
+        = hub.cliJson({ u"run"_s, u"show"_s, u"2"_s, u"--json"_s }).toObject();
+    QCOMPARE(cancelled.value("state"_L1).toString(), u"cancelled"_s);
+    QCOMPARE(hub.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray().size(), 1);
+}
+
+void TestHubPostgres::migrateSaysWhatIsMissing()
+{
+    QTemporaryDir empty;
+    const QString database = m_server.createDatabase();
+    const CliResult noHub = migrate(empty.path(), database);
+    CLOOP_COMPARE_EXIT(noHub, 1);
+    QVERIFY2(noHub.stderrText().contains(u"holds no hub"_s), qPrintable(noHub.describe()));
+    const CliResult noTarget = runProgram(binaryPath(u"cloop"_s),
+        { u"hub"_s, u"migrate"_s, u"--data"_s, empty.path() }, childEnvironment(empty.path()));
+    CLOOP_COMPARE_EXIT(noTarget, 2);
+    QVERIFY2(noTarget.stderrText().contains(u"--to"_s), qPrintable(noTarget.describe()));
+    const CliResult withPassword = runProgram(binaryPath(u"cloop"_s),
+        { u"hub"_s, u"migrate"_s, u"--data"_s, empty.path(), u"--to"_s,
+            m_server.connectionString(database) },
+        childEnvironment(empty.path()));
+    CLOOP_COMPARE_EXIT(withPassword, 2);
+    QVERIFY(!withPassword.stderrText().contains(m_server.password()));
 }
 
 QTEST_GUILESS_MAIN(TestHubPostgres)

@@ -1,0 +1,42 @@
+#pragma once
+
+#include "common/result.h"
+
+#include <QList>
+#include <QString>
+#include <QStringList>
+
+namespace cloop::hub {
+
+class Database;
+
+// One hub's records moved into a cluster database (`cloop hub migrate
+// --to`): every table in the order its references need, every id kept,
+// then both sides read back in key order and compared row by row, value by
+// value. The target must be empty (freshly migrated) and on the same
+// schema. The copy is one transaction on each side: the source is held
+// for writing meanwhile (a hub still running on it waits), and a copy that
+// fails or does not compare leaves the target as empty as it was. Each
+// identity sequence of the target starts after the highest id the source
+// ever gave, deleted rows included, so no id is used twice.
+class DatabaseCopy
+{
+public:
+    struct Table
+    {
+        QString name;
+        qint64 rows = 0;
+    };
+    struct Report
+    {
+        QList<Table> tables;
+        qint64 rows() const;
+    };
+
+    // The tables of the current schema, each after those it refers to.
+    static QStringList tablesInOrder();
+
+    static Result<Report> copy(Database &from, Database &to);
+};
+
+} // namespace cloop::hub
