@@ -8,6 +8,7 @@
 #include "common/protocol/protocolversion.h"
 #include "common/util/atomicfile.h"
 #include "common/util/clock.h"
+#include "hub/cluster/memberlease.h"
 #include "hub/domain/bindingservice.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/executorservice.h"
@@ -28,6 +29,7 @@
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
+#include "hub/storage/memberstore.h"
 #include "hub/storage/releasestore.h"
 #include "hub/storage/runlogstore.h"
 #include "hub/storage/runstore.h"
@@ -36,7 +38,9 @@
 
 #include <QCoreApplication>
 #include <QDir>
+#include <QFile>
 #include <QHostInfo>
+#include <QRandomGenerator>
 #include <QSslConfiguration>
 
 #include <sys/resource.h>
@@ -217,6 +221,11 @@ QString Hub::releasesPath(const QString &dataDir)
     return dataDir + QLatin1String("/releases");
 }
 
+QString Hub::memberKeyPath(const QString &dataDir)
+{
+    return dataDir + QLatin1String("/member.key");
+}
+
 QString Hub::databasePath(const QString &dataDir)
 {
     return dataDir + QLatin1String("/hub.db");
@@ -252,6 +261,8 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     hub->m_localUrl = hub->localUrlFor(options);
     if (Status written = hub->writeLocalAccess(options); !written)
         return written.error();
+    if (Status joined = hub->joinCluster(options); !joined)
+        return joined.error();
     hub->sweep();
     hub->m_sweepTimer.start();
     qCInfo(lcHub).noquote() << "hub" << buildinfo::kVersion << "listening on"
@@ -259,6 +270,33 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
             + QString::number(hub->m_port)
                             << "as" << hub->m_publicUrl.toString() << "key pin" << hub->m_pin;
     return hub;
+}
+
+Status Hub::joinCluster(const HubOptions &options)
+{
+    // The key names this data folder's hub across its restarts; a copy of
+    // the folder started beside it would be the same member, and the
+    // newer start takes the record over.
+    const QString keyPath = memberKeyPath(options.dataDir);
+    QFile keyFile(keyPath);
+    QString key;
+    if (keyFile.open(QIODevice::ReadOnly))
+        key = QString::fromLatin1(keyFile.read(64)).trimmed();
+    if (key.isEmpty()) {
+        QByteArray bytes(16, Qt::Uninitialized);
+        QRandomGenerator::system()->fillRange(
+            reinterpret_cast<quint32 *>(bytes.data()), bytes.size() / 4);
+        key = QString::fromLatin1(bytes.toHex());
+        if (Status saved = util::writeFileAtomically(keyPath, key.toLatin1() + '\n', 0600); !saved)
+            return saved.error();
+    }
+    m_memberStore = std::make_unique<MemberStore>(m_core->stores().database);
+    MemberLease::Options lease;
+    lease.lease = options.memberLease;
+    lease.renewEvery = options.memberLease / 3;
+    m_memberLease = std::make_unique<MemberLease>(*m_memberStore, *m_clock, lease);
+    return m_memberLease->join(MemberStore::Joining { key, hubMemberName(m_publicUrl),
+        m_publicUrl.toString(), QString(), m_pin, QString::fromLatin1(buildinfo::kVersion) });
 }
 
 Status Hub::openServices(const HubOptions &options)

@@ -28,6 +28,8 @@ class HubCore;
 class HubGateways;
 class HubHttpServer;
 class HubMetrics;
+class MemberLease;
+class MemberStore;
 class MetricsEndpoint;
 class ReleaseCatalog;
 class ReleaseStore;
@@ -47,6 +49,8 @@ struct HubOptions
     std::chrono::seconds requestLifetime { 7 * 24 * 3600 };
     // How long an executor may stay away before its runs are lost.
     std::chrono::milliseconds runGrace { 45'000 };
+    // How long the hub counts as a live member of its cluster unrenewed.
+    std::chrono::milliseconds memberLease { 15'000 };
     DaemonGateway::Options gateway;
     // What runs' logs may take on disk, each and all together.
     RunLogLimits runLogs;
@@ -89,6 +93,8 @@ public:
     static QString databasePath(const QString &dataDir);
     // The package files of the releases the hub offers.
     static QString releasesPath(const QString &dataDir);
+    // This hub's own name in the cluster's members table, made once.
+    static QString memberKeyPath(const QString &dataDir);
 
     // Reads the certificate and key files again (SIGHUP): a certificate
     // renewed with the same key serves new connections at once. One with
@@ -107,6 +113,8 @@ private:
     QUrl publicUrlFor(const HubOptions &options) const;
     QUrl localUrlFor(const HubOptions &options) const;
     Status writeLocalAccess(const HubOptions &options);
+    // Registers this hub in the members table, with its lease.
+    Status joinCluster(const HubOptions &options);
     void connectEvents();
     // The metrics' sources, and the endpoint serving them; sets their URL.
     Status startMetrics(const HubOptions &options);
@@ -123,6 +131,8 @@ private:
     std::unique_ptr<ReleaseStore> m_releaseStore;
     std::unique_ptr<ReleaseCatalog> m_releases;
     std::unique_ptr<DeviceStreams> m_deviceStreams;
+    std::unique_ptr<MemberStore> m_memberStore;
+    std::unique_ptr<MemberLease> m_memberLease;
     std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStreamEndpoint> m_eventStream;
     std::unique_ptr<AdminApi> m_api;

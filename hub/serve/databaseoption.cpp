@@ -3,6 +3,7 @@
 #include "common/util/atomicfile.h"
 #include "common/util/commandline.h"
 #include "hub/hub.h"
+#include "hub/serve/servecommand.h"
 #include "hub/storage/database.h"
 
 #include <QFile>
@@ -157,6 +158,21 @@ Result<std::unique_ptr<Database>> DatabaseOptions::open(
     if (!QFileInfo(Hub::databasePath(dataDir)).isFile())
         return Error::make(u"no_hub"_s, u"%1 holds no hub"_s.arg(dataDir));
     return Database::openSqlite(Hub::databasePath(dataDir));
+}
+
+std::variant<int, std::unique_ptr<Database>> openRecordsFromCommandLine(
+    util::CommandLine &line, const QStringList &arguments, const QList<QCommandLineOption> &more)
+{
+    const QCommandLineOption data = dataDirOption();
+    const DatabaseOptions database;
+    line.addOptions(QList<QCommandLineOption> { data } + more);
+    line.addOptions(database.all());
+    if (auto done = line.parse(arguments, false))
+        return *done;
+    auto records = database.open(line, dataDirOf(line, data));
+    if (!records)
+        return line.fail(records.error().message);
+    return std::move(*records);
 }
 
 } // namespace cloop::hub

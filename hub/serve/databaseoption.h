@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <memory>
+#include <variant>
 
 namespace cloop::util {
 class CommandLine;
@@ -48,5 +49,12 @@ private:
     QCommandLineOption m_database;
     QCommandLineOption m_passwordFile;
 };
+
+// A command that reads the records beside the hub (`release list`,
+// `members`): --data, the database options and `more` added, the arguments
+// parsed and the records opened; or the exit code to end with at once
+// (help, a usage error, records that cannot be opened, said on stderr).
+std::variant<int, std::unique_ptr<Database>> openRecordsFromCommandLine(
+    util::CommandLine &line, const QStringList &arguments, const QList<QCommandLineOption> &more);
 
 } // namespace cloop::hub

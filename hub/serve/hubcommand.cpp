@@ -7,6 +7,7 @@
 #include "common/util/versionreport.h"
 #include "hub/hub.h"
 #include "hub/localaccess.h"
+#include "hub/serve/memberscommand.h"
 #include "hub/serve/migratecommand.h"
 #include "hub/serve/releasecommand.h"
 #include "hub/serve/servecommand.h"
@@ -309,15 +310,18 @@ int runHubCommand(const QString &program, const QStringList &arguments)
         return runReleaseCommand(name, rest);
     if (subcommand == QLatin1String("migrate"))
         return runMigrateCommand(name, rest);
+    if (subcommand == QLatin1String("members"))
+        return runMembersCommand(name, rest);
     if (subcommand == QLatin1String("--version")) {
         printLine(util::VersionReport::of(program).toText());
         return kExitOk;
     }
     const QString names
-        = QStringLiteral("serve, tls-init, pin, backup, restore, key, release, migrate");
+        = QStringLiteral("serve, tls-init, pin, backup, restore, key, release, migrate, members");
     if (subcommand == QLatin1String("--help") || subcommand == QLatin1String("-h")) {
         printLine(QStringLiteral(
-            "usage: %1 <serve|tls-init|pin|backup|restore|key|release|migrate> [options]; each "
+            "usage: %1 <serve|tls-init|pin|backup|restore|key|release|migrate|members> [options]; "
+            "each "
             "takes "
             "--help")
                       .arg(program));

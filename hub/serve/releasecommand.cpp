@@ -141,17 +141,12 @@ int add(const QString &name, const QStringList &arguments)
 int list(const QString &name, const QStringList &arguments)
 {
     util::CommandLine line(name, QStringLiteral("The packages the hub offers its devices."));
-    const QCommandLineOption data = dataDirOption();
     const QCommandLineOption json(QStringLiteral("json"), QStringLiteral("Print them as JSON."));
-    const DatabaseOptions database;
-    line.addOptions({ data, json });
-    line.addOptions(database.all());
-    if (auto done = line.parse(arguments, false))
+    auto opened = openRecordsFromCommandLine(line, arguments, { json });
+    if (const int *done = std::get_if<int>(&opened))
         return *done;
-    auto records = database.open(line, dataDirOf(line, data));
-    if (!records)
-        return line.fail(records.error().message);
-    auto releases = ReleaseStore(**records).list();
+    Database &records = *std::get<std::unique_ptr<Database>>(opened);
+    auto releases = ReleaseStore(records).list();
     if (!releases)
         return line.fail(releases.error().message);
     if (line.isSet(json)) {

@@ -169,6 +169,10 @@ ServeCommand::ServeCommand(QString name)
           QStringLiteral(
               "How long an executor may stay away before its runs are lost (default 45s)."),
           QStringLiteral("DURATION"), QStringLiteral("45s"))
+    , m_memberLease(QStringLiteral("member-lease"),
+          QStringLiteral("How long this hub counts as a live member of its cluster without "
+                         "renewing (default 15s; renewed every third of it)."),
+          QStringLiteral("DURATION"), QStringLiteral("15s"))
     , m_ownExecutor(QStringLiteral("executor"),
           QStringLiteral("Also run projects' runs here, in sandboxes, as executor \"hub\"."))
     , m_ownExecutorMax(QStringLiteral("executor-max-concurrent"),
@@ -204,9 +208,10 @@ ServeCommand::ServeCommand(QString name)
 void ServeCommand::addOptions(util::CommandLine &commandLine) const
 {
     commandLine.addOptions(m_database.all());
-    commandLine.addOptions({ m_data, m_listen, m_metricsListen, m_cert, m_key, m_publicUrl,
-        m_requestTtl, m_lostAfter, m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated,
-        m_maxPerSource, m_connectionRate, m_preAuthTimeout, m_runLogCap, m_runLogBudget });
+    commandLine.addOptions(
+        { m_data, m_listen, m_metricsListen, m_cert, m_key, m_publicUrl, m_requestTtl, m_lostAfter,
+            m_memberLease, m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated, m_maxPerSource,
+            m_connectionRate, m_preAuthTimeout, m_runLogCap, m_runLogBudget });
 }
 
 int ServeCommand::run(const QStringList &arguments)
@@ -253,6 +258,11 @@ Result<HubOptions> ServeCommand::hubOptions(const util::CommandLine &commandLine
     if (!grace)
         return grace.error();
     options.runGrace = *grace;
+    auto lease
+        = duration(commandLine, m_memberLease, std::chrono::seconds(1), QStringLiteral("15s"));
+    if (!lease)
+        return lease.error();
+    options.memberLease = *lease;
     for (const auto &[option, limit] : { std::pair { &m_runLogCap, &options.runLogs.perRun },
              std::pair { &m_runLogBudget, &options.runLogs.total } }) {
         auto size = util::parseByteSize(commandLine.value(*option));

@@ -50,6 +50,7 @@ private:
     QCommandLineOption m_publicUrl;
     QCommandLineOption m_requestTtl;
     QCommandLineOption m_lostAfter;
+    QCommandLineOption m_memberLease;
     QCommandLineOption m_ownExecutor;
     QCommandLineOption m_ownExecutorMax;
     QCommandLineOption m_maxUnauthenticated;

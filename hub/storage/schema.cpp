@@ -218,11 +218,28 @@ QStringList version7(bool postgres)
     };
 }
 
+// The members of a hub cluster (one, for a single hub): who each is, where
+// daemons and peers reach it, and its lease. `member_key` is the member's
+// own (its data folder's); `generation` counts its starts, so that the
+// writes of a process that was replaced are told from the new one's.
+QStringList version8(bool postgres)
+{
+    return {
+        QStringLiteral(
+            "CREATE TABLE hub_members ("
+            "%1, member_key TEXT NOT NULL UNIQUE, name TEXT NOT NULL, daemon_url TEXT NOT NULL, "
+            "peer_url TEXT, key_pin TEXT NOT NULL, software TEXT NOT NULL, "
+            "generation BIGINT NOT NULL, started_at TEXT NOT NULL, lease_until TEXT NOT NULL, "
+            "left_at TEXT)")
+            .arg(idColumn(postgres)),
+    };
+}
+
 } // namespace
 
 int latestVersion()
 {
-    return 7;
+    return 8;
 }
 
 QStringList migrationTo(int version, bool postgres)
@@ -242,6 +259,8 @@ QStringList migrationTo(int version, bool postgres)
         return version6(postgres);
     case 7:
         return version7(postgres);
+    case 8:
+        return version8(postgres);
     default:
         return {};
     }

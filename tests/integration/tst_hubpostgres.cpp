@@ -16,6 +16,7 @@
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QUrl>
 
 using namespace cloop::testing;
 using namespace Qt::StringLiterals;
@@ -34,6 +35,7 @@ private Q_SLOTS:
     void migrateRefusesATargetThatHoldsRecords();
     void aCopyThatDoesNotCompareLeavesTheTargetEmpty();
     void migrateSaysWhatIsMissing();
+    void membersShareTheRecordsAndADeadOneIsSeen();
 
 private:
     // `cloop hub serve --data DIR ARGS…` that is expected to stop by itself.
@@ -43,6 +45,8 @@ private:
     QString connectionOf(const QString &database) const;
     // `cloop hub migrate --data DIR --to DATABASE` with the server's password.
     CliResult migrate(const QString &dataDir, const QString &database);
+    // `cloop hub members --json` over the database, keyed by member name.
+    QMap<QString, QJsonObject> membersOf(const QString &database, const QString &dataDir);
     // A hub on SQLite with a record of every kind; stopped.
     bool fillSingleHub(HubProcess &hub);
 
@@ -241,6 +245,11 @@ void TestHubPostgres::aSingleHubMovesIntoPostgresRowByRow()
     QVERIFY2(hub.start(), qPrintable(hub.transcript()));
     for (qsizetype i = 0; i < views.size(); ++i)
         QVERIFY2(hub.cliJson(views.at(i)) == before.at(i), qPrintable(views.at(i).join(u' ')));
+    // the single hub is the cluster's first member, on its third start,
+    const QMap<QString, QJsonObject> members = membersOf(database, hub.dataDir());
+    QCOMPARE(members.size(), 1);
+    QCOMPARE(members.first().value("state"_L1).toString(), u"alive"_s);
+    QCOMPARE(members.first().value("generation"_L1).toInteger(), 3);
     // the tokens people hold still work,
     CLOOP_COMPARE_EXIT(hub.cliAs(maria, { u"project"_s, u"list"_s }), 0);
     // and new records take ids after every one the single hub gave.
@@ -321,6 +330,83 @@ void TestHubPostgres::migrateSaysWhatIsMissing()
         childEnvironment(empty.path()));
     CLOOP_COMPARE_EXIT(withPassword, 2);
     QVERIFY(!withPassword.stderrText().contains(m_server.password()));
+}
+
+QMap<QString, QJsonObject> TestHubPostgres::membersOf(
+    const QString &database, const QString &dataDir)
+{
+    const CliResult listed = runProgram(binaryPath(u"cloop"_s),
+        { u"hub"_s, u"members"_s, u"--json"_s, u"--data"_s, dataDir, u"--database"_s,
+            connectionOf(database), u"--database-password-file"_s,
+            passwordFile(m_server.password()) },
+        childEnvironment(dataDir));
+    QMap<QString, QJsonObject> members;
+    const QJsonArray items
+        = QJsonDocument::fromJson(listed.out).object().value("members"_L1).toArray();
+    for (const QJsonValue &item : items)
+        members.insert(item.toObject().value("name"_L1).toString(), item.toObject());
+    return members;
+}
+
+void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
+{
+    // Given two hubs, each its own data folder and key, on one database,
+    const QString database = m_server.createDatabase();
+    const QStringList shared { u"--database"_s, connectionOf(database),
+        u"--database-password-file"_s, passwordFile(m_server.password()), u"--member-lease"_s,
+        u"2s"_s };
+    HubProcess a;
+    HubProcess b;
+    a.setServeArguments(shared);
+    b.setServeArguments(shared);
+    QVERIFY2(a.start(), qPrintable(a.transcript()));
+    QVERIFY2(b.start(), qPrintable(b.transcript()));
+    // then each is a live member, with where daemons reach it and its pin,
+    QMap<QString, QJsonObject> members = membersOf(database, a.dataDir());
+    QCOMPARE(members.size(), 2);
+    const QString nameA = QUrl(a.localAccess().value("url"_L1).toString()).authority();
+    const QString nameB = QUrl(b.localAccess().value("url"_L1).toString()).authority();
+    QVERIFY2(members.contains(nameA) && members.contains(nameB),
+        qPrintable(QStringList(members.keys()).join(u' ')));
+    for (const QString &name : { nameA, nameB }) {
+        QCOMPARE(members.value(name).value("state"_L1).toString(), u"alive"_s);
+        QCOMPARE(members.value(name).value("generation"_L1).toInteger(), 1);
+        QVERIFY(members.value(name).value("key_pin"_L1).toString().startsWith(u"sha256:"_s));
+    }
+    QVERIFY(members.value(nameA).value("key_pin"_L1) != members.value(nameB).value("key_pin"_L1));
+    // the records are one: a project added through A is B's too,
+    CLOOP_COMPARE_EXIT(a.cli({ u"project"_s, u"add"_s, u"/srv/projects/shared"_s }), 0);
+    QCOMPARE(b.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray().size(), 1);
+    // a member killed without a word is dead once its lease lapses, while
+    // the other stays alive by renewing,
+    a.kill();
+    QVERIFY2(
+        waitUntil(
+            [&] {
+                return membersOf(database, b.dataDir()).value(nameA).value("state"_L1).toString()
+                    == u"dead"_s;
+            },
+            15'000),
+        qPrintable(b.log()));
+    QCOMPARE(
+        membersOf(database, b.dataDir()).value(nameB).value("state"_L1).toString(), u"alive"_s);
+    // it comes back as the same member, one start later,
+    QVERIFY2(a.start(), qPrintable(a.transcript()));
+    members = membersOf(database, a.dataDir());
+    const QString restartedA = QUrl(a.localAccess().value("url"_L1).toString()).authority();
+    QCOMPARE(members.value(restartedA).value("state"_L1).toString(), u"alive"_s);
+    QCOMPARE(members.value(restartedA).value("generation"_L1).toInteger(), 2);
+    // and one that stops says it left.
+    QCOMPARE(b.stop(), 0);
+    QCOMPARE(membersOf(database, a.dataDir()).value(nameB).value("state"_L1).toString(), u"left"_s);
+    const CliResult text = runProgram(binaryPath(u"cloop"_s),
+        { u"hub"_s, u"members"_s, u"--data"_s, a.dataDir(), u"--database"_s, connectionOf(database),
+            u"--database-password-file"_s, passwordFile(m_server.password()) },
+        childEnvironment(a.dataDir()));
+    CLOOP_COMPARE_EXIT(text, 0);
+    QVERIFY2(
+        text.stdoutText().contains(u"alive (lease"_s) && text.stdoutText().contains(u"left "_s),
+        qPrintable(text.describe()));
 }
 
 QTEST_GUILESS_MAIN(TestHubPostgres)

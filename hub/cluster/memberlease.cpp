@@ -1,0 +1,66 @@
+#include "hub/cluster/memberlease.h"
+
+#include "common/logging.h"
+#include "common/util/clock.h"
+
+using namespace Qt::StringLiterals;
+
+namespace cloop::hub {
+
+MemberLease::MemberLease(MemberStore &store, const Clock &clock, Options options, QObject *parent)
+    : QObject(parent)
+    , m_store(store)
+    , m_clock(clock)
+    , m_options(options)
+{
+    m_renewal.setInterval(m_options.renewEvery);
+    connect(&m_renewal, &QTimer::timeout, this, &MemberLease::renew);
+}
+
+MemberLease::~MemberLease()
+{
+    if (!m_member)
+        return;
+    if (Status left = m_store.leave(m_record.id, m_record.generation); !left)
+        qCWarning(lcHubCluster).noquote()
+            << "could not say this member left:" << left.error().message;
+}
+
+Status MemberLease::join(const MemberStore::Joining &member)
+{
+    auto joined = m_store.join(member, m_clock.now().addMSecs(m_options.lease.count()));
+    if (!joined)
+        return joined.error();
+    m_record = *joined;
+    m_member = true;
+    m_renewal.start();
+    qCInfo(lcHubCluster).noquote()
+        << u"member %1 (%2) of the hub cluster, start %3, lease %4 s"_s.arg(
+               QString::number(m_record.id), m_record.name, QString::number(m_record.generation),
+               QString::number(m_options.lease.count() / 1000.0));
+    return {};
+}
+
+void MemberLease::renew()
+{
+    const QDateTime until = m_clock.now().addMSecs(m_options.lease.count());
+    auto renewed = m_store.renew(m_record.id, m_record.generation, until);
+    if (!renewed) {
+        // Tried again at the next tick; the others judge by the lease.
+        qCWarning(lcHubCluster).noquote()
+            << "could not renew this member's lease:" << renewed.error().message;
+        return;
+    }
+    if (!*renewed) {
+        m_renewal.stop();
+        m_member = false;
+        const QString why = u"member %1 was started again elsewhere (a newer start of its data "
+                            "folder holds the record)"_s.arg(m_record.name);
+        qCWarning(lcHubCluster).noquote() << why;
+        Q_EMIT superseded(why);
+        return;
+    }
+    m_record.leaseUntil = until;
+}
+
+} // namespace cloop::hub
