@@ -9,6 +9,7 @@
 #include "common/util/atomicfile.h"
 #include "common/util/clock.h"
 #include "hub/cluster/memberlease.h"
+#include "hub/cluster/sessionholders.h"
 #include "hub/domain/bindingservice.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/executorservice.h"
@@ -33,6 +34,7 @@
 #include "hub/storage/releasestore.h"
 #include "hub/storage/runlogstore.h"
 #include "hub/storage/runstore.h"
+#include "hub/storage/sessionholderstore.h"
 #include "hub/tls/devcertificate.h"
 #include "hub/tls/hubkeys.h"
 
@@ -141,6 +143,7 @@ Hub::~Hub()
     // The server and the streams go before what they use.
     m_server.reset();
     m_api.reset();
+    m_sessionHolders.reset();
     m_eventStream.reset();
     m_dispatcher.reset();
     m_deviceStreams.reset();
@@ -295,8 +298,19 @@ Status Hub::joinCluster(const HubOptions &options)
     lease.lease = options.memberLease;
     lease.renewEvery = options.memberLease / 3;
     m_memberLease = std::make_unique<MemberLease>(*m_memberStore, *m_clock, lease);
-    return m_memberLease->join(MemberStore::Joining { key, hubMemberName(m_publicUrl),
-        m_publicUrl.toString(), QString(), m_pin, QString::fromLatin1(buildinfo::kVersion) });
+    if (Status joined = m_memberLease->join(MemberStore::Joining { key, hubMemberName(m_publicUrl),
+            m_publicUrl.toString(), QString(), m_pin, QString::fromLatin1(buildinfo::kVersion) });
+        !joined)
+        return joined;
+    m_sessionHolderStore = std::make_unique<SessionHolderStore>(m_core->stores().database);
+    m_sessionHolders
+        = std::make_unique<SessionHolders>(*m_sessionHolderStore, *m_memberLease, *m_clock);
+    if (Status forgotten = m_sessionHolders->forgetEarlierStarts(); !forgotten)
+        return forgotten;
+    m_sessionHolders->watch(m_gateways->forwarders(), protocol::PeerRole::Forwarder);
+    m_sessionHolders->watch(m_gateways->executors(), protocol::PeerRole::Executor);
+    m_api->setSessionHolders(m_sessionHolders.get());
+    return {};
 }
 
 Status Hub::openServices(const HubOptions &options)

@@ -30,6 +30,8 @@ class HubHttpServer;
 class HubMetrics;
 class MemberLease;
 class MemberStore;
+class SessionHolderStore;
+class SessionHolders;
 class MetricsEndpoint;
 class ReleaseCatalog;
 class ReleaseStore;
@@ -133,6 +135,8 @@ private:
     std::unique_ptr<DeviceStreams> m_deviceStreams;
     std::unique_ptr<MemberStore> m_memberStore;
     std::unique_ptr<MemberLease> m_memberLease;
+    std::unique_ptr<SessionHolderStore> m_sessionHolderStore;
+    std::unique_ptr<SessionHolders> m_sessionHolders;
     std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStreamEndpoint> m_eventStream;
     std::unique_ptr<AdminApi> m_api;

@@ -18,10 +18,11 @@ AdminApi::AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, R
     : m_core(core)
     , m_identity(std::move(identity))
     , m_deviceTester(gateways.forwarders())
-    , m_forwarderRoutes(core.forwarders(), gateways.forwarders(), gateways.forwarderStates(),
-          m_identity, m_deviceTester, gateways.forwarderUpgrades(), releases)
-    , m_executorRoutes(
-          core.executors(), gateways.executors(), m_identity, gateways.executorUpgrades(), releases)
+    , m_forwarderRoutes(core.forwarders(), gateways.forwarders(), m_sessionHolders,
+          gateways.forwarderStates(), m_identity, m_deviceTester, gateways.forwarderUpgrades(),
+          releases)
+    , m_executorRoutes(core.executors(), gateways.executors(), m_sessionHolders, m_identity,
+          gateways.executorUpgrades(), releases)
     , m_bindingRoutes(core.bindings(), core.clock())
     , m_peopleRoutes(core.people())
     , m_tokenRoutes(core.tokens())

@@ -15,6 +15,7 @@
 namespace cloop::hub {
 
 class HubGateways;
+class SessionHolders;
 class RunLogStore;
 class HubCore;
 
@@ -57,6 +58,8 @@ public:
     // Both steps at once, for a request already read whole.
     ApiResponse handle(const ApiRequest &request);
     void setIdentity(HubIdentity identity) { m_identity = std::move(identity); }
+    // Who holds the daemons the other members hold; not owned.
+    void setSessionHolders(const SessionHolders *holders) { m_sessionHolders = holders; }
 
     static constexpr qsizetype kMaxBodySize = 1024 * 1024;
 
@@ -66,6 +69,7 @@ private:
 
     HubCore &m_core;
     HubIdentity m_identity;
+    const SessionHolders *m_sessionHolders = nullptr;
     DeviceTester m_deviceTester;
     ForwarderRoutes m_forwarderRoutes;
     ExecutorRoutes m_executorRoutes;

@@ -221,7 +221,8 @@ QStringList version7(bool postgres)
 // The members of a hub cluster (one, for a single hub): who each is, where
 // daemons and peers reach it, and its lease. `member_key` is the member's
 // own (its data folder's); `generation` counts its starts, so that the
-// writes of a process that was replaced are told from the new one's.
+// writes of a process that was replaced are told from the new one's. The
+// daemons' sessions each member holds.
 QStringList version8(bool postgres)
 {
     return {
@@ -232,6 +233,14 @@ QStringList version8(bool postgres)
             "generation BIGINT NOT NULL, started_at TEXT NOT NULL, lease_until TEXT NOT NULL, "
             "left_at TEXT)")
             .arg(idColumn(postgres)),
+        // Which member holds each daemon's tunnel: written when it connects
+        // and when it goes, never by a heartbeat. `connected_at` is when the
+        // holder accepted the hello; an earlier one never replaces it.
+        QStringLiteral("CREATE TABLE session_holders ("
+                       "kind TEXT NOT NULL, daemon_id BIGINT NOT NULL, "
+                       "member_id BIGINT NOT NULL REFERENCES hub_members(id), "
+                       "member_generation BIGINT NOT NULL, connected_at TEXT NOT NULL, "
+                       "PRIMARY KEY (kind, daemon_id))"),
     };
 }
 

@@ -5,6 +5,7 @@
 #include "hub/cluster/memberlease.h"
 #include "hub/storage/database.h"
 #include "hub/storage/memberstore.h"
+#include "hub/storage/sessionholderstore.h"
 
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -20,6 +21,12 @@ MemberStore::Joining memberA()
 {
     return { u"a1b2"_s, u"hub-a.example:7443"_s, u"wss://hub-a.example:7443"_s, QString(),
         u"sha256:AAAA"_s, u"0.1.0"_s };
+}
+
+MemberStore::Joining memberB()
+{
+    return { u"e5f6"_s, u"hub-b.example:7443"_s, u"wss://hub-b.example:7443"_s, QString(),
+        u"sha256:BBBB"_s, u"0.1.0"_s };
 }
 
 } // namespace
@@ -38,6 +45,9 @@ private Q_SLOTS:
     void leavingEndsTheLeaseAtOnce();
     void theLeaseRenewsItselfAndLeavesWhenItGoes();
     void aLeaseTakenOverSaysSo();
+    void aLiveMemberClaimsAndReleasesItsSessions();
+    void aStaleClaimNeverWins();
+    void onlyLiveMembersHoldSessions();
 
 private:
     ManualClock m_clock { QDateTime(QDate(2026, 12, 2), QTime(9, 0), Qt::UTC) };
@@ -170,6 +180,96 @@ void TestMemberStore::aLeaseTakenOverSaysSo()
     QVERIFY(superseded.first().first().toString().contains(u"started again"_s));
     QVERIFY(!lease.isMember());
     QCOMPARE(store.list()->constFirst().generation, newer->generation);
+}
+
+void TestMemberStore::aLiveMemberClaimsAndReleasesItsSessions()
+{
+    MemberStore members(*m_db);
+    SessionHolderStore holders(*m_db);
+    auto a = members.join(memberA(), m_clock.now().addSecs(15));
+    QVERIFY(a);
+    auto claimed = holders.claim(u"forwarder"_s, 7, a->id, a->generation, m_clock.now());
+    QVERIFY2(claimed && *claimed, qPrintable(claimed ? QString() : claimed.error().message));
+    auto live = holders.live(m_clock.now());
+    QVERIFY(live);
+    QCOMPARE(live->size(), 1);
+    QCOMPARE(live->first().daemonId, 7);
+    QCOMPARE(live->first().memberName, u"hub-a.example:7443"_s);
+    QCOMPARE(live->first().connectedAt, m_clock.now());
+    // An executor of the same id is another session.
+    QVERIFY(*holders.claim(u"executor"_s, 7, a->id, a->generation, m_clock.now()));
+    QCOMPARE(holders.live(m_clock.now())->size(), 2);
+    QVERIFY(holders.release(u"forwarder"_s, 7, a->id, a->generation));
+    live = holders.live(m_clock.now());
+    QCOMPARE(live->size(), 1);
+    QCOMPARE(live->first().kind, u"executor"_s);
+}
+
+void TestMemberStore::aStaleClaimNeverWins()
+{
+    MemberStore members(*m_db);
+    SessionHolderStore holders(*m_db);
+    auto a = members.join(memberA(), m_clock.now().addSecs(15));
+    auto b = members.join(memberB(), m_clock.now().addSecs(15));
+    QVERIFY(a && b);
+    const QDateTime earlier = m_clock.now();
+    m_clock.advance(1);
+    // The daemon reconnected to B; A's write of its older connection
+    // comes late and changes nothing.
+    QVERIFY(*holders.claim(u"forwarder"_s, 3, b->id, b->generation, m_clock.now()));
+    auto late = holders.claim(u"forwarder"_s, 3, a->id, a->generation, earlier);
+    QVERIFY(late);
+    QVERIFY(!*late);
+    QCOMPARE(holders.live(m_clock.now())->first().memberId, b->id);
+    // Nor does A's release of its own, long gone, session touch B's claim.
+    QVERIFY(holders.release(u"forwarder"_s, 3, a->id, a->generation));
+    QCOMPARE(holders.live(m_clock.now())->size(), 1);
+    // A replaced start of B cannot release what the new start claims.
+    auto newerB = members.join(memberB(), m_clock.now().addSecs(15));
+    QVERIFY(newerB);
+    QVERIFY(*holders.claim(u"forwarder"_s, 3, b->id, newerB->generation, m_clock.now()));
+    QVERIFY(holders.release(u"forwarder"_s, 3, b->id, b->generation));
+    QCOMPARE(holders.live(m_clock.now())->size(), 1);
+    // A member whose lease lapsed writes nothing.
+    m_clock.advance(20);
+    auto dead = holders.claim(u"forwarder"_s, 4, a->id, a->generation, m_clock.now());
+    QVERIFY(dead && !*dead);
+    // A live member's claim replaces a dead member's, however old its
+    // connection time.
+    auto renewed = members.renew(a->id, a->generation, m_clock.now().addSecs(15));
+    QVERIFY(renewed && *renewed);
+    QVERIFY(*holders.claim(u"forwarder"_s, 3, a->id, a->generation, earlier));
+    const auto live = holders.live(m_clock.now());
+    QCOMPARE(live->size(), 1);
+    QCOMPARE(live->first().memberId, a->id);
+}
+
+void TestMemberStore::onlyLiveMembersHoldSessions()
+{
+    MemberStore members(*m_db);
+    SessionHolderStore holders(*m_db);
+    auto a = members.join(memberA(), m_clock.now().addSecs(15));
+    auto b = members.join(memberB(), m_clock.now().addSecs(60));
+    QVERIFY(a && b);
+    QVERIFY(*holders.claim(u"forwarder"_s, 1, a->id, a->generation, m_clock.now()));
+    QVERIFY(*holders.claim(u"forwarder"_s, 2, b->id, b->generation, m_clock.now()));
+    QCOMPARE(holders.live(m_clock.now())->size(), 2);
+    // A's lease lapses: its sessions are offline.
+    m_clock.advance(16);
+    auto live = holders.live(m_clock.now());
+    QCOMPARE(live->size(), 1);
+    QCOMPARE(live->first().daemonId, 2);
+    // B leaves: nothing is held.
+    QVERIFY(members.leave(b->id, b->generation));
+    QCOMPARE(holders.live(m_clock.now())->size(), 0);
+    // A starts again: its earlier start's claims are forgotten.
+    auto again = members.join(memberA(), m_clock.now().addSecs(15));
+    QVERIFY(again);
+    QVERIFY(holders.forgetEarlierStarts(again->id, again->generation));
+    QVERIFY(*holders.claim(u"executor"_s, 9, again->id, again->generation, m_clock.now()));
+    live = holders.live(m_clock.now());
+    QCOMPARE(live->size(), 1);
+    QCOMPARE(live->first().kind, u"executor"_s);
 }
 
 QTEST_GUILESS_MAIN(TestMemberStore)

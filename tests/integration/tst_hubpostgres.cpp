@@ -4,6 +4,7 @@
 // folder's SQLite file, and never takes the password from its command line.
 // Skipped where PostgreSQL is not installed, unless CLOOP_REQUIRE_POSTGRES=1.
 
+#include "support/forwarderprocess.h"
 #include "support/hubprocess.h"
 #include "support/postgresserver.h"
 #include "support/processutil.h"
@@ -377,8 +378,27 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
     // the records are one: a project added through A is B's too,
     CLOOP_COMPARE_EXIT(a.cli({ u"project"_s, u"add"_s, u"/srv/projects/shared"_s }), 0);
     QCOMPARE(b.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray().size(), 1);
+    // a forwarder connected to A is listed by B as connected via A,
+    const Enrollment enrolled = a.enroll(u"lab"_s);
+    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    QTemporaryDir forwarderHome;
+    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, forwarderHome.path());
+    QVERIFY(forwarder.start());
+    QVERIFY2(waitUntil([&] { return a.forwarderConnected(enrolled.id); }),
+        qPrintable(forwarder.describe()));
+    const auto seenFromB = [&] {
+        for (const QJsonValue &item : b.cliJson({ u"forward"_s, u"list"_s, u"--json"_s }).toArray())
+            if (item.toObject().value("id"_L1).toInteger() == enrolled.id)
+                return item.toObject();
+        return QJsonObject();
+    };
+    QVERIFY2(
+        waitUntil([&] { return seenFromB().value("connected"_L1).toBool(); }), qPrintable(b.log()));
+    QCOMPARE(seenFromB().value("hub_member"_L1).toString(), nameA);
+    QCOMPARE(seenFromB().value("state"_L1).toString(), u"connected"_s);
     // a member killed without a word is dead once its lease lapses, while
-    // the other stays alive by renewing,
+    // the other stays alive by renewing, and what the dead one held is
+    // offline,
     a.kill();
     QVERIFY2(
         waitUntil(
@@ -388,6 +408,9 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
             },
             15'000),
         qPrintable(b.log()));
+    QVERIFY2(waitUntil([&] { return !seenFromB().value("connected"_L1).toBool(); }),
+        QJsonDocument(seenFromB()).toJson().constData());
+    QVERIFY(seenFromB().value("hub_member"_L1).isNull());
     QCOMPARE(
         membersOf(database, b.dataDir()).value(nameB).value("state"_L1).toString(), u"alive"_s);
     // it comes back as the same member, one start later,

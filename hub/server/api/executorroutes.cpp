@@ -8,13 +8,17 @@
 #include "hub/server/daemongateway.h"
 #include "hub/storage/database.h"
 
+#include "hub/server/api/sessionplace.h"
+
 #include <QJsonArray>
 
 namespace cloop::hub {
 
 QJsonObject ExecutorRoutes::executorJson(const ExecutorRecord &record) const
 {
-    const bool connected = m_gateway.isConnected(record.id);
+    const SessionPlace place
+        = placeOfSession(m_gateway, m_holders, m_identity, protocol::PeerRole::Executor, record.id);
+    const bool connected = place.connected();
     const QString state
         = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
     QJsonObject json {
@@ -22,8 +26,7 @@ QJsonObject ExecutorRoutes::executorJson(const ExecutorRecord &record) const
         { QStringLiteral("name"), record.name },
         { QStringLiteral("state"), state },
         { QStringLiteral("connected"), connected },
-        { QStringLiteral("hub_member"),
-            connected ? QJsonValue(m_identity.member()) : QJsonValue() },
+        { QStringLiteral("hub_member"), connected ? QJsonValue(*place.member) : QJsonValue() },
         { QStringLiteral("last_seen"),
             connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
                       : timeOrNull(record.lastSeenAt) },

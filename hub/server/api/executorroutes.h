@@ -8,6 +8,7 @@ class DaemonGateway;
 class DeviceUpgrades;
 class ExecutorService;
 class ReleaseCatalog;
+class SessionHolders;
 struct ExecutorRecord;
 struct HubIdentity;
 
@@ -17,10 +18,13 @@ struct HubIdentity;
 class ExecutorRoutes
 {
 public:
+    // `holders` is read at each call: the hub sets it once it joined its cluster.
     ExecutorRoutes(ExecutorService &service, const DaemonGateway &gateway,
-        const HubIdentity &identity, DeviceUpgrades &upgrades, ReleaseCatalog *releases)
+        const SessionHolders *const &holders, const HubIdentity &identity, DeviceUpgrades &upgrades,
+        ReleaseCatalog *releases)
         : m_service(service)
         , m_gateway(gateway)
+        , m_holders(holders)
         , m_identity(identity)
         , m_upgrades(upgrades)
         , m_releases(releases)
@@ -34,6 +38,7 @@ private:
 
     ExecutorService &m_service;
     const DaemonGateway &m_gateway;
+    const SessionHolders *const &m_holders;
     const HubIdentity &m_identity;
     DeviceUpgrades &m_upgrades;
     ReleaseCatalog *m_releases;

@@ -4,6 +4,7 @@
 #include "hub/domain/recordjson.h"
 #include "hub/server/api/enrollmentanswer.h"
 #include "hub/server/api/releaseroutes.h"
+#include "hub/server/api/sessionplace.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicetester.h"
 #include "hub/server/forwarderstates.h"
@@ -14,10 +15,12 @@
 namespace cloop::hub {
 
 ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway,
-    const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester,
-    DeviceUpgrades &upgrades, ReleaseCatalog *releases)
+    const SessionHolders *const &holders, const ForwarderStates &states,
+    const HubIdentity &identity, DeviceTester &tester, DeviceUpgrades &upgrades,
+    ReleaseCatalog *releases)
     : m_service(service)
     , m_gateway(gateway)
+    , m_holders(holders)
     , m_states(states)
     , m_identity(identity)
     , m_tester(tester)
@@ -27,13 +30,16 @@ ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway 
 
 QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
 {
-    const bool connected = m_gateway.isConnected(record.id);
+    const SessionPlace place = placeOfSession(
+        m_gateway, m_holders, m_identity, protocol::PeerRole::Forwarder, record.id);
+    const bool connected = place.connected();
     const QString state
         = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
     // A USB forwarder's device where it is now: its bus id, empty while
-    // unplugged, null while nobody knows (offline, or never said).
+    // unplugged, null while nobody here knows (offline, held by another
+    // member, or never said).
     QJsonValue usbBusId;
-    if (const auto device = connected ? m_states.stateOf(record.id) : std::nullopt;
+    if (const auto device = place.here ? m_states.stateOf(record.id) : std::nullopt;
         device && device->usb)
         usbBusId = device->usbBusId;
     QJsonObject json {
@@ -44,8 +50,7 @@ QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
         { QStringLiteral("device_description"), record.device.describe() },
         { QStringLiteral("state"), state },
         { QStringLiteral("connected"), connected },
-        { QStringLiteral("hub_member"),
-            connected ? QJsonValue(m_identity.member()) : QJsonValue() },
+        { QStringLiteral("hub_member"), connected ? QJsonValue(*place.member) : QJsonValue() },
         { QStringLiteral("last_seen"),
             connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
                       : timeOrNull(record.lastSeenAt) },

@@ -10,6 +10,7 @@ class DaemonGateway;
 class DeviceTester;
 class ForwarderService;
 class ForwarderStates;
+class SessionHolders;
 struct ForwarderRecord;
 
 // How records and events name a hub as the holder of a daemon's session:
@@ -35,9 +36,11 @@ class ReleaseCatalog;
 class ForwarderRoutes
 {
 public:
+    // `holders` is read at each call: the hub sets it once it joined its cluster.
     ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway,
-        const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester,
-        DeviceUpgrades &upgrades, ReleaseCatalog *releases);
+        const SessionHolders *const &holders, const ForwarderStates &states,
+        const HubIdentity &identity, DeviceTester &tester, DeviceUpgrades &upgrades,
+        ReleaseCatalog *releases);
     void registerIn(ApiRouter &router);
 
     QJsonObject forwarderJson(const ForwarderRecord &record) const;
@@ -45,6 +48,7 @@ public:
 private:
     ForwarderService &m_service;
     const DaemonGateway &m_gateway;
+    const SessionHolders *const &m_holders;
     const ForwarderStates &m_states;
     const HubIdentity &m_identity;
     DeviceTester &m_tester;
