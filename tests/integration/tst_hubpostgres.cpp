@@ -396,6 +396,10 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
         waitUntil([&] { return seenFromB().value("connected"_L1).toBool(); }), qPrintable(b.log()));
     QCOMPARE(seenFromB().value("hub_member"_L1).toString(), nameA);
     QCOMPARE(seenFromB().value("state"_L1).toString(), u"connected"_s);
+    // and the members' list says who holds what.
+    members = membersOf(database, b.dataDir());
+    QCOMPARE(members.value(nameA).value("holds"_L1).toObject().value("forwarders"_L1).toInt(), 1);
+    QCOMPARE(members.value(nameB).value("holds"_L1).toObject().value("forwarders"_L1).toInt(), 0);
     // a member killed without a word is dead once its lease lapses, while
     // the other stays alive by renewing, and what the dead one held is
     // offline,
@@ -411,6 +415,13 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
     QVERIFY2(waitUntil([&] { return !seenFromB().value("connected"_L1).toBool(); }),
         QJsonDocument(seenFromB()).toJson().constData());
     QVERIFY(seenFromB().value("hub_member"_L1).isNull());
+    QCOMPARE(membersOf(database, b.dataDir())
+                 .value(nameA)
+                 .value("holds"_L1)
+                 .toObject()
+                 .value("forwarders"_L1)
+                 .toInt(),
+        0);
     QCOMPARE(
         membersOf(database, b.dataDir()).value(nameB).value("state"_L1).toString(), u"alive"_s);
     // it comes back as the same member, one start later,
