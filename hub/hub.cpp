@@ -310,6 +310,7 @@ Status Hub::joinCluster(const HubOptions &options)
     m_sessionHolders->watch(m_gateways->forwarders(), protocol::PeerRole::Forwarder);
     m_sessionHolders->watch(m_gateways->executors(), protocol::PeerRole::Executor);
     m_api->setSessionHolders(m_sessionHolders.get());
+    m_api->setMemberLease(m_memberLease.get());
     return {};
 }
 

@@ -47,9 +47,16 @@ void MemberLease::renew()
     auto renewed = m_store.renew(m_record.id, m_record.generation, until);
     if (!renewed) {
         // Tried again at the next tick; the others judge by the lease.
+        if (databaseReachable())
+            m_unreachableSince = m_clock.now();
         qCWarning(lcHubCluster).noquote()
             << "could not renew this member's lease:" << renewed.error().message;
         return;
+    }
+    if (!databaseReachable()) {
+        qCInfo(lcHubCluster).noquote() << "the records answer again; unreachable since"
+                                       << m_unreachableSince.toString(Qt::ISODateWithMs);
+        m_unreachableSince = {};
     }
     if (!*renewed) {
         m_renewal.stop();

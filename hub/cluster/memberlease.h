@@ -39,6 +39,10 @@ public:
     Status join(const MemberStore::Joining &member);
     const MemberRecord &record() const { return m_record; }
     bool isMember() const { return m_member; }
+    // Whether the last renewal reached the records; when not, since when.
+    // /api/health says so, without a query of its own for every caller.
+    bool databaseReachable() const { return !m_unreachableSince.isValid(); }
+    QDateTime unreachableSince() const { return m_unreachableSince; }
 
 Q_SIGNALS:
     // A newer start of this member (its data folder) took the record over.
@@ -52,6 +56,7 @@ private:
     Options m_options;
     MemberRecord m_record;
     bool m_member = false;
+    QDateTime m_unreachableSince;
     QTimer m_renewal;
 };
 

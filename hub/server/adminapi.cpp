@@ -1,5 +1,7 @@
 #include "hub/server/adminapi.h"
 
+#include "hub/cluster/memberlease.h"
+
 #include "common/crypto/secrets.h"
 #include "common/logging.h"
 #include "common/protocol/protocolversion.h"
@@ -121,9 +123,22 @@ ApiResponse AdminApi::handleAdmitted(
 {
     const QString &path = request.path;
     if (!caller) {
-        return ApiResponse::ok(QJsonObject { { QStringLiteral("status"), QStringLiteral("ok") },
+        // Unauthenticated: what the last lease renewal found, never a query.
+        const bool reachable = !m_memberLease || m_memberLease->databaseReachable();
+        QJsonObject health { { QStringLiteral("status"),
+                                 reachable ? QStringLiteral("ok") : QStringLiteral("degraded") },
             { QStringLiteral("version"), m_identity.software },
-            { QStringLiteral("protocol"), protocol::kVersion } });
+            { QStringLiteral("protocol"), protocol::kVersion },
+            { QStringLiteral("database"),
+                reachable ? QStringLiteral("ok") : QStringLiteral("unreachable") } };
+        if (!reachable)
+            health.insert(QStringLiteral("error"),
+                QJsonObject { { QStringLiteral("code"), QStringLiteral("database_unreachable") },
+                    { QStringLiteral("message"),
+                        QStringLiteral("the cluster database is unreachable (since %1); live "
+                                       "device streams go on, changes are refused")
+                            .arg(m_memberLease->unreachableSince().toString(Qt::ISODate)) } });
+        return ApiResponse::ok(health, reachable ? 200 : 503);
     }
     QJsonObject body;
     if (!request.body.trimmed().isEmpty()) {

@@ -15,6 +15,7 @@
 namespace cloop::hub {
 
 class HubGateways;
+class MemberLease;
 class SessionHolders;
 class RunLogStore;
 class HubCore;
@@ -60,6 +61,9 @@ public:
     void setIdentity(HubIdentity identity) { m_identity = std::move(identity); }
     // Who holds the daemons the other members hold; not owned.
     void setSessionHolders(const SessionHolders *holders) { m_sessionHolders = holders; }
+    // This hub's membership, whose renewals tell /api/health whether the
+    // records answer; not owned.
+    void setMemberLease(const MemberLease *lease) { m_memberLease = lease; }
 
     static constexpr qsizetype kMaxBodySize = 1024 * 1024;
 
@@ -70,6 +74,7 @@ private:
     HubCore &m_core;
     HubIdentity m_identity;
     const SessionHolders *m_sessionHolders = nullptr;
+    const MemberLease *m_memberLease = nullptr;
     DeviceTester m_deviceTester;
     ForwarderRoutes m_forwarderRoutes;
     ExecutorRoutes m_executorRoutes;

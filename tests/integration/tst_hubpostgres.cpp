@@ -6,6 +6,7 @@
 
 #include "support/forwarderprocess.h"
 #include "support/hubprocess.h"
+#include "support/pinnedhttp.h"
 #include "support/postgresserver.h"
 #include "support/processutil.h"
 
@@ -37,6 +38,7 @@ private Q_SLOTS:
     void aCopyThatDoesNotCompareLeavesTheTargetEmpty();
     void migrateSaysWhatIsMissing();
     void membersShareTheRecordsAndADeadOneIsSeen();
+    void healthSaysWhenTheDatabaseIsUnreachable();
 
 private:
     // `cloop hub serve --data DIR ARGS…` that is expected to stop by itself.
@@ -441,6 +443,43 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
     QVERIFY2(
         text.stdoutText().contains(u"alive (lease"_s) && text.stdoutText().contains(u"left "_s),
         qPrintable(text.describe()));
+}
+
+void TestHubPostgres::healthSaysWhenTheDatabaseIsUnreachable()
+{
+    const QString database = m_server.createDatabase();
+    HubProcess hub;
+    hub.setServeArguments({ u"--database"_s, connectionOf(database), u"--database-password-file"_s,
+        passwordFile(m_server.password()), u"--member-lease"_s, u"1s"_s });
+    QVERIFY2(hub.start(), qPrintable(hub.transcript()));
+    CLOOP_COMPARE_EXIT(hub.cli({ u"project"_s, u"add"_s, u"/srv/projects/one"_s }), 0);
+    const auto health = [&] { return pinnedGet(hub.apiUrl(u"/api/health"_s), hub.pin()); };
+    QCOMPARE(health().json().value("database"_L1).toString(), u"ok"_s);
+    // When PostgreSQL goes away, the hub's health says so within a renewal,
+    QVERIFY2(m_server.stop(), qPrintable(m_server.lastError()));
+    QVERIFY2(
+        waitUntil([&] { return health().status == 503; }, 10'000), qPrintable(health().describe()));
+    const QJsonObject degraded = health().json();
+    QCOMPARE(degraded.value("status"_L1).toString(), u"degraded"_s);
+    QCOMPARE(degraded.value("database"_L1).toString(), u"unreachable"_s);
+    QVERIFY2(degraded.value("error"_L1)
+                 .toObject()
+                 .value("message"_L1)
+                 .toString()
+                 .startsWith(u"the cluster database is unreachable"_s),
+        qPrintable(health().describe()));
+    // a change is refused rather than lost,
+    const CliResult refused = hub.cli({ u"project"_s, u"add"_s, u"/srv/projects/two"_s });
+    QVERIFY2(refused.exitCode != 0, qPrintable(refused.describe()));
+    qInfo("refused while the database is down: %s", qPrintable(refused.stderrText().trimmed()));
+    // and when it is back, everything resumes by itself.
+    QVERIFY2(m_server.start(), qPrintable(m_server.lastError()));
+    QVERIFY2(waitUntil([&] { return health().status == 200; }, 20'000),
+        qPrintable(health().describe() + hub.log()));
+    QCOMPARE(health().json().value("status"_L1).toString(), u"ok"_s);
+    CLOOP_COMPARE_EXIT(hub.cli({ u"project"_s, u"add"_s, u"/srv/projects/two"_s }), 0);
+    QCOMPARE(hub.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray().size(), 2);
+    QVERIFY(hub.isRunning());
 }
 
 QTEST_GUILESS_MAIN(TestHubPostgres)
