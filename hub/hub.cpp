@@ -8,6 +8,8 @@
 #include "common/protocol/protocolversion.h"
 #include "common/util/atomicfile.h"
 #include "common/util/clock.h"
+#include "hub/cluster/clusterbus.h"
+#include "hub/cluster/clustermembers.h"
 #include "hub/cluster/memberlease.h"
 #include "hub/cluster/sessionholders.h"
 #include "hub/domain/bindingservice.h"
@@ -28,9 +30,11 @@
 #include "hub/server/hubhttpserver.h"
 #include "hub/server/rundispatcher.h"
 #include "hub/storage/apitokenstore.h"
+#include "hub/storage/clustereventstore.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
 #include "hub/storage/memberstore.h"
+#include "hub/storage/notificationlistener.h"
 #include "hub/storage/releasestore.h"
 #include "hub/storage/runlogstore.h"
 #include "hub/storage/runstore.h"
@@ -143,6 +147,8 @@ Hub::~Hub()
     // The server and the streams go before what they use.
     m_server.reset();
     m_api.reset();
+    m_clusterBus.reset();
+    m_clusterMembers.reset();
     m_sessionHolders.reset();
     m_eventStream.reset();
     m_dispatcher.reset();
@@ -159,19 +165,54 @@ void Hub::sweep()
 void Hub::connectEvents()
 {
     EventBus &bus = m_core->events();
-    const auto announce = [this, &bus](DaemonGateway &gateway, const QString &noun) {
+    const auto announce = [this, &bus](DaemonGateway &gateway, protocol::PeerRole role) {
+        const QString noun = protocol::roleName(role);
+        // The holder's record first: a member that reads the event finds it.
         connect(&gateway, &DaemonGateway::daemonConnected, &bus,
-            [this, &bus, noun](qint64 id, const QString &name) {
+            [this, &bus, noun, role](qint64 id, const QString &name) {
+                if (m_sessionHolders)
+                    m_sessionHolders->claim(role, id);
                 bus.publish(HubEvent { noun + QLatin1String(".connected"),
                     { { QStringLiteral("id"), id }, { QStringLiteral("name"), name },
                         { QStringLiteral("hub_member"), hubMemberName(m_publicUrl) } },
                     std::nullopt });
             });
         connect(&gateway, &DaemonGateway::daemonDisconnected, &bus,
-            [&bus, noun](qint64 id, const QString &reason) {
+            [this, &bus, noun, role](qint64 id, const QString &reason) {
+                if (m_sessionHolders)
+                    m_sessionHolders->release(role, id);
                 bus.publish(HubEvent { noun + QLatin1String(".disconnected"),
-                    { { QStringLiteral("id"), id }, { QStringLiteral("reason"), reason } },
+                    { { QStringLiteral("id"), id }, { QStringLiteral("reason"), reason },
+                        { QStringLiteral("hub_member"), hubMemberName(m_publicUrl) } },
                     std::nullopt });
+            });
+        // A daemon has one tunnel: when it connected to another member later
+        // than to this one (a link this member has not yet seen die), the
+        // session here is a leftover.
+        connect(&bus, &EventBus::published, &gateway,
+            [this, &gateway, noun, role](const HubEvent &event) {
+                if (!event.isFromAnotherMember())
+                    return;
+                if (m_sessionHolders
+                    && (event.name == noun + QLatin1String(".connected")
+                        || event.name == noun + QLatin1String(".disconnected")))
+                    m_sessionHolders->invalidateView();
+                if (event.name != noun + QLatin1String(".connected"))
+                    return;
+                const qint64 id = event.data.value(QLatin1String("id")).toInteger();
+                if (!gateway.isConnected(id) || !m_sessionHolders)
+                    return;
+                const auto holder = m_sessionHolders->currentHolderOf(role, id);
+                if (!holder || *holder == m_sessionHolders->memberName())
+                    return;
+                qCInfo(lcHubCluster).noquote()
+                    << noun << id << "connected to member" << *holder
+                    << "since; its session here is a leftover and is closed";
+                gateway.drop(id,
+                    protocol::ErrorMessage { QStringLiteral("moved"),
+                        QStringLiteral("this %1 connected to hub member %2 since")
+                            .arg(noun, *holder),
+                        false });
             });
         // A revocation ends the live session at once, with a permanent refusal.
         connect(&bus, &EventBus::published, &gateway, [&gateway, noun](const HubEvent &event) {
@@ -187,7 +228,7 @@ void Hub::connectEvents()
                     true });
         });
     };
-    announce(m_gateways->forwarders(), QStringLiteral("forwarder"));
+    announce(m_gateways->forwarders(), protocol::PeerRole::Forwarder);
     // A USB device plugged or unplugged at a connected forwarder.
     connect(&m_gateways->forwarderStates(), &ForwarderStates::usbPresenceChanged, &bus,
         [&bus](qint64 id, const QString &busId) {
@@ -195,7 +236,7 @@ void Hub::connectEvents()
                 { { QStringLiteral("id"), id }, { QStringLiteral("usb_busid"), busId } },
                 std::nullopt });
         });
-    announce(m_gateways->executors(), QStringLiteral("executor"));
+    announce(m_gateways->executors(), protocol::PeerRole::Executor);
     // What a connected agent can do changed (it installed a harness).
     connect(&m_gateways->executors(), &DaemonGateway::controlReceived, this,
         [this](qint64 id, const protocol::ControlMessage &message) {
@@ -252,8 +293,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     if (Status listening = hub->startServer(options, serverTls(*identity)); !listening)
         return listening.error();
     hub->m_publicUrl = hub->publicUrlFor(options);
-    hub->m_api->setIdentity(
-        HubIdentity { hub->m_publicUrl, hub->m_pin, QString::fromLatin1(buildinfo::kVersion) });
+    hub->m_api->setIdentity(hub->identity());
 
     auto staged = HubKeys(options.certificatePath, options.keyPath).staged();
     if (!staged)
@@ -307,11 +347,52 @@ Status Hub::joinCluster(const HubOptions &options)
         = std::make_unique<SessionHolders>(*m_sessionHolderStore, *m_memberLease, *m_clock);
     if (Status forgotten = m_sessionHolders->forgetEarlierStarts(); !forgotten)
         return forgotten;
-    m_sessionHolders->watch(m_gateways->forwarders(), protocol::PeerRole::Forwarder);
-    m_sessionHolders->watch(m_gateways->executors(), protocol::PeerRole::Executor);
+    // Sessions that came before this point (none: nothing listened yet).
+    for (const qint64 id : m_gateways->forwarders().connectedIds())
+        m_sessionHolders->claim(protocol::PeerRole::Forwarder, id);
+    for (const qint64 id : m_gateways->executors().connectedIds())
+        m_sessionHolders->claim(protocol::PeerRole::Executor, id);
+    m_gateways->forwarderReach().setCluster(m_sessionHolders.get(), {});
+    // What a forwarder held here says of its device, for the members
+    // planning runs with it.
+    connect(&m_gateways->forwarderStates(), &ForwarderStates::stateChanged, m_sessionHolders.get(),
+        [holders = m_sessionHolders.get()](qint64 id, const protocol::DeviceState &state) {
+            holders->recordDeviceState(id, ForwarderStates::toJson(state));
+        });
     m_api->setSessionHolders(m_sessionHolders.get());
     m_api->setMemberLease(m_memberLease.get());
+    if (m_core->stores().database.dialect() == Database::Dialect::Postgres) {
+        m_dispatcher->setExecutorsElsewhere(
+            [holders = m_sessionHolders.get(),
+                lease = m_memberLease.get()]() -> std::optional<QList<qint64>> {
+                if (!lease->viewIsSettled())
+                    return std::nullopt;
+                return holders->heldElsewhere(protocol::PeerRole::Executor);
+            });
+        return startClusterBus(options);
+    }
     return {};
+}
+
+Status Hub::startClusterBus(const HubOptions &options)
+{
+    m_clusterMembers = std::make_unique<ClusterMembers>(
+        *m_memberStore, *m_memberLease, *m_clock, options.memberLease / 3);
+    m_clusterMembers->refresh();
+    connect(m_clusterMembers.get(), &ClusterMembers::changed, this,
+        [this] { announcePins(m_announcedPins); });
+    announcePins(m_announcedPins);
+    Database &database = m_core->stores().database;
+    m_clusterEvents = std::make_unique<ClusterEventStore>(database);
+    auto listener = NotificationListener::open(database, QString(ClusterEventStore::kChannel));
+    if (!listener)
+        qCWarning(lcHubCluster).noquote()
+            << listener.error().message << "- the cluster's events are polled only";
+    ClusterBus::Options bus;
+    bus.poll = options.busPoll;
+    m_clusterBus = std::make_unique<ClusterBus>(*m_clusterEvents, m_core->events(), *m_memberLease,
+        *m_clock, listener ? std::move(*listener) : nullptr, bus);
+    return m_clusterBus->start();
 }
 
 Status Hub::openServices(const HubOptions &options)
@@ -355,10 +436,9 @@ Status Hub::openServices(const HubOptions &options)
     m_releaseStore = std::make_unique<ReleaseStore>(m_core->stores().database);
     m_releases = std::make_unique<ReleaseCatalog>(*m_releaseStore, releasesPath(options.dataDir));
     m_deviceStreams = std::make_unique<DeviceStreams>(
-        m_gateways->forwarders(), m_gateways->executors(), m_core->events());
+        m_gateways->forwarderReach(), m_gateways->executors(), m_core->events());
     m_dispatcher = std::make_unique<RunDispatcher>(*m_core, m_core->runs(), m_gateways->executors(),
-        m_gateways->forwarders(), *m_runLogs, *m_deviceStreams, m_gateways->forwarderStates(),
-        options.runGrace);
+        *m_runLogs, *m_deviceStreams, m_gateways->forwarderReach(), options.runGrace);
     m_dispatcher->holdBackUpgrading(m_gateways->executorUpgrades());
     EventStreamEndpoint::Limits eventLimits;
     eventLimits.authenticationTimeout = options.gateway.authenticationTimeout;
@@ -427,8 +507,6 @@ Status Hub::reloadCertificate()
         qCInfo(lcHub).noquote() << "the hub's key is rotated: pin" << m_pin << "->"
                                 << identity->pin;
         m_pin = identity->pin;
-        m_api->setIdentity(
-            HubIdentity { m_publicUrl, m_pin, QString::fromLatin1(buildinfo::kVersion) });
         if (auto access = LocalAccess::load(m_dataDir)) {
             access->pin = m_pin;
             if (Status saved = access->save(m_dataDir); !saved)
@@ -445,7 +523,29 @@ Status Hub::reloadCertificate()
 void Hub::announcePins(const QStringList &pins)
 {
     m_announcedPins = pins;
-    m_gateways->announcePins(pins);
+    // Daemons pin every live member's key, so that they can move to another
+    // member when theirs dies; this member's own keys first.
+    QStringList all = pins;
+    if (m_clusterMembers) {
+        for (const QString &pin : m_clusterMembers->otherPins())
+            if (!all.contains(pin))
+                all.append(pin);
+    }
+    m_gateways->announcePins(all.mid(0, protocol::kMaxHubPins));
+    m_api->setIdentity(identity());
+}
+
+HubIdentity Hub::identity() const
+{
+    HubIdentity identity { m_publicUrl, m_pin, QString::fromLatin1(buildinfo::kVersion) };
+    if (m_clusterMembers) {
+        QStringList pins { m_pin };
+        for (const QString &pin : m_clusterMembers->otherPins())
+            if (!pins.contains(pin))
+                pins.append(pin);
+        identity.pin = pins.mid(0, protocol::kMaxHubPins).join(QLatin1Char(','));
+    }
+    return identity;
 }
 
 Status Hub::startMetrics(const HubOptions &options)
@@ -464,8 +564,11 @@ Status Hub::startMetrics(const HubOptions &options)
         return sample;
     });
     HubMetrics *metrics = m_metrics.get();
-    connect(&m_core->events(), &EventBus::published, this,
-        [metrics](const HubEvent &event) { metrics->recordEvent(event); });
+    connect(&m_core->events(), &EventBus::published, this, [metrics](const HubEvent &event) {
+        // Each member counts its own: the cluster's sum counts each once.
+        if (!event.isFromAnotherMember())
+            metrics->recordEvent(event);
+    });
     connect(m_server.get(), &HubHttpServer::requestServed, this,
         [metrics](const QByteArray &method, const QString &route, qint64 nanoseconds) {
             metrics->recordRequest(method, route, std::chrono::nanoseconds(nanoseconds));

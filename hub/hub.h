@@ -4,6 +4,7 @@
 
 #include "common/result.h"
 #include "hub/edge/edgelimits.h"
+#include "hub/server/api/forwarderroutes.h"
 #include "hub/server/daemongateway.h"
 #include "hub/storage/runlogstore.h"
 
@@ -21,6 +22,9 @@ class QSslConfiguration;
 namespace cloop::hub {
 
 class AdminApi;
+class ClusterBus;
+class ClusterMembers;
+class ClusterEventStore;
 class DeviceStreams;
 class ForwarderStates;
 class EventStreamEndpoint;
@@ -53,6 +57,9 @@ struct HubOptions
     std::chrono::milliseconds runGrace { 45'000 };
     // How long the hub counts as a live member of its cluster unrenewed.
     std::chrono::milliseconds memberLease { 15'000 };
+    // How often a cluster member reads the others' events when no
+    // notification woke it.
+    std::chrono::milliseconds busPoll { 250 };
     DaemonGateway::Options gateway;
     // What runs' logs may take on disk, each and all together.
     RunLogLimits runLogs;
@@ -117,6 +124,8 @@ private:
     Status writeLocalAccess(const HubOptions &options);
     // Registers this hub in the members table, with its lease.
     Status joinCluster(const HubOptions &options);
+    // PostgreSQL: the members' events go through the shared records.
+    Status startClusterBus(const HubOptions &options);
     void connectEvents();
     // The metrics' sources, and the endpoint serving them; sets their URL.
     Status startMetrics(const HubOptions &options);
@@ -137,6 +146,9 @@ private:
     std::unique_ptr<MemberLease> m_memberLease;
     std::unique_ptr<SessionHolderStore> m_sessionHolderStore;
     std::unique_ptr<SessionHolders> m_sessionHolders;
+    std::unique_ptr<ClusterEventStore> m_clusterEvents;
+    std::unique_ptr<ClusterBus> m_clusterBus;
+    std::unique_ptr<ClusterMembers> m_clusterMembers;
     std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStreamEndpoint> m_eventStream;
     std::unique_ptr<AdminApi> m_api;
@@ -151,6 +163,9 @@ private:
     QString m_dataDir;
     QStringList m_announcedPins; // the serving key's pin, then the staged one's
     void announcePins(const QStringList &pins);
+    // What bundles and the API say of the hub: in a cluster, every live
+    // member's key.
+    HubIdentity identity() const;
 };
 
 } // namespace cloop::hub

@@ -35,7 +35,7 @@ HubCore::HubCore(std::unique_ptr<Database> database, const Clock &clock, Options
     , m_runStore(std::make_unique<RunStore>(*m_database))
     , m_virtualExecutorStore(std::make_unique<VirtualExecutorStore>(*m_database))
     , m_policy(std::make_unique<AccessPolicy>(*m_projectStore))
-    , m_events(std::make_unique<EventBus>())
+    , m_events(std::make_unique<EventBus>(*m_database))
     , m_bindings(
           std::make_unique<BindingService>(BindingService::Stores { *m_database, *m_forwarderStore,
                                                *m_projectStore, *m_bindingStore, *m_requestStore },
@@ -43,13 +43,14 @@ HubCore::HubCore(std::unique_ptr<Database> database, const Clock &clock, Options
     , m_forwarders(std::make_unique<ForwarderService>(
           *m_database, *m_forwarderStore, *m_bindings, *m_policy, *m_events))
     , m_executors(std::make_unique<ExecutorService>(
-          *m_executorStore, *m_virtualExecutorStore, *m_policy, *m_events))
+          *m_database, *m_executorStore, *m_virtualExecutorStore, *m_policy, *m_events))
     , m_runLifecycle(std::make_unique<RunLifecycle>(*m_runStore, *m_events, m_clock))
     , m_runs(std::make_unique<RunService>(*m_runStore, *m_runLifecycle, *m_projectStore,
           *m_executorStore, *m_virtualExecutorStore, *m_policy, *m_events, m_clock))
-    , m_people(std::make_unique<PeopleService>(*m_projectStore, *m_policy, *m_events, m_clock))
+    , m_people(std::make_unique<PeopleService>(
+          *m_database, *m_projectStore, *m_policy, *m_events, m_clock))
     , m_tokens(std::make_unique<TokenService>(
-          *m_tokenStore, *m_projectStore, *m_policy, *m_events, m_clock))
+          *m_database, *m_tokenStore, *m_projectStore, *m_policy, *m_events, m_clock))
     , m_audit(std::make_unique<AuditService>(*m_database, *m_policy, m_clock))
 { }
 

@@ -33,6 +33,7 @@ Status MemberLease::join(const MemberStore::Joining &member)
         return joined.error();
     m_record = *joined;
     m_member = true;
+    m_reachableSince = m_clock.now();
     m_renewal.start();
     qCInfo(lcHubCluster).noquote()
         << u"member %1 (%2) of the hub cluster, start %3, lease %4 s"_s.arg(
@@ -57,6 +58,7 @@ void MemberLease::renew()
         qCInfo(lcHubCluster).noquote() << "the records answer again; unreachable since"
                                        << m_unreachableSince.toString(Qt::ISODateWithMs);
         m_unreachableSince = {};
+        m_reachableSince = m_clock.now();
     }
     if (!*renewed) {
         m_renewal.stop();
@@ -68,6 +70,12 @@ void MemberLease::renew()
         return;
     }
     m_record.leaseUntil = until;
+}
+
+bool MemberLease::viewIsSettled() const
+{
+    return m_member && databaseReachable() && m_reachableSince.isValid()
+        && m_reachableSince.msecsTo(m_clock.now()) >= m_options.lease.count();
 }
 
 } // namespace cloop::hub

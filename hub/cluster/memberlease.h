@@ -43,6 +43,10 @@ public:
     // /api/health says so, without a query of its own for every caller.
     bool databaseReachable() const { return !m_unreachableSince.isValid(); }
     QDateTime unreachableSince() const { return m_unreachableSince; }
+    // Whether this member's view of the others can be trusted: the records
+    // answered for at least one lease, so every live member has renewed
+    // since (a member judges the others dead only after that).
+    bool viewIsSettled() const;
 
 Q_SIGNALS:
     // A newer start of this member (its data folder) took the record over.
@@ -57,6 +61,7 @@ private:
     MemberRecord m_record;
     bool m_member = false;
     QDateTime m_unreachableSince;
+    QDateTime m_reachableSince;
     QTimer m_renewal;
 };
 

@@ -3,7 +3,6 @@
 #include "common/logging.h"
 #include "common/util/clock.h"
 #include "hub/cluster/memberlease.h"
-#include "hub/server/daemongateway.h"
 
 using namespace Qt::StringLiterals;
 
@@ -29,14 +28,6 @@ SessionHolders::SessionHolders(
 Status SessionHolders::forgetEarlierStarts()
 {
     return m_store.forgetEarlierStarts(m_lease.record().id, m_lease.record().generation);
-}
-
-void SessionHolders::watch(DaemonGateway &gateway, protocol::PeerRole role)
-{
-    connect(&gateway, &DaemonGateway::daemonConnected, this,
-        [this, role](qint64 id, const QString &) { claim(role, id); });
-    connect(&gateway, &DaemonGateway::daemonDisconnected, this,
-        [this, role](qint64 id, const QString &) { release(role, id); });
 }
 
 void SessionHolders::claim(protocol::PeerRole role, qint64 daemonId)
@@ -66,7 +57,7 @@ void SessionHolders::release(protocol::PeerRole role, qint64 daemonId)
             kind, QString::number(daemonId), released.error().message);
 }
 
-std::optional<QString> SessionHolders::otherHolderOf(protocol::PeerRole role, qint64 daemonId) const
+void SessionHolders::refreshView() const
 {
     if (!m_othersRead.isValid() || m_othersRead.elapsed() > kViewFreshnessMs) {
         auto live = m_store.live(m_clock.now());
@@ -82,10 +73,69 @@ std::optional<QString> SessionHolders::otherHolderOf(protocol::PeerRole role, qi
             m_othersRead.start();
         }
     }
+}
+
+QList<qint64> SessionHolders::heldElsewhere(protocol::PeerRole role) const
+{
+    refreshView();
+    const QString prefix = protocol::roleName(role) + u'/';
+    QList<qint64> ids;
+    for (auto it = m_others.cbegin(); it != m_others.cend(); ++it) {
+        if (it.key().startsWith(prefix))
+            ids.append(it.key().mid(prefix.size()).toLongLong());
+    }
+    return ids;
+}
+
+std::optional<QString> SessionHolders::otherHolderOf(protocol::PeerRole role, qint64 daemonId) const
+{
+    refreshView();
     const auto found = m_others.constFind(entryKey(protocol::roleName(role), daemonId));
     if (found == m_others.constEnd())
         return std::nullopt;
     return *found;
+}
+
+std::optional<SessionHolderStore::Holder> SessionHolders::otherHolderNow(
+    protocol::PeerRole role, qint64 daemonId) const
+{
+    auto holder = m_store.holderOf(protocol::roleName(role), daemonId, m_clock.now());
+    if (!holder) {
+        qCWarning(lcHubCluster).noquote()
+            << "cannot read which member holds" << protocol::roleName(role) << daemonId << ":"
+            << holder.error().message;
+        return std::nullopt;
+    }
+    if (!*holder || (*holder)->memberId == m_lease.record().id)
+        return std::nullopt;
+    return **holder;
+}
+
+std::optional<QString> SessionHolders::currentHolderOf(
+    protocol::PeerRole role, qint64 daemonId) const
+{
+    auto holder = m_store.holderOf(protocol::roleName(role), daemonId, m_clock.now());
+    if (!holder || !*holder)
+        return std::nullopt;
+    return (*holder)->memberName;
+}
+
+QString SessionHolders::memberName() const
+{
+    return m_lease.record().name;
+}
+
+void SessionHolders::recordDeviceState(qint64 forwarderId, const QJsonObject &state)
+{
+    if (!m_lease.isMember())
+        return;
+    const QString kind = protocol::roleName(protocol::PeerRole::Forwarder);
+    if (Status recorded = m_store.recordDeviceState(
+            kind, forwarderId, m_lease.record().id, m_lease.record().generation, state);
+        !recorded)
+        qCWarning(lcHubCluster).noquote()
+            << u"cannot record what forwarder %1 said of its device: %2"_s.arg(
+                   QString::number(forwarderId), recorded.error().message);
 }
 
 } // namespace cloop::hub

@@ -16,7 +16,6 @@ class Clock;
 
 namespace cloop::hub {
 
-class DaemonGateway;
 class MemberLease;
 
 // This member's part of the shared record of who holds which daemon's
@@ -37,16 +36,34 @@ public:
 
     // Claims of this member's earlier starts go: their sessions ended.
     Status forgetEarlierStarts();
-    // Records the sessions of `gateway`'s daemons from now on.
-    void watch(DaemonGateway &gateway, protocol::PeerRole role);
-
-    // The other live member holding that daemon's session, by name.
-    std::optional<QString> otherHolderOf(protocol::PeerRole role, qint64 daemonId) const;
-
-private:
+    // The daemon's session is this member's from now (it just connected),
+    // or no longer (it went). Written before the event that says so, so a
+    // member that reads the event finds the holder.
     void claim(protocol::PeerRole role, qint64 daemonId);
     void release(protocol::PeerRole role, qint64 daemonId);
 
+    // The other live member holding that daemon's session, by name, as
+    // read at most kViewFreshnessMs ago.
+    std::optional<QString> otherHolderOf(protocol::PeerRole role, qint64 daemonId) const;
+    // The daemons of that kind other live members hold, as read at most
+    // kViewFreshnessMs ago.
+    QList<qint64> heldElsewhere(protocol::PeerRole role) const;
+    // The same, read now, with what the holder knows of the daemon.
+    std::optional<SessionHolderStore::Holder> otherHolderNow(
+        protocol::PeerRole role, qint64 daemonId) const;
+    // The live member holding it now, this one included, by name.
+    std::optional<QString> currentHolderOf(protocol::PeerRole role, qint64 daemonId) const;
+    QString memberName() const;
+    // Another member said a session came or went: the next question reads
+    // the record again.
+    void invalidateView() { m_othersRead.invalidate(); }
+    // What a forwarder held here said of its device, for the members that
+    // plan runs with it.
+    void recordDeviceState(qint64 forwarderId, const QJsonObject &state);
+
+private:
+    // Reads the other members' holdings when the view is older than kViewFreshnessMs.
+    void refreshView() const;
     SessionHolderStore &m_store;
     const MemberLease &m_lease;
     const Clock &m_clock;

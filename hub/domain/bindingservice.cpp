@@ -90,15 +90,18 @@ Result<BindingRecord> BindingService::bind(const ApiPrincipal &caller, qint64 fo
     auto terms = bindingterms::fromJson(termsJson, forwarder->device);
     if (!terms)
         return terms.error();
+    Database::Transaction transaction(m_stores.db);
     if (Status free = requireUnbound(caller, forwarderId); !free)
         return free.error();
     auto binding = m_stores.bindings.create(
         forwarderId, project->id, *terms, caller.actor(), m_clock.now(), std::nullopt);
     if (!binding)
         return binding.error();
+    publishBinding(QString(api::hubeventname::kBindingCreated), *binding);
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
     qCInfo(lcHub).noquote() << caller.userName << "bound forwarder" << forwarderId << "to"
                             << projectPath << "until" << toDbTime(binding->expiresAt);
-    publishBinding(QString(api::hubeventname::kBindingCreated), *binding);
     return binding;
 }
 
@@ -116,11 +119,14 @@ Result<BindingRecord> BindingService::unbind(
     // unbind then finds it ended.
     if (Status swept = expireDue(); !swept)
         return swept.error();
+    Database::Transaction transaction(m_stores.db);
     auto ended = m_stores.bindings.end(
         bindingId, BindingRecord::State::Unbound, caller.actor(), reason, m_clock.now());
     if (!ended)
         return ended.error();
     publishBinding(QString(api::hubeventname::kBindingEnded), *ended);
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
     return ended;
 }
 
@@ -198,13 +204,16 @@ Result<RequestRecord> BindingService::request(const ApiPrincipal &caller, qint64
     auto terms = bindingterms::fromJson(termsJson, forwarder->device);
     if (!terms)
         return terms.error();
+    Database::Transaction transaction(m_stores.db);
     auto filed = m_stores.requests.file(
         forwarderId, project->id, caller.userId, reason, *terms, m_clock.now(), m_requestLifetime);
     if (!filed)
         return filed.error();
+    publishRequest(QString(api::hubeventname::kRequestFiled), *filed);
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
     qCInfo(lcHub).noquote() << caller.userName << "requested forwarder" << forwarderId << "for"
                             << projectPath;
-    publishRequest(QString(api::hubeventname::kRequestFiled), *filed);
     return filed;
 }
 
@@ -321,15 +330,15 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
         { binding->id, requestId });
     if (!attached)
         return attached.error();
-    if (Status committed = transaction.commit(); !committed)
-        return committed.error();
     auto final = m_stores.requests.find(requestId);
     if (!final)
         return final.error();
-    qCInfo(lcHub).noquote() << caller.userName << "approved request" << requestId << "of"
-                            << request->requesterName;
     publishRequest(QString(api::hubeventname::kRequestDecided), *final);
     publishBinding(QString(api::hubeventname::kBindingCreated), *binding);
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    qCInfo(lcHub).noquote() << caller.userName << "approved request" << requestId << "of"
+                            << request->requesterName;
     return std::make_pair(*final, *binding);
 }
 
@@ -347,17 +356,21 @@ Result<RequestRecord> BindingService::deny(
             QStringLiteral("request %1 expired at %2")
                 .arg(requestId)
                 .arg(toDbTime(request->expiresAt)));
+    Database::Transaction transaction(m_stores.db);
     auto denied = m_stores.requests.decide(
         requestId, RequestRecord::State::Denied, caller.actor(), reason, std::nullopt, now);
     if (!denied)
         return denied.error();
     publishRequest(QString(api::hubeventname::kRequestDecided), *denied);
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
     return denied;
 }
 
 Status BindingService::expireDue()
 {
     const QDateTime now = m_clock.now();
+    Database::Transaction transaction(m_stores.db);
     auto bindings = m_stores.bindings.expireDue(now);
     if (!bindings)
         return bindings.error();
@@ -371,7 +384,7 @@ Status BindingService::expireDue()
         return requests.error();
     for (const RequestRecord &request : std::as_const(*requests))
         publishRequest(QString(api::hubeventname::kRequestDecided), request);
-    return {};
+    return transaction.commit();
 }
 
 Result<BindingService::Ended> BindingService::endForRevokedForwarder(

@@ -52,8 +52,9 @@ Status checkPresent(const DevicePlanInput &input, PlannedDevice &device)
 {
     if (!input.forwarderConnected || !input.forwarderConnected(device.forwarder.id))
         return Error::make(QStringLiteral("forwarder_offline"),
-            QStringLiteral("project %1 is bound to forwarder %2 (%3, %4), which is not connected: "
-                           "start it (cloop forward) or unbind it (cloop forward unbind %5)")
+            QStringLiteral("project %1 is bound to forwarder %2 (%3, %4), which has no live "
+                           "session anywhere in the hub cluster: start it (cloop forward) or "
+                           "unbind it (cloop forward unbind %5)")
                 .arg(input.run.projectPath)
                 .arg(device.forwarder.id)
                 .arg(device.forwarder.name, device.forwarder.device.describe())

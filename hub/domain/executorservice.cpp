@@ -8,15 +8,17 @@
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/requestfields.h"
+#include "hub/storage/database.h"
 
 namespace cloop::hub {
 
-ExecutorService::ExecutorService(ExecutorStore &executors, VirtualExecutorStore &virtualExecutors,
-    const AccessPolicy &policy, EventBus &events)
+ExecutorService::ExecutorService(Database &db, ExecutorStore &executors,
+    VirtualExecutorStore &virtualExecutors, const AccessPolicy &policy, EventBus &events)
     : m_executors(executors)
     , m_virtualExecutors(virtualExecutors)
     , m_policy(policy)
     , m_events(events)
+    , m_db(db)
 { }
 
 Result<NewExecutorEnrollment> ExecutorService::enroll(
@@ -41,15 +43,18 @@ Result<NewExecutorEnrollment> ExecutorService::enroll(
             return parsed.error();
         ttl = *parsed;
     }
+    Database::Transaction transaction(m_db);
     auto enrollment = m_executors.enroll(*name, caller.actor(), ttl);
     if (!enrollment)
         return enrollment.error();
-    qCInfo(lcHub).noquote() << caller.userName << "enrolled executor" << enrollment->executor.id
-                            << enrollment->executor.name;
     m_events.publish(HubEvent { QString(api::hubeventname::kExecutorEnrolled),
         { { QStringLiteral("id"), enrollment->executor.id },
             { QStringLiteral("name"), enrollment->executor.name } },
         std::nullopt });
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    qCInfo(lcHub).noquote() << caller.userName << "enrolled executor" << enrollment->executor.id
+                            << enrollment->executor.name;
     return enrollment;
 }
 
@@ -62,14 +67,17 @@ Result<ExecutorRecord> ExecutorService::revoke(
     auto reason = requestfields::text(body, QLatin1StringView("reason"));
     if (!reason)
         return reason.error();
+    Database::Transaction transaction(m_db);
     auto revoked = m_executors.revoke(executorId, caller.actor(), *reason);
     if (!revoked)
         return revoked.error();
-    qCInfo(lcHub).noquote() << caller.userName << "revoked executor" << executorId << revoked->name;
     m_events.publish(HubEvent { QString(api::hubeventname::kExecutorRevoked),
         { { QStringLiteral("id"), revoked->id }, { QStringLiteral("name"), revoked->name },
             { QStringLiteral("by"), caller.userName }, { QStringLiteral("reason"), *reason } },
         std::nullopt });
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    qCInfo(lcHub).noquote() << caller.userName << "revoked executor" << executorId << revoked->name;
     return revoked;
 }
 

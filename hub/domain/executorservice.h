@@ -12,6 +12,7 @@
 namespace cloop::hub {
 
 class AccessPolicy;
+class Database;
 class EventBus;
 
 // Executor agents and virtual executors as people manage them: enrolled,
@@ -27,7 +28,7 @@ public:
     // The name the hub's own executor enrolls under; nobody else may take it.
     static constexpr QLatin1StringView kOwnExecutorName { "hub" };
 
-    ExecutorService(ExecutorStore &executors, VirtualExecutorStore &virtualExecutors,
+    ExecutorService(Database &db, ExecutorStore &executors, VirtualExecutorStore &virtualExecutors,
         const AccessPolicy &policy, EventBus &events);
 
     // {"name", "token_ttl"}; read once the caller may enroll.
@@ -65,6 +66,7 @@ private:
     VirtualExecutorStore &m_virtualExecutors;
     const AccessPolicy &m_policy;
     EventBus &m_events;
+    Database &m_db;
 };
 
 } // namespace cloop::hub

@@ -47,17 +47,20 @@ Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const
             return parsed.error();
         ttl = *parsed;
     }
+    Database::Transaction transaction(m_db);
     auto enrollment = m_forwarders.enroll(name.toString(), *device, caller.actor(), ttl);
     if (!enrollment)
         return enrollment.error();
-    qCInfo(lcHub).noquote() << caller.userName << "enrolled forwarder" << enrollment->forwarder.id
-                            << enrollment->forwarder.name
-                            << enrollment->forwarder.device.describe();
     m_events.publish(HubEvent { QString(api::hubeventname::kForwarderEnrolled),
         { { QStringLiteral("id"), enrollment->forwarder.id },
             { QStringLiteral("name"), enrollment->forwarder.name },
             { QStringLiteral("device"), enrollment->forwarder.device.describe() } },
         std::nullopt });
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    qCInfo(lcHub).noquote() << caller.userName << "enrolled forwarder" << enrollment->forwarder.id
+                            << enrollment->forwarder.name
+                            << enrollment->forwarder.device.describe();
     return enrollment;
 }
 
@@ -75,17 +78,17 @@ Result<ForwarderRecord> ForwarderService::revoke(
     auto ended = m_bindings.endForRevokedForwarder(forwarderId, actor);
     if (!ended)
         return ended.error();
+    m_events.publish(HubEvent { QString(api::hubeventname::kForwarderRevoked),
+        { { QStringLiteral("id"), forwarderId }, { QStringLiteral("name"), revoked->name },
+            { QStringLiteral("by"), caller.userName }, { QStringLiteral("reason"), reason } },
+        std::nullopt });
+    m_bindings.publish(*ended);
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
 
     qCInfo(lcHub).noquote() << caller.userName << "revoked forwarder" << forwarderId
                             << revoked->name << "-" << ended->bindings.size() << "binding(s) ended,"
                             << ended->requests.size() << "request(s) cancelled";
-    m_events.publish(HubEvent { QString(api::hubeventname::kForwarderRevoked),
-        { { QStringLiteral("id"), forwarderId }, { QStringLiteral("name"), revoked->name },
-            { QStringLiteral("by"), caller.userName }, { QStringLiteral("reason"), reason } },
-        std::nullopt });
-    m_bindings.publish(*ended);
     return revoked;
 }
 

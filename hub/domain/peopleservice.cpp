@@ -5,15 +5,17 @@
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/requestfields.h"
+#include "hub/storage/database.h"
 
 namespace cloop::hub {
 
-PeopleService::PeopleService(
-    ProjectStore &projects, const AccessPolicy &policy, EventBus &events, const Clock &clock)
+PeopleService::PeopleService(Database &db, ProjectStore &projects, const AccessPolicy &policy,
+    EventBus &events, const Clock &clock)
     : m_projects(projects)
     , m_policy(policy)
     , m_events(events)
     , m_clock(clock)
+    , m_db(db)
 { }
 
 Result<QList<RoleGrant>> PeopleService::rolesOf(const ApiPrincipal &caller)
@@ -72,16 +74,19 @@ Result<ProjectRecord> PeopleService::setRole(const ApiPrincipal &caller, const Q
     auto user = m_projects.findUser(*userName);
     if (!user)
         return user.error();
+    Database::Transaction transaction(m_db);
     auto updated = m_projects.setRole(project->id, user->id, role, caller.actor());
     if (!updated)
         return updated.error();
-    qCInfo(lcHub).noquote() << caller.userName << "gave" << user->name
-                            << (role ? roleName(*role) : QStringLiteral("no role")) << "in"
-                            << project->path;
     m_events.publish(HubEvent { QString(api::hubeventname::kRoleChanged),
         { { QStringLiteral("user_id"), user->id }, { QStringLiteral("project"), project->path },
             { QStringLiteral("role"), role ? *roleText : QStringLiteral("none") } },
         std::nullopt, m_clock.now(), user->id });
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    qCInfo(lcHub).noquote() << caller.userName << "gave" << user->name
+                            << (role ? roleName(*role) : QStringLiteral("no role")) << "in"
+                            << project->path;
     return updated;
 }
 

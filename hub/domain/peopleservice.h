@@ -11,6 +11,7 @@
 namespace cloop::hub {
 
 class AccessPolicy;
+class Database;
 class EventBus;
 
 // People and projects: hub administrators add users and projects and give
@@ -20,8 +21,8 @@ class EventBus;
 class PeopleService
 {
 public:
-    PeopleService(
-        ProjectStore &projects, const AccessPolicy &policy, EventBus &events, const Clock &clock);
+    PeopleService(Database &db, ProjectStore &projects, const AccessPolicy &policy,
+        EventBus &events, const Clock &clock);
 
     // The caller's own roles (anyone).
     Result<QList<RoleGrant>> rolesOf(const ApiPrincipal &caller);
@@ -42,6 +43,7 @@ private:
     const AccessPolicy &m_policy;
     EventBus &m_events;
     const Clock &m_clock;
+    Database &m_db;
 };
 
 } // namespace cloop::hub

@@ -51,10 +51,14 @@ Result<RunRecord> RunLifecycle::markDispatched(qint64 runId, qint64 executorId)
 Result<RunRecord> RunLifecycle::markRunning(qint64 runId, qint64 executorId)
 {
     const QDateTime now = m_clock.now();
+    Database::Transaction transaction(m_runs.database());
     auto running = m_runs.markRunning(runId, executorId, now);
-    if (running)
-        m_events.publish(HubEvent {
-            QString(api::hubeventname::kRunStarted), runJson(*running), running->projectId, now });
+    if (!running)
+        return running.error();
+    m_events.publish(HubEvent {
+        QString(api::hubeventname::kRunStarted), runJson(*running), running->projectId, now });
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
     return running;
 }
 
@@ -83,11 +87,13 @@ Result<RunRecord> RunLifecycle::end(
         if (Status recorded = alsoRecord(*ended); !recorded)
             return recorded.error();
     }
-    if (Status committed = transaction.commit(); !committed)
-        return committed.error();
-    Q_EMIT runEnded(*ended);
+    // The dispatcher hears first (it detaches the run's devices), then the
+    // subscribers; both only once the end committed.
+    m_runs.database().afterCommit([this, run = *ended] { Q_EMIT runEnded(run); });
     m_events.publish(HubEvent {
         QString(api::hubeventname::kRunFinished), runJson(*ended), ended->projectId, now });
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
     return ended;
 }
 

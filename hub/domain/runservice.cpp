@@ -114,11 +114,11 @@ Result<RunRecord> RunService::create(const ApiPrincipal &caller, const QJsonObje
                       { QStringLiteral("argv"), QJsonArray::fromStringList(run.argv) } });
         !audited)
         return audited.error();
+    m_events.publish(HubEvent { QString(api::hubeventname::kRunQueued), runJson(*created),
+        created->projectId, m_clock.now() });
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     qCInfo(lcHub).noquote() << caller.userName << "queued run" << created->id << "of" << path;
-    m_events.publish(HubEvent { QString(api::hubeventname::kRunQueued), runJson(*created),
-        created->projectId, m_clock.now() });
     Q_EMIT runQueued(created->id);
     return created;
 }
@@ -154,12 +154,12 @@ Result<RunRecord> RunService::installHarness(
                                      { QStringLiteral("run_id"), created->id } });
         !audited)
         return audited.error();
+    m_events.publish(HubEvent { QString(api::hubeventname::kRunQueued), runJson(*created),
+        created->projectId, m_clock.now() });
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     qCInfo(lcHub).noquote() << caller.userName << "asked executor" << executor->id << "to install"
                             << run.harness << "in run" << created->id;
-    m_events.publish(HubEvent { QString(api::hubeventname::kRunQueued), runJson(*created),
-        created->projectId, m_clock.now() });
     Q_EMIT runQueued(created->id);
     return created;
 }

@@ -5,16 +5,18 @@
 #include "hub/domain/accesspolicy.h"
 #include "hub/domain/eventbus.h"
 #include "hub/domain/requestfields.h"
+#include "hub/storage/database.h"
 
 namespace cloop::hub {
 
-TokenService::TokenService(ApiTokenStore &tokens, ProjectStore &projects,
+TokenService::TokenService(Database &db, ApiTokenStore &tokens, ProjectStore &projects,
     const AccessPolicy &policy, EventBus &events, const Clock &clock)
     : m_tokens(tokens)
     , m_projects(projects)
     , m_policy(policy)
     , m_events(events)
     , m_clock(clock)
+    , m_db(db)
 { }
 
 Result<ApiPrincipal> TokenService::authenticate(const QString &bearer)
@@ -76,15 +78,18 @@ Result<ApiTokenRecord> TokenService::revoke(const ApiPrincipal &caller, qint64 t
         = m_policy.require(caller, token->userId, AccessPolicy::UserAction::RevokeToken);
         !allowed)
         return allowed.error();
+    Database::Transaction transaction(m_db);
     auto revoked = m_tokens.revoke(tokenId, caller.actor());
     if (!revoked)
         return revoked.error();
-    qCInfo(lcHub).noquote() << caller.userName << "revoked API token" << tokenId << "of"
-                            << revoked->userName;
     m_events.publish(HubEvent { QString(api::hubeventname::kTokenRevoked),
         { { QStringLiteral("token_id"), revoked->id },
             { QStringLiteral("user_id"), revoked->userId } },
         std::nullopt, m_clock.now(), revoked->userId });
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    qCInfo(lcHub).noquote() << caller.userName << "revoked API token" << tokenId << "of"
+                            << revoked->userName;
     return revoked;
 }
 

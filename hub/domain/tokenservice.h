@@ -11,6 +11,7 @@
 namespace cloop::hub {
 
 class AccessPolicy;
+class Database;
 class EventBus;
 
 // Users' API tokens: who a bearer is, tokens created by hub administrators
@@ -20,8 +21,8 @@ class EventBus;
 class TokenService
 {
 public:
-    TokenService(ApiTokenStore &tokens, ProjectStore &projects, const AccessPolicy &policy,
-        EventBus &events, const Clock &clock);
+    TokenService(Database &db, ApiTokenStore &tokens, ProjectStore &projects,
+        const AccessPolicy &policy, EventBus &events, const Clock &clock);
 
     // Who calls with this bearer token (a request, a subscription).
     Result<ApiPrincipal> authenticate(const QString &bearer);
@@ -46,6 +47,7 @@ private:
     const AccessPolicy &m_policy;
     EventBus &m_events;
     const Clock &m_clock;
+    Database &m_db;
 };
 
 } // namespace cloop::hub

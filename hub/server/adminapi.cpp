@@ -10,6 +10,7 @@
 #include "hub/domain/tokenservice.h"
 #include "hub/hubcore.h"
 #include "hub/server/hubgateways.h"
+#include "hub/storage/database.h"
 
 #include <QJsonDocument>
 
@@ -19,7 +20,7 @@ AdminApi::AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, R
     ReleaseCatalog *releases)
     : m_core(core)
     , m_identity(std::move(identity))
-    , m_deviceTester(gateways.forwarders())
+    , m_deviceTester(gateways.forwarderReach())
     , m_forwarderRoutes(core.forwarders(), gateways.forwarders(), m_sessionHolders,
           gateways.forwarderStates(), m_identity, m_deviceTester, gateways.forwarderUpgrades(),
           releases)
@@ -123,8 +124,14 @@ ApiResponse AdminApi::handleAdmitted(
 {
     const QString &path = request.path;
     if (!caller) {
-        // Unauthenticated: what the last lease renewal found, never a query.
-        const bool reachable = !m_memberLease || m_memberLease->databaseReachable();
+        // Unauthenticated: what the last lease renewal and the last
+        // statement found, never a query.
+        QDateTime unreachableSince = m_core.stores().database.unreachableSince();
+        if (m_memberLease && !m_memberLease->databaseReachable()
+            && (!unreachableSince.isValid()
+                || m_memberLease->unreachableSince() < unreachableSince))
+            unreachableSince = m_memberLease->unreachableSince();
+        const bool reachable = !unreachableSince.isValid();
         QJsonObject health { { QStringLiteral("status"),
                                  reachable ? QStringLiteral("ok") : QStringLiteral("degraded") },
             { QStringLiteral("version"), m_identity.software },
@@ -137,7 +144,7 @@ ApiResponse AdminApi::handleAdmitted(
                     { QStringLiteral("message"),
                         QStringLiteral("the cluster database is unreachable (since %1); live "
                                        "device streams go on, changes are refused")
-                            .arg(m_memberLease->unreachableSince().toString(Qt::ISODate)) } });
+                            .arg(unreachableSince.toString(Qt::ISODate)) } });
         return ApiResponse::ok(health, reachable ? 200 : 503);
     }
     QJsonObject body;

@@ -8,6 +8,7 @@
 #include "common/tunnel/channelsplice.h"
 #include "hub/domain/eventbus.h"
 #include "hub/server/daemongateway.h"
+#include "hub/server/forwarderreach.h"
 
 #include <algorithm>
 
@@ -16,14 +17,17 @@ namespace cloop::hub {
 using protocol::CloseCode;
 
 DeviceStreams::DeviceStreams(
-    DaemonGateway &forwarders, DaemonGateway &executors, EventBus &events, QObject *parent)
+    ForwarderReach &forwarders, DaemonGateway &executors, EventBus &events, QObject *parent)
     : QObject(parent)
     , m_forwarders(forwarders)
     , m_executors(executors)
     , m_events(events)
 {
-    connect(&m_forwarders, &DaemonGateway::daemonConnected, this,
-        [this](qint64 id, const QString &) { giveBack(id); });
+    // Wherever in the cluster the forwarder connected again.
+    connect(&m_events, &EventBus::published, this, [this](const HubEvent &event) {
+        if (event.name == api::hubeventname::kForwarderConnected)
+            giveBack(event.data.value(QLatin1String("id")).toInteger());
+    });
 }
 
 DeviceStreams::~DeviceStreams()
@@ -46,7 +50,7 @@ Status DeviceStreams::open(
         return Error::make(QStringLiteral("executor_offline"),
             QStringLiteral("executor %1 went away").arg(executorId));
     for (const PlannedDevice &device : devices) {
-        if (!m_forwarders.session(device.forwarder.id)) {
+        if (!m_forwarders.isReachable(device.forwarder.id)) {
             detachRun(run.id, QStringLiteral("forwarder %1 went away").arg(device.forwarder.id));
             return Error::make(QStringLiteral("forwarder_offline"),
                 QStringLiteral("forwarder %1 (%2) went away while run %3 was dispatched")
@@ -67,12 +71,9 @@ Status DeviceStreams::open(
 Status DeviceStreams::openStream(const Key &key, const Lent &lent)
 {
     tunnel::TunnelConnection *agent = m_executors.session(lent.executorId);
-    tunnel::TunnelConnection *forwarder = m_forwarders.session(lent.device.forwarder.id);
-    if (!agent || !forwarder)
+    if (!agent)
         return Error::make(QStringLiteral("daemon_offline"),
-            QStringLiteral("%1 is not connected")
-                .arg(agent ? QStringLiteral("forwarder %1").arg(lent.device.forwarder.id)
-                           : QStringLiteral("executor %1").arg(lent.executorId)));
+            QStringLiteral("executor %1 is not connected").arg(lent.executorId));
     const auto [runId, bindingId] = key;
     const protocol::ForwardedDevice &device = lent.device.device;
     const bool usb = device.kind == protocol::DeviceSpec::Kind::Usb;
@@ -82,7 +83,7 @@ Status DeviceStreams::openStream(const Key &key, const Lent &lent)
         : protocol::ChannelOpen { protocol::SegmentOpen { runId, bindingId, {} } };
     const protocol::AgentDeviceOpen toAgent { runId, bindingId, device.name, device.kind,
         usb ? device.busId : QString() };
-    auto forwarderSide = forwarder->channels()->openChannel(toForwarder);
+    auto forwarderSide = m_forwarders.openChannel(lent.device.forwarder.id, toForwarder);
     auto agentSide = forwarderSide ? agent->channels()->openChannel(toAgent)
                                    : Result<tunnel::Channel *>(forwarderSide.error());
     if (!forwarderSide || !agentSide) {

@@ -17,6 +17,7 @@ namespace cloop::hub {
 
 class DaemonGateway;
 class EventBus;
+class ForwarderReach;
 
 // Step 4 of dispatch and every detach: for each device a run gets, a stream
 // opened to the forwarder and a device channel opened on the agent's own
@@ -33,7 +34,7 @@ class DeviceStreams final : public QObject
     Q_DISABLE_COPY_MOVE(DeviceStreams)
 
 public:
-    DeviceStreams(DaemonGateway &forwarders, DaemonGateway &executors, EventBus &events,
+    DeviceStreams(ForwarderReach &forwarders, DaemonGateway &executors, EventBus &events,
         QObject *parent = nullptr);
     ~DeviceStreams() override;
 
@@ -91,7 +92,7 @@ private:
     // The forwarder is back: the segments its runs still hold stream again.
     void giveBack(qint64 forwarderId);
 
-    DaemonGateway &m_forwarders;
+    ForwarderReach &m_forwarders;
     DaemonGateway &m_executors;
     EventBus &m_events;
     std::map<Key, Stream> m_streams;

@@ -4,7 +4,7 @@
 #include "common/logging.h"
 #include "common/protocol/channelopen.h"
 #include "common/tunnel/channelmultiplexer.h"
-#include "hub/server/daemongateway.h"
+#include "hub/server/forwarderreach.h"
 #include "hub/storage/forwarderstore.h"
 
 #include <QJsonArray>
@@ -31,7 +31,7 @@ Result<QJsonObject> segmentReport(const QByteArray &report)
 } // namespace
 
 DeviceTester::DeviceTester(
-    DaemonGateway &forwarders, std::chrono::milliseconds timeout, QObject *parent)
+    ForwarderReach &forwarders, std::chrono::milliseconds timeout, QObject *parent)
     : QObject(parent)
     , m_forwarders(forwarders)
     , m_timeout(timeout)
@@ -42,8 +42,7 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
     if (forwarder.isRevoked())
         return ApiResponse::fromError(Error::make(QStringLiteral("forwarder_revoked"),
             QStringLiteral("forwarder %1 (%2) was revoked").arg(forwarder.id).arg(forwarder.name)));
-    tunnel::TunnelConnection *session = m_forwarders.session(forwarder.id);
-    if (!session)
+    if (!m_forwarders.isReachable(forwarder.id))
         return ApiResponse::fromError(Error::make(QStringLiteral("forwarder_offline"),
             QStringLiteral("forwarder %1 (%2) is not connected; its device "
                            "cannot be tested")
@@ -53,10 +52,11 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
     const protocol::ChannelOpen opening = usb
         ? protocol::ChannelOpen { protocol::UsbOpen { protocol::UsbOpen::Purpose::Test, 0, 0, {} } }
         : protocol::ChannelOpen { protocol::DeviceTestOpen {} };
-    auto opened = session->channels()->openChannel(opening);
+    auto opened = m_forwarders.openChannel(forwarder.id, opening);
     if (!opened)
-        return ApiResponse::fromError(
-            Error::make(QStringLiteral("forwarder_busy"), opened.error().message));
+        return ApiResponse::fromError(opened.error().code == QLatin1String("forwarder_offline")
+                ? opened.error()
+                : Error::make(QStringLiteral("forwarder_busy"), opened.error().message));
     QPointer<tunnel::Channel> channel(*opened);
     if (usb) {
         connect(*opened, &tunnel::Channel::opened, *opened,

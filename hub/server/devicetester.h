@@ -8,7 +8,7 @@
 
 namespace cloop::hub {
 
-class DaemonGateway;
+class ForwarderReach;
 struct ForwarderRecord;
 
 // The Test button: opens a test stream to a connected forwarder and reads
@@ -27,7 +27,7 @@ public:
     static constexpr std::chrono::milliseconds kDefaultTimeout { 10'000 };
     static constexpr qsizetype kMaxReportBytes = 256 * 1024;
 
-    explicit DeviceTester(DaemonGateway &forwarders,
+    explicit DeviceTester(ForwarderReach &forwarders,
         std::chrono::milliseconds timeout = kDefaultTimeout, QObject *parent = nullptr);
 
     // Refuses at once (409 forwarder_offline) when the forwarder has no live session.
@@ -38,7 +38,7 @@ public:
     static Result<QJsonObject> usbReport(const QByteArray &devlistReply);
 
 private:
-    DaemonGateway &m_forwarders;
+    ForwarderReach &m_forwarders;
     std::chrono::milliseconds m_timeout;
 };
 

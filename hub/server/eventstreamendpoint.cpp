@@ -150,7 +150,8 @@ void EventStreamEndpoint::recheck(const std::function<bool(const Subscriber &)> 
             continue;
         if (Status entitled = stillEntitled(*subscriber); !entitled) {
             // A database that cannot answer is not a revocation.
-            if (entitled.error().is(ErrorCode::StorageError))
+            if (entitled.error().is(ErrorCode::StorageError)
+                || entitled.error().code == kDatabaseUnreachable)
                 continue;
             end(subscriber, entitled.error());
         }

@@ -13,6 +13,8 @@ ForwarderStates::ForwarderStates(DaemonGateway &forwarders, QObject *parent)
             if (const auto *state = std::get_if<protocol::DeviceState>(&message)) {
                 const std::optional<protocol::DeviceState> before = stateOf(id);
                 m_states.insert(id, *state);
+                if (!before || *before != *state)
+                    Q_EMIT stateChanged(id, *state);
                 if (state->usb) {
                     if (!before || !before->usb || before->usbBusId != state->usbBusId)
                         Q_EMIT usbPresenceChanged(id, state->usbBusId);
@@ -40,6 +42,26 @@ std::optional<protocol::DeviceState> ForwarderStates::stateOf(qint64 forwarderId
     if (found == m_states.constEnd())
         return std::nullopt;
     return *found;
+}
+
+QJsonObject ForwarderStates::toJson(const protocol::DeviceState &state)
+{
+    return { { QStringLiteral("mtu"), state.mtu }, { QStringLiteral("up"), state.up },
+        { QStringLiteral("carrier"), state.carrier }, { QStringLiteral("usb"), state.usb },
+        { QStringLiteral("usb_busid"), state.usbBusId } };
+}
+
+std::optional<protocol::DeviceState> ForwarderStates::fromJson(const QJsonObject &object)
+{
+    if (object.isEmpty() || !object.value(QLatin1String("mtu")).isDouble())
+        return std::nullopt;
+    protocol::DeviceState state;
+    state.mtu = object.value(QLatin1String("mtu")).toInt();
+    state.up = object.value(QLatin1String("up")).toBool();
+    state.carrier = object.value(QLatin1String("carrier")).toBool();
+    state.usb = object.value(QLatin1String("usb")).toBool();
+    state.usbBusId = object.value(QLatin1String("usb_busid")).toString();
+    return state;
 }
 
 } // namespace cloop::hub

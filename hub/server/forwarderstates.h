@@ -3,6 +3,7 @@
 #include "common/protocol/controlmessage.h"
 
 #include <QHash>
+#include <QJsonObject>
 #include <QObject>
 
 #include <optional>
@@ -24,7 +25,13 @@ public:
 
     std::optional<protocol::DeviceState> stateOf(qint64 forwarderId) const;
 
+    // The state as the cluster's members share it.
+    static QJsonObject toJson(const protocol::DeviceState &state);
+    static std::optional<protocol::DeviceState> fromJson(const QJsonObject &object);
+
 Q_SIGNALS:
+    // A connected forwarder said something new about its device.
+    void stateChanged(qint64 forwarderId, const cloop::protocol::DeviceState &state);
     // A USB forwarder said its device came (busId), went (empty) or moved.
     void usbPresenceChanged(qint64 forwarderId, const QString &busId);
 

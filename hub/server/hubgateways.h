@@ -3,6 +3,7 @@
 #include "hub/server/daemondirectory.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/deviceupgrades.h"
+#include "hub/server/forwarderreach.h"
 #include "hub/server/forwarderstates.h"
 #include "hub/storage/auditlog.h"
 
@@ -31,6 +32,9 @@ public:
         m_executors.announcePins(pins);
     }
     const ForwarderStates &forwarderStates() const { return m_forwarderStates; }
+    // Every forwarder of the cluster, wherever its session is.
+    ForwarderReach &forwarderReach() { return m_forwarderReach; }
+    const ForwarderReach &forwarderReach() const { return m_forwarderReach; }
     DeviceUpgrades &forwarderUpgrades() { return m_forwarderUpgrades; }
     DeviceUpgrades &executorUpgrades() { return m_executorUpgrades; }
 
@@ -40,6 +44,7 @@ private:
     DaemonGateway m_forwarders;
     DaemonGateway m_executors;
     ForwarderStates m_forwarderStates { m_forwarders };
+    ForwarderReach m_forwarderReach { m_forwarders, m_forwarderStates };
     AuditLog m_audit;
     DeviceUpgrades m_forwarderUpgrades { protocol::PeerRole::Forwarder, m_forwarders, m_audit };
     DeviceUpgrades m_executorUpgrades { protocol::PeerRole::Executor, m_executors, m_audit };

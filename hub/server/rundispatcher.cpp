@@ -16,7 +16,7 @@
 #include "hub/hubcore.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicestreams.h"
-#include "hub/server/forwarderstates.h"
+#include "hub/server/forwarderreach.h"
 #include "hub/storage/runlogstore.h"
 
 #include <QPointer>
@@ -31,16 +31,15 @@ using namespace protocol;
 using protocol::CloseCode;
 
 RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors,
-    DaemonGateway &forwarders, RunLogStore &logs, DeviceStreams &devices,
-    const ForwarderStates &forwarderStates, std::chrono::milliseconds grace, QObject *parent)
+    RunLogStore &logs, DeviceStreams &devices, const ForwarderReach &forwarders,
+    std::chrono::milliseconds grace, QObject *parent)
     : QObject(parent)
     , m_core(core)
     , m_lifecycle(core.runLifecycle())
     , m_executors(executors)
-    , m_forwarders(forwarders)
     , m_logs(logs)
     , m_devices(devices)
-    , m_forwarderStates(forwarderStates)
+    , m_forwarders(forwarders)
     , m_grace(grace)
     , m_refusalLog(lcHub(), QStringLiteral("refused executor reports"), 5, std::chrono::minutes(1))
 {
@@ -50,6 +49,19 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
     connect(&m_devices, &DeviceStreams::streamEnded, this, &RunDispatcher::dispatchQueued,
         Qt::QueuedConnection);
     connect(&m_lifecycle, &RunLifecycle::runEnded, this, &RunDispatcher::onRunEnded);
+    // Another member's runs: one queued there may be this member's to give
+    // to its agents; one that ended there (cancelled, lost) may hold devices
+    // or run on an agent here.
+    connect(&m_core.events(), &EventBus::published, this, [this](const HubEvent &event) {
+        if (!event.isFromAnotherMember())
+            return;
+        if (event.name == api::hubeventname::kRunQueued) {
+            scheduleDispatch();
+        } else if (event.name == api::hubeventname::kRunFinished) {
+            if (auto run = m_lifecycle.find(event.data.value(QLatin1String("id")).toInteger()))
+                onRunEnded(*run);
+        }
+    });
     // A binding that ends takes its device out of every run at once.
     connect(&m_core.events(), &EventBus::published, this, [this](const HubEvent &event) {
         if (event.name != QLatin1String("binding.ended"))
@@ -79,12 +91,65 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
         if (!active)
             return;
         for (const RunRecord &run : std::as_const(*active)) {
-            if (run.executorId && !m_executors.isConnected(*run.executorId))
+            if (run.executorId && !isConnectedAnywhere(*run.executorId))
                 loseRunsOf(*run.executorId,
                     QStringLiteral("its executor did not come back after the hub restarted"));
         }
     });
     m_startupGrace.start(m_grace);
+    m_absenceCheck.setInterval(
+        std::min<std::chrono::milliseconds>(m_grace / 3, std::chrono::seconds(5)));
+    connect(&m_absenceCheck, &QTimer::timeout, this, &RunDispatcher::checkAbsentExecutors);
+}
+
+void RunDispatcher::setExecutorsElsewhere(ExecutorsElsewhere executors)
+{
+    m_executorsElsewhere = std::move(executors);
+    m_absenceCheck.start();
+}
+
+bool RunDispatcher::isConnectedAnywhere(qint64 executorId) const
+{
+    if (m_executors.isConnected(executorId))
+        return true;
+    if (!m_executorsElsewhere)
+        return false;
+    // A member that cannot tell loses nobody's runs.
+    const auto elsewhere = m_executorsElsewhere();
+    return !elsewhere || elsewhere->contains(executorId);
+}
+
+void RunDispatcher::checkAbsentExecutors()
+{
+    auto active = m_lifecycle.unfinished();
+    if (!active)
+        return;
+    const QDateTime now = m_core.clock().now();
+    QSet<qint64> holding;
+    for (const RunRecord &run : std::as_const(*active)) {
+        if (run.executorId && run.dispatchedAt.isValid())
+            holding.insert(*run.executorId);
+    }
+    for (auto it = m_absentSince.begin(); it != m_absentSince.end();)
+        it = holding.contains(it.key()) ? std::next(it) : m_absentSince.erase(it);
+    for (const qint64 executorId : std::as_const(holding)) {
+        if (isConnectedAnywhere(executorId) || m_graceTimers.contains(executorId)) {
+            m_absentSince.remove(executorId);
+            continue;
+        }
+        const QDateTime since = m_absentSince.value(executorId);
+        if (!since.isValid()) {
+            m_absentSince.insert(executorId, now);
+            continue;
+        }
+        if (since.msecsTo(now) >= m_grace.count()) {
+            m_absentSince.remove(executorId);
+            loseRunsOf(executorId,
+                QStringLiteral("its executor is connected to no member of the hub cluster and did "
+                               "not come back within %1 s")
+                    .arg(m_grace.count() / 1000));
+        }
+    }
 }
 
 int RunDispatcher::ceilingOf(const ExecutorRecord &executor, const RunRecord &run)
@@ -186,14 +251,14 @@ bool RunDispatcher::readPlanInput(const RunRecord &run, DevicePlanInput &input)
         input.bindings.append(each.binding);
         input.forwarders.insert(each.forwarder.id, each.forwarder);
     }
-    input.forwarderConnected = [this](qint64 id) { return m_forwarders.isConnected(id); };
+    input.forwarderConnected = [this](qint64 id) { return m_forwarders.isReachable(id); };
     input.segmentMtu = [this](qint64 id) -> std::optional<int> {
-        const auto state = m_forwarderStates.stateOf(id);
+        const auto state = m_forwarders.deviceState(id);
         return state ? std::optional<int>(state->mtu) : std::nullopt;
     };
     input.deviceInUse = [this](qint64 id) { return m_devices.holdsForwarder(id); };
     input.usbBusId = [this](qint64 id) -> std::optional<QString> {
-        const auto state = m_forwarderStates.stateOf(id);
+        const auto state = m_forwarders.deviceState(id);
         return state && state->usb ? std::optional<QString>(state->usbBusId) : std::nullopt;
     };
     return true;
@@ -252,8 +317,30 @@ void RunDispatcher::dispatchRun(const RunRecord &run)
     }
     // No connected executor can take the run's devices, and none that could
     // is merely busy: waiting would not help.
-    if (refusal && !capableButBusy)
+    if (refusal && !capableButBusy && !anotherMemberCouldTake(input))
         refuseRun(run, *refusal);
+}
+
+bool RunDispatcher::anotherMemberCouldTake(DevicePlanInput &input)
+{
+    if (!m_executorsElsewhere)
+        return false;
+    const auto elsewhere = m_executorsElsewhere();
+    // A member that cannot tell refuses nothing on the others' behalf.
+    if (!elsewhere)
+        return true;
+    for (const qint64 executorId : *elsewhere) {
+        if (input.run.executorId && *input.run.executorId != executorId)
+            continue;
+        auto executor = m_core.executors().forDispatch(executorId);
+        if (!executor || ceilingOf(*executor, input.run) == 0)
+            continue;
+        input.executor = *executor;
+        auto plan = planDevices(input);
+        if (plan || !plan.error().is(ErrorCode::ExecutorCannotAttach))
+            return true;
+    }
+    return false;
 }
 
 void RunDispatcher::startRun(const RunRecord &run, qint64 executorId,
@@ -433,6 +520,9 @@ void RunDispatcher::onExecutorDisconnected(qint64 executorId)
     connect(timer, &QTimer::timeout, this, [this, executorId] {
         if (QTimer *own = m_graceTimers.take(executorId))
             own->deleteLater();
+        // It came back through another member of the cluster.
+        if (isConnectedAnywhere(executorId))
+            return;
         loseRunsOf(executorId,
             QStringLiteral("its executor went away and did not come back within %1 s")
                 .arg(m_grace.count() / 1000));

@@ -9,12 +9,14 @@ class Channel;
 class TunnelConnection;
 } // namespace cloop::tunnel
 
+#include <QDateTime>
 #include <QHash>
 #include <QObject>
 #include <QSet>
 #include <QTimer>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 
 namespace cloop::hub {
@@ -24,7 +26,7 @@ struct DevicePlanInput;
 class DeviceStreams;
 class DeviceUpgrades;
 struct ExecutorRecord;
-class ForwarderStates;
+class ForwarderReach;
 class HubCore;
 struct PlannedDevice;
 class RunLifecycle;
@@ -45,14 +47,23 @@ class RunDispatcher final : public QObject
 public:
     static constexpr std::chrono::milliseconds kDefaultGrace { 45'000 };
 
-    RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors,
-        DaemonGateway &forwarders, RunLogStore &logs, DeviceStreams &devices,
-        const ForwarderStates &forwarderStates, std::chrono::milliseconds grace = kDefaultGrace,
-        QObject *parent = nullptr);
+    RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &executors, RunLogStore &logs,
+        DeviceStreams &devices, const ForwarderReach &forwarders,
+        std::chrono::milliseconds grace = kDefaultGrace, QObject *parent = nullptr);
 
     // An agent that drains for an upgrade is given no run until it is back
     // on its new version; its queued runs wait for it (or go elsewhere).
     void holdBackUpgrading(const DeviceUpgrades &upgrades);
+
+    // In a cluster: the executors other members hold. A run none of this
+    // member's agents can take waits for theirs unless none of those can
+    // take it either.
+    // Their runs are never lost while they are connected there, and the
+    // runs of an executor connected nowhere (its member died with it) are
+    // lost after the grace period by whichever member notices.
+    // None: this member cannot tell now (its records did not answer lately).
+    using ExecutorsElsewhere = std::function<std::optional<QList<qint64>>()>;
+    void setExecutorsElsewhere(ExecutorsElsewhere executors);
 
     // Serves the queue now; also runs whenever something changed.
     void dispatchQueued();
@@ -75,6 +86,8 @@ private:
         const QList<PlannedDevice> &plan);
     // Ends a queued run that cannot run, saying why.
     void refuseRun(const RunRecord &run, const Error &reason);
+    // Whether an executor another member holds could take the run's devices.
+    bool anotherMemberCouldTake(DevicePlanInput &input);
     // Whatever ended the run: its devices are detached, its executor hears
     // of a cancel, and the queue is served again (once, soon).
     void onRunEnded(const RunRecord &run);
@@ -101,12 +114,12 @@ private:
     HubCore &m_core;
     RunLifecycle &m_lifecycle;
     DaemonGateway &m_executors;
-    DaemonGateway &m_forwarders;
     RunLogStore &m_logs;
     DeviceStreams &m_devices;
-    const ForwarderStates &m_forwarderStates;
+    const ForwarderReach &m_forwarders;
     std::chrono::milliseconds m_grace;
     const DeviceUpgrades *m_upgrades = nullptr;
+    ExecutorsElsewhere m_executorsElsewhere;
     QHash<qint64, QTimer *> m_graceTimers;
     // Per executor, the runs dispatched on its current session and not yet
     // finished: those may legitimately be missing from a runs.held that
@@ -114,6 +127,12 @@ private:
     QHash<qint64, QSet<qint64>> m_dispatchedThisSession;
     util::LogThrottle m_refusalLog;
     QTimer m_startupGrace;
+    // In a cluster: since when each executor with active runs was seen
+    // connected nowhere.
+    QHash<qint64, QDateTime> m_absentSince;
+    QTimer m_absenceCheck;
+    void checkAbsentExecutors();
+    bool isConnectedAnywhere(qint64 executorId) const;
     bool m_dispatching = false;
     bool m_dispatchScheduled = false;
 };

@@ -139,15 +139,23 @@ Database::~Database()
     QSqlDatabase::removeDatabase(m_connectionName);
 }
 
-Error Database::storageError(const QString &what, const QSqlError &error) const
+Error Database::storageError(const QString &what, const QSqlError &error)
 {
     if (m_dialect == Dialect::Sqlite)
         return Error::make(ErrorCode::StorageError,
             QStringLiteral("database error while %1: %2").arg(what, error.text()));
-    if (!QSqlDatabase::database(m_connectionName, false).isOpen())
-        return Error::make(ErrorCode::StorageError,
-            QStringLiteral("the connection to PostgreSQL (%1) was lost while %2: %3")
-                .arg(m_target, what, postgresMessage(error)));
+    // The driver may still call the connection open when the server has
+    // just ended it; the server's own codes say so (class 08: the
+    // connection; 57P01-03: the server shutting down or not yet up).
+    const QString state = error.nativeErrorCode();
+    const bool serverGone = state.startsWith(QLatin1String("08")) || state == QLatin1String("57P01")
+        || state == QLatin1String("57P02") || state == QLatin1String("57P03");
+    QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
+    if (serverGone && db.isOpen() && m_transactionDepth == 0)
+        db.close(); // opened again at the next statement
+    if (serverGone || !db.isOpen())
+        return unreachable(QStringLiteral("the connection to PostgreSQL (%1) was lost while %2: %3")
+                               .arg(m_target, what, postgresMessage(error)));
     return Error::make(ErrorCode::StorageError,
         QStringLiteral("database error while %1: %2").arg(what, postgresMessage(error)));
 }
@@ -277,19 +285,84 @@ Status Database::applyPragmas()
     return {};
 }
 
+Error Database::unreachable(const QString &why)
+{
+    if (!m_unreachableSince.isValid()) {
+        m_unreachableSince = m_clock.now();
+        qCWarning(lcHubDb).noquote() << "the cluster database is unreachable:" << why;
+    }
+    return Error::make(QString(kDatabaseUnreachable),
+        QStringLiteral("the cluster database is unreachable (since %1; nothing was changed): %2")
+            .arg(m_unreachableSince.toString(Qt::ISODate), why));
+}
+
 Status Database::reconnect()
 {
+    if (m_lastReconnectAttempt.isValid()
+        && m_lastReconnectAttempt.elapsed() < m_reconnectPause.count())
+        return unreachable(QStringLiteral("PostgreSQL (%1) did not answer the last attempt; the "
+                                          "hub tries again within %2 ms")
+                               .arg(m_target)
+                               .arg(m_reconnectPause.count()));
+    const bool retrying = m_lastReconnectAttempt.isValid();
+    m_lastReconnectAttempt.start();
     QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
     db.close();
-    if (!db.open())
-        return Error::make(ErrorCode::StorageError,
-            QStringLiteral("the connection to PostgreSQL (%1) was lost and cannot be opened "
-                           "again: %2")
-                .arg(m_target, db.lastError().databaseText().simplified()));
+    if (!db.open()) {
+        if (retrying)
+            m_reconnectPause = std::min(m_reconnectPause * 2, kMaxReconnectPause);
+        return unreachable(QStringLiteral("the connection to PostgreSQL (%1) was lost and cannot "
+                                          "be opened again: %2")
+                               .arg(m_target, db.lastError().databaseText().simplified()));
+    }
+    m_reconnectPause = kReconnectPause;
     if (Status session = prepareSession(); !session)
         return session;
-    qCInfo(lcHubDb).noquote() << "connected to PostgreSQL again:" << m_target;
+    m_lastReconnectAttempt.invalidate();
+    if (m_unreachableSince.isValid())
+        qCInfo(lcHubDb).noquote() << "connected to PostgreSQL again:" << m_target
+                                  << "(unreachable since"
+                                  << m_unreachableSince.toString(Qt::ISODate) + QLatin1Char(')');
+    else
+        qCInfo(lcHubDb).noquote() << "connected to PostgreSQL again:" << m_target;
+    m_unreachableSince = {};
     return {};
+}
+
+void Database::afterCommit(std::function<void()> work)
+{
+    // Inside a transaction that could not begin: it never commits.
+    if (m_failedBegin)
+        return;
+    if (m_transactionDepth == 0) {
+        work();
+        return;
+    }
+    m_afterCommit.push_back(std::move(work));
+}
+
+Database::SideConnection::~SideConnection()
+{
+    if (connectionName.isEmpty())
+        return;
+    {
+        QSqlDatabase db = QSqlDatabase::database(connectionName, false);
+        if (db.isOpen())
+            db.close();
+    }
+    QSqlDatabase::removeDatabase(connectionName);
+}
+
+Result<std::unique_ptr<Database::SideConnection>> Database::addSideConnection(
+    const QString &purpose) const
+{
+    if (m_dialect != Dialect::Postgres)
+        return Error::make(ErrorCode::StorageError,
+            QStringLiteral("a %1 connection needs PostgreSQL").arg(purpose));
+    auto side = std::make_unique<SideConnection>();
+    side->connectionName = nextConnectionName() + QLatin1Char('-') + purpose;
+    QSqlDatabase::cloneDatabase(m_connectionName, side->connectionName);
+    return side;
 }
 
 Status Database::prepareSession()
@@ -311,7 +384,7 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
         // A new connection would run the rest of a transaction outside it.
         if (m_transactionDepth > 0) {
             m_rollbackOnly = true;
-            return Error::make(ErrorCode::StorageError,
+            return unreachable(
                 QStringLiteral("the connection to PostgreSQL (%1) was lost during a change; "
                                "nothing of it was committed")
                     .arg(m_target));
@@ -420,6 +493,7 @@ Database::Transaction::~Transaction()
             qCWarning(lcHubDb).noquote() << rolledBack.error().message;
     }
     m_db.m_abortedStatements.clear();
+    m_db.m_afterCommit.clear();
 }
 
 Status Database::Transaction::commit()
@@ -440,6 +514,10 @@ Status Database::Transaction::commit()
         return committed.error(); // the destructor rolls back
     m_active = false;
     --m_db.m_transactionDepth;
+    // Taken first: the work may open transactions of its own.
+    const std::vector<std::function<void()>> due = std::exchange(m_db.m_afterCommit, {});
+    for (const auto &work : due)
+        work();
     return {};
 }
 

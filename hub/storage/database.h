@@ -3,6 +3,7 @@
 #include "common/result.h"
 #include "common/util/clock.h"
 
+#include <QElapsedTimer>
 #include <QSqlDatabase>
 #include <QSqlQuery>
 #include <QString>
@@ -14,6 +15,11 @@
 #include <vector>
 
 namespace cloop::hub {
+
+// The code of every error a statement meets while the cluster's database
+// cannot be reached: nothing was changed, and the same call succeeds once
+// it answers again (the admin API answers 503).
+inline constexpr QLatin1StringView kDatabaseUnreachable { "database_unreachable" };
 
 // The rows of one statement, read eagerly so that no statement stays open
 // across a commit (SQLite refuses to commit while one is). Reads like
@@ -87,9 +93,37 @@ public:
     // Runs one statement with positional binds. Errors carry the statement's
     // purpose, never the bound values (they may be secrets' hashes).
     // PostgreSQL: a connection the server dropped is opened again at the
-    // next statement outside a transaction; inside one, the statement fails
-    // and so does the commit.
+    // next statement outside a transaction; after a failed attempt the next
+    // waits kReconnectPause, doubling up to kMaxReconnectPause (statements
+    // in between fail at once with database_unreachable, so a server that
+    // is down never stalls the hub's event loop statement after
+    // statement); inside a transaction the statement fails and so does the
+    // commit.
     Result<Rows> query(const QString &sql, const QVariantList &binds = {});
+    static constexpr std::chrono::milliseconds kReconnectPause { 500 };
+    static constexpr std::chrono::milliseconds kMaxReconnectPause { 8'000 };
+    // Since when the server could not be reached; invalid while it answers.
+    QDateTime unreachableSince() const { return m_unreachableSince; }
+
+    // Runs `work` once the transaction open now commits, or at once when
+    // none is open; never when it rolls back. What a change tells others
+    // (its events) thus follows the change, never a change that failed.
+    void afterCommit(std::function<void()> work);
+    bool inTransaction() const { return m_transactionDepth > 0; }
+
+    // A second connection to the same PostgreSQL database, named
+    // `purpose` in its connection name, for work that must not share the
+    // main one (LISTEN). Its owner opens and closes it; removed with the
+    // returned guard. PostgreSQL only.
+    struct SideConnection
+    {
+        QString connectionName;
+        ~SideConnection();
+        SideConnection() = default;
+        SideConnection(const SideConnection &) = delete;
+        SideConnection &operator=(const SideConnection &) = delete;
+    };
+    Result<std::unique_ptr<SideConnection>> addSideConnection(const QString &purpose) const;
 
     // Told how long each statement took (the hub's metrics); none by default.
     using StatementObserver = std::function<void(std::chrono::nanoseconds took)>;
@@ -158,9 +192,12 @@ private:
     Status applyPragmas();
     Status probeWritable();
     Status reconnect();
+    // The error of a statement that could not run because the server is
+    // gone, and the note of when it went.
+    Error unreachable(const QString &why);
     Status prepareSession();
     Result<Rows> run(QSqlQuery &q, const QString &sql, const QVariantList &binds);
-    Error storageError(const QString &what, const QSqlError &error) const;
+    Error storageError(const QString &what, const QSqlError &error);
 
     QString m_connectionName;
     Dialect m_dialect;
@@ -169,8 +206,13 @@ private:
     QString m_target;
     int m_transactionDepth = 0;
     bool m_rollbackOnly = false;
-    std::optional<Error> m_failedBegin;
-    StatementObserver m_statementObserver; // of the transaction that could not begin
+    std::optional<Error> m_failedBegin; // of the transaction that could not begin
+    StatementObserver m_statementObserver;
+    QDateTime m_unreachableSince;
+    QElapsedTimer m_lastReconnectAttempt;
+    std::chrono::milliseconds m_reconnectPause { kReconnectPause };
+    // Work waiting for the open transaction to commit.
+    std::vector<std::function<void()>> m_afterCommit;
     // Failed statements of the open transaction, freed after its rollback.
     std::vector<std::unique_ptr<QSqlQuery>> m_abortedStatements;
 };

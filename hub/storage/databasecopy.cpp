@@ -235,7 +235,7 @@ QStringList DatabaseCopy::tablesInOrder()
         u"forwarder_credentials"_s, u"audit_log"_s, u"projects"_s, u"project_roles"_s,
         u"binding_requests"_s, u"bindings"_s, u"executors"_s, u"executor_tokens"_s,
         u"executor_credentials"_s, u"virtual_executors"_s, u"runs"_s, u"releases"_s,
-        u"hub_members"_s, u"session_holders"_s };
+        u"hub_members"_s, u"session_holders"_s, u"cluster_events"_s, u"lent_devices"_s };
 }
 
 Result<DatabaseCopy::Report> DatabaseCopy::copy(Database &from, Database &to)

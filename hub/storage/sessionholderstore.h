@@ -3,8 +3,11 @@
 #include "common/result.h"
 
 #include <QDateTime>
+#include <QJsonObject>
 #include <QList>
 #include <QString>
+
+#include <optional>
 
 namespace cloop::hub {
 
@@ -25,6 +28,9 @@ public:
         qint64 memberId = 0;
         QString memberName;
         QDateTime connectedAt;
+        // A forwarder's last word on its device (device.state), as JSON; empty
+        // until it said something.
+        QJsonObject deviceState;
     };
 
     // The session of `daemonId` is this member's (that generation, whose
@@ -39,6 +45,12 @@ public:
     Status forgetEarlierStarts(qint64 memberId, qint64 generation);
     // The sessions live members hold (their lease runs at `now`).
     Result<QList<Holder>> live(const QDateTime &now);
+    // The live member holding that daemon's session, if any.
+    Result<std::optional<Holder>> holderOf(
+        const QString &kind, qint64 daemonId, const QDateTime &now);
+    // What the daemon said of its device, beside this member's claim.
+    Status recordDeviceState(const QString &kind, qint64 daemonId, qint64 memberId,
+        qint64 generation, const QJsonObject &state);
 
 private:
     Database &m_db;

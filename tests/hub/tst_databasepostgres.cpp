@@ -833,8 +833,11 @@ void TestDatabasePostgres::serverStoppedUnderOpenDatabase()
         QVERIFY2(m_server.stop(), qPrintable(m_server.lastError()));
         auto lost = m_db->query(insert, { QStringLiteral("after-stop") });
         QVERIFY(!lost);
-        QCOMPARE(lost.error().code, QStringLiteral("storage_error"));
+        QCOMPARE(lost.error().code, QStringLiteral("database_unreachable"));
         QVERIFY2(lost.error().message.contains(QStringLiteral("connection to PostgreSQL")),
+            qPrintable(lost.error().message));
+        QVERIFY2(
+            lost.error().message.contains(QStringLiteral("the cluster database is unreachable")),
             qPrintable(lost.error().message));
         QVERIFY(!lost.error().permanent);
         auto committed = transaction.commit();
@@ -845,13 +848,16 @@ void TestDatabasePostgres::serverStoppedUnderOpenDatabase()
     auto enrolled
         = forwarders.enroll(QStringLiteral("while-down"), usbDevice(), QStringLiteral("u"));
     QVERIFY(!enrolled);
-    QCOMPARE(enrolled.error().code, QStringLiteral("storage_error"));
+    QCOMPARE(enrolled.error().code, QStringLiteral("database_unreachable"));
     auto listed = forwarders.list();
     QVERIFY(!listed);
-    QCOMPARE(listed.error().code, QStringLiteral("storage_error"));
+    QCOMPARE(listed.error().code, QStringLiteral("database_unreachable"));
 
-    // Back again: the same Database reconnects, and only committed work is there.
+    // Back again: the same Database reconnects (once its pause between
+    // attempts is over), and only committed work is there.
     QVERIFY2(m_server.start(), qPrintable(m_server.lastError()));
+    QVERIFY(QTest::qWaitFor([&] { return m_db->query(QStringLiteral("SELECT 1")).ok(); }, 20'000));
+    QVERIFY(!m_db->unreachableSince().isValid());
     auto users = m_db->query(QStringLiteral("SELECT count(*) FROM users"));
     VERIFY_OK(users);
     QVERIFY(users->next());

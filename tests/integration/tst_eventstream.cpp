@@ -2,6 +2,7 @@
 // subscribes on wss://HUB/api/events with an API token and then hears, as
 // they happen, that a forwarder was enrolled, connected and revoked.
 
+#include "support/eventclient.h"
 #include "support/testrig.h"
 
 #include "common/net/hubtls.h"
@@ -17,65 +18,6 @@
 
 using namespace cloop;
 using namespace cloop::testing;
-
-namespace {
-
-// A pinned WebSocket to the hub, collecting every message it receives.
-class EventClient
-{
-public:
-    explicit EventClient(const HubProcess &hub)
-        : m_trust(*net::PinSet::parse(hub.pin()), {})
-    {
-        m_socket.setSslConfiguration(m_trust.configuration());
-        QObject::connect(
-            &m_socket, &QWebSocket::sslErrors, &m_socket, [this](const QList<QSslError> &errors) {
-                auto verdict = m_trust.judge(errors, m_socket.sslConfiguration().peerCertificate());
-                if (verdict)
-                    m_socket.ignoreSslErrors(*verdict);
-            });
-        QObject::connect(
-            &m_socket, &QWebSocket::textMessageReceived, &m_socket, [this](const QString &text) {
-                messages.append(QJsonDocument::fromJson(text.toUtf8()).object());
-            });
-        QUrl url = hub.apiUrl(QStringLiteral("/api/events"));
-        url.setScheme(QStringLiteral("wss"));
-        m_socket.open(url);
-    }
-
-    bool waitConnected()
-    {
-        return QTest::qWaitFor(
-            [this] { return m_socket.state() == QAbstractSocket::ConnectedState; }, kLongWaitMs);
-    }
-    void send(const QJsonObject &message)
-    {
-        m_socket.sendTextMessage(QString::fromUtf8(QJsonDocument(message).toJson()));
-    }
-    bool waitFor(const QString &type, const QString &event = {})
-    {
-        return QTest::qWaitFor([&] { return indexOf(type, event) >= 0; }, kLongWaitMs);
-    }
-    qsizetype indexOf(const QString &type, const QString &event = {}) const
-    {
-        for (qsizetype i = 0; i < messages.size(); ++i) {
-            if (messages[i].value(QLatin1String("type")).toString() == type
-                && (event.isEmpty()
-                    || messages[i].value(QLatin1String("event")).toString() == event))
-                return i;
-        }
-        return -1;
-    }
-    QAbstractSocket::SocketState state() const { return m_socket.state(); }
-
-    QList<QJsonObject> messages;
-
-private:
-    net::HubTrust m_trust;
-    QWebSocket m_socket;
-};
-
-} // namespace
 
 class TestEventStream final : public QObject
 {

@@ -238,10 +238,16 @@ CliResult HubProcess::cliAs(const QString &token, const QStringList &arguments)
     return runCli(arguments, token, kLongWaitMs);
 }
 
-CliResult HubProcess::runCli(const QStringList &arguments, const QString &token, int timeoutMs)
+QProcessEnvironment HubProcess::cliEnvironment() const
 {
     QProcessEnvironment environment = childEnvironment(m_homeDir);
     environment.insert(QStringLiteral("CLOOP_HUB_DATA"), m_dataDir);
+    return environment;
+}
+
+CliResult HubProcess::runCli(const QStringList &arguments, const QString &token, int timeoutMs)
+{
+    QProcessEnvironment environment = cliEnvironment();
     if (!token.isEmpty())
         environment.insert(QStringLiteral("CLOOP_TOKEN"), token);
     CliResult result

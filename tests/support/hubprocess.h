@@ -71,6 +71,8 @@ public:
 
     // `cloop ARGS` with CLOOP_HUB_DATA=DIR and the isolated HOME.
     CliResult cli(const QStringList &arguments, int timeoutMs = kLongWaitMs);
+    // That environment, for commands a test runs itself (many at once).
+    QProcessEnvironment cliEnvironment() const;
     // The same as whoever holds `token` ($CLOOP_TOKEN).
     CliResult cliAs(const QString &token, const QStringList &arguments);
     // Adds `user` with `role` in `project` and returns a token of theirs;

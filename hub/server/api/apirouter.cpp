@@ -1,6 +1,7 @@
 #include "hub/server/api/apirouter.h"
 
 #include "hub/domain/requestfields.h"
+#include "hub/storage/database.h"
 
 #include <QHash>
 #include <QStringList>
@@ -36,6 +37,7 @@ int statusFor(const QString &code)
         { QStringLiteral("user_exists"), 409 },
         { QStringLiteral("body_too_large"), 413 },
         { QString(errorCodeName(ErrorCode::StorageError)), 500 },
+        { QString(kDatabaseUnreachable), 503 },
     };
     return statuses.value(code, 400);
 }

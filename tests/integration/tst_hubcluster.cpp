@@ -1,0 +1,293 @@
+// Integration: hub members sharing one real PostgreSQL server (started by
+// the test in a temporary folder). What one member does, every other
+// member's event stream shows; a revocation through one member cuts the
+// session another member holds. Skipped where PostgreSQL is not installed,
+// unless CLOOP_REQUIRE_POSTGRES=1.
+
+#include "support/eventclient.h"
+#include "support/forwarderprocess.h"
+#include "support/hubprocess.h"
+#include "support/postgresserver.h"
+#include "support/processutil.h"
+
+#include <QElapsedTimer>
+#include <QFile>
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSet>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+#include <memory>
+
+#include <unistd.h>
+
+using namespace cloop::testing;
+using namespace Qt::StringLiterals;
+
+class TestHubCluster final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void init();
+    void cleanup();
+
+    void eachMemberHearsTheOthersEvents();
+    void aRevocationThroughOneMemberCutsTheSessionAnotherHolds();
+    void runsQueuedOnBothMembersAtOnceAreEachDispatchedOnce();
+
+private:
+    QString passwordFile();
+    // Two members on a database of their own, started.
+    bool startMembers();
+    QString memberName(const HubProcess &hub) const;
+    // A host-mode agent enrolled through `hub`, connected to it.
+    bool startHostAgent(HubProcess &hub, const QString &name, int maxConcurrent,
+        std::unique_ptr<ForwarderProcess> &agent, QTemporaryDir &home);
+
+    PostgresServer m_server;
+    QTemporaryDir m_dir;
+    std::unique_ptr<HubProcess> m_a;
+    std::unique_ptr<HubProcess> m_b;
+};
+
+void TestHubCluster::initTestCase()
+{
+    if (!m_server.start()) {
+        const QString why = u"no PostgreSQL server for this test: %1"_s.arg(m_server.lastError());
+        if (PostgresServer::required())
+            QFAIL(qPrintable(why + u"\n(CLOOP_REQUIRE_POSTGRES=1: a failure here)"_s));
+        QSKIP(qPrintable(why + u" (CLOOP_REQUIRE_POSTGRES=1 fails instead)"_s));
+    }
+}
+
+void TestHubCluster::init()
+{
+    m_a = std::make_unique<HubProcess>();
+    m_b = std::make_unique<HubProcess>();
+    QVERIFY2(startMembers(), qPrintable(m_a->transcript() + m_b->transcript()));
+}
+
+void TestHubCluster::cleanup()
+{
+    if (QTest::currentTestFailed()) {
+        for (const auto *hub : { m_a.get(), m_b.get() }) {
+            if (hub)
+                qInfo().noquote() << "--- member log:\n" << hub->log() << hub->transcript();
+        }
+    }
+    m_a.reset();
+    m_b.reset();
+}
+
+QString TestHubCluster::passwordFile()
+{
+    static int files = 0;
+    const QString path = m_dir.filePath(u"password-%1"_s.arg(++files));
+    QFile file(path);
+    if (!file.open(QIODevice::WriteOnly) || file.write(m_server.password().toUtf8() + '\n') <= 0)
+        return {};
+    file.close();
+    file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+    return path;
+}
+
+bool TestHubCluster::startMembers()
+{
+    const QString database = m_server.createDatabase();
+    if (database.isEmpty())
+        return false;
+    const QStringList shared { u"--database"_s,
+        u"host=%1 dbname=%2 user=%3 connect_timeout=10"_s.arg(
+            m_server.socketDirectory(), database, m_server.user()),
+        u"--database-password-file"_s, passwordFile(), u"--member-lease"_s, u"3s"_s };
+    m_a->setServeArguments(shared);
+    m_b->setServeArguments(shared);
+    return m_a->start() && m_b->start();
+}
+
+QString TestHubCluster::memberName(const HubProcess &hub) const
+{
+    return QUrl(hub.localAccess().value("url"_L1).toString()).authority();
+}
+
+void TestHubCluster::eachMemberHearsTheOthersEvents()
+{
+    // Given a dashboard subscribed to member B's event stream,
+    EventClient onB(*m_b);
+    QVERIFY(onB.subscribe(m_b->adminToken()));
+    // when an administrator enrolls a forwarder and adds a project through A,
+    QElapsedTimer took;
+    took.start();
+    const Enrollment enrolled = m_a->enroll(u"lab-a"_s);
+    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    // then B's subscribers hear of it, as A's own would,
+    QVERIFY2(
+        onB.waitForEvent(
+            u"forwarder.enrolled"_s,
+            [&](const QJsonObject &data) { return data.value("id"_L1).toInteger() == enrolled.id; },
+            10'000),
+        qPrintable(m_b->log()));
+    qInfo().noquote() << u"forwarder.enrolled through A reached B's event stream %1 ms after "
+                         "the enrollment began"_s.arg(took.elapsed());
+    // and a forwarder that connects to A is announced on B too, naming A.
+    QTemporaryDir home;
+    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, home.path());
+    QVERIFY(forwarder.start());
+    QVERIFY2(onB.waitForEvent(
+                 u"forwarder.connected"_s,
+                 [&](const QJsonObject &data) {
+                     return data.value("id"_L1).toInteger() == enrolled.id
+                         && data.value("hub_member"_L1).toString() == memberName(*m_a);
+                 },
+                 kLongWaitMs),
+        qPrintable(forwarder.describe() + m_b->log()));
+    // Nothing of B's own was told twice.
+    int enrolledSeen = 0;
+    for (const QJsonObject &message : std::as_const(onB.messages))
+        enrolledSeen += message.value("event"_L1).toString() == "forwarder.enrolled"_L1;
+    QCOMPARE(enrolledSeen, 1);
+}
+
+void TestHubCluster::aRevocationThroughOneMemberCutsTheSessionAnotherHolds()
+{
+    // Given a forwarder whose session member A holds,
+    const Enrollment enrolled = m_a->enroll(u"lab-revoked"_s);
+    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    QTemporaryDir home;
+    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, home.path());
+    QVERIFY(forwarder.start());
+    QVERIFY2(waitUntil([&] { return m_a->forwarderConnected(enrolled.id); }),
+        qPrintable(forwarder.describe()));
+    EventClient onB(*m_b);
+    QVERIFY(onB.subscribe(m_b->adminToken()));
+    // when an administrator revokes it through member B,
+    QElapsedTimer took;
+    took.start();
+    CLOOP_COMPARE_EXIT(m_b->cli({ u"forward"_s, u"revoke"_s, QString::number(enrolled.id),
+                           u"--reason"_s, u"bench returned"_s }),
+        0);
+    // then A ends the session for good: the forwarder hears it was revoked
+    // and stops retrying,
+    QVERIFY2(forwarder.waitForExit(), qPrintable(forwarder.describe()));
+    const qint64 cut = took.elapsed();
+    QCOMPARE(forwarder.exitCode(), 3);
+    QVERIFY2(forwarder.stderrText().contains(u"revoked"_s), qPrintable(forwarder.describe()));
+    // B's stream says the session A held ended,
+    QVERIFY2(onB.waitForEvent(
+                 u"forwarder.disconnected"_s,
+                 [&](const QJsonObject &data) {
+                     return data.value("id"_L1).toInteger() == enrolled.id
+                         && data.value("hub_member"_L1).toString() == memberName(*m_a);
+                 },
+                 10'000),
+        qPrintable(m_a->log()));
+    qInfo().noquote() << u"revoked through B, the session on A ended %1 ms later"_s.arg(cut);
+    // and neither member lists it connected any more.
+    QVERIFY(!m_a->forwarderConnected(enrolled.id));
+    QVERIFY(!m_b->forwarderConnected(enrolled.id));
+}
+
+bool TestHubCluster::startHostAgent(HubProcess &hub, const QString &name, int maxConcurrent,
+    std::unique_ptr<ForwarderProcess> &agent, QTemporaryDir &home)
+{
+    const QJsonObject enrolled
+        = hub.cliJson({ u"executor"_s, u"enroll"_s, u"--name"_s, name, u"--json"_s }).toObject();
+    const QString bundle = enrolled.value("bundle"_L1).toString();
+    if (bundle.isEmpty())
+        return false;
+    agent = std::make_unique<ForwarderProcess>(
+        QStringList { u"--bundle"_s, bundle, u"--host-mode"_s, u"--max-concurrent"_s,
+            QString::number(maxConcurrent) },
+        home.path(), ForwarderProcess::Program::Agent);
+    return agent->start() && agent->waitForStderr(u"connected to the hub as executor"_s);
+}
+
+void TestHubCluster::runsQueuedOnBothMembersAtOnceAreEachDispatchedOnce()
+{
+    if (::geteuid() != 0)
+        QSKIP("needs root: host-process runs run as the run user");
+    // Given a host-mode agent on each member and a project,
+    QTemporaryDir homeA;
+    QTemporaryDir homeB;
+    std::unique_ptr<ForwarderProcess> agentA;
+    std::unique_ptr<ForwarderProcess> agentB;
+    QVERIFY2(startHostAgent(*m_a, u"box-a"_s, 6, agentA, homeA),
+        qPrintable(agentA ? agentA->describe() : m_a->transcript()));
+    QVERIFY2(startHostAgent(*m_b, u"box-b"_s, 6, agentB, homeB),
+        qPrintable(agentB ? agentB->describe() : m_b->transcript()));
+    const QString project = u"/srv/projects/queue"_s;
+    CLOOP_COMPARE_EXIT(m_a->cli({ u"project"_s, u"add"_s, project }), 0);
+    // when 100 runs are queued through each member at the same time,
+    constexpr int kEach = 100;
+    const QString queueThem
+        = u"seq %1 | xargs -P 6 -I{} %2 run --project %3 --host-process --no-wait -- true"_s.arg(
+            QString::number(kEach), binaryPath(u"cloop"_s), project);
+    QProcess throughA;
+    QProcess throughB;
+    throughA.setProcessEnvironment(m_a->cliEnvironment());
+    throughB.setProcessEnvironment(m_b->cliEnvironment());
+    QElapsedTimer took;
+    took.start();
+    throughA.start(u"sh"_s, { u"-c"_s, queueThem });
+    throughB.start(u"sh"_s, { u"-c"_s, queueThem });
+    QVERIFY(throughA.waitForFinished(120'000) && throughB.waitForFinished(120'000));
+    QCOMPARE(throughA.exitCode(), 0);
+    QCOMPARE(throughB.exitCode(), 0);
+    // then every one of the 200 runs finishes, and succeeds,
+    QJsonArray runs;
+    QVERIFY2(
+        waitUntil(
+            [&] {
+                runs = m_a->cliJson({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s }).toArray();
+                if (runs.size() != 2 * kEach)
+                    return false;
+                for (const QJsonValue &run : std::as_const(runs))
+                    if (!run.toObject().value("finished"_L1).toBool())
+                        return false;
+                return true;
+            },
+            180'000),
+        qPrintable(u"%1 runs listed"_s.arg(runs.size())));
+    qInfo().noquote() << u"200 runs queued through two members finished %1 ms after queueing "
+                         "began"_s.arg(took.elapsed());
+    QSet<qint64> ids;
+    for (const QJsonValue &value : std::as_const(runs)) {
+        const QJsonObject run = value.toObject();
+        QCOMPARE(run.value("state"_L1).toString(), u"succeeded"_s);
+        ids.insert(run.value("id"_L1).toInteger());
+    }
+    QCOMPARE(ids.size(), 2 * kEach);
+    // each was dispatched exactly once, by one member to one agent, and
+    // each agent started it at most once.
+    const QRegularExpression dispatched(u"run (\\d+) dispatched to executor"_s);
+    QHash<qint64, int> dispatches;
+    for (const HubProcess *hub : { m_a.get(), m_b.get() })
+        for (auto it = dispatched.globalMatch(hub->log()); it.hasNext();)
+            ++dispatches[it.next().captured(1).toLongLong()];
+    const QRegularExpression started(u"run (\\d+) starting in"_s);
+    QHash<qint64, int> starts;
+    for (const ForwarderProcess *agent : { agentA.get(), agentB.get() })
+        for (auto it = started.globalMatch(agent->stderrText()); it.hasNext();)
+            ++starts[it.next().captured(1).toLongLong()];
+    int byB = 0;
+    for (const qint64 id : std::as_const(ids)) {
+        QVERIFY2(dispatches.value(id) == 1,
+            qPrintable(u"run %1 was dispatched %2 times"_s.arg(id).arg(dispatches.value(id))));
+        QVERIFY2(starts.value(id) == 1,
+            qPrintable(u"run %1 was started %2 times"_s.arg(id).arg(starts.value(id))));
+        byB += agentB->stderrText().contains(u"run %1 starting in"_s.arg(id));
+    }
+    qInfo().noquote() << u"agent on A ran %1 runs, agent on B %2"_s.arg(2 * kEach - byB).arg(byB);
+    // Both members took part.
+    QVERIFY(byB > 0 && byB < 2 * kEach);
+}
+
+QTEST_GUILESS_MAIN(TestHubCluster)
+#include "tst_hubcluster.moc"
