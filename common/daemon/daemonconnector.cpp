@@ -142,7 +142,7 @@ Status DaemonConnector::prepare()
         if (!file.open(QIODevice::ReadOnly))
             return usage(QStringLiteral("cannot read the token file %1: %2")
                              .arg(m_options.connection.tokenFile, file.errorString()));
-        return prepareFromBundle(QString::fromUtf8(file.read(8192)),
+        return prepareFromBundle(QString::fromUtf8(file.read(2 * identity::EnrollmentBundle::kMaxLength)),
             QStringLiteral("the bundle in %1").arg(m_options.connection.tokenFile));
     }
     if (!m_options.connection.bundle.isEmpty())
