@@ -3,6 +3,7 @@
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
 #include "common/net/hubtls.h"
+#include "common/net/huburls.h"
 #include "common/tunnel/tunnelclient.h"
 #include "common/util/atomicfile.h"
 
@@ -40,7 +41,8 @@ QString DaemonConnector::roleName() const
     return protocol::roleName(m_options.role);
 }
 
-Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, const QString &caFile)
+Status DaemonConnector::makeClient(
+    const QList<QUrl> &hubs, const QString &pinText, const QString &caFile)
 {
     auto pins = net::PinSet::parse(pinText);
     if (!pins)
@@ -51,7 +53,7 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
         qCWarning(lcIdentity).noquote()
             << QStringLiteral("--trust-ca-only: %1 is trusted on its certificate's CA "
                               "chain alone, with no pin of its key")
-                   .arg(hub.toString());
+                   .arg(net::describeHubUrls(hubs));
     } else if (m_options.connection.trustCaOnly) {
         qCInfo(lcIdentity).noquote()
             << "--trust-ca-only changes nothing here: the hub's key is pinned, and a pin is "
@@ -61,7 +63,7 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
     if (!trust)
         return trust.error();
     tunnel::TunnelClientOptions options;
-    options.hubUrl = hub;
+    options.hubUrls = hubs;
     options.endpointPath = m_options.endpointPath;
     options.role = m_options.role;
     options.software = QString::fromLatin1(buildinfo::kVersion);
@@ -113,11 +115,11 @@ Status DaemonConnector::prepareFromBundle(const QString &bundleText, const QStri
                    .arg(m_credentialFile.path(), roleName())
                    .arg(existing->credential->id)
                    .arg(existing->credential->name);
-    m_credential.server = bundle->hub;
+    m_credential.setServers(bundle->hubs());
     m_credential.pin = bundle->pins;
     m_credential.caFile = m_options.connection.caFile;
     m_credential.extra = m_options.extra;
-    if (Status made = makeClient(bundle->hub, bundle->pins, m_options.connection.caFile); !made)
+    if (Status made = makeClient(bundle->hubs(), bundle->pins, m_options.connection.caFile); !made)
         return made;
     m_client->setEnrollmentToken(bundle->token);
     return {};
@@ -142,7 +144,8 @@ Status DaemonConnector::prepare()
         if (!file.open(QIODevice::ReadOnly))
             return usage(QStringLiteral("cannot read the token file %1: %2")
                              .arg(m_options.connection.tokenFile, file.errorString()));
-        return prepareFromBundle(QString::fromUtf8(file.read(2 * identity::EnrollmentBundle::kMaxLength)),
+        return prepareFromBundle(
+            QString::fromUtf8(file.read(2 * identity::EnrollmentBundle::kMaxLength)),
             QStringLiteral("the bundle in %1").arg(m_options.connection.tokenFile));
     }
     if (!m_options.connection.bundle.isEmpty())
@@ -175,11 +178,11 @@ Status DaemonConnector::prepare()
     m_credential = *loaded->credential;
     const QString caFile
         = m_options.connection.caFile.isEmpty() ? m_credential.caFile : m_options.connection.caFile;
-    if (Status made = makeClient(m_credential.server, m_credential.pin, caFile); !made)
+    if (Status made = makeClient(m_credential.servers(), m_credential.pin, caFile); !made)
         return made;
     m_client->setCredential(m_credential.credential);
     qCInfo(lcIdentity).noquote() << roleName() << m_credential.id << m_credential.name << "of"
-                                 << m_credential.server.toString();
+                                 << net::describeHubUrls(m_credential.servers());
     return {};
 }
 
@@ -198,9 +201,10 @@ void DaemonConnector::start()
                 adoptPins(announced->pins);
         });
     connect(m_client.get(), &tunnel::TunnelClient::disconnected, this,
-        [](const QString &reason, qint64 retryInMs) {
+        [this](const QString &reason, qint64 retryInMs) {
             qCWarning(lcNet).noquote()
-                << "not connected:" << reason << "- retrying in"
+                << "not connected to" << m_client->currentUrl().toString() + QLatin1Char(':')
+                << reason << "- retrying in"
                 << QString::number(static_cast<double>(retryInMs) / 1000.0, 'f', 1) << "s";
         });
     connect(m_client.get(), &tunnel::TunnelClient::refused, this, [this](const Error &error) {

@@ -89,7 +89,7 @@ Q_SIGNALS:
 private:
     // `source` names where the bundle came from, for its errors.
     Status prepareFromBundle(const QString &bundleText, const QString &source);
-    Status makeClient(const QUrl &hub, const QString &pins, const QString &caFile);
+    Status makeClient(const QList<QUrl> &hubs, const QString &pins, const QString &caFile);
     void onEnrolled(const protocol::Enrolled &enrolled);
     // The hub announced the keys it serves and staged: pinned from now on,
     // in the saved credential and for the next connection.
