@@ -11,6 +11,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace cloop::daemon {
 
 namespace {
@@ -193,12 +195,15 @@ void DaemonConnector::start()
     connect(m_client.get(), &tunnel::TunnelClient::ready, this,
         [this](const protocol::Welcome &welcome) {
             adoptPins(welcome.pins);
+            adoptHubs(welcome.hubs);
             Q_EMIT ready(welcome);
         });
     connect(m_client.get(), &tunnel::TunnelClient::controlReceived, this,
         [this](const protocol::ControlMessage &message) {
             if (const auto *announced = std::get_if<protocol::HubPins>(&message))
                 adoptPins(announced->pins);
+            if (const auto *members = std::get_if<protocol::HubMembers>(&message))
+                adoptHubs(members->hubs);
         });
     connect(m_client.get(), &tunnel::TunnelClient::disconnected, this,
         [this](const QString &reason, qint64 retryInMs) {
@@ -274,6 +279,39 @@ void DaemonConnector::adoptPins(const QStringList &pins)
     if (auto trust = trustFor(*parsed, caFile))
         m_client->setTrust(*trust);
     qCInfo(lcIdentity).noquote() << "the hub's keys are now pinned as" << announced << "(kept in"
+                                 << m_credentialFile.path() + QLatin1Char(')');
+}
+
+void DaemonConnector::adoptHubs(const QList<QUrl> &hubs)
+{
+    // A hub before protocol 29 announces nothing.
+    const QList<QUrl> current = m_credential.servers();
+    if (hubs.isEmpty() || hubs == current)
+        return;
+    const bool keepsOne = std::any_of(hubs.cbegin(), hubs.cend(), [&current](const QUrl &hub) {
+        return std::any_of(current.cbegin(), current.cend(),
+            [&hub](const QUrl &known) { return net::sameHub(hub, known); });
+    });
+    if (!keepsOne) {
+        if (hubs != m_ignoredHubs)
+            qCWarning(lcIdentity).noquote()
+                << QStringLiteral("ignoring the hub URLs the hub announced (%1): none of them is "
+                                  "one this %2 dials (%3), and a hub never moves a daemon "
+                                  "wholly elsewhere")
+                       .arg(net::describeHubUrls(hubs), roleName(), net::describeHubUrls(current));
+        m_ignoredHubs = hubs;
+        return;
+    }
+    identity::DaemonCredential updated = m_credential;
+    updated.setServers(hubs);
+    if (Status saved = saveCredential(updated); !saved) {
+        qCWarning(lcIdentity).noquote()
+            << "cannot keep the hub URLs the hub announced:" << saved.error().message;
+        return;
+    }
+    m_client->setHubUrls(hubs);
+    qCInfo(lcIdentity).noquote() << "the hub is now dialled at" << net::describeHubUrls(hubs)
+                                 << "in this order (kept in"
                                  << m_credentialFile.path() + QLatin1Char(')');
 }
 
