@@ -3,12 +3,15 @@
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
 #include "common/net/hubtls.h"
+#include "common/net/huburls.h"
 #include "common/tunnel/tunnelclient.h"
 #include "common/util/atomicfile.h"
 
 #include <QDateTime>
 #include <QFile>
 #include <QFileInfo>
+
+#include <algorithm>
 
 namespace cloop::daemon {
 
@@ -40,7 +43,8 @@ QString DaemonConnector::roleName() const
     return protocol::roleName(m_options.role);
 }
 
-Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, const QString &caFile)
+Status DaemonConnector::makeClient(
+    const QList<QUrl> &hubs, const QString &pinText, const QString &caFile)
 {
     auto pins = net::PinSet::parse(pinText);
     if (!pins)
@@ -51,7 +55,7 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
         qCWarning(lcIdentity).noquote()
             << QStringLiteral("--trust-ca-only: %1 is trusted on its certificate's CA "
                               "chain alone, with no pin of its key")
-                   .arg(hub.toString());
+                   .arg(net::describeHubUrls(hubs));
     } else if (m_options.connection.trustCaOnly) {
         qCInfo(lcIdentity).noquote()
             << "--trust-ca-only changes nothing here: the hub's key is pinned, and a pin is "
@@ -61,7 +65,7 @@ Status DaemonConnector::makeClient(const QUrl &hub, const QString &pinText, cons
     if (!trust)
         return trust.error();
     tunnel::TunnelClientOptions options;
-    options.hubUrl = hub;
+    options.hubUrls = hubs;
     options.endpointPath = m_options.endpointPath;
     options.role = m_options.role;
     options.software = QString::fromLatin1(buildinfo::kVersion);
@@ -113,11 +117,11 @@ Status DaemonConnector::prepareFromBundle(const QString &bundleText, const QStri
                    .arg(m_credentialFile.path(), roleName())
                    .arg(existing->credential->id)
                    .arg(existing->credential->name);
-    m_credential.server = bundle->hub;
+    m_credential.setServers(bundle->hubs());
     m_credential.pin = bundle->pins;
     m_credential.caFile = m_options.connection.caFile;
     m_credential.extra = m_options.extra;
-    if (Status made = makeClient(bundle->hub, bundle->pins, m_options.connection.caFile); !made)
+    if (Status made = makeClient(bundle->hubs(), bundle->pins, m_options.connection.caFile); !made)
         return made;
     m_client->setEnrollmentToken(bundle->token);
     return {};
@@ -142,7 +146,8 @@ Status DaemonConnector::prepare()
         if (!file.open(QIODevice::ReadOnly))
             return usage(QStringLiteral("cannot read the token file %1: %2")
                              .arg(m_options.connection.tokenFile, file.errorString()));
-        return prepareFromBundle(QString::fromUtf8(file.read(8192)),
+        return prepareFromBundle(
+            QString::fromUtf8(file.read(2 * identity::EnrollmentBundle::kMaxLength)),
             QStringLiteral("the bundle in %1").arg(m_options.connection.tokenFile));
     }
     if (!m_options.connection.bundle.isEmpty())
@@ -175,11 +180,11 @@ Status DaemonConnector::prepare()
     m_credential = *loaded->credential;
     const QString caFile
         = m_options.connection.caFile.isEmpty() ? m_credential.caFile : m_options.connection.caFile;
-    if (Status made = makeClient(m_credential.server, m_credential.pin, caFile); !made)
+    if (Status made = makeClient(m_credential.servers(), m_credential.pin, caFile); !made)
         return made;
     m_client->setCredential(m_credential.credential);
     qCInfo(lcIdentity).noquote() << roleName() << m_credential.id << m_credential.name << "of"
-                                 << m_credential.server.toString();
+                                 << net::describeHubUrls(m_credential.servers());
     return {};
 }
 
@@ -190,17 +195,21 @@ void DaemonConnector::start()
     connect(m_client.get(), &tunnel::TunnelClient::ready, this,
         [this](const protocol::Welcome &welcome) {
             adoptPins(welcome.pins);
+            adoptHubs(welcome.hubs);
             Q_EMIT ready(welcome);
         });
     connect(m_client.get(), &tunnel::TunnelClient::controlReceived, this,
         [this](const protocol::ControlMessage &message) {
             if (const auto *announced = std::get_if<protocol::HubPins>(&message))
                 adoptPins(announced->pins);
+            if (const auto *members = std::get_if<protocol::HubMembers>(&message))
+                adoptHubs(members->hubs);
         });
     connect(m_client.get(), &tunnel::TunnelClient::disconnected, this,
-        [](const QString &reason, qint64 retryInMs) {
+        [this](const QString &reason, qint64 retryInMs) {
             qCWarning(lcNet).noquote()
-                << "not connected:" << reason << "- retrying in"
+                << "not connected to" << m_client->currentUrl().toString() + QLatin1Char(':')
+                << reason << "- retrying in"
                 << QString::number(static_cast<double>(retryInMs) / 1000.0, 'f', 1) << "s";
         });
     connect(m_client.get(), &tunnel::TunnelClient::refused, this, [this](const Error &error) {
@@ -270,6 +279,39 @@ void DaemonConnector::adoptPins(const QStringList &pins)
     if (auto trust = trustFor(*parsed, caFile))
         m_client->setTrust(*trust);
     qCInfo(lcIdentity).noquote() << "the hub's keys are now pinned as" << announced << "(kept in"
+                                 << m_credentialFile.path() + QLatin1Char(')');
+}
+
+void DaemonConnector::adoptHubs(const QList<QUrl> &hubs)
+{
+    // A hub before protocol 29 announces nothing.
+    const QList<QUrl> current = m_credential.servers();
+    if (hubs.isEmpty() || hubs == current)
+        return;
+    const bool keepsOne = std::any_of(hubs.cbegin(), hubs.cend(), [&current](const QUrl &hub) {
+        return std::any_of(current.cbegin(), current.cend(),
+            [&hub](const QUrl &known) { return net::sameHub(hub, known); });
+    });
+    if (!keepsOne) {
+        if (hubs != m_ignoredHubs)
+            qCWarning(lcIdentity).noquote()
+                << QStringLiteral("ignoring the hub URLs the hub announced (%1): none of them is "
+                                  "one this %2 dials (%3), and a hub never moves a daemon "
+                                  "wholly elsewhere")
+                       .arg(net::describeHubUrls(hubs), roleName(), net::describeHubUrls(current));
+        m_ignoredHubs = hubs;
+        return;
+    }
+    identity::DaemonCredential updated = m_credential;
+    updated.setServers(hubs);
+    if (Status saved = saveCredential(updated); !saved) {
+        qCWarning(lcIdentity).noquote()
+            << "cannot keep the hub URLs the hub announced:" << saved.error().message;
+        return;
+    }
+    m_client->setHubUrls(hubs);
+    qCInfo(lcIdentity).noquote() << "the hub is now dialled at" << net::describeHubUrls(hubs)
+                                 << "in this order (kept in"
                                  << m_credentialFile.path() + QLatin1Char(')');
 }
 

@@ -89,11 +89,16 @@ Q_SIGNALS:
 private:
     // `source` names where the bundle came from, for its errors.
     Status prepareFromBundle(const QString &bundleText, const QString &source);
-    Status makeClient(const QUrl &hub, const QString &pins, const QString &caFile);
+    Status makeClient(const QList<QUrl> &hubs, const QString &pins, const QString &caFile);
     void onEnrolled(const protocol::Enrolled &enrolled);
     // The hub announced the keys it serves and staged: pinned from now on,
     // in the saved credential and for the next connection.
     void adoptPins(const QStringList &pins);
+    // The hub announced the daemon URLs of its cluster's live members: dialled
+    // from the next attempt on, and kept in the saved credential. A list that
+    // shares no URL with the daemon's own is ignored (logged once per list):
+    // nothing a hub says moves a daemon wholly to hubs it was not enrolled with.
+    void adoptHubs(const QList<QUrl> &hubs);
     QString repinCommand() const;
     QString mismatchRemedy() const;
     Result<net::HubTrust> trustFor(const net::PinSet &pins, const QString &caFile) const;
@@ -104,6 +109,7 @@ private:
     identity::DaemonCredential m_credential;
     std::unique_ptr<tunnel::TunnelClient> m_client;
     bool m_enrolledNow = false;
+    QList<QUrl> m_ignoredHubs; // the last list adoptHubs refused, to warn once
 };
 
 } // namespace cloop::daemon

@@ -108,7 +108,7 @@ int runInstallCommand(const ServiceSpec &spec, const QStringList &arguments,
     if (!source.open(QIODevice::ReadOnly))
         return commandLine.usageError(
             u"cannot read %1: %2"_s.arg(source.fileName(), source.errorString()));
-    const QByteArray bundle = source.read(8192).trimmed();
+    const QByteArray bundle = source.read(2 * identity::EnrollmentBundle::kMaxLength).trimmed();
     source.close();
     // Checked before anything is written; redeemed only by the service.
     if (auto decoded = identity::EnrollmentBundle::decode(

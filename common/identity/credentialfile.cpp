@@ -2,6 +2,7 @@
 
 #include "common/crypto/secrets.h"
 #include "common/logging.h"
+#include "common/net/huburls.h"
 #include "common/util/atomicfile.h"
 
 #include <QDir>
@@ -26,7 +27,46 @@ Error broken(const QString &path, const QString &problem)
             .arg(path, problem),
         true);
 }
+// "server" first, then the other URLs of "servers". A file may name only
+// "server" (written before clusters), and "server" is what an earlier
+// version or a person editing the file changed, so it leads.
+Result<QList<QUrl>> readServers(const QJsonObject &object)
+{
+    auto server = net::parseHubUrl(
+        object.value(QLatin1String("server")).toString(), net::PlaintextHubUrls::LeftToTheDaemon);
+    if (!server)
+        return Error::make(server.error().code,
+            QStringLiteral("\"server\" is not a URL: %1").arg(server.error().message));
+    QList<QUrl> urls { *server };
+    const QJsonValue list = object.value(QLatin1String("servers"));
+    if (list.isUndefined())
+        return urls;
+    auto servers = net::parseHubUrlList(list, net::PlaintextHubUrls::LeftToTheDaemon);
+    if (!servers)
+        return Error::make(servers.error().code,
+            QStringLiteral("\"servers\" is invalid: %1").arg(servers.error().message));
+    for (const QUrl &url : std::as_const(*servers)) {
+        if (!net::sameHub(url, *server))
+            urls.append(url);
+    }
+    if (urls.size() > net::kMaxHubUrls)
+        return Error::make(QStringLiteral("invalid_url"),
+            QStringLiteral("\"server\" and \"servers\" name more than %1 hub URLs")
+                .arg(net::kMaxHubUrls));
+    return urls;
+}
 } // namespace
+
+QList<QUrl> DaemonCredential::servers() const
+{
+    return QList<QUrl> { server } + moreServers;
+}
+
+void DaemonCredential::setServers(const QList<QUrl> &urls)
+{
+    server = urls.value(0);
+    moreServers = urls.mid(1);
+}
 
 QJsonObject DaemonCredential::toJson() const
 {
@@ -34,6 +74,7 @@ QJsonObject DaemonCredential::toJson() const
     QJsonObject object = extra;
     const QJsonObject known {
         { QStringLiteral("server"), server.toString() },
+        { QStringLiteral("servers"), net::hubUrlListJson(servers()) },
         { QStringLiteral("id"), id },
         { QStringLiteral("name"), name },
         { QStringLiteral("credential"), credential },
@@ -82,9 +123,10 @@ Result<LoadedCredential> CredentialFile::load(net::PinRequirement pin) const
     const QJsonObject object = document.object();
 
     DaemonCredential credential;
-    credential.server = QUrl(object.value(QLatin1String("server")).toString(), QUrl::StrictMode);
-    if (!credential.server.isValid() || credential.server.host().isEmpty())
-        return broken(m_path, QStringLiteral("\"server\" is not a URL"));
+    auto servers = readServers(object);
+    if (!servers)
+        return broken(m_path, servers.error().message);
+    credential.setServers(*servers);
     const double id = object.value(QLatin1String("id")).toDouble(0);
     // Range before conversion: a double outside qint64 does not convert.
     if (!(id >= 1 && id <= 9007199254740992.0) || std::trunc(id) != id)
@@ -122,9 +164,10 @@ Result<LoadedCredential> CredentialFile::load(net::PinRequirement pin) const
                 m_path, QStringLiteral("\"device\" is not a device: %1").arg(spec.error().message));
         credential.device = *spec;
     }
-    static const QStringList known { QStringLiteral("server"), QStringLiteral("id"),
-        QStringLiteral("name"), QStringLiteral("credential"), QStringLiteral("pin"),
-        QStringLiteral("enrolled_at"), QStringLiteral("ca_file"), QStringLiteral("device") };
+    static const QStringList known { QStringLiteral("server"), QStringLiteral("servers"),
+        QStringLiteral("id"), QStringLiteral("name"), QStringLiteral("credential"),
+        QStringLiteral("pin"), QStringLiteral("enrolled_at"), QStringLiteral("ca_file"),
+        QStringLiteral("device") };
     for (auto it = object.begin(); it != object.end(); ++it) {
         if (!known.contains(it.key()))
             credential.extra.insert(it.key(), it.value());

@@ -6,6 +6,7 @@
 
 #include <QDateTime>
 #include <QJsonObject>
+#include <QList>
 #include <QString>
 #include <QStringList>
 #include <QUrl>
@@ -15,9 +16,12 @@
 namespace cloop::identity {
 
 // What an enrolled daemon keeps: ~/.cloop/forwarder.json or ~/.cloop/agent.json.
+// The hub URLs are "servers", in the order they are tried, and "server", the
+// first of them, which is all a file held before hubs formed clusters.
 struct DaemonCredential
 {
-    QUrl server;
+    QUrl server; // the first hub URL
+    QList<QUrl> moreServers; // further members of the hub's cluster, tried after `server`
     qint64 id = 0;
     QString name;
     QString credential;
@@ -28,6 +32,10 @@ struct DaemonCredential
     // written before forwarders recorded it (and in an agent's).
     std::optional<protocol::DeviceSpec> device;
     QJsonObject extra; // role-specific settings (an agent's work root)
+
+    // Every hub URL in the order the daemon tries them: `server`, then `moreServers`.
+    QList<QUrl> servers() const;
+    void setServers(const QList<QUrl> &urls);
 
     QJsonObject toJson() const;
 };

@@ -1,6 +1,7 @@
 #include "common/identity/enrollmentbundle.h"
 
 #include "common/crypto/secrets.h"
+#include "common/net/huburls.h"
 #include "common/net/spkipin.h"
 
 #include <QJsonDocument>
@@ -10,7 +11,6 @@ namespace cloop::identity {
 
 namespace {
 constexpr qsizetype kChecksumSize = 4;
-constexpr qsizetype kMaxBundleLength = 4096;
 
 Error bad(const QString &message)
 {
@@ -20,6 +20,30 @@ Error bad(const QString &message)
 QByteArray checksum(const QString &prefix, const QByteArray &json)
 {
     return secrets::sha256(prefix.toLatin1() + json).left(kChecksumSize);
+}
+
+// "u" alone (a bundle of one hub, or of a version before clusters), or "us"
+// with "u" as its first entry.
+Result<QList<QUrl>> readHubUrls(const QJsonObject &object)
+{
+    const QJsonValue first = object.value(QLatin1String("u"));
+    const QJsonValue all = object.value(QLatin1String("us"));
+    auto hub = net::parseHubUrl(first.toString(), net::PlaintextHubUrls::LeftToTheDaemon);
+    if (!first.isString() || !hub)
+        return bad(
+            QStringLiteral("the bundle names no valid hub URL%1")
+                .arg(first.isString() ? QStringLiteral(": ") + hub.error().message : QString()));
+    if (all.isUndefined())
+        return QList<QUrl> { *hub };
+    auto hubs = net::parseHubUrlList(all, net::PlaintextHubUrls::LeftToTheDaemon);
+    if (!hubs)
+        return bad(QStringLiteral("the bundle's list of hub URLs is invalid: %1")
+                       .arg(hubs.error().message));
+    if (hubs->first() != *hub)
+        return bad(QStringLiteral("the bundle's first hub URL %1 does not head its list of hub "
+                                  "URLs (%2)")
+                       .arg(hub->toString(), net::describeHubUrls(*hubs)));
+    return *hubs;
 }
 
 bool isBase64UrlChar(QChar c)
@@ -35,13 +59,26 @@ QString EnrollmentBundle::prefixFor(Kind kind)
     return kind == Kind::Forwarder ? QStringLiteral("cloopfwd1.") : QStringLiteral("cloopexe1.");
 }
 
+QList<QUrl> EnrollmentBundle::hubs() const
+{
+    return QList<QUrl> { hub } + moreHubs;
+}
+
+void EnrollmentBundle::setHubs(const QList<QUrl> &urls)
+{
+    hub = urls.value(0);
+    moreHubs = urls.mid(1);
+}
+
 QString EnrollmentBundle::encode() const
 {
     const QString prefix = prefixFor(kind);
-    const QByteArray json = QJsonDocument(
-        QJsonObject { { QStringLiteral("u"), hub.toString() }, { QStringLiteral("t"), token },
-            { QStringLiteral("p"),
-                pins } }).toJson(QJsonDocument::Compact);
+    QJsonObject object { { QStringLiteral("u"), hub.toString() }, { QStringLiteral("t"), token },
+        { QStringLiteral("p"), pins } };
+    // A bundle of one hub stays as short as it always was.
+    if (!moreHubs.isEmpty())
+        object.insert(QStringLiteral("us"), net::hubUrlListJson(hubs()));
+    const QByteArray json = QJsonDocument(object).toJson(QJsonDocument::Compact);
     const QByteArray raw = json + checksum(prefix, json);
     return prefix
         + QString::fromLatin1(
@@ -60,7 +97,7 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(
     }
     if (text.isEmpty())
         return bad(QStringLiteral("the bundle is empty"));
-    if (text.size() > kMaxBundleLength)
+    if (text.size() > kMaxLength)
         return bad(QStringLiteral("the bundle is %1 characters long, more than any bundle")
                        .arg(text.size()));
 
@@ -107,11 +144,12 @@ Result<EnrollmentBundle> EnrollmentBundle::decode(
 
     EnrollmentBundle bundle;
     bundle.kind = expected;
-    bundle.hub = QUrl(object.value(QLatin1String("u")).toString(), QUrl::StrictMode);
+    auto hubs = readHubUrls(object);
+    if (!hubs)
+        return hubs.error();
+    bundle.setHubs(*hubs);
     bundle.token = object.value(QLatin1String("t")).toString();
     bundle.pins = object.value(QLatin1String("p")).toString();
-    if (!bundle.hub.isValid() || bundle.hub.host().isEmpty())
-        return bad(QStringLiteral("the bundle names no valid hub URL"));
     const auto expectedToken = expected == Kind::Forwarder
         ? secrets::SecretKind::ForwarderEnrollmentToken
         : secrets::SecretKind::AgentEnrollmentToken;

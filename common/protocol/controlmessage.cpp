@@ -1,5 +1,6 @@
 #include "common/protocol/controlmessage.h"
 
+#include "common/net/huburls.h"
 #include "common/net/spkipin.h"
 
 #include "common/device/usb/usbipprotocol.h"
@@ -114,6 +115,19 @@ QStringList readPins(FieldReader &read)
     return pins;
 }
 
+// "hubs": 1 to kMaxHubMembers daemon URLs of the hub's cluster. A hub never
+// asks for plaintext to another host, whatever the daemon's operator allows.
+QList<QUrl> readHubs(FieldReader &read)
+{
+    auto hubs = net::parseHubUrlList(
+        read.object().value(QLatin1String("hubs")), net::PlaintextHubUrls::LoopbackOnly);
+    if (!hubs) {
+        read.fail(QStringLiteral("\"hubs\": %1").arg(hubs.error().message));
+        return {};
+    }
+    return *hubs;
+}
+
 Result<ControlMessage> parseWelcome(FieldReader &read)
 {
     Welcome welcome;
@@ -134,6 +148,8 @@ Result<ControlMessage> parseWelcome(FieldReader &read)
     }
     if (read.has(QLatin1StringView("pins")))
         welcome.pins = readPins(read);
+    if (read.has(QLatin1StringView("hubs")))
+        welcome.hubs = readHubs(read);
     return finish(read, std::move(welcome));
 }
 
@@ -144,6 +160,13 @@ Result<ControlMessage> parseHubPins(FieldReader &read)
     if (announced.pins.isEmpty())
         read.fail(QStringLiteral("\"pins\" names no key"));
     return finish(read, std::move(announced));
+}
+
+Result<ControlMessage> parseHubMembers(FieldReader &read)
+{
+    HubMembers members;
+    members.hubs = readHubs(read);
+    return finish(read, std::move(members));
 }
 
 Result<ControlMessage> parseErrorMessage(FieldReader &read)
@@ -417,6 +440,7 @@ constexpr MessageParser kMessageParsers[] = {
     { messagetype::kRunFinished, parseRunFinished },
     { messagetype::kRunsHeld, parseRunsHeld },
     { messagetype::kHubPins, parseHubPins },
+    { messagetype::kHubMembers, parseHubMembers },
     { messagetype::kDeviceState, parseDeviceState },
     { messagetype::kUpgradeRequest, parseUpgradeRequest },
     { messagetype::kUpgradeStatus, parseUpgradeStatus },
@@ -520,12 +544,19 @@ struct Serializer
             object.insert(QStringLiteral("device"), m.device->toJson());
         if (!m.pins.isEmpty())
             object.insert(QStringLiteral("pins"), QJsonArray::fromStringList(m.pins));
+        if (!m.hubs.isEmpty())
+            object.insert(QStringLiteral("hubs"), net::hubUrlListJson(m.hubs));
         return object;
     }
     QJsonObject operator()(const HubPins &m) const
     {
         return { { QStringLiteral("type"), messagetype::kHubPins },
             { QStringLiteral("pins"), QJsonArray::fromStringList(m.pins) } };
+    }
+    QJsonObject operator()(const HubMembers &m) const
+    {
+        return { { QStringLiteral("type"), messagetype::kHubMembers },
+            { QStringLiteral("hubs"), net::hubUrlListJson(m.hubs) } };
     }
     QJsonObject operator()(const RunStart &m) const
     {

@@ -1,13 +1,16 @@
 #pragma once
 
+#include "common/net/huburls.h"
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
 
 #include <QByteArray>
 #include <QJsonObject>
+#include <QList>
 #include <QMap>
 #include <QString>
 #include <QStringList>
+#include <QUrl>
 
 #include <variant>
 
@@ -31,6 +34,7 @@ inline constexpr QLatin1StringView kRunFinished { "run.finished" };
 inline constexpr QLatin1StringView kRunsHeld { "runs.held" };
 inline constexpr QLatin1StringView kDeviceState { "device.state" };
 inline constexpr QLatin1StringView kHubPins { "hub.pins" };
+inline constexpr QLatin1StringView kHubMembers { "hub.members" };
 inline constexpr QLatin1StringView kUpgradeRequest { "upgrade.request" };
 inline constexpr QLatin1StringView kUpgradeStatus { "upgrade.status" };
 inline constexpr QLatin1StringView kCapabilities { "capabilities" };
@@ -96,19 +100,35 @@ struct Welcome
     // The pins of the keys the hub serves and has staged ("sha256:…"): what
     // the daemon pins from now on. Empty from a hub before protocol 26.
     QStringList pins;
+    // The daemon URLs of the live members of the hub's cluster, in the order
+    // to try them: what the daemon dials from its next attempt on. Empty from
+    // a hub before protocol 29.
+    QList<QUrl> hubs {};
 
     friend bool operator==(const Welcome &, const Welcome &) = default;
 };
 
 // Hub -> daemon, any time in a session: the hub staged or activated a key;
-// the daemon pins exactly these keys from now on.
+// the daemon pins exactly these keys from now on. In a cluster, the union
+// of every member's keys.
 struct HubPins
 {
     QStringList pins;
 
     friend bool operator==(const HubPins &, const HubPins &) = default;
 };
-inline constexpr int kMaxHubPins = 4;
+inline constexpr int kMaxHubPins = 16;
+
+// Hub -> daemon of protocol 29 or later, any time in a session: the daemon
+// URLs of the live members of the hub's cluster changed. Like Welcome's
+// `hubs`: wss:// (ws:// only to loopback), 1 to kMaxHubMembers, none twice.
+struct HubMembers
+{
+    QList<QUrl> hubs;
+
+    friend bool operator==(const HubMembers &, const HubMembers &) = default;
+};
+inline constexpr int kMaxHubMembers = net::kMaxHubUrls;
 
 // Either direction. A permanent error means "do not retry": the daemon
 // stops its reconnect loop and says why.
@@ -278,8 +298,8 @@ struct CapabilitiesReport
 };
 
 using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart,
-    RunCancel, RunAck, RunStarted, RunFinished, RunsHeld, DeviceState, HubPins, UpgradeRequest,
-    UpgradeStatus, CapabilitiesReport>;
+    RunCancel, RunAck, RunStarted, RunFinished, RunsHeld, DeviceState, HubPins, HubMembers,
+    UpgradeRequest, UpgradeStatus, CapabilitiesReport>;
 
 // Limits a RunStart is checked against.
 inline constexpr int kMaxArgv = 256;

@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 28;
+inline constexpr int kVersion = 29;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -38,4 +38,12 @@ namespace cloop::protocol {
 // From this version on a hub may ask an agent to install a harness
 // (run.start's "harness") and takes the agent's capabilities message.
 inline constexpr int kMinimumForHarnessInstall = 28;
+} // namespace cloop::protocol
+
+namespace cloop::protocol {
+// From this version on a daemon takes the hub URLs of its hub's cluster
+// (hub.members, Welcome's hubs) and reads up to kMaxHubPins pins; an older
+// one reads at most kMaxHubPinsBeforeHubMembers and is told no more.
+inline constexpr int kMinimumForHubMembers = 29;
+inline constexpr int kMaxHubPinsBeforeHubMembers = 4;
 } // namespace cloop::protocol

@@ -63,18 +63,49 @@ void TunnelClient::setState(State state)
     Q_EMIT stateChanged(state);
 }
 
+void TunnelClient::setHubUrls(const QList<QUrl> &urls)
+{
+    if (urls.isEmpty())
+        return;
+    m_options.hubUrls = urls;
+    if (!urls.contains(m_lastReadyUrl))
+        m_lastReadyUrl.clear();
+}
+
+QList<QUrl> TunnelClient::roundOrder() const
+{
+    QList<QUrl> order;
+    if (m_options.hubUrls.contains(m_lastReadyUrl))
+        order.append(m_lastReadyUrl);
+    for (const QUrl &url : m_options.hubUrls) {
+        if (url != m_lastReadyUrl)
+            order.append(url);
+    }
+    return order;
+}
+
 void TunnelClient::start()
 {
     if (m_state != State::Idle && m_state != State::Stopped)
         return;
-    const auto urlCheck = net::checkHubUrl(
-        m_options.hubUrl, m_options.allowInsecurePlaintext, m_options.insecureOption);
-    if (!urlCheck) {
+    if (m_options.hubUrls.isEmpty()) {
         setState(State::Stopped);
-        Q_EMIT refused(urlCheck.error());
+        Q_EMIT refused(Error::make(
+            QStringLiteral("invalid_url"), QStringLiteral("there is no hub URL to dial"), true));
         return;
     }
+    for (const QUrl &hubUrl : std::as_const(m_options.hubUrls)) {
+        const auto urlCheck
+            = net::checkHubUrl(hubUrl, m_options.allowInsecurePlaintext, m_options.insecureOption);
+        if (!urlCheck) {
+            setState(State::Stopped);
+            Q_EMIT refused(urlCheck.error());
+            return;
+        }
+    }
     m_backoff.reset();
+    m_round.clear();
+    m_roundIndex = 0;
     m_state = State::Idle; // start() after stop() or refused() begins anew
     connectNow();
 }
@@ -97,16 +128,20 @@ void TunnelClient::connectNow()
 {
     if (m_state == State::Stopped)
         return;
-    const QUrl url = net::endpointUrl(m_options.hubUrl, m_options.endpointPath);
-    const auto plaintextRemote
-        = net::checkHubUrl(m_options.hubUrl, m_options.allowInsecurePlaintext);
+    if (m_roundIndex >= m_round.size()) {
+        m_round = roundOrder();
+        m_roundIndex = 0;
+    }
+    m_currentUrl = m_round.at(m_roundIndex);
+    const QUrl url = net::endpointUrl(m_currentUrl, m_options.endpointPath);
+    const auto plaintextRemote = net::checkHubUrl(m_currentUrl, m_options.allowInsecurePlaintext);
     if (plaintextRemote.ok() && *plaintextRemote) {
-        qCWarning(lcNet).noquote() << "INSECURE: connecting to" << m_options.hubUrl.host()
+        qCWarning(lcNet).noquote() << "INSECURE: connecting to" << m_currentUrl.host()
                                    << "without TLS; the credential and all device traffic can be "
                                       "read and altered on the way";
     } else if (url.scheme() == QLatin1String("wss") && m_options.trust.pins().isEmpty()) {
         qCWarning(lcNet).noquote()
-            << "UNPINNED: connecting to" << m_options.hubUrl.host()
+            << "UNPINNED: connecting to" << m_currentUrl.host()
             << "with no pin of its key; any certificate a trusted CA issued for that name "
                "passes for the hub";
     }
@@ -133,7 +168,14 @@ void TunnelClient::connectNow()
     connect(connection, &TunnelConnection::disconnected, this, &TunnelClient::onConnectionLost);
 
     setState(State::Connecting);
-    qCDebug(lcNet) << "dialling" << url.toString();
+    if (m_round.size() > 1)
+        qCInfo(lcNet).noquote() << "dialling" << url.toString()
+                                << QStringLiteral("(hub URL %1 of %2 this round)")
+                                       .arg(m_roundIndex + 1)
+                                       .arg(m_round.size());
+    else
+        qCInfo(lcNet).noquote() << "dialling" << url.toString();
+    Q_EMIT attemptStarted(m_currentUrl);
     m_authTimer.start(m_options.authenticationTimeout);
     socket->open(url);
 }
@@ -144,8 +186,7 @@ void TunnelClient::onConnected()
         return;
     QWebSocket *socket = m_connection->socket();
     enableLowDelay(socket);
-    if (net::endpointUrl(m_options.hubUrl, m_options.endpointPath).scheme()
-        == QLatin1String("wss")) {
+    if (net::endpointUrl(m_currentUrl, m_options.endpointPath).scheme() == QLatin1String("wss")) {
         // The pin is checked on every connection, also when a public CA
         // vouched for the certificate, and before any secret leaves.
         const Status pinned
@@ -180,6 +221,9 @@ void TunnelClient::onControl(const ControlMessage &message)
             return;
         m_authTimer.stop();
         m_backoff.reset();
+        // The round is over: a later loss starts the next one here.
+        m_lastReadyUrl = m_currentUrl;
+        m_roundIndex = m_round.size();
         setState(State::Ready);
         Q_EMIT ready(*welcome);
         return;
@@ -224,7 +268,9 @@ void TunnelClient::onConnectionLost(const QString &reason)
         return;
     }
     const QString why = m_attemptError ? m_attemptError->message : reason;
-    const auto delay = m_backoff.next();
+    if (m_roundIndex < m_round.size())
+        ++m_roundIndex;
+    const auto delay = m_roundIndex < m_round.size() ? m_options.nextUrlDelay : m_backoff.next();
     setState(State::WaitingToRetry);
     Q_EMIT disconnected(why, delay.count());
     m_retryTimer.start(delay);

@@ -36,9 +36,11 @@ Result<QString> OwnExecutorCredential::prepare(const QUrl &hub, const QString &p
         if (record) {
             // The hub may have moved to another port or key since: the saved
             // credential follows the hub as it is now.
-            if (loaded->credential->server != hub || loaded->credential->pin != pin) {
+            if (loaded->credential->servers() != QList<QUrl> { hub }
+                || loaded->credential->pin != pin) {
                 identity::DaemonCredential current = *loaded->credential;
-                current.server = hub;
+                // It serves this hub alone: it ends with it.
+                current.setServers({ hub });
                 current.pin = pin;
                 if (Status saved = file.save(current); !saved)
                     return saved.error();

@@ -1,6 +1,7 @@
 #include "hub/server/daemongateway.h"
 
 #include "common/logging.h"
+#include "common/net/huburls.h"
 #include "common/protocol/protocolversion.h"
 #include "common/util/duration.h"
 #include "common/util/logthrottle.h"
@@ -9,6 +10,8 @@
 #include "hub/server/daemondirectory.h"
 
 #include <QWebSocket>
+
+#include <algorithm>
 
 namespace cloop::hub {
 
@@ -101,7 +104,9 @@ void DaemonGateway::admit(
     }
     m_sessions.insert(id, connection);
     m_protocols.insert(id, peerProtocol);
-    welcome.pins = m_pins;
+    welcome.pins = pinsFor(peerProtocol);
+    // A daemon before protocol 29 reads past a key it does not know.
+    welcome.hubs = m_hubs;
     connect(connection, &TunnelConnection::controlReceived, this,
         [this, id](const ControlMessage &message) { Q_EMIT controlReceived(id, message); });
     connect(connection, &TunnelConnection::disconnected, this,
@@ -124,16 +129,68 @@ void DaemonGateway::admit(
     Q_EMIT daemonConnected(id, name);
 }
 
+QStringList DaemonGateway::pinsFor(int peerProtocol) const
+{
+    // A daemon before protocol 29 refuses a welcome or hub.pins with more
+    // pins than it reads: it keeps the pins it has instead.
+    if (peerProtocol < kMinimumForHubMembers && m_pins.size() > kMaxHubPinsBeforeHubMembers)
+        return {};
+    return m_pins;
+}
+
 void DaemonGateway::announcePins(const QStringList &pins)
 {
     m_pins = pins;
+    int told = 0;
     for (auto session = m_sessions.cbegin(); session != m_sessions.cend(); ++session) {
         // A daemon before protocol 26 would take the message for garbage.
-        if (m_protocols.value(session.key()) >= protocol::kMinimumForHubPins)
-            session.value()->sendControl(HubPins { pins });
+        const int peerProtocol = m_protocols.value(session.key());
+        const QStringList readable = pinsFor(peerProtocol);
+        if (peerProtocol >= kMinimumForHubPins && !readable.isEmpty()) {
+            session.value()->sendControl(HubPins { readable });
+            ++told;
+        }
     }
-    qCInfo(lcHubGateway).noquote() << "told" << m_sessions.size() << m_noun
-                                   << "session(s) the hub's pins:" << pins.join(QLatin1Char(','));
+    qCInfo(lcHubGateway).noquote()
+        << "told" << told << m_noun << "session(s) the hub's pins:" << pins.join(QLatin1Char(','));
+}
+
+void DaemonGateway::announceHubs(const QList<QUrl> &hubs)
+{
+    // One URL a daemon refuses would make it refuse the whole welcome.
+    QList<QUrl> accepted;
+    for (const QUrl &hub : hubs) {
+        auto url = net::parseHubUrl(hub.toString(), net::PlaintextHubUrls::LoopbackOnly);
+        const bool twice = url
+            && std::any_of(accepted.cbegin(), accepted.cend(),
+                [&url](const QUrl &earlier) { return net::sameHub(earlier, *url); });
+        if (!url || twice || accepted.size() >= kMaxHubMembers) {
+            qCWarning(lcHubGateway).noquote()
+                << "not telling" << m_noun << "daemons the hub URL"
+                << hub.toString() + QLatin1Char(':')
+                << (!url           ? url.error().message
+                           : twice ? QStringLiteral("named twice")
+                                   : QStringLiteral("more than %1 URLs").arg(kMaxHubMembers));
+            continue;
+        }
+        accepted.append(*url);
+    }
+    if (accepted == m_hubs)
+        return;
+    m_hubs = accepted;
+    if (m_hubs.isEmpty())
+        return;
+    int told = 0;
+    for (auto session = m_sessions.cbegin(); session != m_sessions.cend(); ++session) {
+        // A daemon before protocol 29 would take the message for garbage.
+        if (m_protocols.value(session.key()) >= kMinimumForHubMembers) {
+            session.value()->sendControl(HubMembers { m_hubs });
+            ++told;
+        }
+    }
+    qCInfo(lcHubGateway).noquote()
+        << "told" << told << m_noun
+        << "session(s) the hub's members:" << net::describeHubUrls(m_hubs);
 }
 
 void DaemonGateway::drop(qint64 id, const ErrorMessage &reason)

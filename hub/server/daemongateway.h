@@ -61,6 +61,13 @@ public:
     // The pins of the keys the hub serves and staged: in every Welcome from
     // now on, and told to every live daemon that stores them.
     void announcePins(const QStringList &pins);
+    // The daemon URLs of the live members of the hub's cluster, in the order
+    // daemons should try them: in every Welcome from now on, and told
+    // (hub.members) to every live daemon that takes them. A URL no daemon
+    // would accept (not wss://, ws:// to another host, named twice, past the
+    // 16th) is left out and logged.
+    void announceHubs(const QList<QUrl> &hubs);
+    const QList<QUrl> &announcedHubs() const { return m_hubs; }
 
 Q_SIGNALS:
     void daemonConnected(qint64 id, const QString &name);
@@ -74,6 +81,8 @@ private:
     void admit(tunnel::TunnelConnection *connection, qint64 id, const QString &name,
         protocol::Welcome welcome, int peerProtocol);
     void retire(tunnel::TunnelConnection *connection, const protocol::ErrorMessage &reason);
+    // What a daemon of `peerProtocol` can read of the hub's pins.
+    QStringList pinsFor(int peerProtocol) const;
 
     DaemonDirectory &m_directory;
     Options m_options;
@@ -82,6 +91,7 @@ private:
     QHash<qint64, tunnel::TunnelConnection *> m_sessions;
     QHash<qint64, int> m_protocols; // of the live sessions
     QStringList m_pins;
+    QList<QUrl> m_hubs;
     std::unique_ptr<util::LogThrottle> m_refusalLog;
 };
 

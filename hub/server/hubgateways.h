@@ -31,6 +31,12 @@ public:
         m_forwarders.announcePins(pins);
         m_executors.announcePins(pins);
     }
+    // The daemon URLs of the cluster's live members (DaemonGateway::announceHubs).
+    void announceHubs(const QList<QUrl> &hubs)
+    {
+        m_forwarders.announceHubs(hubs);
+        m_executors.announceHubs(hubs);
+    }
     const ForwarderStates &forwarderStates() const { return m_forwarderStates; }
     // Every forwarder of the cluster, wherever its session is.
     ForwarderReach &forwarderReach() { return m_forwarderReach; }

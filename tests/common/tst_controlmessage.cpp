@@ -123,6 +123,41 @@ void TestControlMessage::roundTrip_data()
             << QStringLiteral("hub.pins");
     }
     {
+        // A cluster's members: TLS anywhere, plaintext to loopback only.
+        const QStringList members { QStringLiteral("wss://hub-a.example:7443"),
+            QStringLiteral("https://hub-b.example"), QStringLiteral("ws://127.0.0.1:7443") };
+        QList<QUrl> urls;
+        for (const QString &member : members)
+            urls.append(QUrl(member));
+        Welcome welcome { 29, QStringLiteral("0.5.0"), 7, QStringLiteral("bench"), std::nullopt,
+            { pinA }, urls };
+        QTest::newRow("welcome with hubs")
+            << ControlMessage(welcome)
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("welcome") },
+                   { QStringLiteral("protocol"), 29 },
+                   { QStringLiteral("software"), QStringLiteral("0.5.0") },
+                   { QStringLiteral("id"), 7 }, { QStringLiteral("name"), QStringLiteral("bench") },
+                   { QStringLiteral("pins"), QJsonArray::fromStringList({ pinA }) },
+                   { QStringLiteral("hubs"), QJsonArray::fromStringList(members) } }
+            << QStringLiteral("welcome");
+        QTest::newRow("hub.members")
+            << ControlMessage(HubMembers { urls })
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("hub.members") },
+                   { QStringLiteral("hubs"), QJsonArray::fromStringList(members) } }
+            << QStringLiteral("hub.members");
+        QList<QUrl> sixteen;
+        QStringList sixteenTexts;
+        for (int i = 1; i <= kMaxHubMembers; ++i) {
+            sixteenTexts.append(QStringLiteral("wss://hub-%1.example:7443").arg(i));
+            sixteen.append(QUrl(sixteenTexts.last()));
+        }
+        QTest::newRow("hub.members, sixteen")
+            << ControlMessage(HubMembers { sixteen })
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("hub.members") },
+                   { QStringLiteral("hubs"), QJsonArray::fromStringList(sixteenTexts) } }
+            << QStringLiteral("hub.members");
+    }
+    {
         Hello hello;
         hello.protocol = 22;
         hello.software = QStringLiteral("cloop-forward 0.1.0");
@@ -317,9 +352,68 @@ void TestControlMessage::refuses_data()
     QTest::newRow("hub.pins without pins")
         << hubPins(QJsonArray()) << QStringLiteral("names no key");
     QTest::newRow("hub.pins not a list") << hubPins(pin) << QStringLiteral("must be a list");
-    QTest::newRow("hub.pins, five")
-        << hubPins(QJsonArray::fromStringList({ pin, pin, pin, pin, pin }))
-        << QStringLiteral("at most 4");
+    QTest::newRow("hub.pins, seventeen")
+        << hubPins(QJsonArray::fromStringList(QStringList(kMaxHubPins + 1, pin)))
+        << QStringLiteral("at most 16");
+    const auto hubMembers = [](const QJsonValue &hubs) {
+        return json(QJsonObject { { QStringLiteral("type"), QStringLiteral("hub.members") },
+            { QStringLiteral("hubs"), hubs } });
+    };
+    const auto welcomeHubs = [](const QJsonValue &hubs) {
+        return json(with(validWelcome(), QStringLiteral("hubs"), hubs));
+    };
+    const QString member = QStringLiteral("wss://hub-a.example:7443");
+    QStringList seventeen;
+    for (int i = 1; i <= kMaxHubMembers + 1; ++i)
+        seventeen.append(QStringLiteral("wss://hub-%1.example:7443").arg(i));
+    QTest::newRow("hub.members without hubs")
+        << json(QJsonObject { { QStringLiteral("type"), QStringLiteral("hub.members") } })
+        << QStringLiteral("\"hubs\": not a list of 1 to 16 hub URLs");
+    QTest::newRow("hub.members, empty")
+        << hubMembers(QJsonArray()) << QStringLiteral("not a list of 1 to 16");
+    QTest::newRow("hub.members, a string, not a list")
+        << hubMembers(member) << QStringLiteral("not a list of 1 to 16");
+    QTest::newRow("hub.members, seventeen") << hubMembers(QJsonArray::fromStringList(seventeen))
+                                            << QStringLiteral("not a list of 1 to 16");
+    QTest::newRow("hub.members, a number")
+        << hubMembers(QJsonArray({ QJsonValue(7443) })) << QStringLiteral("must be strings");
+    QTest::newRow("hub.members, twice")
+        << hubMembers(QJsonArray::fromStringList(
+               { member, QStringLiteral("wss://hub-b.example"), member }))
+        << QStringLiteral("wss://hub-a.example:7443 is named twice");
+    QTest::newRow("hub.members, twice as https") << hubMembers(
+        QJsonArray::fromStringList({ member, QStringLiteral("https://hub-a.example:7443/") }))
+                                                 << QStringLiteral("named twice");
+    QTest::newRow("hub.members, plaintext to another host")
+        << hubMembers(
+               QJsonArray::fromStringList({ member, QStringLiteral("ws://hub-b.example:7443") }))
+        << QStringLiteral("refusing plaintext ws to hub-b.example");
+    QTest::newRow("hub.members, another scheme")
+        << hubMembers(QJsonArray::fromStringList({ QStringLiteral("ftp://hub-a.example") }))
+        << QStringLiteral("scheme \"ftp\"");
+    QTest::newRow("hub.members, no host")
+        << hubMembers(QJsonArray::fromStringList({ QStringLiteral("wss:///api") }))
+        << QStringLiteral("is not a hub URL");
+    QTest::newRow("hub.members, garbage")
+        << hubMembers(QJsonArray::fromStringList({ QStringLiteral("not a url") }))
+        << QStringLiteral("is not a hub URL");
+    QTest::newRow("hub.members, user name") << hubMembers(
+        QJsonArray::fromStringList({ QStringLiteral("wss://admin:secret@hub-a.example") }))
+                                            << QStringLiteral("user name");
+    QTest::newRow("hub.members, query")
+        << hubMembers(QJsonArray::fromStringList({ QStringLiteral("wss://hub-a.example/?x=1") }))
+        << QStringLiteral("query");
+    QTest::newRow("hub.members, overlong") << hubMembers(QJsonArray::fromStringList(
+        { QStringLiteral("wss://") + QString(300, QLatin1Char('a')) + QStringLiteral(".example") }))
+                                           << QStringLiteral("longer than a hub URL may be");
+    QTest::newRow("welcome, hubs empty") << welcomeHubs(QJsonArray()) << QStringLiteral("\"hubs\"");
+    QTest::newRow("welcome, hubs not a list") << welcomeHubs(member) << QStringLiteral("\"hubs\"");
+    QTest::newRow("welcome, hubs plaintext to another host")
+        << welcomeHubs(QJsonArray::fromStringList({ QStringLiteral("http://10.1.2.3:7443") }))
+        << QStringLiteral("refusing plaintext http");
+    QTest::newRow("welcome, hubs twice")
+        << welcomeHubs(QJsonArray::fromStringList({ member, member }))
+        << QStringLiteral("named twice");
     QTest::newRow("hub.pins, no pin")
         << hubPins(QJsonArray::fromStringList({ QStringLiteral("sha256:nope") }))
         << QStringLiteral("each be one pin");

@@ -110,6 +110,9 @@ private Q_SLOTS:
     void deviceRecordRoundTrip_data();
     void deviceRecordRoundTrip();
     void fileWithoutDeviceRecordStillLoads();
+    void severalServersRoundTrip();
+    void fileWithoutServersLoadsOneUrl();
+    void serverLeadsServers();
     void emptyPinIsRefusedNamingTheFile_data();
     void emptyPinIsRefusedNamingTheFile();
     void keepPrivateNarrowsAWideMode();
@@ -219,6 +222,81 @@ void TestCredentialFile::fileWithoutDeviceRecordStillLoads()
     QCOMPARE(again->credential->device->interfaceName, QStringLiteral("dummy1"));
     QCOMPARE(again->credential->credential, loaded->credential->credential);
     QCOMPARE(again->credential->pin, loaded->credential->pin);
+}
+
+void TestCredentialFile::severalServersRoundTrip()
+{
+    // Given a credential that knows the three members of its hub's cluster,
+    DaemonCredential saved = sampleCredential();
+    const QList<QUrl> servers { QUrl(QStringLiteral("wss://hub-b.example.com:8443")),
+        QUrl(QStringLiteral("wss://hub-a.example.com:8443")),
+        QUrl(QStringLiteral("ws://127.0.0.1:7443")) };
+    saved.setServers(servers);
+    const QString path = m_dir->filePath(QStringLiteral("forwarder.json"));
+    QVERIFY(CredentialFile(path).save(saved).ok());
+
+    // then the file names the first as "server", as it always did, and all
+    // of them in order as "servers",
+    const QJsonObject onDisk = QJsonDocument::fromJson(readFile(path)).object();
+    QCOMPARE(onDisk.value(QLatin1String("server")).toString(),
+        QStringLiteral("wss://hub-b.example.com:8443"));
+    QCOMPARE(onDisk.value(QLatin1String("servers")).toArray(),
+        QJsonArray::fromStringList({ QStringLiteral("wss://hub-b.example.com:8443"),
+            QStringLiteral("wss://hub-a.example.com:8443"),
+            QStringLiteral("ws://127.0.0.1:7443") }));
+
+    // and they read back in that order, not among the role's other keys.
+    const auto loaded = CredentialFile(path).load();
+    QVERIFY2(loaded.ok(), qPrintable(loaded.ok() ? QString() : loaded.error().message));
+    QCOMPARE(loaded->credential->servers(), servers);
+    QCOMPARE(loaded->credential->server, servers.first());
+    QVERIFY(!loaded->credential->extra.contains(QLatin1String("servers")));
+    QCOMPARE(loaded->credential->extra, saved.extra);
+}
+
+void TestCredentialFile::fileWithoutServersLoadsOneUrl()
+{
+    // Given a file written before hubs formed clusters ("server" alone),
+    QJsonObject old = validObject();
+    old.remove(QStringLiteral("servers"));
+    const QString path = m_dir->filePath(QStringLiteral("agent.json"));
+    QVERIFY(writeFile(path, QJsonDocument(old).toJson()));
+
+    // then it loads with that one URL,
+    const auto loaded = CredentialFile(path).load();
+    QVERIFY2(loaded.ok(), qPrintable(loaded.ok() ? QString() : loaded.error().message));
+    QCOMPARE(loaded->credential->servers(),
+        QList<QUrl> { QUrl(QStringLiteral("wss://hub.example.com:8443")) });
+    QVERIFY(loaded->credential->moreServers.isEmpty());
+
+    // and saved again it gains the list, which an earlier version would keep
+    // among the keys it does not know.
+    QVERIFY(CredentialFile(path).save(*loaded->credential).ok());
+    const QJsonObject onDisk = QJsonDocument::fromJson(readFile(path)).object();
+    QCOMPARE(onDisk.value(QLatin1String("servers")).toArray(),
+        QJsonArray { QStringLiteral("wss://hub.example.com:8443") });
+}
+
+void TestCredentialFile::serverLeadsServers()
+{
+    // Given a file whose "server" was changed on its own (by hand, or by a
+    // version that knew nothing of "servers"),
+    QJsonObject object = validObject();
+    object.insert(QStringLiteral("server"), QStringLiteral("wss://hub-c.example.com:8443"));
+    object.insert(QStringLiteral("servers"),
+        QJsonArray::fromStringList({ QStringLiteral("wss://hub-a.example.com:8443"),
+            QStringLiteral("wss://hub-c.example.com:8443"),
+            QStringLiteral("wss://hub-b.example.com:8443") }));
+    const QString path = m_dir->filePath(QStringLiteral("forwarder.json"));
+    QVERIFY(writeFile(path, QJsonDocument(object).toJson()));
+
+    // then "server" is tried first, and the others after it in their order.
+    const auto loaded = CredentialFile(path).load();
+    QVERIFY2(loaded.ok(), qPrintable(loaded.ok() ? QString() : loaded.error().message));
+    QCOMPARE(loaded->credential->servers(),
+        (QList<QUrl> { QUrl(QStringLiteral("wss://hub-c.example.com:8443")),
+            QUrl(QStringLiteral("wss://hub-a.example.com:8443")),
+            QUrl(QStringLiteral("wss://hub-b.example.com:8443")) }));
 }
 
 void TestCredentialFile::emptyPinIsRefusedNamingTheFile_data()
@@ -363,6 +441,35 @@ void TestCredentialFile::brokenFiles_data()
     QTest::newRow("server without host")
         << json(with(QStringLiteral("server"), QStringLiteral("hub")))
         << QStringLiteral("\"server\" is not a URL");
+    QTest::newRow("server of another scheme")
+        << json(with(QStringLiteral("server"), QStringLiteral("ftp://hub.example.com")))
+        << QStringLiteral("\"server\" is not a URL: hub URL scheme \"ftp\"");
+    QStringList seventeen;
+    for (int i = 1; i <= 17; ++i)
+        seventeen.append(QStringLiteral("wss://hub-%1.example.com").arg(i));
+    QTest::newRow("servers not a list")
+        << json(with(QStringLiteral("servers"), QStringLiteral("wss://hub.example.com:8443")))
+        << QStringLiteral("\"servers\" is invalid: not a list of 1 to 16 hub URLs");
+    QTest::newRow("servers empty") << json(with(QStringLiteral("servers"), QJsonArray()))
+                                   << QStringLiteral("\"servers\" is invalid");
+    QTest::newRow("servers, seventeen")
+        << json(with(QStringLiteral("servers"), QJsonArray::fromStringList(seventeen)))
+        << QStringLiteral("\"servers\" is invalid: not a list of 1 to 16");
+    QTest::newRow("server and sixteen others")
+        << json(with(QStringLiteral("servers"), QJsonArray::fromStringList(seventeen.mid(1))))
+        << QStringLiteral("name more than 16 hub URLs");
+    QTest::newRow("servers, twice") << json(with(QStringLiteral("servers"),
+        QJsonArray::fromStringList({ QStringLiteral("wss://hub.example.com:8443"),
+            QStringLiteral("wss://hub-b.example.com"),
+            QStringLiteral("wss://hub-b.example.com") })))
+                                    << QStringLiteral("wss://hub-b.example.com is named twice");
+    QTest::newRow("servers, another scheme") << json(with(QStringLiteral("servers"),
+        QJsonArray::fromStringList({ QStringLiteral("wss://hub.example.com:8443"),
+            QStringLiteral("gopher://hub-b.example.com") })))
+                                             << QStringLiteral("scheme \"gopher\"");
+    QTest::newRow("servers, a number")
+        << json(with(QStringLiteral("servers"), QJsonArray { 1 }))
+        << QStringLiteral("\"servers\" is invalid: hub URLs must be strings");
     QTest::newRow("pin of another hash")
         << json(with(QStringLiteral("pin"), QStringLiteral("md5:abc")))
         << QStringLiteral("\"pin\" is invalid");

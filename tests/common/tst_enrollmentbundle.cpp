@@ -6,8 +6,12 @@
 #include "common/identity/enrollmentbundle.h"
 
 #include "common/crypto/secrets.h"
+#include "common/net/huburls.h"
 
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -46,6 +50,35 @@ EnrollmentBundle executorBundle()
     return bundle;
 }
 
+// A bundle of any JSON body, with the right prefix and checksum, as a hub of
+// this or an earlier version (or a hand) could have made it.
+QString bundleOfBody(const QJsonObject &body, EnrollmentBundle::Kind kind)
+{
+    const QString prefix = EnrollmentBundle::prefixFor(kind);
+    const QByteArray json = QJsonDocument(body).toJson(QJsonDocument::Compact);
+    const QByteArray raw = json + secrets::sha256(prefix.toLatin1() + json).left(4);
+    return prefix
+        + QString::fromLatin1(
+            raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+}
+
+// The JSON body a bundle carries.
+QJsonObject bodyOf(const QString &text, EnrollmentBundle::Kind kind)
+{
+    const QByteArray raw
+        = QByteArray::fromBase64(text.mid(EnrollmentBundle::prefixFor(kind).size()).toLatin1(),
+            QByteArray::Base64UrlEncoding);
+    return QJsonDocument::fromJson(raw.chopped(4)).object();
+}
+
+QList<QUrl> urls(const QStringList &texts)
+{
+    QList<QUrl> list;
+    for (const QString &text : texts)
+        list.append(QUrl(text));
+    return list;
+}
+
 // Decodes and requires an invalid_bundle error whose message holds `problem`.
 void expectRefused(const QString &text, EnrollmentBundle::Kind kind, const QString &problem,
     QString *message = nullptr)
@@ -82,6 +115,10 @@ private Q_SLOTS:
     void refusesBadContentWithValidChecksum();
     void refusesEmptyPin_data();
     void refusesEmptyPin();
+    void severalHubsRoundTrip();
+    void bundleOfOneHubKeepsItsEarlierForm();
+    void refusesBadHubLists_data();
+    void refusesBadHubLists();
     void problemsHaveDistinctMessages();
     void tokenFileCommandKeepsTheBundleOffCommandLines();
 };
@@ -259,7 +296,7 @@ void TestEnrollmentBundle::refusesEmpty()
 void TestEnrollmentBundle::refusesOverlong()
 {
     EnrollmentBundle bundle = forwarderBundle();
-    const QString text = bundle.encode() + QString(4096, QLatin1Char('A'));
+    const QString text = bundle.encode() + QString(EnrollmentBundle::kMaxLength, QLatin1Char('A'));
     expectRefused(text, EnrollmentBundle::Kind::Forwarder, QStringLiteral("characters long"));
 }
 
@@ -321,6 +358,142 @@ void TestEnrollmentBundle::refusesEmptyPin()
         text, EnrollmentBundle::Kind::Forwarder, net::PinRequirement::Optional);
     QVERIFY2(chosen.ok(), qPrintable(chosen.ok() ? QString() : chosen.error().message));
     QVERIFY(net::PinSet::parse(chosen->pins)->isEmpty());
+}
+
+void TestEnrollmentBundle::severalHubsRoundTrip()
+{
+    // Given a bundle of a cluster of three members, the longest URLs
+    // included (plaintext to another host is the daemon's operator's call),
+    const QString start = QStringLiteral("wss://hub-c.example.com:8443/");
+    const QString longest = start + QString(net::kMaxHubUrlLength - start.size(), QLatin1Char('p'));
+    QCOMPARE(longest.size(), net::kMaxHubUrlLength);
+    EnrollmentBundle bundle = forwarderBundle();
+    bundle.setHubs(urls({ QStringLiteral("wss://hub-b.example.com:8443"),
+        QStringLiteral("ws://10.1.2.3:8080"), longest }));
+    QCOMPARE(bundle.hub, QUrl(QStringLiteral("wss://hub-b.example.com:8443")));
+    QCOMPARE(bundle.moreHubs.size(), 2);
+
+    // when it is encoded, then "u" names the first URL, as it always did,
+    // and "us" all of them in order,
+    const QString text = bundle.encode();
+    const QJsonObject body = bodyOf(text, EnrollmentBundle::Kind::Forwarder);
+    QCOMPARE(
+        body.value(QLatin1String("u")).toString(), QStringLiteral("wss://hub-b.example.com:8443"));
+    QCOMPARE(body.value(QLatin1String("us")).toArray(),
+        QJsonArray::fromStringList({ QStringLiteral("wss://hub-b.example.com:8443"),
+            QStringLiteral("ws://10.1.2.3:8080"), longest }));
+
+    // and decoding gives every URL back in the same order.
+    const auto decoded = EnrollmentBundle::decode(text, EnrollmentBundle::Kind::Forwarder);
+    QVERIFY2(decoded.ok(), qPrintable(decoded.ok() ? QString() : decoded.error().message));
+    QCOMPARE(decoded->hubs(), bundle.hubs());
+    QCOMPARE(decoded->hub, bundle.hub);
+    QCOMPARE(decoded->token, bundle.token);
+    QCOMPARE(decoded->pins, bundle.pins);
+
+    // Sixteen URLs are allowed.
+    QStringList sixteen;
+    for (int i = 1; i <= net::kMaxHubUrls; ++i)
+        sixteen.append(QStringLiteral("wss://hub-%1.example.com:8443").arg(i));
+    bundle.setHubs(urls(sixteen));
+    const auto many = EnrollmentBundle::decode(bundle.encode(), EnrollmentBundle::Kind::Forwarder);
+    QVERIFY2(many.ok(), qPrintable(many.ok() ? QString() : many.error().message));
+    QCOMPARE(many->hubs(), urls(sixteen));
+}
+
+void TestEnrollmentBundle::bundleOfOneHubKeepsItsEarlierForm()
+{
+    // Given a bundle as hubs made it before clusters: "u" alone,
+    const EnrollmentBundle bundle = forwarderBundle();
+    const QString earlier = bundleOfBody(
+        QJsonObject { { QStringLiteral("u"), bundle.hub.toString() },
+            { QStringLiteral("t"), bundle.token }, { QStringLiteral("p"), bundle.pins } },
+        EnrollmentBundle::Kind::Forwarder);
+
+    // then it decodes to one hub URL,
+    const auto decoded = EnrollmentBundle::decode(earlier, EnrollmentBundle::Kind::Forwarder);
+    QVERIFY2(decoded.ok(), qPrintable(decoded.ok() ? QString() : decoded.error().message));
+    QCOMPARE(decoded->hubs(), QList<QUrl> { bundle.hub });
+    QVERIFY(decoded->moreHubs.isEmpty());
+
+    // and a bundle of one hub is still made exactly so: no list, the same text.
+    QCOMPARE(bundle.encode(), earlier);
+    QVERIFY(
+        !bodyOf(bundle.encode(), EnrollmentBundle::Kind::Forwarder).contains(QLatin1String("us")));
+}
+
+void TestEnrollmentBundle::refusesBadHubLists_data()
+{
+    QTest::addColumn<QJsonValue>("first"); // "u"; undefined: absent
+    QTest::addColumn<QJsonValue>("all"); // "us"; undefined: absent
+    QTest::addColumn<QString>("problem");
+
+    const QString a = QStringLiteral("wss://hub-a.example.com:8443");
+    const QString b = QStringLiteral("wss://hub-b.example.com:8443");
+    QStringList seventeen;
+    for (int i = 1; i <= net::kMaxHubUrls + 1; ++i)
+        seventeen.append(QStringLiteral("wss://hub-%1.example.com").arg(i));
+
+    QTest::newRow("seventeen URLs")
+        << QJsonValue(seventeen.first()) << QJsonValue(QJsonArray::fromStringList(seventeen))
+        << QStringLiteral("not a list of 1 to 16 hub URLs");
+    QTest::newRow("a URL twice") << QJsonValue(a)
+                                 << QJsonValue(QJsonArray::fromStringList({ a, b, a }))
+                                 << QStringLiteral("hub-a.example.com:8443 is named twice");
+    QTest::newRow("the same hub as https")
+        << QJsonValue(a)
+        << QJsonValue(
+               QJsonArray::fromStringList({ a, QStringLiteral("https://hub-a.example.com:8443/") }))
+        << QStringLiteral("named twice");
+    QTest::newRow("another scheme in the list")
+        << QJsonValue(a)
+        << QJsonValue(QJsonArray::fromStringList({ a, QStringLiteral("ftp://hub-b.example.com") }))
+        << QStringLiteral("scheme \"ftp\" is not wss:// or ws://");
+    QTest::newRow("another scheme first")
+        << QJsonValue(QStringLiteral("file:///etc/passwd")) << QJsonValue(QJsonValue::Undefined)
+        << QStringLiteral("no valid hub URL");
+    QTest::newRow("garbage in the list")
+        << QJsonValue(a) << QJsonValue(QJsonArray::fromStringList({ a, QStringLiteral("b c") }))
+        << QStringLiteral("\"b c\" is not a hub URL");
+    QTest::newRow("a number in the list")
+        << QJsonValue(a) << QJsonValue(QJsonArray({ a, 8443 })) << QStringLiteral("strings");
+    QTest::newRow("an empty list")
+        << QJsonValue(a) << QJsonValue(QJsonArray()) << QStringLiteral("not a list of 1 to 16");
+    QTest::newRow("a list that is a string")
+        << QJsonValue(a) << QJsonValue(a) << QStringLiteral("not a list of 1 to 16");
+    QTest::newRow("a user name") << QJsonValue(a)
+                                 << QJsonValue(QJsonArray::fromStringList(
+                                        { a, QStringLiteral("wss://me:pw@hub-b.example") }))
+                                 << QStringLiteral("user name");
+    QTest::newRow("an overlong URL")
+        << QJsonValue(a)
+        << QJsonValue(QJsonArray::fromStringList(
+               { a, QStringLiteral("wss://") + QString(net::kMaxHubUrlLength, QLatin1Char('h')) }))
+        << QStringLiteral("longer than a hub URL may be");
+    QTest::newRow("first URL not heading the list")
+        << QJsonValue(b) << QJsonValue(QJsonArray::fromStringList({ a, b }))
+        << QStringLiteral("does not head its list");
+    QTest::newRow("a list without a first URL")
+        << QJsonValue(QJsonValue::Undefined) << QJsonValue(QJsonArray::fromStringList({ a, b }))
+        << QStringLiteral("no valid hub URL");
+}
+
+void TestEnrollmentBundle::refusesBadHubLists()
+{
+    QFETCH(QJsonValue, first);
+    QFETCH(QJsonValue, all);
+    QFETCH(QString, problem);
+
+    // These pass the checksum, so the URL checks must catch them.
+    const EnrollmentBundle bundle = forwarderBundle();
+    QJsonObject body { { QStringLiteral("t"), bundle.token },
+        { QStringLiteral("p"), bundle.pins } };
+    if (!first.isUndefined())
+        body.insert(QStringLiteral("u"), first);
+    if (!all.isUndefined())
+        body.insert(QStringLiteral("us"), all);
+    expectRefused(bundleOfBody(body, EnrollmentBundle::Kind::Forwarder),
+        EnrollmentBundle::Kind::Forwarder, problem);
 }
 
 void TestEnrollmentBundle::problemsHaveDistinctMessages()

@@ -51,6 +51,8 @@ namespace {
 constexpr int kEventTimeoutMs = 5000;
 constexpr auto kInitialBackoff = 50ms;
 constexpr auto kMaxBackoff = 200ms;
+// Below every backoff draw ([25, 200] ms), so each wait tells which it was.
+constexpr auto kNextUrlDelay = 20ms;
 
 QString endpointPath()
 {
@@ -65,7 +67,7 @@ QString software()
 TunnelClientOptions clientOptions(const QUrl &hubUrl, net::HubTrust trust)
 {
     TunnelClientOptions options;
-    options.hubUrl = hubUrl;
+    options.hubUrls = { hubUrl };
     options.endpointPath = endpointPath();
     options.software = software();
     options.trust = std::move(trust);
@@ -73,6 +75,33 @@ TunnelClientOptions clientOptions(const QUrl &hubUrl, net::HubTrust trust)
     options.maxBackoff = kMaxBackoff;
     options.authenticationTimeout = 10s; // tests of the timeout set their own
     return options;
+}
+
+TunnelClientOptions clientOptions(const QList<QUrl> &hubUrls, net::HubTrust trust)
+{
+    TunnelClientOptions options = clientOptions(hubUrls.value(0), std::move(trust));
+    options.hubUrls = hubUrls;
+    options.nextUrlDelay = kNextUrlDelay;
+    return options;
+}
+
+// A loopback URL nothing listens on: a port the kernel handed out and took
+// back, so a dial there is refused at once.
+QUrl deadUrl()
+{
+    QTcpServer probe;
+    if (!probe.listen(QHostAddress::LocalHost, 0))
+        return {};
+    return QUrl(QStringLiteral("wss://127.0.0.1:%1").arg(probe.serverPort()));
+}
+
+// The n-th backoff since the last welcome is drawn from [c/2, c], c =
+// min(max, initial * 2^n).
+bool isBackoff(qint64 waitMs, int n)
+{
+    const qint64 ceiling
+        = std::min<qint64>(kMaxBackoff.count(), kInitialBackoff.count() << std::min(n, 20));
+    return waitMs >= ceiling / 2 && waitMs <= ceiling;
 }
 
 net::PinSet pinSetOf(const hub::TlsIdentity &identity)
@@ -127,9 +156,12 @@ public:
         });
         connect(client, &TunnelClient::stateChanged, this,
             [this](TunnelClient::State state) { states.append(state); });
+        connect(client, &TunnelClient::attemptStarted, this,
+            [this](const QUrl &hubUrl) { attempts.append(hubUrl); });
     }
 
     QStringList events;
+    QList<QUrl> attempts;
     QList<protocol::Enrolled> enrolled;
     QList<protocol::Welcome> ready;
     QList<Disconnect> disconnects;
@@ -187,6 +219,13 @@ private Q_SLOTS:
     void insecurePlaintextRules();
     void plaintextLoopbackConnects();
     void channelsOverRealTunnel();
+
+    // Several hub URLs (the members of a hub cluster)
+    void deadFirstUrlGivesWayToTheSecond();
+    void nextRoundStartsWhereTheLastWelcomeCameFrom();
+    void permanentRefusalFromAnyUrlStops();
+    void newUrlsAreDialledFromTheNextAttempt();
+    void everyUrlIsCheckedBeforeDialling();
 
 private:
     bool makeCaSignedIdentity(QString *problem);
@@ -946,6 +985,193 @@ void TestTunnelClient::channelsOverRealTunnel()
     QCOMPARE(hubChannel->bytesWritten(), quint64(kTotal));
     QCOMPARE(daemonChannel->bytesReceived(), quint64(kTotal));
     QCOMPARE(client.state(), TunnelClient::State::Ready);
+}
+
+// --- Several hub URLs -----------------------------------------------------------
+
+void TestTunnelClient::deadFirstUrlGivesWayToTheSecond()
+{
+    // Given a first hub URL nothing listens on and a live hub at the second,
+    FakeHub hub;
+    QVERIFY(hub.listenSecure(*m_hubIdentity));
+    const QUrl dead = deadUrl();
+    QVERIFY(dead.isValid());
+    TunnelClient client(
+        clientOptions({ dead, hub.url() }, net::HubTrust(pinSetOf(*m_hubIdentity), {})));
+    client.setCredential(QStringLiteral("cred-abc"));
+    ClientLog log(&client);
+    QSignalSpy ready(&client, &TunnelClient::ready);
+
+    // when the client starts,
+    client.start();
+
+    // then it tries the dead URL, moves on after the short pause (not a
+    // backoff), and is welcomed by the second.
+    QVERIFY(ready.wait(kEventTimeoutMs));
+    QCOMPARE(log.attempts, (QList<QUrl> { dead, hub.url() }));
+    QCOMPARE(log.disconnects.size(), 1);
+    QCOMPARE(log.disconnects.first().retryInMs, qint64(kNextUrlDelay.count()));
+    QCOMPARE(client.currentUrl(), hub.url());
+    QCOMPARE(client.state(), TunnelClient::State::Ready);
+    QCOMPARE(hub.connectionCount(), 1);
+    QVERIFY(log.refusals.isEmpty());
+}
+
+void TestTunnelClient::nextRoundStartsWhereTheLastWelcomeCameFrom()
+{
+    // Given a client welcomed by the second of two URLs (the first is dead),
+    // and a hub that, once it dropped the session, turns the next two hellos
+    // away as busy (a member coming back) before it welcomes again,
+    FakeHub hub;
+    QVERIFY(hub.listenSecure(*m_hubIdentity));
+    int hellos = 0;
+    hub.setResponder(
+        [&hellos](FakeHub &h, int, QWebSocket *socket, const protocol::ControlMessage &message) {
+            if (!std::holds_alternative<protocol::Hello>(message))
+                return;
+            ++hellos;
+            if (hellos == 2 || hellos == 3)
+                h.send(socket,
+                    protocol::ErrorMessage {
+                        QStringLiteral("busy"), QStringLiteral("the hub is starting"), false });
+            else
+                h.send(socket, FakeHub::welcome());
+        });
+    const QUrl dead = deadUrl();
+    QVERIFY(dead.isValid());
+    TunnelClient client(
+        clientOptions({ dead, hub.url() }, net::HubTrust(pinSetOf(*m_hubIdentity), {})));
+    client.setCredential(QStringLiteral("cred-abc"));
+    ClientLog log(&client);
+    QSignalSpy ready(&client, &TunnelClient::ready);
+    client.start();
+    QVERIFY(ready.wait(kEventTimeoutMs));
+
+    // when the hub drops the session,
+    QVERIFY(hub.socket(0));
+    hub.socket(0)->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("hub restarting"));
+
+    // then every round starts with the URL that last welcomed the client,
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, kEventTimeoutMs);
+    QCOMPARE(log.attempts,
+        (QList<QUrl> { dead, hub.url(), hub.url(), dead, hub.url(), dead, hub.url() }));
+    QCOMPARE(hellos, 4);
+    // and the waits are: the short pause within a round, the backoff
+    // between rounds, growing from the welcome on (which reset it).
+    QCOMPARE(log.disconnects.size(), 6);
+    const auto waited = [&log](int i) { return log.disconnects.at(i).retryInMs; };
+    QCOMPARE(waited(0), qint64(kNextUrlDelay.count())); // dead, then the second URL
+    QVERIFY2(isBackoff(waited(1), 0), qPrintable(QString::number(waited(1)))); // session lost
+    QCOMPARE(waited(2), qint64(kNextUrlDelay.count())); // busy, then the dead URL
+    QVERIFY2(isBackoff(waited(3), 1), qPrintable(QString::number(waited(3)))); // round over
+    QCOMPARE(waited(4), qint64(kNextUrlDelay.count()));
+    QVERIFY2(isBackoff(waited(5), 2), qPrintable(QString::number(waited(5))));
+    QVERIFY2(log.disconnects.at(1).reason.contains(QStringLiteral("hub restarting")),
+        qPrintable(log.disconnects.at(1).reason));
+    QVERIFY2(log.disconnects.at(2).reason.contains(QStringLiteral("the hub is starting")),
+        qPrintable(log.disconnects.at(2).reason));
+}
+
+void TestTunnelClient::permanentRefusalFromAnyUrlStops()
+{
+    // Given three URLs: a dead one, a hub that says the credential is
+    // revoked, and a hub that would welcome it,
+    FakeHub revoking;
+    QVERIFY(revoking.listenSecure(*m_hubIdentity));
+    revoking.setResponder(
+        [](FakeHub &h, int, QWebSocket *socket, const protocol::ControlMessage &message) {
+            if (std::holds_alternative<protocol::Hello>(message))
+                h.send(socket,
+                    protocol::ErrorMessage { QStringLiteral("revoked"),
+                        QStringLiteral("this forwarder was revoked"), true });
+        });
+    FakeHub welcoming;
+    QVERIFY(welcoming.listenSecure(*m_hubIdentity));
+    const QUrl dead = deadUrl();
+    QVERIFY(dead.isValid());
+    TunnelClient client(clientOptions(
+        { dead, revoking.url(), welcoming.url() }, net::HubTrust(pinSetOf(*m_hubIdentity), {})));
+    client.setCredential(QStringLiteral("cred-revoked"));
+    ClientLog log(&client);
+    QSignalSpy refused(&client, &TunnelClient::refused);
+    QSignalSpy attempts(&client, &TunnelClient::attemptStarted);
+
+    client.start();
+
+    // then the refusal stops the loop: the third URL is never tried.
+    QVERIFY(refused.wait(kEventTimeoutMs));
+    QCOMPARE(log.refusals.size(), 1);
+    QCOMPARE(log.refusals.first().code, QStringLiteral("revoked"));
+    QCOMPARE(client.state(), TunnelClient::State::Stopped);
+    QCOMPARE(log.attempts, (QList<QUrl> { dead, revoking.url() }));
+    // Nothing follows within 25 times the pause and twice the longest backoff.
+    QVERIFY(!attempts.wait(500));
+    QCOMPARE(welcoming.connectionCount(), 0);
+    QCOMPARE(revoking.connectionCount(), 1);
+    QVERIFY(log.ready.isEmpty());
+}
+
+void TestTunnelClient::newUrlsAreDialledFromTheNextAttempt()
+{
+    // Given a client welcomed at its one URL,
+    FakeHub first;
+    QVERIFY(first.listenSecure(*m_hubIdentity));
+    FakeHub second;
+    QVERIFY(second.listenSecure(*m_hubIdentity));
+    TunnelClient client(
+        clientOptions(QList<QUrl> { first.url() }, net::HubTrust(pinSetOf(*m_hubIdentity), {})));
+    client.setCredential(QStringLiteral("cred-abc"));
+    ClientLog log(&client);
+    QSignalSpy ready(&client, &TunnelClient::ready);
+    client.start();
+    QVERIFY(ready.wait(kEventTimeoutMs));
+
+    // when it is told other URLs while connected (the hub's cluster changed)
+    // and the session then ends,
+    const QUrl dead = deadUrl();
+    QVERIFY(dead.isValid());
+    client.setHubUrls({ dead, second.url() });
+    QCOMPARE(client.options().hubUrls, (QList<QUrl> { dead, second.url() }));
+    QVERIFY(first.socket(0));
+    first.socket(0)->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("hub leaving"));
+
+    // then the next attempts go to the new URLs, in their order.
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, kEventTimeoutMs);
+    QCOMPARE(log.attempts, (QList<QUrl> { first.url(), dead, second.url() }));
+    QCOMPARE(first.connectionCount(), 1);
+    QCOMPARE(second.connectionCount(), 1);
+    QCOMPARE(client.currentUrl(), second.url());
+}
+
+void TestTunnelClient::everyUrlIsCheckedBeforeDialling()
+{
+    // Given a loopback hub first and a plaintext URL to another host second,
+    FakeHub hub;
+    QVERIFY(hub.listenPlain());
+    TunnelClient client(
+        clientOptions({ hub.url(), QUrl(QStringLiteral("ws://10.1.2.3:8080")) }, net::HubTrust()));
+    client.setCredential(QStringLiteral("cred-abc"));
+    ClientLog log(&client);
+
+    client.start();
+
+    // then the client refuses before dialling either.
+    QCOMPARE(log.refusals.size(), 1);
+    QCOMPARE(log.refusals.first().code, QStringLiteral("insecure_url"));
+    QVERIFY2(log.refusals.first().message.contains(QStringLiteral("10.1.2.3")),
+        qPrintable(log.refusals.first().message));
+    QCOMPARE(client.state(), TunnelClient::State::Stopped);
+    QVERIFY(log.attempts.isEmpty());
+    QVERIFY(!client.connection());
+
+    // And a client with no URL at all is refused for good as well.
+    TunnelClient none(clientOptions(QList<QUrl> {}, net::HubTrust()));
+    none.setCredential(QStringLiteral("cred-abc"));
+    ClientLog noneLog(&none);
+    none.start();
+    QCOMPARE(noneLog.refusals.size(), 1);
+    QVERIFY(noneLog.refusals.first().permanent);
+    QCOMPARE(none.state(), TunnelClient::State::Stopped);
 }
 
 QTEST_GUILESS_MAIN(TestTunnelClient)

@@ -7,7 +7,7 @@
 //     checksum, so the fuzzer also reaches the URL, token and pin checks.
 //
 // Invariant: a bundle that decodes re-encodes to text that decodes to the
-// same kind, hub, token and pins.
+// same kind, hub URLs, token and pins.
 
 #include <cstddef>
 #include <cstdint>
@@ -46,6 +46,7 @@ void roundTrip(const QString &text, EnrollmentBundle::Kind kind)
     check(second.ok(), "a re-encoded bundle decodes again");
     check(second->kind == first->kind, "round trip keeps the kind");
     check(second->hub == first->hub, "round trip keeps the hub URL");
+    check(second->hubs() == first->hubs(), "round trip keeps every hub URL, in order");
     check(second->token == first->token, "round trip keeps the token");
     check(second->pins == first->pins, "round trip keeps the pins");
 }

@@ -65,8 +65,11 @@ def pin(seed):
     return "sha256:" + base64.b64encode(hashlib.sha256(seed).digest()).decode()
 
 
-def bundle_json(url, tok, pins):
-    return json.dumps({"p": pins, "t": tok, "u": url}, separators=(",", ":")).encode()
+def bundle_json(url, tok, pins, urls=None):
+    fields = {"p": pins, "t": tok, "u": url}
+    if urls is not None:
+        fields["us"] = urls  # every hub URL of a cluster, "u" first
+    return json.dumps(fields, separators=(",", ":")).encode()
 
 
 def bundle(prefix, body):
@@ -326,6 +329,14 @@ def main():
                                 credential="c"),
             "bad-device": message(type="welcome", protocol=1, software="x", id=1, name="n",
                                   device={"kind": "usb", "vendor": "10500", "product": "1"}),
+            "hub-members": message(type="hub.members",
+                                   hubs=["wss://hub-a.example:7443", "wss://hub-b.example:7443"]),
+            "welcome-hubs": message(type="welcome", protocol=29, software="0.5.0", id=7, name="bench",
+                                    hubs=["wss://hub-b.example:7443", "ws://127.0.0.1:7443"]),
+            "bad-hub-members-plaintext": message(type="hub.members",
+                                                 hubs=["wss://hub-a.example", "ws://hub-b.example"]),
+            "bad-hub-members-twice": message(type="hub.members",
+                                             hubs=["wss://hub-a.example", "https://hub-a.example/"]),
         },
         "fuzz_channelopen": {
             "run-log": message(kind="run-log", run_id=41),
@@ -365,6 +376,12 @@ def main():
             "body-bad-url": bundle_json("wss://", fwd_token, ""),
             "body-bad-token": bundle_json("wss://hub.example.net", "cat_nope", ""),
             "body-bad-pin": bundle_json("wss://hub.example.net", fwd_token, "sha1:AAAA"),
+            "body-cluster": bundle_json("wss://hub-a.example.net:8443", fwd_token, pins,
+                                        ["wss://hub-a.example.net:8443", "wss://hub-b.example.net:8443"]),
+            "body-bad-cluster-first": bundle_json("wss://hub-c.example.net", fwd_token, pins,
+                                                  ["wss://hub-a.example.net", "wss://hub-c.example.net"]),
+            "body-bad-cluster-twice": bundle_json("wss://hub-a.example.net", fwd_token, pins,
+                                                  ["wss://hub-a.example.net", "wss://hub-a.example.net"]),
         },
         "fuzz_channelmux": {
             "peer-channel-lifecycle": mux_stream(

@@ -30,6 +30,7 @@ private Q_SLOTS:
     void everythingElseNeedsAToken_data();
     void everythingElseNeedsAToken();
     void enrollReturnsARedeemableBundle();
+    void bundlesNameTheClustersMembers();
     void enrollRefusesBadBodies_data();
     void enrollRefusesBadBodies();
     void nonAdministratorCannotEnrollOrRevoke();
@@ -185,6 +186,7 @@ void TestAdminApi::enrollReturnsARedeemableBundle()
         = identity::EnrollmentBundle::decode(encoded, identity::EnrollmentBundle::Kind::Forwarder);
     QVERIFY(bundle);
     QCOMPARE(bundle->hub, m_hubUrl);
+    QCOMPARE(bundle->hubs(), QList<QUrl> { m_hubUrl });
     QCOMPARE(bundle->pins, m_pin);
     const QJsonObject forwarder = body.value(QLatin1String("forwarder")).toObject();
     QCOMPARE(
@@ -199,6 +201,36 @@ void TestAdminApi::enrollReturnsARedeemableBundle()
     auto redeemed = m_forwarders->redeem(bundle->token);
     QVERIFY(redeemed);
     QCOMPARE(redeemed->forwarder.id, forwarder.value(QLatin1String("id")).toInteger());
+}
+
+void TestAdminApi::bundlesNameTheClustersMembers()
+{
+    // Given a hub of a cluster whose members daemons reach at two URLs,
+    const QList<QUrl> members { QUrl(QStringLiteral("wss://hub-b.example.test:7443")), m_hubUrl };
+    m_api->setIdentity(HubIdentity { m_hubUrl, m_pin, QStringLiteral("9.9.9"), members });
+
+    // when a forwarder and an executor are enrolled,
+    const ApiResponse forwarder = call("POST", QStringLiteral("/api/forwarders"),
+        { { QStringLiteral("name"), QStringLiteral("bench-hsm") },
+            { QStringLiteral("usb"), QStringLiteral("1050:0407") } });
+    const ApiResponse executor = call("POST", QStringLiteral("/api/executors"),
+        { { QStringLiteral("name"), QStringLiteral("box") } });
+    QCOMPARE(forwarder.status, 201);
+    QCOMPARE(executor.status, 201);
+
+    // then each bundle names both, in the cluster's order.
+    const auto forwarderBundle = identity::EnrollmentBundle::decode(
+        forwarder.body.toObject().value(QLatin1String("bundle")).toString(),
+        identity::EnrollmentBundle::Kind::Forwarder);
+    const auto executorBundle = identity::EnrollmentBundle::decode(
+        executor.body.toObject().value(QLatin1String("bundle")).toString(),
+        identity::EnrollmentBundle::Kind::Executor);
+    QVERIFY2(forwarderBundle,
+        qPrintable(forwarderBundle.ok() ? QString() : forwarderBundle.error().message));
+    QVERIFY2(executorBundle,
+        qPrintable(executorBundle.ok() ? QString() : executorBundle.error().message));
+    QCOMPARE(forwarderBundle->hubs(), members);
+    QCOMPARE(executorBundle->hubs(), members);
 }
 
 void TestAdminApi::enrollRefusesBadBodies_data()

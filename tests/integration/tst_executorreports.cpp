@@ -127,7 +127,7 @@ bool TestExecutorReports::connectClaimant()
     if (capabilities.value(QLatin1String("mode")).toString() != QLatin1String("host"))
         return false;
     tunnel::TunnelClientOptions options;
-    options.hubUrl = QUrl(m_rig->hub().localAccess().value(QLatin1String("url")).toString());
+    options.hubUrls = { QUrl(m_rig->hub().localAccess().value(QLatin1String("url")).toString()) };
     options.endpointPath = QStringLiteral("/api/executors/connect");
     options.role = protocol::PeerRole::Executor;
     options.trust = net::HubTrust(*pins, {});

@@ -11,7 +11,7 @@ ApiResponse enrollmentAnswer(const HubIdentity &hub, identity::EnrollmentBundle:
     const bool forwarder = kind == identity::EnrollmentBundle::Kind::Forwarder;
     identity::EnrollmentBundle bundle;
     bundle.kind = kind;
-    bundle.hub = hub.publicUrl;
+    bundle.setHubs(hub.bundleUrls());
     bundle.token = token;
     bundle.pins = hub.pin;
     const QString daemon

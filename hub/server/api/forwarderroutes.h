@@ -2,6 +2,7 @@
 
 #include "hub/server/api/apirouter.h"
 
+#include <QList>
 #include <QUrl>
 
 namespace cloop::hub {
@@ -26,7 +27,15 @@ struct HubIdentity
     QUrl publicUrl; // wss://host:port
     QString pin; // the TLS key's SPKI pin
     QString software;
+    // The daemon URLs of the hub's cluster, in the order a new daemon tries
+    // them; empty for a lone hub, whose bundles name publicUrl alone.
+    QList<QUrl> clusterUrls {};
     QString member() const { return hubMemberName(publicUrl); }
+    // The hub URLs a bundle carries.
+    QList<QUrl> bundleUrls() const
+    {
+        return clusterUrls.isEmpty() ? QList<QUrl> { publicUrl } : clusterUrls;
+    }
 };
 
 // /api/forwarders: enroll, list, read, revoke, test.
