@@ -379,9 +379,14 @@ Status Hub::startClusterBus(const HubOptions &options)
     m_clusterMembers = std::make_unique<ClusterMembers>(
         *m_memberStore, *m_memberLease, *m_clock, options.memberLease / 3);
     m_clusterMembers->refresh();
-    connect(m_clusterMembers.get(), &ClusterMembers::changed, this,
-        [this] { announcePins(m_announcedPins); });
-    announcePins(m_announcedPins);
+    // Daemons learn every live member's address and key, so that they can
+    // move to another member when theirs dies.
+    const auto announceMembers = [this] {
+        announcePins(m_announcedPins);
+        m_gateways->announceHubs(m_clusterMembers->daemonUrls());
+    };
+    connect(m_clusterMembers.get(), &ClusterMembers::changed, this, announceMembers);
+    announceMembers();
     Database &database = m_core->stores().database;
     m_clusterEvents = std::make_unique<ClusterEventStore>(database);
     auto listener = NotificationListener::open(database, QString(ClusterEventStore::kChannel));
@@ -544,6 +549,7 @@ HubIdentity Hub::identity() const
             if (!pins.contains(pin))
                 pins.append(pin);
         identity.pin = pins.mid(0, protocol::kMaxHubPins).join(QLatin1Char(','));
+        identity.clusterUrls = m_clusterMembers->daemonUrls();
     }
     return identity;
 }
