@@ -10,6 +10,7 @@
 #include "support/postgresserver.h"
 #include "support/processutil.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -38,6 +39,7 @@ private Q_SLOTS:
     void aCopyThatDoesNotCompareLeavesTheTargetEmpty();
     void migrateSaysWhatIsMissing();
     void membersShareTheRecordsAndADeadOneIsSeen();
+    void everyMemberServesARunsWholeLog();
     void healthSaysWhenTheDatabaseIsUnreachable();
 
 private:
@@ -443,6 +445,61 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
     QVERIFY2(
         text.stdoutText().contains(u"alive (lease"_s) && text.stdoutText().contains(u"left "_s),
         qPrintable(text.describe()));
+}
+
+void TestHubPostgres::everyMemberServesARunsWholeLog()
+{
+    // Given two members on one database and an agent connected to A,
+    const QString database = m_server.createDatabase();
+    const QStringList shared { u"--database"_s, connectionOf(database),
+        u"--database-password-file"_s, passwordFile(m_server.password()) };
+    HubProcess a;
+    HubProcess b;
+    a.setServeArguments(shared);
+    b.setServeArguments(shared);
+    QVERIFY2(a.start(), qPrintable(a.transcript()));
+    QVERIFY2(b.start(), qPrintable(b.transcript()));
+    const QString project = u"/srv/projects/logs"_s;
+    CLOOP_COMPARE_EXIT(a.cli({ u"project"_s, u"add"_s, project }), 0);
+    const QJsonObject enrolled
+        = a.cliJson({ u"executor"_s, u"enroll"_s, u"--name"_s, u"logbox"_s, u"--json"_s })
+              .toObject();
+    QTemporaryDir agentHome;
+    ForwarderProcess agent(
+        { u"--bundle"_s, enrolled.value("bundle"_L1).toString(), u"--host-mode"_s },
+        agentHome.path(), ForwarderProcess::Program::Agent);
+    QVERIFY(agent.start());
+    QVERIFY2(
+        agent.waitForStderr(u"connected to the hub as executor"_s), qPrintable(agent.describe()));
+    // when a run it takes prints through A,
+    const CliResult queued = a.cli({ u"run"_s, u"--project"_s, project, u"--host-process"_s,
+        u"--no-wait"_s, u"--"_s, u"sh"_s, u"-c"_s, u"seq 1 30000"_s });
+    CLOOP_COMPARE_EXIT(queued, 0);
+    const QString runId = queued.stdoutText().trimmed();
+    QVERIFY2(
+        waitUntil(
+            [&] {
+                const QJsonObject page
+                    = pinnedGet(a.apiUrl(u"/api/runs/%1/log"_s.arg(runId)), a.pin(), a.adminToken())
+                          .json();
+                return page.value("finished"_L1).toBool() && page.value("complete"_L1).toBool();
+            },
+            60'000),
+        qPrintable(a.log()));
+    // then B, which never saw the agent, serves the whole log, as A does.
+    QByteArray expected;
+    for (int i = 1; i <= 30000; ++i)
+        expected += QByteArray::number(i) + '\n';
+    for (HubProcess *member : { &b, &a }) {
+        const CliResult logs = member->cli({ u"run"_s, u"logs"_s, runId });
+        CLOOP_COMPARE_EXIT(logs, 0);
+        QVERIFY2(logs.out == expected,
+            qPrintable(
+                u"%1 bytes of output, %2 expected"_s.arg(logs.out.size()).arg(expected.size())));
+        QVERIFY2(!logs.stderrText().contains(u"dropped"_s), qPrintable(logs.describe()));
+    }
+    QVERIFY(!QFileInfo::exists(a.dataDir() + u"/runs"_s)
+        || QDir(a.dataDir() + u"/runs"_s).isEmpty(QDir::Files));
 }
 
 void TestHubPostgres::healthSaysWhenTheDatabaseIsUnreachable()
