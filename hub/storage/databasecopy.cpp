@@ -2,6 +2,7 @@
 
 #include "common/logging.h"
 #include "hub/storage/database.h"
+#include "hub/storage/runlogcopy.h"
 
 #include <algorithm>
 
@@ -242,7 +243,8 @@ QStringList DatabaseCopy::tablesInOrder()
         u"run_log_totals"_s };
 }
 
-Result<DatabaseCopy::Report> DatabaseCopy::copy(Database &from, Database &to)
+Result<DatabaseCopy::Report> DatabaseCopy::copy(
+    Database &from, Database &to, const QString &runLogDirectory)
 {
     if (from.dialect() != Database::Dialect::Sqlite || to.dialect() != Database::Dialect::Postgres)
         return copyError(
@@ -292,6 +294,14 @@ Result<DatabaseCopy::Report> DatabaseCopy::copy(Database &from, Database &to)
         const Table &table = report.tables.at(i);
         if (Status same = compareTable(from, to, table.name, shapes.at(i), table.rows); !same)
             return same.error();
+    }
+    if (!runLogDirectory.isEmpty()) {
+        // Held for writing, the hub cannot add to its logs meanwhile either.
+        auto logs = RunLogCopy::copy(runLogDirectory, to);
+        if (!logs)
+            return logs.error();
+        report.runLogs = logs->runs;
+        report.runLogBytes = logs->bytes;
     }
     if (Status committed = writing.commit(); !committed)
         return copyError(u"cannot commit the copy: %1"_s.arg(committed.error().message));

@@ -68,11 +68,12 @@ Result<std::unique_ptr<RunLogStore>> openRunLogStore(Database &records, const QS
             return files.error();
         return std::unique_ptr<RunLogStore>(std::move(*files));
     }
-    // Files a single hub wrote stay where they are.
+    // Files a single hub wrote stay where they are: migrating copied them.
     const QDir folder(runLogDirectory(dataDir));
     if (folder.exists() && !folder.isEmpty(QDir::Files))
         qCInfo(lcHubDb).noquote() << QStringLiteral(
-            "run logs are in the database; the files in %1 are left as they are")
+            "run logs are in the database; the files in %1 are left as they are (cloop hub "
+            "migrate copies a single hub's logs into the database)")
                                          .arg(folder.path());
     auto shared = DatabaseRunLogStore::open(records, limits, std::move(activeRuns));
     if (!shared)

@@ -1,13 +1,16 @@
 // What the database store (run logs a cluster's members share) shows
 // besides the behaviour every store owes (tst_runlogstore): its rows hold
 // chunks of records, reads touch only the rows a page needs, two members
-// continue one log, one after the other, never storing a byte twice. On
-// SQLite always, and on a real PostgreSQL server the test starts (skipped
-// without one, unless CLOOP_REQUIRE_POSTGRES=1).
+// continue one log, one after the other, never storing a byte twice, and a
+// single hub's log files move in as they are. On SQLite always, and on a
+// real PostgreSQL server the test starts (skipped without one, unless
+// CLOOP_REQUIRE_POSTGRES=1).
 
+#include "hub/storage/runlogcopy.h"
 #include "tests/hub/runlogbackends.h"
 #include "tests/hub/runlogsamples.h"
 
+#include <QFile>
 #include <QtTest>
 
 #include <atomic>
@@ -54,6 +57,7 @@ private Q_SLOTS:
     void aChangeThatIsNotCommittedStoresNothing();
     void anotherMemberContinuesTheLogAndReadsItWhole();
     void aSecondWriterWaitsAndSkipsWhatTheFirstStored();
+    void aSingleHubsLogFilesMoveInAsTheyAre();
 
 private:
     std::unique_ptr<RunLogStore> open(RunLogLimits limits = {});
@@ -310,6 +314,77 @@ void TestDatabaseRunLogStore::aSecondWriterWaitsAndSkipsWhatTheFirstStored()
     QCOMPARE(store->diskBytesOf(4),
         valueOf(db(), u"SELECT SUM(LENGTH(records)) + COUNT(*) * ? FROM run_log_chunks"_s,
             { DatabaseRunLogStore::kRowOverhead }));
+}
+
+void TestDatabaseRunLogStore::aSingleHubsLogFilesMoveInAsTheyAre()
+{
+    // Given a single hub's log files: run 1 capped, run 3 whole with a gap
+    // of the agent's, …
+    {
+        auto files = FileRunLogStore::open(
+            m_backends.directory(), RunLogLimits { 256 * kKiB, 64 * 1024 * kKiB }, {});
+        VERIFY_OK(files);
+        QVERIFY((*files)->append(1, output(0, 200, 4 * kKiB)));
+        QVERIFY((*files)->append(2, output(0, 10, 4 * kKiB)));
+        QVERIFY((*files)->append(3, output(0, 10, 4 * kKiB)));
+        QVERIFY((*files)->append(3, output(60 * kKiB, 5, 4 * kKiB)));
+    }
+    // … and run 2, finished, trimmed away entirely for a budget, …
+    {
+        auto files = FileRunLogStore::open(
+            m_backends.directory(), RunLogLimits { 256 * kKiB, 256 * kKiB }, [] {
+                return QSet<qint64> { 1, 3 };
+            });
+        VERIFY_OK(files);
+        QCOMPARE((*files)->diskBytesOf(2), qint64(0));
+    }
+    // … when they are copied in the copy's transaction …
+    {
+        Database::Transaction copying(db());
+        QVERIFY(copying.begin());
+        auto copied = RunLogCopy::copy(m_backends.directory(), db());
+        VERIFY_OK(copied);
+        QCOMPARE(copied->runs, 3);
+        VERIFY_OK(copying.commit());
+    }
+    // … the database holds each log as the files did: where it was
+    // trimmed, where it ends, every record.
+    {
+        auto files = FileRunLogStore::open(m_backends.directory(), RunLogLimits::unbounded(), {});
+        VERIFY_OK(files);
+        auto store = open(RunLogLimits::unbounded());
+        QVERIFY(store);
+        for (const qint64 run : { 1, 2, 3 }) {
+            QCOMPARE(*store->endOf(run), *(*files)->endOf(run));
+            const WholeLog mine = readAll(**files, run);
+            const WholeLog theirs = readAll(*store, run);
+            QCOMPARE(theirs.trimmedBefore, mine.trimmedBefore);
+            QCOMPARE(theirs.gaps, mine.gaps);
+            QCOMPARE(theirs.dataStart, mine.dataStart);
+            QCOMPARE(theirs.data, mine.data);
+        }
+        QVERIFY(readAll(*store, 1).trimmedBefore > 0);
+        QCOMPARE(
+            readAll(*store, 2).gaps, (QList<std::pair<quint64, quint64>> { { 0, 40 * kKiB } }));
+        QCOMPARE(readAll(*store, 3).gaps,
+            (QList<std::pair<quint64, quint64>> { { 40 * kKiB, 20 * kKiB } }));
+    }
+
+    // A target whose log says otherwise (here: a file changed since) does
+    // not compare, and the copy says which log and where.
+    QFile segment(m_backends.directory() + u"/3.0.log"_s);
+    QVERIFY(segment.open(QIODevice::ReadWrite));
+    QVERIFY(segment.seek(protocol::kLogRecordHeaderSize + 10));
+    const char flipped = char(byteAt(10) ^ 0x5a);
+    QCOMPARE(segment.write(&flipped, 1), qint64(1));
+    segment.close();
+    Database::Transaction copying(db());
+    QVERIFY(copying.begin());
+    auto refused = RunLogCopy::copy(m_backends.directory(), db());
+    QVERIFY(!refused);
+    QVERIFY2(
+        refused.error().message.contains(u"the log of run 3 differs in the target at offset 0"_s),
+        qPrintable(refused.error().message));
 }
 
 QTEST_GUILESS_MAIN(TestDatabaseRunLogStore)
