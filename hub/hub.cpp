@@ -422,8 +422,8 @@ Status Hub::openServices(const HubOptions &options)
         *m_core, QString::fromLatin1(buildinfo::kVersion), options.gateway);
     // Logs of runs that may still grow are trimmed only after every finished
     // run's log.
-    auto runLogs = RunLogStore::open(
-        options.dataDir + QLatin1String("/runs"), options.runLogs, [core = m_core.get()] {
+    auto runLogs = openRunLogStore(
+        m_core->stores().database, options.dataDir, options.runLogs, [core = m_core.get()] {
             QSet<qint64> active;
             auto runs = core->runLifecycle().unfinished();
             if (!runs) {

@@ -6,6 +6,7 @@
 #include "hub/serve/servecommand.h"
 #include "hub/storage/database.h"
 #include "hub/storage/databasecopy.h"
+#include "hub/storage/runlogstore.h"
 
 #include <QFileInfo>
 #include <QProcessEnvironment>
@@ -17,10 +18,10 @@ namespace cloop::hub {
 int runMigrateCommand(const QString &name, const QStringList &arguments)
 {
     util::CommandLine line(name,
-        u"Move this hub's records (<data>/hub.db) into an empty PostgreSQL database, the one\n"
-        "a cluster's members share, then compare both row by row. Stop the hub first: its\n"
-        "database is held for writing while it is copied. Nothing is written to the target\n"
-        "unless every row compares."_s);
+        u"Move this hub's records (<data>/hub.db) and its run logs (<data>/runs) into an empty\n"
+        "PostgreSQL database, the one a cluster's members share, then compare both row by row\n"
+        "and record by record. Stop the hub first: its database is held for writing while it\n"
+        "is copied. Nothing is written to the target unless everything compares."_s);
     const QCommandLineOption data = dataDirOption();
     const QCommandLineOption to(u"to"_s,
         u"The PostgreSQL database: postgresql://USER@HOST[:PORT]/DBNAME[?sslmode=…] or libpq "
@@ -49,15 +50,19 @@ int runMigrateCommand(const QString &name, const QStringList &arguments)
     auto target = Database::openPostgres(*keywords);
     if (!target)
         return line.fail(target.error().message);
-    auto report = DatabaseCopy::copy(**source, **target);
+    auto report = DatabaseCopy::copy(**source, **target, runLogDirectory(dataDir));
     if (!report)
         return line.fail(report.error().message);
     for (const DatabaseCopy::Table &table : report->tables)
         util::printLine(u"%1 %2"_s.arg(table.name, -24).arg(table.rows));
-    util::printLine(u"moved %1 rows of %2 into %3, compared row by row. Start each member with "
-                    "--database and this URL; the data folder's files (TLS identity, releases, "
-                    "run logs) are not in the database."_s.arg(
-                        QString::number(report->rows()), sourcePath, (*target)->location()));
+    util::printLine(u"%1 %2 (%3 bytes of output)"_s.arg(u"run logs"_s, -24)
+                        .arg(report->runLogs)
+                        .arg(report->runLogBytes));
+    util::printLine(u"moved %1 rows of %2 and the logs of %3 runs into %4, compared row by row "
+                    "and record by record. Start each member with --database and this URL; the "
+                    "data folder's other files (TLS identity, releases) are not in the "
+                    "database."_s.arg(QString::number(report->rows()), sourcePath,
+                        QString::number(report->runLogs), (*target)->location()));
     return util::kExitOk;
 }
 

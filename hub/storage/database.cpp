@@ -536,6 +536,13 @@ Status Database::probeWritable()
     return {}; // rolled back by the transaction's destructor
 }
 
+QString Database::concatenatedBytes(const QString &column, const QString &tail) const
+{
+    if (m_dialect == Dialect::Postgres)
+        return QStringLiteral("%1 || %2").arg(column, tail);
+    return QStringLiteral("CAST(%1 || %2 AS BLOB)").arg(column, tail);
+}
+
 int Database::currentSchemaVersion()
 {
     return schema::latestVersion();

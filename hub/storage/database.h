@@ -87,6 +87,10 @@ public:
                                               : m_target;
     }
     QDateTime now() const { return m_clock.now(); }
+    // SQL for the bytes of `column` (raw bytes) followed by those of
+    // `tail`: SQLite's || makes text of bytes, which must be made bytes
+    // again; PostgreSQL's keeps bytea.
+    QString concatenatedBytes(const QString &column, const QString &tail) const;
     int schemaVersion() const;
     static int currentSchemaVersion();
 

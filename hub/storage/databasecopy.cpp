@@ -2,6 +2,7 @@
 
 #include "common/logging.h"
 #include "hub/storage/database.h"
+#include "hub/storage/runlogcopy.h"
 
 #include <algorithm>
 
@@ -81,11 +82,14 @@ QList<QVariantList> rowsOf(Rows &rows, int columns)
 }
 
 // Compared as the text either engine gives back: the same for integers
-// (BIGINT or INTEGER), text and NULL on both.
+// (BIGINT or INTEGER), text and NULL on both. Raw bytes (a run log's
+// records) byte for byte: they need not be text.
 bool sameValue(const QVariant &a, const QVariant &b)
 {
     if (a.isNull() || b.isNull())
         return a.isNull() == b.isNull();
+    if (a.typeId() == QMetaType::QByteArray || b.typeId() == QMetaType::QByteArray)
+        return a.toByteArray() == b.toByteArray();
     return a.toString() == b.toString();
 }
 
@@ -235,10 +239,12 @@ QStringList DatabaseCopy::tablesInOrder()
         u"forwarder_credentials"_s, u"audit_log"_s, u"projects"_s, u"project_roles"_s,
         u"binding_requests"_s, u"bindings"_s, u"executors"_s, u"executor_tokens"_s,
         u"executor_credentials"_s, u"virtual_executors"_s, u"runs"_s, u"releases"_s,
-        u"hub_members"_s, u"session_holders"_s, u"cluster_events"_s, u"lent_devices"_s };
+        u"hub_members"_s, u"session_holders"_s, u"cluster_events"_s, u"lent_devices"_s,
+        u"run_logs"_s, u"run_log_chunks"_s, u"run_log_totals"_s };
 }
 
-Result<DatabaseCopy::Report> DatabaseCopy::copy(Database &from, Database &to)
+Result<DatabaseCopy::Report> DatabaseCopy::copy(
+    Database &from, Database &to, const QString &runLogDirectory)
 {
     if (from.dialect() != Database::Dialect::Sqlite || to.dialect() != Database::Dialect::Postgres)
         return copyError(
@@ -288,6 +294,14 @@ Result<DatabaseCopy::Report> DatabaseCopy::copy(Database &from, Database &to)
         const Table &table = report.tables.at(i);
         if (Status same = compareTable(from, to, table.name, shapes.at(i), table.rows); !same)
             return same.error();
+    }
+    if (!runLogDirectory.isEmpty()) {
+        // Held for writing, the hub cannot add to its logs meanwhile either.
+        auto logs = RunLogCopy::copy(runLogDirectory, to);
+        if (!logs)
+            return logs.error();
+        report.runLogs = logs->runs;
+        report.runLogBytes = logs->bytes;
     }
     if (Status committed = writing.commit(); !committed)
         return copyError(u"cannot commit the copy: %1"_s.arg(committed.error().message));

@@ -18,7 +18,9 @@ class Database;
 // for writing meanwhile (a hub still running on it waits), and a copy that
 // fails or does not compare leaves the target as empty as it was. Each
 // identity sequence of the target starts after the highest id the source
-// ever gave, deleted rows included, so no id is used twice.
+// ever gave, deleted rows included, so no id is used twice. The hub's run
+// logs, files beside its database, go into the target's run log tables in
+// the same transaction and are compared too (RunLogCopy).
 class DatabaseCopy
 {
 public:
@@ -31,12 +33,16 @@ public:
     {
         QList<Table> tables;
         qint64 rows() const;
+        // The run logs copied from files.
+        qint64 runLogs = 0;
+        qint64 runLogBytes = 0;
     };
 
     // The tables of the current schema, each after those it refers to.
     static QStringList tablesInOrder();
 
-    static Result<Report> copy(Database &from, Database &to);
+    // `runLogDirectory`: where the hub keeps its run logs; none, no logs.
+    static Result<Report> copy(Database &from, Database &to, const QString &runLogDirectory = {});
 };
 
 } // namespace cloop::hub

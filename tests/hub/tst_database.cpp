@@ -26,6 +26,8 @@ private Q_SLOTS:
     void reopeningKeepsDataAndVersion();
     void theMigrationCopiesEveryTableAfterThoseItNames();
     void runsOfASchema6FileKeepTheirIdsAndMayHaveNoProject();
+    void aSchema8FileGainsEmptyRunLogTables();
+    void rawBytesComeBackAsTheyWereAndJoinAsBytes();
     void corruptFileIsRefusedWithItsName();
     void directoryInsteadOfFileIsRefused();
     void missingFolderIsRefused();
@@ -149,6 +151,67 @@ void TestDatabase::runsOfASchema6FileKeepTheirIdsAndMayHaveNoProject()
     QVERIFY2(added, qPrintable(added.ok() ? QString() : added.error().message));
     QVERIFY(added->next());
     QCOMPARE(added->value(0).toLongLong(), qint64(4));
+}
+
+void TestDatabase::aSchema8FileGainsEmptyRunLogTables()
+{
+    // Given a hub file of schema 8 with a run,
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("hub.db"));
+    {
+        QSqlDatabase raw = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), u"v8"_s);
+        raw.setDatabaseName(path);
+        QVERIFY(raw.open());
+        QSqlQuery q(raw);
+        QVERIFY(q.exec(u"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)"_s));
+        for (int version = 1; version <= 8; ++version)
+            for (const QString &statement : cloop::hub::schema::migrationTo(version, false))
+                QVERIFY2(q.exec(statement), qPrintable(statement));
+        QVERIFY(q.exec(u"INSERT INTO meta VALUES ('schema_version', '8')"_s));
+        QVERIFY(q.exec(u"INSERT INTO runs (requested_by, argv, state, created_at, log_end) "
+                       "VALUES ('user:alice', '[]', 'succeeded', 'x', 42)"_s));
+        raw.close();
+    }
+    QSqlDatabase::removeDatabase(u"v8"_s);
+    // when this hub opens it, then it is at the current schema, its run is
+    // as it was, and the run log tables are there and empty.
+    auto db = Database::openSqlite(path);
+    QVERIFY2(db, qPrintable(db.ok() ? QString() : db.error().message));
+    QCOMPARE((*db)->schemaVersion(), Database::currentSchemaVersion());
+    auto run = (*db)->query(u"SELECT id, log_end FROM runs"_s);
+    QVERIFY(run && run->next());
+    QCOMPARE(run->value(1).toLongLong(), qint64(42));
+    for (const QString &table : { u"run_logs"_s, u"run_log_chunks"_s, u"run_log_totals"_s,
+             u"cluster_events"_s, u"lent_devices"_s }) {
+        auto rows = (*db)->query(u"SELECT COUNT(*) FROM %1"_s.arg(table));
+        QVERIFY2(rows && rows->next(), qPrintable(table));
+        QCOMPARE(rows->value(0).toLongLong(), qint64(0));
+    }
+}
+
+void TestDatabase::rawBytesComeBackAsTheyWereAndJoinAsBytes()
+{
+    // Run log records are any bytes: NULs, invalid UTF-8, all of them.
+    QTemporaryDir dir;
+    auto db = Database::openSqlite(dir.filePath(QStringLiteral("hub.db")));
+    QVERIFY(db);
+    QByteArray head;
+    for (int i = 0; i < 256; ++i)
+        head.append(char(i));
+    const QByteArray tail = QByteArray("\0\xff\xfe tail\0", 9);
+    QVERIFY((*db)->query(u"INSERT INTO run_logs (run_id, start_offset, end_offset, stored_bytes) "
+                         "VALUES (1, 0, 0, 0)"_s));
+    QVERIFY((*db)->query(u"INSERT INTO run_log_chunks (run_id, first_offset, end_offset, "
+                         "stored_bytes, records) VALUES (1, 0, 0, 0, ?)"_s,
+        { head }));
+    auto joined = (*db)->query(u"UPDATE run_log_chunks SET records = %1 WHERE run_id = 1"_s.arg(
+                                   (*db)->concatenatedBytes(u"records"_s, u"?"_s)),
+        { tail });
+    QVERIFY2(joined, qPrintable(joined.ok() ? QString() : joined.error().message));
+    auto rows = (*db)->query(u"SELECT records, typeof(records) FROM run_log_chunks"_s);
+    QVERIFY(rows && rows->next());
+    QCOMPARE(rows->value(1).toString(), u"blob"_s);
+    QCOMPARE(rows->value(0).toByteArray(), head + tail);
 }
 
 void TestDatabase::corruptFileIsRefusedWithItsName()

@@ -70,6 +70,7 @@ private Q_SLOTS:
     void usersProjectsRolesAndTokens();
     void requestsAndBindings();
     void runsMoveThroughTheirStates();
+    void rawBytesComeBackAsTheyWereAndJoinAsBytes();
     void auditLogFiltersBySinceAndAction();
     void wrongPasswordIsRefused();
     void quotedValuesReachTheServerAsTheyAre();
@@ -117,10 +118,10 @@ void TestDatabasePostgres::migratesToCurrentSchemaAndReopens()
 {
     QCOMPARE(m_db->dialect(), Database::Dialect::Postgres);
     QCOMPARE(m_db->schemaVersion(), Database::currentSchemaVersion());
-    for (const char *table :
-        { "users", "api_tokens", "forwarders", "enrollment_tokens", "forwarder_credentials",
-            "audit_log", "projects", "project_roles", "binding_requests", "bindings", "executors",
-            "executor_tokens", "executor_credentials", "runs", "virtual_executors" })
+    for (const char *table : { "users", "api_tokens", "forwarders", "enrollment_tokens",
+             "forwarder_credentials", "audit_log", "projects", "project_roles", "binding_requests",
+             "bindings", "executors", "executor_tokens", "executor_credentials", "runs",
+             "virtual_executors", "run_logs", "run_log_chunks", "run_log_totals" })
         QVERIFY2(countOf(*m_db, QLatin1String(table)) == 0, table);
     QVERIFY(m_db->query(
         QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, 1, ?)"),
@@ -705,6 +706,34 @@ void TestDatabasePostgres::runsMoveThroughTheirStates()
     auto all = runs.list(QList<qint64> { project->id, project->id + 100 }, true);
     VERIFY_OK(all);
     QCOMPARE(all->size(), 2);
+}
+
+void TestDatabasePostgres::rawBytesComeBackAsTheyWereAndJoinAsBytes()
+{
+    // Run log records are any bytes: NULs, invalid UTF-8, all of them.
+    QByteArray head;
+    for (int i = 0; i < 256; ++i)
+        head.append(char(i));
+    const QByteArray tail = QByteArray("\0\xff\xfe tail\0", 9);
+    VERIFY_OK(m_db->query(QStringLiteral("INSERT INTO run_logs (run_id, start_offset, "
+                                         "end_offset, stored_bytes) VALUES (1, 0, 0, 0)")));
+    auto inserted = m_db->query(QStringLiteral("INSERT INTO run_log_chunks (run_id, first_offset, "
+                                               "end_offset, stored_bytes, records) VALUES (1, 0, "
+                                               "0, 0, ?)"),
+        { head });
+    VERIFY_OK(inserted);
+    auto joined = m_db->query(
+        QStringLiteral("UPDATE run_log_chunks SET records = %1 WHERE run_id "
+                       "= 1")
+            .arg(m_db->concatenatedBytes(QStringLiteral("records"), QStringLiteral("?"))),
+        { tail });
+    VERIFY_OK(joined);
+    auto rows = m_db->query(QStringLiteral("SELECT records, octet_length(records) FROM "
+                                           "run_log_chunks"));
+    VERIFY_OK(rows);
+    QVERIFY(rows->next());
+    QCOMPARE(rows->value(1).toLongLong(), qint64(head.size() + tail.size()));
+    QCOMPARE(rows->value(0).toByteArray(), head + tail);
 }
 
 void TestDatabasePostgres::auditLogFiltersBySinceAndAction()

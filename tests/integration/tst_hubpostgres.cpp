@@ -4,12 +4,14 @@
 // folder's SQLite file, and never takes the password from its command line.
 // Skipped where PostgreSQL is not installed, unless CLOOP_REQUIRE_POSTGRES=1.
 
+#include "common/protocol/logrecord.h"
 #include "support/forwarderprocess.h"
 #include "support/hubprocess.h"
 #include "support/pinnedhttp.h"
 #include "support/postgresserver.h"
 #include "support/processutil.h"
 
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void aCopyThatDoesNotCompareLeavesTheTargetEmpty();
     void migrateSaysWhatIsMissing();
     void membersShareTheRecordsAndADeadOneIsSeen();
+    void everyMemberServesARunsWholeLog();
     void healthSaysWhenTheDatabaseIsUnreachable();
 
 private:
@@ -52,6 +55,10 @@ private:
     QMap<QString, QJsonObject> membersOf(const QString &database, const QString &dataDir);
     // A hub on SQLite with a record of every kind; stopped.
     bool fillSingleHub(HubProcess &hub);
+    // Output of its two runs in its data folder, as its run log store
+    // keeps it: run 1's trimmed at its start, run 2's with a gap the agent
+    // left.
+    bool writeRunLogs(const HubProcess &hub);
 
     PostgresServer m_server;
     QTemporaryDir m_dir;
@@ -216,12 +223,38 @@ bool TestHubPostgres::fillSingleHub(HubProcess &hub)
     return hub.cli({ u"run"_s, u"cancel"_s, u"2"_s }).exitCode == 0 && hub.stop() == 0;
 }
 
+bool TestHubPostgres::writeRunLogs(const HubProcess &hub)
+{
+    using cloop::protocol::LogRecord;
+    using cloop::protocol::LogRecordKind;
+    const QString folder = hub.dataDir() + u"/runs"_s;
+    if (!QDir().mkpath(folder))
+        return false;
+    const QList<std::pair<QString, QList<LogRecord>>> segments {
+        { u"1.4096.log"_s,
+            { LogRecord::data(LogRecordKind::Stdout, 4096, "kept after the trim\n"),
+                LogRecord::data(LogRecordKind::Stderr, 4116, "the end\n") } },
+        { u"2.0.log"_s,
+            { LogRecord::data(LogRecordKind::Stdout, 0, "before the gap\n"),
+                LogRecord::gap(15, 1000),
+                LogRecord::data(LogRecordKind::Stdout, 1015, "after the gap\n") } },
+    };
+    for (const auto &[name, records] : segments) {
+        QFile file(folder + u'/' + name);
+        const QByteArray bytes = cloop::protocol::encodeLogRecords(records);
+        if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+            return false;
+    }
+    return true;
+}
+
 void TestHubPostgres::aSingleHubMovesIntoPostgresRowByRow()
 {
-    // Given a single hub on SQLite with a record of every kind, and what
-    // its CLI shows of them,
+    // Given a single hub on SQLite with a record of every kind and its
+    // runs' logs, and what its CLI shows of them,
     HubProcess hub;
     QVERIFY2(fillSingleHub(hub), qPrintable(hub.transcript()));
+    QVERIFY(writeRunLogs(hub));
     QVERIFY(hub.start());
     const QString maria = hub.tokenOfNewUser(u"maria2"_s, u"/srv/projects/lab"_s, u"maintainer"_s);
     QVERIFY(!maria.isEmpty());
@@ -232,6 +265,17 @@ void TestHubPostgres::aSingleHubMovesIntoPostgresRowByRow()
     QList<QJsonValue> before;
     for (const QStringList &view : views)
         before.append(hub.cliJson(view));
+    const QList<QStringList> logs { { u"run"_s, u"logs"_s, u"1"_s },
+        { u"run"_s, u"logs"_s, u"2"_s } };
+    QList<CliResult> logsBefore;
+    for (const QStringList &log : logs) {
+        logsBefore.append(hub.cli(log));
+        CLOOP_COMPARE_EXIT(logsBefore.last(), 0);
+    }
+    QVERIFY2(logsBefore.first().stdoutText().contains(u"kept after the trim"_s),
+        qPrintable(logsBefore.first().describe()));
+    QVERIFY2(logsBefore.at(1).stderrText().contains(u"1000 bytes dropped"_s),
+        qPrintable(logsBefore.at(1).describe()));
     QCOMPARE(hub.stop(), 0);
     // when it moves into an empty PostgreSQL database,
     const QString database = m_server.createDatabase();
@@ -240,14 +284,25 @@ void TestHubPostgres::aSingleHubMovesIntoPostgresRowByRow()
     QVERIFY2(moved.stdoutText().contains(u"compared row by row"_s), qPrintable(moved.describe()));
     static const QRegularExpression runs(u"^runs +2$"_s, QRegularExpression::MultilineOption);
     QVERIFY2(runs.match(moved.stdoutText()).hasMatch(), qPrintable(moved.describe()));
+    static const QRegularExpression runLogs(
+        u"^run logs +2 \\(57 bytes of output\\)$"_s, QRegularExpression::MultilineOption);
+    QVERIFY2(runLogs.match(moved.stdoutText()).hasMatch(), qPrintable(moved.describe()));
     QVERIFY(!moved.stdoutText().contains(m_server.password()));
-    // then a hub serving from it, without the SQLite file, shows the same,
+    // then a hub serving from it, without the SQLite file or the log
+    // files, shows the same, its runs' output included,
     QVERIFY(QFile::rename(hub.databasePath(), hub.databasePath() + u".moved"_s));
+    QVERIFY(QDir(hub.dataDir()).rename(u"runs"_s, u"runs.moved"_s));
     hub.setServeArguments({ u"--database"_s, connectionOf(database), u"--database-password-file"_s,
         passwordFile(m_server.password()) });
     QVERIFY2(hub.start(), qPrintable(hub.transcript()));
     for (qsizetype i = 0; i < views.size(); ++i)
         QVERIFY2(hub.cliJson(views.at(i)) == before.at(i), qPrintable(views.at(i).join(u' ')));
+    for (qsizetype i = 0; i < logs.size(); ++i) {
+        const CliResult after = hub.cli(logs.at(i));
+        CLOOP_COMPARE_EXIT(after, 0);
+        QCOMPARE(after.stdoutText(), logsBefore.at(i).stdoutText());
+        QCOMPARE(after.stderrText(), logsBefore.at(i).stderrText());
+    }
     // the single hub is the cluster's first member, on its third start,
     const QMap<QString, QJsonObject> members = membersOf(database, hub.dataDir());
     QCOMPARE(members.size(), 1);
@@ -443,6 +498,61 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
     QVERIFY2(
         text.stdoutText().contains(u"alive (lease"_s) && text.stdoutText().contains(u"left "_s),
         qPrintable(text.describe()));
+}
+
+void TestHubPostgres::everyMemberServesARunsWholeLog()
+{
+    // Given two members on one database and an agent connected to A,
+    const QString database = m_server.createDatabase();
+    const QStringList shared { u"--database"_s, connectionOf(database),
+        u"--database-password-file"_s, passwordFile(m_server.password()) };
+    HubProcess a;
+    HubProcess b;
+    a.setServeArguments(shared);
+    b.setServeArguments(shared);
+    QVERIFY2(a.start(), qPrintable(a.transcript()));
+    QVERIFY2(b.start(), qPrintable(b.transcript()));
+    const QString project = u"/srv/projects/logs"_s;
+    CLOOP_COMPARE_EXIT(a.cli({ u"project"_s, u"add"_s, project }), 0);
+    const QJsonObject enrolled
+        = a.cliJson({ u"executor"_s, u"enroll"_s, u"--name"_s, u"logbox"_s, u"--json"_s })
+              .toObject();
+    QTemporaryDir agentHome;
+    ForwarderProcess agent(
+        { u"--bundle"_s, enrolled.value("bundle"_L1).toString(), u"--host-mode"_s },
+        agentHome.path(), ForwarderProcess::Program::Agent);
+    QVERIFY(agent.start());
+    QVERIFY2(
+        agent.waitForStderr(u"connected to the hub as executor"_s), qPrintable(agent.describe()));
+    // when a run it takes prints through A,
+    const CliResult queued = a.cli({ u"run"_s, u"--project"_s, project, u"--host-process"_s,
+        u"--no-wait"_s, u"--"_s, u"sh"_s, u"-c"_s, u"seq 1 30000"_s });
+    CLOOP_COMPARE_EXIT(queued, 0);
+    const QString runId = queued.stdoutText().trimmed();
+    QVERIFY2(
+        waitUntil(
+            [&] {
+                const QJsonObject page
+                    = pinnedGet(a.apiUrl(u"/api/runs/%1/log"_s.arg(runId)), a.pin(), a.adminToken())
+                          .json();
+                return page.value("finished"_L1).toBool() && page.value("complete"_L1).toBool();
+            },
+            60'000),
+        qPrintable(a.log()));
+    // then B, which never saw the agent, serves the whole log, as A does.
+    QByteArray expected;
+    for (int i = 1; i <= 30000; ++i)
+        expected += QByteArray::number(i) + '\n';
+    for (HubProcess *member : { &b, &a }) {
+        const CliResult logs = member->cli({ u"run"_s, u"logs"_s, runId });
+        CLOOP_COMPARE_EXIT(logs, 0);
+        QVERIFY2(logs.out == expected,
+            qPrintable(
+                u"%1 bytes of output, %2 expected"_s.arg(logs.out.size()).arg(expected.size())));
+        QVERIFY2(!logs.stderrText().contains(u"dropped"_s), qPrintable(logs.describe()));
+    }
+    QVERIFY(!QFileInfo::exists(a.dataDir() + u"/runs"_s)
+        || QDir(a.dataDir() + u"/runs"_s).isEmpty(QDir::Files));
 }
 
 void TestHubPostgres::healthSaysWhenTheDatabaseIsUnreachable()
