@@ -11,6 +11,10 @@
 #include "hub/cluster/clusterbus.h"
 #include "hub/cluster/clustermembers.h"
 #include "hub/cluster/memberlease.h"
+#include "hub/cluster/peerlinks.h"
+#include "hub/cluster/peerlistener.h"
+#include "hub/cluster/peerrelay.h"
+#include "hub/cluster/peerrelayopen.h"
 #include "hub/cluster/sessionholders.h"
 #include "hub/domain/bindingservice.h"
 #include "hub/domain/eventbus.h"
@@ -28,6 +32,7 @@
 #include "hub/server/forwarderstates.h"
 #include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
+#include "hub/server/peerforwarderaccess.h"
 #include "hub/server/rundispatcher.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/clustereventstore.h"
@@ -148,6 +153,9 @@ Hub::~Hub()
     m_server.reset();
     m_api.reset();
     m_clusterBus.reset();
+    m_peerRelay.reset();
+    m_peerLinks.reset();
+    m_peerListener.reset();
     m_clusterMembers.reset();
     m_sessionHolders.reset();
     m_eventStream.reset();
@@ -285,6 +293,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
 
     std::unique_ptr<Hub> hub(new Hub);
     hub->m_pin = identity->pin;
+    hub->m_tls = *identity;
     hub->m_certificatePath = options.certificatePath;
     hub->m_keyPath = options.keyPath;
     hub->m_dataDir = options.dataDir;
@@ -338,8 +347,16 @@ Status Hub::joinCluster(const HubOptions &options)
     lease.lease = options.memberLease;
     lease.renewEvery = options.memberLease / 3;
     m_memberLease = std::make_unique<MemberLease>(*m_memberStore, *m_clock, lease);
-    if (Status joined = m_memberLease->join(MemberStore::Joining { key, hubMemberName(m_publicUrl),
-            m_publicUrl.toString(), QString(), m_pin, QString::fromLatin1(buildinfo::kVersion) });
+    const bool cluster = m_core->stores().database.dialect() == Database::Dialect::Postgres;
+    if (cluster) {
+        m_clusterMembers = std::make_unique<ClusterMembers>(
+            *m_memberStore, *m_memberLease, *m_clock, options.memberLease / 3);
+        if (Status listening = listenForPeers(options); !listening)
+            return listening;
+    }
+    if (Status joined = m_memberLease->join(
+            MemberStore::Joining { key, hubMemberName(m_publicUrl), m_publicUrl.toString(),
+                m_peerUrl.toString(), m_pin, QString::fromLatin1(buildinfo::kVersion) });
         !joined)
         return joined;
     m_sessionHolderStore = std::make_unique<SessionHolderStore>(m_core->stores().database);
@@ -361,7 +378,7 @@ Status Hub::joinCluster(const HubOptions &options)
         });
     m_api->setSessionHolders(m_sessionHolders.get());
     m_api->setMemberLease(m_memberLease.get());
-    if (m_core->stores().database.dialect() == Database::Dialect::Postgres) {
+    if (cluster) {
         m_dispatcher->setExecutorsElsewhere(
             [holders = m_sessionHolders.get(),
                 lease = m_memberLease.get()]() -> std::optional<QList<qint64>> {
@@ -374,11 +391,52 @@ Status Hub::joinCluster(const HubOptions &options)
     return {};
 }
 
+Status Hub::listenForPeers(const HubOptions &options)
+{
+    PeerListener::Options peer;
+    peer.address = options.peerListen.address;
+    peer.port = options.peerListen.port;
+    auto listener = PeerListener::listen(peer, *m_clusterMembers, m_tls.chain, m_tls.key);
+    if (!listener)
+        return listener.error();
+    m_peerListener = std::move(*listener);
+    m_peerUrl = options.peerUrl;
+    if (m_peerUrl.isEmpty()) {
+        m_peerUrl.setScheme(QStringLiteral("wss"));
+        m_peerUrl.setHost(m_publicUrl.host());
+        m_peerUrl.setPort(m_peerListener->port());
+    }
+    qCInfo(lcHubCluster).noquote() << "the other members reach this one at" << m_peerUrl.toString()
+                                   << "(mutual TLS, listening on"
+                                   << hostForUrl(options.peerListen.address) + QLatin1Char(':')
+            + QString::number(m_peerListener->port()) + QLatin1Char(')');
+    return {};
+}
+
+void Hub::startPeerChannel()
+{
+    PeerLinks::Options links;
+    links.selfId = m_memberLease->record().id;
+    m_peerLinks = std::make_unique<PeerLinks>(*m_clusterMembers, m_tls.chain, m_tls.key, links);
+    m_peerAccess = std::make_unique<PeerForwarderAccess>(*m_core, m_gateways->forwarders());
+    m_peerRelay = std::make_unique<PeerRelay>(
+        [access = m_peerAccess.get()](qint64 forwarderId, const QJsonObject &open,
+            const PeerMember &) { return access->open(forwarderId, open); });
+    connect(m_peerListener.get(), &PeerListener::peerConnected, m_peerRelay.get(),
+        [relay = m_peerRelay.get()](const PeerMember &member,
+            tunnel::TunnelConnection *connection) { relay->adopt(member, connection); });
+    // A forwarder another member holds is reached through it.
+    m_gateways->forwarderReach().setCluster(m_sessionHolders.get(),
+        [links = m_peerLinks.get()](
+            qint64 memberId, qint64 forwarderId, const protocol::ChannelOpen &open) {
+            return links->openChannel(memberId, PeerRelayOpen::of(forwarderId, open).toMetadata());
+        });
+}
+
 Status Hub::startClusterBus(const HubOptions &options)
 {
-    m_clusterMembers = std::make_unique<ClusterMembers>(
-        *m_memberStore, *m_memberLease, *m_clock, options.memberLease / 3);
-    m_clusterMembers->refresh();
+    m_clusterMembers->start();
+    startPeerChannel();
     // Daemons learn every live member's address and key, so that they can
     // move to another member when theirs dies.
     const auto announceMembers = [this] {
@@ -508,6 +566,11 @@ Status Hub::reloadCertificate()
     if (!staged)
         return staged.error();
     m_server->setTls(serverTls(*identity));
+    m_tls = *identity;
+    if (m_peerListener)
+        m_peerListener->setIdentity(identity->chain, identity->key);
+    if (m_peerLinks)
+        m_peerLinks->setIdentity(identity->chain, identity->key);
     if (identity->pin != m_pin) {
         qCInfo(lcHub).noquote() << "the hub's key is rotated: pin" << m_pin << "->"
                                 << identity->pin;

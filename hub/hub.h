@@ -7,6 +7,7 @@
 #include "hub/server/api/forwarderroutes.h"
 #include "hub/server/daemongateway.h"
 #include "hub/storage/runlogstore.h"
+#include "hub/tls/devcertificate.h"
 
 #include <QHostAddress>
 #include <QObject>
@@ -24,6 +25,10 @@ namespace cloop::hub {
 class AdminApi;
 class ClusterBus;
 class ClusterMembers;
+class PeerForwarderAccess;
+class PeerLinks;
+class PeerListener;
+class PeerRelay;
 class ClusterEventStore;
 class DeviceStreams;
 class ForwarderStates;
@@ -60,6 +65,15 @@ struct HubOptions
     // How often a cluster member reads the others' events when no
     // notification woke it.
     std::chrono::milliseconds busPoll { 250 };
+    // Where the other members of a cluster reach this one, over mutual TLS
+    // pinned by the members table (a PostgreSQL hub only).
+    struct PeerListen
+    {
+        QHostAddress address = QHostAddress::Any;
+        quint16 port = 7444;
+    };
+    PeerListen peerListen;
+    QUrl peerUrl; // what the other members dial; derived when empty
     DaemonGateway::Options gateway;
     // What runs' logs may take on disk, each and all together.
     RunLogLimits runLogs;
@@ -149,6 +163,18 @@ private:
     std::unique_ptr<ClusterEventStore> m_clusterEvents;
     std::unique_ptr<ClusterBus> m_clusterBus;
     std::unique_ptr<ClusterMembers> m_clusterMembers;
+    std::unique_ptr<PeerListener> m_peerListener;
+    std::unique_ptr<PeerLinks> m_peerLinks;
+    std::unique_ptr<PeerForwarderAccess> m_peerAccess;
+    std::unique_ptr<PeerRelay> m_peerRelay;
+    // The TLS identity served now: what peers see of this member too.
+    TlsIdentity m_tls;
+    // The peer port, for a member of a PostgreSQL cluster; sets the URL the
+    // others dial.
+    Status listenForPeers(const HubOptions &options);
+    QUrl m_peerUrl;
+    // The peer channel: links to the others, and the relay for theirs.
+    void startPeerChannel();
     std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStreamEndpoint> m_eventStream;
     std::unique_ptr<AdminApi> m_api;

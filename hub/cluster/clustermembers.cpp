@@ -34,7 +34,39 @@ ClusterMembers::ClusterMembers(MemberStore &store, const MemberLease &lease, con
 {
     m_refresh.setInterval(refreshEvery);
     connect(&m_refresh, &QTimer::timeout, this, &ClusterMembers::refresh);
+}
+
+void ClusterMembers::start()
+{
+    refresh();
     m_refresh.start();
+}
+
+namespace {
+
+PeerMember peerOf(const MemberRecord &member)
+{
+    return PeerMember { member.id, member.generation, member.name, QUrl(member.peerUrl),
+        member.keyPin };
+}
+
+} // namespace
+
+std::optional<PeerMember> ClusterMembers::liveMemberWithPin(const QString &pin)
+{
+    // Until this member joined, it knows nobody.
+    if (!m_lease.isMember())
+        return std::nullopt;
+    const auto member = otherWithPin(pin);
+    return member ? std::optional<PeerMember>(peerOf(*member)) : std::nullopt;
+}
+
+std::optional<PeerMember> ClusterMembers::liveMember(qint64 id)
+{
+    if (!m_lease.isMember())
+        return std::nullopt;
+    const auto member = other(id);
+    return member ? std::optional<PeerMember>(peerOf(*member)) : std::nullopt;
 }
 
 void ClusterMembers::refresh()

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "hub/cluster/peerdirectory.h"
 #include "hub/storage/memberstore.h"
 
 #include <QElapsedTimer>
@@ -27,7 +28,7 @@ class MemberLease;
 // reach each one and the key each one serves. Daemons are told every
 // member's address and key, so that they can move to another member when
 // theirs dies; peers are admitted by the keys listed here.
-class ClusterMembers final : public QObject
+class ClusterMembers final : public QObject, public PeerDirectory
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ClusterMembers)
@@ -36,8 +37,14 @@ public:
     ClusterMembers(MemberStore &store, const MemberLease &lease, const Clock &clock,
         std::chrono::milliseconds refreshEvery, QObject *parent = nullptr);
 
+    // Once this member joined: reads the table now and every few seconds.
+    void start();
     // Reads the table now; changed() follows when the view changed.
     void refresh();
+
+    // PeerDirectory: the peers this member admits and dials.
+    std::optional<PeerMember> liveMemberWithPin(const QString &pin) override;
+    std::optional<PeerMember> liveMember(qint64 id) override;
 
     // The other live members, by id.
     const QList<MemberRecord> &others() const { return m_others; }

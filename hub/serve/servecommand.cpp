@@ -173,6 +173,19 @@ ServeCommand::ServeCommand(QString name)
           QStringLiteral("How long this hub counts as a live member of its cluster without "
                          "renewing (default 15s; renewed every third of it)."),
           QStringLiteral("DURATION"), QStringLiteral("15s"))
+    , m_peerListen(QStringLiteral("peer-listen"),
+          QStringLiteral("Where the other members of a cluster (hubs on the same PostgreSQL "
+                         "database) reach this one, over mutual TLS with each member's key "
+                         "pinned in the database (default 0.0.0.0:7444)."),
+          QStringLiteral("HOST:PORT"), QStringLiteral("0.0.0.0:7444"))
+    , m_peerUrl(QStringLiteral("peer-url"),
+          QStringLiteral("The URL the other members dial (default wss://<public host>:<peer "
+                         "port>); its host must be in this hub's certificate."),
+          QStringLiteral("URL"))
+    , m_clusterPoll(QStringLiteral("cluster-poll"),
+          QStringLiteral("How often a cluster member reads the others' events when no "
+                         "notification woke it (default 250ms)."),
+          QStringLiteral("DURATION"), QStringLiteral("250ms"))
     , m_ownExecutor(QStringLiteral("executor"),
           QStringLiteral("Also run projects' runs here, in sandboxes, as executor \"hub\"."))
     , m_ownExecutorMax(QStringLiteral("executor-max-concurrent"),
@@ -208,10 +221,10 @@ ServeCommand::ServeCommand(QString name)
 void ServeCommand::addOptions(util::CommandLine &commandLine) const
 {
     commandLine.addOptions(m_database.all());
-    commandLine.addOptions(
-        { m_data, m_listen, m_metricsListen, m_cert, m_key, m_publicUrl, m_requestTtl, m_lostAfter,
-            m_memberLease, m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated, m_maxPerSource,
-            m_connectionRate, m_preAuthTimeout, m_runLogCap, m_runLogBudget });
+    commandLine.addOptions({ m_data, m_listen, m_metricsListen, m_cert, m_key, m_publicUrl,
+        m_requestTtl, m_lostAfter, m_memberLease, m_peerListen, m_peerUrl, m_clusterPoll,
+        m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated, m_maxPerSource, m_connectionRate,
+        m_preAuthTimeout, m_runLogCap, m_runLogBudget });
 }
 
 int ServeCommand::run(const QStringList &arguments)
@@ -263,6 +276,8 @@ Result<HubOptions> ServeCommand::hubOptions(const util::CommandLine &commandLine
     if (!lease)
         return lease.error();
     options.memberLease = *lease;
+    if (Status cluster = clusterOptions(commandLine, options); !cluster)
+        return cluster.error();
     for (const auto &[option, limit] : { std::pair { &m_runLogCap, &options.runLogs.perRun },
              std::pair { &m_runLogBudget, &options.runLogs.total } }) {
         auto size = util::parseByteSize(commandLine.value(*option));
@@ -282,6 +297,39 @@ Result<HubOptions> ServeCommand::hubOptions(const util::CommandLine &commandLine
             return check.error();
     }
     return options;
+}
+
+Status ServeCommand::clusterOptions(const util::CommandLine &commandLine, HubOptions &options) const
+{
+    auto peer = parseListen(commandLine.value(m_peerListen), QStringLiteral("--peer-listen"));
+    if (!peer)
+        return peer.error();
+    options.peerListen = HubOptions::PeerListen { peer->first, peer->second };
+    if (commandLine.isSet(m_peerUrl)) {
+        options.peerUrl = QUrl(commandLine.value(m_peerUrl), QUrl::StrictMode);
+        if (!options.peerUrl.isValid() || options.peerUrl.scheme() != QLatin1String("wss")
+            || options.peerUrl.host().isEmpty() || options.peerUrl.port() <= 0)
+            return usage(QStringLiteral("--peer-url: give wss://HOST:PORT, such as "
+                                        "wss://hub-a.example:7444"));
+    }
+    // A poll is counted in milliseconds ("250ms") or as any duration ("1s").
+    const QString poll = commandLine.value(m_clusterPoll);
+    std::optional<std::chrono::milliseconds> interval;
+    if (poll.endsWith(QLatin1String("ms"))) {
+        bool isNumber = false;
+        const int ms = poll.chopped(2).toInt(&isNumber);
+        if (isNumber)
+            interval = std::chrono::milliseconds(ms);
+    } else if (auto parsed = util::parseDuration(poll)) {
+        interval = *parsed;
+    }
+    if (!interval || *interval < std::chrono::milliseconds(10)
+        || *interval > std::chrono::minutes(1))
+        return usage(QStringLiteral("--cluster-poll \"%1\" is not between 10ms and 1m (e.g. "
+                                    "250ms)")
+                         .arg(poll));
+    options.busPoll = *interval;
+    return {};
 }
 
 Status ServeCommand::edgeOptions(const util::CommandLine &commandLine, HubOptions &options) const

@@ -37,6 +37,7 @@ private:
     void addOptions(util::CommandLine &commandLine) const;
     Result<ServeSettings> settings(const util::CommandLine &commandLine) const;
     Result<HubOptions> hubOptions(const util::CommandLine &commandLine) const;
+    Status clusterOptions(const util::CommandLine &commandLine, HubOptions &options) const;
     Status edgeOptions(const util::CommandLine &commandLine, HubOptions &options) const;
     int serve(const ServeSettings &settings) const;
 
@@ -51,6 +52,9 @@ private:
     QCommandLineOption m_requestTtl;
     QCommandLineOption m_lostAfter;
     QCommandLineOption m_memberLease;
+    QCommandLineOption m_peerListen;
+    QCommandLineOption m_peerUrl;
+    QCommandLineOption m_clusterPoll;
     QCommandLineOption m_ownExecutor;
     QCommandLineOption m_ownExecutorMax;
     QCommandLineOption m_maxUnauthenticated;

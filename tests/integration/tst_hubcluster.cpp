@@ -9,6 +9,7 @@
 #include "support/hubprocess.h"
 #include "support/postgresserver.h"
 #include "support/processutil.h"
+#include "support/usbstandin/usbfixture.h"
 
 #include <QElapsedTimer>
 #include <QFile>
@@ -27,6 +28,7 @@
 #include <unistd.h>
 
 using namespace cloop::testing;
+using namespace cloop::testsupport::usb;
 using namespace Qt::StringLiterals;
 
 class TestHubCluster final : public QObject
@@ -41,6 +43,7 @@ private Q_SLOTS:
     void eachMemberHearsTheOthersEvents();
     void aRevocationThroughOneMemberCutsTheSessionAnotherHolds();
     void runsQueuedOnBothMembersAtOnceAreEachDispatchedOnce();
+    void aTestThroughOneMemberReachesTheForwarderAnotherHolds();
 
 private:
     QString passwordFile();
@@ -287,6 +290,51 @@ void TestHubCluster::runsQueuedOnBothMembersAtOnceAreEachDispatchedOnce()
     qInfo().noquote() << u"agent on A ran %1 runs, agent on B %2"_s.arg(2 * kEach - byB).arg(byB);
     // Both members took part.
     QVERIFY(byB > 0 && byB < 2 * kEach);
+}
+
+void TestHubCluster::aTestThroughOneMemberReachesTheForwarderAnotherHolds()
+{
+    // Given a USB forwarder (the kernel stand-in's fixture machine) whose
+    // session member A holds,
+    QTemporaryDir machine;
+    FixtureDevice hsm;
+    hsm.busId = u"1-1"_s;
+    hsm.vendorId = 0x1d50;
+    hsm.productId = 0x6089;
+    hsm.serial = u"HSM0001"_s;
+    QVERIFY(UsbFixture::makeForwarderMachine(machine.path(), { hsm }));
+    const Enrollment enrolled = m_a->enroll(u"hsm"_s, { u"--usb"_s, u"1d50:6089:HSM0001"_s });
+    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    QTemporaryDir home;
+    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, home.path(),
+        ForwarderProcess::Program::ForwarderUsbStandIn);
+    forwarder.setEnvironmentVariable(u"CLOOP_USB_STANDIN"_s, u"forwarder"_s);
+    forwarder.setEnvironmentVariable(u"CLOOP_SYSFS_ROOT"_s, machine.path());
+    QVERIFY(forwarder.start());
+    QVERIFY2(forwarder.waitForStderr(u"is present as 1-1"_s), qPrintable(forwarder.describe()));
+    QVERIFY(waitUntil([&] { return m_b->forwarderConnected(enrolled.id); }));
+    QCOMPARE(m_b->forwarder(enrolled.id).value("hub_member"_L1).toString(), memberName(*m_a));
+    // when an administrator tests it through member B,
+    QElapsedTimer took;
+    took.start();
+    const QJsonObject tested
+        = m_b->cliJson({ u"forward"_s, u"test"_s, QString::number(enrolled.id), u"--json"_s })
+              .toObject();
+    qInfo().noquote() << u"Test through B of a forwarder A holds answered in %1 ms"_s.arg(
+        took.elapsed());
+    // then the report is the forwarder's own device list, relayed by A,
+    const QJsonObject report = tested.value("report"_L1).toObject();
+    QVERIFY2(report.value("ok"_L1).toBool(), qPrintable(m_b->transcript() + m_b->log()));
+    const QJsonArray devices = report.value("devices"_L1).toArray();
+    QCOMPARE(devices.size(), 1);
+    QCOMPARE(devices.at(0).toObject().value("busid"_L1).toString(), u"1-1"_s);
+    QCOMPARE(devices.at(0).toObject().value("vendor_id"_L1).toString(), u"1d50"_s);
+    // B linked to A over the peer channel, and A took the link from B.
+    QVERIFY2(m_b->log().contains(u"linked to hub member"_s), qPrintable(m_b->log()));
+    QVERIFY2(
+        m_a->log().contains(u"(%1) linked from"_s.arg(memberName(*m_b))), qPrintable(m_a->log()));
+    // and the forwarder answered a test, not an import.
+    QVERIFY(!forwarder.stderrText().contains(u"lending"_s));
 }
 
 QTEST_GUILESS_MAIN(TestHubCluster)

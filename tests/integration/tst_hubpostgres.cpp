@@ -101,7 +101,8 @@ CliResult TestHubPostgres::serveOnce(const QStringList &arguments)
         return tls;
     return runProgram(binaryPath(u"cloop"_s),
         QStringList { u"hub"_s, u"serve"_s, u"--data"_s, data.path(), u"--listen"_s,
-            u"127.0.0.1:0"_s, u"--metrics-listen"_s, QString() }
+            u"127.0.0.1:0"_s, u"--metrics-listen"_s, QString(), u"--peer-listen"_s,
+            u"127.0.0.1:0"_s }
             + arguments,
         childEnvironment(data.path()), 60'000);
 }

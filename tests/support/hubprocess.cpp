@@ -73,7 +73,10 @@ bool HubProcess::launch()
         = QStringList { QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"),
               m_dataDir, QStringLiteral("--listen"), QStringLiteral("127.0.0.1:%1").arg(m_port),
               // Hubs side by side: each its own metrics port (cli.json names it).
-              QStringLiteral("--metrics-listen"), QStringLiteral("127.0.0.1:0") }
+              QStringLiteral("--metrics-listen"), QStringLiteral("127.0.0.1:0"),
+              // A member of a cluster (--database) takes its peers on a port
+              // of its own: any free one, never a fixed one tests would share.
+              QStringLiteral("--peer-listen"), QStringLiteral("127.0.0.1:0") }
         + m_serveArguments;
     if (m_openFilesLimit > 0) {
         // prlimit execs the hub, so the PID stays the hub's.
