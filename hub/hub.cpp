@@ -30,6 +30,7 @@
 #include "hub/server/devicestreams.h"
 #include "hub/server/eventstreamendpoint.h"
 #include "hub/server/forwarderstates.h"
+#include "hub/server/holdingscheck.h"
 #include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
 #include "hub/server/peerforwarderaccess.h"
@@ -152,6 +153,7 @@ Hub::~Hub()
     // The server and the streams go before what they use.
     m_server.reset();
     m_api.reset();
+    m_holdingsCheck.reset();
     m_clusterBus.reset();
     m_peerRelay.reset();
     m_peerLinks.reset();
@@ -455,6 +457,13 @@ Status Hub::startClusterBus(const HubOptions &options)
     bus.poll = options.busPoll;
     m_clusterBus = std::make_unique<ClusterBus>(*m_clusterEvents, m_core->events(), *m_memberLease,
         *m_clock, listener ? std::move(*listener) : nullptr, bus);
+    // What this member holds is checked against the records every few
+    // seconds, and at once when the bus may have missed events.
+    m_holdingsCheck = std::make_unique<HoldingsCheck>(*m_core, m_gateways->forwarders(),
+        m_gateways->executors(), *m_deviceStreams, std::chrono::seconds(3));
+    connect(m_clusterBus.get(), &ClusterBus::resynchronise, m_holdingsCheck.get(),
+        [check = m_holdingsCheck.get()](const QString &why) { check->checkNow(why); });
+    m_holdingsCheck->start();
     return m_clusterBus->start();
 }
 

@@ -25,6 +25,7 @@ namespace cloop::hub {
 class AdminApi;
 class ClusterBus;
 class ClusterMembers;
+class HoldingsCheck;
 class PeerForwarderAccess;
 class PeerLinks;
 class PeerListener;
@@ -167,6 +168,7 @@ private:
     std::unique_ptr<PeerLinks> m_peerLinks;
     std::unique_ptr<PeerForwarderAccess> m_peerAccess;
     std::unique_ptr<PeerRelay> m_peerRelay;
+    std::unique_ptr<HoldingsCheck> m_holdingsCheck;
     // The TLS identity served now: what peers see of this member too.
     TlsIdentity m_tls;
     // The peer port, for a member of a PostgreSQL cluster; sets the URL the

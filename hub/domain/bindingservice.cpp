@@ -69,6 +69,17 @@ void BindingService::publishBinding(const QString &event, const BindingRecord &b
         HubEvent { event, bindingJson(binding, m_clock.now()), binding.projectId, m_clock.now() });
 }
 
+void BindingService::announceEnded(const BindingRecord &binding)
+{
+    // In the change that ended it: the devices it lent go back, and whoever
+    // waits for one hears so.
+    if (Status released = m_stores.bindings.releaseDevices(binding.id); !released)
+        qCWarning(lcHub).noquote()
+            << "binding" << binding.id
+            << "ended, but its lent devices stay recorded:" << released.error().message;
+    publishBinding(QString(api::hubeventname::kBindingEnded), binding);
+}
+
 void BindingService::publishRequest(const QString &event, const RequestRecord &request)
 {
     m_events.publish(
@@ -124,7 +135,7 @@ Result<BindingRecord> BindingService::unbind(
         bindingId, BindingRecord::State::Unbound, caller.actor(), reason, m_clock.now());
     if (!ended)
         return ended.error();
-    publishBinding(QString(api::hubeventname::kBindingEnded), *ended);
+    announceEnded(*ended);
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
     return ended;
@@ -377,7 +388,7 @@ Status BindingService::expireDue()
     for (const BindingRecord &binding : std::as_const(*bindings)) {
         qCInfo(lcHub).noquote() << "binding" << binding.id << "of forwarder" << binding.forwarderId
                                 << "to" << binding.projectPath << "expired";
-        publishBinding(QString(api::hubeventname::kBindingEnded), binding);
+        announceEnded(binding);
     }
     auto requests = m_stores.requests.expireDue(now);
     if (!requests)
@@ -412,7 +423,7 @@ Result<BindingService::Ended> BindingService::endForRevokedForwarder(
 void BindingService::publish(const Ended &ended)
 {
     for (const BindingRecord &binding : ended.bindings)
-        publishBinding(QString(api::hubeventname::kBindingEnded), binding);
+        announceEnded(binding);
     for (const RequestRecord &request : ended.requests)
         publishRequest(QString(api::hubeventname::kRequestDecided), request);
 }

@@ -87,6 +87,7 @@ private:
     Status requireUnbound(const ApiPrincipal &caller, qint64 forwarderId);
     Result<RequestRecord> decidableRequest(
         const ApiPrincipal &caller, qint64 requestId, AccessPolicy::ProjectAction action);
+    void announceEnded(const BindingRecord &binding);
     void publishBinding(const QString &event, const BindingRecord &binding);
     void publishRequest(const QString &event, const RequestRecord &request);
 

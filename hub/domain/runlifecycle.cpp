@@ -43,9 +43,25 @@ Result<QList<RunRecord>> RunLifecycle::activeOn(qint64 executorId)
     return m_runs.activeOn(executorId);
 }
 
-Result<RunRecord> RunLifecycle::markDispatched(qint64 runId, qint64 executorId)
+Result<RunRecord> RunLifecycle::markDispatched(
+    qint64 runId, qint64 executorId, const QList<RunStore::LentDevice> &devices)
 {
-    return m_runs.markDispatched(runId, executorId, m_clock.now());
+    // One change: of members dispatching at once, one gives the run (the
+    // guarded state), and a device is lent to one run only.
+    Database::Transaction transaction(m_runs.database());
+    auto dispatched = m_runs.markDispatched(runId, executorId, m_clock.now());
+    if (!dispatched)
+        return dispatched.error();
+    if (Status lent = m_runs.lendDevices(runId, executorId, devices); !lent)
+        return lent.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    return dispatched;
+}
+
+Result<bool> RunLifecycle::isDeviceHeld(qint64 forwarderId)
+{
+    return m_runs.isDeviceHeld(forwarderId);
 }
 
 Result<RunRecord> RunLifecycle::markRunning(qint64 runId, qint64 executorId)
@@ -87,6 +103,9 @@ Result<RunRecord> RunLifecycle::end(
         if (Status recorded = alsoRecord(*ended); !recorded)
             return recorded.error();
     }
+    // What the run was lent goes back with its end.
+    if (Status released = m_runs.releaseDevices(ended->id); !released)
+        return released.error();
     // The dispatcher hears first (it detaches the run's devices), then the
     // subscribers; both only once the end committed.
     m_runs.database().afterCommit([this, run = *ended] { Q_EMIT runEnded(run); });

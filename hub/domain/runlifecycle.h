@@ -63,7 +63,13 @@ public:
     Result<QList<RunRecord>> unfinished();
     Result<QList<RunRecord>> activeOn(qint64 executorId);
 
-    Result<RunRecord> markDispatched(qint64 runId, qint64 executorId);
+    // The run goes to that executor with those devices lent to it, or
+    // nothing changes (another member dispatched it, or a device is busy:
+    // device_busy).
+    Result<RunRecord> markDispatched(
+        qint64 runId, qint64 executorId, const QList<RunStore::LentDevice> &devices = {});
+    // Whether a run anywhere in the cluster holds that forwarder's device.
+    Result<bool> isDeviceHeld(qint64 forwarderId);
     // The executor's report that the workload started; published as run.started.
     Result<RunRecord> markRunning(qint64 runId, qint64 executorId);
     // How far the run's output is stored, and where the executor said it

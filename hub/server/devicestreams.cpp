@@ -219,6 +219,14 @@ bool DeviceStreams::holdsForwarder(qint64 forwarderId) const
     });
 }
 
+QList<std::pair<qint64, qint64>> DeviceStreams::lentKeys() const
+{
+    QList<std::pair<qint64, qint64>> keys;
+    for (const auto &[key, lent] : m_lent)
+        keys.append(key);
+    return keys;
+}
+
 void DeviceStreams::detachRun(qint64 runId, const QString &cause)
 {
     detachWhere([runId](const Key &key) { return key.first == runId; }, cause);

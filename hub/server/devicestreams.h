@@ -57,6 +57,8 @@ public:
     // Whether a run holds this forwarder's device now (streaming, or waiting
     // for the forwarder to come back).
     bool holdsForwarder(qint64 forwarderId) const;
+    // What runs hold now: (run, binding) of every device lent.
+    QList<std::pair<qint64, qint64>> lentKeys() const;
 
 Q_SIGNALS:
     // A stream ended, whatever the cause: its device may be free again.

@@ -256,7 +256,14 @@ bool RunDispatcher::readPlanInput(const RunRecord &run, DevicePlanInput &input)
         const auto state = m_forwarders.deviceState(id);
         return state ? std::optional<int>(state->mtu) : std::nullopt;
     };
-    input.deviceInUse = [this](qint64 id) { return m_devices.holdsForwarder(id); };
+    input.deviceInUse = [this](qint64 id) {
+        if (m_devices.holdsForwarder(id))
+            return true;
+        // Held by a run another member dispatched; when the records cannot
+        // tell, it counts as held.
+        auto held = m_lifecycle.isDeviceHeld(id);
+        return !held || *held;
+    };
     input.usbBusId = [this](qint64 id) -> std::optional<QString> {
         const auto state = m_forwarders.deviceState(id);
         return state && state->usb ? std::optional<QString>(state->usbBusId) : std::nullopt;
@@ -346,9 +353,18 @@ bool RunDispatcher::anotherMemberCouldTake(DevicePlanInput &input)
 void RunDispatcher::startRun(const RunRecord &run, qint64 executorId,
     tunnel::TunnelConnection &session, const QList<PlannedDevice> &plan)
 {
-    auto dispatched = m_lifecycle.markDispatched(run.id, executorId);
-    if (!dispatched)
+    QList<RunStore::LentDevice> lent;
+    for (const PlannedDevice &device : plan)
+        lent.append({ device.binding.id, device.forwarder.id,
+            device.device.kind == protocol::DeviceSpec::Kind::Usb, device.device.name });
+    auto dispatched = m_lifecycle.markDispatched(run.id, executorId, lent);
+    if (!dispatched) {
+        // Another member gave it, or lent its device first: it is theirs,
+        // or it waits for the device.
+        qCDebug(lcHub).noquote() << "run" << run.id
+                                 << "not dispatched here:" << dispatched.error().message;
         return;
+    }
     // Step 4: the streams first, so the agent has its device channels
     // before it reads the start and attaches before the workload runs.
     if (Status opened = m_devices.open(*dispatched, executorId, plan); !opened) {

@@ -255,4 +255,13 @@ Result<QList<BindingRecord>> BindingStore::endAllOfForwarder(
     return ended;
 }
 
+Status BindingStore::releaseDevices(qint64 bindingId)
+{
+    auto removed = m_db.query(
+        QStringLiteral("DELETE FROM lent_devices WHERE binding_id = ?"), { bindingId });
+    if (!removed)
+        return removed.error();
+    return {};
+}
+
 } // namespace cloop::hub

@@ -66,6 +66,8 @@ public:
     Result<BindingRecord> create(qint64 forwarderId, qint64 projectId, const BindingTerms &terms,
         const QString &actor, const QDateTime &now, std::optional<qint64> requestId);
     Result<BindingRecord> find(qint64 id);
+    // A binding that ended lends nothing more: its devices go back.
+    Status releaseDevices(qint64 bindingId);
     // Active ones at `now`, optionally of one project; or all of them.
     Result<QList<BindingRecord>> list(
         const QDateTime &now, std::optional<qint64> projectId, bool includeEnded);

@@ -86,6 +86,16 @@ Result<QList<Record>> EnrolledDaemonStore<Record>::list(bool includeRevoked)
     return select(includeRevoked ? QString() : QStringLiteral("revoked_at IS NULL"), {});
 }
 
+template <typename Record> Result<QSet<qint64>> EnrolledDaemonStore<Record>::revokedIds()
+{
+    auto ids = m_db.queryAll(
+        QStringLiteral("SELECT id FROM %1 WHERE revoked_at IS NOT NULL").arg(m_tables.daemons), {},
+        [](const Rows &q) { return q.value(0).toLongLong(); });
+    if (!ids)
+        return ids.error();
+    return QSet<qint64>(ids->cbegin(), ids->cend());
+}
+
 template <typename Record>
 Result<Record> EnrolledDaemonStore<Record>::authenticate(const QString &credential)
 {

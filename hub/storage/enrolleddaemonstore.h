@@ -6,6 +6,7 @@
 #include <QDateTime>
 #include <QJsonObject>
 #include <QList>
+#include <QSet>
 #include <QString>
 #include <QVariant>
 
@@ -57,6 +58,9 @@ public:
     Result<Record> authenticate(const QString &credential);
     Result<Record> find(qint64 id);
     Result<QList<Record>> list(bool includeRevoked = true);
+    // Every revoked daemon of the kind, by id: few, since a revoked daemon
+    // never connects again; what a member checks its sessions against.
+    Result<QSet<qint64>> revokedIds();
     // Voids the daemon's credentials and unredeemed tokens with it.
     Result<Record> revoke(qint64 id, const QString &actor, const QString &reason);
     Status touchLastSeen(qint64 id);

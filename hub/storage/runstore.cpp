@@ -225,4 +225,53 @@ Status RunStore::setLogExpected(qint64 id, qint64 logExpected)
     return {};
 }
 
+Status RunStore::lendDevices(qint64 runId, qint64 executorId, const QList<LentDevice> &devices)
+{
+    for (const LentDevice &device : devices) {
+        if (device.exclusive) {
+            auto holder = m_db.queryAll(
+                QStringLiteral("SELECT run_id FROM lent_devices WHERE exclusive_forwarder = ?"),
+                { device.forwarderId }, [](const Rows &q) { return q.value(0).toLongLong(); });
+            if (!holder)
+                return holder.error();
+            if (!holder->isEmpty())
+                return Error::make(ErrorCode::DeviceBusy,
+                    QStringLiteral("the device of forwarder %1 is lent to run %2")
+                        .arg(device.forwarderId)
+                        .arg(holder->constFirst()));
+        }
+        auto inserted = m_db.query(
+            QStringLiteral("INSERT INTO lent_devices (run_id, binding_id, forwarder_id, "
+                           "executor_id, exclusive_forwarder, device) VALUES (?, ?, ?, ?, ?, ?)"),
+            { runId, device.bindingId, device.forwarderId, executorId,
+                device.exclusive ? QVariant(device.forwarderId)
+                                 : QVariant(QMetaType::fromType<qint64>()),
+                device.name });
+        // Another member lent it between the check and the insert.
+        if (!inserted)
+            return Error::make(ErrorCode::DeviceBusy,
+                QStringLiteral("the device of forwarder %1 was just lent to another run (%2)")
+                    .arg(device.forwarderId)
+                    .arg(inserted.error().message));
+    }
+    return {};
+}
+
+Status RunStore::releaseDevices(qint64 runId)
+{
+    auto removed
+        = m_db.query(QStringLiteral("DELETE FROM lent_devices WHERE run_id = ?"), { runId });
+    if (!removed)
+        return removed.error();
+    return {};
+}
+
+Result<bool> RunStore::isDeviceHeld(qint64 forwarderId)
+{
+    return m_db.queryOne(
+        QStringLiteral("SELECT COUNT(*) FROM lent_devices WHERE exclusive_forwarder = ?"),
+        { forwarderId }, [](const Rows &q) { return q.value(0).toLongLong() > 0; },
+        Error::make(ErrorCode::StorageError, QStringLiteral("no count of lent devices")));
+}
+
 } // namespace cloop::hub

@@ -101,6 +101,22 @@ public:
     Status setLogEnd(qint64 id, qint64 logEnd);
     Status setLogExpected(qint64 id, qint64 logExpected);
 
+    // The devices a run was lent at its dispatch, shared by the cluster's
+    // members: a device one run at a time may hold (USB) is held until the
+    // run ends or its binding does, and no member can lend it twice.
+    struct LentDevice
+    {
+        qint64 bindingId = 0;
+        qint64 forwarderId = 0;
+        bool exclusive = false;
+        QString name; // "fwd-lab"
+    };
+    // device_busy when another run holds one of them (nothing is written).
+    Status lendDevices(qint64 runId, qint64 executorId, const QList<LentDevice> &devices);
+    Status releaseDevices(qint64 runId);
+    // Whether a run holds that forwarder's device for itself.
+    Result<bool> isDeviceHeld(qint64 forwarderId);
+
 private:
     Result<QList<RunRecord>> select(const QString &where, const QVariantList &binds);
     // `onExecutor`: the change applies only to a run dispatched to it.

@@ -33,6 +33,7 @@ private Q_SLOTS:
     void anExecutorEndsOnlyARunDispatchedToIt();
     void whatIsRecordedWithTheEndStandsOrFallsWithIt();
     void aCancelIsAnEndLikeAnyOther();
+    void aUsbDeviceIsLentToOneRunAtATime();
 
 private:
     RunLifecycle &lifecycle() { return m_hub->core().runLifecycle(); }
@@ -198,6 +199,35 @@ void TestRunLifecycle::aCancelIsAnEndLikeAnyOther()
     QCOMPARE(m_hub->value(QStringLiteral("SELECT count(*) FROM audit_log WHERE action = ?"),
                  { QStringLiteral("run.cancel") }),
         QStringLiteral("1"));
+}
+
+void TestRunLifecycle::aUsbDeviceIsLentToOneRunAtATime()
+{
+    // Given two runs and a USB forwarder's device,
+    auto forwarder = m_hub->enrollUsb(QStringLiteral("hsm"));
+    QVERIFY(forwarder);
+    const qint64 forwarderId = *forwarder;
+    const qint64 first = queueRun();
+    const qint64 second = queueRun();
+    QVERIFY(first && second);
+    const QList<RunStore::LentDevice> usb { { 1, forwarderId, true, QStringLiteral("fwd-hsm") } };
+    QCOMPARE(lifecycle().isDeviceHeld(forwarderId).value(), false);
+    // when one run is dispatched with it, a second cannot be: it stays
+    // queued, and nothing of that attempt was written,
+    QVERIFY(lifecycle().markDispatched(first, m_executorId, usb));
+    QCOMPARE(lifecycle().isDeviceHeld(forwarderId).value(), true);
+    auto refused = lifecycle().markDispatched(second, m_executorId, usb);
+    QVERIFY(!refused);
+    QVERIFY2(refused.error().is(ErrorCode::DeviceBusy), qPrintable(refused.error().message));
+    QVERIFY(refused.error().message.contains(QString::number(first)));
+    QCOMPARE(lifecycle().find(second)->state, RunRecord::State::Queued);
+    // a segment is lent to many at once,
+    const QList<RunStore::LentDevice> segment { { 2, forwarderId + 1, false,
+        QStringLiteral("fwd-lab") } };
+    QVERIFY(lifecycle().markDispatched(second, m_executorId, segment));
+    // and once the first run ends, the USB device is free again.
+    QVERIFY(lifecycle().end(first, Ending::failed(QStringLiteral("done"))));
+    QCOMPARE(lifecycle().isDeviceHeld(forwarderId).value(), false);
 }
 
 QTEST_GUILESS_MAIN(TestRunLifecycle)

@@ -44,6 +44,7 @@ private Q_SLOTS:
     void aRevocationThroughOneMemberCutsTheSessionAnotherHolds();
     void runsQueuedOnBothMembersAtOnceAreEachDispatchedOnce();
     void aTestThroughOneMemberReachesTheForwarderAnotherHolds();
+    void aRevocationWhoseEventNeverCameStillCutsTheSession();
 
 private:
     QString passwordFile();
@@ -56,6 +57,7 @@ private:
 
     PostgresServer m_server;
     QTemporaryDir m_dir;
+    QString m_database;
     std::unique_ptr<HubProcess> m_a;
     std::unique_ptr<HubProcess> m_b;
 };
@@ -106,6 +108,7 @@ bool TestHubCluster::startMembers()
     const QString database = m_server.createDatabase();
     if (database.isEmpty())
         return false;
+    m_database = database;
     const QStringList shared { u"--database"_s,
         u"host=%1 dbname=%2 user=%3 connect_timeout=10"_s.arg(
             m_server.socketDirectory(), database, m_server.user()),
@@ -335,6 +338,32 @@ void TestHubCluster::aTestThroughOneMemberReachesTheForwarderAnotherHolds()
         m_a->log().contains(u"(%1) linked from"_s.arg(memberName(*m_b))), qPrintable(m_a->log()));
     // and the forwarder answered a test, not an import.
     QVERIFY(!forwarder.stderrText().contains(u"lending"_s));
+}
+
+void TestHubCluster::aRevocationWhoseEventNeverCameStillCutsTheSession()
+{
+    // Given a forwarder whose session member B holds,
+    const Enrollment enrolled = m_b->enroll(u"lab-quiet"_s);
+    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    QTemporaryDir home;
+    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, home.path());
+    QVERIFY(forwarder.start());
+    QVERIFY2(waitUntil([&] { return m_b->forwarderConnected(enrolled.id); }),
+        qPrintable(forwarder.describe()));
+    // when it is revoked in the records without any event (as if the
+    // member that revoked it died before its event was read),
+    QVERIFY(m_server.execute(m_database,
+        u"UPDATE forwarders SET revoked_at = '2026-12-03T00:00:00.000Z', revoked_by = 'test' "
+        "WHERE id = %1"_s.arg(enrolled.id)));
+    // then B's own check of what it holds ends the session for good within
+    // a few seconds.
+    QElapsedTimer took;
+    took.start();
+    QVERIFY2(forwarder.waitForExit(15'000), qPrintable(forwarder.describe() + m_b->log()));
+    QCOMPARE(forwarder.exitCode(), 3);
+    QVERIFY2(m_b->log().contains(u"found by the periodic check"_s), qPrintable(m_b->log()));
+    qInfo().noquote() << u"a revocation with no event ended the session in %1 ms"_s.arg(
+        took.elapsed());
 }
 
 QTEST_GUILESS_MAIN(TestHubCluster)

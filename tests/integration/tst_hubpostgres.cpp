@@ -22,6 +22,8 @@
 #include <QTest>
 #include <QUrl>
 
+#include <csignal>
+
 using namespace cloop::testing;
 using namespace Qt::StringLiterals;
 
@@ -460,7 +462,8 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
     QCOMPARE(members.value(nameB).value("holds"_L1).toObject().value("forwarders"_L1).toInt(), 0);
     // a member killed without a word is dead once its lease lapses, while
     // the other stays alive by renewing, and what the dead one held is
-    // offline,
+    // offline (the forwarder, held still, cannot move to B meanwhile),
+    QCOMPARE(::kill(pid_t(forwarder.processId()), SIGSTOP), 0);
     a.kill();
     QVERIFY2(
         waitUntil(
@@ -482,7 +485,13 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
         0);
     QCOMPARE(
         membersOf(database, b.dataDir()).value(nameB).value("state"_L1).toString(), u"alive"_s);
-    // it comes back as the same member, one start later,
+    // and once it may go on, the forwarder (whose bundle named both members)
+    // connects to B;
+    QCOMPARE(::kill(pid_t(forwarder.processId()), SIGCONT), 0);
+    QVERIFY2(waitUntil([&] { return seenFromB().value("hub_member"_L1).toString() == nameB; }),
+        qPrintable(forwarder.describe()));
+    QCOMPARE(seenFromB().value("state"_L1).toString(), u"connected"_s);
+    // A comes back as the same member, one start later,
     QVERIFY2(a.start(), qPrintable(a.transcript()));
     members = membersOf(database, a.dataDir());
     const QString restartedA = QUrl(a.localAccess().value("url"_L1).toString()).authority();
