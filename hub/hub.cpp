@@ -169,7 +169,8 @@ Hub::~Hub()
 void Hub::sweep()
 {
     if (Status swept = m_core->bindings().expireDue(); !swept)
-        qCWarning(lcHub).noquote() << "expiry sweep failed:" << swept.error().message;
+        if (m_sweepFailures.admit())
+            qCWarning(lcHub).noquote() << "expiry sweep failed:" << swept.error().message;
 }
 
 void Hub::connectEvents()

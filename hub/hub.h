@@ -1,6 +1,8 @@
 #pragma once
 
+#include "common/logging.h"
 #include "common/util/clock.h"
+#include "common/util/logthrottle.h"
 
 #include "common/result.h"
 #include "hub/edge/edgelimits.h"
@@ -182,6 +184,10 @@ private:
     std::unique_ptr<AdminApi> m_api;
     std::unique_ptr<HubHttpServer> m_server;
     QTimer m_sweepTimer;
+    // The sweep runs four times a second; while the records do not answer
+    // it says so a few times a minute.
+    util::LogThrottle m_sweepFailures { lcHub(), QStringLiteral("failed expiry sweeps"), 3,
+        std::chrono::minutes(1) };
     quint16 m_port = 0;
     QUrl m_publicUrl;
     QUrl m_localUrl;

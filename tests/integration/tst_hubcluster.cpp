@@ -7,6 +7,7 @@
 #include "support/eventclient.h"
 #include "support/forwarderprocess.h"
 #include "support/hubprocess.h"
+#include "support/pinnedhttp.h"
 #include "support/postgresserver.h"
 #include "support/processutil.h"
 #include "support/usbstandin/usbfixture.h"
@@ -45,6 +46,8 @@ private Q_SLOTS:
     void runsQueuedOnBothMembersAtOnceAreEachDispatchedOnce();
     void aTestThroughOneMemberReachesTheForwarderAnotherHolds();
     void aRevocationWhoseEventNeverCameStillCutsTheSession();
+    void theDatabaseRestartedUnderLoadLosesNothing();
+    void theDatabaseDownRefusesChangesAndEverythingResumes();
 
 private:
     QString passwordFile();
@@ -364,6 +367,122 @@ void TestHubCluster::aRevocationWhoseEventNeverCameStillCutsTheSession()
     QVERIFY2(m_b->log().contains(u"found by the periodic check"_s), qPrintable(m_b->log()));
     qInfo().noquote() << u"a revocation with no event ended the session in %1 ms"_s.arg(
         took.elapsed());
+}
+
+void TestHubCluster::theDatabaseRestartedUnderLoadLosesNothing()
+{
+    // Given administrators adding projects through both members, one after
+    // the other as fast as they answer,
+    const QString addThem
+        = u"for i in $(seq 1 200); do "
+          "if out=$(%1 project add /srv/projects/load-$i 2>&1); then echo \"ok $i\"; "
+          "else echo \"fail $i $out\" | tr '\\n' ' '; echo; fi; done"_s.arg(binaryPath(u"cloop"_s));
+    QProcess throughA;
+    throughA.setProcessEnvironment(m_a->cliEnvironment());
+    throughA.start(u"sh"_s, { u"-c"_s, addThem });
+    QVERIFY(throughA.waitForStarted());
+    // when PostgreSQL restarts under them,
+    QTest::qWait(800);
+    QVERIFY2(m_server.stop(), qPrintable(m_server.lastError()));
+    QTest::qWait(1500);
+    QVERIFY2(m_server.start(), qPrintable(m_server.lastError()));
+    QVERIFY(throughA.state() == QProcess::NotRunning || throughA.waitForFinished(180'000));
+    QCOMPARE(throughA.exitCode(), 0);
+    const QStringList lines
+        = QString::fromUtf8(throughA.readAllStandardOutput()).split(u'\n', Qt::SkipEmptyParts);
+    QCOMPARE(lines.size(), 200);
+    // then every change that was answered as done is there, with its audit
+    // row, and every one that was not says why and left nothing.
+    QVERIFY(waitUntil([&] { return m_a->cli({ u"project"_s, u"list"_s }).exitCode == 0; }));
+    QSet<QString> projects;
+    for (const QJsonValue &project :
+        m_b->cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray())
+        projects.insert(project.toObject().value("path"_L1).toString());
+    const QJsonArray audit
+        = m_b->cliJson({ u"audit"_s, u"--action"_s, u"project.add"_s, u"--json"_s }).toArray();
+    QSet<QString> audited;
+    for (const QJsonValue &entry : audit)
+        audited.insert(entry.toObject().value("subject"_L1).toString());
+    int done = 0;
+    int refused = 0;
+    for (const QString &line : lines) {
+        const QString path = u"/srv/projects/load-%1"_s.arg(line.section(u' ', 1, 1));
+        if (line.startsWith(u"ok "_s)) {
+            ++done;
+            QVERIFY2(projects.contains(path), qPrintable(path));
+            QVERIFY2(audited.contains(u"project:"_s + path) || audited.contains(path),
+                qPrintable(path + u" has no audit row"_s));
+        } else {
+            ++refused;
+            QVERIFY2(line.contains(u"database is unreachable"_s) || line.contains(u"PostgreSQL"_s),
+                qPrintable(line));
+            QVERIFY2(!projects.contains(path), qPrintable(path + u" half made"_s));
+        }
+    }
+    qInfo().noquote() << u"%1 changes done, %2 refused while PostgreSQL restarted"_s.arg(done).arg(
+        refused);
+    QVERIFY(refused > 0);
+    // (some went through after the restart, without anyone's help)
+    QVERIFY(lines.last().startsWith(u"ok "_s));
+    QCOMPARE(int(audited.size()), done);
+    // and the members hear each other again (listening anew).
+    EventClient onB(*m_b);
+    QVERIFY(onB.subscribe(m_b->adminToken()));
+    const Enrollment enrolled = m_a->enroll(u"after-restart"_s);
+    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    QVERIFY(onB.waitForEvent(
+        u"forwarder.enrolled"_s,
+        [&](const QJsonObject &data) { return data.value("id"_L1).toInteger() == enrolled.id; },
+        10'000));
+}
+
+void TestHubCluster::theDatabaseDownRefusesChangesAndEverythingResumes()
+{
+    // Given a forwarder whose session A holds,
+    const Enrollment enrolled = m_a->enroll(u"lab-steady"_s);
+    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    QTemporaryDir home;
+    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, home.path());
+    QVERIFY(forwarder.start());
+    QVERIFY2(waitUntil([&] { return m_a->forwarderConnected(enrolled.id); }),
+        qPrintable(forwarder.describe()));
+    // when PostgreSQL goes away,
+    QVERIFY2(m_server.stop(), qPrintable(m_server.lastError()));
+    // then /api/health says so,
+    HttpResult health;
+    QVERIFY2(waitUntil(
+                 [&] {
+                     health = pinnedGet(m_a->apiUrl(u"/api/health"_s), m_a->pin());
+                     return health.status == 503;
+                 },
+                 20'000),
+        qPrintable(health.describe()));
+    QCOMPARE(health.json().value("status"_L1).toString(), u"degraded"_s);
+    QCOMPARE(health.errorCode(), u"database_unreachable"_s);
+    // a change is refused with a clear error,
+    const CliResult refused = m_a->cli({ u"project"_s, u"add"_s, u"/srv/projects/while-down"_s });
+    QVERIFY(refused.exitCode != 0);
+    QVERIFY2(refused.stderrText().contains(u"the cluster database is unreachable"_s),
+        qPrintable(refused.describe()));
+    // and the live session goes on: the forwarder is never cut off.
+    QTest::qWait(4000);
+    QVERIFY(forwarder.isRunning());
+    QCOMPARE(forwarder.stderrCount(u"connected to the hub as forwarder"_s), qsizetype(1));
+    // Once PostgreSQL is back, everything resumes by itself.
+    QVERIFY2(m_server.start(), qPrintable(m_server.lastError()));
+    QElapsedTimer took;
+    took.start();
+    QVERIFY2(waitUntil(
+                 [&] {
+                     health = pinnedGet(m_a->apiUrl(u"/api/health"_s), m_a->pin());
+                     return health.status == 200;
+                 },
+                 30'000),
+        qPrintable(health.describe()));
+    qInfo().noquote() << u"healthy again %1 ms after PostgreSQL came back"_s.arg(took.elapsed());
+    CLOOP_COMPARE_EXIT(m_a->cli({ u"project"_s, u"add"_s, u"/srv/projects/after"_s }), 0);
+    QCOMPARE(forwarder.stderrCount(u"connected to the hub as forwarder"_s), qsizetype(1));
+    QVERIFY(m_b->forwarderConnected(enrolled.id));
 }
 
 QTEST_GUILESS_MAIN(TestHubCluster)
