@@ -46,6 +46,7 @@ private Q_SLOTS:
     void runsQueuedOnBothMembersAtOnceAreEachDispatchedOnce();
     void aTestThroughOneMemberReachesTheForwarderAnotherHolds();
     void aRevocationWhoseEventNeverCameStillCutsTheSession();
+    void anAgentWhoseMemberDiesCarriesOnThroughAnotherWithItsLogWhole();
     void theDatabaseRestartedUnderLoadLosesNothing();
     void theDatabaseDownRefusesChangesAndEverythingResumes();
 
@@ -367,6 +368,51 @@ void TestHubCluster::aRevocationWhoseEventNeverCameStillCutsTheSession()
     QVERIFY2(m_b->log().contains(u"found by the periodic check"_s), qPrintable(m_b->log()));
     qInfo().noquote() << u"a revocation with no event ended the session in %1 ms"_s.arg(
         took.elapsed());
+}
+
+void TestHubCluster::anAgentWhoseMemberDiesCarriesOnThroughAnotherWithItsLogWhole()
+{
+    if (::geteuid() != 0)
+        QSKIP("needs root: host-process runs run as the run user");
+    // Given a host-mode agent enrolled through A (its bundle names both
+    // members) and a run of it that prints a line every 50 ms,
+    QTemporaryDir home;
+    std::unique_ptr<ForwarderProcess> agent;
+    QVERIFY2(startHostAgent(*m_a, u"mover"_s, 2, agent, home),
+        qPrintable(agent ? agent->describe() : m_a->transcript()));
+    const QString project = u"/srv/projects/moving"_s;
+    CLOOP_COMPARE_EXIT(m_a->cli({ u"project"_s, u"add"_s, project }), 0);
+    const CliResult queued = m_a->cli({ u"run"_s, u"--project"_s, project, u"--host-process"_s,
+        u"--no-wait"_s, u"--"_s, u"sh"_s, u"-c"_s,
+        u"i=1; while [ $i -le 120 ]; do echo \"tick $i\"; i=$((i+1)); sleep 0.05; done"_s });
+    CLOOP_COMPARE_EXIT(queued, 0);
+    const QString id = queued.stdoutText().trimmed();
+    QVERIFY(waitUntil([&] {
+        return m_b->cli({ u"run"_s, u"logs"_s, id }).stdoutText().contains(u"tick 10\n"_s);
+    }));
+    // when A dies in the middle of it,
+    m_a->kill();
+    // then the agent connects to B, the run finishes there, and its log,
+    // read through B, has every line once.
+    QVERIFY2(
+        waitUntil([&] { return agent->stderrCount(u"connected to the hub as executor"_s) >= 2; }),
+        qPrintable(agent->describe()));
+    QJsonObject run;
+    QVERIFY2(waitUntil(
+                 [&] {
+                     run = m_b->cliJson({ u"run"_s, u"show"_s, id, u"--json"_s }).toObject();
+                     return run.value("finished"_L1).toBool();
+                 },
+                 60'000),
+        qPrintable(m_b->log()));
+    QCOMPARE(run.value("state"_L1).toString(), u"succeeded"_s);
+    QStringList expected;
+    for (int i = 1; i <= 120; ++i)
+        expected.append(u"tick %1"_s.arg(i));
+    const CliResult log = m_b->cli({ u"run"_s, u"logs"_s, id });
+    CLOOP_COMPARE_EXIT(log, 0);
+    QCOMPARE(log.stdoutText(), expected.join(u'\n') + u'\n');
+    QVERIFY2(!log.stderrText().contains(u"dropped"_s), qPrintable(log.describe()));
 }
 
 void TestHubCluster::theDatabaseRestartedUnderLoadLosesNothing()

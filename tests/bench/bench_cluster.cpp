@@ -1,0 +1,444 @@
+// A hub cluster on a real PostgreSQL server (the bench starts it), measured:
+//
+//  1. Revocation across members: a forwarder revoked through member A, and
+//     the time until member B applies it (its event stream says so, in the
+//     same turn its dispatcher detaches the device); p50 and p99 over N
+//     revocations. Also how soon A cuts the session of a forwarder revoked
+//     through B.
+//  2. Idle sessions: N real TLS WebSocket forwarder sessions (this process
+//     dials them, answering heartbeats as forwarders do), spread over two
+//     members; the database's writes per second while they idle (WAL
+//     bytes, rows written, transactions), each member's memory and CPU.
+//  3. A forwarded USB device through the holder (forwarder on A, agent on
+//     B) against the same on one member: control round trips (p50, p99)
+//     and bulk throughput, as ratios. Needs root and podman (a run must
+//     hold the device); skipped, saying why, without them.
+//
+//   bench_cluster [sessions, default 10000] [revocations, default 100]
+//                 [idle seconds, default 30]
+
+#include "bench/benchutil.h"
+#include "common/net/hubtls.h"
+#include "common/protocol/devicespec.h"
+#include "common/tunnel/tunnelclient.h"
+#include "hub/storage/database.h"
+#include "hub/storage/forwarderstore.h"
+#include "support/eventclient.h"
+#include "support/forwarderprocess.h"
+#include "support/hubprocess.h"
+#include "support/postgresserver.h"
+#include "support/processutil.h"
+#include "support/usbstandin/usbfixture.h"
+#include "support/usbstandin/usbkernelstandin.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QUrl>
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <stdexcept>
+#include <vector>
+
+using namespace cloop;
+using namespace cloop::testing;
+using namespace cloop::testsupport::usb;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+const char *const kUsage = "bench_cluster [sessions] [revocations] [idle seconds]";
+const char *g_program = "bench_cluster";
+
+struct BenchFailed : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] void fail(const QString &what)
+{
+    throw BenchFailed(what.toStdString());
+}
+
+double percentile(std::vector<double> values, double p)
+{
+    if (values.empty())
+        return 0;
+    std::sort(values.begin(), values.end());
+    const size_t at = std::min(values.size() - 1, size_t(p * double(values.size() - 1) + 0.5));
+    return values[at];
+}
+
+// A process's resident memory (MiB) and CPU time used (s), from /proc.
+struct ProcessUse
+{
+    double rssMiB = 0;
+    double cpuSeconds = 0;
+};
+
+ProcessUse useOf(qint64 pid)
+{
+    ProcessUse use;
+    QFile status(u"/proc/%1/status"_s.arg(pid));
+    if (status.open(QIODevice::ReadOnly)) {
+        for (const QByteArray &line : status.readAll().split('\n'))
+            if (line.startsWith("VmRSS:"))
+                use.rssMiB = line.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
+    }
+    QFile stat(u"/proc/%1/stat"_s.arg(pid));
+    if (stat.open(QIODevice::ReadOnly)) {
+        const QByteArray text = stat.readAll();
+        const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
+        // utime and stime: fields 14 and 15 of the whole line.
+        use.cpuSeconds = (fields.value(11).toDouble() + fields.value(12).toDouble())
+            / double(::sysconf(_SC_CLK_TCK));
+    }
+    return use;
+}
+
+// Two members on one database, with room for many sessions.
+struct Cluster
+{
+    PostgresServer server;
+    QTemporaryDir scratch;
+    QString database;
+    QStringList databaseOptions;
+    std::unique_ptr<HubProcess> a;
+    std::unique_ptr<HubProcess> b;
+
+    void start(int sessions)
+    {
+        if (!server.start())
+            fail(u"no PostgreSQL server: "_s + server.lastError());
+        database = server.createDatabase();
+        if (database.isEmpty())
+            fail(server.lastError());
+        const QString password = scratch.filePath(u"password"_s);
+        QFile file(password);
+        if (!file.open(QIODevice::WriteOnly))
+            fail(u"cannot write the password file"_s);
+        file.write(server.password().toUtf8() + '\n');
+        file.close();
+        file.setPermissions(QFileDevice::ReadOwner | QFileDevice::WriteOwner);
+        databaseOptions = { u"--database"_s,
+            u"host=%1 dbname=%2 user=%3"_s.arg(server.socketDirectory(), database, server.user()),
+            u"--database-password-file"_s, password };
+        const QStringList roomy = databaseOptions
+            + QStringList { u"--connection-rate"_s, u"100000"_s, u"--max-unauthenticated"_s,
+                  u"4096"_s, u"--max-unauthenticated-per-source"_s, u"4096"_s };
+        a = std::make_unique<HubProcess>();
+        b = std::make_unique<HubProcess>();
+        for (HubProcess *hub : { a.get(), b.get() }) {
+            hub->setServeArguments(roomy);
+            hub->setOpenFilesLimit(sessions + 4096);
+            if (!hub->start())
+                fail(hub->transcript());
+        }
+    }
+
+    // One SQL statement's first value, through psql.
+    QString sql(const QString &statement)
+    {
+        const CliResult result = runProgram(u"psql"_s,
+            { u"-h"_s, server.socketDirectory(), u"-U"_s, server.user(), u"-d"_s, database,
+                u"-tAc"_s, statement },
+            [this] {
+                QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+                environment.insert(u"PGPASSWORD"_s, server.password());
+                return environment;
+            }());
+        return result.stdoutText().trimmed();
+    }
+};
+
+// 1. Revocations.
+void revocations(Cluster &cluster, int count)
+{
+    std::printf("\n1. Revocation across members (%d revocations)\n", count);
+    EventClient onB(*cluster.b);
+    if (!onB.subscribe(cluster.b->adminToken()))
+        fail(u"cannot subscribe to B's events"_s);
+    std::vector<double> applied;
+    for (int i = 0; i < count; ++i) {
+        const Enrollment enrolled = cluster.a->enroll(u"revoked-%1"_s.arg(i));
+        if (!enrolled.ok)
+            fail(enrolled.error);
+        // Through A's API, timed from the request to B's event.
+        QProcess revoke;
+        revoke.setProcessEnvironment(cluster.a->cliEnvironment());
+        revoke.start(binaryPath(u"cloop"_s),
+            { u"forward"_s, u"revoke"_s, QString::number(enrolled.id), u"--reason"_s, u"bench"_s });
+        QElapsedTimer took;
+        took.start();
+        double seen = -1;
+        (void)QTest::qWaitFor(
+            [&] {
+                for (qsizetype m = onB.messages.size() - 1; m >= 0; --m) {
+                    const QJsonObject &message = onB.messages.at(m);
+                    if (message.value("event"_L1).toString() == u"forwarder.revoked"_s
+                        && message.value("data"_L1).toObject().value("id"_L1).toInteger()
+                            == enrolled.id) {
+                        seen = double(took.nsecsElapsed()) / 1e6;
+                        return true;
+                    }
+                }
+                return false;
+            },
+            10'000);
+        revoke.waitForFinished(30'000);
+        if (seen < 0)
+            fail(u"B never heard of revocation %1"_s.arg(i));
+        applied.push_back(seen);
+    }
+    std::printf("   revoked through A, applied on B: p50 %6.1f ms  p99 %6.1f ms  max %6.1f ms  "
+                "(goal: p99 <= 100 ms; includes starting the cloop command)\n",
+        percentile(applied, 0.5), percentile(applied, 0.99), percentile(applied, 1.0));
+
+    // The session cut on A, revoked through B.
+    const int cuts = std::min(count, 20);
+    std::vector<double> cut;
+    for (int i = 0; i < cuts; ++i) {
+        const Enrollment enrolled = cluster.a->enroll(u"cut-%1"_s.arg(i));
+        QTemporaryDir home;
+        ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, home.path());
+        if (!forwarder.start() || !forwarder.waitForStderr(u"connected to the hub as forwarder"_s))
+            fail(forwarder.describe());
+        QElapsedTimer took;
+        took.start();
+        const CliResult revoked = cluster.b->cli(
+            { u"forward"_s, u"revoke"_s, QString::number(enrolled.id), u"--reason"_s, u"bench"_s });
+        if (revoked.exitCode != 0 || !forwarder.waitForExit())
+            fail(revoked.describe() + forwarder.describe());
+        cut.push_back(double(took.nsecsElapsed()) / 1e6);
+    }
+    std::printf(
+        "   revoked through B, session on A cut: p50 %6.1f ms  p99 %6.1f ms  (%d forwarders)\n",
+        percentile(cut, 0.5), percentile(cut, 0.99), cuts);
+}
+
+// 2. Idle sessions.
+void idleSessions(Cluster &cluster, int sessions, int idleSeconds)
+{
+    std::printf("\n2. %d idle forwarder sessions over two members\n", sessions);
+    auto db = hub::Database::openPostgres(
+        cluster.server.connectionString(cluster.database), cloop::Clock::system());
+    if (!db)
+        fail(db.error().message);
+    hub::ForwarderStore store(**db);
+    const auto device = protocol::DeviceSpec::parseUsb(u"1050:0407"_s);
+    QStringList tokens;
+    QElapsedTimer took;
+    took.start();
+    for (int i = 0; i < sessions; ++i) {
+        auto enrolled = store.enroll(u"idle-%1"_s.arg(i), *device, u"bench"_s);
+        if (!enrolled)
+            fail(enrolled.error().message);
+        tokens.append(enrolled->token);
+    }
+    std::printf("   enrolled %d forwarders in %.1f s (straight into the records)\n", sessions,
+        took.elapsed() / 1000.0);
+
+    rlimit limit { rlim_t(sessions + 4096), rlim_t(sessions + 4096) };
+    ::setrlimit(RLIMIT_NOFILE, &limit);
+    std::vector<std::unique_ptr<tunnel::TunnelClient>> clients;
+    int ready = 0;
+    int next = 0;
+    const int inFlight = 25;
+    const auto dial = [&] {
+        if (next >= sessions)
+            return;
+        const int i = next++;
+        HubProcess &hub = i % 2 ? *cluster.b : *cluster.a;
+        tunnel::TunnelClientOptions options;
+        options.hubUrls = { QUrl(u"wss://127.0.0.1:%1"_s.arg(hub.port())) };
+        options.endpointPath = u"/api/forwarders/connect"_s;
+        options.role = protocol::PeerRole::Forwarder;
+        options.trust = net::HubTrust(*net::PinSet::parse(hub.pin()), {});
+        auto client = std::make_unique<tunnel::TunnelClient>(options);
+        client->setEnrollmentToken(tokens.at(i));
+        clients.push_back(std::move(client));
+        tunnel::TunnelClient *raw = clients.back().get();
+        QObject::connect(raw, &tunnel::TunnelClient::ready, raw, [&] { ++ready; });
+        raw->start();
+    };
+    took.restart();
+    while (ready < sessions && took.elapsed() < 30 * 60 * 1000) {
+        while (next < sessions && next - ready < inFlight)
+            dial();
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
+    }
+    if (ready < sessions)
+        fail(u"only %1 of %2 sessions came up"_s.arg(ready).arg(sessions));
+    std::printf("   all connected from cold in %.1f s (%d dials in flight)\n",
+        took.elapsed() / 1000.0, inFlight);
+
+    // Settle, then watch the database while nothing happens.
+    QTest::qWait(3000);
+    const qint64 walBefore = cluster.sql(u"SELECT pg_current_wal_lsn() - '0/0'"_s).toLongLong();
+    const auto rowsAndCommits = [&] {
+        const QStringList values
+            = cluster
+                  .sql(u"SELECT tup_inserted + tup_updated + tup_deleted, xact_commit FROM "
+                       "pg_stat_database WHERE datname = current_database()"_s)
+                  .split(u'|');
+        return std::make_pair(values.value(0).toLongLong(), values.value(1).toLongLong());
+    };
+    const auto [rowsBefore, commitsBefore] = rowsAndCommits();
+    const ProcessUse aBefore = useOf(cluster.a->pid());
+    const ProcessUse bBefore = useOf(cluster.b->pid());
+    QElapsedTimer idle;
+    idle.start();
+    QTest::qWait(idleSeconds * 1000);
+    const double seconds = idle.elapsed() / 1000.0;
+    const ProcessUse aAfter = useOf(cluster.a->pid());
+    const ProcessUse bAfter = useOf(cluster.b->pid());
+    // Statistics reach the view once a second or so.
+    QTest::qWait(1500);
+    const auto [rowsAfter, commitsAfter] = rowsAndCommits();
+    const qint64 walAfter = cluster.sql(u"SELECT pg_current_wal_lsn() - '0/0'"_s).toLongLong();
+    std::printf("   database while idle for %.0f s: %.2f rows written/s, %.1f transactions/s, "
+                "%.0f WAL bytes/s (goal: under 10 writes/s)\n",
+        seconds, double(rowsAfter - rowsBefore) / seconds,
+        double(commitsAfter - commitsBefore) / seconds, double(walAfter - walBefore) / seconds);
+    for (const auto &[name, before, after] :
+        { std::tuple { "A", aBefore, aAfter }, std::tuple { "B", bBefore, bAfter } })
+        std::printf("   member %s: %.0f MiB resident (%.1f KiB a session), %.1f%% of a core while "
+                    "idle\n",
+            name, after.rssMiB, after.rssMiB * 1024.0 / (sessions / 2.0),
+            100.0 * (after.cpuSeconds - before.cpuSeconds) / seconds);
+    took.restart();
+    clients.clear();
+    std::printf("   %d sessions closed in %.1f s\n", sessions, took.elapsed() / 1000.0);
+}
+
+// 3. A USB device through the holder against one member.
+QString nodeOf(const QJsonObject &ports)
+{
+    for (const QJsonValue &port : ports.value("ports"_L1).toArray())
+        if (const QString node = port.toObject().value("node"_L1).toString(); !node.isEmpty())
+            return node;
+    return {};
+}
+
+QJsonObject usbThrough(Cluster &cluster, HubProcess &forwarderHub, const QString &name,
+    const TransferMeasurement &measure)
+{
+    QTemporaryDir forwarderRoot;
+    QTemporaryDir agentRoot;
+    FixtureDevice device;
+    device.busId = u"1-1"_s;
+    device.vendorId = 0x1d50;
+    device.productId = 0x6089;
+    if (!UsbFixture::makeForwarderMachine(forwarderRoot.path(), { device })
+        || !UsbFixture::makeAgentMachine(agentRoot.path()))
+        fail(u"cannot make the fixture trees"_s);
+    HubProcess &agentHub = *cluster.b;
+    const QString project = u"/srv/projects/"_s + name;
+    agentHub.cli({ u"project"_s, u"add"_s, project });
+    const Enrollment enrolled = forwarderHub.enroll(name, { u"--usb"_s, u"1d50:6089"_s });
+    if (!enrolled.ok)
+        fail(enrolled.error);
+    QTemporaryDir forwarderHome;
+    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, forwarderHome.path(),
+        ForwarderProcess::Program::ForwarderUsbStandIn);
+    forwarder.setEnvironmentVariable(u"CLOOP_USB_STANDIN"_s, u"forwarder"_s);
+    forwarder.setEnvironmentVariable(u"CLOOP_SYSFS_ROOT"_s, forwarderRoot.path());
+    if (!forwarder.start() || !forwarder.waitForStderr(u"is present as"_s))
+        fail(forwarder.describe());
+    const QJsonObject executor
+        = agentHub.cliJson({ u"executor"_s, u"enroll"_s, u"--name"_s, name, u"--json"_s })
+              .toObject();
+    QTemporaryDir agentHome;
+    ForwarderProcess agent({ u"--bundle"_s, executor.value("bundle"_L1).toString() },
+        agentHome.path(), ForwarderProcess::Program::AgentUsbStandIn);
+    agent.setEnvironmentVariable(u"CLOOP_USB_STANDIN"_s, u"agent"_s);
+    agent.setEnvironmentVariable(u"CLOOP_SYSFS_ROOT"_s, agentRoot.path());
+    agent.setEnvironmentVariable(u"CLOOP_DEV_ROOT"_s, agentRoot.path());
+    if (!agent.start() || !agent.waitForStderr(u"connected to the hub as executor"_s))
+        fail(agent.describe());
+    if (forwarderHub.bind(enrolled.id, project) == 0)
+        fail(forwarderHub.transcript().right(2000));
+    const CliResult queued = agentHub.cli({ u"run"_s, u"--project"_s, project, u"--executor"_s,
+        name, u"--no-wait"_s, u"--"_s, u"sleep"_s, u"3600"_s });
+    if (queued.exitCode != 0)
+        fail(queued.describe());
+    StandInControl control(agentRoot.path());
+    QString node;
+    waitUntil([&] {
+        auto ports = control.call({ { u"op"_s, u"ports"_s } });
+        node = ports ? nodeOf(*ports) : QString();
+        return !node.isEmpty();
+    });
+    if (node.isEmpty())
+        fail(u"the run's device did not attach: "_s + agent.stderrText().right(2000));
+    auto measured = control.call(
+        { { u"op"_s, u"measure"_s }, { u"node"_s, node },
+            { u"control_count"_s, measure.controlCount }, { u"bulk_bytes"_s, measure.bulkBytes },
+            { u"urb_bytes"_s, measure.urbBytes }, { u"bulk_in_flight"_s, measure.bulkInFlight } },
+        30 * 60 * 1000);
+    agentHub.cli({ u"run"_s, u"cancel"_s, queued.stdoutText().trimmed() });
+    if (!measured)
+        fail(measured.error().message);
+    return *measured;
+}
+
+void deviceStreams(Cluster &cluster)
+{
+    std::printf("\n3. A USB device's stream through the holder against one member\n");
+    if (const QString why = sandboxesUnavailable(); !why.isEmpty()) {
+        std::printf("   skipped: %s\n", qPrintable(why));
+        return;
+    }
+    TransferMeasurement measure;
+    measure.controlCount = 2000;
+    measure.bulkBytes = 128 << 20;
+    const QJsonObject one = usbThrough(cluster, *cluster.b, u"onemember"_s, measure);
+    const QJsonObject two = usbThrough(cluster, *cluster.a, u"throughholder"_s, measure);
+    const auto figure = [](const QJsonObject &figures, const char *key) {
+        return figures.value(QLatin1String(key)).toDouble();
+    };
+    for (const auto &[what, figures] : { std::pair { "one member (agent and forwarder on B)", one },
+             std::pair { "through the holder (A holds it)", two } })
+        std::printf("   %-40s control p50 %7.1f us  p99 %7.1f us   bulk %7.1f MB/s\n", what,
+            figure(figures, "control_p50_us"), figure(figures, "control_p99_us"),
+            figure(figures, "bulk_mb_per_s"));
+    std::printf("   through the holder / one member: RTT p50 %.2fx (goal <= 1.3x), p99 %.2fx, "
+                "throughput %.0f%% (goal >= 80%%)\n",
+        figure(two, "control_p50_us") / figure(one, "control_p50_us"),
+        figure(two, "control_p99_us") / figure(one, "control_p99_us"),
+        100.0 * figure(two, "bulk_mb_per_s") / figure(one, "bulk_mb_per_s"));
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const int sessions = bench::argument(argc, argv, 1, 10000, kUsage);
+    const int revocationCount = bench::argument(argc, argv, 2, 100, kUsage);
+    const int idleSeconds = bench::argument(argc, argv, 3, 30, kUsage);
+    if (qEnvironmentVariableIsEmpty("CLOOP_BINARY_DIR"))
+        qputenv("CLOOP_BINARY_DIR", QCoreApplication::applicationDirPath().toLocal8Bit());
+    // The hubs' own lines would drown the figures.
+    qputenv("QT_LOGGING_RULES", "cloop.*.info=false");
+    try {
+        Cluster cluster;
+        cluster.start(sessions);
+        revocations(cluster, revocationCount);
+        deviceStreams(cluster);
+        idleSessions(cluster, sessions, idleSeconds);
+    } catch (const BenchFailed &failure) {
+        std::fprintf(stderr, "%s: %s\n", g_program, failure.what());
+        return 1;
+    }
+    return 0;
+}
