@@ -85,6 +85,10 @@ private:
     QString logOf(qint64 id);
     bool waitForLog(qint64 id, const QString &needle, int timeoutMs = kLongWaitMs);
     QString leaseOf(qint64 id, int n);
+    // A run through B that took a lease on the segment; 0 when it did not.
+    qint64 leasedRun();
+    // Whether `stream` tells, within 10 s, that the run's device was detached.
+    bool detachedOn(EventClient &stream, qint64 runId);
     QString memberName(const HubProcess &hub) const;
     int auditRows();
     void printDiagnostics();
@@ -293,6 +297,24 @@ QString TestClusterForward::leaseOf(qint64 id, int n)
     return leased.hasMatch() ? leased.captured(1) : QString();
 }
 
+qint64 TestClusterForward::leasedRun()
+{
+    const qint64 id = queue(*m_b, kProject, leaseEachTime());
+    if (id <= 0 || !waitUntil([&] { return !leaseOf(id, 0).isEmpty(); }, 60'000)) {
+        qWarning().noquote() << logOf(id) << m_agent->stderrText();
+        return 0;
+    }
+    return id;
+}
+
+bool TestClusterForward::detachedOn(EventClient &stream, qint64 runId)
+{
+    return stream.waitForEvent(
+        u"device.detached"_s,
+        [runId](const QJsonObject &data) { return data.value("run_id"_L1).toInteger() == runId; },
+        10'000);
+}
+
 QString TestClusterForward::memberName(const HubProcess &hub) const
 {
     return QUrl(hub.localAccess().value("url"_L1).toString()).authority();
@@ -314,10 +336,8 @@ void TestClusterForward::aRunOnBGetsTheSegmentOfAForwarderAHolds()
     QVERIFY2(tested.value("report"_L1).toObject().value("kind"_L1).toString() == u"l2"_s,
         qPrintable(m_b->transcript()));
     // A run queued through B goes to B's agent and gets the segment through A:
-    const qint64 id = queue(*m_b, kProject, leaseEachTime());
+    const qint64 id = leasedRun();
     QVERIFY(id > 0);
-    QVERIFY2(waitUntil([&] { return !leaseOf(id, 0).isEmpty(); }, 60'000),
-        qPrintable(logOf(id) + m_agent->stderrText()));
     // the sandbox took a lease from the lab's DHCP server, and the lab
     // reaches it back through forwarder, A, B and the agent.
     const QString address = leaseOf(id, 0);
@@ -357,10 +377,8 @@ void TestClusterForward::aRunOnBGetsTheUsbDeviceOfAForwarderAHolds()
 
 void TestClusterForward::aRevocationThroughBCutsAAndDetachesOnB()
 {
-    const qint64 id = queue(*m_b, kProject, leaseEachTime());
+    const qint64 id = leasedRun();
     QVERIFY(id > 0);
-    QVERIFY2(waitUntil([&] { return !leaseOf(id, 0).isEmpty(); }, 60'000),
-        qPrintable(logOf(id) + m_agent->stderrText()));
     EventClient onB(*m_b);
     QVERIFY(onB.subscribe(m_b->adminToken()));
     QElapsedTimer took;
@@ -369,11 +387,7 @@ void TestClusterForward::aRevocationThroughBCutsAAndDetachesOnB()
                            u"--reason"_s, u"rewired"_s }),
         0);
     // B takes the device out of its run,
-    QVERIFY2(onB.waitForEvent(
-                 u"device.detached"_s,
-                 [&](const QJsonObject &data) { return data.value("run_id"_L1).toInteger() == id; },
-                 10'000),
-        qPrintable(m_b->log()));
+    QVERIFY2(detachedOn(onB, id), qPrintable(m_b->log()));
     const qint64 detached = took.elapsed();
     // and A cuts the forwarder's session for good.
     QVERIFY(m_forwarder->waitForExit());
@@ -388,10 +402,8 @@ void TestClusterForward::aRevocationThroughBCutsAAndDetachesOnB()
 
 void TestClusterForward::anUnbindThroughADetachesOnB()
 {
-    const qint64 id = queue(*m_b, kProject, leaseEachTime());
+    const qint64 id = leasedRun();
     QVERIFY(id > 0);
-    QVERIFY2(waitUntil([&] { return !leaseOf(id, 0).isEmpty(); }, 60'000),
-        qPrintable(logOf(id) + m_agent->stderrText()));
     EventClient onB(*m_b);
     QVERIFY(onB.subscribe(m_b->adminToken()));
     QElapsedTimer took;
@@ -399,11 +411,7 @@ void TestClusterForward::anUnbindThroughADetachesOnB()
     CLOOP_COMPARE_EXIT(m_a->cli({ u"forward"_s, u"unbind"_s, QString::number(m_bindingId),
                            u"--reason"_s, u"lab time over"_s }),
         0);
-    QVERIFY2(onB.waitForEvent(
-                 u"device.detached"_s,
-                 [&](const QJsonObject &data) { return data.value("run_id"_L1).toInteger() == id; },
-                 10'000),
-        qPrintable(m_b->log()));
+    QVERIFY2(detachedOn(onB, id), qPrintable(m_b->log()));
     qInfo().noquote() << u"unbound through A: detached on B after %1 ms"_s.arg(took.elapsed());
     QVERIFY2(waitForLog(id, u"detached-0"_s), qPrintable(logOf(id)));
     // The forwarder itself stays connected: only the binding ended.
@@ -413,10 +421,8 @@ void TestClusterForward::anUnbindThroughADetachesOnB()
 
 void TestClusterForward::whenAIsKilledTheForwarderMovesAndTheRunGetsItsSegmentBack()
 {
-    const qint64 id = queue(*m_b, kProject, leaseEachTime());
+    const qint64 id = leasedRun();
     QVERIFY(id > 0);
-    QVERIFY2(waitUntil([&] { return !leaseOf(id, 0).isEmpty(); }, 60'000),
-        qPrintable(logOf(id) + m_agent->stderrText()));
     const int auditBefore = auditRows();
     QVERIFY(auditBefore > 0);
     // When member A dies without a word,

@@ -55,6 +55,10 @@ private:
     // Two members on a database of their own, started.
     bool startMembers();
     QString memberName(const HubProcess &hub) const;
+    // A forwarder enrolled through `hub` and connected to it; false when it
+    // did not come up (`forwarder` says why).
+    bool connectForwarder(HubProcess &hub, const QString &name, Enrollment &enrolled,
+        std::unique_ptr<ForwarderProcess> &forwarder, const QTemporaryDir &home);
     // A host-mode agent enrolled through `hub`, connected to it.
     bool startHostAgent(HubProcess &hub, const QString &name, int maxConcurrent,
         std::unique_ptr<ForwarderProcess> &agent, QTemporaryDir &home);
@@ -168,13 +172,12 @@ void TestHubCluster::eachMemberHearsTheOthersEvents()
 void TestHubCluster::aRevocationThroughOneMemberCutsTheSessionAnotherHolds()
 {
     // Given a forwarder whose session member A holds,
-    const Enrollment enrolled = m_a->enroll(u"lab-revoked"_s);
-    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    Enrollment enrolled;
     QTemporaryDir home;
-    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, home.path());
-    QVERIFY(forwarder.start());
-    QVERIFY2(waitUntil([&] { return m_a->forwarderConnected(enrolled.id); }),
-        qPrintable(forwarder.describe()));
+    std::unique_ptr<ForwarderProcess> started;
+    QVERIFY2(connectForwarder(*m_a, u"lab-revoked"_s, enrolled, started, home),
+        qPrintable(started ? started->describe() : m_a->transcript()));
+    ForwarderProcess &forwarder = *started;
     EventClient onB(*m_b);
     QVERIFY(onB.subscribe(m_b->adminToken()));
     // when an administrator revokes it through member B,
@@ -202,6 +205,17 @@ void TestHubCluster::aRevocationThroughOneMemberCutsTheSessionAnotherHolds()
     // and neither member lists it connected any more.
     QVERIFY(!m_a->forwarderConnected(enrolled.id));
     QVERIFY(!m_b->forwarderConnected(enrolled.id));
+}
+
+bool TestHubCluster::connectForwarder(HubProcess &hub, const QString &name, Enrollment &enrolled,
+    std::unique_ptr<ForwarderProcess> &forwarder, const QTemporaryDir &home)
+{
+    enrolled = hub.enroll(name);
+    if (!enrolled.ok)
+        return false;
+    forwarder = std::make_unique<ForwarderProcess>(
+        QStringList { u"--bundle"_s, enrolled.bundle }, home.path());
+    return forwarder->start() && waitUntil([&] { return hub.forwarderConnected(enrolled.id); });
 }
 
 bool TestHubCluster::startHostAgent(HubProcess &hub, const QString &name, int maxConcurrent,
@@ -347,13 +361,12 @@ void TestHubCluster::aTestThroughOneMemberReachesTheForwarderAnotherHolds()
 void TestHubCluster::aRevocationWhoseEventNeverCameStillCutsTheSession()
 {
     // Given a forwarder whose session member B holds,
-    const Enrollment enrolled = m_b->enroll(u"lab-quiet"_s);
-    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    Enrollment enrolled;
     QTemporaryDir home;
-    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, home.path());
-    QVERIFY(forwarder.start());
-    QVERIFY2(waitUntil([&] { return m_b->forwarderConnected(enrolled.id); }),
-        qPrintable(forwarder.describe()));
+    std::unique_ptr<ForwarderProcess> started;
+    QVERIFY2(connectForwarder(*m_b, u"lab-quiet"_s, enrolled, started, home),
+        qPrintable(started ? started->describe() : m_b->transcript()));
+    ForwarderProcess &forwarder = *started;
     // when it is revoked in the records without any event (as if the
     // member that revoked it died before its event was read),
     QVERIFY(m_server.execute(m_database,
@@ -485,13 +498,12 @@ void TestHubCluster::theDatabaseRestartedUnderLoadLosesNothing()
 void TestHubCluster::theDatabaseDownRefusesChangesAndEverythingResumes()
 {
     // Given a forwarder whose session A holds,
-    const Enrollment enrolled = m_a->enroll(u"lab-steady"_s);
-    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    Enrollment enrolled;
     QTemporaryDir home;
-    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, home.path());
-    QVERIFY(forwarder.start());
-    QVERIFY2(waitUntil([&] { return m_a->forwarderConnected(enrolled.id); }),
-        qPrintable(forwarder.describe()));
+    std::unique_ptr<ForwarderProcess> started;
+    QVERIFY2(connectForwarder(*m_a, u"lab-steady"_s, enrolled, started, home),
+        qPrintable(started ? started->describe() : m_a->transcript()));
+    ForwarderProcess &forwarder = *started;
     // when PostgreSQL goes away,
     QVERIFY2(m_server.stop(), qPrintable(m_server.lastError()));
     // then /api/health says so,
