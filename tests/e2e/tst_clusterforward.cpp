@@ -425,6 +425,12 @@ void TestClusterForward::whenAIsKilledTheForwarderMovesAndTheRunGetsItsSegmentBa
     QVERIFY(id > 0);
     const int auditBefore = auditRows();
     QVERIFY(auditBefore > 0);
+    // (the forwarder knows B, as every daemon hears of every member)
+    QVERIFY2(waitUntil([&] {
+        const QString said = m_forwarder->stderrText();
+        return said.contains(u"the hub is now dialled at"_s) && said.contains(memberName(*m_b));
+    }),
+        qPrintable(m_forwarder->describe()));
     // When member A dies without a word,
     QElapsedTimer took;
     took.start();

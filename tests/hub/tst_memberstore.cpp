@@ -2,6 +2,7 @@
 // cluster's members table, its generations and leases.
 
 #include "common/util/clock.h"
+#include "hub/cluster/clustermembers.h"
 #include "hub/cluster/memberlease.h"
 #include "hub/storage/database.h"
 #include "hub/storage/memberstore.h"
@@ -48,6 +49,7 @@ private Q_SLOTS:
     void aLiveMemberClaimsAndReleasesItsSessions();
     void aStaleClaimNeverWins();
     void onlyLiveMembersHoldSessions();
+    void aMemberSeesTheOthersComeAndGo();
 
 private:
     ManualClock m_clock { QDateTime(QDate(2026, 12, 2), QTime(9, 0), Qt::UTC) };
@@ -270,6 +272,35 @@ void TestMemberStore::onlyLiveMembersHoldSessions()
     live = holders.live(m_clock.now());
     QCOMPARE(live->size(), 1);
     QCOMPARE(live->first().kind, u"executor"_s);
+}
+
+void TestMemberStore::aMemberSeesTheOthersComeAndGo()
+{
+    MemberStore store(*m_db);
+    MemberLease a(store, m_clock, {});
+    QVERIFY(a.join(memberA()));
+    ClusterMembers view(store, a, m_clock, std::chrono::milliseconds(20));
+    QSignalSpy changed(&view, &ClusterMembers::changed);
+    view.start();
+    // Alone: nobody else, and its daemons are told its own address.
+    QVERIFY(view.others().isEmpty());
+    QCOMPARE(view.daemonUrls(), QList<QUrl> { QUrl(u"wss://hub-a.example:7443"_s) });
+    // A member that joins later is seen at the next reading, with its key,
+    {
+        MemberLease b(store, m_clock, {});
+        QVERIFY(b.join(memberB()));
+        QTRY_COMPARE(changed.size(), 1);
+        QCOMPARE(view.others().size(), 1);
+        QCOMPARE(view.otherPins(), QStringList { u"sha256:BBBB"_s });
+        QCOMPARE(view.daemonUrls(),
+            (QList<QUrl> {
+                QUrl(u"wss://hub-a.example:7443"_s), QUrl(u"wss://hub-b.example:7443"_s) }));
+        QCOMPARE(view.liveMemberWithPin(u"sha256:BBBB"_s)->id, b.record().id);
+        QVERIFY(!view.liveMemberWithPin(u"sha256:AAAA"_s)); // itself is no peer
+    }
+    // and one that left is gone from the view.
+    QTRY_COMPARE(changed.size(), 2);
+    QVERIFY(view.others().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestMemberStore)

@@ -403,7 +403,12 @@ void TestHubCluster::anAgentWhoseMemberDiesCarriesOnThroughAnotherWithItsLogWhol
     QVERIFY(waitUntil([&] {
         return m_b->cli({ u"run"_s, u"logs"_s, id }).stdoutText().contains(u"tick 10\n"_s);
     }));
-    // when A dies in the middle of it,
+    // when A dies in the middle of it (once the agent heard of B),
+    QVERIFY2(waitUntil([&] {
+        const QString said = agent->stderrText();
+        return said.contains(u"the hub is now dialled at"_s) && said.contains(memberName(*m_b));
+    }),
+        qPrintable(agent->describe()));
     m_a->kill();
     // then the agent connects to B, the run finishes there, and its log,
     // read through B, has every line once.

@@ -460,6 +460,12 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
     members = membersOf(database, b.dataDir());
     QCOMPARE(members.value(nameA).value("holds"_L1).toObject().value("forwarders"_L1).toInt(), 1);
     QCOMPARE(members.value(nameB).value("holds"_L1).toObject().value("forwarders"_L1).toInt(), 0);
+    // (the forwarder hears of B from A within a renewal of A's view)
+    QVERIFY2(waitUntil([&] {
+        const QString said = forwarder.stderrText();
+        return said.contains(u"the hub is now dialled at"_s) && said.contains(nameB);
+    }),
+        qPrintable(forwarder.describe()));
     // a member killed without a word is dead once its lease lapses, while
     // the other stays alive by renewing, and what the dead one held is
     // offline (the forwarder, held still, cannot move to B meanwhile),
