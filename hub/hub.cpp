@@ -8,13 +8,8 @@
 #include "common/protocol/protocolversion.h"
 #include "common/util/atomicfile.h"
 #include "common/util/clock.h"
-#include "hub/cluster/clusterbus.h"
 #include "hub/cluster/clustermembers.h"
 #include "hub/cluster/memberlease.h"
-#include "hub/cluster/peerlinks.h"
-#include "hub/cluster/peerlistener.h"
-#include "hub/cluster/peerrelay.h"
-#include "hub/cluster/peerrelayopen.h"
 #include "hub/cluster/sessionholders.h"
 #include "hub/domain/bindingservice.h"
 #include "hub/domain/eventbus.h"
@@ -22,6 +17,7 @@
 #include "hub/domain/releasecatalog.h"
 #include "hub/domain/runlifecycle.h"
 #include "hub/domain/tokenservice.h"
+#include "hub/hubcluster.h"
 #include "hub/hubcore.h"
 #include "hub/localaccess.h"
 #include "hub/metrics/hubmetrics.h"
@@ -30,17 +26,13 @@
 #include "hub/server/devicestreams.h"
 #include "hub/server/eventstreamendpoint.h"
 #include "hub/server/forwarderstates.h"
-#include "hub/server/holdingscheck.h"
 #include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
-#include "hub/server/peerforwarderaccess.h"
 #include "hub/server/rundispatcher.h"
 #include "hub/storage/apitokenstore.h"
-#include "hub/storage/clustereventstore.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
 #include "hub/storage/memberstore.h"
-#include "hub/storage/notificationlistener.h"
 #include "hub/storage/releasestore.h"
 #include "hub/storage/runlogstore.h"
 #include "hub/storage/runstore.h"
@@ -153,12 +145,7 @@ Hub::~Hub()
     // The server and the streams go before what they use.
     m_server.reset();
     m_api.reset();
-    m_holdingsCheck.reset();
-    m_clusterBus.reset();
-    m_peerRelay.reset();
-    m_peerLinks.reset();
-    m_peerListener.reset();
-    m_clusterMembers.reset();
+    m_cluster.reset();
     m_sessionHolders.reset();
     m_eventStream.reset();
     m_dispatcher.reset();
@@ -352,14 +339,23 @@ Status Hub::joinCluster(const HubOptions &options)
     m_memberLease = std::make_unique<MemberLease>(*m_memberStore, *m_clock, lease);
     const bool cluster = m_core->stores().database.dialect() == Database::Dialect::Postgres;
     if (cluster) {
-        m_clusterMembers = std::make_unique<ClusterMembers>(
-            *m_memberStore, *m_memberLease, *m_clock, options.memberLease / 3);
-        if (Status listening = listenForPeers(options); !listening)
-            return listening;
+        HubCluster::Options peers;
+        peers.peerAddress = options.peerListen.address;
+        peers.peerPort = options.peerListen.port;
+        peers.peerUrl = options.peerUrl;
+        peers.publicUrl = m_publicUrl;
+        peers.refreshEvery = options.memberLease / 3;
+        peers.busPoll = options.busPoll;
+        auto listening = HubCluster::listen(
+            { *m_core, *m_gateways, *m_deviceStreams, *m_memberStore, *m_memberLease, *m_clock },
+            peers, m_tls);
+        if (!listening)
+            return listening.error();
+        m_cluster = std::move(*listening);
     }
-    if (Status joined = m_memberLease->join(
-            MemberStore::Joining { key, hubMemberName(m_publicUrl), m_publicUrl.toString(),
-                m_peerUrl.toString(), m_pin, QString::fromLatin1(buildinfo::kVersion) });
+    if (Status joined = m_memberLease->join(MemberStore::Joining { key, hubMemberName(m_publicUrl),
+            m_publicUrl.toString(), m_cluster ? m_cluster->peerUrl().toString() : QString(), m_pin,
+            QString::fromLatin1(buildinfo::kVersion) });
         !joined)
         return joined;
     m_sessionHolderStore = std::make_unique<SessionHolderStore>(m_core->stores().database);
@@ -389,83 +385,20 @@ Status Hub::joinCluster(const HubOptions &options)
                     return std::nullopt;
                 return holders->heldElsewhere(protocol::PeerRole::Executor);
             });
-        return startClusterBus(options);
+        // Daemons learn every live member's address and key, so that they
+        // can move to another member when theirs dies.
+        connect(m_cluster.get(), &HubCluster::membersChanged, this, &Hub::announceMembers);
+        if (Status started = m_cluster->start(*m_sessionHolders); !started)
+            return started;
+        announceMembers();
     }
     return {};
 }
 
-Status Hub::listenForPeers(const HubOptions &options)
+void Hub::announceMembers()
 {
-    PeerListener::Options peer;
-    peer.address = options.peerListen.address;
-    peer.port = options.peerListen.port;
-    auto listener = PeerListener::listen(peer, *m_clusterMembers, m_tls.chain, m_tls.key);
-    if (!listener)
-        return listener.error();
-    m_peerListener = std::move(*listener);
-    m_peerUrl = options.peerUrl;
-    if (m_peerUrl.isEmpty()) {
-        m_peerUrl.setScheme(QStringLiteral("wss"));
-        m_peerUrl.setHost(m_publicUrl.host());
-        m_peerUrl.setPort(m_peerListener->port());
-    }
-    qCInfo(lcHubCluster).noquote() << "the other members reach this one at" << m_peerUrl.toString()
-                                   << "(mutual TLS, listening on"
-                                   << hostForUrl(options.peerListen.address) + QLatin1Char(':')
-            + QString::number(m_peerListener->port()) + QLatin1Char(')');
-    return {};
-}
-
-void Hub::startPeerChannel()
-{
-    PeerLinks::Options links;
-    links.selfId = m_memberLease->record().id;
-    m_peerLinks = std::make_unique<PeerLinks>(*m_clusterMembers, m_tls.chain, m_tls.key, links);
-    m_peerAccess = std::make_unique<PeerForwarderAccess>(*m_core, m_gateways->forwarders());
-    m_peerRelay = std::make_unique<PeerRelay>(
-        [access = m_peerAccess.get()](qint64 forwarderId, const QJsonObject &open,
-            const PeerMember &) { return access->open(forwarderId, open); });
-    connect(m_peerListener.get(), &PeerListener::peerConnected, m_peerRelay.get(),
-        [relay = m_peerRelay.get()](const PeerMember &member,
-            tunnel::TunnelConnection *connection) { relay->adopt(member, connection); });
-    // A forwarder another member holds is reached through it.
-    m_gateways->forwarderReach().setCluster(m_sessionHolders.get(),
-        [links = m_peerLinks.get()](
-            qint64 memberId, qint64 forwarderId, const protocol::ChannelOpen &open) {
-            return links->openChannel(memberId, PeerRelayOpen::of(forwarderId, open).toMetadata());
-        });
-}
-
-Status Hub::startClusterBus(const HubOptions &options)
-{
-    m_clusterMembers->start();
-    startPeerChannel();
-    // Daemons learn every live member's address and key, so that they can
-    // move to another member when theirs dies.
-    const auto announceMembers = [this] {
-        announcePins(m_announcedPins);
-        m_gateways->announceHubs(m_clusterMembers->daemonUrls());
-    };
-    connect(m_clusterMembers.get(), &ClusterMembers::changed, this, announceMembers);
-    announceMembers();
-    Database &database = m_core->stores().database;
-    m_clusterEvents = std::make_unique<ClusterEventStore>(database);
-    auto listener = NotificationListener::open(database, QString(ClusterEventStore::kChannel));
-    if (!listener)
-        qCWarning(lcHubCluster).noquote()
-            << listener.error().message << "- the cluster's events are polled only";
-    ClusterBus::Options bus;
-    bus.poll = options.busPoll;
-    m_clusterBus = std::make_unique<ClusterBus>(*m_clusterEvents, m_core->events(), *m_memberLease,
-        *m_clock, listener ? std::move(*listener) : nullptr, bus);
-    // What this member holds is checked against the records every few
-    // seconds, and at once when the bus may have missed events.
-    m_holdingsCheck = std::make_unique<HoldingsCheck>(*m_core, m_gateways->forwarders(),
-        m_gateways->executors(), *m_deviceStreams, std::chrono::seconds(3));
-    connect(m_clusterBus.get(), &ClusterBus::resynchronise, m_holdingsCheck.get(),
-        [check = m_holdingsCheck.get()](const QString &why) { check->checkNow(why); });
-    m_holdingsCheck->start();
-    return m_clusterBus->start();
+    announcePins(m_announcedPins);
+    m_gateways->announceHubs(m_cluster->members().daemonUrls());
 }
 
 Status Hub::openServices(const HubOptions &options)
@@ -577,10 +510,8 @@ Status Hub::reloadCertificate()
         return staged.error();
     m_server->setTls(serverTls(*identity));
     m_tls = *identity;
-    if (m_peerListener)
-        m_peerListener->setIdentity(identity->chain, identity->key);
-    if (m_peerLinks)
-        m_peerLinks->setIdentity(identity->chain, identity->key);
+    if (m_cluster)
+        m_cluster->setIdentity(*identity);
     if (identity->pin != m_pin) {
         qCInfo(lcHub).noquote() << "the hub's key is rotated: pin" << m_pin << "->"
                                 << identity->pin;
@@ -604,8 +535,8 @@ void Hub::announcePins(const QStringList &pins)
     // Daemons pin every live member's key, so that they can move to another
     // member when theirs dies; this member's own keys first.
     QStringList all = pins;
-    if (m_clusterMembers) {
-        for (const QString &pin : m_clusterMembers->otherPins())
+    if (m_cluster) {
+        for (const QString &pin : m_cluster->members().otherPins())
             if (!all.contains(pin))
                 all.append(pin);
     }
@@ -616,13 +547,13 @@ void Hub::announcePins(const QStringList &pins)
 HubIdentity Hub::identity() const
 {
     HubIdentity identity { m_publicUrl, m_pin, QString::fromLatin1(buildinfo::kVersion) };
-    if (m_clusterMembers) {
+    if (m_cluster) {
         QStringList pins { m_pin };
-        for (const QString &pin : m_clusterMembers->otherPins())
+        for (const QString &pin : m_cluster->members().otherPins())
             if (!pins.contains(pin))
                 pins.append(pin);
         identity.pin = pins.mid(0, protocol::kMaxHubPins).join(QLatin1Char(','));
-        identity.clusterUrls = m_clusterMembers->daemonUrls();
+        identity.clusterUrls = m_cluster->members().daemonUrls();
     }
     return identity;
 }

@@ -25,14 +25,7 @@ class QSslConfiguration;
 namespace cloop::hub {
 
 class AdminApi;
-class ClusterBus;
-class ClusterMembers;
-class HoldingsCheck;
-class PeerForwarderAccess;
-class PeerLinks;
-class PeerListener;
-class PeerRelay;
-class ClusterEventStore;
+class HubCluster;
 class DeviceStreams;
 class ForwarderStates;
 class EventStreamEndpoint;
@@ -141,8 +134,6 @@ private:
     Status writeLocalAccess(const HubOptions &options);
     // Registers this hub in the members table, with its lease.
     Status joinCluster(const HubOptions &options);
-    // PostgreSQL: the members' events go through the shared records.
-    Status startClusterBus(const HubOptions &options);
     void connectEvents();
     // The metrics' sources, and the endpoint serving them; sets their URL.
     Status startMetrics(const HubOptions &options);
@@ -163,22 +154,12 @@ private:
     std::unique_ptr<MemberLease> m_memberLease;
     std::unique_ptr<SessionHolderStore> m_sessionHolderStore;
     std::unique_ptr<SessionHolders> m_sessionHolders;
-    std::unique_ptr<ClusterEventStore> m_clusterEvents;
-    std::unique_ptr<ClusterBus> m_clusterBus;
-    std::unique_ptr<ClusterMembers> m_clusterMembers;
-    std::unique_ptr<PeerListener> m_peerListener;
-    std::unique_ptr<PeerLinks> m_peerLinks;
-    std::unique_ptr<PeerForwarderAccess> m_peerAccess;
-    std::unique_ptr<PeerRelay> m_peerRelay;
-    std::unique_ptr<HoldingsCheck> m_holdingsCheck;
+    // A PostgreSQL hub's membership of its cluster.
+    std::unique_ptr<HubCluster> m_cluster;
     // The TLS identity served now: what peers see of this member too.
     TlsIdentity m_tls;
-    // The peer port, for a member of a PostgreSQL cluster; sets the URL the
-    // others dial.
-    Status listenForPeers(const HubOptions &options);
-    QUrl m_peerUrl;
-    // The peer channel: links to the others, and the relay for theirs.
-    void startPeerChannel();
+    // Tells the daemons every live member's address and key.
+    void announceMembers();
     std::unique_ptr<RunDispatcher> m_dispatcher;
     std::unique_ptr<EventStreamEndpoint> m_eventStream;
     std::unique_ptr<AdminApi> m_api;
