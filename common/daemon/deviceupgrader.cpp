@@ -20,6 +20,10 @@ namespace {
 constexpr auto kPollInterval = 500ms;
 constexpr auto kDpkgTimeout = std::chrono::minutes(5);
 constexpr auto kSystemctlTimeout = std::chrono::minutes(2);
+// A version that exits at once is restarted by its unit (Restart=on-failure)
+// again and again and would never connect: after this many automatic
+// restarts the helper stops waiting out the whole bound.
+constexpr int kCrashLoopRestarts = 3;
 
 QString fileNameOf(const OfferedPackage &offered)
 {
@@ -179,16 +183,34 @@ Status DeviceUpgrader::restartAndWait(const QString &version, std::chrono::milli
             u"systemctl restart %1 failed: %2"_s.arg(m_device.unit, failureOf(output)));
     QElapsedTimer waited;
     waited.start();
+    const int restartsBefore = automaticRestarts().value_or(0);
     while (true) {
         if (const auto mark = m_spool.connectedMark();
             mark && mark->version == version && mark->at >= restarted)
             return {};
+        if (const auto restarts = automaticRestarts();
+            restarts && *restarts - restartsBefore >= kCrashLoopRestarts)
+            return upgradeError(u"%1 did not come back connected on %2: it exited %3 times "
+                                "since its restart"_s.arg(m_device.unit, version)
+                                    .arg(*restarts - restartsBefore));
         if (waited.elapsed() >= wait.count())
             return upgradeError(
                 u"%1 did not come back connected on %2 within %3 s"_s.arg(m_device.unit, version)
                     .arg(wait.count() / 1000));
         m_sleep(kPollInterval);
     }
+}
+
+std::optional<int> DeviceUpgrader::automaticRestarts()
+{
+    const QString systemctl = m_runner.findExecutable(u"systemctl"_s);
+    auto output = m_runner.run(systemctl.isEmpty() ? u"systemctl"_s : systemctl,
+        { u"show"_s, u"--property=NRestarts"_s, u"--value"_s, m_device.unit }, kSystemctlTimeout);
+    if (!output || output->exitCode != 0)
+        return std::nullopt;
+    bool numeric = false;
+    const int restarts = QString::fromUtf8(output->standardOutput).trimmed().toInt(&numeric);
+    return numeric ? std::optional<int>(restarts) : std::nullopt;
 }
 
 protocol::UpgradeStatus DeviceUpgrader::finish(UpgradeStatus outcome)

@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 
 namespace cloop::daemon {
 
@@ -57,8 +58,11 @@ private:
     // check goes to the rejected folder and the error says where.
     Result<QString> fetchVerified(const OfferedPackage &offered, bool skipVerification);
     Status install(const QString &packagePath);
-    // Restarts the unit and waits for the daemon's mark of `version`.
+    // Restarts the unit and waits for the daemon's mark of `version`, less
+    // when the unit keeps restarting the new process.
     Status restartAndWait(const QString &version, std::chrono::milliseconds wait);
+    // systemd's count of the unit's automatic restarts, if it answers.
+    std::optional<int> automaticRestarts();
     protocol::UpgradeStatus finish(protocol::UpgradeStatus outcome);
 
     Device m_device;

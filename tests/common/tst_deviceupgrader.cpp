@@ -40,7 +40,9 @@ QString fieldOf(const QString &path, const QString &field)
 
 // dpkg-query, dpkg-deb, dpkg and systemctl as the helper uses them. A
 // restart of the unit leaves the connected mark of the installed version,
-// unless that version is one that "starts and exits".
+// unless that version never connects (`broken`) or exits at once
+// (`exitsAtOnce`: systemd then counts one more automatic restart each time
+// the helper looks).
 class FakeSystem final : public util::CommandRunner
 {
 public:
@@ -51,7 +53,9 @@ public:
     QString installed = u"0.4.0-1"_s;
     QStringList installs; // versions, in order
     QStringList broken;
+    QStringList exitsAtOnce;
     int restarts = 0;
+    int automaticRestarts = 0;
 
     QString findExecutable(const QString &name) const override { return name; }
     Result<util::CommandOutput> run(
@@ -72,12 +76,21 @@ public:
             installs.append(installed.section(u'-', 0, 0));
             return util::CommandOutput {};
         }
+        const QString version = installed.section(u'-', 0, 0);
         if (program == "systemctl"_L1 && arguments.value(0) == "restart"_L1) {
             ++restarts;
-            const QString version = installed.section(u'-', 0, 0);
-            if (!broken.contains(version))
+            automaticRestarts = 0; // as systemd does for a restart it was asked for
+            if (!broken.contains(version) && !exitsAtOnce.contains(version))
                 (void)m_spool.markConnected(version, QDateTime::currentDateTimeUtc());
             return util::CommandOutput {};
+        }
+        if (program == "systemctl"_L1
+            && arguments
+                == QStringList { u"show"_s, u"--property=NRestarts"_s, u"--value"_s,
+                    u"cloop-agent.service"_s }) {
+            if (exitsAtOnce.contains(version))
+                ++automaticRestarts;
+            return util::CommandOutput { 0, QByteArray::number(automaticRestarts) + '\n', {} };
         }
         return Error::make(u"unexpected"_s, program + u' ' + arguments.join(u' '));
     }
@@ -137,6 +150,7 @@ private Q_SLOTS:
     void init();
     void anUpgradeIsVerifiedInstalledAndAwaited();
     void aVersionThatDoesNotComeBackIsRolledBack();
+    void aVersionThatKeepsExitingIsRolledBackWithoutWaitingOutTheBound();
     void aBadSignatureIsNeverInstalled();
     void anEdgeTargetOnAStableDeviceIsRefusedBeforeAnyFetch();
     void withoutTheInstalledPackageThereIsNoUpgrade();
@@ -151,6 +165,8 @@ private:
     UpgradeStatus upgrade(const QString &target, bool allowDowngrade = false,
         bool skipVerification = false, release::Channel channel = release::Channel::Stable);
 
+    std::chrono::milliseconds m_wait { 300 };
+    int m_sleeps = 0;
     std::unique_ptr<QTemporaryDir> m_dir;
     std::unique_ptr<UpgradeSpool> m_spool;
     std::unique_ptr<FakeSystem> m_system;
@@ -161,6 +177,8 @@ private:
 
 void TestDeviceUpgrader::init()
 {
+    m_wait = std::chrono::milliseconds(300);
+    m_sleeps = 0;
     m_dir = std::make_unique<QTemporaryDir>();
     m_spool = std::make_unique<UpgradeSpool>(m_dir->filePath(u"spool"_s));
     m_system = std::make_unique<FakeSystem>(*m_spool);
@@ -208,8 +226,11 @@ UpgradeStatus TestDeviceUpgrader::upgrade(
 {
     DeviceUpgrader::Device device { u"cloop-agent"_s, u"cloop-agent.service"_s,
         u"cloop executor agent"_s, UpgradeSettings { channel, true } };
-    DeviceUpgrader upgrader(device, *m_spool, m_keyring, *m_source, *m_system,
-        [](std::chrono::milliseconds) { QThread::msleep(5); });
+    DeviceUpgrader upgrader(
+        device, *m_spool, m_keyring, *m_source, *m_system, [this](std::chrono::milliseconds) {
+            ++m_sleeps;
+            QThread::msleep(5);
+        });
     DeviceUpgrader::Job job;
     auto parsed = release::UpgradeTarget::parse(target);
     if (!parsed)
@@ -217,7 +238,7 @@ UpgradeStatus TestDeviceUpgrader::upgrade(
     job.target = *parsed;
     job.allowDowngrade = allowDowngrade;
     job.skipVerification = skipVerification;
-    job.wait = std::chrono::milliseconds(300);
+    job.wait = m_wait;
     return upgrader.run(job);
 }
 
@@ -251,6 +272,22 @@ void TestDeviceUpgrader::aVersionThatDoesNotComeBackIsRolledBack()
     QVERIFY2(outcome.message.contains(u"did not come back connected on 0.5.0"_s),
         qPrintable(outcome.message));
     QVERIFY2(outcome.message.contains(u"rolled back to 0.4.0"_s), qPrintable(outcome.message));
+}
+
+void TestDeviceUpgrader::aVersionThatKeepsExitingIsRolledBackWithoutWaitingOutTheBound()
+{
+    offer(u"0.5.0"_s);
+    m_system->exitsAtOnce = { u"0.5.0"_s };
+    m_wait = std::chrono::hours(1);
+    const UpgradeStatus outcome = upgrade(u"0.5.0"_s);
+    QCOMPARE(outcome.state, UpgradeStatus::State::RolledBack);
+    QCOMPARE(m_system->installs, (QStringList { u"0.5.0"_s, u"0.4.0"_s }));
+    QVERIFY2(outcome.message.contains(
+                 u"did not come back connected on 0.5.0: it exited 3 times since its restart"_s),
+        qPrintable(outcome.message));
+    QVERIFY2(outcome.message.contains(u"rolled back to 0.4.0"_s), qPrintable(outcome.message));
+    // A few looks at the unit, not an hour of them.
+    QVERIFY2(m_sleeps < 10, qPrintable(QString::number(m_sleeps)));
 }
 
 void TestDeviceUpgrader::aBadSignatureIsNeverInstalled()

@@ -69,7 +69,11 @@ printf 'N=%s\nNEXT=%s\nBROKEN=%s\n' "$n" "$next" "$broken" > "$upgrade/versions"
 cp "$here/guest-packages.sh" "$share/guest-packages.sh"
 status=0
 # The packages hold the build's programs: a guest core reads with them.
-CLOOP_VM_CORE_BINARIES=$build/bin "$here/usb-vm.sh" --systemd --quiet --timeout 1800 --share "$share" \
+# Two vCPUs and a page cache over the host root (which nothing changes while
+# the guest runs) make dpkg, systemd and podman under emulation about twice
+# as fast as one vCPU reading every file through 9p each time.
+export CLOOP_VM_SMP=${CLOOP_VM_SMP:-2} CLOOP_VM_9P_CACHE=${CLOOP_VM_9P_CACHE:-loose}
+CLOOP_VM_CORE_BINARIES=$build/bin "$here/usb-vm.sh" --systemd --quiet --timeout 2400 --share "$share" \
     /bin/bash /share/guest-packages.sh /share/debs || status=$?
 grep '^RESULT:\|RESULT: ' "$share/console.log" 2>/dev/null | sed 's/^.*RESULT:/RESULT:/' || true
 exit "$status"
