@@ -137,9 +137,13 @@ Result<ApiTokenRecord> ApiTokenStore::revoke(qint64 tokenId, const QString &acto
             { { QStringLiteral("token"), tokenId }, { QStringLiteral("label"), token->label } });
         !audited)
         return audited.error();
+    // Read before the commit, as Database::Transaction says.
+    auto stored = find(tokenId);
+    if (!stored)
+        return stored.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return find(tokenId);
+    return stored;
 }
 
 } // namespace cloop::hub

@@ -214,9 +214,13 @@ Result<BindingRecord> BindingStore::end(qint64 id, BindingRecord::State how, con
                 { QStringLiteral("reason"), reason } });
         !audited)
         return audited.error();
+    // Read before the commit, as Database::Transaction says.
+    auto stored = find(id);
+    if (!stored)
+        return stored.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return find(id);
+    return stored;
 }
 
 Result<QList<BindingRecord>> BindingStore::expireDue(const QDateTime &now)

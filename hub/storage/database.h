@@ -169,7 +169,10 @@ public:
     // committing, the outer one can no longer commit. One that could not
     // begin fails every statement run while it lives, and its commit, with
     // the reason it did not begin: the work it wraps stops at its first
-    // statement and nothing is written outside a transaction.
+    // statement and nothing is written outside a transaction. What a change
+    // answers with is read before commit(): after it, the change is made,
+    // and a connection lost while reading it back would answer a change
+    // that was made with an error, which its caller takes as refused.
     class Transaction
     {
     public:

@@ -238,9 +238,13 @@ Result<Record> EnrolledDaemonStore<Record>::revoke(
             { { QStringLiteral("name"), existing->name }, { QStringLiteral("reason"), reason } });
         !audited)
         return audited.error();
+    // Read before the commit, as Database::Transaction says.
+    auto stored = find(id);
+    if (!stored)
+        return stored.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return find(id);
+    return stored;
 }
 
 template <typename Record> Status EnrolledDaemonStore<Record>::touchLastSeen(qint64 id)

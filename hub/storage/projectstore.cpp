@@ -71,9 +71,13 @@ Result<UserRecord> ProjectStore::addUser(const QString &name, bool hubAdmin, con
             QStringLiteral("user:%1").arg(name), { { QStringLiteral("hub_admin"), hubAdmin } });
         !audited)
         return audited.error();
+    // Read before the commit, as Database::Transaction says.
+    auto stored = findUser(id);
+    if (!stored)
+        return stored.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return findUser(id);
+    return stored;
 }
 
 Result<UserRecord> ProjectStore::findUser(const QString &name)
@@ -115,9 +119,13 @@ Result<ProjectRecord> ProjectStore::addProject(const QString &path, const QStrin
             actor, auditaction::kProjectAdd, QStringLiteral("project:%1").arg(path));
         !audited)
         return audited.error();
+    // Read before the commit, as Database::Transaction says.
+    auto stored = findProject(id);
+    if (!stored)
+        return stored.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return findProject(id);
+    return stored;
 }
 
 Result<QList<ProjectMember>> ProjectStore::membersOf(qint64 projectId)
@@ -213,9 +221,13 @@ Result<ProjectRecord> ProjectStore::setRole(
                 { QStringLiteral("role"), role ? roleName(*role) : QStringLiteral("none") } });
         !audited)
         return audited.error();
+    // Read before the commit, as Database::Transaction says.
+    auto stored = findProject(projectId);
+    if (!stored)
+        return stored.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return findProject(projectId);
+    return stored;
 }
 
 Result<std::optional<ProjectRole>> ProjectStore::roleIn(qint64 userId, qint64 projectId)

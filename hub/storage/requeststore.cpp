@@ -198,9 +198,13 @@ Result<RequestRecord> RequestStore::decide(qint64 id, RequestRecord::State outco
             QStringLiteral("forwarder:%1").arg(request->forwarderId), details);
         !audited)
         return audited.error();
+    // Read before the commit, as Database::Transaction says.
+    auto stored = find(id);
+    if (!stored)
+        return stored.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return find(id);
+    return stored;
 }
 
 Result<QList<RequestRecord>> RequestStore::expireDue(const QDateTime &now)

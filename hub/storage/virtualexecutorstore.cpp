@@ -58,9 +58,13 @@ Result<VirtualExecutorRecord> VirtualExecutorStore::create(
             { { QStringLiteral("name"), name }, { QStringLiteral("runtime"), runtime } });
         !audited)
         return audited.error();
+    // Read before the commit, as Database::Transaction says.
+    auto stored = find(name);
+    if (!stored)
+        return stored.error();
     if (Status committed = transaction.commit(); !committed)
         return committed.error();
-    return find(name);
+    return stored;
 }
 
 Result<VirtualExecutorRecord> VirtualExecutorStore::find(const QString &name)

@@ -19,6 +19,7 @@
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
+#include <QScopeGuard>
 #include <QtTest>
 
 #include <atomic>
@@ -78,6 +79,7 @@ private Q_SLOTS:
     void urlIsRefusedWithTheKeywordForm();
     void readOnlyDatabaseIsRefused();
     void serverStoppedUnderOpenDatabase();
+    void aChangeIsAnsweredAsMadeWhenTheConnectionDropsRightAfterItsCommit();
 
 private:
     PostgresServer m_server;
@@ -896,6 +898,61 @@ void TestDatabasePostgres::serverStoppedUnderOpenDatabase()
     QCOMPARE(kept->size(), 1);
     QCOMPARE(kept->first().name, QStringLiteral("kept"));
     QVERIFY(forwarders.enroll(QStringLiteral("after"), usbDevice(), QStringLiteral("user:a")));
+}
+
+void TestDatabasePostgres::aChangeIsAnsweredAsMadeWhenTheConnectionDropsRightAfterItsCommit()
+{
+    // Another connection cuts this one right after a change's COMMIT, as a
+    // server restarted at that moment does.
+    auto backend = m_db->query(QStringLiteral("SELECT pg_backend_pid()"));
+    VERIFY_OK(backend);
+    QVERIFY(backend->next());
+    qint64 pid = backend->value(0).toLongLong();
+    auto other = Database::openPostgres(m_server.connectionString(m_database));
+    VERIFY_OK(other);
+    // Armed before a change: its first statement in a transaction leaves
+    // the cut to run right after the commit.
+    bool armed = false;
+    m_db->setStatementObserver([&](std::chrono::nanoseconds) {
+        if (!armed || !m_db->inTransaction())
+            return;
+        armed = false;
+        m_db->afterCommit([&] {
+            auto seen = (*other)->query(
+                QStringLiteral("SELECT count(*) FROM pg_stat_activity WHERE pid = ?"), { pid });
+            VERIFY_OK(seen);
+            QVERIFY(seen->next());
+            QCOMPARE(seen->value(0).toLongLong(), 1);
+            VERIFY_OK((*other)->query(QStringLiteral("SELECT pg_terminate_backend(?)"), { pid }));
+        });
+    });
+    const auto unobserved = qScopeGuard([&] { m_db->setStatementObserver({}); });
+    const auto cutAfterCommit = [&] { armed = true; };
+    ProjectStore projects(*m_db);
+    cutAfterCommit();
+    auto project = projects.addProject(QStringLiteral("/srv/committed"), QStringLiteral("user:a"));
+    // The project was made: the answer says so, not "unreachable", which a
+    // caller would take as refused and nothing made.
+    VERIFY_OK(project);
+    QCOMPARE(project->path, QStringLiteral("/srv/committed"));
+    VERIFY_OK(ProjectStore(**other).findProject(QStringLiteral("/srv/committed")));
+    // (the connection was indeed cut)
+    auto cut = m_db->query(QStringLiteral("SELECT 1"));
+    QVERIFY(!cut);
+    QCOMPARE(cut.error().code, QStringLiteral("database_unreachable"));
+
+    // The same for a user, once this connection is back.
+    QVERIFY(QTest::qWaitFor([&] { return m_db->query(QStringLiteral("SELECT 1")).ok(); }, 20'000));
+    auto again = m_db->query(QStringLiteral("SELECT pg_backend_pid()"));
+    VERIFY_OK(again);
+    QVERIFY(again->next());
+    pid = again->value(0).toLongLong();
+    cutAfterCommit();
+    auto user = projects.addUser(QStringLiteral("carol"), false, QStringLiteral("user:a"));
+    VERIFY_OK(user);
+    QCOMPARE(user->name, QStringLiteral("carol"));
+    VERIFY_OK(ProjectStore(**other).findUser(QStringLiteral("carol")));
+    QVERIFY(!m_db->query(QStringLiteral("SELECT 1")));
 }
 
 QTEST_GUILESS_MAIN(TestDatabasePostgres)
