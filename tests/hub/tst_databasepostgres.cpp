@@ -30,9 +30,12 @@ using namespace cloop;
 using namespace cloop::hub;
 using cloop::testing::PostgresServer;
 
-// `result` must be a name: it is read more than once.
+// `result` is evaluated once: a statement given here runs once.
 #define VERIFY_OK(result)                                                                          \
-    QVERIFY2((result).ok(), qPrintable((result).ok() ? QString() : (result).error().message))
+    do {                                                                                           \
+        const auto &verified = (result);                                                           \
+        QVERIFY2(verified.ok(), qPrintable(verified.ok() ? QString() : verified.error().message)); \
+    } while (false)
 
 namespace {
 
