@@ -3,6 +3,7 @@
 // (Ed25519 through OpenSSL): what is verified here is what a device checks.
 
 #include "common/daemon/deviceupgrader.h"
+#include "support/verifyresult.h"
 
 #include <QDateTime>
 #include <QDir>
@@ -138,9 +139,6 @@ public:
 };
 
 } // namespace
-
-#define CLOOP_VERIFY_OK(result)                                                                    \
-    QVERIFY2((result).ok(), qPrintable((result).ok() ? QString() : (result).error().message))
 
 class TestDeviceUpgrader final : public QObject
 {

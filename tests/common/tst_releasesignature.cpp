@@ -5,6 +5,7 @@
 // implementation reads.
 
 #include "common/release/releasesignature.h"
+#include "support/verifyresult.h"
 
 #include <QDir>
 #include <QFile>
@@ -15,10 +16,6 @@
 using namespace cloop;
 using namespace cloop::release;
 using namespace Qt::StringLiterals;
-
-// A Result or Status that must be fine; its message when it is not.
-#define CLOOP_VERIFY_OK(result)                                                                    \
-    QVERIFY2((result).ok(), qPrintable((result).ok() ? QString() : (result).error().message))
 
 class TestReleaseSignature final : public QObject
 {

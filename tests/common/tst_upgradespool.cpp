@@ -3,6 +3,7 @@
 
 #include "common/daemon/upgradesettings.h"
 #include "common/daemon/upgradespool.h"
+#include "support/verifyresult.h"
 
 #include <QDateTime>
 #include <QFile>
@@ -12,9 +13,6 @@
 using namespace cloop;
 using namespace cloop::daemon;
 using namespace Qt::StringLiterals;
-
-#define CLOOP_VERIFY_OK(result)                                                                    \
-    QVERIFY2((result).ok(), qPrintable((result).ok() ? QString() : (result).error().message))
 
 class TestUpgradeSpool final : public QObject
 {

@@ -3,16 +3,13 @@
 // the hub offers.
 
 #include "common/release/upgradetarget.h"
+#include "support/verifyresult.h"
 
 #include <QTest>
 
 using namespace cloop;
 using namespace cloop::release;
 using namespace Qt::StringLiterals;
-
-// A Result or Status that must be fine; its message when it is not.
-#define CLOOP_VERIFY_OK(result)                                                                    \
-    QVERIFY2((result).ok(), qPrintable((result).ok() ? QString() : (result).error().message))
 
 class TestUpgradeTarget final : public QObject
 {

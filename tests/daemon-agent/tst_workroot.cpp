@@ -4,6 +4,7 @@
 // workspace to the unprivileged run user.
 
 #include "daemon-agent/workroot/workroot.h"
+#include "support/verifyresult.h"
 
 #include <QDir>
 #include <QFile>
@@ -89,10 +90,6 @@ private:
 
 } // namespace
 
-// A failed Result shows its message, not just "false".
-#define VERIFY_OK(result)                                                                          \
-    QVERIFY2((result).ok(), qPrintable((result).ok() ? QString() : (result).error().message))
-
 class TestWorkRoot final : public QObject
 {
     Q_OBJECT
@@ -154,7 +151,7 @@ void TestWorkRoot::createsRootPrivate()
 {
     const WorkRoot root(m_root, m_runUser);
     const cloop::Status made = root.ensureRoot();
-    VERIFY_OK(made);
+    CLOOP_VERIFY_OK(made);
     QVERIFY(QFileInfo(m_root).isDir());
     QCOMPARE(modeOf(m_root), 0700);
     // Missing parents are private from the start, too.
@@ -209,7 +206,7 @@ void TestWorkRoot::nestedCreation()
 {
     const WorkRoot root(m_root, m_runUser);
     const cloop::Result<QString> dir = root.runDirectory(QStringLiteral("project-3//./run-41/"));
-    VERIFY_OK(dir);
+    CLOOP_VERIFY_OK(dir);
     const QString expected = canonicalRoot() + QStringLiteral("/project-3/run-41");
     QCOMPARE(*dir, expected);
     QVERIFY(QFileInfo(expected).isDir());
@@ -274,7 +271,7 @@ void TestWorkRoot::symlinkInsideAllowed()
     QVERIFY(makeSymlink(QStringLiteral("../shared/cache"), m_root + QStringLiteral("/p/cache")));
 
     const cloop::Result<QString> dir = root.runDirectory(QStringLiteral("p/cache/run-1"));
-    VERIFY_OK(dir);
+    CLOOP_VERIFY_OK(dir);
     // The answer is the real place, free of symlinks, for the bind mount.
     const QString real = canonicalRoot() + QStringLiteral("/shared/cache/run-1");
     QCOMPARE(*dir, real);
@@ -289,7 +286,7 @@ void TestWorkRoot::absoluteSymlinkIntoRootAllowed()
     QVERIFY(makeSymlink(canonicalRoot() + QStringLiteral("/q"), m_root + QStringLiteral("/p/toq")));
 
     const cloop::Result<QString> dir = root.runDirectory(QStringLiteral("p/toq/r"));
-    VERIFY_OK(dir);
+    CLOOP_VERIFY_OK(dir);
     QCOMPARE(*dir, canonicalRoot() + QStringLiteral("/q/r"));
 }
 
@@ -335,7 +332,7 @@ void TestWorkRoot::rootOwnedByRunUser()
 
     const WorkRoot root(m_root, user.name());
     const cloop::Result<QString> dir = root.runDirectory(QStringLiteral("p/run-7"));
-    VERIFY_OK(dir);
+    CLOOP_VERIFY_OK(dir);
     QCOMPARE(ownerOf(*dir), uid);
     QCOMPARE(modeOf(*dir), 0700);
     // Only the workspace changes hands: the levels above stay root's, so a
@@ -395,7 +392,7 @@ void TestWorkRoot::theAgentsRecordsAreNoWorkspace()
     QFETCH(QString, name);
     QFETCH(bool, exists);
     const WorkRoot root(m_root, m_runUser);
-    VERIFY_OK(root.ensureRoot());
+    CLOOP_VERIFY_OK(root.ensureRoot());
     if (exists) {
         QFile record(m_root + QLatin1Char('/') + name);
         QVERIFY(record.open(QIODevice::WriteOnly));
@@ -420,7 +417,7 @@ void TestWorkRoot::aPlantedSymlinkLeadsNotToTheRecords()
 {
     const WorkRoot root(m_root, m_runUser);
     const cloop::Result<QString> first = root.runDirectory(QStringLiteral("runs/1"));
-    VERIFY_OK(first);
+    CLOOP_VERIFY_OK(first);
     // Given a workload that left a symlink to where a record would go,
     QVERIFY(
         makeSymlink(QStringLiteral("../../attachments.json"), *first + QStringLiteral("/next")));

@@ -16,6 +16,7 @@
 #include "hub/storage/runstore.h"
 #include "hub/storage/virtualexecutorstore.h"
 #include "support/postgresserver.h"
+#include "support/verifyresult.h"
 
 #include <QElapsedTimer>
 #include <QJsonDocument>
@@ -29,13 +30,6 @@
 using namespace cloop;
 using namespace cloop::hub;
 using cloop::testing::PostgresServer;
-
-// `result` is evaluated once: a statement given here runs once.
-#define VERIFY_OK(result)                                                                          \
-    do {                                                                                           \
-        const auto &verified = (result);                                                           \
-        QVERIFY2(verified.ok(), qPrintable(verified.ok() ? QString() : verified.error().message)); \
-    } while (false)
 
 namespace {
 
@@ -110,7 +104,7 @@ void TestDatabasePostgres::init()
     m_database = m_server.createDatabase();
     QVERIFY2(!m_database.isEmpty(), qPrintable(m_server.lastError()));
     auto db = Database::openPostgres(m_server.connectionString(m_database));
-    VERIFY_OK(db);
+    CLOOP_VERIFY_OK(db);
     m_db = std::move(*db);
 }
 
@@ -135,7 +129,7 @@ void TestDatabasePostgres::migratesToCurrentSchemaAndReopens()
     // Reopening finds the schema current and changes nothing.
     m_db.reset();
     auto again = Database::openPostgres(m_server.connectionString(m_database));
-    VERIFY_OK(again);
+    CLOOP_VERIFY_OK(again);
     m_db = std::move(*again);
     QCOMPARE(m_db->schemaVersion(), Database::currentSchemaVersion());
     QCOMPARE(countOf(*m_db, QStringLiteral("meta")), 1);
@@ -176,7 +170,7 @@ void TestDatabasePostgres::concurrentOpensMigrateOnce()
     for (const QString &outcome : outcomes)
         QVERIFY2(outcome.isEmpty(), qPrintable(outcome));
     auto db = Database::openPostgres(connection);
-    VERIFY_OK(db);
+    CLOOP_VERIFY_OK(db);
     QCOMPARE((*db)->schemaVersion(), Database::currentSchemaVersion());
     QCOMPARE(countOf(**db, QStringLiteral("meta")), 1);
 }
@@ -282,7 +276,7 @@ void TestDatabasePostgres::forwarderEnrollmentRedeemAndRevoke()
     ForwarderStore store(*m_db);
     auto enrollment
         = store.enroll(QStringLiteral("bench-hsm"), usbDevice(), QStringLiteral("user:alice"));
-    VERIFY_OK(enrollment);
+    CLOOP_VERIFY_OK(enrollment);
     QVERIFY(enrollment->forwarder.id > 0);
     QCOMPARE(enrollment->forwarder.device, usbDevice());
     QVERIFY(!enrollment->forwarder.enrolledAt.isValid());
@@ -298,14 +292,14 @@ void TestDatabasePostgres::forwarderEnrollmentRedeemAndRevoke()
     QCOMPARE(countOf(*m_db, QStringLiteral("forwarders")), 1);
 
     auto redeemed = store.redeem(enrollment->token);
-    VERIFY_OK(redeemed);
+    CLOOP_VERIFY_OK(redeemed);
     QVERIFY(redeemed->forwarder.enrolledAt.isValid());
     auto reused = store.redeem(enrollment->token);
     QVERIFY(!reused);
     QCOMPARE(reused.error().code, QStringLiteral("token_used"));
 
     auto authenticated = store.authenticate(redeemed->credential);
-    VERIFY_OK(authenticated);
+    CLOOP_VERIFY_OK(authenticated);
     QCOMPARE(authenticated->id, enrollment->forwarder.id);
     QCOMPARE(authenticated->name, QStringLiteral("bench-hsm"));
     QVERIFY(store.touchLastSeen(authenticated->id));
@@ -316,7 +310,7 @@ void TestDatabasePostgres::forwarderEnrollmentRedeemAndRevoke()
 
     // An expired token is refused.
     auto late = store.enroll(QStringLiteral("late"), usbDevice(), QStringLiteral("user:alice"));
-    VERIFY_OK(late);
+    CLOOP_VERIFY_OK(late);
     QVERIFY(m_db->query(QStringLiteral("UPDATE enrollment_tokens SET expires_at = ? WHERE "
                                        "forwarder_id = ?"),
         { toDbTime(QDateTime::currentDateTimeUtc().addSecs(-1)), late->forwarder.id }));
@@ -326,7 +320,7 @@ void TestDatabasePostgres::forwarderEnrollmentRedeemAndRevoke()
 
     auto revoked = store.revoke(
         enrollment->forwarder.id, QStringLiteral("user:bob"), QStringLiteral("returned"));
-    VERIFY_OK(revoked);
+    CLOOP_VERIFY_OK(revoked);
     QVERIFY(revoked->isRevoked());
     QCOMPARE(revoked->revokedBy, QStringLiteral("user:bob"));
     auto refused = store.authenticate(redeemed->credential);
@@ -341,17 +335,17 @@ void TestDatabasePostgres::forwarderEnrollmentRedeemAndRevoke()
 
     // The revoked one's name is free again; the list keeps both.
     auto again = store.enroll(QStringLiteral("bench-hsm"), usbDevice(), QStringLiteral("user:a"));
-    VERIFY_OK(again);
+    CLOOP_VERIFY_OK(again);
     QVERIFY(again->forwarder.id > enrollment->forwarder.id);
     auto all = store.list();
-    VERIFY_OK(all);
+    CLOOP_VERIFY_OK(all);
     QCOMPARE(all->size(), 3);
     auto active = store.list(false);
-    VERIFY_OK(active);
+    CLOOP_VERIFY_OK(active);
     QCOMPARE(active->size(), 2);
 
     auto entries = AuditLog(*m_db).entries({}, QStringLiteral("forwarder.revoke"));
-    VERIFY_OK(entries);
+    CLOOP_VERIFY_OK(entries);
     QCOMPARE(entries->size(), 1);
     QCOMPARE(entries->first().details.value(QLatin1String("reason")).toString(),
         QStringLiteral("returned"));
@@ -362,7 +356,7 @@ void TestDatabasePostgres::concurrentRedemptionsHaveOneWinner()
     ForwarderStore store(*m_db);
     auto enrollment
         = store.enroll(QStringLiteral("bench"), usbDevice(), QStringLiteral("user:admin"));
-    VERIFY_OK(enrollment);
+    CLOOP_VERIFY_OK(enrollment);
     const QString connection = m_server.connectionString(m_database);
     const QString token = enrollment->token;
 
@@ -400,12 +394,12 @@ void TestDatabasePostgres::executorEnrollmentHelloAndRevoke()
 {
     ExecutorStore store(*m_db);
     auto enrollment = store.enroll(QStringLiteral("rack-1"), QStringLiteral("user:alice"));
-    VERIFY_OK(enrollment);
+    CLOOP_VERIFY_OK(enrollment);
     auto redeemed = store.redeem(enrollment->token);
-    VERIFY_OK(redeemed);
+    CLOOP_VERIFY_OK(redeemed);
     QCOMPARE(secrets::kindOf(redeemed->second), secrets::SecretKind::AgentCredential);
     auto authenticated = store.authenticate(redeemed->second);
-    VERIFY_OK(authenticated);
+    CLOOP_VERIFY_OK(authenticated);
     QCOMPARE(authenticated->id, enrollment->executor.id);
 
     const QJsonObject capabilities { { QStringLiteral("runtimes"),
@@ -413,7 +407,7 @@ void TestDatabasePostgres::executorEnrollmentHelloAndRevoke()
     QVERIFY(
         store.recordHello(authenticated->id, QStringLiteral("cloop-agent 0.1"), 3, capabilities));
     auto active = store.findActive(QStringLiteral("rack-1"));
-    VERIFY_OK(active);
+    CLOOP_VERIFY_OK(active);
     QCOMPARE(active->software, QStringLiteral("cloop-agent 0.1"));
     QCOMPARE(active->protocol, 3);
     QCOMPARE(active->capabilities, capabilities);
@@ -422,20 +416,20 @@ void TestDatabasePostgres::executorEnrollmentHelloAndRevoke()
     VirtualExecutorStore virtuals(*m_db);
     auto created = virtuals.create(QStringLiteral("gvisor"), active->id, QStringLiteral("runsc"),
         QStringLiteral("user:alice"));
-    VERIFY_OK(created);
+    CLOOP_VERIFY_OK(created);
     QCOMPARE(created->executorName, QStringLiteral("rack-1"));
     QCOMPARE(created->runtime, QStringLiteral("runsc"));
     auto plain = virtuals.create(
         QStringLiteral("plain"), active->id, QString(), QStringLiteral("user:alice"));
-    VERIFY_OK(plain);
+    CLOOP_VERIFY_OK(plain);
     QVERIFY(plain->runtime.isEmpty());
     auto listed = virtuals.list();
-    VERIFY_OK(listed);
+    CLOOP_VERIFY_OK(listed);
     QCOMPARE(listed->size(), 2);
     QCOMPARE(listed->first().name, QStringLiteral("gvisor"));
 
     auto revoked = store.revoke(active->id, QStringLiteral("user:alice"), QStringLiteral("moved"));
-    VERIFY_OK(revoked);
+    CLOOP_VERIFY_OK(revoked);
     auto refused = store.authenticate(redeemed->second);
     QVERIFY(!refused);
     QCOMPARE(refused.error().code, QStringLiteral("revoked"));
@@ -452,71 +446,71 @@ void TestDatabasePostgres::usersProjectsRolesAndTokens()
 {
     ProjectStore people(*m_db);
     auto admin = people.addUser(QStringLiteral("root-admin"), true, QStringLiteral("hub"));
-    VERIFY_OK(admin);
+    CLOOP_VERIFY_OK(admin);
     QVERIFY(admin->hubAdmin);
     auto alice = people.addUser(QStringLiteral("alice"), false, QStringLiteral("user:root-admin"));
-    VERIFY_OK(alice);
+    CLOOP_VERIFY_OK(alice);
     QVERIFY(!alice->hubAdmin);
     QVERIFY(alice->createdAt.isValid());
     auto twice = people.addUser(QStringLiteral("alice"), false, QStringLiteral("user:root-admin"));
     QVERIFY(!twice);
     QCOMPARE(twice.error().code, QStringLiteral("user_exists"));
     auto users = people.users();
-    VERIFY_OK(users);
+    CLOOP_VERIFY_OK(users);
     QCOMPARE(users->size(), 2);
     QCOMPARE(users->first().name, QStringLiteral("alice"));
 
     auto project = people.addProject(
         QStringLiteral("/srv/projects/bench"), QStringLiteral("user:root-admin"));
-    VERIFY_OK(project);
+    CLOOP_VERIFY_OK(project);
     auto granted = people.setRole(
         project->id, alice->id, ProjectRole::Maintainer, QStringLiteral("user:root-admin"));
-    VERIFY_OK(granted);
+    CLOOP_VERIFY_OK(granted);
     QCOMPARE(granted->members.size(), 1);
     QCOMPARE(granted->members.first().user, QStringLiteral("alice"));
     // Setting a role again replaces it.
     QVERIFY(people.setRole(
         project->id, alice->id, ProjectRole::Administrator, QStringLiteral("user:root-admin")));
     auto role = people.roleIn(alice->id, project->id);
-    VERIFY_OK(role);
+    CLOOP_VERIFY_OK(role);
     QCOMPARE(*role, std::optional<ProjectRole>(ProjectRole::Administrator));
     auto grants = people.rolesOf(alice->id);
-    VERIFY_OK(grants);
+    CLOOP_VERIFY_OK(grants);
     QCOMPARE(grants->size(), 1);
     QCOMPARE(grants->first().projectPath, QStringLiteral("/srv/projects/bench"));
     auto byPath = people.findProject(QStringLiteral("/srv/projects/bench"));
-    VERIFY_OK(byPath);
+    CLOOP_VERIFY_OK(byPath);
     QCOMPARE(byPath->id, project->id);
     QVERIFY(
         people.setRole(project->id, alice->id, std::nullopt, QStringLiteral("user:root-admin")));
     role = people.roleIn(alice->id, project->id);
-    VERIFY_OK(role);
+    CLOOP_VERIFY_OK(role);
     QVERIFY(!role->has_value());
 
     ApiTokenStore tokens(*m_db);
     auto ensured = tokens.ensureHubAdmin(QStringLiteral("root-admin"));
-    VERIFY_OK(ensured);
+    CLOOP_VERIFY_OK(ensured);
     QCOMPARE(*ensured, admin->id);
     auto created = tokens.ensureHubAdmin(QStringLiteral("second-admin"));
-    VERIFY_OK(created);
+    CLOOP_VERIFY_OK(created);
     QVERIFY(people.findUser(*created)->hubAdmin);
 
     auto token
         = tokens.createToken(alice->id, QStringLiteral("laptop"), QStringLiteral("user:alice"));
-    VERIFY_OK(token);
+    CLOOP_VERIFY_OK(token);
     auto principal = tokens.authenticate(*token);
-    VERIFY_OK(principal);
+    CLOOP_VERIFY_OK(principal);
     QCOMPARE(principal->userId, alice->id);
     QCOMPARE(principal->userName, QStringLiteral("alice"));
     QVERIFY(!principal->hubAdmin);
     auto listed = tokens.list(alice->id);
-    VERIFY_OK(listed);
+    CLOOP_VERIFY_OK(listed);
     QCOMPARE(listed->size(), 1);
     QCOMPARE(listed->first().label, QStringLiteral("laptop"));
     QVERIFY(!listed->first().revokedAt.isValid());
 
     auto revoked = tokens.revoke(principal->tokenId, QStringLiteral("user:alice"));
-    VERIFY_OK(revoked);
+    CLOOP_VERIFY_OK(revoked);
     QVERIFY(revoked->revokedAt.isValid());
     auto refused = tokens.authenticate(*token);
     QVERIFY(!refused);
@@ -526,7 +520,7 @@ void TestDatabasePostgres::usersProjectsRolesAndTokens()
     QCOMPARE(again.error().code, QStringLiteral("already_revoked"));
 
     auto audited = AuditLog(*m_db).entries();
-    VERIFY_OK(audited);
+    CLOOP_VERIFY_OK(audited);
     QStringList actions;
     for (const AuditEntry &entry : std::as_const(*audited))
         actions.append(entry.action);
@@ -541,11 +535,11 @@ void TestDatabasePostgres::requestsAndBindings()
     ProjectStore people(*m_db);
     auto forwarder
         = forwarders.enroll(QStringLiteral("lab"), usbDevice(), QStringLiteral("user:a"));
-    VERIFY_OK(forwarder);
+    CLOOP_VERIFY_OK(forwarder);
     auto user = people.addUser(QStringLiteral("bob"), false, QStringLiteral("hub"));
-    VERIFY_OK(user);
+    CLOOP_VERIFY_OK(user);
     auto project = people.addProject(QStringLiteral("/srv/p"), QStringLiteral("hub"));
-    VERIFY_OK(project);
+    CLOOP_VERIFY_OK(project);
     const qint64 forwarderId = forwarder->forwarder.id;
     const QDateTime now = QDateTime::currentDateTimeUtc();
 
@@ -554,24 +548,24 @@ void TestDatabasePostgres::requestsAndBindings()
     terms.ttl = std::chrono::hours(2);
     auto filed = requests.file(forwarderId, project->id, user->id, QStringLiteral("flashing"),
         terms, now, std::chrono::hours(1));
-    VERIFY_OK(filed);
+    CLOOP_VERIFY_OK(filed);
     QCOMPARE(filed->state, RequestRecord::State::Pending);
     QCOMPARE(filed->terms.ttl, std::chrono::seconds(2 * 3600));
     QVERIFY(filed->terms.virtualExecutor.isEmpty());
     auto pending = requests.list({}, now);
-    VERIFY_OK(pending);
+    CLOOP_VERIFY_OK(pending);
     QCOMPARE(pending->size(), 1);
 
     BindingStore bindings(*m_db);
     auto binding = bindings.create(
         forwarderId, project->id, terms, QStringLiteral("user:alice"), now, filed->id);
-    VERIFY_OK(binding);
+    CLOOP_VERIFY_OK(binding);
     QCOMPARE(binding->requestId, std::optional<qint64>(filed->id));
     QCOMPARE(binding->terms.ttl, std::chrono::seconds(2 * 3600));
     QVERIFY(binding->isActiveAt(now));
     auto decided = requests.decide(filed->id, RequestRecord::State::Approved,
         QStringLiteral("user:alice"), QString(), binding->id, now);
-    VERIFY_OK(decided);
+    CLOOP_VERIFY_OK(decided);
     QCOMPARE(decided->state, RequestRecord::State::Approved);
     QCOMPARE(decided->bindingId, std::optional<qint64>(binding->id));
     auto decidedTwice = requests.decide(filed->id, RequestRecord::State::Denied,
@@ -585,12 +579,12 @@ void TestDatabasePostgres::requestsAndBindings()
     QVERIFY(!second);
     QCOMPARE(second.error().code, QStringLiteral("already_bound"));
     auto active = bindings.activeForForwarder(forwarderId, now);
-    VERIFY_OK(active);
+    CLOOP_VERIFY_OK(active);
     QVERIFY(active->has_value());
 
     auto ended = bindings.end(binding->id, BindingRecord::State::Unbound,
         QStringLiteral("user:alice"), QStringLiteral("done"), now.addSecs(1));
-    VERIFY_OK(ended);
+    CLOOP_VERIFY_OK(ended);
     QCOMPARE(ended->state, BindingRecord::State::Unbound);
     QCOMPARE(ended->endReason, QStringLiteral("done"));
     QVERIFY(ended->endedAt.isValid());
@@ -602,42 +596,42 @@ void TestDatabasePostgres::requestsAndBindings()
     shortTerms.targetAddress = QStringLiteral("10.9.0.2/24");
     auto brief = bindings.create(
         forwarderId, project->id, shortTerms, QStringLiteral("user:alice"), now, std::nullopt);
-    VERIFY_OK(brief);
+    CLOOP_VERIFY_OK(brief);
     QCOMPARE(brief->terms.targetAddress, QStringLiteral("10.9.0.2/24"));
     auto swept = bindings.expireDue(now.addSecs(61));
-    VERIFY_OK(swept);
+    CLOOP_VERIFY_OK(swept);
     QCOMPARE(swept->size(), 1);
     QCOMPARE(swept->first().state, BindingRecord::State::Expired);
     auto live = bindings.list(now.addSecs(61), project->id, false);
-    VERIFY_OK(live);
+    CLOOP_VERIFY_OK(live);
     QVERIFY(live->isEmpty());
     auto history = bindings.list(now.addSecs(61), project->id, true);
-    VERIFY_OK(history);
+    CLOOP_VERIFY_OK(history);
     QCOMPARE(history->size(), 2);
 
     // Revoking the forwarder ends what it still lends and cancels its requests.
     auto third = bindings.create(
         forwarderId, project->id, terms, QStringLiteral("user:alice"), now, std::nullopt);
-    VERIFY_OK(third);
+    CLOOP_VERIFY_OK(third);
     auto another = requests.file(forwarderId, project->id, user->id, QStringLiteral("later"), terms,
         now, std::chrono::hours(1));
-    VERIFY_OK(another);
+    CLOOP_VERIFY_OK(another);
     auto endedAll = bindings.endAllOfForwarder(
         forwarderId, QStringLiteral("user:alice"), QStringLiteral("revoked"), now);
-    VERIFY_OK(endedAll);
+    CLOOP_VERIFY_OK(endedAll);
     QCOMPARE(endedAll->size(), 1);
     QCOMPARE(endedAll->first().state, BindingRecord::State::ForwarderRevoked);
     auto cancelled = requests.cancelAllOfForwarder(
         forwarderId, QStringLiteral("user:alice"), QStringLiteral("revoked"), now);
-    VERIFY_OK(cancelled);
+    CLOOP_VERIFY_OK(cancelled);
     QCOMPARE(cancelled->size(), 1);
     QCOMPARE(cancelled->first().state, RequestRecord::State::Cancelled);
     // A request nobody decided expires.
     auto unanswered = requests.file(forwarderId, project->id, user->id, QStringLiteral("x"), terms,
         now, std::chrono::seconds(30));
-    VERIFY_OK(unanswered);
+    CLOOP_VERIFY_OK(unanswered);
     auto expired = requests.expireDue(now.addSecs(31));
-    VERIFY_OK(expired);
+    CLOOP_VERIFY_OK(expired);
     QCOMPARE(expired->size(), 1);
     QCOMPARE(expired->first().state, RequestRecord::State::Expired);
 }
@@ -646,10 +640,10 @@ void TestDatabasePostgres::runsMoveThroughTheirStates()
 {
     ProjectStore people(*m_db);
     auto project = people.addProject(QStringLiteral("/srv/runs"), QStringLiteral("hub"));
-    VERIFY_OK(project);
+    CLOOP_VERIFY_OK(project);
     ExecutorStore executors(*m_db);
     auto executor = executors.enroll(QStringLiteral("rack"), QStringLiteral("hub"));
-    VERIFY_OK(executor);
+    CLOOP_VERIFY_OK(executor);
     const qint64 executorId = executor->executor.id;
     const QDateTime now = QDateTime::currentDateTimeUtc();
 
@@ -661,7 +655,7 @@ void TestDatabasePostgres::runsMoveThroughTheirStates()
         = { QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("echo 'hi' \"there\"") };
     request.hostProcess = true;
     auto run = runs.create(request, now);
-    VERIFY_OK(run);
+    CLOOP_VERIFY_OK(run);
     QCOMPARE(run->state, RunRecord::State::Queued);
     QCOMPARE(run->argv, request.argv);
     QVERIFY(run->hostProcess);
@@ -669,11 +663,11 @@ void TestDatabasePostgres::runsMoveThroughTheirStates()
     QVERIFY(!run->exitCode);
     QVERIFY(!run->logExpected);
     auto queued = runs.queued();
-    VERIFY_OK(queued);
+    CLOOP_VERIFY_OK(queued);
     QCOMPARE(queued->size(), 1);
 
     auto dispatched = runs.markDispatched(run->id, executorId, now);
-    VERIFY_OK(dispatched);
+    CLOOP_VERIFY_OK(dispatched);
     QCOMPARE(dispatched->executorId, std::optional<qint64>(executorId));
     // A run leaves a state once.
     auto again = runs.markDispatched(run->id, executorId, now);
@@ -682,15 +676,15 @@ void TestDatabasePostgres::runsMoveThroughTheirStates()
     auto elsewhere = runs.markRunning(run->id, executorId + 1, now);
     QVERIFY(!elsewhere);
     QCOMPARE(elsewhere.error().code, QStringLiteral("run_state"));
-    VERIFY_OK(runs.markRunning(run->id, executorId, now));
+    CLOOP_VERIFY_OK(runs.markRunning(run->id, executorId, now));
     auto onIt = runs.activeOn(executorId);
-    VERIFY_OK(onIt);
+    CLOOP_VERIFY_OK(onIt);
     QCOMPARE(onIt->size(), 1);
     QVERIFY(runs.setLogEnd(run->id, 4096));
     QVERIFY(runs.setLogExpected(run->id, 5000000000LL));
     auto finished
         = runs.finishOn(executorId, run->id, RunRecord::State::Succeeded, 0, QString(), now);
-    VERIFY_OK(finished);
+    CLOOP_VERIFY_OK(finished);
     QCOMPARE(finished->state, RunRecord::State::Succeeded);
     QCOMPARE(finished->exitCode, std::optional<int>(0));
     QVERIFY(finished->error.isEmpty());
@@ -698,18 +692,18 @@ void TestDatabasePostgres::runsMoveThroughTheirStates()
     QCOMPARE(finished->logExpected, std::optional<qint64>(5000000000LL));
 
     auto cancelledRun = runs.create(request, now);
-    VERIFY_OK(cancelledRun);
+    CLOOP_VERIFY_OK(cancelledRun);
     auto cancelled = runs.finish(cancelledRun->id, RunRecord::State::Cancelled, std::nullopt,
         QStringLiteral("cancelled by alice"), now);
-    VERIFY_OK(cancelled);
+    CLOOP_VERIFY_OK(cancelled);
     QVERIFY(!cancelled->exitCode);
     QCOMPARE(cancelled->error, QStringLiteral("cancelled by alice"));
 
     auto open = runs.list(QList<qint64> { project->id }, false);
-    VERIFY_OK(open);
+    CLOOP_VERIFY_OK(open);
     QVERIFY(open->isEmpty());
     auto all = runs.list(QList<qint64> { project->id, project->id + 100 }, true);
-    VERIFY_OK(all);
+    CLOOP_VERIFY_OK(all);
     QCOMPARE(all->size(), 2);
 }
 
@@ -720,22 +714,22 @@ void TestDatabasePostgres::rawBytesComeBackAsTheyWereAndJoinAsBytes()
     for (int i = 0; i < 256; ++i)
         head.append(char(i));
     const QByteArray tail = QByteArray("\0\xff\xfe tail\0", 9);
-    VERIFY_OK(m_db->query(QStringLiteral("INSERT INTO run_logs (run_id, start_offset, "
-                                         "end_offset, stored_bytes) VALUES (1, 0, 0, 0)")));
+    CLOOP_VERIFY_OK(m_db->query(QStringLiteral("INSERT INTO run_logs (run_id, start_offset, "
+                                               "end_offset, stored_bytes) VALUES (1, 0, 0, 0)")));
     auto inserted = m_db->query(QStringLiteral("INSERT INTO run_log_chunks (run_id, first_offset, "
                                                "end_offset, stored_bytes, records) VALUES (1, 0, "
                                                "0, 0, ?)"),
         { head });
-    VERIFY_OK(inserted);
+    CLOOP_VERIFY_OK(inserted);
     auto joined = m_db->query(
         QStringLiteral("UPDATE run_log_chunks SET records = %1 WHERE run_id "
                        "= 1")
             .arg(m_db->concatenatedBytes(QStringLiteral("records"), QStringLiteral("?"))),
         { tail });
-    VERIFY_OK(joined);
+    CLOOP_VERIFY_OK(joined);
     auto rows = m_db->query(QStringLiteral("SELECT records, octet_length(records) FROM "
                                            "run_log_chunks"));
-    VERIFY_OK(rows);
+    CLOOP_VERIFY_OK(rows);
     QVERIFY(rows->next());
     QCOMPARE(rows->value(1).toLongLong(), qint64(head.size() + tail.size()));
     QCOMPARE(rows->value(0).toByteArray(), head + tail);
@@ -753,18 +747,18 @@ void TestDatabasePostgres::auditLogFiltersBySinceAndAction()
     QVERIFY(
         log.append(QStringLiteral("hub"), auditaction::kProjectAdd, QStringLiteral("project:/p")));
     auto all = log.entries();
-    VERIFY_OK(all);
+    CLOOP_VERIFY_OK(all);
     QCOMPARE(all->size(), 2);
     QVERIFY(all->at(0).id < all->at(1).id);
     QCOMPARE(all->at(0).details.value(QLatin1String("note")).toString(),
         QStringLiteral("ünïcode ✓ 'quoted' \\"));
     QVERIFY(all->at(0).at.isValid());
     auto since = log.entries(between);
-    VERIFY_OK(since);
+    CLOOP_VERIFY_OK(since);
     QCOMPARE(since->size(), 1);
     QCOMPARE(since->first().action, QStringLiteral("project.add"));
     auto byAction = log.entries({}, QStringLiteral("user.add"));
-    VERIFY_OK(byAction);
+    CLOOP_VERIFY_OK(byAction);
     QCOMPARE(byAction->size(), 1);
     QCOMPARE(byAction->first().subject, QStringLiteral("user:bob"));
 }
@@ -795,7 +789,7 @@ void TestDatabasePostgres::quotedValuesReachTheServerAsTheyAre()
         QStringLiteral("host='%1' dbname=%2 user=tricky password='p;a ss\\'wo\\\\rd' "
                        "application_name='cloop hub'")
             .arg(m_server.socketDirectory(), owned));
-    VERIFY_OK(db);
+    CLOOP_VERIFY_OK(db);
     QCOMPARE((*db)->schemaVersion(), Database::currentSchemaVersion());
     auto name = (*db)->query(QStringLiteral("SELECT current_setting('application_name')"));
     QVERIFY(name && name->next());
@@ -893,11 +887,11 @@ void TestDatabasePostgres::serverStoppedUnderOpenDatabase()
     QVERIFY(QTest::qWaitFor([&] { return m_db->query(QStringLiteral("SELECT 1")).ok(); }, 20'000));
     QVERIFY(!m_db->unreachableSince().isValid());
     auto users = m_db->query(QStringLiteral("SELECT count(*) FROM users"));
-    VERIFY_OK(users);
+    CLOOP_VERIFY_OK(users);
     QVERIFY(users->next());
     QCOMPARE(users->value(0).toLongLong(), 0);
     auto kept = forwarders.list();
-    VERIFY_OK(kept);
+    CLOOP_VERIFY_OK(kept);
     QCOMPARE(kept->size(), 1);
     QCOMPARE(kept->first().name, QStringLiteral("kept"));
     QVERIFY(forwarders.enroll(QStringLiteral("after"), usbDevice(), QStringLiteral("user:a")));
@@ -908,11 +902,11 @@ void TestDatabasePostgres::aChangeIsAnsweredAsMadeWhenTheConnectionDropsRightAft
     // Another connection cuts this one right after a change's COMMIT, as a
     // server restarted at that moment does.
     auto backend = m_db->query(QStringLiteral("SELECT pg_backend_pid()"));
-    VERIFY_OK(backend);
+    CLOOP_VERIFY_OK(backend);
     QVERIFY(backend->next());
     qint64 pid = backend->value(0).toLongLong();
     auto other = Database::openPostgres(m_server.connectionString(m_database));
-    VERIFY_OK(other);
+    CLOOP_VERIFY_OK(other);
     // Armed before a change: its first statement in a transaction leaves
     // the cut to run right after the commit.
     bool armed = false;
@@ -923,10 +917,11 @@ void TestDatabasePostgres::aChangeIsAnsweredAsMadeWhenTheConnectionDropsRightAft
         m_db->afterCommit([&] {
             auto seen = (*other)->query(
                 QStringLiteral("SELECT count(*) FROM pg_stat_activity WHERE pid = ?"), { pid });
-            VERIFY_OK(seen);
+            CLOOP_VERIFY_OK(seen);
             QVERIFY(seen->next());
             QCOMPARE(seen->value(0).toLongLong(), 1);
-            VERIFY_OK((*other)->query(QStringLiteral("SELECT pg_terminate_backend(?)"), { pid }));
+            CLOOP_VERIFY_OK(
+                (*other)->query(QStringLiteral("SELECT pg_terminate_backend(?)"), { pid }));
         });
     });
     const auto unobserved = qScopeGuard([&] { m_db->setStatementObserver({}); });
@@ -936,9 +931,9 @@ void TestDatabasePostgres::aChangeIsAnsweredAsMadeWhenTheConnectionDropsRightAft
     auto project = projects.addProject(QStringLiteral("/srv/committed"), QStringLiteral("user:a"));
     // The project was made: the answer says so, not "unreachable", which a
     // caller would take as refused and nothing made.
-    VERIFY_OK(project);
+    CLOOP_VERIFY_OK(project);
     QCOMPARE(project->path, QStringLiteral("/srv/committed"));
-    VERIFY_OK(ProjectStore(**other).findProject(QStringLiteral("/srv/committed")));
+    CLOOP_VERIFY_OK(ProjectStore(**other).findProject(QStringLiteral("/srv/committed")));
     // (the connection was indeed cut)
     auto cut = m_db->query(QStringLiteral("SELECT 1"));
     QVERIFY(!cut);
@@ -947,14 +942,14 @@ void TestDatabasePostgres::aChangeIsAnsweredAsMadeWhenTheConnectionDropsRightAft
     // The same for a user, once this connection is back.
     QVERIFY(QTest::qWaitFor([&] { return m_db->query(QStringLiteral("SELECT 1")).ok(); }, 20'000));
     auto again = m_db->query(QStringLiteral("SELECT pg_backend_pid()"));
-    VERIFY_OK(again);
+    CLOOP_VERIFY_OK(again);
     QVERIFY(again->next());
     pid = again->value(0).toLongLong();
     cutAfterCommit();
     auto user = projects.addUser(QStringLiteral("carol"), false, QStringLiteral("user:a"));
-    VERIFY_OK(user);
+    CLOOP_VERIFY_OK(user);
     QCOMPARE(user->name, QStringLiteral("carol"));
-    VERIFY_OK(ProjectStore(**other).findUser(QStringLiteral("carol")));
+    CLOOP_VERIFY_OK(ProjectStore(**other).findUser(QStringLiteral("carol")));
     QVERIFY(!m_db->query(QStringLiteral("SELECT 1")));
 }
 

@@ -7,6 +7,7 @@
 // CLOOP_REQUIRE_POSTGRES=1).
 
 #include "hub/storage/runlogcopy.h"
+#include "support/verifyresult.h"
 #include "tests/hub/runlogbackends.h"
 #include "tests/hub/runlogsamples.h"
 
@@ -21,10 +22,6 @@ using namespace cloop;
 using namespace cloop::hub;
 using namespace cloop::testing;
 using namespace Qt::StringLiterals;
-
-// `result` must be a name: it is read more than once.
-#define VERIFY_OK(result)                                                                          \
-    QVERIFY2((result).ok(), qPrintable((result).ok() ? QString() : (result).error().message))
 
 namespace {
 
@@ -139,7 +136,7 @@ void TestDatabaseRunLogStore::aReadFromAFarOffsetTouchesABoundedNumberOfRows()
         statements = 0;
         const quint64 before = store->bytesRead();
         auto page = store->read(9, from, 4 * kKiB);
-        VERIFY_OK(page);
+        CLOOP_VERIFY_OK(page);
         QCOMPARE(page->records.first().offset, from);
         QVERIFY(holdsOutputFrom(page->records.first().payload, from));
         QVERIFY2(statements <= 3, qPrintable(QString::number(statements)));
@@ -150,7 +147,7 @@ void TestDatabaseRunLogStore::aReadFromAFarOffsetTouchesABoundedNumberOfRows()
     statements = 0;
     const quint64 before = store->bytesRead();
     auto page = store->read(9, 1024 * kKiB + 100, 256 * kKiB);
-    VERIFY_OK(page);
+    CLOOP_VERIFY_OK(page);
     qsizetype bytes = 0;
     for (const protocol::LogRecord &record : std::as_const(page->records))
         bytes += protocol::kLogRecordHeaderSize + record.payload.size();
@@ -246,7 +243,7 @@ void TestDatabaseRunLogStore::anotherMemberContinuesTheLogAndReadsItWhole()
     QVERIFY(first->append(7, output(0, 50, 1000)));
     // … when its agent reconnects to another member on the same database,
     auto connection = m_backends.connect();
-    VERIFY_OK(connection);
+    CLOOP_VERIFY_OK(connection);
     auto second = m_backends.open(connection->get(), RunLogLimits {}, {});
     QVERIFY(second);
     // that member names the same end, stores the resend once and continues …
@@ -300,10 +297,10 @@ void TestDatabaseRunLogStore::aSecondWriterWaitsAndSkipsWhatTheFirstStored()
     const bool waited = !done;
     const Status committed = firstStored ? storing.commit() : firstStored;
     other.join();
-    VERIFY_OK(firstStored);
+    CLOOP_VERIFY_OK(firstStored);
     QVERIFY(waited);
-    VERIFY_OK(committed);
-    VERIFY_OK(secondStored);
+    CLOOP_VERIFY_OK(committed);
+    CLOOP_VERIFY_OK(secondStored);
     // … and then stores only what followed: every byte once.
     const WholeLog log = readAll(*store, 4);
     QVERIFY(log.contiguous);
@@ -323,7 +320,7 @@ void TestDatabaseRunLogStore::aSingleHubsLogFilesMoveInAsTheyAre()
     {
         auto files = FileRunLogStore::open(
             m_backends.directory(), RunLogLimits { 256 * kKiB, 64 * 1024 * kKiB }, {});
-        VERIFY_OK(files);
+        CLOOP_VERIFY_OK(files);
         QVERIFY((*files)->append(1, output(0, 200, 4 * kKiB)));
         QVERIFY((*files)->append(2, output(0, 10, 4 * kKiB)));
         QVERIFY((*files)->append(3, output(0, 10, 4 * kKiB)));
@@ -335,7 +332,7 @@ void TestDatabaseRunLogStore::aSingleHubsLogFilesMoveInAsTheyAre()
             m_backends.directory(), RunLogLimits { 256 * kKiB, 256 * kKiB }, [] {
                 return QSet<qint64> { 1, 3 };
             });
-        VERIFY_OK(files);
+        CLOOP_VERIFY_OK(files);
         QCOMPARE((*files)->diskBytesOf(2), qint64(0));
     }
     // … when they are copied in the copy's transaction …
@@ -343,15 +340,15 @@ void TestDatabaseRunLogStore::aSingleHubsLogFilesMoveInAsTheyAre()
         Database::Transaction copying(db());
         QVERIFY(copying.begin());
         auto copied = RunLogCopy::copy(m_backends.directory(), db());
-        VERIFY_OK(copied);
+        CLOOP_VERIFY_OK(copied);
         QCOMPARE(copied->runs, 3);
-        VERIFY_OK(copying.commit());
+        CLOOP_VERIFY_OK(copying.commit());
     }
     // … the database holds each log as the files did: where it was
     // trimmed, where it ends, every record.
     {
         auto files = FileRunLogStore::open(m_backends.directory(), RunLogLimits::unbounded(), {});
-        VERIFY_OK(files);
+        CLOOP_VERIFY_OK(files);
         auto store = open(RunLogLimits::unbounded());
         QVERIFY(store);
         for (const qint64 run : { 1, 2, 3 }) {
