@@ -34,7 +34,10 @@ HubCluster::HubCluster(Parts parts, Options options, const TlsIdentity &tls, QOb
 
 HubCluster::~HubCluster()
 {
-    // What relays and checks goes before what it uses.
+    // What relays and checks goes before what it uses; the forwarders'
+    // reach, which outlives this, no longer opens through the links.
+    if (m_links)
+        m_parts.gateways.forwarderReach().setCluster(nullptr, {});
     m_holdingsCheck.reset();
     m_bus.reset();
     m_relay.reset();

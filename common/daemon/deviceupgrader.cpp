@@ -61,9 +61,8 @@ DeviceUpgrader::DeviceUpgrader(Device device, UpgradeSpool spool,
 
 Result<release::ReleaseVersion> DeviceUpgrader::installedVersion()
 {
-    const QString dpkgQuery = m_runner.findExecutable(u"dpkg-query"_s);
-    auto output = m_runner.run(dpkgQuery.isEmpty() ? u"dpkg-query"_s : dpkgQuery,
-        { u"--showformat=${Version}"_s, u"--show"_s, m_device.package }, 30s);
+    auto output = runTool(
+        u"dpkg-query"_s, { u"--showformat=${Version}"_s, u"--show"_s, m_device.package }, 30s);
     if (!output || output->exitCode != 0)
         return upgradeError(u"cannot tell which %1 is installed (dpkg-query %2)"_s.arg(
             m_device.package, failureOf(output)));
@@ -163,9 +162,8 @@ Result<QString> DeviceUpgrader::keepForRollback(
 
 Status DeviceUpgrader::install(const QString &packagePath)
 {
-    const QString dpkg = m_runner.findExecutable(u"dpkg"_s);
-    auto output = m_runner.run(dpkg.isEmpty() ? u"dpkg"_s : dpkg,
-        { u"--install"_s, u"--force-confold"_s, packagePath }, kDpkgTimeout);
+    auto output
+        = runTool(u"dpkg"_s, { u"--install"_s, u"--force-confold"_s, packagePath }, kDpkgTimeout);
     if (!output || output->exitCode != 0)
         return upgradeError(u"dpkg could not install %1: %2"_s.arg(
             QFileInfo(packagePath).fileName(), failureOf(output)));
@@ -175,9 +173,7 @@ Status DeviceUpgrader::install(const QString &packagePath)
 Status DeviceUpgrader::restartAndWait(const QString &version, std::chrono::milliseconds wait)
 {
     const QDateTime restarted = QDateTime::currentDateTimeUtc().addSecs(-1);
-    const QString systemctl = m_runner.findExecutable(u"systemctl"_s);
-    auto output = m_runner.run(systemctl.isEmpty() ? u"systemctl"_s : systemctl,
-        { u"restart"_s, m_device.unit }, kSystemctlTimeout);
+    auto output = runTool(u"systemctl"_s, { u"restart"_s, m_device.unit }, kSystemctlTimeout);
     if (!output || output->exitCode != 0)
         return upgradeError(
             u"systemctl restart %1 failed: %2"_s.arg(m_device.unit, failureOf(output)));
@@ -201,10 +197,17 @@ Status DeviceUpgrader::restartAndWait(const QString &version, std::chrono::milli
     }
 }
 
+Result<util::CommandOutput> DeviceUpgrader::runTool(
+    const QString &name, const QStringList &arguments, std::chrono::milliseconds timeout)
+{
+    // A stand-in runner may know no path: the name is then run as it is.
+    const QString path = m_runner.findExecutable(name);
+    return m_runner.run(path.isEmpty() ? name : path, arguments, timeout);
+}
+
 std::optional<int> DeviceUpgrader::automaticRestarts()
 {
-    const QString systemctl = m_runner.findExecutable(u"systemctl"_s);
-    auto output = m_runner.run(systemctl.isEmpty() ? u"systemctl"_s : systemctl,
+    auto output = runTool(u"systemctl"_s,
         { u"show"_s, u"--property=NRestarts"_s, u"--value"_s, m_device.unit }, kSystemctlTimeout);
     if (!output || output->exitCode != 0)
         return std::nullopt;

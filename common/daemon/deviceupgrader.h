@@ -61,6 +61,9 @@ private:
     // Restarts the unit and waits for the daemon's mark of `version`, less
     // when the unit keeps restarting the new process.
     Status restartAndWait(const QString &version, std::chrono::milliseconds wait);
+    // `name` (dpkg, systemctl) found on the PATH, as the runner finds it.
+    Result<util::CommandOutput> runTool(
+        const QString &name, const QStringList &arguments, std::chrono::milliseconds timeout);
     // systemd's count of the unit's automatic restarts, if it answers.
     std::optional<int> automaticRestarts();
     protocol::UpgradeStatus finish(protocol::UpgradeStatus outcome);
