@@ -3,12 +3,14 @@
 #include "common/logging.h"
 #include "hub/cluster/clusterbus.h"
 #include "hub/cluster/clustermembers.h"
+#include "hub/cluster/directstreamdoor.h"
 #include "hub/cluster/memberlease.h"
 #include "hub/cluster/peerlinks.h"
 #include "hub/cluster/peerlistener.h"
 #include "hub/cluster/peerrelay.h"
 #include "hub/cluster/peerrelayopen.h"
 #include "hub/hubcore.h"
+#include "hub/server/daemongateway.h"
 #include "hub/server/forwarderreach.h"
 #include "hub/server/holdingscheck.h"
 #include "hub/server/hubgateways.h"
@@ -36,11 +38,14 @@ HubCluster::~HubCluster()
 {
     // What relays and checks goes before what it uses; the forwarders'
     // reach, which outlives this, no longer opens through the links.
-    if (m_links)
+    if (m_links) {
         m_parts.gateways.forwarderReach().setCluster(nullptr, {});
+        m_parts.gateways.executors().setStreamDoor({});
+    }
     m_holdingsCheck.reset();
     m_bus.reset();
     m_relay.reset();
+    m_door.reset();
     m_links.reset();
     m_listener.reset();
 }
@@ -87,11 +92,36 @@ Status HubCluster::start(SessionHolders &holders)
         [relay = m_relay.get()](const PeerMember &member, tunnel::TunnelConnection *connection) {
             relay->adopt(member, connection);
         });
-    // A forwarder another member holds is reached through it.
-    m_parts.gateways.forwarderReach().setCluster(&holders,
+    // Agents of the other members come here for the streams of the
+    // forwarders held here, with the tickets their members asked for.
+    m_door = std::make_unique<DirectStreamDoor>();
+    m_relay->setDirectStreamDoor(m_door.get());
+    m_parts.gateways.executors().setStreamDoor(
+        [door = m_door.get()](qint64 executorId, const QString &ticket,
+            const std::function<tunnel::TunnelConnection *()> &open) {
+            return door->admit(executorId, ticket, open);
+        });
+    // A forwarder another member holds is reached through it, or straight
+    // at it by this member's agent.
+    m_parts.gateways.forwarderReach().setCluster(
+        &holders,
         [links = m_links.get()](
             qint64 memberId, qint64 forwarderId, const protocol::ChannelOpen &open) {
             return links->openChannel(memberId, PeerRelayOpen::of(forwarderId, open).toMetadata());
+        },
+        [links = m_links.get(), members = m_members.get()](qint64 memberId, qint64 forwarderId,
+            const protocol::ChannelOpen &open,
+            const ForwarderReach::DirectLegAsk &ask) -> Result<ForwarderReach::DirectLegOpened> {
+            const auto member = members->other(memberId);
+            if (!member || member->daemonUrl.isEmpty())
+                return Error::make(QString(ForwarderReach::kNoDirectLeg),
+                    u"hub member %1 names no address for daemons"_s.arg(memberId));
+            const PeerDirectLeg leg { ask.ticket, ask.executorId, ask.agentOpen };
+            auto handle = links->openChannel(
+                memberId, PeerRelayOpen::of(forwarderId, open, leg).toMetadata());
+            if (!handle)
+                return handle.error();
+            return ForwarderReach::DirectLegOpened { *handle, member->daemonUrl };
         });
 
     // The bus: the other members' events, woken by notifications.

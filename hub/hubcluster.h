@@ -29,6 +29,7 @@ class PeerForwarderAccess;
 class PeerLinks;
 class PeerListener;
 class PeerRelay;
+class DirectStreamDoor;
 class SessionHolders;
 
 // A hub as a member of a cluster (its records in PostgreSQL): the view of
@@ -91,6 +92,7 @@ private:
     std::unique_ptr<PeerLinks> m_links;
     std::unique_ptr<PeerForwarderAccess> m_access;
     std::unique_ptr<PeerRelay> m_relay;
+    std::unique_ptr<DirectStreamDoor> m_door;
     std::unique_ptr<ClusterEventStore> m_events;
     std::unique_ptr<ClusterBus> m_bus;
     std::unique_ptr<HoldingsCheck> m_holdingsCheck;

@@ -53,13 +53,17 @@ QString describe(SecretKind kind)
 
 QString generate(SecretKind kind)
 {
+    return prefixFor(kind) + generateTicket();
+}
+
+QString generateTicket()
+{
     std::array<quint32, 8> words {};
     QRandomGenerator::system()->fillRange(words.data(), words.size());
     const QByteArray raw(reinterpret_cast<const char *>(words.data()),
         static_cast<qsizetype>(words.size() * sizeof(quint32)));
-    return prefixFor(kind)
-        + QString::fromLatin1(
-            raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
+    return QString::fromLatin1(
+        raw.toBase64(QByteArray::Base64UrlEncoding | QByteArray::OmitTrailingEquals));
 }
 
 QByteArray sha256(QByteArrayView data)

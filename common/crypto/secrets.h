@@ -24,6 +24,9 @@ QString describe(SecretKind kind);
 
 // 256 bits from the kernel's CSPRNG, base64url without padding, prefixed.
 QString generate(SecretKind kind);
+// The same without a prefix (43 characters): a one-time ticket that only
+// ever travels inside pinned TLS, beside the credential it goes with.
+QString generateTicket();
 
 // Lowercase hex SHA-256 of the UTF-8 secret: what the hub stores.
 QString sha256Hex(const QString &secret);

@@ -6,6 +6,8 @@
 
 #include <QJsonValue>
 
+#include <algorithm>
+
 namespace cloop::protocol {
 
 namespace {
@@ -20,6 +22,10 @@ inline constexpr QLatin1StringView kPurpose { "purpose" };
 inline constexpr QLatin1StringView kTestPurpose { "test" };
 inline constexpr QLatin1StringView kName { "name" };
 inline constexpr QLatin1StringView kDeviceKind { "device_kind" };
+inline constexpr QLatin1StringView kDirect { "direct" };
+inline constexpr QLatin1StringView kUrl { "url" };
+inline constexpr QLatin1StringView kTicket { "ticket" };
+inline constexpr qsizetype kStreamTicketLength = 43;
 
 QString subjectOf(QLatin1StringView kind)
 {
@@ -209,6 +215,20 @@ Result<AgentDeviceOpen> AgentDeviceOpen::fromMetadata(const QJsonObject &metadat
         if (!read.error() && !device::usb::usbip::isValidBusId(open.busId.toLatin1()))
             read.fail(QStringLiteral("\"busid\" is not a USB bus id"));
     }
+    if (read.has(kDirect) && !read.error()) {
+        FieldReader leg(read.optionalObject(kDirect), QStringLiteral("the direct leg"));
+        DirectLeg direct;
+        direct.url = leg.string(kUrl, 512);
+        direct.ticket = leg.string(kTicket, kStreamTicketLength);
+        if (!leg.error() && !direct.url.startsWith(QLatin1StringView("wss://"))
+            && !direct.url.startsWith(QLatin1StringView("ws://")))
+            leg.fail(QStringLiteral("\"url\" is not a hub URL"));
+        if (!leg.error() && !isValidStreamTicket(direct.ticket))
+            leg.fail(QStringLiteral("\"ticket\" is not a stream ticket"));
+        if (leg.error())
+            read.fail(leg.error()->message);
+        open.direct = std::move(direct);
+    }
     return finish(read, std::move(open));
 }
 
@@ -220,7 +240,19 @@ QJsonObject AgentDeviceOpen::toMetadata() const
     metadata.insert(kDeviceKind, deviceKindName(deviceKind));
     if (deviceKind == DeviceSpec::Kind::Usb)
         metadata.insert(kBusId, busId);
+    if (direct)
+        metadata.insert(
+            kDirect, QJsonObject { { kUrl, direct->url }, { kTicket, direct->ticket } });
     return metadata;
+}
+
+bool isValidStreamTicket(const QString &ticket)
+{
+    return ticket.size() == kStreamTicketLength
+        && std::all_of(ticket.cbegin(), ticket.cend(), [](QChar c) {
+               return (c >= u'a' && c <= u'z') || (c >= u'A' && c <= u'Z')
+                   || (c >= u'0' && c <= u'9') || c == u'-' || c == u'_';
+           });
 }
 
 Result<ChannelOpen> parseChannelOpen(const QJsonObject &metadata)

@@ -99,6 +99,28 @@ struct DeviceTestOpen
     friend bool operator==(const DeviceTestOpen &, const DeviceTestOpen &) = default;
 };
 
+// In a hub cluster, where the member holding the forwarder's tunnel waits
+// for the agent to come for the device's bytes itself (protocol 30 on):
+// the agent dials `url` with its own credential and this one-time ticket,
+// and the device's stream arrives on that connection. The channel the
+// opening came on stays the stream's handle: closing either ends both.
+struct DirectLeg
+{
+    QString url; // the holder's daemon URL, as the cluster announces it
+    QString ticket; // 43 characters of base64url: 256 random bits
+
+    friend bool operator==(const DirectLeg &, const DirectLeg &) = default;
+};
+
+// Where on the holder an agent dials its direct legs (never its session).
+inline constexpr QLatin1StringView kDirectLegPath { "/api/executors/direct-leg" };
+
+// How an agent refuses a device channel whose direct leg it could not
+// open; the hub then carries the stream itself.
+inline constexpr QLatin1StringView kDirectLegUnreachable { "direct leg unreachable: " };
+
+bool isValidStreamTicket(const QString &ticket);
+
 // Hub -> agent, just before a run's start: the agent's end of the stream of
 // one forwarded device, which the run's start names by binding.
 struct AgentDeviceOpen
@@ -108,6 +130,8 @@ struct AgentDeviceOpen
     QString name; // "fwd-lab", as in the start's devices
     DeviceSpec::Kind deviceKind = DeviceSpec::Kind::Segment;
     QString busId; // USB: the forwarder's bus id, which the agent imports
+    // Set: the bytes come on a connection of the agent's own to the holder.
+    std::optional<DirectLeg> direct;
 
     static Result<AgentDeviceOpen> fromMetadata(const QJsonObject &metadata);
     QJsonObject toMetadata() const;

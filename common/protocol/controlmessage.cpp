@@ -5,6 +5,7 @@
 
 #include "common/device/usb/usbipprotocol.h"
 #include "common/protocol/agentcapabilities.h"
+#include "common/protocol/channelopen.h"
 #include "common/protocol/fieldreader.h"
 
 #include <QJsonArray>
@@ -68,6 +69,11 @@ Result<ControlMessage> parseHello(FieldReader &read)
     hello.credential = read.string(QLatin1StringView("credential"), 256);
     hello.capabilities = read.optionalObject(QLatin1StringView("capabilities"));
     hello.channel = readChannel(read);
+    if (read.has(QLatin1StringView("stream_ticket"))) {
+        hello.streamTicket = read.string(QLatin1StringView("stream_ticket"), 64);
+        if (!read.error() && !isValidStreamTicket(hello.streamTicket))
+            read.fail(QStringLiteral("\"stream_ticket\" is not a stream ticket"));
+    }
     return finish(read, std::move(hello));
 }
 
@@ -517,6 +523,8 @@ struct Serializer
             object.insert(QStringLiteral("capabilities"), m.capabilities);
         if (!m.channel.isEmpty())
             object.insert(QStringLiteral("channel"), m.channel);
+        if (!m.streamTicket.isEmpty())
+            object.insert(QStringLiteral("stream_ticket"), m.streamTicket);
         return object;
     }
     QJsonObject operator()(const Redeem &m) const

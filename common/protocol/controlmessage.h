@@ -62,6 +62,9 @@ struct Hello
     // The update channel the device follows ("stable" or "edge"), from its
     // own configuration; empty from daemons before protocol 27.
     QString channel;
+    // An agent that comes for one device's stream, not for its session
+    // (AgentDeviceOpen's DirectLeg, protocol 30 on): the one-time ticket.
+    QString streamTicket;
 
     friend bool operator==(const Hello &, const Hello &) = default;
 };

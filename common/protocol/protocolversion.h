@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 29;
+inline constexpr int kVersion = 30;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -46,4 +46,12 @@ namespace cloop::protocol {
 // one reads at most kMaxHubPinsBeforeHubMembers and is told no more.
 inline constexpr int kMinimumForHubMembers = 29;
 inline constexpr int kMaxHubPinsBeforeHubMembers = 4;
+} // namespace cloop::protocol
+
+namespace cloop::protocol {
+// From this version on an agent takes a device channel with a direct leg
+// (AgentDeviceOpen's "direct") and comes to the member holding the
+// forwarder for the device's bytes itself; an older one gets them through
+// the member it is connected to.
+inline constexpr int kMinimumForDirectStreams = 30;
 } // namespace cloop::protocol

@@ -200,7 +200,7 @@ void TunnelClient::onConnected()
     m_connection->startHeartbeat();
     if (!m_credential.isEmpty()) {
         m_connection->sendControl(Hello { kVersion, m_options.software, m_options.role,
-            m_credential, m_options.capabilities, m_options.channel });
+            m_credential, m_options.capabilities, m_options.channel, m_options.streamTicket });
     } else {
         m_connection->sendControl(Redeem { kVersion, m_options.software, m_options.role, m_token,
             m_options.capabilities, m_options.channel });

@@ -39,6 +39,9 @@ struct TunnelClientOptions
     QJsonObject capabilities;
     // Sent with every hello: the update channel the device's configuration names.
     QString channel;
+    // Sent with the hello of a connection that comes for one device's
+    // stream (a direct leg), not for the daemon's session.
+    QString streamTicket;
 };
 
 // A daemon's side of the tunnel: dials the hub, proves who it is, and keeps

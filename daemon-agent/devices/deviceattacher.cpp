@@ -9,6 +9,8 @@
 #include "daemon-agent/devices/usbimport.h"
 
 #include <QFile>
+#include <QScopeGuard>
+#include <QTimer>
 
 #include <unistd.h>
 
@@ -69,6 +71,19 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel, const protocol::Age
             return;
         }
     }
+    if (open.direct) {
+        dialDirectLeg(channel, key, open);
+        return;
+    }
+    // The stream that replaces a failed direct leg: the start waits for it.
+    const bool awaited = m_relayAwaited.erase(key) != 0;
+    const auto settled = qScopeGuard([this, awaited, runId] {
+        if (awaited)
+            Q_EMIT devicesSettled(runId);
+    });
+    if (awaited)
+        qCInfo(lcAgent).noquote()
+            << QStringLiteral("run %1 gets %2 through its hub").arg(runId).arg(name);
     if (open.deviceKind == protocol::DeviceSpec::Kind::Usb) {
         acceptUsbChannel(channel, key, name, open.busId);
         return;
@@ -126,9 +141,60 @@ void DeviceAttacher::acceptUsbChannel(
                                      .arg(key.second);
 }
 
+void DeviceAttacher::dialDirectLeg(
+    tunnel::Channel *handle, const Key &key, const protocol::AgentDeviceOpen &open)
+{
+    if (!m_dialer) {
+        handle->refuse(QString(protocol::kDirectLegUnreachable)
+            + QStringLiteral("this agent dials no other hub member"));
+        return;
+    }
+    if (const auto dialling = m_dialling.find(key);
+        dialling != m_dialling.end() && dialling->second) {
+        handle->refuse(QStringLiteral("a device channel needs a new run and binding"));
+        return;
+    }
+    auto *dial = new DirectLegDial(handle, open, m_dialer, DirectLegDial::kDialBound, this);
+    m_dialling[key] = dial;
+    connect(dial, &DirectLegDial::arrived, this,
+        [this, key](tunnel::Channel *stream, const protocol::AgentDeviceOpen &streamOpen) {
+            m_dialling.erase(key);
+            acceptChannel(stream, streamOpen);
+            Q_EMIT devicesSettled(key.first);
+        });
+    connect(dial, &DirectLegDial::failed, this, [this, key](const QString &) {
+        m_dialling.erase(key);
+        m_relayAwaited[key] = QDeadlineTimer(kRelayAwaited);
+        QTimer::singleShot(kRelayAwaited, this, [this, key] {
+            const auto awaited = m_relayAwaited.find(key);
+            if (awaited == m_relayAwaited.end() || !awaited->second.hasExpired())
+                return;
+            m_relayAwaited.erase(awaited);
+            m_endings[key] = QStringLiteral("its stream never came after its direct leg failed");
+            Q_EMIT devicesSettled(key.first);
+        });
+    });
+    connect(dial, &DirectLegDial::ended, this, [this, key, dial] {
+        const auto dialling = m_dialling.find(key);
+        if (dialling != m_dialling.end() && dialling->second == dial) {
+            m_dialling.erase(dialling);
+            m_endings[key] = QStringLiteral("the hub ended its stream before it came");
+            Q_EMIT devicesSettled(key.first);
+        }
+    });
+    dial->start();
+}
+
 bool DeviceAttacher::isPending(const RunStart &run) const
 {
     for (const ForwardedDevice &device : run.devices) {
+        const Key key { run.runId, device.bindingId };
+        if (const auto dialling = m_dialling.find(key);
+            dialling != m_dialling.end() && dialling->second)
+            return true;
+        if (const auto awaited = m_relayAwaited.find(key);
+            awaited != m_relayAwaited.end() && !awaited->second.hasExpired())
+            return true;
         const auto found = m_ports.find(Key { run.runId, device.bindingId });
         if (found != m_ports.end() && found->second.usb
             && found->second.usb->state() != UsbImport::State::Ready
@@ -286,6 +352,16 @@ void DeviceAttacher::runEnded(qint64 runId)
     }
     for (const Key &key : keys)
         drop(key, QStringLiteral("the run ended"));
+    QList<QPointer<DirectLegDial>> dials;
+    for (const auto &[key, dial] : m_dialling) {
+        if (key.first == runId)
+            dials.append(dial);
+    }
+    std::erase_if(m_dialling, [runId](const auto &entry) { return entry.first.first == runId; });
+    std::erase_if(
+        m_relayAwaited, [runId](const auto &entry) { return entry.first.first == runId; });
+    for (DirectLegDial *dial : dials)
+        delete dial;
     m_sandboxes.erase(runId);
     std::erase_if(m_endings, [runId](const auto &entry) { return entry.first.first == runId; });
 }

@@ -4,10 +4,13 @@
 #include "common/protocol/channelopen.h"
 #include "common/protocol/controlmessage.h"
 #include "common/result.h"
+#include "daemon-agent/devices/directlegdial.h"
 #include "daemon-agent/sandbox/runspec.h"
 
+#include <QDeadlineTimer>
 #include <QMap>
 #include <QObject>
+#include <QPointer>
 
 #include <map>
 #include <memory>
@@ -46,11 +49,19 @@ public:
 
     // Removes what a previous process of this agent recorded and left.
     void recoverLeftovers();
+    // How a device channel with a direct leg is dialled; without one, such
+    // a channel is refused and the hub carries the stream itself.
+    void setDirectLegDialer(DirectLegDial::Dialer dialer) { m_dialer = std::move(dialer); }
+    // How long a start waits for the stream of a direct leg that failed,
+    // which the hub sends again on the agent's tunnel.
+    static constexpr std::chrono::milliseconds kRelayAwaited { 10'000 };
 
     // A channel of kind "device" the hub opened: a TAP for it now.
     void acceptChannel(tunnel::Channel *channel, const protocol::AgentDeviceOpen &open);
     // Whether a device of the start is still being attached (a USB device
-    // the kernel is enumerating); devicesSettled() follows.
+    // the kernel is enumerating, a direct leg being dialled, or the stream
+    // the hub sends again in place of a leg that failed); devicesSettled()
+    // follows.
     bool isPending(const protocol::RunStart &run) const;
     // Every device of the start has its stream and TAP or node, or why not.
     Status checkReady(const protocol::RunStart &run) const;
@@ -87,6 +98,8 @@ private:
 
     void acceptUsbChannel(
         tunnel::Channel *channel, const Key &key, const QString &name, const QString &busId);
+    void dialDirectLeg(
+        tunnel::Channel *handle, const Key &key, const protocol::AgentDeviceOpen &open);
     // The segment's TAP into the sandbox of `pid` under the run's name for
     // it; dropped, saying why, when it cannot go.
     void moveIntoSandbox(const Key &key, const protocol::ForwardedDevice &device, qint64 pid);
@@ -111,6 +124,11 @@ private:
     std::map<Key, Attached> m_ports;
     // Why an attachment ended, for the start that finds it missing.
     std::map<Key, QString> m_endings;
+    DirectLegDial::Dialer m_dialer;
+    // Direct legs being dialled; and those that failed, whose stream the
+    // hub sends again on the agent's tunnel, until it came or kRelayAwaited.
+    std::map<Key, QPointer<DirectLegDial>> m_dialling;
+    std::map<Key, QDeadlineTimer> m_relayAwaited;
 };
 
 } // namespace cloop::agent

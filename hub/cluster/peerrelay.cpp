@@ -4,6 +4,7 @@
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/channelsplice.h"
 #include "common/tunnel/tunnelconnection.h"
+#include "hub/cluster/directstreamdoor.h"
 #include "hub/cluster/peerrelayopen.h"
 
 namespace cloop::hub {
@@ -63,6 +64,10 @@ void PeerRelay::onRequested(const PeerMember &from, Channel *channel)
         refuse(from, channel, request.error().message);
         return;
     }
+    if (request->direct && !m_door) {
+        refuse(from, channel, QStringLiteral("this member takes no direct legs"));
+        return;
+    }
     const auto target = m_openAtForwarder(request->forwarderId, request->open, from);
     if (!target) {
         refuse(from, channel, target.error().message);
@@ -74,6 +79,10 @@ void PeerRelay::onRequested(const PeerMember &from, Channel *channel)
         return;
     }
     channel->accept();
+    if (request->direct) {
+        m_door->expect(from, request->forwarderId, *request->direct, channel, *target);
+        return;
+    }
     // The peer's channel is side A: A to B is toward the forwarder.
     auto *splice = new ChannelSplice(channel, *target, this);
     m_relays.insert(splice, Relay { from, request->forwarderId });

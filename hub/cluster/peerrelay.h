@@ -20,6 +20,8 @@ class TunnelConnection;
 
 namespace cloop::hub {
 
+class DirectStreamDoor;
+
 // The holder's half of a device stream another member asked for: each
 // channel a peer opens on its link (a PeerRelayOpen) becomes a channel to
 // the forwarder, opened by the function the hub gives, and the two are
@@ -41,6 +43,11 @@ public:
     explicit PeerRelay(OpenAtForwarder openAtForwarder, QObject *parent = nullptr);
     // Relays still running end with ConnectionLost.
     ~PeerRelay() override;
+
+    // Where a channel asking for a direct leg goes once its forwarder's
+    // channel is open; without a door such a channel is refused, and the
+    // asking member relays instead.
+    void setDirectStreamDoor(DirectStreamDoor *door) { m_door = door; }
 
     // Serves the channels `from` opens on this connection from now on; the
     // connection stays its owner's.
@@ -73,6 +80,7 @@ private:
     void onEnded(tunnel::ChannelSplice *splice, protocol::CloseCode code, const QString &reason);
 
     OpenAtForwarder m_openAtForwarder;
+    DirectStreamDoor *m_door = nullptr;
     QHash<tunnel::ChannelSplice *, Relay> m_relays;
     quint64 m_endedToForwarders = 0;
     quint64 m_endedToPeers = 0;

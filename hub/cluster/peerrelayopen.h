@@ -6,6 +6,8 @@
 #include <QJsonObject>
 #include <QLatin1StringView>
 
+#include <optional>
+
 namespace cloop::hub {
 
 // The "kind" of a channel one member opens on its link to another.
@@ -23,15 +25,38 @@ inline constexpr QLatin1StringView kPeerRelayKind { "peer.relay" };
 // understand. Fields beside these three are ignored, as in every opening
 // on the wire: a member started with newer software may add one while an
 // older one still holds the tunnel.
+//
+// With "direct", the asking member's agent comes for the bytes itself: the
+// holder opens the forwarder's channel and keeps it until that agent
+// (authenticated as "executor_id") dials it with "ticket", then opens
+// "agent" (the agent's own opening, of the same run and binding) on the
+// agent's connection and joins the two. The peer channel carries no bytes
+// then; it is the stream's handle, and either ending ends the other.
+//
+//     "direct": {"ticket": "…43 characters…", "executor_id": 7,
+//                "agent": {"kind": "device", "run_id": 3, ...}}
+struct PeerDirectLeg
+{
+    QString ticket;
+    qint64 executorId = 0;
+    protocol::AgentDeviceOpen agentOpen;
+
+    friend bool operator==(const PeerDirectLeg &, const PeerDirectLeg &) = default;
+};
+
 struct PeerRelayOpen
 {
     qint64 forwarderId = 0;
     QJsonObject open;
+    std::optional<PeerDirectLeg> direct;
 
-    static PeerRelayOpen of(qint64 forwarderId, const protocol::ChannelOpen &open);
+    static PeerRelayOpen of(qint64 forwarderId, const protocol::ChannelOpen &open,
+        std::optional<PeerDirectLeg> direct = std::nullopt);
     // Refuses, with a message for the member that asked: another kind, a
     // forwarder id that is missing or not a positive integer, an "open"
-    // that is not an object or not an opening a forwarder takes.
+    // that is not an object or not an opening a forwarder takes, a "direct"
+    // whose ticket, executor or agent's opening is malformed, or that is
+    // not for a run's device stream of the same run and binding.
     static Result<PeerRelayOpen> fromMetadata(const QJsonObject &metadata);
     QJsonObject toMetadata() const;
 

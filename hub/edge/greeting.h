@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/protocol/channelopen.h"
 #include "common/protocol/controlmessage.h"
 #include "common/result.h"
 #include "hub/edge/firstmessagewait.h"
@@ -12,6 +13,7 @@ namespace cloop::hub::edge {
 
 inline constexpr QLatin1StringView kForwarderEndpoint { "/api/forwarders/connect" };
 inline constexpr QLatin1StringView kExecutorEndpoint { "/api/executors/connect" };
+inline constexpr QLatin1StringView kExecutorDirectLegEndpoint = protocol::kDirectLegPath;
 inline constexpr QLatin1StringView kEventsEndpoint { "/api/events" };
 
 QLatin1StringView endpointFor(protocol::PeerRole role);

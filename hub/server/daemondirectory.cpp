@@ -39,6 +39,13 @@ Result<AdmittedDaemon> ForwarderDirectory::redeem(const Redeem &redeem)
     return admitted;
 }
 
+Result<AdmittedDaemon> ForwarderDirectory::identify(const Hello &)
+{
+    return Error::make(QStringLiteral("protocol_error"),
+        QStringLiteral("a forwarder's connection carries its session, never a stream ticket"),
+        true);
+}
+
 Status ForwarderDirectory::touchLastSeen(qint64 id)
 {
     return m_service.touchLastSeen(id);
@@ -84,6 +91,16 @@ Result<AdmittedDaemon> ExecutorDirectory::redeem(const Redeem &redeem)
     if (admitted)
         admitted->enrolled
             = Enrolled { redeemed->first.id, redeemed->first.name, redeemed->second };
+    return admitted;
+}
+
+Result<AdmittedDaemon> ExecutorDirectory::identify(const Hello &hello)
+{
+    auto record = m_service.authenticate(hello.credential);
+    if (!record)
+        return record.error();
+    AdmittedDaemon admitted { record->id, record->name, {}, std::nullopt };
+    admitted.welcome = Welcome { kVersion, m_software, record->id, record->name, std::nullopt, {} };
     return admitted;
 }
 

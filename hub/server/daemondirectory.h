@@ -30,6 +30,10 @@ public:
     virtual QString endpointPath() const = 0;
     virtual Result<AdmittedDaemon> authenticate(const protocol::Hello &hello) = 0;
     virtual Result<AdmittedDaemon> redeem(const protocol::Redeem &redeem) = 0;
+    // Who says this hello, as authenticate() would answer, for a
+    // connection that is not the daemon's session (a direct leg): nothing
+    // is recorded of it.
+    virtual Result<AdmittedDaemon> identify(const protocol::Hello &hello) = 0;
     virtual Status touchLastSeen(qint64 id) = 0;
 };
 
@@ -44,6 +48,8 @@ public:
     QString endpointPath() const override { return QStringLiteral("/api/forwarders/connect"); }
     Result<AdmittedDaemon> authenticate(const protocol::Hello &hello) override;
     Result<AdmittedDaemon> redeem(const protocol::Redeem &redeem) override;
+    // A forwarder has no direct legs: refused.
+    Result<AdmittedDaemon> identify(const protocol::Hello &hello) override;
     Status touchLastSeen(qint64 id) override;
 
 private:
@@ -67,6 +73,7 @@ public:
     QString endpointPath() const override { return QStringLiteral("/api/executors/connect"); }
     Result<AdmittedDaemon> authenticate(const protocol::Hello &hello) override;
     Result<AdmittedDaemon> redeem(const protocol::Redeem &redeem) override;
+    Result<AdmittedDaemon> identify(const protocol::Hello &hello) override;
     Status touchLastSeen(qint64 id) override;
 
 private:

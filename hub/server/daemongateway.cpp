@@ -2,6 +2,7 @@
 
 #include "common/logging.h"
 #include "common/net/huburls.h"
+#include "common/protocol/channelopen.h"
 #include "common/protocol/protocolversion.h"
 #include "common/util/duration.h"
 #include "common/util/logthrottle.h"
@@ -33,7 +34,8 @@ DaemonGateway::~DaemonGateway()
         connection->disconnect(this);
 }
 
-void DaemonGateway::handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place)
+void DaemonGateway::handleSocket(
+    std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place, Purpose purpose)
 {
     // Nothing is accepted until the first message proves who is calling.
     auto *wait = new edge::FirstMessageWait(std::move(socket), std::move(place),
@@ -41,7 +43,8 @@ void DaemonGateway::handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAu
     ++m_pending;
     connect(wait, &QObject::destroyed, this, [this] { --m_pending; });
     connect(wait, &edge::FirstMessageWait::arrived, this,
-        [this, wait](const edge::FirstMessage &message) { onFirstMessage(wait, message); });
+        [this, wait, purpose](
+            const edge::FirstMessage &message) { onFirstMessage(wait, message, purpose); });
     connect(wait, &edge::FirstMessageWait::expired, this, [this, wait] {
         refuse(wait,
             Error::make(QStringLiteral("timeout"),
@@ -50,11 +53,29 @@ void DaemonGateway::handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAu
     });
 }
 
-void DaemonGateway::onFirstMessage(edge::FirstMessageWait *wait, const edge::FirstMessage &message)
+void DaemonGateway::onFirstMessage(
+    edge::FirstMessageWait *wait, const edge::FirstMessage &message, Purpose purpose)
 {
     auto greeting = edge::parseDaemonGreeting(message, m_directory.role());
     if (!greeting) {
         refuse(wait, greeting.error());
+        return;
+    }
+    // A session never rides a stream ticket, and a direct leg is nothing else.
+    const auto *hello = std::get_if<Hello>(&*greeting);
+    const bool ticket = hello && !hello->streamTicket.isEmpty();
+    if (purpose == Purpose::DirectLeg || ticket) {
+        if (purpose == Purpose::DirectLeg && ticket)
+            admitStream(wait, *hello);
+        else
+            refuse(wait,
+                Error::make(QStringLiteral("protocol_error"),
+                    purpose == Purpose::DirectLeg
+                        ? QStringLiteral("%1 takes a hello with a stream ticket, nothing else")
+                              .arg(protocol::kDirectLegPath)
+                        : QStringLiteral("a stream ticket goes to %1")
+                              .arg(protocol::kDirectLegPath),
+                    true));
         return;
     }
     Result<AdmittedDaemon> admitted = std::holds_alternative<Hello>(*greeting)
@@ -77,6 +98,32 @@ void DaemonGateway::onFirstMessage(edge::FirstMessageWait *wait, const edge::Fir
         ? std::get<Hello>(*greeting).protocol
         : std::get<Redeem>(*greeting).protocol;
     admit(connection, admitted->id, admitted->name, admitted->welcome, peerProtocol);
+}
+
+void DaemonGateway::admitStream(edge::FirstMessageWait *wait, const Hello &hello)
+{
+    if (!m_streamDoor) {
+        refuse(wait,
+            Error::make(QStringLiteral("protocol_error"),
+                QStringLiteral("this hub is not a cluster member: it takes no stream tickets"),
+                true));
+        return;
+    }
+    auto who = m_directory.identify(hello);
+    if (!who) {
+        refuse(wait, who.error());
+        return;
+    }
+    const auto open = [this, wait, &who]() {
+        auto *connection = new TunnelConnection(wait->take().release(),
+            tunnel::ChannelMultiplexer::Side::Hub, m_options.limits, m_options.timing, this);
+        connect(connection, &TunnelConnection::disconnected, connection, &QObject::deleteLater);
+        connection->startHeartbeat();
+        connection->sendControl(who->welcome);
+        return connection;
+    };
+    if (Status admitted = m_streamDoor(who->id, hello.streamTicket, open); !admitted)
+        refuse(wait, admitted.error());
 }
 
 void DaemonGateway::refuse(edge::FirstMessageWait *wait, const Error &error)

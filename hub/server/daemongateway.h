@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QObject>
 
+#include <functional>
 #include <memory>
 
 class QWebSocket;
@@ -42,11 +43,30 @@ public:
         tunnel::ChannelMultiplexer::Limits limits;
     };
 
+    // Where a connection that came for one device's stream goes (a hello
+    // with a stream ticket; see common/protocol/channelopen.h's DirectLeg):
+    // checks the ticket against the daemon it authenticated as and, only
+    // when it holds, calls `open` for the connection (welcomed, its
+    // heartbeat on), which is then the door's to end.
+    using StreamDoor = std::function<Status(qint64 daemonId, const QString &ticket,
+        const std::function<tunnel::TunnelConnection *()> &open)>;
+
     DaemonGateway(DaemonDirectory &directory, Options options, QObject *parent = nullptr);
     ~DaemonGateway() override;
 
+    // Without a door (a lone hub), a stream ticket is refused.
+    void setStreamDoor(StreamDoor door) { m_streamDoor = std::move(door); }
+
+    // What a WebSocket came for, by the path it asked for.
+    enum class Purpose
+    {
+        Session,
+        DirectLeg // one device's stream, with a stream ticket
+    };
+
     // A new WebSocket on this endpoint, with its place in the pool.
-    void handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place = {});
+    void handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place = {},
+        Purpose purpose = Purpose::Session);
 
     bool isConnected(qint64 id) const { return m_sessions.contains(id); }
     tunnel::TunnelConnection *session(qint64 id) const { return m_sessions.value(id); }
@@ -76,8 +96,10 @@ Q_SIGNALS:
     void controlReceived(qint64 id, const cloop::protocol::ControlMessage &message);
 
 private:
-    void onFirstMessage(edge::FirstMessageWait *wait, const edge::FirstMessage &message);
+    void onFirstMessage(
+        edge::FirstMessageWait *wait, const edge::FirstMessage &message, Purpose purpose);
     void refuse(edge::FirstMessageWait *wait, const Error &error);
+    void admitStream(edge::FirstMessageWait *wait, const protocol::Hello &hello);
     void admit(tunnel::TunnelConnection *connection, qint64 id, const QString &name,
         protocol::Welcome welcome, int peerProtocol);
     void retire(tunnel::TunnelConnection *connection, const protocol::ErrorMessage &reason);
@@ -93,6 +115,7 @@ private:
     QStringList m_pins;
     QList<QUrl> m_hubs;
     std::unique_ptr<util::LogThrottle> m_refusalLog;
+    StreamDoor m_streamDoor;
 };
 
 } // namespace cloop::hub

@@ -2,8 +2,10 @@
 
 #include "common/api/hubeventname.h"
 
+#include "common/crypto/secrets.h"
 #include "common/logging.h"
 #include "common/protocol/channelopen.h"
+#include "common/protocol/protocolversion.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/channelsplice.h"
 #include "hub/domain/eventbus.h"
@@ -75,39 +77,109 @@ Status DeviceStreams::openStream(const Key &key, const Lent &lent)
         return Error::make(QStringLiteral("daemon_offline"),
             QStringLiteral("executor %1 is not connected").arg(lent.executorId));
     const auto [runId, bindingId] = key;
+    const qint64 forwarderId = lent.device.forwarder.id;
     const protocol::ForwardedDevice &device = lent.device.device;
     const bool usb = device.kind == protocol::DeviceSpec::Kind::Usb;
     const protocol::ChannelOpen toForwarder = usb
         ? protocol::ChannelOpen { protocol::UsbOpen {
             protocol::UsbOpen::Purpose::Run, runId, bindingId, {} } }
         : protocol::ChannelOpen { protocol::SegmentOpen { runId, bindingId, {} } };
-    const protocol::AgentDeviceOpen toAgent { runId, bindingId, device.name, device.kind,
-        usb ? device.busId : QString() };
-    auto forwarderSide = m_forwarders.openChannel(lent.device.forwarder.id, toForwarder);
-    auto agentSide = forwarderSide ? agent->channels()->openChannel(toAgent)
-                                   : Result<tunnel::Channel *>(forwarderSide.error());
-    if (!forwarderSide || !agentSide) {
-        if (forwarderSide)
-            (*forwarderSide)
-                ->close(CloseCode::Refused, QStringLiteral("the agent's side could not be opened"));
-        return forwarderSide ? agentSide.error() : forwarderSide.error();
+    protocol::AgentDeviceOpen toAgent { runId, bindingId, device.name, device.kind,
+        usb ? device.busId : QString(), std::nullopt };
+    // Through another member, the agent comes to the holder for the bytes
+    // itself when it can: one hub on the path, not two.
+    std::optional<Result<tunnel::Channel *>> forwarderSide;
+    if (mayGoDirect(lent.executorId, forwarderId)) {
+        const QString ticket = secrets::generateTicket();
+        auto leg = m_forwarders.openDirectLeg(forwarderId, toForwarder,
+            ForwarderReach::DirectLegAsk { lent.executorId, toAgent, ticket });
+        if (leg) {
+            toAgent.direct = protocol::DirectLeg { leg->memberUrl, ticket };
+            forwarderSide = leg->handle;
+        } else if (leg.error().code != ForwarderReach::kNoDirectLeg) {
+            forwarderSide = leg.error();
+        }
     }
-    m_streams[key] = Stream { runId, lent.projectId, bindingId, lent.device.forwarder.id,
-        lent.executorId, device.name, *forwarderSide, *agentSide, nullptr };
-    for (tunnel::Channel *side : { *forwarderSide, *agentSide }) {
+    if (!forwarderSide)
+        forwarderSide = m_forwarders.openChannel(forwarderId, toForwarder);
+    auto agentSide = *forwarderSide ? agent->channels()->openChannel(toAgent)
+                                    : Result<tunnel::Channel *>(forwarderSide->error());
+    if (!*forwarderSide || !agentSide) {
+        if (*forwarderSide)
+            (**forwarderSide)
+                ->close(CloseCode::Refused, QStringLiteral("the agent's side could not be opened"));
+        return *forwarderSide ? agentSide.error() : forwarderSide->error();
+    }
+    const bool direct = toAgent.direct.has_value();
+    m_streams[key] = Stream { runId, lent.projectId, bindingId, forwarderId, lent.executorId,
+        device.name, **forwarderSide, *agentSide, nullptr, direct };
+    for (tunnel::Channel *side : { **forwarderSide, *agentSide }) {
         connect(side, &tunnel::Channel::opened, this, [this, key] { joinIfReady(key); });
         // Before the join, a side that ends takes the stream with it.
-        connect(
-            side, &tunnel::Channel::closed, this, [this, key](CloseCode, const QString &reason) {
+        connect(side, &tunnel::Channel::closed, this,
+            [this, key, side](CloseCode, const QString &reason) {
                 auto found = m_streams.find(key);
-                if (found != m_streams.end() && !found->second.splice)
+                if (found == m_streams.end() || found->second.splice)
+                    return;
+                if (found->second.direct && side == found->second.agentSide.data()
+                    && reason.startsWith(protocol::kDirectLegUnreachable))
+                    fallBackToRelay(key, reason.mid(protocol::kDirectLegUnreachable.size()));
+                else
                     finish(key,
                         reason.isEmpty() ? QStringLiteral("a side of the stream closed") : reason);
             });
     }
-    qCInfo(lcHub).noquote() << "run" << runId << "gets" << device.name << "from forwarder"
-                            << lent.device.forwarder.id << "on binding" << bindingId;
+    qCInfo(lcHub).noquote()
+        << "run" << runId << "gets" << device.name << "from forwarder" << forwarderId
+        << "on binding" << bindingId
+        << (direct ? QStringLiteral("(a direct leg to %1)").arg(toAgent.direct->url) : QString());
     return {};
+}
+
+bool DeviceStreams::mayGoDirect(qint64 executorId, qint64 forwarderId)
+{
+    if (m_executors.protocolOf(executorId) < protocol::kMinimumForDirectStreams
+        || m_forwarders.isHeldHere(forwarderId))
+        return false;
+    const auto relayOnly = m_relayOnly.find({ executorId, forwarderId });
+    if (relayOnly == m_relayOnly.end())
+        return true;
+    if (!relayOnly->second.hasExpired())
+        return false;
+    m_relayOnly.erase(relayOnly);
+    return true;
+}
+
+void DeviceStreams::fallBackToRelay(const Key &key, const QString &reason)
+{
+    const auto found = m_streams.find(key);
+    if (found == m_streams.end())
+        return;
+    const Stream stream = found->second;
+    m_streams.erase(found);
+    const QString why
+        = QStringLiteral("executor %1 could not reach this member").arg(stream.executorId);
+    if (tunnel::ChannelSplice *splice = stream.splice.data()) {
+        splice->disconnect(this);
+        splice->end(CloseCode::Refused, why);
+        splice->deleteLater();
+    } else if (tunnel::Channel *handle = stream.forwarderSide.data()) {
+        handle->disconnect(this);
+        handle->close(CloseCode::Refused, why);
+    }
+    // The agent cannot reach that member: not again for a while.
+    m_relayOnly[{ stream.executorId, stream.forwarderId }] = QDeadlineTimer(kRelayOnlyFor);
+    qCWarning(lcHub).noquote() << "executor" << stream.executorId
+                               << "could not reach the member holding forwarder"
+                               << stream.forwarderId
+                               << QStringLiteral("(%1): run").arg(reason.left(200)) << stream.runId
+                               << "gets" << stream.deviceName << "through this member";
+    const auto lent = m_lent.find(key);
+    if (lent == m_lent.end())
+        return;
+    if (Status opened = openStream(key, lent->second); !opened)
+        qCWarning(lcHub).noquote() << "run" << stream.runId << "cannot get" << stream.deviceName
+                                   << ":" << opened.error().message;
 }
 
 void DeviceStreams::giveBack(qint64 forwarderId)
@@ -142,7 +214,16 @@ void DeviceStreams::joinIfReady(const Key &key)
         return;
     stream.splice = new tunnel::ChannelSplice(forwarderSide, agentSide, this);
     connect(stream.splice, &tunnel::ChannelSplice::ended, this,
-        [this, key](CloseCode, const QString &reason) { finish(key, reason); });
+        [this, key](CloseCode, const QString &reason) {
+            // A direct leg's handles are joined at once; the agent says
+            // there whether it reached the holder.
+            const auto ended = m_streams.find(key);
+            if (ended != m_streams.end() && ended->second.direct
+                && reason.startsWith(protocol::kDirectLegUnreachable))
+                fallBackToRelay(key, reason.mid(protocol::kDirectLegUnreachable.size()));
+            else
+                finish(key, reason);
+        });
     m_events.publish(HubEvent { QString(api::hubeventname::kDeviceAttached),
         { { QStringLiteral("run_id"), stream.runId },
             { QStringLiteral("binding_id"), stream.bindingId },

@@ -2,6 +2,7 @@
 
 #include "hub/domain/deviceplan.h"
 
+#include <QDeadlineTimer>
 #include <QObject>
 #include <QPointer>
 
@@ -76,6 +77,9 @@ private:
         QPointer<tunnel::Channel> forwarderSide;
         QPointer<tunnel::Channel> agentSide;
         QPointer<tunnel::ChannelSplice> splice;
+        // The agent's side and the forwarder's are the handles of a direct
+        // leg: the bytes go straight from the agent to the holder.
+        bool direct = false;
     };
     using Key = std::pair<qint64, qint64>; // run, binding
     // What a run was lent, for as long as it holds it.
@@ -87,6 +91,12 @@ private:
     };
 
     Status openStream(const Key &key, const Lent &lent);
+    // Whether the agent may come to the member holding the forwarder for
+    // the bytes itself: it speaks direct legs, the forwarder is held by
+    // another member, and the agent did reach that member lately.
+    bool mayGoDirect(qint64 executorId, qint64 forwarderId);
+    // The agent could not dial the holder: the stream goes through here.
+    void fallBackToRelay(const Key &key, const QString &reason);
     void joinIfReady(const Key &key);
     // The stream goes; with `forGood` the run's hold on the device too.
     void finish(const Key &key, const QString &cause, bool forGood = false);
@@ -100,6 +110,9 @@ private:
     std::map<Key, Stream> m_streams;
     std::map<Key, Lent> m_lent;
     std::map<qint64, Relayed> m_relayedByEnded;
+    // (executor, forwarder) whose direct legs failed, until then.
+    std::map<std::pair<qint64, qint64>, QDeadlineTimer> m_relayOnly;
+    static constexpr std::chrono::minutes kRelayOnlyFor { 10 };
 };
 
 } // namespace cloop::hub

@@ -16,10 +16,12 @@ ForwarderReach::ForwarderReach(
     , m_states(states)
 { }
 
-void ForwarderReach::setCluster(const SessionHolders *holders, RemoteOpener opener)
+void ForwarderReach::setCluster(
+    const SessionHolders *holders, RemoteOpener opener, DirectOpener directOpener)
 {
     m_holders = holders;
     m_remoteOpener = std::move(opener);
+    m_directOpener = std::move(directOpener);
 }
 
 bool ForwarderReach::isHeldHere(qint64 forwarderId) const
@@ -69,6 +71,19 @@ Result<tunnel::Channel *> ForwarderReach::openChannel(
     }
     return Error::make(u"forwarder_offline"_s,
         u"forwarder %1 has no live session anywhere in the hub cluster"_s.arg(forwarderId));
+}
+
+Result<ForwarderReach::DirectLegOpened> ForwarderReach::openDirectLeg(
+    qint64 forwarderId, const protocol::ChannelOpen &open, const DirectLegAsk &ask)
+{
+    if (isHeldHere(forwarderId) || !m_holders || !m_directOpener)
+        return Error::make(QString(kNoDirectLeg),
+            u"forwarder %1 is held here, or this member has no direct legs"_s.arg(forwarderId));
+    const auto holder = m_holders->otherHolderNow(protocol::PeerRole::Forwarder, forwarderId);
+    if (!holder)
+        return Error::make(QString(kNoDirectLeg),
+            u"forwarder %1 has no live session anywhere in the hub cluster"_s.arg(forwarderId));
+    return m_directOpener(holder->memberId, forwarderId, open, ask);
 }
 
 } // namespace cloop::hub

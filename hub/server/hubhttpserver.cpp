@@ -99,7 +99,7 @@ bool HubHttpServer::takesWebSocket(const QByteArray &path) const
 {
     const QLatin1StringView view(path);
     return view == edge::kForwarderEndpoint || view == edge::kExecutorEndpoint
-        || view == edge::kEventsEndpoint;
+        || view == edge::kExecutorDirectLegEndpoint || view == edge::kEventsEndpoint;
 }
 
 void HubHttpServer::acceptWebSocket(
@@ -110,6 +110,9 @@ void HubHttpServer::acceptWebSocket(
         m_gateways.forwarders().handleSocket(std::move(socket), std::move(place));
     else if (path == edge::kExecutorEndpoint)
         m_gateways.executors().handleSocket(std::move(socket), std::move(place));
+    else if (path == edge::kExecutorDirectLegEndpoint)
+        m_gateways.executors().handleSocket(
+            std::move(socket), std::move(place), DaemonGateway::Purpose::DirectLeg);
     else if (path == edge::kEventsEndpoint)
         m_events.handleSocket(std::move(socket), std::move(place));
     else

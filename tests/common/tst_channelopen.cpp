@@ -14,6 +14,8 @@ Q_DECLARE_METATYPE(cloop::protocol::ChannelOpen)
 
 namespace {
 
+const QString kTicket = QStringLiteral("dGhpcyBpcyBhIHRpY2tldCBvZiBmb3J0eS10aHJlZQx");
+
 QJsonObject with(QJsonObject object, const QString &key, const QJsonValue &value)
 {
     object.insert(key, value);
@@ -96,18 +98,18 @@ void TestChannelOpen::readsWhatIsSent_data()
     QTest::newRow("agent's segment")
         << with(without(agentUsbDevice(), QStringLiteral("busid")), QStringLiteral("device_kind"),
                QStringLiteral("l2"))
-        << ChannelOpen(AgentDeviceOpen {
-               12, 3, QStringLiteral("fwd-hsm"), DeviceSpec::Kind::Segment, QString() });
+        << ChannelOpen(AgentDeviceOpen { 12, 3, QStringLiteral("fwd-hsm"),
+               DeviceSpec::Kind::Segment, QString(), std::nullopt });
     // Hubs before USB devices named no device kind: a segment was meant.
     QTest::newRow("agent's segment from an older hub")
         << without(
                without(agentUsbDevice(), QStringLiteral("busid")), QStringLiteral("device_kind"))
-        << ChannelOpen(AgentDeviceOpen {
-               12, 3, QStringLiteral("fwd-hsm"), DeviceSpec::Kind::Segment, QString() });
+        << ChannelOpen(AgentDeviceOpen { 12, 3, QStringLiteral("fwd-hsm"),
+               DeviceSpec::Kind::Segment, QString(), std::nullopt });
     QTest::newRow("agent's USB device")
         << agentUsbDevice()
-        << ChannelOpen(AgentDeviceOpen {
-               12, 3, QStringLiteral("fwd-hsm"), DeviceSpec::Kind::Usb, QStringLiteral("1-1.4") });
+        << ChannelOpen(AgentDeviceOpen { 12, 3, QStringLiteral("fwd-hsm"), DeviceSpec::Kind::Usb,
+               QStringLiteral("1-1.4"), std::nullopt });
 }
 
 void TestChannelOpen::readsWhatIsSent()
@@ -131,10 +133,13 @@ void TestChannelOpen::roundTrips_data()
     QTest::newRow("usb test") << ChannelOpen(UsbOpen { UsbOpen::Purpose::Test, 0, 0, {} });
     QTest::newRow("device test") << ChannelOpen(
         DeviceTestOpen { { QStringLiteral("eth1"), {}, {} } });
-    QTest::newRow("agent segment") << ChannelOpen(
-        AgentDeviceOpen { 7, 8, QStringLiteral("fwd-lab"), DeviceSpec::Kind::Segment, QString() });
-    QTest::newRow("agent usb") << ChannelOpen(AgentDeviceOpen {
-        7, 8, QStringLiteral("fwd-hsm"), DeviceSpec::Kind::Usb, QStringLiteral("3-2") });
+    QTest::newRow("agent segment") << ChannelOpen(AgentDeviceOpen {
+        7, 8, QStringLiteral("fwd-lab"), DeviceSpec::Kind::Segment, QString(), std::nullopt });
+    QTest::newRow("agent usb") << ChannelOpen(AgentDeviceOpen { 7, 8, QStringLiteral("fwd-hsm"),
+        DeviceSpec::Kind::Usb, QStringLiteral("3-2"), std::nullopt });
+    QTest::newRow("agent usb with a direct leg") << ChannelOpen(AgentDeviceOpen { 7, 8,
+        QStringLiteral("fwd-hsm"), DeviceSpec::Kind::Usb, QStringLiteral("3-2"),
+        DirectLeg { QStringLiteral("wss://hub-a.example:8443"), kTicket } });
 }
 
 void TestChannelOpen::roundTrips()
@@ -194,6 +199,25 @@ void TestChannelOpen::refuses_data()
     QTest::newRow("agent USB device with a bad bus id")
         << with(agentUsbDevice(), QStringLiteral("busid"), QStringLiteral("../1-1"))
         << QStringLiteral("\"busid\" is not a USB bus id");
+    const auto withLeg = [](const QJsonValue &leg) {
+        return with(agentUsbDevice(), QStringLiteral("direct"), leg);
+    };
+    const QJsonObject leg { { QStringLiteral("url"), QStringLiteral("wss://hub-a:8443") },
+        { QStringLiteral("ticket"), kTicket } };
+    QTest::newRow("direct leg that is no object")
+        << withLeg(QStringLiteral("wss://hub-a:8443")) << QStringLiteral("must be an object");
+    QTest::newRow("direct leg without a ticket")
+        << withLeg(without(leg, QStringLiteral("ticket")))
+        << QStringLiteral("the direct leg: \"ticket\" must be a string");
+    QTest::newRow("direct leg with a short ticket")
+        << withLeg(with(leg, QStringLiteral("ticket"), QStringLiteral("abc")))
+        << QStringLiteral("\"ticket\" is not a stream ticket");
+    QTest::newRow("direct leg with a ticket of other characters")
+        << withLeg(with(leg, QStringLiteral("ticket"), QString(kTicket).replace(0, 1, u'/')))
+        << QStringLiteral("\"ticket\" is not a stream ticket");
+    QTest::newRow("direct leg to something that is no hub URL")
+        << withLeg(with(leg, QStringLiteral("url"), QStringLiteral("file:///etc/passwd")))
+        << QStringLiteral("\"url\" is not a hub URL");
 }
 
 void TestChannelOpen::refuses()

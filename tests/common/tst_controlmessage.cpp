@@ -197,6 +197,23 @@ void TestControlMessage::roundTrip_data()
                    { QStringLiteral("channel"), QStringLiteral("edge") } }
             << QStringLiteral("hello");
     }
+    {
+        Hello hello;
+        hello.protocol = 30;
+        hello.software = QStringLiteral("0.4.0");
+        hello.role = PeerRole::Executor;
+        hello.credential = QStringLiteral("cec_other");
+        hello.streamTicket = QString(43, u'T');
+        QTest::newRow("hello, for a direct leg")
+            << ControlMessage(hello)
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("hello") },
+                   { QStringLiteral("protocol"), 30 },
+                   { QStringLiteral("software"), QStringLiteral("0.4.0") },
+                   { QStringLiteral("role"), QStringLiteral("executor") },
+                   { QStringLiteral("credential"), QStringLiteral("cec_other") },
+                   { QStringLiteral("stream_ticket"), QString(43, u'T') } }
+            << QStringLiteral("hello");
+    }
     QTest::newRow("upgrade.request")
         << ControlMessage(UpgradeRequest { QStringLiteral("edge:6e750e9"), {} })
         << QJsonObject { { QStringLiteral("type"), QStringLiteral("upgrade.request") },
@@ -509,6 +526,12 @@ void TestControlMessage::refuses_data()
                QJsonObject { { QStringLiteral("kind"), QStringLiteral("l2") },
                    { QStringLiteral("interface"), QStringLiteral("eth0\n") } }))
         << QStringLiteral("is not a valid network interface name");
+    QTest::newRow("hello with a stream ticket that is no ticket")
+        << json(with(validHello(), QStringLiteral("stream_ticket"), QStringLiteral("short")))
+        << QStringLiteral("\"stream_ticket\" is not a stream ticket");
+    QTest::newRow("hello with a stream ticket that is no string")
+        << json(with(validHello(), QStringLiteral("stream_ticket"), 42))
+        << QStringLiteral("\"stream_ticket\" must be a string");
     QTest::newRow("hello with a channel of its own")
         << json(with(validHello(), QStringLiteral("channel"), QStringLiteral("nightly")))
         << QStringLiteral("\"channel\" must be \"stable\" or \"edge\"");

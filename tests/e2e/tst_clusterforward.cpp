@@ -24,6 +24,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -74,6 +75,7 @@ private Q_SLOTS:
     void cleanup();
 
     void aRunOnBGetsTheSegmentOfAForwarderAHolds();
+    void anAgentThatCannotReachTheHolderGetsTheSegmentThroughItsMember();
     void aRunOnBGetsTheUsbDeviceOfAForwarderAHolds();
     void aRevocationThroughBCutsAAndDetachesOnB();
     void anUnbindThroughADetachesOnB();
@@ -347,6 +349,51 @@ void TestClusterForward::aRunOnBGetsTheSegmentOfAForwarderAHolds()
     qInfo().noquote() << "lab -> sandbox through two members:"
                       << ping.stdoutText().section(u'\n', -2, -2);
     QVERIFY2(m_b->log().contains(u"linked to hub member"_s), qPrintable(m_b->log()));
+    // The agent came to A for the segment's frames itself: one hub on
+    // their path, not two.
+    QVERIFY2(m_b->log().contains(u"(a direct leg to "_s), qPrintable(m_b->log()));
+    QVERIFY2(m_a->log().contains(u"forwarder %1 streams straight to executor"_s.arg(m_forwarderId)),
+        qPrintable(m_a->log()));
+    CLOOP_COMPARE_EXIT(m_b->cli({ u"run"_s, u"cancel"_s, QString::number(id) }), 0);
+}
+
+void TestClusterForward::anAgentThatCannotReachTheHolderGetsTheSegmentThroughItsMember()
+{
+    // Given that new connections to A's daemon port are reset (their first
+    // SYN only: the forwarder's session to A, already up, goes on),
+    const QString table = u"cloop_tst_clusterforward_%1"_s.arg(QCoreApplication::applicationPid());
+    const QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    CLOOP_COMPARE_EXIT(
+        runProgram(u"nft"_s, { u"add"_s, u"table"_s, u"inet"_s, table }, environment), 0);
+    const auto dropTable = qScopeGuard([&] {
+        runProgram(u"nft"_s, { u"delete"_s, u"table"_s, u"inet"_s, table }, environment);
+    });
+    CLOOP_COMPARE_EXIT(runProgram(u"nft"_s,
+                           { u"add"_s, u"chain"_s, u"inet"_s, table, u"out"_s,
+                               u"{ type filter hook output priority 0 ; }"_s },
+                           environment),
+        0);
+    CLOOP_COMPARE_EXIT(
+        runProgram(u"nft"_s,
+            { u"add"_s, u"rule"_s, u"inet"_s, table, u"out"_s, u"tcp"_s, u"dport"_s,
+                QString::number(m_a->port()), u"tcp"_s, u"flags"_s, u"&"_s, u"(syn|ack)"_s, u"=="_s,
+                u"syn"_s, u"reject"_s, u"with"_s, u"tcp"_s, u"reset"_s },
+            environment),
+        0);
+
+    // when a run queued through B needs the segment A holds,
+    const qint64 id = leasedRun();
+
+    // then the agent's direct leg fails, B carries the frames through A as
+    // before, and the run gets its lease and is reached.
+    QVERIFY(id > 0);
+    QVERIFY2(m_agent->stderrText().contains(u"so its hub carries the stream"_s),
+        qPrintable(m_agent->describe()));
+    QVERIFY2(m_b->log().contains(u"could not reach the member holding forwarder"_s),
+        qPrintable(m_b->log()));
+    const CliResult ping = m_lab->inLab(
+        { u"ping"_s, u"-c"_s, u"3"_s, u"-W"_s, u"2"_s, u"-i"_s, u"0.2"_s, leaseOf(id, 0) });
+    CLOOP_COMPARE_EXIT(ping, 0);
     CLOOP_COMPARE_EXIT(m_b->cli({ u"run"_s, u"cancel"_s, QString::number(id) }), 0);
 }
 
@@ -372,6 +419,10 @@ void TestClusterForward::aRunOnBGetsTheUsbDeviceOfAForwarderAHolds()
     QCOMPARE(quint8(device[8]) | quint8(device[9]) << 8, 0x1d50);
     QCOMPARE(quint8(device[10]) | quint8(device[11]) << 8, 0x6089);
     qInfo().noquote() << u"a control transfer through two members took %1 ms"_s.arg(took.elapsed());
+    // The USB/IP stream went straight from the agent to A.
+    QVERIFY2(
+        m_a->log().contains(u"forwarder %1 streams straight to executor"_s.arg(m_usbForwarderId)),
+        qPrintable(m_a->log()));
     CLOOP_COMPARE_EXIT(m_b->cli({ u"run"_s, u"cancel"_s, QString::number(id) }), 0);
 }
 

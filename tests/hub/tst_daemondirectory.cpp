@@ -46,7 +46,7 @@ private:
     protocol::Hello hello(const QString &credential, const QJsonObject &capabilities) const
     {
         return protocol::Hello { protocol::kVersion, QStringLiteral("0.1.0"),
-            protocol::PeerRole::Executor, credential, capabilities, {} };
+            protocol::PeerRole::Executor, credential, capabilities, {}, {} };
     }
 
     std::unique_ptr<QTemporaryDir> m_dir;

@@ -5,6 +5,7 @@
 // QWebSockets on 127.0.0.1 speaking to an in-process QWebSocketServer; the
 // directory behind the gateway admits every credential "daemon-<id>".
 
+#include "common/protocol/channelopen.h"
 #include "common/protocol/controlmessage.h"
 #include "common/protocol/protocolversion.h"
 #include "hub/server/daemondirectory.h"
@@ -60,21 +61,29 @@ public:
     {
         return Error::make(QStringLiteral("token_unknown"), QStringLiteral("no tokens here"), true);
     }
+    Result<AdmittedDaemon> identify(const protocol::Hello &hello) override
+    {
+        ++identified;
+        return authenticate(hello);
+    }
     Status touchLastSeen(qint64) override { return {}; }
+
+    int identified = 0;
 };
 
 // One daemon: says hello with its protocol and keeps every control message.
 class Daemon final : public QObject
 {
 public:
-    Daemon(const QUrl &url, qint64 id, int protocolVersion)
+    Daemon(const QUrl &url, qint64 id, int protocolVersion, const QString &streamTicket = {})
     {
-        connect(&socket, &QWebSocket::connected, this, [this, id, protocolVersion] {
+        connect(&socket, &QWebSocket::connected, this, [this, id, protocolVersion, streamTicket] {
             protocol::Hello hello;
             hello.protocol = protocolVersion;
             hello.software = QStringLiteral("daemon");
             hello.role = protocol::PeerRole::Forwarder;
             hello.credential = QStringLiteral("daemon-%1").arg(id);
+            hello.streamTicket = streamTicket;
             socket.sendTextMessage(QString::fromUtf8(protocol::serializeControlMessage(hello)));
         });
         connect(&socket, &QWebSocket::textMessageReceived, this, [this](const QString &text) {
@@ -122,6 +131,8 @@ private Q_SLOTS:
     void hubMembersGoOnlyToDaemonsThatTakeThem();
     void olderDaemonsAreToldNoMorePinsThanTheyRead();
     void hubsNoDaemonWouldTakeAreLeftOut();
+    void aDirectLegGoesToTheDoorAndIsNeverASession();
+    void aStreamTicketIsRefusedAnywhereButItsDoor();
 
 private:
     // A daemon, once welcomed.
@@ -135,13 +146,17 @@ private:
 
 void TestDaemonGateway::init()
 {
+    m_directory.identified = 0;
     m_gateway = std::make_unique<DaemonGateway>(m_directory, DaemonGateway::Options {});
     m_server = std::make_unique<QWebSocketServer>(
         QStringLiteral("tst_daemongateway"), QWebSocketServer::NonSecureMode);
     QVERIFY(m_server->listen(QHostAddress::LocalHost, 0));
     connect(m_server.get(), &QWebSocketServer::newConnection, this, [this] {
         while (QWebSocket *socket = m_server->nextPendingConnection())
-            m_gateway->handleSocket(std::unique_ptr<QWebSocket>(socket));
+            m_gateway->handleSocket(std::unique_ptr<QWebSocket>(socket), {},
+                socket->requestUrl().path() == protocol::kDirectLegPath
+                    ? DaemonGateway::Purpose::DirectLeg
+                    : DaemonGateway::Purpose::Session);
     });
     m_url = QUrl(
         QStringLiteral("ws://127.0.0.1:%1/api/forwarders/connect").arg(m_server->serverPort()));
@@ -266,6 +281,86 @@ void TestDaemonGateway::hubsNoDaemonWouldTakeAreLeftOut()
     QTRY_VERIFY_WITH_TIMEOUT(!current->all<protocol::HubMembers>().isEmpty(), kEventTimeoutMs);
     QCOMPARE(current->all<protocol::HubMembers>().first().hubs, expected);
     QVERIFY(current->unreadable.isEmpty());
+}
+
+namespace {
+const QString kGoodTicket(43, u'g');
+const QString kOtherTicket(43, u'o');
+
+template <typename T> QString firstErrorCode(const Daemon &daemon)
+{
+    const auto errors = daemon.all<T>();
+    return errors.isEmpty() ? QString() : errors.first().code;
+}
+} // namespace
+
+void TestDaemonGateway::aDirectLegGoesToTheDoorAndIsNeverASession()
+{
+    // Given a door that waits for daemon 5 with one ticket,
+    QList<tunnel::TunnelConnection *> opened;
+    m_gateway->setStreamDoor(
+        [&opened](qint64 id, const QString &ticket,
+            const std::function<tunnel::TunnelConnection *()> &open) -> Status {
+            if (id != 5 || ticket != kGoodTicket)
+                return Error::make(QStringLiteral("stream_ticket_refused"), QStringLiteral("no"));
+            opened.append(open());
+            return {};
+        });
+    QSignalSpy connected(m_gateway.get(), &DaemonGateway::daemonConnected);
+    QUrl direct = m_url;
+    direct.setPath(QString(protocol::kDirectLegPath));
+
+    // when daemon 5 comes to the direct-leg path with it,
+    Daemon leg(direct, 5, protocol::kVersion, kGoodTicket);
+    QTRY_VERIFY_WITH_TIMEOUT(!leg.all<protocol::Welcome>().isEmpty(), kEventTimeoutMs);
+
+    // then it is welcomed on a connection the door was given, identified
+    // without being recorded, and it is no session of the hub's;
+    QCOMPARE(opened.size(), 1);
+    QCOMPARE(m_directory.identified, 1);
+    QVERIFY(!m_gateway->isConnected(5));
+    QCOMPARE(connected.size(), 0);
+
+    // and daemon 6 with a ticket the door does not know is refused with the
+    // door's word, and the door opened nothing for it.
+    Daemon stranger(direct, 6, protocol::kVersion, kOtherTicket);
+    QTRY_COMPARE_WITH_TIMEOUT(firstErrorCode<protocol::ErrorMessage>(stranger),
+        QStringLiteral("stream_ticket_refused"), kEventTimeoutMs);
+    QCOMPARE(opened.size(), 1);
+    QVERIFY(stranger.all<protocol::Welcome>().isEmpty());
+    QVERIFY(!m_gateway->isConnected(6));
+    QCOMPARE(connected.size(), 0);
+}
+
+void TestDaemonGateway::aStreamTicketIsRefusedAnywhereButItsDoor()
+{
+    QUrl direct = m_url;
+    direct.setPath(QString(protocol::kDirectLegPath));
+
+    // A lone hub has no door: a ticket there is refused.
+    Daemon alone(direct, 5, protocol::kVersion, kGoodTicket);
+    QTRY_COMPARE_WITH_TIMEOUT(firstErrorCode<protocol::ErrorMessage>(alone),
+        QStringLiteral("protocol_error"), kEventTimeoutMs);
+    QCOMPARE(m_directory.identified, 0);
+
+    int doorCalls = 0;
+    m_gateway->setStreamDoor(
+        [&doorCalls](qint64, const QString &, const std::function<tunnel::TunnelConnection *()> &) {
+            ++doorCalls;
+            return Status {};
+        });
+    // A ticket on the session's path, and a session's hello on the leg's,
+    // are refused before any credential is looked at.
+    Daemon ticketOnSessionPath(m_url, 5, protocol::kVersion, kGoodTicket);
+    Daemon sessionOnLegPath(direct, 6, protocol::kVersion);
+    QTRY_COMPARE_WITH_TIMEOUT(firstErrorCode<protocol::ErrorMessage>(ticketOnSessionPath),
+        QStringLiteral("protocol_error"), kEventTimeoutMs);
+    QTRY_COMPARE_WITH_TIMEOUT(firstErrorCode<protocol::ErrorMessage>(sessionOnLegPath),
+        QStringLiteral("protocol_error"), kEventTimeoutMs);
+    QCOMPARE(doorCalls, 0);
+    QCOMPARE(m_directory.identified, 0);
+    QVERIFY(!m_gateway->isConnected(5));
+    QVERIFY(!m_gateway->isConnected(6));
 }
 
 QTEST_GUILESS_MAIN(TestDaemonGateway)

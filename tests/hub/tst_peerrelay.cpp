@@ -24,6 +24,13 @@ namespace {
 
 constexpr int kWaitMs = 10'000;
 
+PeerDirectLeg directLeg()
+{
+    return PeerDirectLeg { QString(43, u't'), 4,
+        protocol::AgentDeviceOpen { 5, 6, QStringLiteral("fwd-lab"),
+            protocol::DeviceSpec::Kind::Segment, QString(), std::nullopt } };
+}
+
 QJsonObject segmentOpening()
 {
     return protocol::serializeChannelOpen(protocol::SegmentOpen { 5, 6, {} });
@@ -101,6 +108,8 @@ private Q_SLOTS:
     void openingRefusesWhatIsMalformed_data();
     void openingRefusesWhatIsMalformed();
     void openingIgnoresFieldsItDoesNotKnow();
+    void aDirectLegThatIsMalformedIsRefused_data();
+    void aDirectLegThatIsMalformedIsRefused();
 
     void carriesBytesBothWaysAndCountsThem();
     void refusesMalformedMetadataSayingWhy();
@@ -110,6 +119,9 @@ private Q_SLOTS:
     void endsWhenTheForwardersTunnelGoes();
 
 private:
+    // Reads the row's metadata and checks the refusal names what is wrong.
+    void refusedOpening();
+
     std::unique_ptr<Rig> m_rig;
 };
 
@@ -138,6 +150,12 @@ void TestPeerRelay::openingRoundTrips()
     const auto parsedSegment = PeerRelayOpen::fromMetadata(segment.toMetadata());
     QVERIFY(parsedSegment);
     QCOMPARE(parsedSegment->open, segmentOpening());
+    QVERIFY(!parsedSegment->direct);
+
+    const auto direct = PeerRelayOpen::of(3, protocol::SegmentOpen { 5, 6, {} }, directLeg());
+    const auto parsedDirect = PeerRelayOpen::fromMetadata(direct.toMetadata());
+    QVERIFY2(parsedDirect, qPrintable(parsedDirect ? QString() : parsedDirect.error().message));
+    QCOMPARE(*parsedDirect, direct);
 }
 
 void TestPeerRelay::openingRefusesWhatIsMalformed_data()
@@ -185,6 +203,62 @@ void TestPeerRelay::openingRefusesWhatIsMalformed_data()
 }
 
 void TestPeerRelay::openingRefusesWhatIsMalformed()
+{
+    refusedOpening();
+}
+
+void TestPeerRelay::aDirectLegThatIsMalformedIsRefused_data()
+{
+    QTest::addColumn<QJsonObject>("metadata");
+    QTest::addColumn<QString>("expected");
+    const auto withLeg
+        = [](const QJsonValue &leg,
+              const protocol::ChannelOpen &open = protocol::SegmentOpen { 5, 6, {} }) {
+              QJsonObject metadata = PeerRelayOpen::of(7, open).toMetadata();
+              metadata.insert(QStringLiteral("direct"), leg);
+              return metadata;
+          };
+    const QJsonObject leg = PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {} }, directLeg())
+                                .toMetadata()
+                                .value(QLatin1String("direct"))
+                                .toObject();
+    const auto changed = [&leg](const QString &key, const QJsonValue &value) {
+        QJsonObject copy = leg;
+        copy.insert(key, value);
+        return copy;
+    };
+    QJsonObject agentOf = directLeg().agentOpen.toMetadata();
+    QTest::newRow("leg not an object") << withLeg(QStringLiteral("yes")) << "must be an object";
+    QTest::newRow("ticket too short")
+        << withLeg(changed(QStringLiteral("ticket"), QStringLiteral("abc")))
+        << "is not a stream ticket";
+    QTest::newRow("executor zero")
+        << withLeg(changed(QStringLiteral("executor_id"), 0)) << "\"executor_id\" = 0 is outside";
+    QTest::newRow("agent not an object")
+        << withLeg(changed(QStringLiteral("agent"), 3)) << "\"agent\" must be an object";
+    agentOf.insert(QStringLiteral("run_id"), 99);
+    QTest::newRow("agent of another run")
+        << withLeg(changed(QStringLiteral("agent"), agentOf)) << "another run or binding";
+    QJsonObject agentWithLeg = directLeg().agentOpen.toMetadata();
+    agentWithLeg.insert(QStringLiteral("direct"),
+        QJsonObject { { QStringLiteral("url"), QStringLiteral("wss://x:1") },
+            { QStringLiteral("ticket"), directLeg().ticket } });
+    QTest::newRow("agent with a leg of its own")
+        << withLeg(changed(QStringLiteral("agent"), agentWithLeg)) << "a direct leg of its own";
+    QTest::newRow("agent's USB device for a segment") << withLeg(changed(QStringLiteral("agent"),
+        protocol::AgentDeviceOpen { 5, 6, QStringLiteral("fwd-lab"),
+            protocol::DeviceSpec::Kind::Usb, QStringLiteral("1-1"), std::nullopt }
+            .toMetadata())) << "another kind of device";
+    QTest::newRow("a Test with a leg")
+        << withLeg(leg, protocol::DeviceTestOpen {}) << "only a run's device stream";
+}
+
+void TestPeerRelay::aDirectLegThatIsMalformedIsRefused()
+{
+    refusedOpening();
+}
+
+void TestPeerRelay::refusedOpening()
 {
     QFETCH(QJsonObject, metadata);
     QFETCH(QString, expected);
