@@ -9,6 +9,7 @@
 #include "common/util/atomicfile.h"
 #include "common/util/clock.h"
 #include "hub/cluster/clustermembers.h"
+#include "hub/cluster/directstreamdoor.h"
 #include "hub/cluster/memberlease.h"
 #include "hub/cluster/sessionholders.h"
 #include "hub/domain/bindingservice.h"
@@ -571,6 +572,15 @@ Status Hub::startMetrics(const HubOptions &options)
             sample.runsQueued = int(queued->size());
         for (const auto &[binding, relayed] : m_deviceStreams->relayedByBinding())
             sample.relayedByBinding.insert(binding, { relayed.toAgent, relayed.toForwarder });
+        // Another member's agent's direct leg to a forwarder held here is
+        // relayed, and counted, here.
+        if (const DirectStreamDoor *door = m_cluster ? m_cluster->directStreamDoor() : nullptr) {
+            for (const auto &[binding, carried] : door->carriedByBinding()) {
+                HubMetrics::RelayedBytes &bytes = sample.relayedByBinding[binding];
+                bytes.toAgent += carried.toAgent;
+                bytes.toForwarder += carried.toForwarder;
+            }
+        }
         return sample;
     });
     HubMetrics *metrics = m_metrics.get();

@@ -70,6 +70,9 @@ public:
 
     QUrl peerUrl() const { return m_peerUrl; }
     ClusterMembers &members() { return *m_members; }
+    // Where this member's agents' direct legs to other members end up, and
+    // the other members' agents' legs to the forwarders held here.
+    const DirectStreamDoor *directStreamDoor() const { return m_door.get(); }
 
     // Once joined: links to the others, the relay for theirs, the bus.
     Status start(SessionHolders &holders);

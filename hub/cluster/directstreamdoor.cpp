@@ -158,8 +158,9 @@ void DirectStreamDoor::end(quint64 id, CloseCode code, const QString &reason)
     m_waiting.remove(leg.ticketHash);
     if (ChannelSplice *splice = leg.splice.data()) {
         splice->disconnect(this);
-        m_endedToAgents += splice->bytesAToB();
-        m_endedToForwarders += splice->bytesBToA();
+        Carried &carried = m_endedByBinding[leg.direct.agentOpen.bindingId];
+        carried.toAgent += splice->bytesAToB();
+        carried.toForwarder += splice->bytesBToA();
         splice->end(code, reason);
         splice->deleteLater();
     }
@@ -186,21 +187,32 @@ int DirectStreamDoor::streamCount() const
         [](const auto &entry) { return !entry.second.splice.isNull(); }));
 }
 
+std::map<qint64, DirectStreamDoor::Carried> DirectStreamDoor::carriedByBinding() const
+{
+    std::map<qint64, Carried> totals = m_endedByBinding;
+    for (const auto &[id, leg] : m_legs) {
+        if (const ChannelSplice *splice = leg.splice.data()) {
+            Carried &carried = totals[leg.direct.agentOpen.bindingId];
+            carried.toAgent += splice->bytesAToB();
+            carried.toForwarder += splice->bytesBToA();
+        }
+    }
+    return totals;
+}
+
 quint64 DirectStreamDoor::bytesToAgents() const
 {
-    quint64 total = m_endedToAgents;
-    for (const auto &[id, leg] : m_legs)
-        if (const ChannelSplice *splice = leg.splice.data())
-            total += splice->bytesAToB();
+    quint64 total = 0;
+    for (const auto &[binding, carried] : carriedByBinding())
+        total += carried.toAgent;
     return total;
 }
 
 quint64 DirectStreamDoor::bytesToForwarders() const
 {
-    quint64 total = m_endedToForwarders;
-    for (const auto &[id, leg] : m_legs)
-        if (const ChannelSplice *splice = leg.splice.data())
-            total += splice->bytesBToA();
+    quint64 total = 0;
+    for (const auto &[binding, carried] : carriedByBinding())
+        total += carried.toForwarder;
     return total;
 }
 

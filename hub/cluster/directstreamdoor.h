@@ -68,6 +68,14 @@ public:
     // Bytes carried from forwarders to agents and back, by legs running and ended.
     quint64 bytesToAgents() const;
     quint64 bytesToForwarders() const;
+    // The same for each binding: a direct leg's bytes are relayed here, not
+    // by the member that asked for it, and counted here only.
+    struct Carried
+    {
+        quint64 toAgent = 0;
+        quint64 toForwarder = 0;
+    };
+    std::map<qint64, Carried> carriedByBinding() const;
 
 Q_SIGNALS:
     void streamStarted(qint64 forwarderId, qint64 executorId);
@@ -96,8 +104,7 @@ private:
     quint64 m_nextId = 1;
     std::map<quint64, Leg> m_legs;
     QHash<QByteArray, quint64> m_waiting; // SHA-256 of the ticket -> leg
-    quint64 m_endedToAgents = 0;
-    quint64 m_endedToForwarders = 0;
+    std::map<qint64, Carried> m_endedByBinding;
     util::LogThrottle m_refusalLog;
 };
 

@@ -48,7 +48,8 @@ public:
     int streamCount() const { return static_cast<int>(m_streams.size()); }
 
     // Bytes relayed for each binding since the hub started, by its streams
-    // that ended and those open now.
+    // that ended and those open now. A direct leg's bytes do not pass here:
+    // the member holding the forwarder counts them.
     struct Relayed
     {
         quint64 toAgent = 0;

@@ -8,6 +8,7 @@
 // the running sandbox gets its segment back. Skipped, saying why, without
 // root, podman, dnsmasq or PostgreSQL.
 
+#include "support/connectionreset.h"
 #include "support/eventclient.h"
 #include "support/forwarderprocess.h"
 #include "support/hubprocess.h"
@@ -24,7 +25,6 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
-#include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
@@ -361,25 +361,8 @@ void TestClusterForward::anAgentThatCannotReachTheHolderGetsTheSegmentThroughIts
 {
     // Given that new connections to A's daemon port are reset (their first
     // SYN only: the forwarder's session to A, already up, goes on),
-    const QString table = u"cloop_tst_clusterforward_%1"_s.arg(QCoreApplication::applicationPid());
-    const QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    CLOOP_COMPARE_EXIT(
-        runProgram(u"nft"_s, { u"add"_s, u"table"_s, u"inet"_s, table }, environment), 0);
-    const auto dropTable = qScopeGuard([&] {
-        runProgram(u"nft"_s, { u"delete"_s, u"table"_s, u"inet"_s, table }, environment);
-    });
-    CLOOP_COMPARE_EXIT(runProgram(u"nft"_s,
-                           { u"add"_s, u"chain"_s, u"inet"_s, table, u"out"_s,
-                               u"{ type filter hook output priority 0 ; }"_s },
-                           environment),
-        0);
-    CLOOP_COMPARE_EXIT(
-        runProgram(u"nft"_s,
-            { u"add"_s, u"rule"_s, u"inet"_s, table, u"out"_s, u"tcp"_s, u"dport"_s,
-                QString::number(m_a->port()), u"tcp"_s, u"flags"_s, u"&"_s, u"(syn|ack)"_s, u"=="_s,
-                u"syn"_s, u"reject"_s, u"with"_s, u"tcp"_s, u"reset"_s },
-            environment),
-        0);
+    const ConnectionReset reset(m_a->port());
+    QVERIFY2(reset.error().isEmpty(), qPrintable(reset.error()));
 
     // when a run queued through B needs the segment A holds,
     const qint64 id = leasedRun();

@@ -202,6 +202,11 @@ void TestDirectStreamDoor::theAgentsBytesGoStraightToTheForwarderAndBack()
     QCOMPARE(handle->bytesReceived(), 0u);
     QCOMPARE(rig.door.bytesToForwarders(), 60'000u);
     QCOMPARE(rig.door.bytesToAgents(), 60'000u);
+    // Counted for the binding, here: the asking member carried none of it.
+    const auto byBinding = rig.door.carriedByBinding();
+    QCOMPARE(byBinding.size(), std::size_t(1));
+    QCOMPARE(byBinding.at(6).toAgent, 60'000u);
+    QCOMPARE(byBinding.at(6).toForwarder, 60'000u);
 }
 
 void TestDirectStreamDoor::aTicketIsGoodOnce()
