@@ -11,7 +11,8 @@
 //     bytes, rows written, transactions), each member's memory and CPU.
 //  3. A forwarded USB device through the holder (forwarder on A, agent on
 //     B; the agent's direct leg to A, and B relaying when the agent cannot
-//     reach A) against the same on one member: control round trips (p50, p99)
+//     reach A) against the same on one member, all three up at once and
+//     measured in turn over five rounds: control round trips (p50, p99)
 //     and bulk throughput, as ratios. Needs root and podman (a run must
 //     hold the device); skipped, saying why, without them.
 //
@@ -46,6 +47,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <memory>
 #include <stdexcept>
@@ -338,77 +340,115 @@ enum class Leg
     Relayed // it cannot reach A's daemon port: B relays through A
 };
 
-QJsonObject usbThrough(Cluster &cluster, HubProcess &forwarderHub, const QString &name,
-    const TransferMeasurement &measure, Leg leg = Leg::Direct)
+// A USB stand-in device on a forwarder of `forwarderHub`, lent to a run of
+// an agent on B for as long as this lives. The run ends before its agent
+// does: a busy member may pass the cancel on late, and an agent stopped
+// first would leave its sandbox behind.
+class LentUsbDevice
 {
-    QTemporaryDir forwarderRoot;
-    QTemporaryDir agentRoot;
-    FixtureDevice device;
-    device.busId = u"1-1"_s;
-    device.vendorId = 0x1d50;
-    device.productId = 0x6089;
-    if (!UsbFixture::makeForwarderMachine(forwarderRoot.path(), { device })
-        || !UsbFixture::makeAgentMachine(agentRoot.path()))
-        fail(u"cannot make the fixture trees"_s);
-    HubProcess &agentHub = *cluster.b;
-    const QString project = u"/srv/projects/"_s + name;
-    agentHub.cli({ u"project"_s, u"add"_s, project });
-    const Enrollment enrolled = forwarderHub.enroll(name, { u"--usb"_s, u"1d50:6089"_s });
-    if (!enrolled.ok)
-        fail(enrolled.error);
-    QTemporaryDir forwarderHome;
-    ForwarderProcess forwarder({ u"--bundle"_s, enrolled.bundle }, forwarderHome.path(),
-        ForwarderProcess::Program::ForwarderUsbStandIn);
-    forwarder.setEnvironmentVariable(u"CLOOP_USB_STANDIN"_s, u"forwarder"_s);
-    forwarder.setEnvironmentVariable(u"CLOOP_SYSFS_ROOT"_s, forwarderRoot.path());
-    if (!forwarder.start() || !forwarder.waitForStderr(u"is present as"_s))
-        fail(forwarder.describe());
-    const QJsonObject executor
-        = agentHub.cliJson({ u"executor"_s, u"enroll"_s, u"--name"_s, name, u"--json"_s })
-              .toObject();
-    QTemporaryDir agentHome;
-    ForwarderProcess agent({ u"--bundle"_s, executor.value("bundle"_L1).toString() },
-        agentHome.path(), ForwarderProcess::Program::AgentUsbStandIn);
-    agent.setEnvironmentVariable(u"CLOOP_USB_STANDIN"_s, u"agent"_s);
-    agent.setEnvironmentVariable(u"CLOOP_SYSFS_ROOT"_s, agentRoot.path());
-    agent.setEnvironmentVariable(u"CLOOP_DEV_ROOT"_s, agentRoot.path());
-    if (!agent.start() || !agent.waitForStderr(u"connected to the hub as executor"_s))
-        fail(agent.describe());
-    if (forwarderHub.bind(enrolled.id, project) == 0)
-        fail(forwarderHub.transcript().right(2000));
-    // New connections to A's daemon port are reset while the run starts;
-    // the forwarder's session, already up, goes on.
-    std::unique_ptr<ConnectionReset> reset;
-    if (leg == Leg::Relayed) {
-        reset = std::make_unique<ConnectionReset>(forwarderHub.port());
-        if (!reset->error().isEmpty())
-            fail(reset->error());
+public:
+    LentUsbDevice(Cluster &cluster, HubProcess &forwarderHub, const QString &name, Leg leg)
+        : m_agentHub(*cluster.b)
+    {
+        FixtureDevice device;
+        device.busId = u"1-1"_s;
+        device.vendorId = 0x1d50;
+        device.productId = 0x6089;
+        if (!UsbFixture::makeForwarderMachine(m_forwarderRoot.path(), { device })
+            || !UsbFixture::makeAgentMachine(m_agentRoot.path()))
+            fail(u"cannot make the fixture trees"_s);
+        const QString project = u"/srv/projects/"_s + name;
+        m_agentHub.cli({ u"project"_s, u"add"_s, project });
+        const Enrollment enrolled = forwarderHub.enroll(name, { u"--usb"_s, u"1d50:6089"_s });
+        if (!enrolled.ok)
+            fail(enrolled.error);
+        m_forwarder
+            = std::make_unique<ForwarderProcess>(QStringList { u"--bundle"_s, enrolled.bundle },
+                m_forwarderHome.path(), ForwarderProcess::Program::ForwarderUsbStandIn);
+        m_forwarder->setEnvironmentVariable(u"CLOOP_USB_STANDIN"_s, u"forwarder"_s);
+        m_forwarder->setEnvironmentVariable(u"CLOOP_SYSFS_ROOT"_s, m_forwarderRoot.path());
+        if (!m_forwarder->start() || !m_forwarder->waitForStderr(u"is present as"_s))
+            fail(m_forwarder->describe());
+        const QJsonObject executor
+            = m_agentHub.cliJson({ u"executor"_s, u"enroll"_s, u"--name"_s, name, u"--json"_s })
+                  .toObject();
+        m_agent = std::make_unique<ForwarderProcess>(
+            QStringList { u"--bundle"_s, executor.value("bundle"_L1).toString() },
+            m_agentHome.path(), ForwarderProcess::Program::AgentUsbStandIn);
+        m_agent->setEnvironmentVariable(u"CLOOP_USB_STANDIN"_s, u"agent"_s);
+        m_agent->setEnvironmentVariable(u"CLOOP_SYSFS_ROOT"_s, m_agentRoot.path());
+        m_agent->setEnvironmentVariable(u"CLOOP_DEV_ROOT"_s, m_agentRoot.path());
+        if (!m_agent->start() || !m_agent->waitForStderr(u"connected to the hub as executor"_s))
+            fail(m_agent->describe());
+        if (forwarderHub.bind(enrolled.id, project) == 0)
+            fail(forwarderHub.transcript().right(2000));
+        // New connections to the holder's daemon port are reset while the
+        // run starts; the forwarder's session, already up, goes on.
+        std::unique_ptr<ConnectionReset> reset;
+        if (leg == Leg::Relayed) {
+            reset = std::make_unique<ConnectionReset>(forwarderHub.port());
+            if (!reset->error().isEmpty())
+                fail(reset->error());
+        }
+        const CliResult queued = m_agentHub.cli({ u"run"_s, u"--project"_s, project,
+            u"--executor"_s, name, u"--no-wait"_s, u"--"_s, u"sleep"_s, u"3600"_s });
+        if (queued.exitCode != 0)
+            fail(queued.describe());
+        m_runId = queued.stdoutText().trimmed();
+        StandInControl control(m_agentRoot.path());
+        waitUntil([&] {
+            auto ports = control.call({ { u"op"_s, u"ports"_s } });
+            m_node = ports ? nodeOf(*ports) : QString();
+            return !m_node.isEmpty();
+        });
+        if (m_node.isEmpty())
+            fail(u"the run's device did not attach: "_s + m_agent->stderrText().right(2000));
+        if ((leg == Leg::Relayed)
+            != m_agent->stderrText().contains(u"so its hub carries the stream"_s))
+            fail(u"the stream did not take the leg it was meant to: "_s
+                + m_agent->stderrText().right(2000));
     }
-    const CliResult queued = agentHub.cli({ u"run"_s, u"--project"_s, project, u"--executor"_s,
-        name, u"--no-wait"_s, u"--"_s, u"sleep"_s, u"3600"_s });
-    if (queued.exitCode != 0)
-        fail(queued.describe());
-    StandInControl control(agentRoot.path());
-    QString node;
-    waitUntil([&] {
-        auto ports = control.call({ { u"op"_s, u"ports"_s } });
-        node = ports ? nodeOf(*ports) : QString();
-        return !node.isEmpty();
-    });
-    if (node.isEmpty())
-        fail(u"the run's device did not attach: "_s + agent.stderrText().right(2000));
-    if ((leg == Leg::Relayed) != agent.stderrText().contains(u"so its hub carries the stream"_s))
-        fail(u"the stream did not take the leg it was meant to: "_s
-            + agent.stderrText().right(2000));
-    auto measured = control.call(
-        { { u"op"_s, u"measure"_s }, { u"node"_s, node },
-            { u"control_count"_s, measure.controlCount }, { u"bulk_bytes"_s, measure.bulkBytes },
-            { u"urb_bytes"_s, measure.urbBytes }, { u"bulk_in_flight"_s, measure.bulkInFlight } },
-        30 * 60 * 1000);
-    agentHub.cli({ u"run"_s, u"cancel"_s, queued.stdoutText().trimmed() });
-    if (!measured)
-        fail(measured.error().message);
-    return *measured;
+
+    ~LentUsbDevice()
+    {
+        m_agentHub.cli({ u"run"_s, u"cancel"_s, m_runId });
+        if (!m_agent->waitForStderr(u"run %1 finished"_s.arg(m_runId), 120'000))
+            std::fprintf(
+                stderr, "bench_cluster: run %s did not end within 120 s\n", qPrintable(m_runId));
+    }
+
+    LentUsbDevice(const LentUsbDevice &) = delete;
+    LentUsbDevice &operator=(const LentUsbDevice &) = delete;
+
+    QJsonObject measure(const TransferMeasurement &measure)
+    {
+        StandInControl control(m_agentRoot.path());
+        auto measured = control.call(
+            { { u"op"_s, u"measure"_s }, { u"node"_s, m_node },
+                { u"control_count"_s, measure.controlCount },
+                { u"bulk_bytes"_s, measure.bulkBytes }, { u"urb_bytes"_s, measure.urbBytes },
+                { u"bulk_in_flight"_s, measure.bulkInFlight } },
+            30 * 60 * 1000);
+        if (!measured)
+            fail(measured.error().message);
+        return *measured;
+    }
+
+private:
+    HubProcess &m_agentHub;
+    QTemporaryDir m_forwarderRoot;
+    QTemporaryDir m_agentRoot;
+    QTemporaryDir m_forwarderHome;
+    QTemporaryDir m_agentHome;
+    std::unique_ptr<ForwarderProcess> m_forwarder;
+    std::unique_ptr<ForwarderProcess> m_agent;
+    QString m_runId;
+    QString m_node;
+};
+
+double median(std::vector<double> values)
+{
+    return percentile(std::move(values), 0.5);
 }
 
 void deviceStreams(Cluster &cluster)
@@ -418,29 +458,57 @@ void deviceStreams(Cluster &cluster)
         std::printf("   skipped: %s\n", qPrintable(why));
         return;
     }
+    // The three paths are up at once and measured in turn, round after
+    // round, so that what the machine does meanwhile falls on all three;
+    // each ratio is taken within a round, and the median is shown.
+    constexpr int kRounds = 5;
     TransferMeasurement measure;
-    measure.controlCount = 2000;
-    measure.bulkBytes = 128 << 20;
-    const QJsonObject one = usbThrough(cluster, *cluster.b, u"onemember"_s, measure);
-    const QJsonObject two = usbThrough(cluster, *cluster.a, u"throughholder"_s, measure);
-    const QJsonObject relayed
-        = usbThrough(cluster, *cluster.a, u"relayedbyb"_s, measure, Leg::Relayed);
-    const auto figure = [](const QJsonObject &figures, const char *key) {
-        return figures.value(QLatin1String(key)).toDouble();
+    measure.controlCount = 2000 / kRounds;
+    measure.bulkBytes = (128 << 20) / kRounds;
+    struct Path
+    {
+        const char *what;
+        std::unique_ptr<LentUsbDevice> device;
+        std::vector<double> p50, p99, bulk;
     };
-    for (const auto &[what, figures] : { std::pair { "one member (agent and forwarder on B)", one },
-             std::pair { "A holds it, the agent's direct leg", two },
-             std::pair { "A holds it, relayed by B (no leg)", relayed } })
-        std::printf("   %-40s control p50 %7.1f us  p99 %7.1f us   bulk %7.1f MB/s\n", what,
-            figure(figures, "control_p50_us"), figure(figures, "control_p99_us"),
-            figure(figures, "bulk_mb_per_s"));
-    for (const auto &[what, figures] :
-        { std::pair { "direct leg", two }, std::pair { "relayed by B", relayed } })
-        std::printf("   %-12s / one member: RTT p50 %.2fx (goal <= 1.3x), p99 %.2fx, "
+    std::array<Path, 3> paths { {
+        { "one member (agent and forwarder on B)",
+            std::make_unique<LentUsbDevice>(cluster, *cluster.b, u"onemember"_s, Leg::Direct), {},
+            {}, {} },
+        { "A holds it, the agent's direct leg",
+            std::make_unique<LentUsbDevice>(cluster, *cluster.a, u"directleg"_s, Leg::Direct), {},
+            {}, {} },
+        { "A holds it, relayed by B (no leg)",
+            std::make_unique<LentUsbDevice>(cluster, *cluster.a, u"relayedbyb"_s, Leg::Relayed), {},
+            {}, {} },
+    } };
+    for (int round = 0; round < kRounds; ++round) {
+        for (Path &path : paths) {
+            const QJsonObject figures = path.device->measure(measure);
+            path.p50.push_back(figures.value("control_p50_us"_L1).toDouble());
+            path.p99.push_back(figures.value("control_p99_us"_L1).toDouble());
+            path.bulk.push_back(figures.value("bulk_mb_per_s"_L1).toDouble());
+        }
+    }
+    std::printf("   medians of %d rounds of %d control transfers and %d MiB each\n", kRounds,
+        measure.controlCount, int(measure.bulkBytes >> 20));
+    for (const Path &path : paths)
+        std::printf("   %-40s control p50 %7.1f us  p99 %7.1f us   bulk %7.1f MB/s\n", path.what,
+            median(path.p50), median(path.p99), median(path.bulk));
+    const Path &one = paths[0];
+    for (const auto &[what, path] :
+        { std::pair { "direct leg", &paths[1] }, std::pair { "relayed by B", &paths[2] } }) {
+        std::vector<double> rtt, tail, throughput;
+        for (int round = 0; round < kRounds; ++round) {
+            rtt.push_back(path->p50[round] / one.p50[round]);
+            tail.push_back(path->p99[round] / one.p99[round]);
+            throughput.push_back(100.0 * path->bulk[round] / one.bulk[round]);
+        }
+        const auto [rttLow, rttHigh] = std::minmax_element(rtt.cbegin(), rtt.cend());
+        std::printf("   %-12s / one member: RTT p50 %.2fx (%.2f-%.2f; goal <= 1.3x), p99 %.2fx, "
                     "throughput %.0f%% (goal >= 80%%)\n",
-            what, figure(figures, "control_p50_us") / figure(one, "control_p50_us"),
-            figure(figures, "control_p99_us") / figure(one, "control_p99_us"),
-            100.0 * figure(figures, "bulk_mb_per_s") / figure(one, "bulk_mb_per_s"));
+            what, median(rtt), *rttLow, *rttHigh, median(tail), median(throughput));
+    }
 }
 
 } // namespace
