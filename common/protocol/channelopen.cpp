@@ -1,6 +1,7 @@
 #include "common/protocol/channelopen.h"
 
 #include "common/device/usb/usbipprotocol.h"
+#include "common/net/huburls.h"
 #include "common/protocol/controlmessage.h"
 #include "common/protocol/fieldreader.h"
 
@@ -220,9 +221,11 @@ Result<AgentDeviceOpen> AgentDeviceOpen::fromMetadata(const QJsonObject &metadat
         DirectLeg direct;
         direct.url = leg.string(kUrl, 512);
         direct.ticket = leg.string(kTicket, kStreamTicketLength);
-        if (!leg.error() && !direct.url.startsWith(QLatin1StringView("wss://"))
-            && !direct.url.startsWith(QLatin1StringView("ws://")))
-            leg.fail(QStringLiteral("\"url\" is not a hub URL"));
+        if (!leg.error()) {
+            // Read as every hub URL a daemon is given: ws:// to loopback only.
+            if (auto url = net::parseHubUrl(direct.url, net::PlaintextHubUrls::LoopbackOnly); !url)
+                leg.fail(QStringLiteral("\"url\" is not a hub URL: %1").arg(url.error().message));
+        }
         if (!leg.error() && !isValidStreamTicket(direct.ticket))
             leg.fail(QStringLiteral("\"ticket\" is not a stream ticket"));
         if (leg.error())
