@@ -4,13 +4,13 @@
 
 namespace cloop::net {
 
-Heartbeat::Heartbeat(
-    QWebSocket *socket, std::chrono::milliseconds interval, std::chrono::milliseconds timeout)
+Heartbeat::Heartbeat(QWebSocket *socket, Pace idle, Pace watchful)
     : QObject(socket)
     , m_socket(socket)
-    , m_timeout(timeout)
+    , m_idlePace(idle)
+    , m_watchfulPace(watchful)
 {
-    m_timer.setInterval(interval);
+    m_timer.setInterval(m_idlePace.interval);
     connect(&m_timer, &QTimer::timeout, this, &Heartbeat::onTick);
     connect(socket, &QWebSocket::pong, this, &Heartbeat::noteActivity);
     connect(socket, &QWebSocket::textMessageReceived, this, &Heartbeat::noteActivity);
@@ -29,6 +29,16 @@ void Heartbeat::stop()
     m_timer.stop();
 }
 
+void Heartbeat::setWatchful(bool watchful)
+{
+    if (watchful == m_watchful)
+        return;
+    m_watchful = watchful;
+    // A running timer restarts with the new interval, so a link turning
+    // watchful is checked within the short one; a stopped one stays stopped.
+    m_timer.setInterval(currentPace().interval);
+}
+
 void Heartbeat::noteActivity()
 {
     m_sinceActivity.restart();
@@ -37,12 +47,16 @@ void Heartbeat::noteActivity()
 void Heartbeat::onTick()
 {
     const qint64 silent = m_sinceActivity.elapsed();
-    if (silent >= m_timeout.count()) {
+    const Pace &pace = currentPace();
+    if (silent >= pace.timeout.count()) {
         m_timer.stop();
         Q_EMIT timedOut(silent);
         return;
     }
-    m_socket->ping();
+    // A peer heard from within the interval is alive: a busy link carries
+    // no pings of its own.
+    if (silent >= pace.interval.count() / 2)
+        m_socket->ping();
 }
 
 } // namespace cloop::net

@@ -14,6 +14,10 @@ namespace cloop::net {
 // dead when nothing at all (pong or message) arrived for `timeout`. A TCP
 // connection through a vanished NAT or a suspended laptop may never error on
 // its own.
+//
+// A link that carries device streams is watched closely (a run waits on it,
+// and the sooner it is known dead the sooner it is re-joined); an idle one
+// costs one ping per interval, which matters with thousands of sessions.
 class Heartbeat final : public QObject
 {
     Q_OBJECT
@@ -22,12 +26,26 @@ class Heartbeat final : public QObject
 public:
     static constexpr std::chrono::milliseconds kDefaultInterval { 10'000 };
     static constexpr std::chrono::milliseconds kDefaultTimeout { 30'000 };
+    // Silence is noticed within timeout + interval: 9 s while watched.
+    static constexpr std::chrono::milliseconds kWatchfulInterval { 2'000 };
+    static constexpr std::chrono::milliseconds kWatchfulTimeout { 7'000 };
+    static_assert(kWatchfulTimeout + kWatchfulInterval <= std::chrono::seconds(10),
+        "a dead link carrying device streams is noticed within 10 s");
 
-    explicit Heartbeat(QWebSocket *socket, std::chrono::milliseconds interval = kDefaultInterval,
-        std::chrono::milliseconds timeout = kDefaultTimeout);
+    struct Pace
+    {
+        std::chrono::milliseconds interval;
+        std::chrono::milliseconds timeout;
+    };
+
+    Heartbeat(QWebSocket *socket, Pace idle, Pace watchful);
 
     void start();
     void stop();
+    // Watchful while the link carries something a dead link would strand.
+    void setWatchful(bool watchful);
+    bool isWatchful() const { return m_watchful; }
+    const Pace &currentPace() const { return m_watchful ? m_watchfulPace : m_idlePace; }
     // Anything heard from the peer proves it alive.
     void noteActivity();
     qint64 millisecondsSinceActivity() const { return m_sinceActivity.elapsed(); }
@@ -39,7 +57,9 @@ private:
     void onTick();
 
     QWebSocket *m_socket;
-    std::chrono::milliseconds m_timeout;
+    Pace m_idlePace;
+    Pace m_watchfulPace;
+    bool m_watchful = false;
     QTimer m_timer;
     QElapsedTimer m_sinceActivity;
 };

@@ -202,6 +202,7 @@ Result<Channel *> ChannelMultiplexer::openChannel(const QJsonObject &metadata)
     auto *channel
         = new Channel(this, id, metadata, Channel::State::Opening, m_limits.receiveWindow);
     m_channels.insert(id, channel);
+    Q_EMIT channelCountChanged(channelCount());
     send(ChannelFrame::open(id, m_limits.receiveWindow, encoded));
     return channel;
 }
@@ -213,7 +214,8 @@ void ChannelMultiplexer::send(const ChannelFrame &frame)
 
 void ChannelMultiplexer::forget(Channel *channel)
 {
-    m_channels.remove(channel->id());
+    if (m_channels.remove(channel->id()))
+        Q_EMIT channelCountChanged(channelCount());
 }
 
 void ChannelMultiplexer::wakeBlockedWriters()
@@ -279,6 +281,7 @@ Status ChannelMultiplexer::handleFrame(QByteArrayView encoded)
             this, frame.channel, doc.object(), Channel::State::Opening, m_limits.receiveWindow);
         channel->m_sendCredit = frame.window;
         m_channels.insert(frame.channel, channel);
+        Q_EMIT channelCountChanged(channelCount());
         static const QMetaMethod requested
             = QMetaMethod::fromSignal(&ChannelMultiplexer::channelRequested);
         if (!isSignalConnected(requested)) {

@@ -165,6 +165,9 @@ Q_SIGNALS:
     // before returning. Channels still undecided when control returns to the
     // event loop are refused.
     void channelRequested(cloop::tunnel::Channel *channel);
+    // A channel was added or forgotten; the tunnel watches a link more
+    // closely while it carries any.
+    void channelCountChanged(int count);
 
 private:
     friend class Channel;

@@ -25,7 +25,7 @@ TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side 
     : QObject(parent)
     , m_socket(socket)
     , m_mux(side, limits)
-    , m_heartbeat(new net::Heartbeat(socket, timing.heartbeatInterval, timing.heartbeatTimeout))
+    , m_heartbeat(new net::Heartbeat(socket, timing.idlePace(), timing.watchfulPace()))
 {
     m_socket->setParent(this);
     m_socket->setMaxAllowedIncomingMessageSize(
@@ -55,6 +55,8 @@ TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side 
         if (!m_closed)
             m_socket->sendBinaryMessage(frame);
     });
+    connect(&m_mux, &ChannelMultiplexer::channelCountChanged, m_heartbeat,
+        [heartbeat = m_heartbeat](int count) { heartbeat->setWatchful(count > 0); });
     connect(m_heartbeat, &net::Heartbeat::timedOut, this, [this](qint64 silentMs) {
         abort(QStringLiteral("no sign of life from the peer for %1")
                   .arg(util::formatMilliseconds(silentMs)));

@@ -14,6 +14,17 @@ struct TunnelTiming
 {
     std::chrono::milliseconds heartbeatInterval = net::Heartbeat::kDefaultInterval;
     std::chrono::milliseconds heartbeatTimeout = net::Heartbeat::kDefaultTimeout;
+    // While the tunnel carries any channel.
+    std::chrono::milliseconds watchfulInterval = net::Heartbeat::kWatchfulInterval;
+    std::chrono::milliseconds watchfulTimeout = net::Heartbeat::kWatchfulTimeout;
+
+    net::Heartbeat::Pace idlePace() const { return { heartbeatInterval, heartbeatTimeout }; }
+    // Never slower than idle, whatever a test sets.
+    net::Heartbeat::Pace watchfulPace() const
+    {
+        return { std::min(heartbeatInterval, watchfulInterval),
+            std::min(heartbeatTimeout, watchfulTimeout) };
+    }
 };
 
 // Sets TCP_NODELAY on the WebSocket's TCP socket (call once connected).

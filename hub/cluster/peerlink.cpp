@@ -20,8 +20,8 @@ PeerLink::PeerLink(
     , m_options(options)
     , m_mux(tunnel::ChannelMultiplexer::Side::Daemon, options.limits)
     , m_socket(new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this))
-    , m_heartbeat(new net::Heartbeat(
-          m_socket, options.timing.heartbeatInterval, options.timing.heartbeatTimeout))
+    , m_heartbeat(
+          new net::Heartbeat(m_socket, options.timing.idlePace(), options.timing.watchfulPace()))
 {
     m_socket->setSslConfiguration(tls);
     const auto largest
@@ -48,6 +48,8 @@ PeerLink::PeerLink(
                 m_socketError = m_socket->errorString();
         });
     connect(&m_mux, &tunnel::ChannelMultiplexer::frameReady, this, &PeerLink::onFrame);
+    connect(&m_mux, &tunnel::ChannelMultiplexer::channelCountChanged, m_heartbeat,
+        [heartbeat = m_heartbeat](int count) { heartbeat->setWatchful(count > 0); });
     connect(m_heartbeat, &net::Heartbeat::timedOut, this, [this](qint64 silentMs) {
         fail(QStringLiteral("no sign of life from it for %1")
                  .arg(util::formatMilliseconds(silentMs)));

@@ -19,16 +19,17 @@
 //   bench_cluster [sessions, default 10000] [revocations, default 100]
 //                 [idle seconds, default 30]
 
+#include "bench/benchcleanup.h"
 #include "bench/benchutil.h"
 #include "common/net/hubtls.h"
 #include "common/protocol/devicespec.h"
 #include "common/tunnel/tunnelclient.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
-#include "support/connectionreset.h"
 #include "support/eventclient.h"
 #include "support/forwarderprocess.h"
 #include "support/hubprocess.h"
+#include "support/packetfilter.h"
 #include "support/postgresserver.h"
 #include "support/processutil.h"
 #include "support/usbstandin/usbfixture.h"
@@ -112,6 +113,9 @@ ProcessUse useOf(qint64 pid)
 // Two members on one database, with room for many sessions.
 struct Cluster
 {
+    // Before the server: at a normal end the server's destructor has
+    // stopped it and removed its folder, and this finds nothing to do.
+    std::unique_ptr<bench::UndoOnExit> serverUndo;
     PostgresServer server;
     QTemporaryDir scratch;
     QString database;
@@ -121,7 +125,15 @@ struct Cluster
 
     void start(int sessions)
     {
-        if (!server.start())
+        const bool started = server.start();
+        // A server pg_ctl started outlives this process unless told to stop
+        // (SIGQUIT: at once); its folder is outside the private scratch,
+        // where the postgres user may enter.
+        serverUndo = std::make_unique<bench::UndoOnExit>(
+            u"d=%1; for f in $(find \"$d\" -name postmaster.pid 2>/dev/null); do "
+            "kill -QUIT $(head -n 1 \"$f\") 2>/dev/null; sleep 1; done; rm -rf \"$d\""_s.arg(
+                bench::shellQuoted(server.socketDirectory())));
+        if (!started)
             fail(u"no PostgreSQL server: "_s + server.lastError());
         database = server.createDatabase();
         if (database.isEmpty())
@@ -397,9 +409,13 @@ public:
             fail(forwarderHub.transcript().right(2000));
         // New connections to the holder's daemon port are reset while the
         // run starts; the forwarder's session, already up, goes on.
-        std::unique_ptr<ConnectionReset> reset;
+        std::unique_ptr<PacketFilter> reset;
+        std::unique_ptr<bench::UndoOnExit> resetUndo;
         if (leg == Leg::Relayed) {
-            reset = std::make_unique<ConnectionReset>(forwarderHub.port());
+            reset = std::make_unique<PacketFilter>(
+                PacketFilter::resetNewConnections(forwarderHub.port()));
+            resetUndo = std::make_unique<bench::UndoOnExit>(
+                u"nft delete table inet %1 2>/dev/null"_s.arg(reset->table()));
             if (!reset->error().isEmpty())
                 fail(reset->error());
         }
@@ -529,6 +545,7 @@ void deviceStreams(Cluster &cluster)
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
+    const bench::PrivateScratch scratch;
     const int sessions = bench::argument(argc, argv, 1, 10000, kUsage);
     const int revocationCount = bench::argument(argc, argv, 2, 100, kUsage);
     const int idleSeconds = bench::argument(argc, argv, 3, 30, kUsage);

@@ -9,6 +9,7 @@
 // own); the sandbox's image is busybox plus the host's iperf3 and the
 // libraries it links, imported locally.
 
+#include "bench/benchcleanup.h"
 #include "bench/benchutil.h"
 #include "support/labnetwork.h"
 #include "support/testrig.h"
@@ -28,6 +29,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -41,7 +43,8 @@ namespace {
 
 const char *const kUsage = "bench_segment [seconds per iperf3 run] [repetitions]";
 const char *g_program = "bench_segment";
-const QString kImage = QStringLiteral("localhost/cloop-bench-iperf3:latest");
+// Its own tag, so a benchmark running beside it keeps its image.
+const QString kImage = QStringLiteral("localhost/cloop-bench-iperf3:%1").arg(::getpid());
 const QString kProject = QStringLiteral("/srv/projects/bench");
 
 // Thrown rather than exiting, so the namespaces, processes and sandboxes
@@ -69,9 +72,12 @@ void mustRun(const QString &script)
         fail(ran.describe());
 }
 
-// busybox with a few applets, and iperf3 with every library it links.
-void importIperfImage()
+// busybox with a few applets, and iperf3 with every library it links;
+// removed again when the guard goes.
+std::unique_ptr<cloop::bench::UndoOnExit> importIperfImage()
 {
+    auto removal = std::make_unique<cloop::bench::UndoOnExit>(
+        QStringLiteral("podman rmi -f %1 >/dev/null 2>&1").arg(kImage));
     QTemporaryDir root;
     const QString rootfs = root.filePath(QStringLiteral("rootfs"));
     const QString iperf = QStandardPaths::findExecutable(QStringLiteral("iperf3"));
@@ -85,6 +91,7 @@ void importIperfImage()
         "echo 'root:x:0:0::/:/bin/sh' > $r/etc/passwd; "
         "tar -C $r -c . | podman import --quiet - %3 >/dev/null")
                 .arg(rootfs, iperf, kImage));
+    return removal;
 }
 
 struct Figures
@@ -112,14 +119,24 @@ double rttFromPing(const QString &output)
     return match.hasMatch() ? match.captured(1).toDouble() : -1;
 }
 
+// A signal stopping the benchmark leaves the lab's named namespace behind
+// (the process's own namespace, and the links in it, go with the process).
+QString undoLab(const LabNetwork &lab)
+{
+    return QStringLiteral("ip netns delete %1 2>/dev/null").arg(lab.name());
+}
+
 // Two namespaces joined by a veth pair: what the chain is compared with.
 Figures measureDirect(int seconds)
 {
     const QString client = QStringLiteral("cloop-bench-direct-%1").arg(::getpid());
     LabNetwork lab(
         QStringLiteral("clb-direct"), QStringLiteral("clb-lab"), QStringLiteral("198.51.100.1/24"));
+    const cloop::bench::UndoOnExit labUndo(undoLab(lab));
     if (!lab.create())
         fail(lab.lastError());
+    const cloop::bench::UndoOnExit clientUndo(
+        QStringLiteral("ip netns delete %1 2>/dev/null").arg(client));
     mustRun(QStringLiteral(
         "ip netns add %1 && ip link set clb-direct netns %1 && "
         "ip -n %1 addr add 198.51.100.10/24 dev clb-direct && ip -n %1 link set clb-direct up && "
@@ -226,10 +243,11 @@ int runBench(int argc, char **argv)
         fail(QStringLiteral("iperf3 is not installed (scripts/install-deps installs it)"));
     if (const QString why = enterPrivateNetwork(); !why.isEmpty())
         fail(why);
-    importIperfImage();
+    const auto image = importIperfImage();
 
     LabNetwork lab(
         QStringLiteral("clb-seg"), QStringLiteral("clb-lab"), QStringLiteral("192.0.2.1/24"));
+    const cloop::bench::UndoOnExit labUndo(undoLab(lab));
     if (!lab.create())
         fail(lab.lastError());
     TestRig rig;
@@ -285,9 +303,11 @@ int runBench(int argc, char **argv)
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
+    const cloop::bench::PrivateScratch scratch;
     try {
         return runBench(argc, argv);
     } catch (const BenchFailed &failure) {
-        cloop::bench::die(g_program, failure.what());
+        std::fprintf(stderr, "%s: %s\n", g_program, failure.what());
+        return 1;
     }
 }

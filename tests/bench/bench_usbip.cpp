@@ -13,6 +13,7 @@
 // port, so no control hop is counted. The chain needs root and podman (a
 // run must hold the device); without them only the direct line is printed.
 
+#include "bench/benchcleanup.h"
 #include "bench/benchutil.h"
 #include "common/util/fd.h"
 #include "support/testrig.h"
@@ -181,7 +182,13 @@ QJsonObject chain(const TransferMeasurement &measure)
             { QStringLiteral("urb_bytes"), measure.urbBytes },
             { QStringLiteral("bulk_in_flight"), measure.bulkInFlight } },
         30 * 60 * 1000);
-    hub.cli({ QStringLiteral("run"), QStringLiteral("cancel"), queued.stdoutText().trimmed() });
+    // The run ends before its agent does, or its sandbox would outlive the
+    // benchmark: an agent that stops leaves its runs to its next start.
+    const QString runId = queued.stdoutText().trimmed();
+    hub.cli({ QStringLiteral("run"), QStringLiteral("cancel"), runId });
+    if (!agent.waitForStderr(QStringLiteral("run %1 finished").arg(runId), 120'000))
+        fail(QStringLiteral("run %1 did not end when cancelled: ").arg(runId)
+            + agent.stderrText().right(2000));
     if (!measured)
         fail(measured.error().message);
     return *measured;
@@ -208,6 +215,7 @@ void print(const char *what, const QJsonObject &figures)
 int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
+    const cloop::bench::PrivateScratch scratch;
     TransferMeasurement measure;
     measure.controlCount = cloop::bench::argument(argc, argv, 1, 2000, kUsage);
     measure.bulkBytes = qint64(cloop::bench::argument(argc, argv, 2, 256, kUsage)) * 1048576;

@@ -11,6 +11,7 @@
 #include "common/tunnel/tunnelconnection.h"
 #include "common/tunneltestsupport.h"
 
+#include <QElapsedTimer>
 #include <QJsonObject>
 #include <QSignalSpy>
 #include <QTcpServer>
@@ -55,11 +56,15 @@ private Q_SLOTS:
     void oversizedMessageDropsTunnel();
     void closeWithErrorSendsErrorThenCloses();
     void closeGivesUpOnSilentPeer();
+    void silentLinkCarryingChannelsIsDroppedAtTheWatchfulPace();
+    void silentIdleLinkIsDroppedAtItsOwnPace();
     void deletingConnectionClosesChannels();
 
 private:
     // Dials `url` with a daemon-side TunnelConnection; null on failure.
     std::unique_ptr<TunnelConnection> dial(const QUrl &url, tunnel::TunnelTiming timing = {});
+    // The same at the scaled-down heartbeat pace, beating.
+    std::unique_ptr<TunnelConnection> dialWithHeartbeat(const QUrl &url);
 };
 
 std::unique_ptr<TunnelConnection> TestTunnelConnection::dial(
@@ -285,6 +290,97 @@ void TestTunnelConnection::closeGivesUpOnSilentPeer()
     QVERIFY(!connection->isOpen());
     QVERIFY(!disconnected.wait(kQuietMs));
     QCOMPARE(disconnected.count(), 1);
+}
+
+namespace {
+
+// A fake hub reached through a proxy that can go silent.
+struct ProxiedHub
+{
+    FakeHub hub;
+    std::unique_ptr<TcpProxy> proxy;
+
+    bool listen()
+    {
+        if (!hub.listenPlain())
+            return false;
+        proxy = std::make_unique<TcpProxy>(hub.port());
+        return proxy->listen();
+    }
+    QUrl url() const
+    {
+        QUrl url = hub.url();
+        url.setPort(proxy->port());
+        return url;
+    }
+};
+
+// The defaults scaled down: watched 100/400 ms, idle 1.5/5 s.
+tunnel::TunnelTiming scaledTiming()
+{
+    tunnel::TunnelTiming timing;
+    timing.heartbeatInterval = 1500ms;
+    timing.heartbeatTimeout = 5000ms;
+    timing.watchfulInterval = 100ms;
+    timing.watchfulTimeout = 400ms;
+    return timing;
+}
+
+} // namespace
+
+std::unique_ptr<TunnelConnection> TestTunnelConnection::dialWithHeartbeat(const QUrl &url)
+{
+    auto connection = dial(url, scaledTiming());
+    if (connection)
+        connection->startHeartbeat();
+    return connection;
+}
+
+void TestTunnelConnection::silentLinkCarryingChannelsIsDroppedAtTheWatchfulPace()
+{
+    ProxiedHub hub;
+    QVERIFY(hub.listen());
+    auto connection = dialWithHeartbeat(hub.url());
+    QVERIFY(connection);
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+    QVERIFY(connection->channels()->openChannel(QJsonObject {}));
+
+    // Alive for many watchful timeouts while the peer answers.
+    QVERIFY(!disconnected.wait(1200));
+
+    hub.proxy->setBlackhole(true);
+    QElapsedTimer silentFor;
+    silentFor.start();
+    QVERIFY(disconnected.wait(kEventTimeoutMs));
+    // The watchful bound (timeout + one interval), well short of the idle
+    // timeout: the link was judged at the watchful pace.
+    QVERIFY2(silentFor.elapsed() < 1500, qPrintable(QString::number(silentFor.elapsed())));
+    QVERIFY(disconnected.first().first().toString().contains(QLatin1String("no sign of life")));
+}
+
+void TestTunnelConnection::silentIdleLinkIsDroppedAtItsOwnPace()
+{
+    ProxiedHub hub;
+    QVERIFY(hub.listen());
+    auto connection = dialWithHeartbeat(hub.url());
+    QVERIFY(connection);
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+    // A channel that came and went leaves the link idle again.
+    auto opened = connection->channels()->openChannel(QJsonObject {});
+    QVERIFY(opened);
+    (*opened)->close(protocol::CloseCode::DeviceGone, QStringLiteral("done"));
+    QCOMPARE(connection->channels()->channelCount(), 0);
+
+    hub.proxy->setBlackhole(true);
+    QVERIFY(!disconnected.wait(1500));
+    QVERIFY(connection->isOpen());
+
+    // Turning watchful judges the silence so far at once.
+    QElapsedTimer sinceChannel;
+    sinceChannel.start();
+    QVERIFY(connection->channels()->openChannel(QJsonObject {}));
+    QVERIFY(disconnected.wait(kEventTimeoutMs));
+    QVERIFY2(sinceChannel.elapsed() < 1000, qPrintable(QString::number(sinceChannel.elapsed())));
 }
 
 void TestTunnelConnection::deletingConnectionClosesChannels()

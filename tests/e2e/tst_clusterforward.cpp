@@ -8,11 +8,11 @@
 // the running sandbox gets its segment back. Skipped, saying why, without
 // root, podman, dnsmasq or PostgreSQL.
 
-#include "support/connectionreset.h"
 #include "support/eventclient.h"
 #include "support/forwarderprocess.h"
 #include "support/hubprocess.h"
 #include "support/labnetwork.h"
+#include "support/packetfilter.h"
 #include "support/postgresserver.h"
 #include "support/processutil.h"
 #include "support/usbstandin/usbfixture.h"
@@ -361,7 +361,7 @@ void TestClusterForward::anAgentThatCannotReachTheHolderGetsTheSegmentThroughIts
 {
     // Given that new connections to A's daemon port are reset (their first
     // SYN only: the forwarder's session to A, already up, goes on),
-    const ConnectionReset reset(m_a->port());
+    const PacketFilter reset = PacketFilter::resetNewConnections(m_a->port());
     QVERIFY2(reset.error().isEmpty(), qPrintable(reset.error()));
 
     // when a run queued through B needs the segment A holds,

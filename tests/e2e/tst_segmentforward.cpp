@@ -6,6 +6,7 @@
 
 #include "daemon-agent/workroot/workroot.h"
 #include "support/labnetwork.h"
+#include "support/packetfilter.h"
 #include "support/testrig.h"
 
 #include <QElapsedTimer>
@@ -70,6 +71,14 @@ QString watchTheSegment()
                           "echo detached; sleep 30");
 }
 
+// Says each time fwd0 appears and goes, for as long as the run lives.
+QString followTheSegment()
+{
+    return QStringLiteral("s=down; while true; do if [ -e /sys/class/net/fwd0 ]; then "
+                          "[ $s = up ] || { echo attached; s=up; }; else "
+                          "[ $s = up ] && { echo detached; s=down; }; fi; sleep 0.05; done");
+}
+
 QString leaseAndPing(const QString &after)
 {
     return QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 100 ]; do sleep "
@@ -109,6 +118,7 @@ private Q_SLOTS:
     void aForwarderThatGoesAwayDetachesAndRefusesNewRuns();
     void aRestartedForwarderGivesTheRunningSandboxItsSegmentBack();
     void anAgentThatLosesItsTunnelDetachesBothEndsAndComesBack();
+    void aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds();
 
 private:
     // The host pid of the run's sandbox, for looking into its namespace.
@@ -119,6 +129,8 @@ private:
     QJsonObject run(qint64 id);
     QString logOf(qint64 id);
     bool waitForLog(qint64 id, const QString &needle, int timeoutMs = kLongWaitMs);
+    // The local port of process `pid`'s connection to the hub, or 0.
+    quint16 localPortTowardsTheHub(qint64 pid) const;
 
     std::unique_ptr<LabNetwork> m_lab;
     std::unique_ptr<QProcess> m_dhcp;
@@ -700,10 +712,7 @@ void TestSegmentForward::aForwarderThatGoesAwayDetachesAndRefusesNewRuns()
 void TestSegmentForward::aRestartedForwarderGivesTheRunningSandboxItsSegmentBack()
 {
     // Given a run that says each time fwd0 appears and goes,
-    const qint64 id = queue(kProject,
-        QStringLiteral("s=down; while true; do if [ -e /sys/class/net/fwd0 ]; then "
-                       "[ $s = up ] || { echo attached; s=up; }; else "
-                       "[ $s = up ] && { echo detached; s=down; }; fi; sleep 0.05; done"));
+    const qint64 id = queue(kProject, followTheSegment());
     QVERIFY(id > 0);
     QVERIFY2(
         waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
@@ -751,19 +760,11 @@ void TestSegmentForward::anAgentThatLosesItsTunnelDetachesBothEndsAndComesBack()
     QVERIFY2(
         waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
     // The agent's own TCP connection to the hub, told apart from the
-    // forwarder's by the owning process; this test's namespace holds no other.
+    // forwarder's by the owning process.
     const QString hubEnd = QStringLiteral("127.0.0.1:%1").arg(m_rig->hub().port());
-    const CliResult sockets = runProgram(QStringLiteral("ss"),
-        { QStringLiteral("-Htnp"), QStringLiteral("state"), QStringLiteral("established"),
-            QStringLiteral("dst"), hubEnd },
-        QProcessEnvironment::systemEnvironment());
-    CLOOP_COMPARE_EXIT(sockets, 0);
-    QString agentEnd;
-    for (const QString &line : sockets.stdoutText().split(QLatin1Char('\n'))) {
-        if (line.contains(QStringLiteral("pid=%1,").arg(m_agent->processId())))
-            agentEnd = line.simplified().split(QLatin1Char(' ')).value(2);
-    }
-    QVERIFY2(!agentEnd.isEmpty(), qPrintable(sockets.describe()));
+    const quint16 agentPort = localPortTowardsTheHub(m_agent->processId());
+    QVERIFY(agentPort > 0);
+    const QString agentEnd = QStringLiteral("127.0.0.1:%1").arg(agentPort);
     const qsizetype connections
         = m_agent->stderrCount(QStringLiteral("connected to the hub as executor"));
 
@@ -805,6 +806,61 @@ void TestSegmentForward::anAgentThatLosesItsTunnelDetachesBothEndsAndComesBack()
     CLOOP_COMPARE_EXIT(
         m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
         0);
+}
+
+void TestSegmentForward::aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds()
+{
+    const qint64 id = queue(kProject, followTheSegment());
+    QVERIFY(id > 0);
+    QVERIFY2(
+        waitForLog(id, QStringLiteral("attached")), qPrintable(logOf(id) + m_agent->stderrText()));
+    const quint16 forwarderPort = localPortTowardsTheHub(m_forwarder->processId());
+    QVERIFY(forwarderPort > 0);
+    const qsizetype sessions = m_rig->hub().log().count(QLatin1String("no sign of life"));
+
+    // Every packet of the forwarder's connection vanishes: no reset, no FIN,
+    // as when a NAT forgets the link. Only a heartbeat can tell.
+    const PacketFilter silence = PacketFilter::dropSilently(forwarderPort);
+    QVERIFY2(silence.error().isEmpty(), qPrintable(silence.error()));
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("lost fwd-lab"), 15'000),
+        qPrintable(m_agent->describe()));
+    const qint64 noticedMs = clock.elapsed();
+    QVERIFY2(noticedMs < 10'000, qPrintable(QStringLiteral("noticed after %1 ms").arg(noticedMs)));
+    // The hub judged the forwarder's silence, not anything quicker.
+    QVERIFY2(m_rig->hub().log().count(QLatin1String("no sign of life")) > sessions,
+        qPrintable(m_rig->hub().log()));
+    // The forwarder gave up on its end too and dialled again on a new
+    // connection, which the filter does not touch: the run gets the segment back.
+    QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("no sign of life"), 15'000),
+        qPrintable(m_forwarder->describe()));
+    QVERIFY2(
+        waitUntil([&] { return logOf(id).count(QLatin1String("attached")) == 2; }, kLongWaitMs),
+        qPrintable(logOf(id) + m_agent->stderrText() + m_rig->hub().log()));
+    CLOOP_COMPARE_EXIT(
+        m_rig->hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(id) }),
+        0);
+}
+
+quint16 TestSegmentForward::localPortTowardsTheHub(qint64 pid) const
+{
+    const QString hubEnd = QStringLiteral("127.0.0.1:%1").arg(m_rig->hub().port());
+    const CliResult sockets = runProgram(QStringLiteral("ss"),
+        { QStringLiteral("-Htnp"), QStringLiteral("state"), QStringLiteral("established"),
+            QStringLiteral("dst"), hubEnd },
+        QProcessEnvironment::systemEnvironment());
+    for (const QString &line : sockets.stdoutText().split(QLatin1Char('\n'))) {
+        if (line.contains(QStringLiteral("pid=%1,").arg(pid)))
+            return line.simplified()
+                .split(QLatin1Char(' '))
+                .value(2)
+                .section(QLatin1Char(':'), -1)
+                .toUShort();
+    }
+    qWarning().noquote() << "no connection of process" << pid
+                         << "to the hub:" << sockets.describe();
+    return 0;
 }
 
 QTEST_GUILESS_MAIN(TestSegmentForward)
