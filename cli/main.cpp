@@ -1,6 +1,7 @@
 #include "cli/cli.h"
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
+#include "common/util/eventdispatcher.h"
 
 #include <QCoreApplication>
 
@@ -10,6 +11,8 @@
 int main(int argc, char *argv[])
 {
     int exitCode = 0;
+    // `cloop hub serve` is the hub.
+    cloop::util::preferQtEventDispatcher();
     {
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName(QStringLiteral("cloop"));

@@ -1,11 +1,13 @@
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
+#include "common/util/eventdispatcher.h"
 #include "hub/serve/hubcommand.h"
 
 #include <QCoreApplication>
 
 int main(int argc, char *argv[])
 {
+    cloop::util::preferQtEventDispatcher();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("cloop-hub"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(cloop::buildinfo::kVersion));

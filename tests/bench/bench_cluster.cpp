@@ -20,7 +20,9 @@
 //                 [idle seconds, default 30]
 
 #include "bench/benchcleanup.h"
+#include "bench/benchfailed.h"
 #include "bench/benchutil.h"
+#include "bench/sessionload.h"
 #include "common/net/hubtls.h"
 #include "common/protocol/devicespec.h"
 #include "common/tunnel/tunnelclient.h"
@@ -64,15 +66,8 @@ namespace {
 const char *const kUsage = "bench_cluster [sessions] [revocations] [idle seconds]";
 const char *g_program = "bench_cluster";
 
-struct BenchFailed : std::runtime_error
-{
-    using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const QString &what)
-{
-    throw BenchFailed(what.toStdString());
-}
+using cloop::bench::BenchFailed;
+using cloop::bench::fail;
 
 double percentile(std::vector<double> values, double p)
 {
@@ -84,31 +79,6 @@ double percentile(std::vector<double> values, double p)
 }
 
 // A process's resident memory (MiB) and CPU time used (s), from /proc.
-struct ProcessUse
-{
-    double rssMiB = 0;
-    double cpuSeconds = 0;
-};
-
-ProcessUse useOf(qint64 pid)
-{
-    ProcessUse use;
-    QFile status(u"/proc/%1/status"_s.arg(pid));
-    if (status.open(QIODevice::ReadOnly)) {
-        for (const QByteArray &line : status.readAll().split('\n'))
-            if (line.startsWith("VmRSS:"))
-                use.rssMiB = line.mid(6).trimmed().split(' ').value(0).toDouble() / 1024.0;
-    }
-    QFile stat(u"/proc/%1/stat"_s.arg(pid));
-    if (stat.open(QIODevice::ReadOnly)) {
-        const QByteArray text = stat.readAll();
-        const QList<QByteArray> fields = text.mid(text.lastIndexOf(')') + 2).split(' ');
-        // utime and stime: fields 14 and 15 of the whole line.
-        use.cpuSeconds = (fields.value(11).toDouble() + fields.value(12).toDouble())
-            / double(::sysconf(_SC_CLK_TCK));
-    }
-    return use;
-}
 
 // Two members on one database, with room for many sessions.
 struct Cluster
@@ -278,35 +248,14 @@ void idleSessions(Cluster &cluster, int sessions, int idleSeconds)
 
     rlimit limit { rlim_t(sessions + 4096), rlim_t(sessions + 4096) };
     ::setrlimit(RLIMIT_NOFILE, &limit);
-    std::vector<std::unique_ptr<tunnel::TunnelClient>> clients;
-    int ready = 0;
-    int next = 0;
+    bench::SessionLoad load(
+        { { QUrl(u"wss://127.0.0.1:%1"_s.arg(cluster.a->port())), cluster.a->pin() },
+            { QUrl(u"wss://127.0.0.1:%1"_s.arg(cluster.b->port())), cluster.b->pin() } },
+        tokens);
     const int inFlight = 25;
-    const auto dial = [&] {
-        if (next >= sessions)
-            return;
-        const int i = next++;
-        HubProcess &hub = i % 2 ? *cluster.b : *cluster.a;
-        tunnel::TunnelClientOptions options;
-        options.hubUrls = { QUrl(u"wss://127.0.0.1:%1"_s.arg(hub.port())) };
-        options.endpointPath = u"/api/forwarders/connect"_s;
-        options.role = protocol::PeerRole::Forwarder;
-        options.trust = net::HubTrust(*net::PinSet::parse(hub.pin()), {});
-        auto client = std::make_unique<tunnel::TunnelClient>(options);
-        client->setEnrollmentToken(tokens.at(i));
-        clients.push_back(std::move(client));
-        tunnel::TunnelClient *raw = clients.back().get();
-        QObject::connect(raw, &tunnel::TunnelClient::ready, raw, [&] { ++ready; });
-        raw->start();
-    };
     took.restart();
-    while (ready < sessions && took.elapsed() < 30 * 60 * 1000) {
-        while (next < sessions && next - ready < inFlight)
-            dial();
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 50);
-    }
-    if (ready < sessions)
-        fail(u"only %1 of %2 sessions came up"_s.arg(ready).arg(sessions));
+    if (!load.connectAll(inFlight, std::chrono::minutes(30)))
+        fail(u"only %1 of %2 sessions came up"_s.arg(load.liveCount()).arg(sessions));
     std::printf("   all connected from cold in %.1f s (%d dials in flight)\n",
         took.elapsed() / 1000.0, inFlight);
 
@@ -322,14 +271,14 @@ void idleSessions(Cluster &cluster, int sessions, int idleSeconds)
         return std::make_pair(values.value(0).toLongLong(), values.value(1).toLongLong());
     };
     const auto [rowsBefore, commitsBefore] = rowsAndCommits();
-    const ProcessUse aBefore = useOf(cluster.a->pid());
-    const ProcessUse bBefore = useOf(cluster.b->pid());
+    const bench::ProcessUse aBefore = bench::useOf(cluster.a->pid());
+    const bench::ProcessUse bBefore = bench::useOf(cluster.b->pid());
     QElapsedTimer idle;
     idle.start();
     QTest::qWait(idleSeconds * 1000);
     const double seconds = idle.elapsed() / 1000.0;
-    const ProcessUse aAfter = useOf(cluster.a->pid());
-    const ProcessUse bAfter = useOf(cluster.b->pid());
+    const bench::ProcessUse aAfter = bench::useOf(cluster.a->pid());
+    const bench::ProcessUse bAfter = bench::useOf(cluster.b->pid());
     // Statistics reach the view once a second or so.
     QTest::qWait(1500);
     const auto [rowsAfter, commitsAfter] = rowsAndCommits();
@@ -345,7 +294,7 @@ void idleSessions(Cluster &cluster, int sessions, int idleSeconds)
             name, after.rssMiB, after.rssMiB * 1024.0 / (sessions / 2.0),
             100.0 * (after.cpuSeconds - before.cpuSeconds) / seconds);
     took.restart();
-    clients.clear();
+    load.clear();
     std::printf("   %d sessions closed in %.1f s\n", sessions, took.elapsed() / 1000.0);
 }
 

@@ -10,6 +10,7 @@
 // libraries it links, imported locally.
 
 #include "bench/benchcleanup.h"
+#include "bench/benchfailed.h"
 #include "bench/benchutil.h"
 #include "support/labnetwork.h"
 #include "support/testrig.h"
@@ -47,17 +48,8 @@ const char *g_program = "bench_segment";
 const QString kImage = QStringLiteral("localhost/cloop-bench-iperf3:%1").arg(::getpid());
 const QString kProject = QStringLiteral("/srv/projects/bench");
 
-// Thrown rather than exiting, so the namespaces, processes and sandboxes
-// made so far are taken down by their destructors on the way out.
-struct BenchFailed : std::runtime_error
-{
-    using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const QString &what)
-{
-    throw BenchFailed(what.toStdString());
-}
+using cloop::bench::BenchFailed;
+using cloop::bench::fail;
 
 CliResult sh(const QString &script, int timeoutMs = 120'000)
 {

@@ -14,6 +14,7 @@
 // run must hold the device); without them only the direct line is printed.
 
 #include "bench/benchcleanup.h"
+#include "bench/benchfailed.h"
 #include "bench/benchutil.h"
 #include "common/util/fd.h"
 #include "support/testrig.h"
@@ -46,15 +47,8 @@ const QString kProject = QStringLiteral("/srv/projects/bench");
 constexpr double kReferenceP50Us = 31.8;
 constexpr double kReferenceBulkMBs = 459.0;
 
-struct BenchFailed : std::runtime_error
-{
-    using std::runtime_error::runtime_error;
-};
-
-[[noreturn]] void fail(const QString &what)
-{
-    throw BenchFailed(what.toStdString());
-}
+using cloop::bench::BenchFailed;
+using cloop::bench::fail;
 
 FixtureDevice benchDevice()
 {

@@ -108,6 +108,8 @@ private:
         std::thread([this] {
             unsigned char signal = 0;
             while (::read(s_signalPipe[0], &signal, 1) != 1) { }
+            // The figures printed so far are kept, whatever comes after.
+            std::fflush(stdout);
             std::fprintf(
                 stderr, "stopped by signal %d: undoing what the benchmark set up\n", int(signal));
             // Held to the end: a destructor on the main thread must not

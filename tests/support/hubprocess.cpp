@@ -209,6 +209,13 @@ bool HubProcess::start()
     }
 }
 
+bool HubProcess::relaunch()
+{
+    if (isRunning() || m_port == 0)
+        return false;
+    return launch();
+}
+
 void HubProcess::kill()
 {
     if (!isRunning())

@@ -45,6 +45,10 @@ public:
     // First start listens on port 0 and learns the port from DIR/cli.json;
     // later starts reuse that port. Returns once /api/health answers.
     bool start();
+    // Starts a hub that ran before again on its port, without waiting for
+    // /api/health (a benchmark times that itself); false when it could not
+    // be launched.
+    bool relaunch();
     // SIGKILL by PID, then reaps it.
     void kill();
     // SIGTERM by PID and waits; the exit code, or -1 if it had to be killed.
