@@ -12,7 +12,7 @@ int main(int argc, char *argv[])
 {
     int exitCode = 0;
     // `cloop hub serve` is the hub.
-    cloop::util::preferQtEventDispatcher();
+    cloop::util::installScalableEventDispatcher();
     {
         QCoreApplication app(argc, argv);
         QCoreApplication::setApplicationName(QStringLiteral("cloop"));

@@ -7,7 +7,7 @@
 
 int main(int argc, char *argv[])
 {
-    cloop::util::preferQtEventDispatcher();
+    cloop::util::installScalableEventDispatcher();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("cloop-hub"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(cloop::buildinfo::kVersion));

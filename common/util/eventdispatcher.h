@@ -1,18 +1,20 @@
 #pragma once
 
-#include <QtGlobal>
+#include "common/util/epolleventdispatcher.h"
+
+#include <QCoreApplication>
 
 namespace cloop::util {
 
-// Picks Qt's own poll()-based event dispatcher over GLib's for a process
-// that may hold thousands of sockets (the hub): GLib's keeps its socket
-// notifiers in lists it walks on every change, which at 10,000 sessions
-// cost most of a core while they were idle. Call before the
-// QCoreApplication exists; an operator's own QT_NO_GLIB is kept.
-inline void preferQtEventDispatcher()
+// Gives the main thread of a process that may hold thousands of sockets
+// (the hub) the epoll event dispatcher. Call before the QCoreApplication
+// exists. CLOOP_EVENT_LOOP=qt keeps Qt's own, for an operator who must
+// rule it out.
+inline void installScalableEventDispatcher()
 {
-    if (!qEnvironmentVariableIsSet("QT_NO_GLIB"))
-        qputenv("QT_NO_GLIB", "1");
+    if (qgetenv("CLOOP_EVENT_LOOP") == "qt")
+        return;
+    QCoreApplication::setEventDispatcher(new EpollEventDispatcher);
 }
 
 } // namespace cloop::util

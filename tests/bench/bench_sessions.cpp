@@ -249,7 +249,7 @@ int runBench(int sessions, int idleSeconds)
 int main(int argc, char **argv)
 {
     // Thousands of sockets in this process too.
-    util::preferQtEventDispatcher();
+    util::installScalableEventDispatcher();
     QCoreApplication app(argc, argv);
     // Figures as they come, also into a file.
     std::setvbuf(stdout, nullptr, _IOLBF, 0);

@@ -1,0 +1,362 @@
+#include "common/util/epolleventdispatcher.h"
+
+#include "common/logging.h"
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+#include <QTimerEvent>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+
+namespace cloop::util {
+
+namespace {
+
+// How many ready descriptors one turn takes; more wait for the next turn.
+constexpr int kEventsPerTurn = 256;
+
+quint32 eventsFor(QSocketNotifier::Type type)
+{
+    switch (type) {
+    case QSocketNotifier::Read:
+        return EPOLLIN | EPOLLRDHUP;
+    case QSocketNotifier::Write:
+        return EPOLLOUT;
+    case QSocketNotifier::Exception:
+        return EPOLLPRI;
+    }
+    return 0;
+}
+
+} // namespace
+
+EpollEventDispatcher::EpollEventDispatcher(QObject *parent)
+    : QAbstractEventDispatcher(parent)
+    , m_epoll(::epoll_create1(EPOLL_CLOEXEC))
+    , m_wakeUp(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK))
+{
+    if (!m_epoll.valid() || !m_wakeUp.valid())
+        qFatal("cannot make the event loop's epoll set or wake-up descriptor: %s",
+            std::strerror(errno));
+    epoll_event event {};
+    event.events = EPOLLIN;
+    event.data.fd = m_wakeUp.get();
+    if (::epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, m_wakeUp.get(), &event) != 0)
+        qFatal("cannot watch the event loop's wake-up descriptor: %s", std::strerror(errno));
+}
+
+EpollEventDispatcher::~EpollEventDispatcher() = default;
+
+void EpollEventDispatcher::updateEpoll(int fd, Watched &watched)
+{
+    quint32 wanted = 0;
+    if (watched.read)
+        wanted |= eventsFor(QSocketNotifier::Read);
+    if (watched.write)
+        wanted |= eventsFor(QSocketNotifier::Write);
+    if (watched.exception)
+        wanted |= eventsFor(QSocketNotifier::Exception);
+    if (wanted == watched.events)
+        return;
+    epoll_event event {};
+    event.events = wanted;
+    event.data.fd = fd;
+    int result = 0;
+    if (wanted == 0)
+        result = ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, fd, nullptr);
+    else if (watched.events == 0)
+        result = ::epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, fd, &event);
+    else
+        result = ::epoll_ctl(m_epoll.get(), EPOLL_CTL_MOD, fd, &event);
+    // A descriptor closed before its notifier went leaves the set by itself.
+    if (result != 0 && !(wanted == 0 && (errno == EBADF || errno == ENOENT)))
+        qCWarning(lcNet) << "epoll_ctl on descriptor" << fd << "failed:" << std::strerror(errno);
+    watched.events = wanted;
+}
+
+void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)
+{
+    const int fd = static_cast<int>(notifier->socket());
+    Watched &watched = m_watched[fd];
+    switch (notifier->type()) {
+    case QSocketNotifier::Read:
+        watched.read = notifier;
+        break;
+    case QSocketNotifier::Write:
+        watched.write = notifier;
+        break;
+    case QSocketNotifier::Exception:
+        watched.exception = notifier;
+        break;
+    }
+    updateEpoll(fd, watched);
+}
+
+void EpollEventDispatcher::unregisterSocketNotifier(QSocketNotifier *notifier)
+{
+    const int fd = static_cast<int>(notifier->socket());
+    const auto found = m_watched.find(fd);
+    if (found == m_watched.end())
+        return;
+    Watched &watched = *found;
+    if (watched.read == notifier)
+        watched.read = nullptr;
+    if (watched.write == notifier)
+        watched.write = nullptr;
+    if (watched.exception == notifier)
+        watched.exception = nullptr;
+    updateEpoll(fd, watched);
+    if (!watched.read && !watched.write && !watched.exception)
+        m_watched.erase(found);
+}
+
+EpollEventDispatcher::Clock::time_point EpollEventDispatcher::deadlineFor(
+    const Timer &timer, Clock::time_point from) const
+{
+    using namespace std::chrono;
+    const auto interval = milliseconds(timer.interval);
+    Clock::time_point deadline = from + interval;
+    // Coarse timers may fire a little late so that many of them fire in
+    // one turn: thousands of heartbeats cost a few wake-ups, not thousands.
+    // Like Qt's: up to 5% late, rounded to a common boundary.
+    milliseconds granularity { 0 };
+    if (timer.type == Qt::VeryCoarseTimer)
+        granularity = seconds(1);
+    else if (timer.type == Qt::CoarseTimer && timer.interval >= 20)
+        granularity = std::min(milliseconds(timer.interval / 20), milliseconds(500));
+    if (granularity.count() > 0) {
+        const auto sinceEpoch = duration_cast<milliseconds>(deadline.time_since_epoch());
+        const auto rounded = (sinceEpoch + granularity - milliseconds(1)) / granularity;
+        deadline = Clock::time_point(duration_cast<Clock::duration>(rounded * granularity));
+    }
+    return deadline;
+}
+
+void EpollEventDispatcher::scheduleTimer(int timerId, Timer &timer, Clock::time_point from)
+{
+    timer.deadline = deadlineFor(timer, from);
+    m_deadlines.emplace(timer.deadline, timerId);
+}
+
+void EpollEventDispatcher::registerTimer(
+    int timerId, qint64 interval, Qt::TimerType timerType, QObject *object)
+{
+    Timer timer;
+    timer.object = object;
+    timer.interval = std::max<qint64>(0, interval);
+    timer.type = timerType;
+    auto inserted = m_timers.insert(timerId, timer);
+    scheduleTimer(timerId, *inserted, Clock::now());
+}
+
+namespace {
+
+// The deadline map's entry for this timer, found among those at its deadline.
+template <typename Map>
+typename Map::iterator entryOf(Map &deadlines, std::chrono::steady_clock::time_point at, int id)
+{
+    auto [first, last] = deadlines.equal_range(at);
+    for (auto it = first; it != last; ++it) {
+        if (it->second == id)
+            return it;
+    }
+    return deadlines.end();
+}
+
+} // namespace
+
+bool EpollEventDispatcher::unregisterTimer(int timerId)
+{
+    const auto found = m_timers.find(timerId);
+    if (found == m_timers.end())
+        return false;
+    if (const auto entry = entryOf(m_deadlines, found->deadline, timerId);
+        entry != m_deadlines.end())
+        m_deadlines.erase(entry);
+    m_timers.erase(found);
+    return true;
+}
+
+bool EpollEventDispatcher::unregisterTimers(QObject *object)
+{
+    QList<int> ids;
+    for (auto it = m_timers.cbegin(); it != m_timers.cend(); ++it) {
+        if (it->object == object)
+            ids.append(it.key());
+    }
+    for (const int id : std::as_const(ids))
+        unregisterTimer(id);
+    return !ids.isEmpty();
+}
+
+QList<QAbstractEventDispatcher::TimerInfo> EpollEventDispatcher::registeredTimers(
+    QObject *object) const
+{
+    QList<TimerInfo> timers;
+    for (auto it = m_timers.cbegin(); it != m_timers.cend(); ++it) {
+        if (it->object == object)
+            timers.append(TimerInfo(it.key(), static_cast<int>(it->interval), it->type));
+    }
+    return timers;
+}
+
+int EpollEventDispatcher::remainingTime(int timerId)
+{
+    const auto found = m_timers.constFind(timerId);
+    if (found == m_timers.cend())
+        return -1;
+    const auto left
+        = std::chrono::duration_cast<std::chrono::milliseconds>(found->deadline - Clock::now());
+    return static_cast<int>(std::max<qint64>(0, left.count()));
+}
+
+int EpollEventDispatcher::millisecondsToNextTimer() const
+{
+    if (m_deadlines.empty())
+        return -1;
+    const auto left = m_deadlines.begin()->first - Clock::now();
+    if (left <= Clock::duration::zero())
+        return 0;
+    // Rounded up: waking a moment early would only turn the loop once more.
+    const auto ms = std::chrono::ceil<std::chrono::milliseconds>(left).count();
+    return static_cast<int>(std::min<qint64>(ms, std::numeric_limits<int>::max()));
+}
+
+void EpollEventDispatcher::wakeUp()
+{
+    if (m_wakeUpPending.exchange(true))
+        return;
+    const quint64 one = 1;
+    // The counter cannot overflow here: it is read before the next write.
+    [[maybe_unused]] const ssize_t written = ::write(m_wakeUp.get(), &one, sizeof one);
+}
+
+void EpollEventDispatcher::interrupt()
+{
+    m_interrupted = true;
+    wakeUp();
+}
+
+void EpollEventDispatcher::activateSocketNotifiers(const epoll_event *events, int count)
+{
+    for (int i = 0; i < count; ++i) {
+        const int fd = events[i].data.fd;
+        const quint32 ready = events[i].events;
+        // Each notifier is looked up again just before it is told: the one
+        // told before may have deleted or disabled it.
+        const auto tell = [this, fd](QSocketNotifier *Watched::*which) {
+            const auto found = m_watched.constFind(fd);
+            if (found == m_watched.cend())
+                return;
+            if (QSocketNotifier *notifier = (*found).*which) {
+                QEvent event(QEvent::SockAct);
+                QCoreApplication::sendEvent(notifier, &event);
+            }
+        };
+        // An error or a hang-up wakes whoever waits on the descriptor, as
+        // poll() would; the read or write that follows finds out what.
+        const bool broken = ready & (EPOLLERR | EPOLLHUP);
+        if (ready & (EPOLLIN | EPOLLRDHUP) || broken)
+            tell(&Watched::read);
+        if (ready & EPOLLOUT || broken)
+            tell(&Watched::write);
+        if (ready & EPOLLPRI)
+            tell(&Watched::exception);
+    }
+}
+
+int EpollEventDispatcher::activateTimers()
+{
+    const Clock::time_point now = Clock::now();
+    // Only the timers due now, each once: a handler may register timers
+    // (even zero ones) that must wait for the next turn.
+    QList<int> due;
+    for (auto it = m_deadlines.begin(); it != m_deadlines.end() && it->first <= now;) {
+        due.append(it->second);
+        it = m_deadlines.erase(it);
+    }
+    int fired = 0;
+    for (const int id : std::as_const(due)) {
+        auto found = m_timers.find(id);
+        if (found == m_timers.end())
+            continue;
+        // Due again inside its own handler's nested loop: its next turn
+        // comes after the handler returns.
+        if (found->firing) {
+            scheduleTimer(id, *found, now);
+            continue;
+        }
+        // Rescheduled before it is sent: the handler may stop it, or start
+        // it again with another interval.
+        scheduleTimer(id, *found, std::max(now, found->deadline));
+        found->firing = true;
+        QObject *object = found->object;
+        QTimerEvent event(id);
+        QCoreApplication::sendEvent(object, &event);
+        ++fired;
+        found = m_timers.find(id);
+        if (found != m_timers.end())
+            found->firing = false;
+    }
+    return fired;
+}
+
+bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
+{
+    m_interrupted = false;
+    Q_EMIT awake();
+    QCoreApplication::sendPostedEvents();
+
+    const bool canWait = (flags & QEventLoop::WaitForMoreEvents) && !m_interrupted;
+    if (canWait)
+        Q_EMIT aboutToBlock();
+    if (m_interrupted)
+        return false;
+
+    const bool withTimers = !(flags & QEventLoop::X11ExcludeTimers);
+    int timeout = 0;
+    if (canWait)
+        timeout = withTimers ? millisecondsToNextTimer() : -1;
+
+    epoll_event events[kEventsPerTurn];
+    int count = ::epoll_wait(m_epoll.get(), events, kEventsPerTurn, timeout);
+    if (count < 0) {
+        if (errno != EINTR)
+            qCWarning(lcNet) << "epoll_wait failed:" << std::strerror(errno);
+        count = 0;
+    }
+
+    int handled = 0;
+    int sockets = 0;
+    bool woken = false;
+    for (int i = 0; i < count; ++i) {
+        if (events[i].data.fd == m_wakeUp.get()) {
+            m_wakeUpPending = false;
+            quint64 value = 0;
+            [[maybe_unused]] const ssize_t read = ::read(m_wakeUp.get(), &value, sizeof value);
+            woken = true;
+            ++handled;
+        } else {
+            events[sockets++] = events[i];
+        }
+    }
+    // What woke the loop is delivered in this turn: a caller checking
+    // between turns sees it before the next wait.
+    if (woken)
+        QCoreApplication::sendPostedEvents();
+    if (!(flags & QEventLoop::ExcludeSocketNotifiers)) {
+        activateSocketNotifiers(events, sockets);
+        handled += sockets;
+    }
+    if (withTimers)
+        handled += activateTimers();
+    return handled > 0;
+}
+
+} // namespace cloop::util

@@ -1,0 +1,90 @@
+#pragma once
+
+#include "common/util/fd.h"
+
+#include <QAbstractEventDispatcher>
+#include <QHash>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+
+class QSocketNotifier;
+struct epoll_event;
+
+namespace cloop::util {
+
+// An event dispatcher whose every turn costs what is ready, not what is
+// open: socket notifiers live in an epoll set, timers in an ordered map.
+// Qt 6.4's own dispatchers hand every descriptor to poll() and walk every
+// timer on each turn; with thousands of sessions that bookkeeping was most
+// of the hub's CPU (docs/performance.md). Install it on the main thread
+// with QCoreApplication::setEventDispatcher() before the application
+// object exists; other threads keep Qt's.
+class EpollEventDispatcher final : public QAbstractEventDispatcher
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(EpollEventDispatcher)
+
+public:
+    explicit EpollEventDispatcher(QObject *parent = nullptr);
+    ~EpollEventDispatcher() override;
+
+    bool processEvents(QEventLoop::ProcessEventsFlags flags) override;
+
+    void registerSocketNotifier(QSocketNotifier *notifier) override;
+    void unregisterSocketNotifier(QSocketNotifier *notifier) override;
+
+    void registerTimer(
+        int timerId, qint64 interval, Qt::TimerType timerType, QObject *object) override;
+    bool unregisterTimer(int timerId) override;
+    bool unregisterTimers(QObject *object) override;
+    QList<TimerInfo> registeredTimers(QObject *object) const override;
+    int remainingTime(int timerId) override;
+
+    void wakeUp() override;
+    void interrupt() override;
+
+    // For a test: how many descriptors the epoll set holds.
+    int watchedDescriptors() const { return static_cast<int>(m_watched.size()); }
+
+private:
+    using Clock = std::chrono::steady_clock;
+
+    struct Watched
+    {
+        QSocketNotifier *read = nullptr;
+        QSocketNotifier *write = nullptr;
+        QSocketNotifier *exception = nullptr;
+        quint32 events = 0; // what the epoll set holds for the descriptor
+    };
+
+    struct Timer
+    {
+        QObject *object = nullptr;
+        qint64 interval = 0;
+        Qt::TimerType type = Qt::CoarseTimer;
+        Clock::time_point deadline;
+        // Keeps one timer from firing twice in one turn when its handler
+        // runs a nested event loop.
+        bool firing = false;
+    };
+
+    void updateEpoll(int fd, Watched &watched);
+    Clock::time_point deadlineFor(const Timer &timer, Clock::time_point from) const;
+    void scheduleTimer(int timerId, Timer &timer, Clock::time_point from);
+    int millisecondsToNextTimer() const;
+    void activateSocketNotifiers(const ::epoll_event *events, int count);
+    int activateTimers();
+
+    Fd m_epoll;
+    Fd m_wakeUp;
+    std::atomic<bool> m_wakeUpPending { false };
+    std::atomic<bool> m_interrupted { false };
+    QHash<int, Watched> m_watched;
+    QHash<int, Timer> m_timers;
+    // Deadline order; a timer's entry is found again by its id.
+    std::multimap<Clock::time_point, int> m_deadlines;
+};
+
+} // namespace cloop::util

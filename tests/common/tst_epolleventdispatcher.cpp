@@ -1,0 +1,295 @@
+// Tests of the epoll event dispatcher (common/util/epolleventdispatcher.h),
+// installed on this test's main thread as the hub installs it: timers,
+// socket notifiers, posted events and wake-ups from other threads, each
+// changed from inside the handlers that a turn of the loop runs.
+
+#include "common/util/epolleventdispatcher.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QSocketNotifier>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTest>
+#include <QTimer>
+
+#include <memory>
+#include <thread>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+using cloop::util::EpollEventDispatcher;
+
+namespace {
+
+constexpr int kEventTimeoutMs = 5000;
+
+// Both ends of a local stream socket, closed at the end.
+struct SocketPair
+{
+    int ends[2] = { -1, -1 };
+    SocketPair() { ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, ends); }
+    ~SocketPair()
+    {
+        for (const int end : ends)
+            if (end >= 0)
+                ::close(end);
+    }
+    bool valid() const { return ends[0] >= 0 && ends[1] >= 0; }
+    void send(int end) const { [[maybe_unused]] auto n = ::write(ends[end], "x", 1); }
+    void drain(int end) const
+    {
+        char buffer[64];
+        while (::read(ends[end], buffer, sizeof buffer) > 0) { }
+    }
+};
+
+EpollEventDispatcher *dispatcher()
+{
+    return qobject_cast<EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
+}
+
+} // namespace
+
+class TestEpollEventDispatcher final : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void theMainThreadRunsOnIt();
+    void singleShotTimersFireInDeadlineOrder();
+    void aRepeatingTimerKeepsFiring();
+    void aTimerStoppedByAnotherDueOneDoesNotFire();
+    void aZeroTimerStartedInAHandlerWaitsForTheNextTurn();
+    void remainingTimeAndRegisteredTimersDescribeTheTimer();
+    void aReadNotifierFiresWhileDataWaitsAndNotWhenDisabled();
+    void readAndWriteNotifiersShareADescriptor();
+    void aNotifierDeletedByAnEarlierOneInTheSameTurnIsNotTold();
+    void descriptorsLeaveTheSetWithTheirLastNotifier();
+    void anotherThreadWakesTheBlockedLoop();
+    void tcpRoundTripsOverLoopback();
+};
+
+void TestEpollEventDispatcher::theMainThreadRunsOnIt()
+{
+    QVERIFY(dispatcher());
+}
+
+void TestEpollEventDispatcher::singleShotTimersFireInDeadlineOrder()
+{
+    QList<int> order;
+    for (const int ms : { 60, 20, 40, 0 })
+        QTimer::singleShot(ms, Qt::PreciseTimer, this, [&order, ms] { order.append(ms); });
+    QTRY_COMPARE_WITH_TIMEOUT(order.size(), 4, kEventTimeoutMs);
+    QCOMPARE(order, (QList<int> { 0, 20, 40, 60 }));
+}
+
+void TestEpollEventDispatcher::aRepeatingTimerKeepsFiring()
+{
+    QTimer timer;
+    timer.setInterval(10);
+    QSignalSpy fired(&timer, &QTimer::timeout);
+    timer.start();
+    QTRY_VERIFY_WITH_TIMEOUT(fired.count() >= 5, kEventTimeoutMs);
+    timer.stop();
+    const qsizetype stoppedAt = fired.count();
+    QTest::qWait(100);
+    QCOMPARE(fired.count(), stoppedAt);
+}
+
+void TestEpollEventDispatcher::aTimerStoppedByAnotherDueOneDoesNotFire()
+{
+    QTimer first;
+    QTimer second;
+    for (QTimer *timer : { &first, &second }) {
+        timer->setSingleShot(true);
+        timer->setTimerType(Qt::PreciseTimer);
+    }
+    bool secondFired = false;
+    connect(&first, &QTimer::timeout, &second, &QTimer::stop);
+    connect(&second, &QTimer::timeout, this, [&secondFired] { secondFired = true; });
+    first.start(20);
+    second.start(20);
+    // Due in the same turn or the first a moment sooner: either way the
+    // first runs first and the second never fires.
+    QTest::qWait(200);
+    QVERIFY(!first.isActive());
+    QVERIFY(!second.isActive());
+    QVERIFY(!secondFired);
+    // And a timer stopped before its deadline stays quiet.
+    QTimer stopped;
+    QSignalSpy quiet(&stopped, &QTimer::timeout);
+    stopped.start(30);
+    stopped.stop();
+    QTest::qWait(100);
+    QCOMPARE(quiet.count(), 0);
+}
+
+void TestEpollEventDispatcher::aZeroTimerStartedInAHandlerWaitsForTheNextTurn()
+{
+    QStringList steps;
+    QTimer::singleShot(10, Qt::PreciseTimer, this, [&] {
+        steps.append(QStringLiteral("outer"));
+        QTimer::singleShot(0, this, [&] { steps.append(QStringLiteral("inner")); });
+        steps.append(QStringLiteral("outer done"));
+    });
+    QTRY_COMPARE_WITH_TIMEOUT(steps.size(), 3, kEventTimeoutMs);
+    QCOMPARE(steps,
+        (QStringList {
+            QStringLiteral("outer"), QStringLiteral("outer done"), QStringLiteral("inner") }));
+}
+
+void TestEpollEventDispatcher::remainingTimeAndRegisteredTimersDescribeTheTimer()
+{
+    QObject owner;
+    const int id = owner.startTimer(5000, Qt::PreciseTimer);
+    QVERIFY(id > 0);
+    const int left = dispatcher()->remainingTime(id);
+    QVERIFY2(left > 4000 && left <= 5000, qPrintable(QString::number(left)));
+    const auto timers = dispatcher()->registeredTimers(&owner);
+    QCOMPARE(timers.size(), 1);
+    QCOMPARE(timers.first().timerId, id);
+    QCOMPARE(timers.first().interval, 5000);
+    QCOMPARE(timers.first().timerType, Qt::PreciseTimer);
+    QVERIFY(dispatcher()->unregisterTimers(&owner));
+    QVERIFY(dispatcher()->registeredTimers(&owner).isEmpty());
+    QCOMPARE(dispatcher()->remainingTime(id), -1);
+    QVERIFY(!dispatcher()->unregisterTimer(id));
+}
+
+void TestEpollEventDispatcher::aReadNotifierFiresWhileDataWaitsAndNotWhenDisabled()
+{
+    SocketPair pair;
+    QVERIFY(pair.valid());
+    QSocketNotifier readable(pair.ends[0], QSocketNotifier::Read);
+    QSignalSpy activated(&readable, &QSocketNotifier::activated);
+    QTest::qWait(50);
+    QCOMPARE(activated.count(), 0);
+
+    pair.send(1);
+    QVERIFY(activated.wait(kEventTimeoutMs));
+    pair.drain(0);
+
+    readable.setEnabled(false);
+    pair.send(1);
+    QTest::qWait(100);
+    const qsizetype whileDisabled = activated.count();
+    QCOMPARE(whileDisabled, 1);
+    // Level-triggered, as poll(): the byte still waiting is reported again.
+    readable.setEnabled(true);
+    QVERIFY(activated.wait(kEventTimeoutMs));
+}
+
+void TestEpollEventDispatcher::readAndWriteNotifiersShareADescriptor()
+{
+    SocketPair pair;
+    QVERIFY(pair.valid());
+    QSocketNotifier readable(pair.ends[0], QSocketNotifier::Read);
+    QSocketNotifier writable(pair.ends[0], QSocketNotifier::Write);
+    QSignalSpy read(&readable, &QSocketNotifier::activated);
+    QSignalSpy written(&writable, &QSocketNotifier::activated);
+    // A socket with room is writable at once; it is told, and stops
+    // listening, as QAbstractSocket does.
+    connect(&writable, &QSocketNotifier::activated, &writable,
+        [&writable] { writable.setEnabled(false); });
+    QVERIFY(written.wait(kEventTimeoutMs));
+    QVERIFY(dispatcher()->watchedDescriptors() >= 1);
+    pair.send(1);
+    QVERIFY(read.wait(kEventTimeoutMs));
+    QCOMPARE(written.count(), 1);
+    pair.drain(0);
+}
+
+void TestEpollEventDispatcher::aNotifierDeletedByAnEarlierOneInTheSameTurnIsNotTold()
+{
+    SocketPair first;
+    SocketPair second;
+    QVERIFY(first.valid() && second.valid());
+    auto *victim = new QSocketNotifier(second.ends[0], QSocketNotifier::Read);
+    bool victimTold = false;
+    connect(victim, &QSocketNotifier::activated, this, [&victimTold] { victimTold = true; });
+    QSocketNotifier killer(first.ends[0], QSocketNotifier::Read);
+    bool killerTold = false;
+    connect(&killer, &QSocketNotifier::activated, this, [&] {
+        killerTold = true;
+        delete victim;
+        victim = nullptr;
+        first.drain(0);
+    });
+    // Both readable before the loop turns: one turn reports both.
+    first.send(1);
+    second.send(1);
+    QTRY_VERIFY_WITH_TIMEOUT(killerTold || victimTold, kEventTimeoutMs);
+    QTest::qWait(50);
+    QVERIFY(killerTold);
+    // Either the victim was told before the killer ran, or never after.
+    QVERIFY(victim == nullptr);
+    second.drain(0);
+}
+
+void TestEpollEventDispatcher::descriptorsLeaveTheSetWithTheirLastNotifier()
+{
+    const int before = dispatcher()->watchedDescriptors();
+    SocketPair pair;
+    QVERIFY(pair.valid());
+    {
+        QSocketNotifier readable(pair.ends[0], QSocketNotifier::Read);
+        QSocketNotifier writable(pair.ends[0], QSocketNotifier::Write);
+        writable.setEnabled(false);
+        QCOMPARE(dispatcher()->watchedDescriptors(), before + 1);
+    }
+    QCOMPARE(dispatcher()->watchedDescriptors(), before);
+}
+
+void TestEpollEventDispatcher::anotherThreadWakesTheBlockedLoop()
+{
+    // No timer is due: only the wake-up can end the wait.
+    bool delivered = false;
+    QElapsedTimer took;
+    took.start();
+    std::thread poster([this, &delivered] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+        QMetaObject::invokeMethod(
+            this, [&delivered] { delivered = true; }, Qt::QueuedConnection);
+    });
+    QEventLoop loop;
+    QTimer::singleShot(kEventTimeoutMs, &loop, &QEventLoop::quit);
+    while (!delivered && took.elapsed() < kEventTimeoutMs)
+        loop.processEvents(QEventLoop::WaitForMoreEvents);
+    poster.join();
+    QVERIFY(delivered);
+    QVERIFY2(took.elapsed() < kEventTimeoutMs - 1000, qPrintable(QString::number(took.elapsed())));
+}
+
+void TestEpollEventDispatcher::tcpRoundTripsOverLoopback()
+{
+    QTcpServer server;
+    QVERIFY(server.listen(QHostAddress::LocalHost));
+    QTcpSocket client;
+    client.connectToHost(QHostAddress::LocalHost, server.serverPort());
+    QVERIFY(server.waitForNewConnection(kEventTimeoutMs) || server.hasPendingConnections());
+    std::unique_ptr<QTcpSocket> accepted(server.nextPendingConnection());
+    QVERIFY(accepted);
+    // Echo whatever arrives, through signals only (no blocking waits).
+    connect(accepted.get(), &QTcpSocket::readyRead, accepted.get(),
+        [socket = accepted.get()] { socket->write(socket->readAll()); });
+    QByteArray echoed;
+    connect(&client, &QTcpSocket::readyRead, this, [&] { echoed += client.readAll(); });
+    const QByteArray payload(256 * 1024, 'z');
+    QTRY_VERIFY_WITH_TIMEOUT(client.state() == QAbstractSocket::ConnectedState, kEventTimeoutMs);
+    client.write(payload);
+    QTRY_COMPARE_WITH_TIMEOUT(echoed.size(), payload.size(), kEventTimeoutMs);
+    QCOMPARE(echoed, payload);
+}
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication::setEventDispatcher(new EpollEventDispatcher);
+    QCoreApplication app(argc, argv);
+    TestEpollEventDispatcher test;
+    return QTest::qExec(&test, argc, argv);
+}
+
+#include "tst_epolleventdispatcher.moc"
