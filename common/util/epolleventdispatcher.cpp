@@ -337,9 +337,14 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     bool woken = false;
     for (int i = 0; i < count; ++i) {
         if (events[i].data.fd == m_wakeUp.get()) {
-            m_wakeUpPending = false;
+            // Read before the flag is cleared: cleared first, a wake-up
+            // written in between would be read away with the old one and
+            // leave the flag set, and every later wake-up would be skipped.
+            // A wake-up skipped while the flag is still set is for an event
+            // already posted, which the sendPostedEvents() below delivers.
             quint64 value = 0;
             [[maybe_unused]] const ssize_t read = ::read(m_wakeUp.get(), &value, sizeof value);
+            m_wakeUpPending = false;
             woken = true;
             ++handled;
         } else {

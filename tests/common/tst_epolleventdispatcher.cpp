@@ -14,6 +14,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include <atomic>
 #include <memory>
 #include <thread>
 
@@ -69,6 +70,7 @@ private Q_SLOTS:
     void aNotifierDeletedByAnEarlierOneInTheSameTurnIsNotTold();
     void descriptorsLeaveTheSetWithTheirLastNotifier();
     void anotherThreadWakesTheBlockedLoop();
+    void wakeUpsRacingTheLoopAreNeverLost();
     void tcpRoundTripsOverLoopback();
 };
 
@@ -261,6 +263,59 @@ void TestEpollEventDispatcher::anotherThreadWakesTheBlockedLoop()
     poster.join();
     QVERIFY(delivered);
     QVERIFY2(took.elapsed() < kEventTimeoutMs - 1000, qPrintable(QString::number(took.elapsed())));
+}
+
+void TestEpollEventDispatcher::wakeUpsRacingTheLoopAreNeverLost()
+{
+    // Phase one: another thread posts as fast as it can, so its wake-ups
+    // land at every point of the loop's turn, the moment it reads the
+    // wake-up descriptor included. Phase two: ping-pong, where each post
+    // is answered before the next; a wake-up lost in phase one leaves the
+    // loop asleep until the keeper timer, a stall.
+    constexpr int kFlood = 100'000;
+    constexpr int kRounds = 200;
+    std::atomic<int> delivered { 0 };
+    std::atomic<int> stalls { 0 };
+    std::atomic<bool> done { false };
+    std::thread poster([&] {
+        // Uneven gaps, so the posts fall at every point of the loop's turn.
+        std::uint32_t noise = 2463534242u;
+        for (int i = 0; i < kFlood; ++i) {
+            QMetaObject::invokeMethod(
+                this, [&delivered] { ++delivered; }, Qt::QueuedConnection);
+            noise ^= noise << 13;
+            noise ^= noise >> 17;
+            noise ^= noise << 5;
+            for (std::uint32_t spin = noise % 2000; spin > 0; --spin)
+                std::atomic_signal_fence(std::memory_order_seq_cst);
+        }
+        while (delivered.load() < kFlood)
+            std::this_thread::yield();
+        for (int round = 1; round <= kRounds && stalls.load() == 0; ++round) {
+            QMetaObject::invokeMethod(
+                this, [&delivered] { ++delivered; }, Qt::QueuedConnection);
+            QElapsedTimer waited;
+            waited.start();
+            while (delivered.load() < kFlood + round) {
+                if (waited.elapsed() > 1000) {
+                    ++stalls;
+                    break;
+                }
+                std::this_thread::yield();
+            }
+        }
+        done = true;
+        QMetaObject::invokeMethod(
+            this, [] {}, Qt::QueuedConnection);
+    });
+    // Only this ends a sleep a lost wake-up left behind.
+    QTimer keeper;
+    keeper.start(1500);
+    while (!done)
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    poster.join();
+    QCOMPARE(stalls.load(), 0);
+    QTRY_COMPARE_WITH_TIMEOUT(delivered.load(), kFlood + kRounds, kEventTimeoutMs);
 }
 
 void TestEpollEventDispatcher::tcpRoundTripsOverLoopback()
