@@ -53,7 +53,7 @@ EpollEventDispatcher::EpollEventDispatcher(QObject *parent)
 
 EpollEventDispatcher::~EpollEventDispatcher() = default;
 
-void EpollEventDispatcher::updateEpoll(int fd, Watched &watched)
+void EpollEventDispatcher::updateEpoll(int fd, Watched &watched, Update update)
 {
     quint32 wanted = 0;
     if (watched.read)
@@ -62,22 +62,27 @@ void EpollEventDispatcher::updateEpoll(int fd, Watched &watched)
         wanted |= eventsFor(QSocketNotifier::Write);
     if (watched.exception)
         wanted |= eventsFor(QSocketNotifier::Exception);
-    if (wanted == watched.events)
+    if (wanted == watched.events && update == Update::IfChanged)
         return;
+    watched.events = wanted;
+    if (wanted == 0) {
+        // A descriptor closed before its notifier went has left the set
+        // by itself.
+        ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, fd, nullptr);
+        return;
+    }
     epoll_event event {};
     event.events = wanted;
     event.data.fd = fd;
-    int result = 0;
-    if (wanted == 0)
-        result = ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, fd, nullptr);
-    else if (watched.events == 0)
-        result = ::epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, fd, &event);
-    else
-        result = ::epoll_ctl(m_epoll.get(), EPOLL_CTL_MOD, fd, &event);
-    // A descriptor closed before its notifier went leaves the set by itself.
-    if (result != 0 && !(wanted == 0 && (errno == EBADF || errno == ENOENT)))
-        qCWarning(lcNet) << "epoll_ctl on descriptor" << fd << "failed:" << std::strerror(errno);
-    watched.events = wanted;
+    // The set may not hold what the record says: a descriptor closed while
+    // its notifier stayed (libpq closes the socket of a lost connection
+    // under QPSQL's notifier) left the set, and the number it had may now
+    // be a new socket's. So whichever of the two fails, the other is tried.
+    if (::epoll_ctl(m_epoll.get(), EPOLL_CTL_MOD, fd, &event) == 0)
+        return;
+    if (errno == ENOENT && ::epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, fd, &event) == 0)
+        return;
+    qCWarning(lcNet) << "epoll_ctl on descriptor" << fd << "failed:" << std::strerror(errno);
 }
 
 void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)
@@ -95,7 +100,7 @@ void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)
         watched.exception = notifier;
         break;
     }
-    updateEpoll(fd, watched);
+    updateEpoll(fd, watched, Update::Always);
 }
 
 void EpollEventDispatcher::unregisterSocketNotifier(QSocketNotifier *notifier)

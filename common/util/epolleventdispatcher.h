@@ -70,7 +70,13 @@ private:
         bool firing = false;
     };
 
-    void updateEpoll(int fd, Watched &watched);
+    enum class Update
+    {
+        IfChanged,
+        // Even when the record says the set holds it already.
+        Always
+    };
+    void updateEpoll(int fd, Watched &watched, Update update = Update::IfChanged);
     Clock::time_point deadlineFor(const Timer &timer, Clock::time_point from) const;
     void scheduleTimer(int timerId, Timer &timer, Clock::time_point from);
     int millisecondsToNextTimer() const;

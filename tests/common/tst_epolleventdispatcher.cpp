@@ -69,6 +69,7 @@ private Q_SLOTS:
     void readAndWriteNotifiersShareADescriptor();
     void aNotifierDeletedByAnEarlierOneInTheSameTurnIsNotTold();
     void descriptorsLeaveTheSetWithTheirLastNotifier();
+    void aDescriptorNumberReusedUnderAStaleNotifierIsWatched();
     void anotherThreadWakesTheBlockedLoop();
     void wakeUpsRacingTheLoopAreNeverLost();
     void tcpRoundTripsOverLoopback();
@@ -243,6 +244,30 @@ void TestEpollEventDispatcher::descriptorsLeaveTheSetWithTheirLastNotifier()
         QCOMPARE(dispatcher()->watchedDescriptors(), before + 1);
     }
     QCOMPARE(dispatcher()->watchedDescriptors(), before);
+}
+
+void TestEpollEventDispatcher::aDescriptorNumberReusedUnderAStaleNotifierIsWatched()
+{
+    // As libpq does to QPSQL's notifier when a connection is lost: the
+    // descriptor is closed while its notifier stays, and the kernel drops
+    // it from the epoll set.
+    auto stale = std::make_unique<SocketPair>();
+    QVERIFY(stale->valid());
+    const int number = stale->ends[0];
+    QSocketNotifier staleNotifier(number, QSocketNotifier::Read);
+    QTest::qWait(10);
+    ::close(stale->ends[0]);
+    stale->ends[0] = -1;
+    // The next socket gets the same number, and a notifier of its own.
+    SocketPair fresh;
+    QVERIFY(fresh.valid());
+    QCOMPARE(fresh.ends[0] == number || fresh.ends[1] == number, true);
+    const int end = fresh.ends[0] == number ? 0 : 1;
+    QSocketNotifier readable(number, QSocketNotifier::Read);
+    QSignalSpy activated(&readable, &QSocketNotifier::activated);
+    fresh.send(1 - end);
+    QVERIFY(activated.wait(kEventTimeoutMs));
+    fresh.drain(end);
 }
 
 void TestEpollEventDispatcher::anotherThreadWakesTheBlockedLoop()
