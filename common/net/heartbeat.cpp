@@ -16,11 +16,13 @@ Heartbeat::Heartbeat(QWebSocket *socket, Pace idle, Pace watchful)
     connect(socket, &QWebSocket::textMessageReceived, this, &Heartbeat::noteActivity);
     connect(socket, &QWebSocket::binaryMessageReceived, this, &Heartbeat::noteActivity);
     m_sinceActivity.start();
+    m_sinceTick.start();
 }
 
 void Heartbeat::start()
 {
     m_sinceActivity.restart();
+    m_sinceTick.restart();
     m_timer.start();
 }
 
@@ -48,6 +50,15 @@ void Heartbeat::onTick()
 {
     const qint64 silent = m_sinceActivity.elapsed();
     const Pace &pace = currentPace();
+    // A tick a whole interval late means this side's own loop was busy
+    // (a slow machine, a long synchronous step): what the peer sent
+    // meanwhile is still unread, so the silence is not the peer's. It is
+    // judged at the next tick, once the loop has read what waited.
+    const bool late = m_sinceTick.restart() > 2 * pace.interval.count();
+    if (late) {
+        m_socket->ping();
+        return;
+    }
     if (silent >= pace.timeout.count()) {
         m_timer.stop();
         Q_EMIT timedOut(silent);

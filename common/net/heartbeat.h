@@ -62,6 +62,7 @@ private:
     bool m_watchful = false;
     QTimer m_timer;
     QElapsedTimer m_sinceActivity;
+    QElapsedTimer m_sinceTick;
 };
 
 } // namespace cloop::net

@@ -19,6 +19,17 @@ struct TunnelTiming
     std::chrono::milliseconds watchfulTimeout = net::Heartbeat::kWatchfulTimeout;
 
     net::Heartbeat::Pace idlePace() const { return { heartbeatInterval, heartbeatTimeout }; }
+    // The idle pace always. An executor agent's tunnel, for now: the agent
+    // still runs some podman steps (an image import, an inspect) on its
+    // main thread, which on a slow machine has kept it from answering for
+    // over 10 s; a watchful peer would take that for a dead link.
+    static TunnelTiming neverWatchful()
+    {
+        TunnelTiming timing;
+        timing.watchfulInterval = timing.heartbeatInterval;
+        timing.watchfulTimeout = timing.heartbeatTimeout;
+        return timing;
+    }
     // Never slower than idle, whatever a test sets.
     net::Heartbeat::Pace watchfulPace() const
     {

@@ -4,11 +4,25 @@
 
 namespace cloop::hub {
 
+namespace {
+
+// An agent's tunnel keeps the idle heartbeat pace even while it carries
+// device streams (TunnelTiming::neverWatchful says why).
+DaemonGateway::Options executorOptions(DaemonGateway::Options options)
+{
+    const tunnel::TunnelTiming lenient = tunnel::TunnelTiming::neverWatchful();
+    options.timing.watchfulInterval = lenient.watchfulInterval;
+    options.timing.watchfulTimeout = lenient.watchfulTimeout;
+    return options;
+}
+
+} // namespace
+
 HubGateways::HubGateways(HubCore &core, const QString &software, DaemonGateway::Options options)
     : m_forwarderDirectory(core.forwarders(), software)
     , m_executorDirectory(core.executors(), software)
     , m_forwarders(m_forwarderDirectory, options)
-    , m_executors(m_executorDirectory, options)
+    , m_executors(m_executorDirectory, executorOptions(options))
     , m_audit(core.stores().database)
 { }
 

@@ -20,6 +20,7 @@
 
 #include <chrono>
 #include <memory>
+#include <thread>
 
 using namespace std::chrono_literals;
 using namespace cloop;
@@ -58,6 +59,7 @@ private Q_SLOTS:
     void closeGivesUpOnSilentPeer();
     void silentLinkCarryingChannelsIsDroppedAtTheWatchfulPace();
     void silentIdleLinkIsDroppedAtItsOwnPace();
+    void aLoopThatWasItselfBusyDoesNotBlameThePeer();
     void deletingConnectionClosesChannels();
 
 private:
@@ -381,6 +383,26 @@ void TestTunnelConnection::silentIdleLinkIsDroppedAtItsOwnPace()
     QVERIFY(connection->channels()->openChannel(QJsonObject {}));
     QVERIFY(disconnected.wait(kEventTimeoutMs));
     QVERIFY2(sinceChannel.elapsed() < 1000, qPrintable(QString::number(sinceChannel.elapsed())));
+}
+
+void TestTunnelConnection::aLoopThatWasItselfBusyDoesNotBlameThePeer()
+{
+    ProxiedHub hub;
+    QVERIFY(hub.listen());
+    auto connection = dialWithHeartbeat(hub.url());
+    QVERIFY(connection);
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+    QVERIFY(connection->channels()->openChannel(QJsonObject {}));
+    QVERIFY(!disconnected.wait(300));
+    // This thread (which also runs the fake hub) does nothing for far
+    // longer than the watchful timeout, as an agent importing an image on
+    // a slow machine once did; the peer's answers wait unread.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    QVERIFY(!disconnected.wait(1500));
+    QVERIFY(connection->isOpen());
+    // A real silence is still judged afterwards.
+    hub.proxy->setBlackhole(true);
+    QVERIFY(disconnected.wait(kEventTimeoutMs));
 }
 
 void TestTunnelConnection::deletingConnectionClosesChannels()
