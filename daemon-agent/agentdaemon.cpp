@@ -170,8 +170,17 @@ void AgentDaemon::start()
                 send(message);
             // After the kept reports, so a run that ended while the hub was away
             // is already finished there when the hub reads this list.
-            if (welcome.protocol >= protocol::kMinimumForRunsHeld)
-                send(protocol::RunsHeld { m_supervisor->heldRunIds() });
+            // Kept from one connection to the next: a segment paused by the
+            // drop of this tunnel resumes on the new one.
+            const bool resumes = welcome.protocol >= protocol::kMinimumForResumableStreams;
+            if (m_devices)
+                m_devices->setStreamsResume(resumes);
+            if (welcome.protocol >= protocol::kMinimumForRunsHeld) {
+                protocol::RunsHeld held { m_supervisor->heldRunIds(), {} };
+                if (resumes && m_devices)
+                    held.keptDevices = m_devices->pausedKeys();
+                send(held);
+            }
             if (welcome.protocol >= protocol::kMinimumForUpgrade)
                 m_upgrade->onConnected();
             tunnel::ChannelMultiplexer *channels = m_connector.client()->connection()->channels();
@@ -206,6 +215,9 @@ void AgentDaemon::start()
                 m_supervisor->acknowledge(*ack);
             else if (const auto *request = std::get_if<protocol::UpgradeRequest>(&message))
                 m_upgrade->onRequest(*request);
+            else if (const auto *released = std::get_if<protocol::DeviceReleased>(&message);
+                     released && m_devices)
+                m_devices->release(released->runId, released->bindingId, released->reason);
         });
 }
 

@@ -442,8 +442,8 @@ Status Hub::openServices(const HubOptions &options)
     m_runLogs = std::move(*runLogs);
     m_releaseStore = std::make_unique<ReleaseStore>(m_core->stores().database);
     m_releases = std::make_unique<ReleaseCatalog>(*m_releaseStore, releasesPath(options.dataDir));
-    m_deviceStreams = std::make_unique<DeviceStreams>(
-        m_gateways->forwarderReach(), m_gateways->executors(), m_core->events());
+    m_deviceStreams = std::make_unique<DeviceStreams>(m_gateways->forwarderReach(),
+        m_gateways->executors(), m_core->events(), m_gateways->audit());
     m_dispatcher = std::make_unique<RunDispatcher>(*m_core, m_core->runs(), m_gateways->executors(),
         *m_runLogs, *m_deviceStreams, m_gateways->forwarderReach(), options.runGrace);
     m_dispatcher->holdBackUpgrading(m_gateways->executorUpgrades());

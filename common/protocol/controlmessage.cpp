@@ -319,6 +319,15 @@ Result<ControlMessage> parseRunCancel(FieldReader &read)
     return finish(read, std::move(cancel));
 }
 
+Result<ControlMessage> parseDeviceReleased(FieldReader &read)
+{
+    DeviceReleased released;
+    released.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+    released.bindingId = read.integer(QLatin1StringView("binding_id"), 1, kMaxId);
+    released.reason = read.string(QLatin1StringView("reason"), 1024, false);
+    return finish(read, std::move(released));
+}
+
 Result<ControlMessage> parseRunAck(FieldReader &read)
 {
     RunAck ack;
@@ -366,6 +375,26 @@ Result<ControlMessage> parseRunsHeld(FieldReader &read)
             break;
         }
         held.runIds.append(static_cast<qint64>(number));
+    }
+    if (!read.has(QLatin1StringView("kept_devices")))
+        return finish(read, std::move(held));
+    const QJsonValue kept = read.object().value(QLatin1String("kept_devices"));
+    if (!kept.isArray() || kept.toArray().size() > kMaxRunsHeld * kMaxDevices) {
+        read.fail(QStringLiteral("\"kept_devices\" must be an array of at most %1 devices")
+                      .arg(kMaxRunsHeld * kMaxDevices));
+        return finish(read, std::move(held));
+    }
+    for (const QJsonValue &entry : kept.toArray()) {
+        const QJsonObject object = entry.toObject();
+        FieldReader device(object, QStringLiteral("a kept device"));
+        const qint64 runId = device.integer(QLatin1StringView("run_id"), 1, kMaxId);
+        const qint64 bindingId = device.integer(QLatin1StringView("binding_id"), 1, kMaxId);
+        if (!entry.isObject() || device.error()) {
+            read.fail(
+                QStringLiteral("\"kept_devices\" entries must name a run_id and a binding_id"));
+            break;
+        }
+        held.keptDevices.append({ runId, bindingId });
     }
     return finish(read, std::move(held));
 }
@@ -445,6 +474,7 @@ constexpr MessageParser kMessageParsers[] = {
     { messagetype::kRunStarted, parseRunStarted },
     { messagetype::kRunFinished, parseRunFinished },
     { messagetype::kRunsHeld, parseRunsHeld },
+    { messagetype::kDeviceReleased, parseDeviceReleased },
     { messagetype::kHubPins, parseHubPins },
     { messagetype::kHubMembers, parseHubMembers },
     { messagetype::kDeviceState, parseDeviceState },
@@ -610,6 +640,12 @@ struct Serializer
         return { { QStringLiteral("type"), messagetype::kRunCancel },
             { QStringLiteral("run_id"), m.runId }, { QStringLiteral("reason"), m.reason } };
     }
+    QJsonObject operator()(const DeviceReleased &m) const
+    {
+        return { { QStringLiteral("type"), messagetype::kDeviceReleased },
+            { QStringLiteral("run_id"), m.runId }, { QStringLiteral("binding_id"), m.bindingId },
+            { QStringLiteral("reason"), m.reason } };
+    }
     QJsonObject operator()(const RunAck &m) const
     {
         return { { QStringLiteral("type"), messagetype::kRunAck },
@@ -644,8 +680,16 @@ struct Serializer
         QJsonArray ids;
         for (const qint64 id : m.runIds)
             ids.append(id);
-        return { { QStringLiteral("type"), messagetype::kRunsHeld },
+        QJsonObject object { { QStringLiteral("type"), messagetype::kRunsHeld },
             { QStringLiteral("run_ids"), ids } };
+        if (!m.keptDevices.isEmpty()) {
+            QJsonArray kept;
+            for (const auto &[runId, bindingId] : m.keptDevices)
+                kept.append(QJsonObject { { QStringLiteral("run_id"), runId },
+                    { QStringLiteral("binding_id"), bindingId } });
+            object.insert(QStringLiteral("kept_devices"), kept);
+        }
+        return object;
     }
     QJsonObject operator()(const UpgradeRequest &m) const
     {

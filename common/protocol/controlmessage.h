@@ -32,6 +32,7 @@ inline constexpr QLatin1StringView kRunAck { "run.ack" };
 inline constexpr QLatin1StringView kRunStarted { "run.started" };
 inline constexpr QLatin1StringView kRunFinished { "run.finished" };
 inline constexpr QLatin1StringView kRunsHeld { "runs.held" };
+inline constexpr QLatin1StringView kDeviceReleased { "device.released" };
 inline constexpr QLatin1StringView kDeviceState { "device.state" };
 inline constexpr QLatin1StringView kHubPins { "hub.pins" };
 inline constexpr QLatin1StringView kHubMembers { "hub.members" };
@@ -226,12 +227,27 @@ struct RunFinished
 // Agent -> hub, right after every welcome and after any reports it kept
 // while away: every run this agent process still has (running, or with
 // output the hub lacks). A run the hub gave it earlier that is not listed
-// never reached it, so the hub stops waiting for it.
+// never reached it, so the hub stops waiting for it. To a hub of protocol
+// 31 or newer it also names the segments it keeps in a sandbox while their
+// stream is away (run, binding): any the hub no longer lends, it releases.
 struct RunsHeld
 {
     QList<qint64> runIds;
+    QList<std::pair<qint64, qint64>> keptDevices;
 
     friend bool operator==(const RunsHeld &, const RunsHeld &) = default;
+};
+
+// Hub -> agent (of protocol 31 or newer): the run no longer holds that
+// device (its binding ended, its forwarder was revoked) while its stream was
+// paused, so nothing will resume it. The agent removes what it kept for it.
+struct DeviceReleased
+{
+    qint64 runId = 0;
+    qint64 bindingId = 0;
+    QString reason;
+
+    friend bool operator==(const DeviceReleased &, const DeviceReleased &) = default;
 };
 
 // Forwarder -> hub, after the welcome (to hubs of protocol 24 or newer):
@@ -302,7 +318,7 @@ struct CapabilitiesReport
 
 using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart,
     RunCancel, RunAck, RunStarted, RunFinished, RunsHeld, DeviceState, HubPins, HubMembers,
-    UpgradeRequest, UpgradeStatus, CapabilitiesReport>;
+    UpgradeRequest, UpgradeStatus, CapabilitiesReport, DeviceReleased>;
 
 // Limits a RunStart is checked against.
 inline constexpr int kMaxArgv = 256;

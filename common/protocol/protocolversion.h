@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 30;
+inline constexpr int kVersion = 31;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -54,4 +54,14 @@ namespace cloop::protocol {
 // forwarder for the device's bytes itself; an older one gets them through
 // the member it is connected to.
 inline constexpr int kMinimumForDirectStreams = 30;
+} // namespace cloop::protocol
+
+namespace cloop::protocol {
+// From this version on a device stream may pause and resume: the hub closes
+// an agent's device channel with ConnectionLost while the run still holds
+// the device (its forwarder or either tunnel went away, the hub restarted),
+// opens it again when both ends are back, and says device.released when the
+// run lets go of a device whose stream is paused. Such an agent keeps a
+// paused segment's TAP in the sandbox and joins the new stream to it.
+inline constexpr int kMinimumForResumableStreams = 31;
 } // namespace cloop::protocol

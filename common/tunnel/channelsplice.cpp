@@ -140,6 +140,14 @@ void ChannelSplice::step()
             continue;
         leg->closeHandled = true;
         const CloseNotice notice = *leg->closeNotice;
+        if (leg == &m_a && m_aResumable && notice.code != CloseCode::DeviceGone) {
+            const QString paused
+                = QStringLiteral("the device's end of the stream went, and may come back");
+            terminate(CloseCode::ConnectionLost, notice.reason,
+                notice.reason.isEmpty() ? paused
+                                        : QStringLiteral("%1: %2").arg(paused, notice.reason));
+            return;
+        }
         if (notice.code != CloseCode::Normal) {
             terminate(notice.code, notice.reason, passedOnReason(notice.code, notice.reason));
             return;

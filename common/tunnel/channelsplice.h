@@ -57,6 +57,12 @@ public:
     // Closes both sides with this code and reason, then emits ended().
     void end(protocol::CloseCode code, const QString &reason);
 
+    // A's end may come back while B's stays (a forwarder that restarts while
+    // its run keeps the device): a close arriving on A, other than
+    // DeviceGone, reaches B as ConnectionLost, at once, which tells B's peer
+    // to keep what it holds for the stream that follows.
+    void setAResumable(bool resumable) { m_aResumable = resumable; }
+
     quint64 bytesAToB() const { return m_a.forwarded; }
     quint64 bytesBToA() const { return m_b.forwarded; }
     // Bytes taken out of a source but not yet accepted by the destination:
@@ -101,6 +107,7 @@ private:
     // Set once the first normal close arrived: the surviving side is closed
     // with this reason as soon as what is carried toward it went out.
     std::optional<QString> m_handOverReason;
+    bool m_aResumable = false;
     bool m_pumping = false;
     bool m_pumpAgain = false;
     bool m_ended = false;

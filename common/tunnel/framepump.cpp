@@ -29,6 +29,8 @@ FramePump::FramePump(FrameDevice &device, Channel *channel, QObject *parent)
     });
     connect(
         channel, &Channel::closed, this, [this](protocol::CloseCode code, const QString &reason) {
+            if (!m_ended)
+                m_linkLost = code == protocol::CloseCode::ConnectionLost;
             end(describeClose(code, reason));
         });
     // Bytes that arrived before the pump existed raised readyRead for nobody.

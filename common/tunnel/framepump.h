@@ -95,6 +95,10 @@ public:
 
     Counters counters() const;
     bool hasEnded() const { return m_ended; }
+    // The stream ended because a link on its way went (the channel closed
+    // with ConnectionLost): the run may still hold the device, and a new
+    // stream for it may follow.
+    bool endedByLostLink() const { return m_linkLost; }
     // Ends the stream (normal close) and stops reading the device.
     void stop(const QString &reason);
 
@@ -117,6 +121,7 @@ private:
     FrameRecordBatch m_batch;
     Counters m_counters;
     bool m_ended = false;
+    bool m_linkLost = false;
 };
 
 } // namespace cloop::tunnel

@@ -88,6 +88,10 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel, const protocol::Age
         acceptUsbChannel(channel, key, name, open.busId);
         return;
     }
+    if (m_paused.count(key) != 0) {
+        resume(channel, key, name);
+        return;
+    }
     auto tap = device::l2::TapDevice::create(device::l2::TapDevice::Options {});
     if (!tap) {
         qCWarning(lcAgent).noquote() << QStringLiteral("run %1 cannot attach %2: %3")
@@ -100,7 +104,7 @@ void DeviceAttacher::acceptChannel(tunnel::Channel *channel, const protocol::Age
     const QString hostName = (*tap)->name();
     auto *port = new TapPort(std::move(*tap), channel, this);
     m_ports[key] = Attached { name, port, nullptr };
-    connect(port, &TapPort::ended, this, [this, key](const QString &reason) { drop(key, reason); });
+    watchPort(key, port);
     qCInfo(lcAgent).noquote() << QStringLiteral("run %1 has %2 on %3 (binding %4)")
                                      .arg(runId)
                                      .arg(name, hostName)
@@ -280,15 +284,17 @@ Result<QList<RunSpec::DeviceNode>> DeviceAttacher::deviceNodes(
 
 void DeviceAttacher::sandboxStarted(const RunStart &run, qint64 pid, const QString &user)
 {
-    Sandbox &sandbox = m_sandboxes[run.runId] = Sandbox { pid, run.devices, user, {} };
+    Sandbox &sandbox = m_sandboxes[run.runId] = Sandbox { pid, run.devices, user, {}, {} };
     for (const ForwardedDevice &device : run.devices) {
         const Key key { run.runId, device.bindingId };
         auto found = m_ports.find(key);
         if (found == m_ports.end())
             continue; // its stream ended before the sandbox ran
-        if (found->second.usb)
-            sandbox.nodes[device.bindingId] = found->second.usb->nodePath();
-        else
+        if (found->second.usb) {
+            const QString node = found->second.usb->nodePath();
+            sandbox.nodes[device.bindingId] = { node };
+            sandbox.firstNodes[device.bindingId] = node;
+        } else
             moveIntoSandbox(key, device, pid);
     }
 }
@@ -309,9 +315,23 @@ void DeviceAttacher::giveNodeToSandbox(const Key &key)
             QStringLiteral("could not give it to the sandbox: %1").arg(placed.error().message));
         return;
     }
-    running->second.nodes[key.second] = node;
-    qCInfo(lcAgent).noquote()
-        << QStringLiteral("run %1 has %2 back as %3").arg(key.first).arg(found->second.name, node);
+    QStringList placed { node };
+    // Where the workload first found it: a path it kept still opens the
+    // device, though the kernel numbered it anew.
+    const QString first = running->second.firstNodes.value(key.second);
+    if (!first.isEmpty() && first != node) {
+        if (Status kept = sandbox.place(node, running->second.user, first); kept)
+            placed.append(first);
+        else
+            qCWarning(lcAgent).noquote()
+                << QStringLiteral("run %1 has %2 only as %3: %4")
+                       .arg(key.first)
+                       .arg(found->second.name, node, kept.error().message);
+    }
+    running->second.nodes[key.second] = placed;
+    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 has %2 back as %3")
+                                     .arg(key.first)
+                                     .arg(found->second.name, placed.join(QStringLiteral(" and ")));
 }
 
 void DeviceAttacher::moveIntoSandbox(const Key &key, const ForwardedDevice &device, qint64 pid)
@@ -343,8 +363,106 @@ void DeviceAttacher::moveIntoSandbox(const Key &key, const ForwardedDevice &devi
                                              : QLatin1Char(' ') + device.address);
 }
 
+void DeviceAttacher::watchPort(const Key &key, TapPort *port)
+{
+    connect(port, &TapPort::ended, this, [this, key, port](const QString &reason) {
+        if (mayPause(key, *port))
+            pause(key, reason);
+        else
+            drop(key, reason);
+    });
+}
+
+bool DeviceAttacher::mayPause(const Key &key, const TapPort &port) const
+{
+    const auto found = m_ports.find(key);
+    return m_streamsResume && port.endedByLostLink() && m_sandboxes.count(key.first) != 0
+        && found != m_ports.end() && found->second.port == &port && found->second.port->hasEnded()
+        && port.tap().isMoved();
+}
+
+void DeviceAttacher::pause(const Key &key, const QString &reason)
+{
+    auto found = m_ports.find(key);
+    if (found == m_ports.end() || !found->second.port)
+        return;
+    TapPort *port = found->second.port;
+    const QString name = found->second.name;
+    m_ports.erase(found);
+    port->disconnect(this);
+    std::unique_ptr<device::l2::TapDevice> tap = port->takeTap();
+    port->deleteLater();
+    // The attachment record stays: the TAP is still in the sandbox.
+    qCInfo(lcAgent).noquote() << QStringLiteral(
+        "run %1 keeps %2 in its sandbox while its stream is away: %3")
+                                     .arg(key.first)
+                                     .arg(name, reason);
+    m_paused[key] = Paused { name, std::move(tap) };
+}
+
+void DeviceAttacher::resume(tunnel::Channel *channel, const Key &key, const QString &name)
+{
+    auto paused = m_paused.find(key);
+    Q_ASSERT(paused != m_paused.end());
+    std::unique_ptr<device::l2::TapDevice> tap = std::move(paused->second.tap);
+    m_paused.erase(paused);
+    channel->accept();
+    auto *port = new TapPort(std::move(tap), channel, this);
+    m_ports[key] = Attached { name, port, nullptr };
+    watchPort(key, port);
+    m_endings.erase(key);
+    qCInfo(lcAgent).noquote() << QStringLiteral(
+        "run %1 has %2 back on the same interface (binding %3)")
+                                     .arg(key.first)
+                                     .arg(name)
+                                     .arg(key.second);
+}
+
+void DeviceAttacher::release(qint64 runId, qint64 bindingId, const QString &reason)
+{
+    const Key key { runId, bindingId };
+    if (m_ports.count(key) != 0) {
+        drop(key, reason);
+        return;
+    }
+    auto paused = m_paused.find(key);
+    if (paused == m_paused.end())
+        return;
+    const QString name = paused->second.name;
+    // The TAP goes with its descriptor, from the sandbox too.
+    m_paused.erase(paused);
+    m_endings[key] = reason;
+    forgetAttachment(key);
+    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 lost %2: %3").arg(runId).arg(name, reason);
+    Q_EMIT detached(runId, name, reason);
+}
+
+QList<std::pair<qint64, qint64>> DeviceAttacher::pausedKeys() const
+{
+    QList<Key> keys;
+    for (const auto &[key, paused] : m_paused)
+        keys.append(key);
+    return keys;
+}
+
+void DeviceAttacher::forgetAttachment(const Key &key)
+{
+    if (Status forgotten = m_ledger->forget(key.first, key.second); !forgotten)
+        qCWarning(lcAgent).noquote()
+            << "cannot update the attachment record:" << forgotten.error().message;
+}
+
 void DeviceAttacher::runEnded(qint64 runId)
 {
+    QList<Key> pausedKeys;
+    for (const auto &[key, paused] : m_paused) {
+        if (key.first == runId)
+            pausedKeys.append(key);
+    }
+    for (const Key &key : pausedKeys) {
+        m_paused.erase(key);
+        forgetAttachment(key);
+    }
     QList<Key> keys;
     for (const auto &[key, attached] : m_ports) {
         if (key.first == runId)
@@ -384,8 +502,8 @@ void DeviceAttacher::drop(const Key &key, const QString &reason)
         // The sandbox keeps no node of a device that went: the kernel may
         // give its number to another one.
         if (auto running = m_sandboxes.find(key.first); running != m_sandboxes.end()) {
-            const QString node = running->second.nodes.take(key.second);
-            if (!node.isEmpty()) {
+            const QStringList nodes = running->second.nodes.take(key.second);
+            for (const QString &node : nodes) {
                 if (Status removed = SandboxDeviceNode(m_roots, running->second.pid).remove(node);
                     !removed)
                     qCWarning(lcAgent).noquote() << removed.error().message;
@@ -397,9 +515,7 @@ void DeviceAttacher::drop(const Key &key, const QString &reason)
             attached.usb->stop(reason);
         attached.usb->deleteLater();
     }
-    if (Status forgotten = m_ledger->forget(key.first, key.second); !forgotten)
-        qCWarning(lcAgent).noquote()
-            << "cannot update the attachment record:" << forgotten.error().message;
+    forgetAttachment(key);
     qCInfo(lcAgent).noquote()
         << QStringLiteral("run %1 lost %2: %3").arg(key.first).arg(attached.name, reason);
     Q_EMIT detached(key.first, attached.name, reason);

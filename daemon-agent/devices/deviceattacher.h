@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/device/l2/tapdevice.h"
 #include "common/device/sysfsroot.h"
 #include "common/protocol/channelopen.h"
 #include "common/protocol/controlmessage.h"
@@ -32,12 +33,16 @@ class UsbImport;
 // binding's name, with the binding's address, and comes up. A USB device is
 // imported over its stream and attached to vhci_hcd; once the kernel has
 // enumerated it, its node under /dev/bus/usb is the one device node the
-// sandbox is given. When a stream ends while the sandbox runs (its
-// forwarder restarted), the device is taken out of it, TAP or node, and put
-// back when the stream returns. Every attachment is recorded in the work root
-// (AttachmentLedger), and ends with the run, with its stream (the binding
-// ended, the forwarder went away, the device was unplugged), or with the
-// hub's tunnel.
+// sandbox is given. When a segment's stream is lost while the sandbox runs
+// (a tunnel on its way dropped, its forwarder restarted, the hub restarted:
+// the channel closes with ConnectionLost), the TAP stays in the sandbox,
+// paused, and the stream that follows is joined to it: the sandbox sees
+// lost frames and nothing else. A USB device whose stream ends is detached
+// (vhci cannot hold a device without its connection) and imported again
+// when the stream returns, under the node the kernel then gives it. Every
+// attachment is recorded in the work root (AttachmentLedger), and ends with
+// the run or when the hub says the run let go of it (device.released);
+// from a hub before protocol 31, with its stream, as any stream end did.
 class DeviceAttacher final : public QObject
 {
     Q_OBJECT
@@ -56,7 +61,11 @@ public:
     // which the hub sends again on the agent's tunnel.
     static constexpr std::chrono::milliseconds kRelayAwaited { 10'000 };
 
-    // A channel of kind "device" the hub opened: a TAP for it now.
+    // Whether the hub resumes streams (protocol 31 on): only then is a
+    // segment whose stream was lost kept for the stream that follows.
+    void setStreamsResume(bool resume) { m_streamsResume = resume; }
+    // A channel of kind "device" the hub opened: a TAP for it now, or the
+    // one its paused stream left.
     void acceptChannel(tunnel::Channel *channel, const protocol::AgentDeviceOpen &open);
     // Whether a device of the start is still being attached (a USB device
     // the kernel is enumerating, a direct leg being dialled, or the stream
@@ -78,8 +87,15 @@ public:
     void sandboxStarted(const protocol::RunStart &run, qint64 pid, const QString &user);
     // The run is over: its TAPs and streams go.
     void runEnded(qint64 runId);
+    // The run no longer holds that device (device.released): what was kept
+    // for it goes.
+    void release(qint64 runId, qint64 bindingId, const QString &reason);
 
     int attachedCount() const { return static_cast<int>(m_ports.size()); }
+    // Segments kept in their sandbox while their stream is away.
+    int pausedCount() const { return static_cast<int>(m_paused.size()); }
+    // Their (run, binding), for the hub to say which it no longer lends.
+    QList<std::pair<qint64, qint64>> pausedKeys() const;
 
 Q_SIGNALS:
     // One device of a run is gone, and why (for the run's log).
@@ -106,6 +122,16 @@ private:
     // A USB device imported again for a running sandbox: its new node there.
     void giveNodeToSandbox(const Key &key);
     void drop(const Key &key, const QString &reason);
+    // Dropped or paused when its stream ends.
+    void watchPort(const Key &key, TapPort *port);
+    // The stream of a segment that went into its running sandbox was lost
+    // on the way, and the hub resumes streams.
+    bool mayPause(const Key &key, const TapPort &port) const;
+    // Keeps its TAP, in the sandbox, for the stream that follows.
+    void pause(const Key &key, const QString &reason);
+    // Its TAP is joined to a stream that came back.
+    void resume(tunnel::Channel *channel, const Key &key, const QString &name);
+    void forgetAttachment(const Key &key);
 
     // The runs whose sandbox is running, and the devices their start named:
     // a stream that comes back (its forwarder restarted) goes straight in.
@@ -114,14 +140,24 @@ private:
         qint64 pid = 0;
         QList<protocol::ForwardedDevice> devices;
         QString user;
-        // The USB node each binding has in the sandbox now.
-        QMap<qint64, QString> nodes;
+        // The USB nodes each binding has in the sandbox now.
+        QMap<qint64, QStringList> nodes;
+        // The node each binding's device had when the sandbox started: a
+        // device imported again is also given there.
+        QMap<qint64, QString> firstNodes;
     };
     std::map<qint64, Sandbox> m_sandboxes;
 
     device::SysfsRoot m_roots;
     std::unique_ptr<AttachmentLedger> m_ledger;
     std::map<Key, Attached> m_ports;
+    struct Paused
+    {
+        QString name;
+        std::unique_ptr<device::l2::TapDevice> tap;
+    };
+    std::map<Key, Paused> m_paused;
+    bool m_streamsResume = false;
     // Why an attachment ended, for the start that finds it missing.
     std::map<Key, QString> m_endings;
     DirectLegDial::Dialer m_dialer;

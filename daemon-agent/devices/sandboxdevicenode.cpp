@@ -3,6 +3,7 @@
 #include "common/util/fd.h"
 
 #include <QFile>
+#include <QRegularExpression>
 #include <QStringList>
 
 #include <fcntl.h>
@@ -30,6 +31,13 @@ Error nodeError(const QString &what, const QString &node, int error)
 bool isUsbNode(const struct stat &info)
 {
     return S_ISCHR(info.st_mode) && major(info.st_rdev) == kUsbDeviceMajor;
+}
+
+// "/dev/bus/usb/BBB/DDD", the only place a node is ever made under.
+bool isUsbNodePath(const QString &path)
+{
+    static const QRegularExpression shape(QStringLiteral("^/dev/bus/usb/[0-9]{3}/[0-9]{3}$"));
+    return shape.match(path).hasMatch();
 }
 
 // The folder of `node` inside the tree `root`, one component at a time and
@@ -93,25 +101,30 @@ bool SandboxDeviceNode::sharesMountNamespace() const
         && theirs.st_dev == ours.st_dev && theirs.st_ino == ours.st_ino;
 }
 
-Status SandboxDeviceNode::place(const QString &node, const QString &owner) const
+Status SandboxDeviceNode::place(
+    const QString &hostNode, const QString &owner, const QString &as) const
 {
+    const QString node = as.isEmpty() ? hostNode : as;
     const std::optional<std::pair<uid_t, gid_t>> ids
         = owner.isEmpty() ? std::pair<uid_t, gid_t> { 0, 0 } : parseOwner(owner);
     if (!ids)
         return Error::make(QStringLiteral("device_node"),
             QStringLiteral("\"%1\" is not a uid:gid to give %2 to").arg(owner.left(32), node));
-    const QByteArray hostPath = QFile::encodeName(m_roots.path(node));
+    const QByteArray hostPath = QFile::encodeName(m_roots.path(hostNode));
     struct stat host
     {
     };
     if (::stat(hostPath.constData(), &host) != 0)
-        return nodeError(QStringLiteral("no node on this machine for"), node, errno);
+        return nodeError(QStringLiteral("no node on this machine for"), hostNode, errno);
     if (!isUsbNode(host))
         return Error::make(QStringLiteral("device_node"),
-            QStringLiteral("%1 on this machine is not a USB device node").arg(node));
+            QStringLiteral("%1 on this machine is not a USB device node").arg(hostNode));
+    if (!as.isEmpty() && !isUsbNodePath(as))
+        return Error::make(QStringLiteral("device_node"),
+            QStringLiteral("%1 is no USB device node path").arg(as.left(64)));
     // The workload's user opens it, wherever it runs.
     if (::chown(hostPath.constData(), ids->first, ids->second) != 0)
-        return nodeError(QStringLiteral("cannot hand over"), node, errno);
+        return nodeError(QStringLiteral("cannot hand over"), hostNode, errno);
     if (sharesMountNamespace())
         return {}; // the kernel's node is the sandbox's
     const QByteArray rootPath

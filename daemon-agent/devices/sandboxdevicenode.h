@@ -26,8 +26,11 @@ public:
 
     // Makes `node` ("/dev/bus/usb/BBB/DDD") in the sandbox as the same
     // character device as this machine's node, owned by `owner` ("uid:gid";
-    // empty: root), mode 0660.
-    Status place(const QString &node, const QString &owner) const;
+    // empty: root), mode 0600. With `as`, the sandbox's node is made there
+    // instead: a device imported again keeps the path the workload first
+    // knew it by, though the kernel numbered it anew (nothing is made for a
+    // sandbox on this machine's mounts, which sees only the kernel's nodes).
+    Status place(const QString &node, const QString &owner, const QString &as = {}) const;
     // Removes `node` from the sandbox, when it is still a USB device node
     // there: a stale number may later name another device.
     Status remove(const QString &node) const;

@@ -25,14 +25,29 @@ TapPort::TapPort(std::unique_ptr<TapDevice> tap, tunnel::Channel *channel, QObje
 
 TapPort::~TapPort()
 {
+    if (!m_pump)
+        return;
     if (!m_pump->hasEnded())
         logSummary(QStringLiteral("the port was removed"));
     m_pump->disconnect(this);
     m_pump.reset();
 }
 
+std::unique_ptr<TapDevice> TapPort::takeTap()
+{
+    Q_ASSERT(hasEnded());
+    // The pump watches the TAP's descriptor: it goes first.
+    if (m_pump) {
+        m_pump->disconnect(this);
+        m_pump.reset();
+    }
+    return std::move(m_tap);
+}
+
 TapPort::Counters TapPort::counters() const
 {
+    if (!m_pump)
+        return {};
     const tunnel::FramePump::Counters pumped = m_pump->counters();
     Counters counters;
     counters.framesIn = pumped.framesFromChannel;

@@ -54,8 +54,15 @@ public:
     ~TapPort() override;
 
     device::l2::TapDevice &tap() { return *m_tap; }
+    const device::l2::TapDevice &tap() const { return *m_tap; }
     Counters counters() const;
-    bool hasEnded() const { return m_pump->hasEnded(); }
+    bool hasEnded() const { return !m_pump || m_pump->hasEnded(); }
+    // The stream ended because a link on its way went; the run may get a
+    // new one for the same TAP.
+    bool endedByLostLink() const { return m_pump && m_pump->endedByLostLink(); }
+    // The TAP, for a stream that follows; the port is spent and only waits
+    // to be deleted. Only once the stream has ended.
+    std::unique_ptr<device::l2::TapDevice> takeTap();
     // Ends the stream (normal close) and stops reading the TAP.
     void stop(const QString &reason) { m_pump->stop(reason); }
 

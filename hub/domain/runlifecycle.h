@@ -70,6 +70,8 @@ public:
         qint64 runId, qint64 executorId, const QList<RunStore::LentDevice> &devices = {});
     // Whether a run anywhere in the cluster holds that forwarder's device.
     Result<bool> isDeviceHeld(qint64 forwarderId);
+    // What the run holds now, by the records every member shares.
+    Result<QList<RunStore::LentDevice>> lentTo(qint64 runId) { return m_runs.lentTo(runId); }
     // The executor's report that the workload started; published as run.started.
     Result<RunRecord> markRunning(qint64 runId, qint64 executorId);
     // How far the run's output is stored, and where the executor said it

@@ -11,6 +11,7 @@
 #include "hub/domain/eventbus.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/forwarderreach.h"
+#include "hub/storage/auditlog.h"
 
 #include <algorithm>
 
@@ -18,12 +19,13 @@ namespace cloop::hub {
 
 using protocol::CloseCode;
 
-DeviceStreams::DeviceStreams(
-    ForwarderReach &forwarders, DaemonGateway &executors, EventBus &events, QObject *parent)
+DeviceStreams::DeviceStreams(ForwarderReach &forwarders, DaemonGateway &executors, EventBus &events,
+    AuditLog &audit, QObject *parent)
     : QObject(parent)
     , m_forwarders(forwarders)
     , m_executors(executors)
     , m_events(events)
+    , m_audit(audit)
 {
     // Wherever in the cluster the forwarder connected again.
     connect(&m_events, &EventBus::published, this, [this](const HubEvent &event) {
@@ -34,7 +36,9 @@ DeviceStreams::DeviceStreams(
 
 DeviceStreams::~DeviceStreams()
 {
-    // The daemons see their streams end with the hub.
+    // The daemons see their streams end with the hub, as lost: the runs
+    // still hold their devices (lent_devices), and the hub that starts next
+    // resumes them.
     const auto keys = [this] {
         QList<Key> out;
         for (const auto &[key, stream] : m_streams)
@@ -42,7 +46,7 @@ DeviceStreams::~DeviceStreams()
         return out;
     }();
     for (const Key &key : keys)
-        finish(key, QStringLiteral("the hub is stopping"), true);
+        finish(key, QStringLiteral("the hub is stopping"));
 }
 
 Status DeviceStreams::open(
@@ -61,7 +65,7 @@ Status DeviceStreams::open(
                     .arg(run.id));
         }
         const Key key { run.id, device.binding.id };
-        const Lent &lent = m_lent[key] = Lent { run.projectId, executorId, device };
+        const Lent &lent = m_lent[key] = Lent { run.projectId, executorId, device, std::nullopt };
         if (Status opened = openStream(key, lent); !opened) {
             detachRun(run.id, opened.error().message);
             return opened;
@@ -184,9 +188,37 @@ void DeviceStreams::fallBackToRelay(const Key &key, const QString &reason)
 
 void DeviceStreams::giveBack(qint64 forwarderId)
 {
+    reopenWhere([forwarderId](const Lent &lent) { return lent.device.forwarder.id == forwarderId; },
+        QStringLiteral("forwarder %1 returned").arg(forwarderId));
+}
+
+void DeviceStreams::resume(qint64 executorId)
+{
+    reopenWhere(
+        [this, executorId](const Lent &lent) {
+            return lent.executorId == executorId
+                && m_forwarders.isReachable(lent.device.forwarder.id);
+        },
+        QStringLiteral("executor %1 returned").arg(executorId));
+}
+
+void DeviceStreams::adopt(
+    qint64 runId, qint64 projectId, qint64 executorId, const PlannedDevice &device)
+{
+    const Key key { runId, device.binding.id };
+    if (m_lent.count(key) != 0)
+        return;
+    m_lent[key] = Lent { projectId, executorId, device, QStringLiteral("the hub restarted") };
+    qCInfo(lcHub).noquote() << "run" << runId << "still holds" << device.device.name << "(binding"
+                            << device.binding.id << "), lent before the hub restarted";
+}
+
+void DeviceStreams::reopenWhere(
+    const std::function<bool(const Lent &)> &matches, const QString &why)
+{
     QList<Key> keys;
     for (const auto &[key, lent] : m_lent)
-        if (lent.device.forwarder.id == forwarderId && m_streams.count(key) == 0)
+        if (matches(lent) && m_streams.count(key) == 0)
             keys.append(key);
     for (const Key &key : keys) {
         const Lent lent = m_lent.at(key);
@@ -195,8 +227,8 @@ void DeviceStreams::giveBack(qint64 forwarderId)
                 << "run" << key.first << "cannot get" << lent.device.device.name
                 << "back:" << opened.error().message;
         else
-            qCInfo(lcHub).noquote() << "run" << key.first << "gets" << lent.device.device.name
-                                    << "back: forwarder" << forwarderId << "returned";
+            qCInfo(lcHub).noquote()
+                << "run" << key.first << "gets" << lent.device.device.name << "back:" << why;
     }
 }
 
@@ -212,9 +244,14 @@ void DeviceStreams::joinIfReady(const Key &key)
         || forwarderSide->state() != tunnel::Channel::State::Open
         || agentSide->state() != tunnel::Channel::State::Open)
         return;
-    stream.splice = new tunnel::ChannelSplice(forwarderSide, agentSide, this);
-    connect(stream.splice, &tunnel::ChannelSplice::ended, this,
-        [this, key](CloseCode, const QString &reason) {
+    auto *splice = new tunnel::ChannelSplice(forwarderSide, agentSide, this);
+    stream.splice = splice;
+    // Such an agent keeps what it attached when the forwarder's end goes,
+    // for the stream that follows.
+    if (m_executors.protocolOf(stream.executorId) >= protocol::kMinimumForResumableStreams)
+        splice->setAResumable(true);
+    connect(
+        splice, &tunnel::ChannelSplice::ended, this, [this, key](CloseCode, const QString &reason) {
             // A direct leg's handles are joined at once; the agent says
             // there whether it reached the holder.
             const auto ended = m_streams.find(key);
@@ -224,6 +261,11 @@ void DeviceStreams::joinIfReady(const Key &key)
             else
                 finish(key, reason);
         });
+    const auto lent = m_lent.find(key);
+    if (lent != m_lent.end() && lent->second.lostBecause) {
+        recordReattach(stream, *std::exchange(lent->second.lostBecause, std::nullopt));
+        return;
+    }
     m_events.publish(HubEvent { QString(api::hubeventname::kDeviceAttached),
         { { QStringLiteral("run_id"), stream.runId },
             { QStringLiteral("binding_id"), stream.bindingId },
@@ -231,6 +273,27 @@ void DeviceStreams::joinIfReady(const Key &key)
             { QStringLiteral("executor_id"), stream.executorId },
             { QStringLiteral("device"), stream.deviceName } },
         stream.projectId });
+}
+
+void DeviceStreams::recordReattach(const Stream &stream, const QString &lostBecause)
+{
+    const QJsonObject details { { QStringLiteral("binding_id"), stream.bindingId },
+        { QStringLiteral("forwarder_id"), stream.forwarderId },
+        { QStringLiteral("executor_id"), stream.executorId },
+        { QStringLiteral("device"), stream.deviceName }, { QStringLiteral("after"), lostBecause } };
+    if (Status audited = m_audit.append(QStringLiteral("hub"), auditaction::kRunDeviceReattach,
+            QStringLiteral("run:%1").arg(stream.runId), details);
+        !audited)
+        qCWarning(lcHub).noquote()
+            << "the re-attach of" << stream.deviceName << "to run" << stream.runId
+            << "could not be audited:" << audited.error().message;
+    qCInfo(lcHub).noquote() << "run" << stream.runId << "re-attached" << stream.deviceName
+                            << "(binding" << stream.bindingId << ") after:" << lostBecause;
+    QJsonObject data = details;
+    data.insert(QStringLiteral("run_id"), stream.runId);
+    data.insert(QStringLiteral("reattached"), true);
+    m_events.publish(
+        HubEvent { QString(api::hubeventname::kDeviceAttached), data, stream.projectId });
 }
 
 std::map<qint64, DeviceStreams::Relayed> DeviceStreams::relayedByBinding() const
@@ -249,18 +312,34 @@ std::map<qint64, DeviceStreams::Relayed> DeviceStreams::relayedByBinding() const
 
 void DeviceStreams::finish(const Key &key, const QString &cause, bool forGood)
 {
-    if (forGood) {
-        const auto lent = m_lent.find(key);
-        if (lent == m_lent.end())
-            return;
-        const qint64 forwarderId = lent->second.device.forwarder.id;
-        m_lent.erase(lent);
-        if (m_streams.count(key) == 0) {
-            // It waited for its forwarder to come back: nothing streams.
-            Q_EMIT streamEnded(forwarderId);
-            return;
-        }
+    if (!forGood) {
+        if (const auto lent = m_lent.find(key); lent != m_lent.end())
+            lent->second.lostBecause = cause;
+        endStream(key, cause, false);
+        return;
     }
+    const auto lent = m_lent.find(key);
+    if (lent == m_lent.end())
+        return;
+    const Lent released = lent->second;
+    m_lent.erase(lent);
+    if (m_streams.count(key) != 0) {
+        endStream(key, cause, true);
+    } else {
+        publishReleased(key, released, cause);
+        Q_EMIT streamEnded(released.device.forwarder.id);
+    }
+    // Said on the agent's tunnel whether a stream was here or not: one that
+    // was away left the agent keeping what it attached, and a direct leg's
+    // bytes do not pass the splice ended here.
+    tellReleased(key, released, cause);
+}
+
+void DeviceStreams::endStream(const Key &key, const QString &cause, bool forGood)
+{
+    // A stream the run keeps its device through ends as lost: an agent that
+    // resumes streams keeps the device for the next.
+    const CloseCode code = forGood ? CloseCode::Normal : CloseCode::ConnectionLost;
     auto found = m_streams.find(key);
     if (found == m_streams.end())
         return;
@@ -268,7 +347,7 @@ void DeviceStreams::finish(const Key &key, const QString &cause, bool forGood)
     m_streams.erase(found);
     if (tunnel::ChannelSplice *splice = stream.splice.data()) {
         splice->disconnect(this);
-        splice->end(CloseCode::Normal, cause);
+        splice->end(code, cause);
         Relayed &relayed = m_relayedByEnded[stream.bindingId];
         relayed.toAgent += splice->bytesAToB();
         relayed.toForwarder += splice->bytesBToA();
@@ -277,7 +356,7 @@ void DeviceStreams::finish(const Key &key, const QString &cause, bool forGood)
         for (tunnel::Channel *side : { stream.forwarderSide.data(), stream.agentSide.data() }) {
             if (side && side->state() != tunnel::Channel::State::Closed) {
                 side->disconnect(this);
-                side->close(CloseCode::Refused, cause);
+                side->close(forGood ? CloseCode::Refused : code, cause);
             }
         }
     }
@@ -289,8 +368,31 @@ void DeviceStreams::finish(const Key &key, const QString &cause, bool forGood)
             { QStringLiteral("binding_id"), stream.bindingId },
             { QStringLiteral("forwarder_id"), stream.forwarderId },
             { QStringLiteral("executor_id"), stream.executorId },
-            { QStringLiteral("device"), stream.deviceName }, { QStringLiteral("reason"), cause } },
+            { QStringLiteral("device"), stream.deviceName }, { QStringLiteral("reason"), cause },
+            { QStringLiteral("kept"), !forGood } },
         stream.projectId });
+}
+
+void DeviceStreams::publishReleased(const Key &key, const Lent &lent, const QString &cause)
+{
+    const auto [runId, bindingId] = key;
+    qCInfo(lcHub).noquote() << "run" << runId << "released" << lent.device.device.name << "(binding"
+                            << bindingId << "):" << cause;
+    m_events.publish(HubEvent { QString(api::hubeventname::kDeviceDetached),
+        { { QStringLiteral("run_id"), runId }, { QStringLiteral("binding_id"), bindingId },
+            { QStringLiteral("forwarder_id"), lent.device.forwarder.id },
+            { QStringLiteral("executor_id"), lent.executorId },
+            { QStringLiteral("device"), lent.device.device.name },
+            { QStringLiteral("reason"), cause }, { QStringLiteral("kept"), false } },
+        lent.projectId });
+}
+
+void DeviceStreams::tellReleased(const Key &key, const Lent &lent, const QString &cause)
+{
+    const auto [runId, bindingId] = key;
+    tunnel::TunnelConnection *agent = m_executors.session(lent.executorId);
+    if (agent && m_executors.protocolOf(lent.executorId) >= protocol::kMinimumForResumableStreams)
+        agent->sendControl(protocol::DeviceReleased { runId, bindingId, cause });
 }
 
 bool DeviceStreams::holdsForwarder(qint64 forwarderId) const

@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace cloop::tunnel {
 class Channel;
@@ -16,6 +17,7 @@ class ChannelSplice;
 
 namespace cloop::hub {
 
+class AuditLog;
 class DaemonGateway;
 class EventBus;
 class ForwarderReach;
@@ -27,8 +29,12 @@ class ForwarderReach;
 // and the join passes that on); each detach is logged and published as
 // device.detached with its cause. A device stays lent to its run until the
 // run or the binding ends: when its forwarder comes back (restarted, or
-// upgraded), a segment's stream is opened again and the agent puts it back
-// into the running sandbox.
+// upgraded), when its agent's tunnel comes back, or when the agent finds
+// this hub again after a restart, the stream is opened again, audited as a
+// re-attach, and the agent joins it to the TAP it kept in the sandbox (an
+// agent of protocol 31 on; before that, it made a new one). A device the run
+// lets go of while its stream is away is released on the agent's tunnel
+// (device.released).
 class DeviceStreams final : public QObject
 {
     Q_OBJECT
@@ -36,12 +42,20 @@ class DeviceStreams final : public QObject
 
 public:
     DeviceStreams(ForwarderReach &forwarders, DaemonGateway &executors, EventBus &events,
-        QObject *parent = nullptr);
+        AuditLog &audit, QObject *parent = nullptr);
     ~DeviceStreams() override;
 
     // Opens both channels of every device; the agent's arrive on its tunnel
     // before the run's start, which the caller sends right after.
     Status open(const RunRecord &run, qint64 executorId, const QList<PlannedDevice> &devices);
+    // A device a run of that executor holds by the records (lent_devices),
+    // though this process never opened its stream: the hub restarted under
+    // the run. Its stream is opened by resume().
+    void adopt(qint64 runId, qint64 projectId, qint64 executorId, const PlannedDevice &device);
+    // The executor is back: the devices its runs hold stream again where
+    // their forwarder is reachable (the others when it comes back).
+    void resume(qint64 executorId);
+    bool lends(qint64 runId, qint64 bindingId) const { return m_lent.count({ runId, bindingId }); }
     void detachRun(qint64 runId, const QString &cause);
     void detachBinding(qint64 bindingId, const QString &cause);
 
@@ -89,6 +103,9 @@ private:
         qint64 projectId = 0;
         qint64 executorId = 0;
         PlannedDevice device;
+        // Why its last stream went, while it waits for the next: the join
+        // that follows is a re-attach.
+        std::optional<QString> lostBecause;
     };
 
     Status openStream(const Key &key, const Lent &lent);
@@ -101,13 +118,27 @@ private:
     void joinIfReady(const Key &key);
     // The stream goes; with `forGood` the run's hold on the device too.
     void finish(const Key &key, const QString &cause, bool forGood = false);
+    // Closes the stream's sides (lost, unless `forGood`), logs and publishes it.
+    void endStream(const Key &key, const QString &cause, bool forGood);
     void detachWhere(const std::function<bool(const Key &)> &matches, const QString &cause);
     // The forwarder is back: the segments its runs still hold stream again.
     void giveBack(qint64 forwarderId);
+    // Streams again every device lent that matches and has no stream.
+    void reopenWhere(const std::function<bool(const Lent &)> &matches, const QString &why);
+    // The run let go of a device: its agent removes what it holds or kept
+    // for it (an agent not connected now says what it keeps when it
+    // returns, and is told then).
+    void tellReleased(const Key &key, const Lent &lent, const QString &cause);
+    // The same in the log and the event stream, for a device whose stream
+    // was away (a stream's own end says so otherwise).
+    void publishReleased(const Key &key, const Lent &lent, const QString &cause);
+    // The re-joined stream, in the audit log and the event stream.
+    void recordReattach(const Stream &stream, const QString &lostBecause);
 
     ForwarderReach &m_forwarders;
     DaemonGateway &m_executors;
     EventBus &m_events;
+    AuditLog &m_audit;
     std::map<Key, Stream> m_streams;
     std::map<Key, Lent> m_lent;
     std::map<qint64, Relayed> m_relayedByEnded;

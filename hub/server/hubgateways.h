@@ -41,6 +41,7 @@ public:
     // Every forwarder of the cluster, wherever its session is.
     ForwarderReach &forwarderReach() { return m_forwarderReach; }
     const ForwarderReach &forwarderReach() const { return m_forwarderReach; }
+    AuditLog &audit() { return m_audit; }
     DeviceUpgrades &forwarderUpgrades() { return m_forwarderUpgrades; }
     DeviceUpgrades &executorUpgrades() { return m_executorUpgrades; }
 

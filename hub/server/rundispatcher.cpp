@@ -558,11 +558,24 @@ void RunDispatcher::reconcile(qint64 executorId, const RunsHeld &held)
     QSet<qint64> holds(held.runIds.cbegin(), held.runIds.cend());
     const QSet<qint64> inFlight = m_dispatchedThisSession.value(executorId);
     for (const RunRecord &run : std::as_const(*active)) {
-        if (holds.remove(run.id) || inFlight.contains(run.id))
+        if (inFlight.contains(run.id))
             continue;
+        if (holds.remove(run.id)) {
+            takeBackDevices(executorId, run);
+            continue;
+        }
         loseRun(run.id,
             QStringLiteral("its executor does not have it (the start never reached the agent)"));
     }
+    for (const auto &[runId, bindingId] : held.keptDevices) {
+        if (m_devices.lends(runId, bindingId))
+            continue;
+        if (tunnel::TunnelConnection *session = m_executors.session(executorId))
+            session->sendControl(DeviceReleased { runId, bindingId,
+                QStringLiteral("the run no longer holds it (its binding or run ended while the "
+                               "stream was away)") });
+    }
+    m_devices.resume(executorId);
     // What is left are finished runs whose output the agent still sends, or
     // runs it was never given: those it may not claim, and they change nothing.
     QList<qint64> foreign;
@@ -579,6 +592,46 @@ void RunDispatcher::reconcile(qint64 executorId, const RunsHeld &held)
         logRefusal(executorId,
             QStringLiteral("%1 names runs that were never dispatched to it: %2: ignored")
                 .arg(messagetype::kRunsHeld, ids.join(QStringLiteral(", "))));
+    }
+}
+
+void RunDispatcher::takeBackDevices(qint64 executorId, const RunRecord &run)
+{
+    auto lent = m_lifecycle.lentTo(run.id);
+    if (!lent) {
+        qCWarning(lcHub).noquote()
+            << "run" << run.id << "cannot get its devices back:" << lent.error().message;
+        return;
+    }
+    if (lent->isEmpty())
+        return;
+    auto bindings = m_core.bindings().forDispatch(run.projectId);
+    if (!bindings) {
+        qCWarning(lcHub).noquote()
+            << "run" << run.id << "cannot get its devices back:" << bindings.error().message;
+        return;
+    }
+    for (const RunStore::LentDevice &device : std::as_const(*lent)) {
+        if (m_devices.lends(run.id, device.bindingId))
+            continue;
+        const auto binding = std::find_if(
+            bindings->cbegin(), bindings->cend(), [&device](const BindingService::Lent &each) {
+                return each.binding.id == device.bindingId;
+            });
+        // Ended a moment ago: its sweep releases the record.
+        if (binding == bindings->cend())
+            continue;
+        PlannedDevice planned { binding->binding, binding->forwarder, {} };
+        planned.device.bindingId = device.bindingId;
+        planned.device.name = device.name;
+        planned.device.kind = device.exclusive ? protocol::DeviceSpec::Kind::Usb
+                                               : protocol::DeviceSpec::Kind::Segment;
+        if (device.exclusive) {
+            const auto state = m_forwarders.deviceState(device.forwarderId);
+            if (state && state->usb)
+                planned.device.busId = state->usbBusId;
+        }
+        m_devices.adopt(run.id, run.projectId, executorId, planned);
     }
 }
 

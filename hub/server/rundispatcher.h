@@ -100,7 +100,12 @@ private:
     void logRefusal(qint64 executorId, const QString &what);
     // Runs the hub gave this executor before its current session that the
     // agent does not hold never reached it: they are lost, not waited for.
+    // Then the devices of the runs it holds stream again, and what it keeps
+    // for a device its run no longer holds is released.
     void reconcile(qint64 executorId, const protocol::RunsHeld &held);
+    // The devices a held run holds by the records, for streams to resume;
+    // after a hub restart this process never lent them itself.
+    void takeBackDevices(qint64 executorId, const RunRecord &run);
     // Ends one run as lost, with the reason, unless it had already ended.
     void loseRun(qint64 runId, const QString &reason);
     void onExecutorConnected(qint64 executorId);

@@ -22,6 +22,7 @@ inline constexpr QLatin1StringView kVirtualExecutorCreate { "executor.virtual_cr
 inline constexpr QLatin1StringView kExecutorHarnessInstall { "executor.harness_install" };
 inline constexpr QLatin1StringView kRunStart { "run.start" };
 inline constexpr QLatin1StringView kRunCancel { "run.cancel" };
+inline constexpr QLatin1StringView kRunDeviceReattach { "run.device_reattach" };
 inline constexpr QLatin1StringView kForwarderBind { "forwarder.bind" };
 inline constexpr QLatin1StringView kForwarderUnbind { "forwarder.unbind" };
 inline constexpr QLatin1StringView kBindingExpired { "forwarder.binding_expired" };

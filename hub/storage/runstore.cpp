@@ -266,6 +266,17 @@ Status RunStore::releaseDevices(qint64 runId)
     return {};
 }
 
+Result<QList<RunStore::LentDevice>> RunStore::lentTo(qint64 runId)
+{
+    return m_db.queryAll(
+        QStringLiteral("SELECT binding_id, forwarder_id, exclusive_forwarder IS NOT NULL, device "
+                       "FROM lent_devices WHERE run_id = ? ORDER BY binding_id"),
+        { runId }, [](const Rows &q) {
+            return LentDevice { q.value(0).toLongLong(), q.value(1).toLongLong(),
+                q.value(2).toBool(), q.value(3).toString() };
+        });
+}
+
 Result<bool> RunStore::isDeviceHeld(qint64 forwarderId)
 {
     return m_db.queryOne(

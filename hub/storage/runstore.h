@@ -116,6 +116,8 @@ public:
     Status releaseDevices(qint64 runId);
     // Whether a run holds that forwarder's device for itself.
     Result<bool> isDeviceHeld(qint64 forwarderId);
+    // What the run holds now (an ended binding's device is no longer there).
+    Result<QList<LentDevice>> lentTo(qint64 runId);
 
 private:
     Result<QList<RunRecord>> select(const QString &where, const QVariantList &binds);

@@ -344,6 +344,9 @@ private Q_SLOTS:
     void spliceBeforeAcceptance();
     void refusalIsPassedOn();
     void goneChannelAtSpliceTimeEndsIt();
+    void aResumableSidesCloseReachesTheOtherAsLost_data();
+    void aResumableSidesCloseReachesTheOtherAsLost();
+    void aResumableSidesDeviceGoneIsPassedOnAsItCame();
 };
 
 void TestChannelSplice::bytesFlowBothWaysAtOnce()
@@ -563,6 +566,69 @@ void TestChannelSplice::lostTunnelClosesTheOtherSide()
     WAIT_FOR(relay.idle());
     QCOMPARE(relay.lab.hub->channelCount(), 0);
     QCOMPARE(relay.lab.daemon->channelCount(), 0);
+}
+
+void TestChannelSplice::aResumableSidesCloseReachesTheOtherAsLost_data()
+{
+    QTest::addColumn<int>("code");
+    QTest::addColumn<QString>("reason");
+    QTest::newRow("a normal close (the forwarder stopping)")
+        << int(CloseCode::Normal) << QStringLiteral("the device's port was removed");
+    QTest::newRow("a refusal") << int(CloseCode::Refused) << QStringLiteral("not now");
+    QTest::newRow("no reason") << int(CloseCode::Normal) << QString();
+}
+
+void TestChannelSplice::aResumableSidesCloseReachesTheOtherAsLost()
+{
+    QFETCH(int, code);
+    QFETCH(QString, reason);
+    Relay relay;
+    QVERIFY(relay.openBothAndWaitAccepted());
+    ChannelSplice splice(relay.hubA, relay.hubB);
+    splice.setAResumable(true);
+    EndedLog ended(&splice);
+    relay.forwarder.send(pattern(64 * 1024, 11));
+    WAIT_FOR(relay.agent.received.size() > 0);
+
+    // When the forwarder's end closes, however it does,
+    relay.forwarder.channel()->close(static_cast<CloseCode>(code), reason);
+
+    // the agent hears that a link went, not that the stream is over, and
+    // is told the device's end may come back.
+    WAIT_FOR(relay.agent.closeCount == 1);
+    NO_PROBLEMS(relay);
+    QCOMPARE(relay.agent.closeCode, CloseCode::ConnectionLost);
+    QVERIFY2(relay.agent.closeReason.contains(QLatin1String("may come back"))
+            && relay.agent.closeReason.contains(reason),
+        qPrintable(relay.agent.closeReason));
+    QCOMPARE(ended.count, 1);
+    QCOMPARE(ended.code, CloseCode::ConnectionLost);
+    WAIT_FOR(relay.idle());
+    QCOMPARE(relay.exec.hub->channelCount(), 0);
+    QCOMPARE(relay.agent.closeCount, 1);
+}
+
+void TestChannelSplice::aResumableSidesDeviceGoneIsPassedOnAsItCame()
+{
+    Relay relay;
+    QVERIFY(relay.openBothAndWaitAccepted());
+    ChannelSplice splice(relay.hubA, relay.hubB);
+    splice.setAResumable(true);
+    EndedLog ended(&splice);
+    relay.forwarder.channel()->close(CloseCode::DeviceGone, QStringLiteral("unplugged"));
+    WAIT_FOR(relay.agent.closeCount == 1);
+    QCOMPARE(relay.agent.closeCode, CloseCode::DeviceGone);
+    QCOMPARE(relay.agent.closeReason, QStringLiteral("unplugged"));
+    // Only A resumes: the agent's end closing normally is passed on as it is.
+    Relay other;
+    QVERIFY(other.openBothAndWaitAccepted());
+    ChannelSplice second(other.hubA, other.hubB);
+    second.setAResumable(true);
+    other.agent.send(pattern(1024, 12), QStringLiteral("run done"));
+    WAIT_FOR(other.forwarder.closeCount == 1);
+    QCOMPARE(other.forwarder.closeCode, CloseCode::Normal);
+    QCOMPARE(other.forwarder.closeReason, QStringLiteral("run done"));
+    QCOMPARE(other.forwarder.received.size(), 1024);
 }
 
 void TestChannelSplice::destroyedMultiplexerCountsAsLost()

@@ -645,8 +645,12 @@ void TestControlMessage::runMessagesRoundTrip_data()
     QTest::newRow("run.finished exit") << ControlMessage(RunFinished { 41, 3, QString(), 99 });
     QTest::newRow("run.finished error")
         << ControlMessage(RunFinished { 41, std::nullopt, QStringLiteral("image not known"), 0 });
-    QTest::newRow("runs.held") << ControlMessage(RunsHeld { { 3, 41, 9007199254740991 } });
+    QTest::newRow("runs.held") << ControlMessage(RunsHeld { { 3, 41, 9007199254740991 }, {} });
     QTest::newRow("runs.held none") << ControlMessage(RunsHeld {});
+    QTest::newRow("runs.held with kept devices")
+        << ControlMessage(RunsHeld { { 3, 41 }, { { 3, 7 }, { 41, 9 } } });
+    QTest::newRow("device.released") << ControlMessage(
+        DeviceReleased { 41, 7, QStringLiteral("binding 7 ended (revoked by alice)") });
     QTest::newRow("device.state jumbo")
         << ControlMessage(DeviceState { 9000, true, true, false, QString() });
     QTest::newRow("device.state down")
@@ -697,6 +701,15 @@ void TestControlMessage::runMessagesRefused_data()
     QTest::newRow("a harness that is no name")
         << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"w","harness":"../bin/sh"})")
         << QStringLiteral("not a harness name");
+    QTest::newRow("device.released without a binding")
+        << QByteArray(R"({"type":"device.released","run_id":1,"reason":"x"})")
+        << QStringLiteral("binding_id");
+    QTest::newRow("device.released naming binding 0")
+        << QByteArray(R"({"type":"device.released","run_id":1,"binding_id":0})")
+        << QStringLiteral("binding_id");
+    QTest::newRow("device.released with a reason of no text")
+        << QByteArray(R"({"type":"device.released","run_id":1,"binding_id":2,"reason":7})")
+        << QStringLiteral("reason");
     QTest::newRow("capabilities that are no object")
         << QByteArray(R"({"type":"capabilities","capabilities":[1]})")
         << QStringLiteral("capabilities");
@@ -757,6 +770,15 @@ void TestControlMessage::runMessagesRefused_data()
     QTest::newRow("held too large")
         << QByteArray(R"({"type":"runs.held","run_ids":[10000000000000000]})")
         << QStringLiteral("run_ids");
+    QTest::newRow("held devices not a list")
+        << QByteArray(R"({"type":"runs.held","run_ids":[1],"kept_devices":{"run_id":1}})")
+        << QStringLiteral("kept_devices");
+    QTest::newRow("held device without a binding")
+        << QByteArray(R"({"type":"runs.held","run_ids":[1],"kept_devices":[{"run_id":1}]})")
+        << QStringLiteral("kept_devices");
+    QTest::newRow("held device that is a number")
+        << QByteArray(R"({"type":"runs.held","run_ids":[1],"kept_devices":[7]})")
+        << QStringLiteral("kept_devices");
 }
 
 void TestControlMessage::runMessagesRefused()

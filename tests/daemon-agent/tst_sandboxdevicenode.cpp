@@ -61,6 +61,7 @@ private Q_SLOTS:
     void placeRefusesWhatIsNoUsbNode();
     void removeTakesOnlyAUsbNode();
     void aSandboxOnTheHostsMountsGetsNothingMade();
+    void aDeviceNumberedAnewKeepsItsFirstPath();
 
 private:
     // The sandbox's /dev, seen from here.
@@ -164,6 +165,26 @@ void TestSandboxDeviceNode::placeMakesTheMachinesNodeInTheSandbox()
     QCOMPARE(statOf(inSandbox(kNode))->st_rdev, kNumber);
     QVERIFY(!QFileInfo::exists(QStringLiteral("/dev/bus/usb/004/009"))
         || statOf(QStringLiteral("/dev/bus/usb/004/009"))->st_rdev != makedev(189, 3 * 128 + 8));
+}
+
+void TestSandboxDeviceNode::aDeviceNumberedAnewKeepsItsFirstPath()
+{
+    // The device came back as 003/005 (the kernel numbers each import
+    // anew); the workload first knew it as 003/002.
+    const QString again = QStringLiteral("/dev/bus/usb/003/005");
+    const dev_t number = makedev(189, 2 * 128 + 4);
+    QVERIFY(makeNode(m_machine->path() + again, number));
+    QVERIFY(node().place(again, QStringLiteral("1:1")));
+    const cloop::Status kept = node().place(again, QStringLiteral("1:1"), kNode);
+    QVERIFY2(kept, qPrintable(kept ? QString() : kept.error().message));
+    // Both paths open the device that is there now,
+    QCOMPARE(statOf(inSandbox(kNode))->st_rdev, number);
+    QCOMPARE(statOf(inSandbox(again))->st_rdev, number);
+    QCOMPARE(statOf(inSandbox(kNode))->st_uid, uid_t(1));
+    // and nothing is made outside the USB node folders.
+    QVERIFY(!node().place(again, QStringLiteral("1:1"), QStringLiteral("/dev/sda")));
+    QVERIFY(!node().place(again, QStringLiteral("1:1"), QStringLiteral("/dev/bus/usb/../../sda")));
+    QVERIFY(!QFileInfo::exists(inSandbox(QStringLiteral("/dev/sda"))));
 }
 
 void TestSandboxDeviceNode::placeReplacesAStaleNumberAndRefusesAnythingElse()

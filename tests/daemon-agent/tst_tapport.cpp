@@ -184,11 +184,16 @@ private Q_SLOTS:
     void aFullChannelDropsAndCountsThenRecovers();
     void aDestroyedSandboxEndsThePort();
     void destroyingThePortRemovesTheInterface();
+    void aLostLinkLeavesTheInterfaceForTheNextStream();
 
 private:
     // Creates the TAP, opens the hub side's channel and makes the agent
     // side's port on it.
     bool openPort(const ChannelMultiplexer::Limits &hubLimits = {},
+        const ChannelMultiplexer::Limits &agentLimits = {});
+    // The same on a TAP kept from an earlier port: a new tunnel's stream.
+    bool openPortOn(std::unique_ptr<TapDevice> tap,
+        const ChannelMultiplexer::Limits &hubLimits = {},
         const ChannelMultiplexer::Limits &agentLimits = {});
     bool moveIntoSandbox();
     std::optional<FrameRecord> receiveUntil(const std::function<bool(const FrameRecord &)> &match);
@@ -253,6 +258,13 @@ bool TestTapPort::openPort(
         qWarning().noquote() << tap.error().message;
         return false;
     }
+    return openPortOn(std::move(*tap), hubLimits, agentLimits);
+}
+
+bool TestTapPort::openPortOn(std::unique_ptr<TapDevice> tap,
+    const ChannelMultiplexer::Limits &hubLimits, const ChannelMultiplexer::Limits &agentLimits)
+{
+    m_decoder = {};
     m_hubSide = std::make_unique<ChannelMultiplexer>(ChannelMultiplexer::Side::Hub, hubLimits);
     m_agentSide
         = std::make_unique<ChannelMultiplexer>(ChannelMultiplexer::Side::Daemon, agentLimits);
@@ -272,7 +284,7 @@ bool TestTapPort::openPort(
         },
         Qt::QueuedConnection);
     std::shared_ptr<std::unique_ptr<TapDevice>> pending
-        = std::make_shared<std::unique_ptr<TapDevice>>(std::move(*tap));
+        = std::make_shared<std::unique_ptr<TapDevice>>(std::move(tap));
     connect(m_agentSide.get(), &ChannelMultiplexer::channelRequested, this,
         [this, pending](Channel *channel) {
             channel->accept();
@@ -535,6 +547,39 @@ void TestTapPort::destroyingThePortRemovesTheInterface()
     // The hub's side hears that the stream is over.
     QVERIFY(closed.count() == 1 || closed.wait(kWaitMs));
     QCOMPARE(closed.first().first().value<protocol::CloseCode>(), protocol::CloseCode::Normal);
+}
+
+void TestTapPort::aLostLinkLeavesTheInterfaceForTheNextStream()
+{
+    QVERIFY(openPort());
+    QVERIFY(moveIntoSandbox());
+    QVERIFY(addSandboxNeighbour());
+    const CliResult before = m_sandbox->run({ QStringLiteral("ip"), QStringLiteral("-o"),
+        QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("dev"), kSandboxName });
+    QCOMPARE(before.exitCode, 0);
+    QSignalSpy ended(m_port.data(), &TapPort::ended);
+    // The agent's tunnel goes: its channels end as lost.
+    m_agentSide->closeAll(QStringLiteral("the hub went away"));
+    QVERIFY(ended.count() == 1 || ended.wait(kWaitMs));
+    QVERIFY(m_port->endedByLostLink());
+    std::unique_ptr<TapDevice> kept = m_port->takeTap();
+    QVERIFY(kept);
+    delete m_port.data();
+    // The port is gone; the interface, its address and neighbour are not.
+    QVERIFY(m_sandbox->hasInterface(kSandboxName));
+    // A new tunnel's stream is joined to the same TAP, and carries frames.
+    QVERIFY(openPortOn(std::move(kept)));
+    const CliResult after = m_sandbox->run({ QStringLiteral("ip"), QStringLiteral("-o"),
+        QStringLiteral("link"), QStringLiteral("show"), QStringLiteral("dev"), kSandboxName });
+    QCOMPARE(after.stdoutText().section(QLatin1Char(':'), 0, 0),
+        before.stdoutText().section(QLatin1Char(':'), 0, 0));
+    QVERIFY(sendToSandbox(arpRequest(kHubMac, kHubIp, kSandboxIp)));
+    QVERIFY2(receiveUntil(isArpReplyToHub), "no ARP reply through the new stream");
+    // A stream that ends normally is no lost link.
+    QSignalSpy endedAgain(m_port.data(), &TapPort::ended);
+    m_hubChannel->close(protocol::CloseCode::Normal, QStringLiteral("the run let go"));
+    QVERIFY(endedAgain.count() == 1 || endedAgain.wait(kWaitMs));
+    QVERIFY(!m_port->endedByLostLink());
 }
 
 QTEST_GUILESS_MAIN(TestTapPort)

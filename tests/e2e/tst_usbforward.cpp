@@ -520,11 +520,13 @@ void TestUsbForward::aSecondRunWaitsForTheDevice()
 
 void TestUsbForward::aRestartedForwarderGivesTheRunningSandboxItsDeviceBack()
 {
-    // Given a run that says which USB nodes it has, each time they change,
+    // Given a run that says which USB nodes it has, and which device each
+    // opens (major:minor), each time they change,
     const qint64 id = queue(kProject,
-        QStringLiteral("last=; while true; do now=; for n in /dev/bus/usb/*/*; do "
-                       "[ -c \"$n\" ] && now=\"$now$n \"; done; [ \"$now\" = \"$last\" ] || "
-                       "echo \"nodes=[$now]\"; last=$now; sleep 0.1; done"));
+        QStringLiteral("last=; while true; do now=; devs=; for n in /dev/bus/usb/*/*; do "
+                       "[ -c \"$n\" ] && { now=\"$now$n \"; devs=\"$devs$n=$(stat -c %t:%T $n) \"; "
+                       "}; done; [ \"$now\" = \"$last\" ] || { echo \"nodes=[$now]\"; "
+                       "echo \"devs=[$devs]\"; }; last=$now; sleep 0.1; done"));
     QVERIFY(id > 0);
     static const QRegularExpression given(
         QStringLiteral("nodes=\\[(/dev/bus/usb/\\d{3}/\\d{3}) \\]"));
@@ -565,19 +567,41 @@ void TestUsbForward::aRestartedForwarderGivesTheRunningSandboxItsDeviceBack()
     m_forwarder = &again;
     QVERIFY(m_rig->startAndAwaitConnection(again, m_forwarderId));
 
-    // the running sandbox has the device's node again, wherever the kernel
-    // numbered it, and transfers cross the whole chain through it.
-    auto nodesShown = [&] {
-        QStringList nodes;
-        for (auto it = given.globalMatch(logOf(id)); it.hasNext();)
-            nodes.append(it.next().captured(1));
-        return nodes;
-    };
-    QVERIFY2(waitUntil([&] { return nodesShown().size() == 2; }, kLongWaitMs),
+    // the running sandbox has the device's node again where the kernel
+    // numbered it, and at the path it first had, both opening the device;
+    // transfers cross the whole chain through it.
+    static const QRegularExpression both(
+        QStringLiteral("^nodes=\\[(/dev/bus/usb/\\d{3}/\\d{3}) (/dev/bus/usb/\\d{3}/\\d{3}) \\]$"));
+    // The two nodes, and the devs= line that follows them.
+    QStringList nodes;
+    QString devices;
+    QVERIFY2(waitUntil(
+                 [&] {
+                     const QStringList lines = logOf(id).split(QLatin1Char('\n'));
+                     for (qsizetype i = 0; i + 1 < lines.size(); ++i) {
+                         const QRegularExpressionMatch two = both.match(lines[i]);
+                         if (two.hasMatch()) {
+                             nodes = { two.captured(1), two.captured(2) };
+                             devices = lines[i + 1];
+                             return devices.startsWith(QLatin1String("devs="));
+                         }
+                     }
+                     return false;
+                 },
+                 kLongWaitMs),
         qPrintable(logOf(id) + m_agent->stderrText() + m_rig->hub().log()));
-    const QString second = nodesShown().last();
-    QVERIFY2(m_agent->stderrText().contains(QStringLiteral("has fwd-hsm back as %1").arg(second)),
+    QVERIFY2(nodes.contains(first), qPrintable(logOf(id)));
+    const QString second = nodes.value(nodes.indexOf(first) == 0 ? 1 : 0);
+    QVERIFY(second != first);
+    QVERIFY2(m_agent->stderrText().contains(
+                 QStringLiteral("has fwd-hsm back as %1 and %2").arg(second, first)),
         qPrintable(m_agent->stderrText()));
+    const QRegularExpressionMatch opened = QRegularExpression(
+        QStringLiteral("%1=(\\w+:\\w+) ").arg(QRegularExpression::escape(second)))
+                                               .match(devices);
+    QVERIFY2(opened.hasMatch(), qPrintable(devices));
+    QVERIFY2(devices.contains(QStringLiteral("%1=%2 ").arg(first, opened.captured(1))),
+        qPrintable(devices));
     QVERIFY2(m_rig->hub().log().contains(QStringLiteral("run %1 gets fwd-hsm back").arg(id)),
         qPrintable(m_rig->hub().log()));
     auto descriptor = request(second);

@@ -34,6 +34,7 @@ private Q_SLOTS:
     void whatIsRecordedWithTheEndStandsOrFallsWithIt();
     void aCancelIsAnEndLikeAnyOther();
     void aUsbDeviceIsLentToOneRunAtATime();
+    void whatARunHoldsIsReadBackUntilItEnds();
 
 private:
     RunLifecycle &lifecycle() { return m_hub->core().runLifecycle(); }
@@ -228,6 +229,31 @@ void TestRunLifecycle::aUsbDeviceIsLentToOneRunAtATime()
     // and once the first run ends, the USB device is free again.
     QVERIFY(lifecycle().end(first, Ending::failed(QStringLiteral("done"))));
     QCOMPARE(lifecycle().isDeviceHeld(forwarderId).value(), false);
+}
+
+void TestRunLifecycle::whatARunHoldsIsReadBackUntilItEnds()
+{
+    // A hub that restarts under a running run learns from the records what
+    // the run still holds: a USB device and a segment, with their names.
+    const qint64 run = queueRun();
+    QVERIFY(run);
+    QVERIFY(lifecycle().lentTo(run).value().isEmpty());
+    const QList<RunStore::LentDevice> lent { { 7, 31, true, QStringLiteral("fwd-hsm") },
+        { 3, 30, false, QStringLiteral("fwd-lab") } };
+    QVERIFY(lifecycle().markDispatched(run, m_executorId, lent));
+    const QList<RunStore::LentDevice> read = lifecycle().lentTo(run).value();
+    QCOMPARE(read.size(), 2);
+    // (by binding)
+    QCOMPARE(read[0].bindingId, 3);
+    QCOMPARE(read[0].forwarderId, 30);
+    QCOMPARE(read[0].exclusive, false);
+    QCOMPARE(read[0].name, QStringLiteral("fwd-lab"));
+    QCOMPARE(read[1].bindingId, 7);
+    QCOMPARE(read[1].forwarderId, 31);
+    QCOMPARE(read[1].exclusive, true);
+    QCOMPARE(read[1].name, QStringLiteral("fwd-hsm"));
+    QVERIFY(lifecycle().end(run, Ending::failed(QStringLiteral("done"))));
+    QVERIFY(lifecycle().lentTo(run).value().isEmpty());
 }
 
 QTEST_GUILESS_MAIN(TestRunLifecycle)

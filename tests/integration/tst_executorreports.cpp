@@ -191,7 +191,7 @@ void TestExecutorReports::aRunQueuedForAnExecutorIsNotItsToFinish()
     tunnel::TunnelConnection *session = m_claimant->connection();
     session->sendControl(protocol::RunStarted { id });
     session->sendControl(protocol::RunFinished { id, 0, QString(), 0 });
-    session->sendControl(protocol::RunsHeld { { id } });
+    session->sendControl(protocol::RunsHeld { { id }, {} });
     QVERIFY(logChannelRefused(id));
 
     // … the hub refuses each, says so in its log, and the run stays queued.
@@ -231,7 +231,7 @@ void TestExecutorReports::anotherExecutorsRunIsNotItsToReportOn()
     // … when mallory says it finished it and sends output of its own …
     tunnel::TunnelConnection *session = m_claimant->connection();
     session->sendControl(protocol::RunFinished { id, 0, QString(), 0 });
-    session->sendControl(protocol::RunsHeld { { id } });
+    session->sendControl(protocol::RunsHeld { { id }, {} });
     QVERIFY(logChannelRefused(id));
 
     // … the run is still running on its own agent, its log is its own.

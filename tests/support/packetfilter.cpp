@@ -4,6 +4,7 @@
 
 #include <QCoreApplication>
 #include <QProcessEnvironment>
+#include <QRegularExpression>
 
 using namespace Qt::StringLiterals;
 
@@ -33,6 +34,31 @@ PacketFilter PacketFilter::dropSilently(quint16 clientPort)
     // On loopback both directions leave through the output hook.
     return PacketFilter(u"drop"_s, clientPort,
         { { u"tcp"_s, u"sport"_s, port, u"drop"_s }, { u"tcp"_s, u"dport"_s, port, u"drop"_s } });
+}
+
+PacketFilter PacketFilter::loseOneIn(quint16 clientPort, int every)
+{
+    const QString port = QString::number(clientPort);
+    const QString period = QString::number(every);
+    return PacketFilter(u"lose"_s, clientPort,
+        { { u"tcp"_s, u"sport"_s, port, u"numgen"_s, u"inc"_s, u"mod"_s, period, u"0"_s,
+              u"counter"_s, u"drop"_s },
+            { u"tcp"_s, u"dport"_s, port, u"numgen"_s, u"inc"_s, u"mod"_s, period, u"0"_s,
+                u"counter"_s, u"drop"_s } });
+}
+
+qint64 PacketFilter::dropped() const
+{
+    const CliResult listed = runProgram(u"nft"_s, { u"list"_s, u"table"_s, u"inet"_s, m_table },
+        QProcessEnvironment::systemEnvironment(), 10'000);
+    if (listed.exitCode != 0)
+        return -1;
+    static const QRegularExpression counter(u"counter packets (\\d+)"_s);
+    qint64 total = 0;
+    auto matches = counter.globalMatch(listed.stdoutText());
+    while (matches.hasNext())
+        total += matches.next().captured(1).toLongLong();
+    return total;
 }
 
 PacketFilter::PacketFilter(const QString &purpose, quint16 port, const QList<QStringList> &rules)

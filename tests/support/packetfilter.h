@@ -17,6 +17,9 @@ public:
     // established connection) is dropped both ways, without a word: what a
     // vanished NAT or a pulled cable does to a link.
     static PacketFilter dropSilently(quint16 clientPort);
+    // One packet in `every` of that connection is dropped, both ways, by
+    // count (not at random): a lossy link whose loss a test can rely on.
+    static PacketFilter loseOneIn(quint16 clientPort, int every);
 
     ~PacketFilter();
     PacketFilter(PacketFilter &&other) noexcept;
@@ -28,6 +31,9 @@ public:
     const QString &error() const { return m_error; }
     // The nft table holding the rules.
     const QString &table() const { return m_table; }
+    // Packets its rules dropped so far (their counters); -1 when nft
+    // cannot tell.
+    qint64 dropped() const;
 
 private:
     PacketFilter(const QString &purpose, quint16 port, const QList<QStringList> &rules);

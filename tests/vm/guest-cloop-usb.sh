@@ -237,11 +237,14 @@ wait_for 120 grep -q "has fwd-$back_name back as /dev/bus/usb/" "$work/agent.log
 new_node=$(grep -o "has fwd-$back_name back as /dev/bus/usb/[0-9]*/[0-9]*" "$work/agent.log" | tail -n1 | awk '{ print $NF }')
 wait_for 30 sh -c "'$bin/cloop' run logs $run_id | grep -q '^descriptor-again $new_node .* 12 01 .* ${back_vid:2:2} ${back_vid:0:2} ${back_pid:2:2} ${back_pid:0:2} '" ||
     fail "the sandbox could not read $back_id through $new_node: $(cloop run logs "$run_id" | tail -n 5)"
+# A workload that kept the path it first had opens the same device there.
+wait_for 30 sh -c "'$bin/cloop' run logs $run_id | grep -q '^descriptor-again $old_node .* 12 01 .* ${back_vid:2:2} ${back_vid:0:2} ${back_pid:2:2} ${back_pid:0:2} '" ||
+    fail "the sandbox could not read $back_id through its first path $old_node: $(cloop run logs "$run_id" | tail -n 5)"
 [[ $(cloop run show "$run_id" --json | grep -o '"state": "[a-z]*"') == '"state": "running"' ]] ||
     fail "the run did not go on: $(cloop run show "$run_id")"
 dir=$(device_dir "$back_id")
 [[ $(driver_of "$dir") == usbip-host ]] || fail "$back_id is not lent to usbip-host again ($(driver_of "$dir"))"
-result "PASS given back: $back_id was $old_node, is $new_node in the running sandbox, read there $((SECONDS - restarted_at)) s after its forwarder stopped"
+result "PASS given back: $back_id was $old_node, is $new_node in the running sandbox and still $old_node there, read through both $((SECONDS - restarted_at)) s after its forwarder stopped"
 
 cloop run cancel "$run_id" >/dev/null
 wait_for 30 sh -c "[ \"\$(awk '\$1 ~ /^(hs|ss)\$/ && \$3 != \"004\" { print \$2 }' /sys/devices/platform/vhci_hcd.0/status* | sort)\" = \"$ports_before\" ]" ||

@@ -298,14 +298,14 @@ cloop forward install --upgrade --remote-upgrade >"$work/forward-opt-in.log" 2>&
     || { cat "$work/forward-opt-in.log"; fail "cloop forward install --upgrade --remote-upgrade"; }
 systemctl is-enabled --quiet cloop-forward-upgrade.path || fail "the forwarder helper's path unit is not enabled"
 wait_for 120 forwarder_on "$N" || fail "the forwarder did not come back after opting in"
-# Says each time eth1 appears and goes; done once it came back (bounded).
-watching='s=down; n=0; t=0
-while [ $n -lt 2 ] && [ $t -lt 6000 ]; do
-  if [ -e /sys/class/net/eth1 ]; then [ $s = up ] || { echo "eth1 attached"; s=up; n=$((n+1)); }
+# Says each time eth1 appears and goes, for as long as the run lives
+# (bounded); the segment should stay through the forwarder's upgrade.
+watching='s=down; t=0
+while [ $t -lt 6000 ]; do
+  if [ -e /sys/class/net/eth1 ]; then [ $s = up ] || { echo "eth1 attached"; s=up; }
   else [ $s = up ] && { echo "eth1 detached"; s=down; }; fi
   sleep 0.1; t=$((t+1))
-done
-[ $n -eq 2 ] && echo "eth1 is back"'
+done'
 run_id=$(cloop run --data "$hub_data" --project /srv/packaged --no-wait -- sh -c "$watching") \
     || fail "the watching run was not queued"
 wait_for 300 sh -c "cloop run logs $run_id --data $hub_data | grep -q 'eth1 attached'" \
@@ -314,16 +314,21 @@ started=$(date +%s.%N)
 out=$(admin forward upgrade "$forwarder_id" --target "$NEXT" 2>&1) || fail "forwarder upgrade to $NEXT: $out"
 wait_for 600 forwarder_on "$NEXT" || fail "the forwarder did not come back on $NEXT: $(forwarder_outcome)"
 forwarder_upgraded_in=$(elapsed_since "$started")
-wait_for 120 sh -c "cloop run logs $run_id --data $hub_data | grep -q 'eth1 is back'" \
-    || fail "the running sandbox did not get its segment back: $(admin run logs "$run_id")"
+# The hub joins the new forwarder's stream to the interface the sandbox kept.
+wait_for 120 sh -c "cloop audit --data $hub_data --action run.device_reattach --json | grep -q '\"run:$run_id\"'" \
+    || fail "the running sandbox's segment was not re-attached: $(admin audit --action run.device_reattach; admin run logs "$run_id")"
 segment_back_in=$(elapsed_since "$started")
-admin run logs "$run_id" | grep -q 'eth1 detached' || fail "the segment never left the sandbox: $(admin run logs "$run_id")"
-wait_for 60 sh -c "cloop run show $run_id --data $hub_data --json | grep -q '\"exit_code\": 0'" \
-    || fail "the watching run did not succeed: $(admin run show "$run_id")"
+if admin run logs "$run_id" | grep -q 'eth1 detached'; then
+    fail "the segment left the sandbox during the upgrade: $(admin run logs "$run_id")"
+fi
+[[ $(admin run logs "$run_id" | grep -c 'eth1 attached') == 1 ]] || fail "eth1 came and went: $(admin run logs "$run_id")"
+[[ $(admin run show "$run_id" --json | grep -o '"state": "[a-z]*"') == '"state": "running"' ]] \
+    || fail "the watching run did not go on: $(admin run show "$run_id")"
+admin run cancel "$run_id" >/dev/null || fail "the watching run could not be cancelled"
 forwarder_upgraded() { [[ $(forwarder_outcome | cut -d' ' -f2) == upgraded ]]; }
 wait_for 120 forwarder_upgraded || fail "no upgraded outcome of the forwarder: $(forwarder_outcome)"
 [[ $(dpkg-query -W -f '${Version}' cloop-forward) == "${NEXT}-1" ]] || fail "dpkg says cloop-forward $(dpkg-query -W -f '${Version}' cloop-forward)"
-result "PASS forwarder upgraded $N -> $NEXT in ${forwarder_upgraded_in} s from the command; the running sandbox had its segment back ${segment_back_in} s after it"
+result "PASS forwarder upgraded $N -> $NEXT in ${forwarder_upgraded_in} s from the command; the running sandbox kept eth1, its stream re-joined ${segment_back_in} s after it"
 
 # ---------------------------------------------------------------- removal
 cloop forward uninstall >/dev/null || fail "cloop forward uninstall"
