@@ -1,17 +1,23 @@
 // A forwarded segment end to end: TCP throughput (iperf3) and ping RTT
 // from a sandboxed run to the lab through forwarder → hub → agent → TAP,
-// side by side with a direct veth between two namespaces on this machine.
+// side by side, in the same run, with a direct veth between two namespaces
+// and with an OpenSSH Ethernet tunnel (ssh -w, tap at both ends) between
+// two more, all on this machine; printed as ratios. Every path runs the
+// same ping line and the same iperf3 line, with TCP_NODELAY (-N); the
+// chain's and SSH's own connections have it too.
 //
 //   bench_segment [seconds per iperf3 run, default 5] [repetitions, default 1]
 //
-// Needs root, podman, busybox-static and iperf3. Everything happens in
-// network namespaces it makes (the process first moves into one of its
-// own); the sandbox's image is busybox plus the host's iperf3 and the
-// libraries it links, imported locally.
+// Needs root, podman, busybox-static, iperf3 and OpenSSH (client and
+// server; the system's sshd is never used: the benchmark starts its own).
+// Everything happens in network namespaces it makes (the process first
+// moves into one of its own); the sandbox's image is busybox plus the
+// host's iperf3 and the libraries it links, imported locally.
 
 #include "bench/benchcleanup.h"
 #include "bench/benchfailed.h"
 #include "bench/benchutil.h"
+#include "bench/relaypaths.h"
 #include "support/labnetwork.h"
 #include "support/testrig.h"
 
@@ -86,6 +92,18 @@ std::unique_ptr<cloop::bench::UndoOnExit> importIperfImage()
     return removal;
 }
 
+// The same probes on every path. busybox's ping, because the sandbox has
+// no other; iperf3 with TCP_NODELAY.
+QString pingLine(const QString &address)
+{
+    return QStringLiteral("busybox ping -c 20 -i 0.2 %1").arg(address);
+}
+
+QString iperfLine(const QString &address, int seconds)
+{
+    return QStringLiteral("iperf3 -J -N -c %1 -t %2").arg(address).arg(seconds);
+}
+
 struct Figures
 {
     double gbits = 0;
@@ -118,6 +136,29 @@ QString undoLab(const LabNetwork &lab)
     return QStringLiteral("ip netns delete %1 2>/dev/null").arg(lab.name());
 }
 
+// iperf3's server started by `serve`; the ping line, then iperf3's client,
+// from the namespace `client` to `address`.
+Figures measureBetween(
+    const QStringList &serve, const QString &client, const QString &address, int seconds)
+{
+    QProcess server;
+    server.start(serve.first(), serve.mid(1));
+    server.waitForStarted();
+    QThread::msleep(300);
+    Figures figures;
+    const CliResult ping = sh(QStringLiteral("ip netns exec %1 %2").arg(client, pingLine(address)));
+    figures.rttMs = rttFromPing(ping.stdoutText());
+    const CliResult iperf
+        = sh(QStringLiteral("ip netns exec %1 %2").arg(client, iperfLine(address, seconds)),
+            (seconds + 30) * 1000);
+    figures.gbits = gbitsFromIperf(iperf.out);
+    server.waitForFinished(5000);
+    if (figures.gbits <= 0 || figures.rttMs < 0)
+        std::fprintf(stderr, "%s: from %s to %s:\n%s\n%s\n", g_program, qPrintable(client),
+            qPrintable(address), qPrintable(ping.describe()), qPrintable(iperf.describe()));
+    return figures;
+}
+
 // Two namespaces joined by a veth pair: what the chain is compared with.
 Figures measureDirect(int seconds)
 {
@@ -134,23 +175,9 @@ Figures measureDirect(int seconds)
         "ip -n %1 addr add 198.51.100.10/24 dev clb-direct && ip -n %1 link set clb-direct up && "
         "ip -n %1 link set lo up")
                 .arg(client));
-    QProcess server;
-    const QStringList serve
-        = lab.labCommand({ QStringLiteral("iperf3"), QStringLiteral("-s"), QStringLiteral("-1") });
-    server.start(serve.first(), serve.mid(1));
-    server.waitForStarted();
-    QThread::msleep(300);
-    Figures figures;
-    const CliResult ping
-        = sh(QStringLiteral("ip netns exec %1 ping -c 20 -i 0.05 198.51.100.1").arg(client));
-    figures.rttMs = rttFromPing(ping.stdoutText());
-    const CliResult iperf = sh(
-        QStringLiteral("ip netns exec %1 iperf3 -J -c 198.51.100.1 -t %2").arg(client).arg(seconds),
-        (seconds + 30) * 1000);
-    figures.gbits = gbitsFromIperf(iperf.out);
-    server.waitForFinished(5000);
-    sh(QStringLiteral("ip netns delete %1").arg(client));
-    return figures;
+    return measureBetween(
+        lab.labCommand({ QStringLiteral("iperf3"), QStringLiteral("-s"), QStringLiteral("-1") }),
+        client, QStringLiteral("198.51.100.1"), seconds);
 }
 
 // The same through forwarder → hub → agent → TAP into a podman sandbox.
@@ -164,9 +191,9 @@ Figures measureChain(TestRig &rig, LabNetwork &lab, int seconds)
     server.waitForStarted();
     const QString workload = QStringLiteral(
         "i=0; while ! ip -o addr show fwd0 2>/dev/null | grep -q 192.0.2.10 && [ $i -lt 100 ]; do "
-        "sleep 0.1; i=$((i+1)); done; sleep 0.5; ping -c 20 -i 0.2 192.0.2.1 | tail -n 1; "
-        "iperf3 -J -c 192.0.2.1 -t %1")
-                                 .arg(seconds);
+        "sleep 0.1; i=$((i+1)); done; sleep 0.5; %1 | tail -n 1; %2")
+                                 .arg(pingLine(QStringLiteral("192.0.2.1")),
+                                     iperfLine(QStringLiteral("192.0.2.1"), seconds));
     const CliResult ran = hub.cli(
         { QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--image"),
             kImage, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), workload },
@@ -182,6 +209,14 @@ Figures measureChain(TestRig &rig, LabNetwork &lab, int seconds)
         std::fprintf(stderr, "%s: the run printed:\n%s\n%s\n", g_program, ran.out.constData(),
             ran.err.constData());
     return figures;
+}
+
+// The same between the two ends of an OpenSSH Ethernet tunnel.
+Figures measureSsh(const cloop::bench::SshEthernetTunnel &tunnel, int seconds)
+{
+    return measureBetween(
+        tunnel.inServer({ QStringLiteral("iperf3"), QStringLiteral("-s"), QStringLiteral("-1") }),
+        tunnel.clientNamespace(), cloop::bench::SshEthernetTunnel::serverAddress(), seconds);
 }
 
 // The median round trip of a 64-byte message between two processes over a
@@ -233,6 +268,8 @@ int runBench(int argc, char **argv)
         fail(why);
     if (QStandardPaths::findExecutable(QStringLiteral("iperf3")).isEmpty())
         fail(QStringLiteral("iperf3 is not installed (scripts/install-deps installs it)"));
+    if (const QString why = cloop::bench::SshEthernetTunnel::unavailable(); !why.isEmpty())
+        fail(why);
     if (const QString why = enterPrivateNetwork(); !why.isEmpty())
         fail(why);
     const auto image = importIperfImage();
@@ -273,17 +310,26 @@ int runBench(int argc, char **argv)
         != 0)
         fail(hub.transcript());
 
-    std::printf("bench_segment: %d s per iperf3 run, %d repetition(s)\n", seconds, repetitions);
+    const cloop::bench::SshEthernetTunnel tunnel;
+
+    std::printf("bench_segment: %d s per iperf3 run, %d repetition(s); every path: `%s`, `%s`\n",
+        seconds, repetitions, qPrintable(pingLine(QStringLiteral("ADDRESS"))),
+        qPrintable(iperfLine(QStringLiteral("ADDRESS"), seconds)));
     std::printf("%-34s %12s %14s\n", "path", "TCP Gbit/s", "ping RTT (ms)");
+    const auto ratios = [](const char *what, const Figures &chain, const Figures &other) {
+        std::printf("%-34s %12.3f %14.2f\n", what, other.gbits > 0 ? chain.gbits / other.gbits : 0,
+            other.rttMs > 0 ? chain.rttMs / other.rttMs : 0);
+    };
     for (int i = 0; i < repetitions; ++i) {
         const Figures direct = measureDirect(seconds);
         const Figures chain = measureChain(rig, lab, seconds);
+        const Figures ssh = measureSsh(tunnel, seconds);
         std::printf("%-34s %12.2f %14.3f\n", "direct veth", direct.gbits, direct.rttMs);
         std::printf(
             "%-34s %12.2f %14.3f\n", "forwarder -> hub -> agent -> TAP", chain.gbits, chain.rttMs);
-        std::printf("%-34s %12.3f %14.1f\n", "chain / direct",
-            direct.gbits > 0 ? chain.gbits / direct.gbits : 0,
-            direct.rttMs > 0 ? chain.rttMs / direct.rttMs : 0);
+        std::printf("%-34s %12.2f %14.3f\n", "SSH Ethernet tunnel (OpenSSH)", ssh.gbits, ssh.rttMs);
+        ratios("chain / direct", chain, direct);
+        ratios("chain / SSH tunnel", chain, ssh);
         std::fflush(stdout);
     }
     std::printf("%-34s %12s %14.3f\n", "idle 2-process round trip", "", idleWakeupRoundTripMs());
@@ -296,6 +342,8 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     const cloop::bench::PrivateScratch scratch;
+    if (qEnvironmentVariableIsEmpty("CLOOP_BINARY_DIR"))
+        qputenv("CLOOP_BINARY_DIR", QCoreApplication::applicationDirPath().toLocal8Bit());
     try {
         return runBench(argc, argv);
     } catch (const BenchFailed &failure) {
