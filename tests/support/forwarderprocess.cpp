@@ -1,6 +1,11 @@
 #include "support/forwarderprocess.h"
 
+#include <QCryptographicHash>
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
+#include <QProcessEnvironment>
+#include <QStandardPaths>
 
 #include <csignal>
 
@@ -22,6 +27,37 @@ ForwarderProcess::~ForwarderProcess()
         signalProcess(*m_process, SIGKILL);
         m_process->waitForFinished(kLongWaitMs);
     }
+    if (m_program == Program::Agent || m_program == Program::AgentUsbStandIn)
+        removeSandboxes();
+}
+
+void ForwarderProcess::removeSandboxes() const
+{
+    if (m_home.isEmpty() || QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
+        return;
+    // The agent names each sandbox cloop-run-TAG-RUN, TAG the first 8 hex of
+    // the SHA-256 of its work root (WorkRoot::sandboxTag): only this agent's.
+    const QByteArray workRoot = QFile::encodeName(
+        QDir::cleanPath(QFileInfo(m_home + QStringLiteral("/.cloop/work")).absoluteFilePath()));
+    const QString tag = QString::fromLatin1(
+        QCryptographicHash::hash(workRoot, QCryptographicHash::Sha256).toHex().left(8));
+    const QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    const CliResult listed = runProgram(QStringLiteral("podman"),
+        { QStringLiteral("ps"), QStringLiteral("-a"), QStringLiteral("--format"),
+            QStringLiteral("{{.Names}}"), QStringLiteral("--filter"),
+            QStringLiteral("name=^cloop-run-%1-").arg(tag) },
+        environment);
+    const QStringList names = listed.stdoutText().split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    if (names.isEmpty())
+        return;
+    // A sandbox the agent was still stopping when it was killed outlives it.
+    const CliResult removed = runProgram(QStringLiteral("podman"),
+        QStringList {
+            QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("-t"), QStringLiteral("0") }
+            + names,
+        environment);
+    if (removed.exitCode != 0)
+        qWarning().noquote() << "cannot remove the agent's sandboxes:" << removed.describe();
 }
 
 QString ForwarderProcess::programPath() const

@@ -70,6 +70,8 @@ public:
     QString describe() const;
 
 private:
+    // Removes the podman sandboxes this agent left (killed while stopping one).
+    void removeSandboxes() const;
     QString programPath() const;
     QStringList programArguments() const;
 
