@@ -239,8 +239,9 @@ struct RunsHeld
 };
 
 // Hub -> agent (of protocol 31 or newer): the run no longer holds that
-// device (its binding ended, its forwarder was revoked) while its stream was
-// paused, so nothing will resume it. The agent removes what it kept for it.
+// device (its binding ended, its forwarder was revoked, the run ended), so
+// nothing will resume its stream. The agent removes what it holds or kept
+// for it, though its stream may be away or never pass this hub (a direct leg).
 struct DeviceReleased
 {
     qint64 runId = 0;

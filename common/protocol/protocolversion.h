@@ -54,14 +54,11 @@ namespace cloop::protocol {
 // forwarder for the device's bytes itself; an older one gets them through
 // the member it is connected to.
 inline constexpr int kMinimumForDirectStreams = 30;
-} // namespace cloop::protocol
-
-namespace cloop::protocol {
 // From this version on a device stream may pause and resume: the hub closes
 // an agent's device channel with ConnectionLost while the run still holds
 // the device (its forwarder or either tunnel went away, the hub restarted),
 // opens it again when both ends are back, and says device.released when the
-// run lets go of a device whose stream is paused. Such an agent keeps a
-// paused segment's TAP in the sandbox and joins the new stream to it.
+// run lets go of a device. Such an agent keeps a paused segment's TAP in the
+// sandbox and joins the new stream to it.
 inline constexpr int kMinimumForResumableStreams = 31;
 } // namespace cloop::protocol

@@ -377,8 +377,7 @@ bool DeviceAttacher::mayPause(const Key &key, const TapPort &port) const
 {
     const auto found = m_ports.find(key);
     return m_streamsResume && port.endedByLostLink() && m_sandboxes.count(key.first) != 0
-        && found != m_ports.end() && found->second.port == &port && found->second.port->hasEnded()
-        && port.tap().isMoved();
+        && found != m_ports.end() && found->second.port == &port && port.tap().isMoved();
 }
 
 void DeviceAttacher::pause(const Key &key, const QString &reason)
@@ -431,10 +430,7 @@ void DeviceAttacher::release(qint64 runId, qint64 bindingId, const QString &reas
     const QString name = paused->second.name;
     // The TAP goes with its descriptor, from the sandbox too.
     m_paused.erase(paused);
-    m_endings[key] = reason;
-    forgetAttachment(key);
-    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 lost %2: %3").arg(runId).arg(name, reason);
-    Q_EMIT detached(runId, name, reason);
+    reportLost(key, name, reason);
 }
 
 QList<std::pair<qint64, qint64>> DeviceAttacher::pausedKeys() const
@@ -491,7 +487,6 @@ void DeviceAttacher::drop(const Key &key, const QString &reason)
         return;
     const Attached attached = found->second;
     m_ports.erase(found);
-    m_endings[key] = reason;
     if (attached.port) {
         attached.port->disconnect(this);
         if (!attached.port->hasEnded())
@@ -515,10 +510,16 @@ void DeviceAttacher::drop(const Key &key, const QString &reason)
             attached.usb->stop(reason);
         attached.usb->deleteLater();
     }
+    reportLost(key, attached.name, reason);
+}
+
+void DeviceAttacher::reportLost(const Key &key, const QString &name, const QString &reason)
+{
+    m_endings[key] = reason;
     forgetAttachment(key);
     qCInfo(lcAgent).noquote()
-        << QStringLiteral("run %1 lost %2: %3").arg(key.first).arg(attached.name, reason);
-    Q_EMIT detached(key.first, attached.name, reason);
+        << QStringLiteral("run %1 lost %2: %3").arg(key.first).arg(name, reason);
+    Q_EMIT detached(key.first, name, reason);
 }
 
 } // namespace cloop::agent

@@ -92,9 +92,8 @@ public:
     void release(qint64 runId, qint64 bindingId, const QString &reason);
 
     int attachedCount() const { return static_cast<int>(m_ports.size()); }
-    // Segments kept in their sandbox while their stream is away.
-    int pausedCount() const { return static_cast<int>(m_paused.size()); }
-    // Their (run, binding), for the hub to say which it no longer lends.
+    // The (run, binding) of the segments kept in their sandbox while their
+    // stream is away, for the hub to say which it no longer lends.
     QList<std::pair<qint64, qint64>> pausedKeys() const;
 
 Q_SIGNALS:
@@ -132,6 +131,8 @@ private:
     // Its TAP is joined to a stream that came back.
     void resume(tunnel::Channel *channel, const Key &key, const QString &name);
     void forgetAttachment(const Key &key);
+    // An attachment that ended: recorded, logged and signalled.
+    void reportLost(const Key &key, const QString &name, const QString &reason);
 
     // The runs whose sandbox is running, and the devices their start named:
     // a stream that comes back (its forwarder restarted) goes straight in.

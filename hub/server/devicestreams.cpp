@@ -19,6 +19,19 @@ namespace cloop::hub {
 
 using protocol::CloseCode;
 
+namespace {
+
+// What device.attached and device.detached say of every device.
+QJsonObject deviceFields(
+    qint64 runId, qint64 bindingId, qint64 forwarderId, qint64 executorId, const QString &device)
+{
+    return { { QStringLiteral("run_id"), runId }, { QStringLiteral("binding_id"), bindingId },
+        { QStringLiteral("forwarder_id"), forwarderId },
+        { QStringLiteral("executor_id"), executorId }, { QStringLiteral("device"), device } };
+}
+
+} // namespace
+
 DeviceStreams::DeviceStreams(ForwarderReach &forwarders, DaemonGateway &executors, EventBus &events,
     AuditLog &audit, QObject *parent)
     : QObject(parent)
@@ -267,20 +280,19 @@ void DeviceStreams::joinIfReady(const Key &key)
         return;
     }
     m_events.publish(HubEvent { QString(api::hubeventname::kDeviceAttached),
-        { { QStringLiteral("run_id"), stream.runId },
-            { QStringLiteral("binding_id"), stream.bindingId },
-            { QStringLiteral("forwarder_id"), stream.forwarderId },
-            { QStringLiteral("executor_id"), stream.executorId },
-            { QStringLiteral("device"), stream.deviceName } },
+        deviceFields(stream.runId, stream.bindingId, stream.forwarderId, stream.executorId,
+            stream.deviceName),
         stream.projectId });
 }
 
 void DeviceStreams::recordReattach(const Stream &stream, const QString &lostBecause)
 {
-    const QJsonObject details { { QStringLiteral("binding_id"), stream.bindingId },
-        { QStringLiteral("forwarder_id"), stream.forwarderId },
-        { QStringLiteral("executor_id"), stream.executorId },
-        { QStringLiteral("device"), stream.deviceName }, { QStringLiteral("after"), lostBecause } };
+    QJsonObject data = deviceFields(
+        stream.runId, stream.bindingId, stream.forwarderId, stream.executorId, stream.deviceName);
+    data.insert(QStringLiteral("after"), lostBecause);
+    // The audit entry's subject names the run.
+    QJsonObject details = data;
+    details.remove(QStringLiteral("run_id"));
     if (Status audited = m_audit.append(QStringLiteral("hub"), auditaction::kRunDeviceReattach,
             QStringLiteral("run:%1").arg(stream.runId), details);
         !audited)
@@ -289,8 +301,6 @@ void DeviceStreams::recordReattach(const Stream &stream, const QString &lostBeca
             << "could not be audited:" << audited.error().message;
     qCInfo(lcHub).noquote() << "run" << stream.runId << "re-attached" << stream.deviceName
                             << "(binding" << stream.bindingId << ") after:" << lostBecause;
-    QJsonObject data = details;
-    data.insert(QStringLiteral("run_id"), stream.runId);
     data.insert(QStringLiteral("reattached"), true);
     m_events.publish(
         HubEvent { QString(api::hubeventname::kDeviceAttached), data, stream.projectId });
@@ -363,14 +373,12 @@ void DeviceStreams::endStream(const Key &key, const QString &cause, bool forGood
     qCInfo(lcHub).noquote() << "run" << stream.runId << "detached" << stream.deviceName
                             << "(binding" << stream.bindingId << "):" << cause;
     Q_EMIT streamEnded(stream.forwarderId);
-    m_events.publish(HubEvent { QString(api::hubeventname::kDeviceDetached),
-        { { QStringLiteral("run_id"), stream.runId },
-            { QStringLiteral("binding_id"), stream.bindingId },
-            { QStringLiteral("forwarder_id"), stream.forwarderId },
-            { QStringLiteral("executor_id"), stream.executorId },
-            { QStringLiteral("device"), stream.deviceName }, { QStringLiteral("reason"), cause },
-            { QStringLiteral("kept"), !forGood } },
-        stream.projectId });
+    QJsonObject data = deviceFields(
+        stream.runId, stream.bindingId, stream.forwarderId, stream.executorId, stream.deviceName);
+    data.insert(QStringLiteral("reason"), cause);
+    data.insert(QStringLiteral("kept"), !forGood);
+    m_events.publish(
+        HubEvent { QString(api::hubeventname::kDeviceDetached), data, stream.projectId });
 }
 
 void DeviceStreams::publishReleased(const Key &key, const Lent &lent, const QString &cause)
@@ -378,13 +386,12 @@ void DeviceStreams::publishReleased(const Key &key, const Lent &lent, const QStr
     const auto [runId, bindingId] = key;
     qCInfo(lcHub).noquote() << "run" << runId << "released" << lent.device.device.name << "(binding"
                             << bindingId << "):" << cause;
-    m_events.publish(HubEvent { QString(api::hubeventname::kDeviceDetached),
-        { { QStringLiteral("run_id"), runId }, { QStringLiteral("binding_id"), bindingId },
-            { QStringLiteral("forwarder_id"), lent.device.forwarder.id },
-            { QStringLiteral("executor_id"), lent.executorId },
-            { QStringLiteral("device"), lent.device.device.name },
-            { QStringLiteral("reason"), cause }, { QStringLiteral("kept"), false } },
-        lent.projectId });
+    QJsonObject data = deviceFields(
+        runId, bindingId, lent.device.forwarder.id, lent.executorId, lent.device.device.name);
+    data.insert(QStringLiteral("reason"), cause);
+    data.insert(QStringLiteral("kept"), false);
+    m_events.publish(
+        HubEvent { QString(api::hubeventname::kDeviceDetached), data, lent.projectId });
 }
 
 void DeviceStreams::tellReleased(const Key &key, const Lent &lent, const QString &cause)

@@ -1,8 +1,7 @@
 #include "support/forwarderprocess.h"
 
-#include <QCryptographicHash>
-#include <QDir>
-#include <QFile>
+#include "daemon-agent/workroot/workroot.h"
+
 #include <QFileInfo>
 #include <QProcessEnvironment>
 #include <QStandardPaths>
@@ -35,12 +34,10 @@ void ForwarderProcess::removeSandboxes() const
 {
     if (m_home.isEmpty() || QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
         return;
-    // The agent names each sandbox cloop-run-TAG-RUN, TAG the first 8 hex of
-    // the SHA-256 of its work root (WorkRoot::sandboxTag): only this agent's.
-    const QByteArray workRoot = QFile::encodeName(
-        QDir::cleanPath(QFileInfo(m_home + QStringLiteral("/.cloop/work")).absoluteFilePath()));
-    const QString tag = QString::fromLatin1(
-        QCryptographicHash::hash(workRoot, QCryptographicHash::Sha256).toHex().left(8));
+    // The agent names each sandbox cloop-run-TAG-RUN, TAG its work root's:
+    // only this agent's.
+    const QString tag
+        = cloop::agent::WorkRoot(m_home + QStringLiteral("/.cloop/work")).sandboxTag();
     const QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     const CliResult listed = runProgram(QStringLiteral("podman"),
         { QStringLiteral("ps"), QStringLiteral("-a"), QStringLiteral("--format"),
