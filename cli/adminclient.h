@@ -5,7 +5,10 @@
 
 #include <QJsonObject>
 
+#include <memory>
 #include <utility>
+
+class QNetworkAccessManager;
 
 namespace cloop::cli {
 
@@ -14,13 +17,17 @@ using api::checkAdminUrl;
 using api::QueryItems;
 
 // A small synchronous JSON client for the admin API: the CLI does one call
-// at a time and exits. The hub's key pin is checked on every call.
+// at a time and exits. The hub's key pin is checked on every connection.
+// Calls share one connection while the hub keeps it open: a command that
+// waits for a run asks every few hundred milliseconds, and a TLS handshake
+// for each would cost the hub more than the answers do.
 class AdminClient
 {
 public:
-    explicit AdminClient(AdminEndpoint endpoint)
-        : m_endpoint(std::move(endpoint))
-    { }
+    explicit AdminClient(AdminEndpoint endpoint);
+    ~AdminClient();
+    AdminClient(AdminClient &&) noexcept;
+    AdminClient &operator=(AdminClient &&) noexcept;
 
     Result<QJsonObject> get(const QString &path, const QueryItems &query = {})
     {
@@ -37,6 +44,7 @@ public:
 
 private:
     AdminEndpoint m_endpoint;
+    std::unique_ptr<QNetworkAccessManager> m_network;
 };
 
 } // namespace cloop::cli

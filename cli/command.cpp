@@ -60,14 +60,13 @@ Result<QJsonObject> Command::post(const QString &path, const QJsonObject &body)
 Result<QJsonObject> Command::call(
     const QByteArray &method, const QString &path, const QJsonObject &body, const QueryItems &query)
 {
-    if (!m_resolved) {
+    if (!m_client) {
         auto endpoint = m_endpointOptions.resolve(m_commandLine.parser());
         if (!endpoint)
             return Error::make(kEndpointErrorCode, endpoint.error().message, true);
-        m_endpoint = *endpoint;
-        m_resolved = true;
+        m_client.emplace(*endpoint);
     }
-    return AdminClient(m_endpoint).call(method, path, body, query);
+    return m_client->call(method, path, body, query);
 }
 
 int Command::usageError(const QString &message) const

@@ -73,8 +73,8 @@ public:
             return answer.error();
         return api::listOf<Record>(*answer, key);
     }
-    // The hub of the last call.
-    const AdminEndpoint &endpoint() const { return m_endpoint; }
+    // The hub of the last call (only after one).
+    const AdminEndpoint &endpoint() const { return m_client->endpoint(); }
 
     const QString &name() const { return m_name; }
     int usageError(const QString &message) const;
@@ -94,8 +94,8 @@ private:
     QString m_name;
     util::CommandLine m_commandLine;
     EndpointOptions m_endpointOptions; // registered with Endpoint::Options only
-    AdminEndpoint m_endpoint;
-    bool m_resolved = false;
+    // Made once the endpoint is resolved; its connection serves every call.
+    std::optional<AdminClient> m_client;
     QCommandLineOption m_json { QStringLiteral("json"),
         QStringLiteral("Print the hub's answer as JSON.") };
     bool m_hasJson = false;

@@ -2,6 +2,7 @@
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
 #include "common/util/eventdispatcher.h"
+#include "common/util/relayallocator.h"
 
 #include <QCoreApplication>
 
@@ -11,6 +12,7 @@
 int main(int argc, char *argv[])
 {
     int exitCode = 0;
+    cloop::util::keepRelayBuffersResident();
     // `cloop hub serve` is the hub.
     cloop::util::installScalableEventDispatcher();
     {

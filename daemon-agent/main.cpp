@@ -1,11 +1,15 @@
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
+#include "common/util/eventdispatcher.h"
+#include "common/util/relayallocator.h"
 #include "daemon-agent/agentcommand.h"
 
 #include <QCoreApplication>
 
 int main(int argc, char *argv[])
 {
+    cloop::util::keepRelayBuffersResident();
+    cloop::util::installScalableEventDispatcher();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("cloop-agent"));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(cloop::buildinfo::kVersion));

@@ -1,12 +1,14 @@
 #include "cloop/buildinfo.h"
 #include "common/logging.h"
 #include "common/util/eventdispatcher.h"
+#include "common/util/relayallocator.h"
 #include "hub/serve/hubcommand.h"
 
 #include <QCoreApplication>
 
 int main(int argc, char *argv[])
 {
+    cloop::util::keepRelayBuffersResident();
     cloop::util::installScalableEventDispatcher();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("cloop-hub"));

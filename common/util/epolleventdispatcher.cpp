@@ -4,6 +4,7 @@
 
 #include <QCoreApplication>
 #include <QSocketNotifier>
+#include <QThread>
 #include <QTimerEvent>
 
 #include <algorithm>
@@ -53,7 +54,7 @@ EpollEventDispatcher::EpollEventDispatcher(QObject *parent)
 
 EpollEventDispatcher::~EpollEventDispatcher() = default;
 
-void EpollEventDispatcher::updateEpoll(int fd, Watched &watched, Update update)
+quint32 EpollEventDispatcher::wantedEvents(const Watched &watched) const
 {
     quint32 wanted = 0;
     if (watched.read)
@@ -62,45 +63,94 @@ void EpollEventDispatcher::updateEpoll(int fd, Watched &watched, Update update)
         wanted |= eventsFor(QSocketNotifier::Write);
     if (watched.exception)
         wanted |= eventsFor(QSocketNotifier::Exception);
-    if (wanted == watched.events && update == Update::IfChanged)
-        return;
-    watched.events = wanted;
+    return wanted;
+}
+
+// A buffered QAbstractSocket turns its write notifier on for every write and
+// off again once the bytes went out, usually within one turn of the loop:
+// two epoll_ctl calls a frame for nothing. So a change waits until the loop
+// is about to sleep, when only the last state counts. A descriptor's last
+// notifier leaving is the exception: the descriptor may be closed, and its
+// number reused, before the loop sleeps, so it leaves the set at once.
+void EpollEventDispatcher::updateEpoll(int fd, Watched &watched, Update update)
+{
+    const quint32 wanted = wantedEvents(watched);
     if (wanted == 0) {
+        watched.pending = false;
+        if (watched.events == 0 && update == Update::IfChanged)
+            return;
+        watched.events = 0;
+        ++m_setChanges;
         // A descriptor closed before its notifier went has left the set
         // by itself.
         ::epoll_ctl(m_epoll.get(), EPOLL_CTL_DEL, fd, nullptr);
         return;
     }
+    if (update == Update::Always)
+        watched.forced = true;
+    if (!watched.pending) {
+        watched.pending = true;
+        m_pending.push_back(fd);
+    }
+}
+
+void EpollEventDispatcher::applyToSet(int fd, Watched &watched, quint32 wanted)
+{
     epoll_event event {};
     event.events = wanted;
     event.data.fd = fd;
+    ++m_setChanges;
     // The set may not hold what the record says: a descriptor closed while
     // its notifier stayed (libpq closes the socket of a lost connection
     // under QPSQL's notifier) left the set, and the number it had may now
-    // be a new socket's. So whichever of the two fails, the other is tried.
-    if (::epoll_ctl(m_epoll.get(), EPOLL_CTL_MOD, fd, &event) == 0)
+    // be a new socket's. So whichever of the two fails, the other is tried,
+    // the likelier first.
+    const bool known = watched.events != 0;
+    watched.events = wanted;
+    if (::epoll_ctl(m_epoll.get(), known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) == 0)
         return;
-    if (errno == ENOENT && ::epoll_ctl(m_epoll.get(), EPOLL_CTL_ADD, fd, &event) == 0)
+    if (errno == (known ? ENOENT : EEXIST)
+        && ::epoll_ctl(m_epoll.get(), known ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event) == 0)
         return;
+    // Closed under its notifier since the change was asked for: it left the
+    // set by itself, and a socket given its number later is added anew.
+    if (errno == EBADF) {
+        watched.events = 0;
+        return;
+    }
     qCWarning(lcNet) << "epoll_ctl on descriptor" << fd << "failed:" << std::strerror(errno);
+}
+
+void EpollEventDispatcher::applyPendingChanges()
+{
+    for (const int fd : m_pending) {
+        const auto found = m_watched.find(fd);
+        // Its notifiers left since (and it left the set then).
+        if (found == m_watched.end() || !found->pending)
+            continue;
+        Watched &watched = *found;
+        watched.pending = false;
+        const quint32 wanted = wantedEvents(watched);
+        if (wanted != 0 && (wanted != watched.events || watched.forced))
+            applyToSet(fd, watched, wanted);
+        watched.forced = false;
+    }
+    m_pending.clear();
 }
 
 void EpollEventDispatcher::registerSocketNotifier(QSocketNotifier *notifier)
 {
     const int fd = static_cast<int>(notifier->socket());
     Watched &watched = m_watched[fd];
-    switch (notifier->type()) {
-    case QSocketNotifier::Read:
-        watched.read = notifier;
-        break;
-    case QSocketNotifier::Write:
-        watched.write = notifier;
-        break;
-    case QSocketNotifier::Exception:
-        watched.exception = notifier;
-        break;
-    }
-    updateEpoll(fd, watched, Update::Always);
+    QSocketNotifier *&slot = notifier->type() == QSocketNotifier::Read ? watched.read
+        : notifier->type() == QSocketNotifier::Write                   ? watched.write
+                                                                       : watched.exception;
+    // Another notifier still in the slot is a stale one whose descriptor was
+    // closed under it (see applyToSet): the set is told again even when the
+    // record says it holds the events already.
+    const bool replacesStale = slot != nullptr && slot != notifier;
+    slot = notifier;
+    updateEpoll(fd, watched, replacesStale ? Update::Always : Update::IfChanged);
 }
 
 void EpollEventDispatcher::unregisterSocketNotifier(QSocketNotifier *notifier)
@@ -235,11 +285,19 @@ int EpollEventDispatcher::millisecondsToNextTimer() const
 
 void EpollEventDispatcher::wakeUp()
 {
+    // Most posted events come from the loop's own thread (QSslSocket posts
+    // a flush for every write), which is awake: a flag does, where the
+    // eventfd would cost a write, a read and one more epoll_wait a frame.
+    if (QThread::currentThread() == thread()) {
+        m_postedFromOwnThread = true;
+        return;
+    }
     if (m_wakeUpPending.exchange(true))
         return;
     const quint64 one = 1;
     // The counter cannot overflow here: it is read before the next write.
     [[maybe_unused]] const ssize_t written = ::write(m_wakeUp.get(), &one, sizeof one);
+    ++m_wakeUpsWritten;
 }
 
 void EpollEventDispatcher::interrupt()
@@ -316,6 +374,7 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
 {
     m_interrupted = false;
     Q_EMIT awake();
+    m_postedFromOwnThread = false;
     QCoreApplication::sendPostedEvents();
 
     const bool canWait = (flags & QEventLoop::WaitForMoreEvents) && !m_interrupted;
@@ -326,8 +385,10 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
 
     const bool withTimers = !(flags & QEventLoop::X11ExcludeTimers);
     int timeout = 0;
-    if (canWait)
+    // Posted while the events above were delivered: the turn must not sleep.
+    if (canWait && !m_postedFromOwnThread)
         timeout = withTimers ? millisecondsToNextTimer() : -1;
+    applyPendingChanges();
 
     epoll_event events[kEventsPerTurn];
     int count = ::epoll_wait(m_epoll.get(), events, kEventsPerTurn, timeout);
@@ -366,6 +427,13 @@ bool EpollEventDispatcher::processEvents(QEventLoop::ProcessEventsFlags flags)
     }
     if (withTimers)
         handled += activateTimers();
+    // What the handlers above posted goes out in this turn, as an eventfd
+    // wake-up would have had it go out at the start of the next, without
+    // the system calls.
+    if (m_postedFromOwnThread) {
+        m_postedFromOwnThread = false;
+        QCoreApplication::sendPostedEvents();
+    }
     return handled > 0;
 }
 

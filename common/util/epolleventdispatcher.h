@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <vector>
 
 class QSocketNotifier;
 struct epoll_event;
@@ -47,6 +48,10 @@ public:
 
     // For a test: how many descriptors the epoll set holds.
     int watchedDescriptors() const { return static_cast<int>(m_watched.size()); }
+    // For a test: how many times the epoll set was changed (epoll_ctl).
+    quint64 setChanges() const { return m_setChanges; }
+    // For a test: how many wake-ups went through the eventfd.
+    quint64 wakeUpsWritten() const { return m_wakeUpsWritten; }
 
 private:
     using Clock = std::chrono::steady_clock;
@@ -57,6 +62,9 @@ private:
         QSocketNotifier *write = nullptr;
         QSocketNotifier *exception = nullptr;
         quint32 events = 0; // what the epoll set holds for the descriptor
+        // A change waits in m_pending for the next wait (see updateEpoll).
+        bool pending = false;
+        bool forced = false;
     };
 
     struct Timer
@@ -77,6 +85,9 @@ private:
         Always
     };
     void updateEpoll(int fd, Watched &watched, Update update = Update::IfChanged);
+    quint32 wantedEvents(const Watched &watched) const;
+    void applyToSet(int fd, Watched &watched, quint32 wanted);
+    void applyPendingChanges();
     Clock::time_point deadlineFor(const Timer &timer, Clock::time_point from) const;
     void scheduleTimer(int timerId, Timer &timer, Clock::time_point from);
     int millisecondsToNextTimer() const;
@@ -86,6 +97,13 @@ private:
     Fd m_epoll;
     Fd m_wakeUp;
     std::atomic<bool> m_wakeUpPending { false };
+    // An event posted by this thread itself: the loop is awake by
+    // definition, so it needs no eventfd round trip, only a turn that does
+    // not sleep before delivering it. Touched by the owning thread alone.
+    bool m_postedFromOwnThread = false;
+    std::vector<int> m_pending;
+    quint64 m_setChanges = 0;
+    std::atomic<quint64> m_wakeUpsWritten { 0 };
     std::atomic<bool> m_interrupted { false };
     QHash<int, Watched> m_watched;
     QHash<int, Timer> m_timers;

@@ -131,6 +131,7 @@ Database::Database(QString connectionName, Dialect dialect, const Clock &clock)
 Database::~Database()
 {
     m_abortedStatements.clear(); // before their connection goes
+    m_prepared.clear();
     {
         QSqlDatabase db = QSqlDatabase::database(m_connectionName, false);
         if (db.isOpen())
@@ -392,10 +393,16 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
         if (Status reopened = reconnect(); !reopened)
             return reopened.error();
     }
-    QSqlQuery q(db);
     QElapsedTimer took;
     if (m_statementObserver)
         took.start();
+    if (m_dialect == Dialect::Sqlite && !binds.isEmpty()) {
+        Result<Rows> rows = runPrepared(db, sql, binds);
+        if (m_statementObserver)
+            m_statementObserver(std::chrono::nanoseconds(took.nsecsElapsed()));
+        return rows;
+    }
+    QSqlQuery q(db);
     Result<Rows> rows = run(q, sql, binds);
     if (m_statementObserver)
         m_statementObserver(std::chrono::nanoseconds(took.nsecsElapsed()));
@@ -426,6 +433,40 @@ Result<Rows> Database::run(QSqlQuery &q, const QString &sql, const QVariantList 
         if (!q.exec())
             return storageError(QStringLiteral("running \"%1\"").arg(sql.left(60)), q.lastError());
     }
+    return readRows(q);
+}
+
+Result<Rows> Database::runPrepared(QSqlDatabase &db, const QString &sql, const QVariantList &binds)
+{
+    // The set of statements is the code's own, a few hundred at most; one
+    // built from data would only refill it.
+    constexpr size_t kMaxPrepared = 512;
+    auto found = m_prepared.find(sql);
+    if (found == m_prepared.end()) {
+        if (m_prepared.size() >= kMaxPrepared)
+            m_prepared.clear();
+        auto q = std::make_unique<QSqlQuery>(db);
+        q->setForwardOnly(true);
+        if (!q->prepare(sql))
+            return storageError(
+                QStringLiteral("preparing \"%1\"").arg(sql.left(60)), q->lastError());
+        found = m_prepared.emplace(sql, std::move(q)).first;
+    }
+    QSqlQuery &q = *found->second;
+    for (int i = 0; i < binds.size(); ++i)
+        q.bindValue(i, binds.at(i));
+    if (!q.exec()) {
+        Error error
+            = storageError(QStringLiteral("running \"%1\"").arg(sql.left(60)), q.lastError());
+        // Prepared again next time rather than trusted after a failure.
+        m_prepared.erase(found);
+        return error;
+    }
+    return readRows(q);
+}
+
+Result<Rows> Database::readRows(QSqlQuery &q)
+{
     QList<QVariantList> rows;
     if (q.isSelect()) {
         const int columns = q.record().count();

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 namespace cloop::hub {
@@ -104,6 +105,8 @@ public:
     // statement); inside a transaction the statement fails and so does the
     // commit.
     Result<Rows> query(const QString &sql, const QVariantList &binds = {});
+    // For a test: how many statements are kept prepared.
+    int preparedStatements() const { return static_cast<int>(m_prepared.size()); }
     static constexpr std::chrono::milliseconds kReconnectPause { 500 };
     static constexpr std::chrono::milliseconds kMaxReconnectPause { 8'000 };
     // Since when the server could not be reached; invalid while it answers.
@@ -204,6 +207,8 @@ private:
     Error unreachable(const QString &why);
     Status prepareSession();
     Result<Rows> run(QSqlQuery &q, const QString &sql, const QVariantList &binds);
+    Result<Rows> runPrepared(QSqlDatabase &db, const QString &sql, const QVariantList &binds);
+    Result<Rows> readRows(QSqlQuery &q);
     Error storageError(const QString &what, const QSqlError &error);
 
     QString m_connectionName;
@@ -222,6 +227,10 @@ private:
     std::vector<std::function<void()>> m_afterCommit;
     // Failed statements of the open transaction, freed after its rollback.
     std::vector<std::unique_ptr<QSqlQuery>> m_abortedStatements;
+    // SQLite's statements with values, each prepared once: parsing the
+    // same SQL again for every call was most of what the binding sweep
+    // and each API request cost the hub's thread (docs/performance.md).
+    std::unordered_map<QString, std::unique_ptr<QSqlQuery>> m_prepared;
 };
 
 // Timestamps are stored as ISO 8601 UTC text with milliseconds: portable,

@@ -3,7 +3,10 @@
 // throughput through forwarder → hub → agent, side by side with the same
 // two kernel stand-ins joined by a direct socketpair and by a relay in C
 // through two TLS hops on loopback (socat: client → relay → server), all
-// measured in the same run and printed as ratios.
+// measured in the same run and printed as ratios. The chain's control
+// transfers are measured once more while curl asks the hub's admin API 50
+// times a second over a kept-alive connection (the binding sweep runs in
+// both), to show what control work on the hub costs the relay.
 //
 //   bench_usbip [control transfers, default 2000] [bulk MiB, default 256]
 //
@@ -28,8 +31,12 @@
 #include "support/usbstandin/usbkernelstandin.h"
 
 #include <QCoreApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QProcess>
 #include <QTemporaryDir>
 #include <QThread>
 
@@ -168,8 +175,84 @@ QJsonObject throughTlsRelay(const TransferMeasurement &measure)
     return joined(stubEnd.get(), vhciEnd.get(), measure);
 }
 
+// What the chain measured idle, and its control transfers again while the
+// admin API is asked 50 times a second.
+struct ChainFigures
+{
+    QJsonObject idle;
+    QJsonObject loaded;
+    int apiAnswers = 0;
+    double apiSeconds = 0;
+};
+
+constexpr int kApiRequestsPerSecond = 50;
+
+// Asks the hub's admin API for its forwarders kApiRequestsPerSecond times a
+// second over one kept-alive TLS connection, as a dashboard and a few
+// scripts would, until stopped; counts the answers.
+class ApiLoad
+{
+public:
+    ApiLoad(const HubProcess &hub, const QString &scratch)
+        : m_codes(QDir(scratch).filePath(QStringLiteral("api-load-codes")))
+    {
+        // -k: the hub's certificate is its own; the pin is checked instead.
+        QString pin = hub.pin();
+        pin.replace(QLatin1String("sha256:"), QLatin1String("sha256//"));
+        // Each answer's code goes to stderr, which curl does not buffer.
+        m_curl.setStandardOutputFile(QProcess::nullDevice());
+        m_curl.setStandardErrorFile(m_codes);
+        m_curl.start(QStringLiteral("curl"),
+            { QStringLiteral("-sSN"), QStringLiteral("-k"), QStringLiteral("--pinnedpubkey"), pin,
+                QStringLiteral("--rate"), QStringLiteral("%1/s").arg(kApiRequestsPerSecond),
+                QStringLiteral("-H"), QStringLiteral("Authorization: Bearer ") + hub.adminToken(),
+                QStringLiteral("-o"), QStringLiteral("/dev/null"), QStringLiteral("-w"),
+                QStringLiteral("%{stderr}%{http_code}\\n"),
+                hub.apiUrl(QStringLiteral("/api/forwarders")).toString()
+                    + QStringLiteral("?n=[1-100000]") });
+        if (!m_curl.waitForStarted())
+            fail(QStringLiteral("cannot start curl for the API load"));
+        m_started.start();
+    }
+    ApiLoad(const ApiLoad &) = delete;
+    ApiLoad &operator=(const ApiLoad &) = delete;
+    ~ApiLoad()
+    {
+        m_curl.kill();
+        m_curl.waitForFinished();
+    }
+
+    // The answers with HTTP 200, and over how many seconds.
+    std::pair<int, double> stop()
+    {
+        if (m_curl.state() != QProcess::NotRunning) {
+            m_seconds = double(m_started.elapsed()) / 1000.0;
+            m_curl.kill();
+            m_curl.waitForFinished();
+        }
+        QFile codes(m_codes);
+        int answered = 0;
+        if (codes.open(QIODevice::ReadOnly)) {
+            for (const QByteArray &line : codes.readAll().split('\n'))
+                answered += line == "200" ? 1 : 0;
+        }
+        if (answered == 0) {
+            codes.seek(0);
+            fail(QStringLiteral("the API load got no answer: ")
+                + QString::fromLocal8Bit(codes.readAll().right(500)));
+        }
+        return { answered, m_seconds };
+    }
+
+private:
+    QString m_codes;
+    QProcess m_curl;
+    QElapsedTimer m_started;
+    double m_seconds = 0;
+};
+
 // Real hub, forwarder and agent processes; a sandboxed run holds the device.
-QJsonObject chain(const TransferMeasurement &measure)
+ChainFigures chain(const TransferMeasurement &measure, const QString &scratch)
 {
     QTemporaryDir forwarderRoot;
     QTemporaryDir agentRoot;
@@ -221,23 +304,51 @@ QJsonObject chain(const TransferMeasurement &measure)
     });
     if (node.isEmpty())
         fail(QStringLiteral("the run's device did not attach: ") + agent.stderrText().right(2000));
-    auto measured = control.call(
-        { { QStringLiteral("op"), QStringLiteral("measure") }, { QStringLiteral("node"), node },
-            { QStringLiteral("control_count"), measure.controlCount },
-            { QStringLiteral("bulk_bytes"), measure.bulkBytes },
-            { QStringLiteral("urb_bytes"), measure.urbBytes },
-            { QStringLiteral("bulk_in_flight"), measure.bulkInFlight } },
-        30 * 60 * 1000);
+    // The device attaches before the sandbox starts, and podman, conmon and
+    // runc starting it took both cores for a few hundred milliseconds: a
+    // measurement begun then timed the container's start, not the chain.
+    const QString runId = queued.stdoutText().trimmed();
+    const auto runState = [&] {
+        return hub
+            .cliJson(
+                { QStringLiteral("run"), QStringLiteral("show"), runId, QStringLiteral("--json") })
+            .toObject()
+            .value(QLatin1String("state"))
+            .toString();
+    };
+    if (!waitUntil([&] { return runState() == QLatin1String("running"); }))
+        fail(QStringLiteral("the run did not start: ") + agent.stderrText().right(2000));
+    QThread::sleep(2);
+    const auto measureWith = [&](qint64 bulkBytes) {
+        return control.call(
+            { { QStringLiteral("op"), QStringLiteral("measure") }, { QStringLiteral("node"), node },
+                { QStringLiteral("control_count"), measure.controlCount },
+                { QStringLiteral("bulk_bytes"), bulkBytes },
+                { QStringLiteral("urb_bytes"), measure.urbBytes },
+                { QStringLiteral("bulk_in_flight"), measure.bulkInFlight } },
+            30 * 60 * 1000);
+    };
+    auto measured = measureWith(measure.bulkBytes);
+    cloop::Result<QJsonObject> loaded = QJsonObject();
+    std::pair<int, double> answers { 0, 0.0 };
+    if (measured) {
+        ApiLoad load(hub, scratch);
+        // The load's own start (curl, the TLS handshake) is not measured.
+        QThread::sleep(1);
+        loaded = measureWith(0);
+        answers = load.stop();
+    }
     // The run ends before its agent does, or its sandbox would outlive the
     // benchmark: an agent that stops leaves its runs to its next start.
-    const QString runId = queued.stdoutText().trimmed();
     hub.cli({ QStringLiteral("run"), QStringLiteral("cancel"), runId });
     if (!agent.waitForStderr(QStringLiteral("run %1 finished").arg(runId), 120'000))
         fail(QStringLiteral("run %1 did not end when cancelled: ").arg(runId)
             + agent.stderrText().right(2000));
     if (!measured)
         fail(measured.error().message);
-    return *measured;
+    if (!loaded)
+        fail(loaded.error().message);
+    return { *measured, *loaded, answers.first, answers.second };
 }
 
 double number(const QJsonObject &figures, const char *key)
@@ -250,6 +361,18 @@ void print(const char *what, const QJsonObject &figures)
     std::printf("%-26s %12.1f %12.1f %12.1f\n", what, number(figures, "control_p50_us"),
         number(figures, "control_p99_us"), number(figures, "bulk_mb_per_s"));
     std::fflush(stdout);
+}
+
+// The slowest 1% of control transfers, each as place:microseconds, to tell
+// a periodic stall from scattered ones.
+void printSlowest(const char *what, const QJsonObject &figures)
+{
+    std::printf("slowest %-6s", what);
+    for (const QJsonValue &each : figures.value(QLatin1String("control_slowest")).toArray()) {
+        const QJsonArray pair = each.toArray();
+        std::printf(" %d:%.0f", pair.at(0).toInt(), pair.at(1).toDouble());
+    }
+    std::printf("\n");
 }
 
 } // namespace
@@ -280,8 +403,12 @@ int main(int argc, char **argv)
             std::printf("chain: skipped (%s)\n", qPrintable(why));
             return 0;
         }
-        const QJsonObject chained = chain(measure);
+        const ChainFigures figures = chain(measure, scratch.path());
+        const QJsonObject &chained = figures.idle;
         print("forwarder -> hub -> agent", chained);
+        std::printf("%-26s %12.1f %12.1f %12s\n", "  with 50 API requests/s",
+            number(figures.loaded, "control_p50_us"), number(figures.loaded, "control_p99_us"),
+            "-");
         const auto ratio = [&](const QJsonObject &other, const char *key) {
             return number(chained, key) / number(other, key);
         };
@@ -293,6 +420,16 @@ int main(int argc, char **argv)
             100.0 * ratio(relay, "bulk_mb_per_s"));
         std::printf("chain p99 / chain p50:     %.2fx\n",
             number(chained, "control_p99_us") / number(chained, "control_p50_us"));
+        std::printf("chain under API load:      control p50 %.2fx  p99 %.2fx of idle (%d answers "
+                    "in %.1f s, %.0f/s)\n",
+            number(figures.loaded, "control_p50_us") / number(chained, "control_p50_us"),
+            number(figures.loaded, "control_p99_us") / number(chained, "control_p99_us"),
+            figures.apiAnswers, figures.apiSeconds,
+            figures.apiSeconds > 0 ? figures.apiAnswers / figures.apiSeconds : 0.0);
+        printSlowest("direct", line);
+        printSlowest("relay", relay);
+        printSlowest("chain", chained);
+        printSlowest("loaded", figures.loaded);
     } catch (const BenchFailed &failure) {
         std::fprintf(stderr, "%s: %s\n", g_program, failure.what());
         return 1;

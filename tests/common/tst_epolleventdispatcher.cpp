@@ -7,6 +7,7 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSocketNotifier>
 #include <QTcpServer>
@@ -47,6 +48,16 @@ struct SocketPair
     }
 };
 
+// One end of a pair watched for reading, and for writing only when a test
+// turns it on, as a QAbstractSocket with nothing to send is.
+struct SocketWithQuietWriter
+{
+    SocketPair pair;
+    QSocketNotifier readable { pair.ends[0], QSocketNotifier::Read };
+    QSocketNotifier writable { pair.ends[0], QSocketNotifier::Write };
+    SocketWithQuietWriter() { writable.setEnabled(false); }
+};
+
 EpollEventDispatcher *dispatcher()
 {
     return qobject_cast<EpollEventDispatcher *>(QAbstractEventDispatcher::instance());
@@ -73,6 +84,10 @@ private Q_SLOTS:
     void anotherThreadWakesTheBlockedLoop();
     void wakeUpsRacingTheLoopAreNeverLost();
     void tcpRoundTripsOverLoopback();
+    void anEventPostedByAHandlerGoesOutInTheSameTurnWithoutTheEventfd();
+    void aWriteNotifierToggledWithinATurnLeavesTheSetAlone();
+    void aWriteNotifierLeftOnIsInTheSetBeforeTheLoopSleeps();
+    void aDescriptorClosedBeforeItsChangeIsAppliedIsDroppedQuietly();
 };
 
 void TestEpollEventDispatcher::theMainThreadRunsOnIt()
@@ -362,6 +377,98 @@ void TestEpollEventDispatcher::tcpRoundTripsOverLoopback()
     client.write(payload);
     QTRY_COMPARE_WITH_TIMEOUT(echoed.size(), payload.size(), kEventTimeoutMs);
     QCOMPARE(echoed, payload);
+}
+
+void TestEpollEventDispatcher::anEventPostedByAHandlerGoesOutInTheSameTurnWithoutTheEventfd()
+{
+    // As QSslSocket posts a flush for every write made from a readyRead.
+    SocketPair pair;
+    QVERIFY(pair.valid());
+    QSocketNotifier readable(pair.ends[0], QSocketNotifier::Read);
+    bool delivered = false;
+    connect(&readable, &QSocketNotifier::activated, this, [&] {
+        pair.drain(0);
+        QMetaObject::invokeMethod(
+            this, [&delivered] { delivered = true; }, Qt::QueuedConnection);
+    });
+    QCoreApplication::processEvents();
+    const quint64 wakeUpsBefore = dispatcher()->wakeUpsWritten();
+    pair.send(1);
+    // One turn: the notifier fires, and what it posted is delivered before
+    // the turn ends.
+    QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    QVERIFY(delivered);
+    QCOMPARE(dispatcher()->wakeUpsWritten(), wakeUpsBefore);
+}
+
+void TestEpollEventDispatcher::aWriteNotifierToggledWithinATurnLeavesTheSetAlone()
+{
+    // QAbstractSocket's write(): the write notifier on, the bytes out, off
+    // again, all inside one readyRead.
+    SocketWithQuietWriter s;
+    QVERIFY(s.pair.valid());
+    QSignalSpy written(&s.writable, &QSocketNotifier::activated);
+    int toggled = 0;
+    connect(&s.readable, &QSocketNotifier::activated, this, [&] {
+        s.pair.drain(0);
+        s.writable.setEnabled(true);
+        s.writable.setEnabled(false);
+        ++toggled;
+    });
+    QCoreApplication::processEvents();
+    const quint64 before = dispatcher()->setChanges();
+    for (int i = 0; i < 10; ++i) {
+        s.pair.send(1);
+        QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents);
+    }
+    QCOMPARE(toggled, 10);
+    QCOMPARE(dispatcher()->setChanges(), before);
+    QCOMPARE(written.count(), 0);
+}
+
+void TestEpollEventDispatcher::aWriteNotifierLeftOnIsInTheSetBeforeTheLoopSleeps()
+{
+    SocketWithQuietWriter s;
+    QVERIFY(s.pair.valid());
+    QSignalSpy written(&s.writable, &QSocketNotifier::activated);
+    connect(&s.readable, &QSocketNotifier::activated, this, [&] {
+        s.pair.drain(0);
+        s.writable.setEnabled(true);
+    });
+    connect(&s.writable, &QSocketNotifier::activated, &s.writable,
+        [&s] { s.writable.setEnabled(false); });
+    s.pair.send(1);
+    // Nothing else will wake the loop: if the change waited past the sleep,
+    // the write notifier would never be told.
+    QVERIFY(written.wait(kEventTimeoutMs));
+    QCOMPARE(written.count(), 1);
+}
+
+void TestEpollEventDispatcher::aDescriptorClosedBeforeItsChangeIsAppliedIsDroppedQuietly()
+{
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("epoll_ctl")));
+    auto stale = std::make_unique<SocketPair>();
+    QVERIFY(stale->valid());
+    const int number = stale->ends[0];
+    auto readable = std::make_unique<QSocketNotifier>(number, QSocketNotifier::Read);
+    QCoreApplication::processEvents();
+    // A change the loop has not applied yet, then the descriptor goes.
+    auto writable = std::make_unique<QSocketNotifier>(number, QSocketNotifier::Write);
+    ::close(stale->ends[0]);
+    stale->ends[0] = -1;
+    QCoreApplication::processEvents();
+    writable.reset();
+    readable.reset();
+    // The number, given to the next socket, is watched for it.
+    SocketPair fresh;
+    QVERIFY(fresh.valid());
+    QVERIFY(fresh.ends[0] == number || fresh.ends[1] == number);
+    const int end = fresh.ends[0] == number ? 0 : 1;
+    QSocketNotifier freshReadable(number, QSocketNotifier::Read);
+    QSignalSpy activated(&freshReadable, &QSocketNotifier::activated);
+    fresh.send(1 - end);
+    QVERIFY(activated.wait(kEventTimeoutMs));
+    fresh.drain(end);
 }
 
 int main(int argc, char *argv[])

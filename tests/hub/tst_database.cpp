@@ -33,6 +33,7 @@ private Q_SLOTS:
     void missingFolderIsRefused();
     void newerSchemaIsRefused();
     void transactionRollsBackUnlessCommitted();
+    void aStatementRunAgainIsPreparedOnceAndTakesItsNewValues();
     void transactionThatCannotBeginWritesNothing();
     void failedStatementNamesItsPurposeNotItsValues();
     void walModeIsOn();
@@ -268,6 +269,48 @@ void TestDatabase::newerSchemaIsRefused()
     QVERIFY(!db);
     QCOMPARE(db.error().code, QStringLiteral("schema_too_new"));
     QVERIFY(db.error().message.contains(QStringLiteral("999")));
+}
+
+void TestDatabase::aStatementRunAgainIsPreparedOnceAndTakesItsNewValues()
+{
+    QTemporaryDir dir;
+    auto db = Database::openSqlite(dir.filePath(QStringLiteral("hub.db")));
+    QVERIFY(db);
+    Database &database = **db;
+    const QString insert
+        = QStringLiteral("INSERT INTO users (name, hub_admin, created_at) VALUES (?, ?, 'x')");
+    const QString select
+        = QStringLiteral("SELECT name FROM users WHERE hub_admin = ? ORDER BY name");
+    const int before = database.preparedStatements();
+    QVERIFY(database.query(insert, { QStringLiteral("ann"), 1 }));
+    QVERIFY(database.query(insert, { QStringLiteral("bob"), 0 }));
+    QVERIFY(database.query(insert, { QStringLiteral("cat"), 1 }));
+    const auto names = [&](int admin) {
+        QStringList out;
+        auto rows = database.query(select, { admin });
+        while (rows && rows->next())
+            out << rows->value(0).toString();
+        return out;
+    };
+    QCOMPARE(names(1), (QStringList { QStringLiteral("ann"), QStringLiteral("cat") }));
+    QCOMPARE(names(0), (QStringList { QStringLiteral("bob") }));
+    QCOMPARE(names(1), (QStringList { QStringLiteral("ann"), QStringLiteral("cat") }));
+    QCOMPARE(database.preparedStatements(), before + 2);
+    // A kept statement that fails is named as any other, then prepared anew.
+    const auto duplicate = database.query(
+        QStringLiteral("INSERT INTO users (id, name, hub_admin, created_at) VALUES (?, ?, 0, 'x')"),
+        { 1, QStringLiteral("dup") });
+    QVERIFY(!duplicate);
+    QVERIFY2(duplicate.error().message.contains(u"running \"INSERT INTO users"),
+        qPrintable(duplicate.error().message));
+    QCOMPARE(database.preparedStatements(), before + 2);
+    // A transaction rolled back takes what the kept statements wrote with it.
+    {
+        Database::Transaction transaction(database);
+        QVERIFY(transaction.begin());
+        QVERIFY(database.query(insert, { QStringLiteral("dan"), 1 }));
+    }
+    QCOMPARE(names(1), (QStringList { QStringLiteral("ann"), QStringLiteral("cat") }));
 }
 
 void TestDatabase::transactionRollsBackUnlessCommitted()

@@ -3,6 +3,8 @@
 #include "cloop/buildinfo.h"
 #include "common/device/sysfsroot.h"
 #include "common/logging.h"
+#include "common/util/eventdispatcher.h"
+#include "common/util/relayallocator.h"
 #include "support/usbstandin/usbkernelstandin.h"
 
 #include <QCoreApplication>
@@ -28,6 +30,9 @@ device::SysfsRoot fixtureRootsFromEnvironment()
 int runWithStandIn(int argc, char *argv[], const char *applicationName, const char *side,
     const std::function<int(const QStringList &, const device::SysfsRoot &)> &command)
 {
+    // As the daemons' own mains do.
+    util::keepRelayBuffersResident();
+    util::installScalableEventDispatcher();
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QString::fromLatin1(applicationName));
     QCoreApplication::setApplicationVersion(QString::fromLatin1(buildinfo::kVersion));

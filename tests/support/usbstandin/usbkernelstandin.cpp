@@ -20,6 +20,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <thread>
 #include <vector>
@@ -1683,6 +1684,18 @@ Result<QJsonObject> UsbKernelStandIn::measureTransfers(
                                     .arg(answered->actual));
         micros.push_back(std::chrono::duration<double, std::micro>(took).count());
     }
+    // The tail's shape tells a timer (slow ones evenly spaced, all alike)
+    // from contention (scattered, varied): the slowest 1% with their places.
+    std::vector<size_t> order(micros.size());
+    std::iota(order.begin(), order.end(), size_t(0));
+    const size_t slowCount = std::max<size_t>(1, micros.size() / 100);
+    std::partial_sort(order.begin(), order.begin() + qsizetype(std::min(slowCount, order.size())),
+        order.end(), [&micros](size_t l, size_t r) { return micros[l] > micros[r]; });
+    order.resize(std::min(slowCount, order.size()));
+    std::sort(order.begin(), order.end());
+    QJsonArray slowest;
+    for (size_t index : order)
+        slowest.append(QJsonArray { qint64(index), micros[index] });
     std::sort(micros.begin(), micros.end());
     const auto percentile = [&micros](double p) {
         return micros[std::min(micros.size() - 1, size_t(p * double(micros.size())))];
@@ -1750,6 +1763,7 @@ Result<QJsonObject> UsbKernelStandIn::measureTransfers(
     return QJsonObject { { QStringLiteral("control_count"), measure.controlCount },
         { QStringLiteral("control_p50_us"), percentile(0.50) },
         { QStringLiteral("control_p99_us"), percentile(0.99) },
+        { QStringLiteral("control_slowest"), slowest },
         { QStringLiteral("bulk_bytes"), moved.load() },
         { QStringLiteral("urb_bytes"), measure.urbBytes },
         { QStringLiteral("bulk_in_flight"), measure.bulkInFlight },

@@ -128,9 +128,9 @@ public:
     // sends them: control reads of 64 bytes (a 48-byte command, a 112-byte
     // answer) one at a time, and bulk URBs out and back through the
     // loopback endpoint, several under way at once.
-    // {"control_count","control_p50_us","control_p99_us","bulk_bytes",
-    // "urb_bytes","bulk_mb_per_s"}. For the benchmark: the process that
-    // holds the port measures, so no control-socket hop is counted.
+    // {"control_count","control_p50_us","control_p99_us","control_slowest":
+    // [[place, us], ...],"bulk_bytes","urb_bytes","bulk_mb_per_s"}. For the benchmark: the process
+    // that holds the port measures, so no control-socket hop is counted.
     Result<QJsonObject> measureTransfers(const QString &node, const TransferMeasurement &measure);
     // {"ports":[{"hub":"hs","port":0,"status":4,"speed":0,"devid":0,
     // "sockfd":0,"local_busid":"0-0","node":""}, ...]}
