@@ -259,6 +259,10 @@ void DaemonGateway::retire(TunnelConnection *connection, const ErrorMessage &rea
     // handshake on its own and then goes away.
     connection->disconnect(this);
     connect(connection, &TunnelConnection::disconnected, connection, &QObject::deleteLater);
+    // Its channels end now, not when the close handshake is over: a newer
+    // connection taking over is announced right after this, and a device
+    // stream still open on the old one would not be joined to it.
+    connection->channels()->closeAll(reason.message);
     connection->closeWithError(reason);
 }
 

@@ -119,6 +119,7 @@ private Q_SLOTS:
     void revokingTheForwarderDetachesAtOnce();
     void aForwarderThatGoesAwayPausesTheSegmentAndRefusesNewRuns();
     void aRestartedForwarderResumesTheSegmentOnTheSameInterface();
+    void aNewerConnectionTakingOverResumesTheSegment();
     void anAgentThatLosesItsTunnelKeepsTheSegmentAndResumesIt();
     void aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds();
     void aHubKilledMidStreamResumesTheSegmentWhenItIsBack();
@@ -768,6 +769,36 @@ void TestSegmentForward::aRestartedForwarderResumesTheSegmentOnTheSameInterface(
     QVERIFY(cancel(id));
     QVERIFY2(m_forwarder->waitForStderr(QStringLiteral("segment stream on cl-seg ended")),
         qPrintable(m_forwarder->describe()));
+}
+
+void TestSegmentForward::aNewerConnectionTakingOverResumesTheSegment()
+{
+    const qint64 id = queueAttached(followTheSegment());
+    QVERIFY(id > 0);
+    const auto [pid, index] = sandboxAndSegment(id);
+    QVERIFY(pid > 0 && index > 0);
+    // Given a forwarder frozen with its link still open (the hub has not
+    // noticed anything yet),
+    const qint64 frozen = m_forwarder->processId();
+    QVERIFY(frozen > 0 && ::kill(pid_t(frozen), SIGSTOP) == 0);
+    ForwarderProcess *old = m_forwarder;
+    // when the same forwarder connects again from another process, as one
+    // that noticed a dead link before the hub did,
+    ForwarderProcess &again = m_rig->addForwarder({}, m_forwarder->home());
+    QVERIFY(again.start());
+    m_forwarder = &again;
+    // then the newer connection takes the session over and the stream is
+    // joined to it at once, on the interface the sandbox kept.
+    QVERIFY(resumedOnTheSameInterface(pid, index));
+    QVERIFY2(m_rig->hub().log().contains(QStringLiteral("a newer connection of this forwarder "
+                                                        "took over")),
+        qPrintable(m_rig->hub().log()));
+    QVERIFY2(m_rig->hub().log().contains(QStringLiteral("run %1 gets fwd-lab back").arg(id)),
+        qPrintable(m_rig->hub().log()));
+    QVERIFY(old->kill());
+    QVERIFY(labReachesTheSandbox(pid, QStringLiteral("192.0.2.78")));
+    QCOMPARE(reattachesAudited(id), 1);
+    QVERIFY(cancel(id));
 }
 
 void TestSegmentForward::anAgentThatLosesItsTunnelKeepsTheSegmentAndResumesIt()
