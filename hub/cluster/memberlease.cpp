@@ -2,6 +2,9 @@
 
 #include "common/logging.h"
 #include "common/util/clock.h"
+#include "hub/storage/database.h"
+
+#include <utility>
 
 using namespace Qt::StringLiterals;
 
@@ -46,6 +49,15 @@ void MemberLease::renew()
 {
     const QDateTime until = m_clock.now().addMSecs(m_options.lease.count());
     auto renewed = m_store.renew(m_record.id, m_record.generation, until);
+    if (!renewed && renewed.error().code == kStorageFull) {
+        // The records answer; they have no room. The health check says
+        // so, and saying it again every tick would only fill the log.
+        if (!std::exchange(m_refusedForSpace, true))
+            qCWarning(lcHubCluster).noquote()
+                << "could not renew this member's lease:" << renewed.error().message;
+        return;
+    }
+    m_refusedForSpace = false;
     if (!renewed) {
         // Tried again at the next tick; the others judge by the lease.
         if (databaseReachable())

@@ -61,6 +61,8 @@ private:
     MemberRecord m_record;
     bool m_member = false;
     QDateTime m_unreachableSince;
+    // The last renewal was refused for want of space.
+    bool m_refusedForSpace = false;
     QDateTime m_reachableSince;
     QTimer m_renewal;
 };

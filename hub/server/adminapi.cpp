@@ -132,12 +132,17 @@ ApiResponse AdminApi::handleAdmitted(
                 || m_memberLease->unreachableSince() < unreachableSince))
             unreachableSince = m_memberLease->unreachableSince();
         const bool reachable = !unreachableSince.isValid();
+        const QDateTime fullSince = m_core.stores().database.fullSince();
+        const bool full = reachable && fullSince.isValid();
         QJsonObject health { { QStringLiteral("status"),
-                                 reachable ? QStringLiteral("ok") : QStringLiteral("degraded") },
+                                 reachable && !full ? QStringLiteral("ok")
+                                                    : QStringLiteral("degraded") },
             { QStringLiteral("version"), m_identity.software },
             { QStringLiteral("protocol"), protocol::kVersion },
             { QStringLiteral("database"),
-                reachable ? QStringLiteral("ok") : QStringLiteral("unreachable") } };
+                !reachable ? QStringLiteral("unreachable")
+                    : full ? QStringLiteral("full")
+                           : QStringLiteral("ok") } };
         if (!reachable)
             health.insert(QStringLiteral("error"),
                 QJsonObject { { QStringLiteral("code"), QStringLiteral("database_unreachable") },
@@ -145,7 +150,15 @@ ApiResponse AdminApi::handleAdmitted(
                         QStringLiteral("the cluster database is unreachable (since %1); live "
                                        "device streams go on, changes are refused")
                             .arg(unreachableSince.toString(Qt::ISODate)) } });
-        return ApiResponse::ok(health, reachable ? 200 : 503);
+        else if (full)
+            health.insert(QStringLiteral("error"),
+                QJsonObject { { QStringLiteral("code"), QString(kStorageFull) },
+                    { QStringLiteral("message"),
+                        QStringLiteral("the hub's records have no space left (since %1); live "
+                                       "device streams go on, changes are refused until space "
+                                       "is freed")
+                            .arg(fullSince.toString(Qt::ISODate)) } });
+        return ApiResponse::ok(health, reachable && !full ? 200 : 503);
     }
     QJsonObject body;
     if (!request.body.trimmed().isEmpty()) {

@@ -1,5 +1,7 @@
 #include "hub/server/rundispatcher.h"
 
+#include "hub/server/runlogreceiver.h"
+
 #include "hub/server/deviceupgrades.h"
 
 #include "common/logging.h"
@@ -17,6 +19,8 @@
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicestreams.h"
 #include "hub/server/forwarderreach.h"
+#include "hub/server/runlogreceiver.h"
+#include "hub/storage/database.h"
 #include "hub/storage/runlogstore.h"
 
 #include <QPointer>
@@ -100,6 +104,8 @@ RunDispatcher::RunDispatcher(HubCore &core, RunService &runs, DaemonGateway &exe
     m_absenceCheck.setInterval(
         std::min<std::chrono::milliseconds>(m_grace / 3, std::chrono::seconds(5)));
     connect(&m_absenceCheck, &QTimer::timeout, this, &RunDispatcher::checkAbsentExecutors);
+    m_finishRetry.setInterval(std::chrono::seconds(1));
+    connect(&m_finishRetry, &QTimer::timeout, this, &RunDispatcher::recordUnrecordedFinishes);
 }
 
 void RunDispatcher::setExecutorsElsewhere(ExecutorsElsewhere executors)
@@ -437,17 +443,57 @@ void RunDispatcher::onControl(qint64 executorId, const ControlMessage &message)
         // A finish after a cancel or a loss still says where the log ends.
         if (!ownRun(executorId, finished->runId, messagetype::kRunFinished))
             return;
-        if (Status expected = m_lifecycle.setLogExpected(finished->runId, finished->endOffset);
-            !expected)
-            qCWarning(lcHub).noquote() << expected.error().message;
-        auto ended = m_lifecycle.end(finished->runId,
-            RunLifecycle::Ending::reported(executorId, finished->exitCode, finished->error));
-        if (ended)
-            qCInfo(lcHub).noquote()
-                << "run" << ended->id << runStateName(ended->state)
-                << (ended->exitCode ? QStringLiteral("exit %1").arg(*ended->exitCode)
-                                    : ended->error);
+        recordFinish(executorId, *finished);
     }
+}
+
+namespace {
+// The records could not take the change now, and will later.
+bool recordsUnavailable(const Error &error)
+{
+    return error.is(ErrorCode::StorageError) || error.code == kStorageFull
+        || error.code == kDatabaseUnreachable;
+}
+} // namespace
+
+void RunDispatcher::recordFinish(qint64 executorId, const RunFinished &finished)
+{
+    const Status expected = m_lifecycle.setLogExpected(finished.runId, finished.endOffset);
+    auto ended = m_lifecycle.end(finished.runId,
+        RunLifecycle::Ending::reported(executorId, finished.exitCode, finished.error));
+    if (ended) {
+        m_unrecordedFinishes.remove(finished.runId);
+        qCInfo(lcHub).noquote() << "run" << ended->id << runStateName(ended->state)
+                                << (ended->exitCode
+                                           ? QStringLiteral("exit %1").arg(*ended->exitCode)
+                                           : ended->error);
+        if (!expected)
+            qCWarning(lcHub).noquote() << expected.error().message;
+        return;
+    }
+    const Error &failed = expected ? ended.error() : expected.error();
+    if (!recordsUnavailable(failed)) {
+        // Ended already (a cancel or a loss crossed the report).
+        m_unrecordedFinishes.remove(finished.runId);
+        qCDebug(lcHub).noquote() << ended.error().message;
+        return;
+    }
+    // The agent reports a finish once: it waits here until it is recorded.
+    if (!m_unrecordedFinishes.contains(finished.runId))
+        qCWarning(lcHub).noquote()
+            << "run" << finished.runId << "finish waits to be recorded:" << failed.message;
+    m_unrecordedFinishes.insert(finished.runId, { executorId, finished });
+    if (!m_finishRetry.isActive())
+        m_finishRetry.start();
+}
+
+void RunDispatcher::recordUnrecordedFinishes()
+{
+    const auto waiting = m_unrecordedFinishes;
+    for (const auto &[executorId, finished] : waiting)
+        recordFinish(executorId, finished);
+    if (m_unrecordedFinishes.isEmpty())
+        m_finishRetry.stop();
 }
 
 void RunDispatcher::onExecutorConnected(qint64 executorId)
@@ -494,36 +540,16 @@ void RunDispatcher::acceptLogChannel(qint64 executorId, tunnel::Channel *channel
         if (Status recorded = m_lifecycle.setLogEnd(runId, resume); !recorded)
             qCWarning(lcHub).noquote() << recorded.error().message;
     }
-    auto decoder = std::make_shared<LogRecordDecoder>(static_cast<quint64>(resume));
     tunnel::TunnelConnection *session = m_executors.session(executorId);
     session->sendControl(RunAck { runId, resume });
-    QPointer<tunnel::Channel> guarded(channel);
+    auto *receiver = new RunLogReceiver(runId, resume, channel, m_logs);
     QPointer<tunnel::TunnelConnection> guardedSession(session);
-    connect(channel, &tunnel::Channel::readyRead, this,
-        [this, runId, decoder, guarded, guardedSession] {
-            if (!guarded)
-                return;
-            if (Status fed = decoder->feed(guarded->readAll()); !fed) {
-                qCWarning(lcHub).noquote()
-                    << "run" << runId << "log refused:" << fed.error().message;
-                guarded->close(CloseCode::ProtocolError, fed.error().message);
-                return;
-            }
-            const QList<LogRecord> records = decoder->takeRecords();
-            if (records.isEmpty())
-                return;
-            if (Status stored = m_logs.append(runId, records); !stored) {
-                qCWarning(lcHub).noquote()
-                    << "run" << runId << "log not stored:" << stored.error().message;
-                guarded->close(CloseCode::Overflow, stored.error().message);
-                return;
-            }
-            const qint64 end = static_cast<qint64>(records.last().end());
-            if (Status recorded = m_lifecycle.setLogEnd(runId, end); !recorded)
-                qCWarning(lcHub).noquote() << recorded.error().message;
-            if (guardedSession)
-                guardedSession->sendControl(RunAck { runId, end });
-        });
+    connect(receiver, &RunLogReceiver::stored, this, [this, runId, guardedSession](qint64 end) {
+        if (Status recorded = m_lifecycle.setLogEnd(runId, end); !recorded)
+            qCWarning(lcHub).noquote() << recorded.error().message;
+        if (guardedSession)
+            guardedSession->sendControl(RunAck { runId, end });
+    });
 }
 
 void RunDispatcher::onExecutorDisconnected(qint64 executorId)

@@ -93,6 +93,10 @@ private:
     void onRunEnded(const RunRecord &run);
     void scheduleDispatch();
     void onControl(qint64 executorId, const protocol::ControlMessage &message);
+    // Records an agent's report that a run finished; one the records cannot
+    // take now (full, unreachable) is kept and tried again every second.
+    void recordFinish(qint64 executorId, const protocol::RunFinished &finished);
+    void recordUnrecordedFinishes();
     // An executor reports only on runs dispatched to it: the run, or nothing
     // when it is not one; a refusal is logged, a few lines a minute at most
     // since an executor can repeat it.
@@ -138,6 +142,13 @@ private:
     QTimer m_absenceCheck;
     void checkAbsentExecutors();
     bool isConnectedAnywhere(qint64 executorId) const;
+    struct UnrecordedFinish
+    {
+        qint64 executorId = 0;
+        protocol::RunFinished finished;
+    };
+    QHash<qint64, UnrecordedFinish> m_unrecordedFinishes;
+    QTimer m_finishRetry;
     bool m_dispatching = false;
     bool m_dispatchScheduled = false;
 };

@@ -6,8 +6,11 @@
 #include <QAtomicInteger>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QSqlError>
 #include <QSqlRecord>
+
+#include <utility>
 
 namespace cloop::hub {
 
@@ -142,6 +145,11 @@ Database::~Database()
 
 Error Database::storageError(const QString &what, const QSqlError &error)
 {
+    // SQLITE_FULL (SQLite's own code for a write that met ENOSPC), and
+    // PostgreSQL's disk_full.
+    if (error.nativeErrorCode() == QLatin1String(m_dialect == Dialect::Sqlite ? "13" : "53100"))
+        return full(QStringLiteral("%1: %2").arg(
+            what, m_dialect == Dialect::Sqlite ? error.databaseText() : postgresMessage(error)));
     if (m_dialect == Dialect::Sqlite)
         return Error::make(ErrorCode::StorageError,
             QStringLiteral("database error while %1: %2").arg(what, error.text()));
@@ -286,6 +294,32 @@ Status Database::applyPragmas()
     return {};
 }
 
+Error Database::full(const QString &why)
+{
+    if (m_transactionDepth > 0)
+        m_fullInTransaction = true;
+    if (!m_fullSince.isValid()) {
+        m_fullSince = m_clock.now();
+        qCWarning(lcHubDb).noquote() << "no space left for the records in" << location()
+                                     << "- changes are refused until space is freed:" << why;
+    }
+    return Error::make(QString(kStorageFull),
+        QStringLiteral("the hub's %1 has no space left (since %2): nothing was changed; "
+                       "its operator must free space there")
+            .arg(m_dialect == Dialect::Sqlite ? QStringLiteral("data folder")
+                                              : QStringLiteral("database server"),
+                m_fullSince.toString(Qt::ISODate)));
+}
+
+void Database::noteWritten()
+{
+    if (!m_fullSince.isValid())
+        return;
+    qCInfo(lcHubDb).noquote() << "space for the records in" << location()
+                              << "is back: changes are made again";
+    m_fullSince = QDateTime();
+}
+
 Error Database::unreachable(const QString &why)
 {
     if (!m_unreachableSince.isValid()) {
@@ -400,6 +434,7 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
         Result<Rows> rows = runPrepared(db, sql, binds);
         if (m_statementObserver)
             m_statementObserver(std::chrono::nanoseconds(took.nsecsElapsed()));
+        noteIfWritten(sql, rows);
         return rows;
     }
     QSqlQuery q(db);
@@ -413,7 +448,23 @@ Result<Rows> Database::query(const QString &sql, const QVariantList &binds)
         // Until the rollback the server refuses to free the statement too.
         m_abortedStatements.push_back(std::make_unique<QSqlQuery>(std::move(q)));
     }
+    noteIfWritten(sql, rows);
     return rows;
+}
+
+void Database::noteIfWritten(const QString &sql, const Result<Rows> &rows)
+{
+    if (!m_fullSince.isValid() || !rows || rows->numRowsAffected() <= 0)
+        return;
+    // The statements are the code's own: a change starts with its verb.
+    static const QRegularExpression change(QStringLiteral("^\\s*(INSERT|UPDATE|DELETE)\\b"),
+        QRegularExpression::CaseInsensitiveOption);
+    if (!change.match(sql).hasMatch())
+        return;
+    if (m_transactionDepth > 0)
+        m_transactionWrote = true;
+    else
+        noteWritten();
 }
 
 Result<Rows> Database::run(QSqlQuery &q, const QString &sql, const QVariantList &binds)
@@ -511,6 +562,7 @@ Database::Transaction::Transaction(Database &db)
     }
     ++db.m_transactionDepth;
     db.m_rollbackOnly = false;
+    db.m_transactionWrote = false;
     m_active = true;
 }
 
@@ -530,9 +582,15 @@ Database::Transaction::~Transaction()
     const bool connectionLost = m_db.m_dialect == Dialect::Postgres
         && !QSqlDatabase::database(m_db.m_connectionName, false).isOpen();
     if (!connectionLost) {
-        if (auto rolledBack = m_db.query(QStringLiteral("ROLLBACK")); !rolledBack)
+        // SQLite rolls a transaction back itself when the disk is full; its
+        // answer to this ROLLBACK then says there is none, as expected.
+        const bool rolledBackAlready
+            = m_db.m_dialect == Dialect::Sqlite && std::exchange(m_db.m_fullInTransaction, false);
+        if (auto rolledBack = m_db.query(QStringLiteral("ROLLBACK"));
+            !rolledBack && !rolledBackAlready)
             qCWarning(lcHubDb).noquote() << rolledBack.error().message;
     }
+    m_db.m_fullInTransaction = false;
     m_db.m_abortedStatements.clear();
     m_db.m_afterCommit.clear();
 }
@@ -555,6 +613,8 @@ Status Database::Transaction::commit()
         return committed.error(); // the destructor rolls back
     m_active = false;
     --m_db.m_transactionDepth;
+    if (std::exchange(m_db.m_transactionWrote, false))
+        m_db.noteWritten();
     // Taken first: the work may open transactions of its own.
     const std::vector<std::function<void()>> due = std::exchange(m_db.m_afterCommit, {});
     for (const auto &work : due)

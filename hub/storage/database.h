@@ -21,6 +21,10 @@ namespace cloop::hub {
 // cannot be reached: nothing was changed, and the same call succeeds once
 // it answers again (the admin API answers 503).
 inline constexpr QLatin1StringView kDatabaseUnreachable { "database_unreachable" };
+// The code of every error a change meets while the records' disk is full:
+// nothing was changed, and the same call succeeds once space is freed (the
+// admin API answers 507).
+inline constexpr QLatin1StringView kStorageFull { "storage_full" };
 
 // The rows of one statement, read eagerly so that no statement stays open
 // across a commit (SQLite refuses to commit while one is). Reads like
@@ -111,6 +115,9 @@ public:
     static constexpr std::chrono::milliseconds kMaxReconnectPause { 8'000 };
     // Since when the server could not be reached; invalid while it answers.
     QDateTime unreachableSince() const { return m_unreachableSince; }
+    // Since when changes fail for want of space (SQLite's data folder, or
+    // the PostgreSQL server's disk); invalid once a change is made again.
+    QDateTime fullSince() const { return m_fullSince; }
 
     // Runs `work` once the transaction open now commits, or at once when
     // none is open; never when it rolls back. What a change tells others
@@ -205,6 +212,12 @@ private:
     // The error of a statement that could not run because the server is
     // gone, and the note of when it went.
     Error unreachable(const QString &why);
+    // The error of a change refused for want of space, and the note of when
+    // space ran out.
+    Error full(const QString &why);
+    // A change was written: space, if it ran out, is back.
+    void noteWritten();
+    void noteIfWritten(const QString &sql, const Result<Rows> &rows);
     Status prepareSession();
     Result<Rows> run(QSqlQuery &q, const QString &sql, const QVariantList &binds);
     Result<Rows> runPrepared(QSqlDatabase &db, const QString &sql, const QVariantList &binds);
@@ -221,6 +234,12 @@ private:
     std::optional<Error> m_failedBegin; // of the transaction that could not begin
     StatementObserver m_statementObserver;
     QDateTime m_unreachableSince;
+    QDateTime m_fullSince;
+    // Whether the open transaction changed a row, so that its commit shows
+    // space is back.
+    bool m_transactionWrote = false;
+    // A statement of the open transaction found the disk full.
+    bool m_fullInTransaction = false;
     QElapsedTimer m_lastReconnectAttempt;
     std::chrono::milliseconds m_reconnectPause { kReconnectPause };
     // Work waiting for the open transaction to commit.

@@ -2,6 +2,7 @@
 
 #include "common/logging.h"
 #include "common/util/bytesize.h"
+#include "hub/storage/database.h"
 
 #include <QDir>
 #include <QFile>
@@ -10,6 +11,7 @@
 #include <QtEndian>
 
 #include <algorithm>
+#include <cerrno>
 #include <limits>
 
 namespace cloop::hub {
@@ -31,8 +33,12 @@ Error storageError(const QString &what)
 
 Error fileError(const QFile &file, const char *what)
 {
-    return storageError(QStringLiteral("cannot %1 %2: %3")
-                            .arg(QLatin1String(what), file.fileName(), file.errorString()));
+    const QString message = QStringLiteral("cannot %1 %2: %3")
+                                .arg(QLatin1String(what), file.fileName(), file.errorString());
+    // QFile words a failed system call as the C library does.
+    if (file.errorString() == qt_error_string(ENOSPC))
+        return Error::make(QString(kStorageFull), message);
+    return storageError(message);
 }
 
 struct Scan
@@ -368,15 +374,30 @@ Status FileRunLogStore::flush(
         return {};
     Segment &segment = log.segments.back();
     QFile file(pathOf(runId, segment.first, QLatin1StringView("log")));
-    const bool opened = file.open(QIODevice::Append);
-    const qint64 wrote = opened ? file.write(pending) : -1;
-    const bool complete = wrote == pending.size() && file.flush();
-    if (wrote > 0) {
-        account(log, wrote);
-        segment.size += wrote;
+    // Unbuffered: the records are one write already, and a failed write
+    // says why (a full disk) rather than "Unknown error" from a flush.
+    const bool opened = file.open(QIODevice::Append | QIODevice::Unbuffered);
+    qint64 wrote = opened ? 0 : -1;
+    // A write the disk could take only part of returns short without an
+    // error; the next one says why.
+    while (opened && wrote < pending.size()) {
+        const qint64 more = file.write(pending.constData() + wrote, pending.size() - wrote);
+        if (more <= 0)
+            break;
+        wrote += more;
     }
-    if (!complete)
-        return fileError(file, "write");
+    if (wrote != pending.size()) {
+        const Error failed = fileError(file, "write");
+        // What part of the records went out is cut again at once, so the
+        // log ends in a whole record and a retry appends to it as if the
+        // write had never been tried; should that fail too, the next write
+        // learns the tail again.
+        if (opened && !file.resize(segment.size))
+            log.tailKnown = false;
+        return failed;
+    }
+    account(log, wrote);
+    segment.size += wrote;
     pending.clear();
     if (Status indexed = indexOf(runId, segment).append(entries); !indexed)
         return indexed;

@@ -38,6 +38,7 @@ int statusFor(const QString &code)
         { QStringLiteral("body_too_large"), 413 },
         { QString(errorCodeName(ErrorCode::StorageError)), 500 },
         { QString(kDatabaseUnreachable), 503 },
+        { QString(kStorageFull), 507 },
     };
     return statuses.value(code, 400);
 }
