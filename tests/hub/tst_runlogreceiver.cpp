@@ -183,8 +183,8 @@ void TestRunLogReceiver::outputThatCannotBeStoredWaitsAndClosesTheWindowThenArri
 
     // When space returns, everything arrives, once and in order.
     m_store->full = false;
-    QTRY_COMPARE_WITH_TIMEOUT(m_stored.isEmpty() ? 0 : m_stored.last(), qint64(100 * 8 * 1024),
-        10'000);
+    QTRY_COMPARE_WITH_TIMEOUT(
+        m_stored.isEmpty() ? 0 : m_stored.last(), qint64(100 * 8 * 1024), 10'000);
     QByteArray expected;
     for (const LogRecord &record : records)
         expected += record.payload;

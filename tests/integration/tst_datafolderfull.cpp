@@ -117,24 +117,26 @@ void TestDataFolderFull::init()
     QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
     HubProcess &hub = m_rig->hub();
     CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
-    const QJsonObject enrolled = hub.cliJson({ QStringLiteral("executor"), QStringLiteral("enroll"),
-                                                 QStringLiteral("--name"), QStringLiteral("diskbox"),
-                                                 QStringLiteral("--json") })
-                                     .toObject();
-    m_agent = &m_rig->addForwarder({ QStringLiteral("--bundle"),
-                                       enrolled.value(QLatin1String("bundle")).toString(),
-                                       QStringLiteral("--host-mode") },
+    const QJsonObject enrolled
+        = hub.cliJson(
+                 { QStringLiteral("executor"), QStringLiteral("enroll"), QStringLiteral("--name"),
+                     QStringLiteral("diskbox"), QStringLiteral("--json") })
+              .toObject();
+    m_agent = &m_rig->addForwarder(
+        { QStringLiteral("--bundle"), enrolled.value(QLatin1String("bundle")).toString(),
+            QStringLiteral("--host-mode") },
         m_rig->newHome(), ForwarderProcess::Program::Agent);
     QVERIFY(m_agent->start());
     QVERIFY2(m_agent->waitForStderr(QStringLiteral("connected to the hub as executor")),
         qPrintable(m_agent->describe()));
     // The run waits for a file its user can see: under /tmp, not the rig's
     // private scratch folder.
-    m_flagDir = std::make_unique<QTemporaryDir>(QDir::tempPath() + QLatin1String("/cloop-flag-XXXXXX"));
+    m_flagDir
+        = std::make_unique<QTemporaryDir>(QDir::tempPath() + QLatin1String("/cloop-flag-XXXXXX"));
     QVERIFY(m_flagDir->isValid());
     QFile::setPermissions(m_flagDir->path(),
-        QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup
-            | QFile::ExeGroup | QFile::ReadOther | QFile::ExeOther);
+        QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner | QFile::ReadGroup | QFile::ExeGroup
+            | QFile::ReadOther | QFile::ExeOther);
 }
 
 void TestDataFolderFull::cleanup()
@@ -178,9 +180,8 @@ void TestDataFolderFull::aFullDataFolderRefusesChangesClearlyAndEverythingGoesOn
     const qint64 runId = queued.stdoutText().trimmed().toLongLong();
     QVERIFY(runId > 0);
     const qint64 firstPart = sequence(1, 20000).size();
-    QVERIFY(waitUntil([&] {
-        return logPage(runId, 0).value(QLatin1String("end")).toInteger() == firstPart;
-    }));
+    QVERIFY(waitUntil(
+        [&] { return logPage(runId, 0).value(QLatin1String("end")).toInteger() == firstPart; }));
 
     // … when the data folder fills up …
     const QString filler = hub.dataDir() + QLatin1String("/filler");
@@ -247,7 +248,7 @@ void TestDataFolderFull::aFullDataFolderRefusesChangesClearlyAndEverythingGoesOn
     QCOMPARE(logs.out.size(), sequence(1, 60000).size());
     QVERIFY(logs.out == sequence(1, 60000));
     const QJsonObject run = hub.cliJson({ QStringLiteral("run"), QStringLiteral("show"),
-                                           QString::number(runId), QStringLiteral("--json") })
+                                            QString::number(runId), QStringLiteral("--json") })
                                 .toObject();
     QCOMPARE(run.value(QLatin1String("state")).toString(), QStringLiteral("succeeded"));
 
