@@ -66,7 +66,7 @@ int list(const QStringList &arguments)
         QStringLiteral("/api/requests"), QLatin1StringView("requests"), query);
     if (!requests)
         return command.failed(requests.error());
-    if (command.printedJson(api::toJsonArray(*requests)))
+    if (command.printedJson(*requests))
         return kExitOk;
     if (requests->isEmpty()) {
         printLine(command.isSet(mine) ? QStringLiteral("You have filed no requests.")

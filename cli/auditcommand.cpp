@@ -97,7 +97,7 @@ int runAuditCommand(const QStringList &arguments)
         QStringLiteral("/api/audit"), QLatin1StringView("entries"), query);
     if (!entries)
         return command.failed(entries.error());
-    if (command.printedJson(api::toJsonArray(*entries)))
+    if (command.printedJson(*entries))
         return kExitOk;
     if (entries->isEmpty()) {
         printLine(QStringLiteral("No audit entries match."));

@@ -122,7 +122,7 @@ int bindings(const QStringList &arguments)
         QStringLiteral("/api/bindings"), QLatin1StringView("bindings"), query);
     if (!bindings)
         return command.failed(bindings.error());
-    if (command.printedJson(api::toJsonArray(*bindings)))
+    if (command.printedJson(*bindings))
         return kExitOk;
     if (bindings->isEmpty()) {
         printLine(command.isSet(all)

@@ -85,9 +85,14 @@ void Command::addJsonOption()
     m_hasJson = true;
 }
 
+bool Command::wantsJson() const
+{
+    return m_hasJson && m_commandLine.parser().isSet(m_json);
+}
+
 bool Command::printedJson(const QJsonValue &value) const
 {
-    if (!m_hasJson || !m_commandLine.parser().isSet(m_json))
+    if (!wantsJson())
         return false;
     printJson(value);
     return true;

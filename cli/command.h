@@ -86,6 +86,12 @@ public:
     void addJsonOption();
     // With --json: prints the value and says so; the command is then done.
     bool printedJson(const QJsonValue &value) const;
+    // The same for records, turned into JSON only when --json asks for it.
+    template <typename Record> bool printedJson(const QList<Record> &records) const
+    {
+        return wantsJson() && printedJson(api::toJsonArray(records));
+    }
+    bool wantsJson() const;
 
 private:
     Result<QJsonObject> call(const QByteArray &method, const QString &path, const QJsonObject &body,

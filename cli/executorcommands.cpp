@@ -83,12 +83,11 @@ int list(const QStringList &arguments)
         QStringLiteral("/api/executors"), QLatin1StringView("executors"));
     if (!listed)
         return command.failed(listed.error());
-    QList<api::Executor> executors;
-    for (const api::Executor &executor : std::as_const(*listed)) {
-        if (command.isSet(all) || !executor.revokedAt.isValid())
-            executors.append(executor);
-    }
-    if (command.printedJson(api::toJsonArray(executors)))
+    QList<api::Executor> executors = std::move(*listed);
+    if (!command.isSet(all))
+        executors.removeIf(
+            [](const api::Executor &executor) { return executor.revokedAt.isValid(); });
+    if (command.printedJson(executors))
         return kExitOk;
     if (executors.isEmpty()) {
         printLine(
@@ -180,7 +179,7 @@ int listVirtual(const QStringList &arguments)
         QStringLiteral("/api/virtual-executors"), QLatin1StringView("virtual_executors"));
     if (!records)
         return command.failed(records.error());
-    if (command.printedJson(api::toJsonArray(*records)))
+    if (command.printedJson(*records))
         return kExitOk;
     QList<QStringList> rows;
     for (const api::VirtualExecutor &record : std::as_const(*records)) {

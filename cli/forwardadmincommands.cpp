@@ -87,12 +87,11 @@ int list(const QStringList &arguments)
         QStringLiteral("/api/forwarders"), QLatin1StringView("forwarders"));
     if (!listed)
         return command.failed(listed.error());
-    QList<api::Forwarder> forwarders;
-    for (const api::Forwarder &forwarder : std::as_const(*listed)) {
-        if (command.isSet(all) || !forwarder.revokedAt.isValid())
-            forwarders.append(forwarder);
-    }
-    if (command.printedJson(api::toJsonArray(forwarders)))
+    QList<api::Forwarder> forwarders = std::move(*listed);
+    if (!command.isSet(all))
+        forwarders.removeIf(
+            [](const api::Forwarder &forwarder) { return forwarder.revokedAt.isValid(); });
+    if (command.printedJson(forwarders))
         return kExitOk;
     if (forwarders.isEmpty()) {
         printLine(

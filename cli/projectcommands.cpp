@@ -68,7 +68,7 @@ int list(const QStringList &arguments)
         QStringLiteral("/api/projects"), QLatin1StringView("projects"));
     if (!projects)
         return command.failed(projects.error());
-    if (command.printedJson(api::toJsonArray(*projects)))
+    if (command.printedJson(*projects))
         return kExitOk;
     if (projects->isEmpty()) {
         printLine(QStringLiteral(

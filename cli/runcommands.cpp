@@ -188,7 +188,7 @@ int list(const QStringList &arguments)
         = command.getList<api::Run>(QStringLiteral("/api/runs"), QLatin1StringView("runs"), query);
     if (!runs)
         return command.failed(runs.error());
-    if (command.printedJson(api::toJsonArray(*runs)))
+    if (command.printedJson(*runs))
         return kExitOk;
     QList<QStringList> rows;
     for (const api::Run &run : std::as_const(*runs)) {

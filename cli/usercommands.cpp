@@ -64,7 +64,7 @@ int listUsers(const QStringList &arguments)
         = command.getList<api::User>(QStringLiteral("/api/users"), QLatin1StringView("users"));
     if (!users)
         return command.failed(users.error());
-    if (command.printedJson(api::toJsonArray(*users)))
+    if (command.printedJson(*users))
         return kExitOk;
     QList<QStringList> rows;
     for (const api::User &user : std::as_const(*users)) {
@@ -147,7 +147,7 @@ int listTokens(const QStringList &arguments)
         QStringLiteral("/api/tokens"), QLatin1StringView("tokens"), query);
     if (!tokens)
         return command.failed(tokens.error());
-    if (command.printedJson(api::toJsonArray(*tokens)))
+    if (command.printedJson(*tokens))
         return kExitOk;
     QList<QStringList> rows;
     for (const api::ApiToken &token : std::as_const(*tokens)) {

@@ -150,7 +150,9 @@ Result<QList<Record>> listOf(const QJsonObject &answer, QLatin1StringView key)
     if (!list.isArray() && !list.isUndefined())
         return Error::make(QStringLiteral("invalid_record"),
             QStringLiteral("the answer's \"%1\" is not a list").arg(key));
-    for (const QJsonValue &entry : list.toArray()) {
+    const QJsonArray entries = list.toArray();
+    records.reserve(entries.size());
+    for (const QJsonValue &entry : entries) {
         auto record = Record::fromJson(entry.toObject());
         if (!record)
             return record.error();

@@ -80,10 +80,10 @@ QByteArray reasonPhrase(int status)
     }
 }
 
-QByteArray serializeAnswer(const HttpAnswer &answer, bool keepAlive, bool withBody)
+QByteArray serializeHead(const HttpAnswer &answer, bool keepAlive)
 {
     QByteArray out;
-    out.reserve(160 + answer.body.size());
+    out.reserve(160);
     out += "HTTP/1.1 " + QByteArray::number(answer.status) + ' ' + reasonPhrase(answer.status)
         + "\r\n";
     if (!answer.contentType.isEmpty())
@@ -94,9 +94,12 @@ QByteArray serializeAnswer(const HttpAnswer &answer, bool keepAlive, bool withBo
         out += header.name + ": " + header.value + "\r\n";
     out += keepAlive ? "Connection: keep-alive\r\n" : "Connection: close\r\n";
     out += "\r\n";
-    if (withBody)
-        out += answer.body;
     return out;
+}
+
+QByteArray serializeAnswer(const HttpAnswer &answer, bool keepAlive)
+{
+    return serializeHead(answer, keepAlive) + answer.body;
 }
 
 QByteArray continueLine()

@@ -23,9 +23,12 @@ struct HttpAnswer
 // The standard reason phrase of a status ("Payload Too Large").
 QByteArray reasonPhrase(int status);
 
-// Status line, headers and body. `withBody` is false for a HEAD request and
-// for 100 Continue; `keepAlive` false adds "Connection: close".
-QByteArray serializeAnswer(const HttpAnswer &answer, bool keepAlive, bool withBody = true);
+// Status line and headers, up to the blank line; the body follows apart
+// (a large one is not copied behind its head). `keepAlive` false adds
+// "Connection: close".
+QByteArray serializeHead(const HttpAnswer &answer, bool keepAlive);
+// Head and body in one buffer, for small answers.
+QByteArray serializeAnswer(const HttpAnswer &answer, bool keepAlive);
 
 // What a client that sent "Expect: 100-continue" waits for before its body.
 QByteArray continueLine();

@@ -11,6 +11,8 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <deque>
+
 class QSocketNotifier;
 class QSslSocket;
 
@@ -63,6 +65,10 @@ private:
     // A refused request ends its connection; one log line (throttled)
     // tells of refusals to callers who have not proved who they are.
     void refuse(const HttpAnswer &answer, bool authenticated);
+    // Answers leave in order through the outbox, a large one in pieces.
+    void enqueue(const QByteArray &bytes);
+    void writeFromOutbox();
+    void onEncryptedBytesWritten();
     void linger();
     void drainWhenFlushed();
     void onDrainReadable();
@@ -82,6 +88,8 @@ private:
     State m_state = State::Handshaking;
     QByteArray m_pending;
     qsizetype m_pendingOffset = 0;
+    std::deque<QByteArray> m_outbox;
+    qsizetype m_outboxOffset = 0; // into m_outbox.front()
     HeadDecision m_decision;
     quint64 m_requestSerial = 0;
     qsizetype m_discarded = 0;

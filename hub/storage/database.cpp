@@ -10,6 +10,7 @@
 #include <QSqlError>
 #include <QSqlRecord>
 
+#include <cstdio>
 #include <utility>
 
 namespace cloop::hub {
@@ -113,7 +114,16 @@ QString quotePostgresKeyword(QString value)
 
 QString toDbTime(const QDateTime &time)
 {
-    return time.toUTC().toString(QStringLiteral("yyyy-MM-ddTHH:mm:ss.zzzZ"));
+    // By hand: every record of a listing carries several times, and
+    // QDateTime::toString parses its format pattern at each call.
+    const QDateTime utc = time.toUTC();
+    const QDate date = utc.date();
+    const QTime clock = utc.time();
+    char text[40];
+    const int length
+        = std::snprintf(text, sizeof text, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", date.year(),
+            date.month(), date.day(), clock.hour(), clock.minute(), clock.second(), clock.msec());
+    return QString::fromLatin1(text, length);
 }
 
 QDateTime fromDbTime(const QVariant &value)

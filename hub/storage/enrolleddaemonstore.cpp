@@ -64,7 +64,7 @@ Result<QList<Record>> EnrolledDaemonStore<Record>::select(
         auto record = read(*q);
         if (!record)
             return record.error();
-        out.append(*record);
+        out.append(std::move(*record));
     }
     return out;
 }

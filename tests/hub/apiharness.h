@@ -140,7 +140,9 @@ public:
         if (!body.isEmpty())
             request.body = QJsonDocument(body).toJson(QJsonDocument::Compact);
         request.query = QUrlQuery(query);
-        return m_api->handle(request);
+        ApiResponse response = m_api->handle(request);
+        response.body = response.jsonBody();
+        return response;
     }
     ApiResponse get(const QString &path, const QString &token, const QString &query = {})
     {

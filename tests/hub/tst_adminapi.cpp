@@ -118,7 +118,9 @@ ApiResponse TestAdminApi::call(
         request.authorization = "Bearer " + bearer.toUtf8();
     if (!body.isEmpty())
         request.body = QJsonDocument(body).toJson();
-    return m_api->handle(request);
+    ApiResponse response = m_api->handle(request);
+    response.body = response.jsonBody();
+    return response;
 }
 
 void TestAdminApi::healthNeedsNoToken()

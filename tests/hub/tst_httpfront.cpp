@@ -17,8 +17,20 @@ using namespace cloop::hub::edge;
 
 namespace {
 
+// A body far larger than the pieces the front writes at a time, no two
+// of its 4 KiB blocks alike, so a piece sent twice, lost or out of order
+// shows.
+QByteArray largeBody()
+{
+    QByteArray body;
+    for (int block = 0; body.size() < 3 * 1024 * 1024 + 123; ++block)
+        body += QByteArray::number(block).rightJustified(8, '0').repeated(512);
+    return body;
+}
+
 // Answers GET /echo at once with the path, POST /body with the body's size,
-// and GET /never not at all; refuses everything else at the head.
+// GET /large with largeBody(), and GET /never not at all; refuses
+// everything else at the head.
 class TestService final : public HttpService
 {
 public:
@@ -34,6 +46,10 @@ public:
                 respond(HttpAnswer::json(200,
                     "{\"path\":\"" + request.head.path()
                         + "\",\"body\":" + QByteArray::number(request.body.size()) + "}"));
+            };
+        } else if (path == "/large") {
+            decision.serve = [](const HttpRequest &, const HttpResponder &respond) {
+                respond(HttpAnswer::json(200, largeBody()));
             };
         } else if (path == "/never") {
             decision.serve = [this](const HttpRequest &, const HttpResponder &respond) {
@@ -119,6 +135,7 @@ private Q_SLOTS:
     void cleanup();
 
     void pipelinedAnswersInOrder();
+    void largeAnswersArriveWholeAndInOrder();
     void continueOnlyAfterTheHeadPassed();
     void refusalEndsTheConnection();
     void anUnansweredRequestGets504();
@@ -179,6 +196,33 @@ void TestHttpFront::pipelinedAnswersInOrder()
         QVERIFY(answer.contains("Connection: keep-alive"));
     QCOMPARE(client.socket.state(), QAbstractSocket::ConnectedState);
     QCOMPARE(m_front->connectionCount(), 1);
+}
+
+void TestHttpFront::largeAnswersArriveWholeAndInOrder()
+{
+    Client client(m_front->port());
+    QVERIFY(client.encrypted());
+    // A small answer between two large ones, the last of which ends the
+    // connection: it closes only once the whole of it left.
+    client.socket.write("GET /large HTTP/1.1\r\nHost: h\r\n\r\n"
+                        "GET /echo HTTP/1.1\r\nHost: h\r\n\r\n"
+                        "GET /large HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n");
+    const QList<QByteArray> answers = client.answers(3, 30'000);
+    QCOMPARE(answers.size(), 3);
+    const QByteArray expected = largeBody();
+    QVERIFY(answers[0].startsWith("HTTP/1.1 200 OK\r\n"));
+    QVERIFY(answers[0].contains("Content-Length: " + QByteArray::number(expected.size())));
+    QVERIFY(answers[0].endsWith("\r\n\r\n" + expected));
+    QVERIFY(answers[1].endsWith("{\"path\":\"/echo\",\"body\":0}"));
+    QVERIFY(answers[2].contains("Connection: close"));
+    QVERIFY(answers[2].endsWith("\r\n\r\n" + expected));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            client.received += client.socket.readAll();
+            return client.socket.state() == QAbstractSocket::UnconnectedState;
+        },
+        5000));
+    QCOMPARE(client.split().size(), 3);
 }
 
 void TestHttpFront::continueOnlyAfterTheHeadPassed()

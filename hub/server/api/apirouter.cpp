@@ -4,6 +4,7 @@
 #include "hub/storage/database.h"
 
 #include <QHash>
+#include <QJsonDocument>
 #include <QStringList>
 
 namespace cloop::hub {
@@ -50,6 +51,16 @@ void DeferredResponse::finish(ApiResponse response)
         return;
     m_result = std::move(response);
     Q_EMIT finished(*m_result);
+}
+
+QJsonValue ApiResponse::jsonBody() const
+{
+    if (contentType != "application/json")
+        return body;
+    const QJsonDocument document = QJsonDocument::fromJson(raw);
+    if (document.isArray())
+        return document.array();
+    return document.object();
 }
 
 ApiResponse ApiResponse::error(int status, const QString &code, const QString &message)

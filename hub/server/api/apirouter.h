@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/result.h"
+#include "common/util/jsonwriter.h"
 #include "hub/storage/apitokenstore.h"
 
 #include <QByteArray>
@@ -17,6 +18,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 namespace cloop::hub {
 
@@ -56,26 +58,54 @@ struct ApiResponse
         return ApiResponse { 200, {}, nullptr, std::move(raw), std::move(contentType) };
     }
 
+    // The body as a client reads it, written or built.
+    QJsonValue jsonBody() const;
+
+    // JSON already written, as the body.
+    static ApiResponse json(QByteArray written, int status = 200)
+    {
+        return ApiResponse { status, {}, nullptr, std::move(written), "application/json" };
+    }
+
     // What a route answers with a service's result: the record as
-    // toJson(record) shows it, with `status`, or the error.
+    // toJson(record) shows it, with `status`, or the error. `toJson` either
+    // returns the record's QJsonObject or writes it: toJson(writer, record).
     template <typename T, typename ToJson>
     static ApiResponse of(const Result<T> &result, ToJson &&toJson, int status = 200)
     {
         if (!result)
             return fromError(result.error());
-        return ok(toJson(*result), status);
+        if constexpr (std::is_invocable_v<ToJson &, util::JsonWriter &, const T &>) {
+            QByteArray written;
+            util::JsonWriter out(written);
+            toJson(out, *result);
+            return json(std::move(written), status);
+        } else {
+            return ok(toJson(*result), status);
+        }
     }
-    // A listing: {"<key>": [toJson(record), …]}, or the error.
+    // A listing: {"<key>": [toJson(record), …]}, or the error. Written
+    // record by record: a listing of thousands never exists as one tree.
     template <typename T, typename ToJson>
     static ApiResponse listOf(
         const Result<QList<T>> &result, QLatin1StringView key, ToJson &&toJson)
     {
         if (!result)
             return fromError(result.error());
-        QJsonArray out;
-        for (const T &record : *result)
-            out.append(toJson(record));
-        return ok(QJsonObject { { key, out } });
+        QByteArray written;
+        util::JsonWriter out(written);
+        out.beginObject();
+        out.key(key);
+        out.beginArray();
+        for (const T &record : *result) {
+            if constexpr (std::is_invocable_v<ToJson &, util::JsonWriter &, const T &>)
+                toJson(out, record);
+            else
+                out.value(QJsonValue(toJson(record)));
+        }
+        out.endArray();
+        out.endObject();
+        return json(std::move(written));
     }
 };
 

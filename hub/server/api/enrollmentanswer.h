@@ -19,7 +19,8 @@ ApiResponse enrollmentAnswer(const HubIdentity &hub, identity::EnrollmentBundle:
 
 // The routes every kind of enrolled daemon has under its collection
 // ("/api/forwarders"): the listing, one of them, and its enrollment, whose
-// answer carries the bundle once. `recordOf` picks the new record out of
+// answer carries the bundle once. `json(writer, record)` writes a record;
+// `recordOf` picks the new record out of
 // what the service's enroll() gives.
 template <typename Service, typename ToJson, typename RecordOf>
 void addEnrolledDaemonRoutes(ApiRouter &router, const QString &collection, QLatin1StringView key,
@@ -36,8 +37,10 @@ void addEnrolledDaemonRoutes(ApiRouter &router, const QString &collection, QLati
         auto enrollment = service.enroll(call.caller, call.body);
         if (!enrollment)
             return ApiResponse::fromError(enrollment.error());
-        return enrollmentAnswer(
-            hub, kind, json(recordOf(*enrollment)), enrollment->token, enrollment->tokenExpiresAt);
+        const auto record = recordOf(*enrollment);
+        return enrollmentAnswer(hub, kind,
+            util::writtenObject([&](util::JsonWriter &out) { json(out, record); }),
+            enrollment->token, enrollment->tokenExpiresAt);
     });
 }
 

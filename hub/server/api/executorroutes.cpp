@@ -2,6 +2,7 @@
 
 #include "hub/domain/executorservice.h"
 #include "hub/domain/recordjson.h"
+#include "hub/server/api/daemonjson.h"
 #include "hub/server/api/enrollmentanswer.h"
 #include "hub/server/api/forwarderroutes.h"
 #include "hub/server/api/releaseroutes.h"
@@ -14,30 +15,14 @@
 
 namespace cloop::hub {
 
-QJsonObject ExecutorRoutes::executorJson(const ExecutorRecord &record) const
+void ExecutorRoutes::writeExecutor(util::JsonWriter &out, const ExecutorRecord &record) const
 {
-    const SessionPlace place
-        = placeOfSession(m_gateway, m_holders, m_identity, protocol::PeerRole::Executor, record.id);
-    const bool connected = place.connected();
-    const QString state
-        = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
-    QJsonObject json {
-        { QStringLiteral("id"), record.id },
-        { QStringLiteral("name"), record.name },
-        { QStringLiteral("state"), state },
-        { QStringLiteral("connected"), connected },
-        { QStringLiteral("hub_member"), connected ? QJsonValue(*place.member) : QJsonValue() },
-        { QStringLiteral("last_seen"),
-            connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
-                      : timeOrNull(record.lastSeenAt) },
-        { QStringLiteral("capabilities"), record.capabilities },
-        { QStringLiteral("created_at"), timeOrNull(record.createdAt) },
-        { QStringLiteral("created_by"), record.createdBy },
-        { QStringLiteral("enrolled_at"), timeOrNull(record.enrolledAt) },
-        { QStringLiteral("revoked_at"), timeOrNull(record.revokedAt) },
-    };
-    addSoftwareFields(json, protocol::PeerRole::Executor, record, m_releases, m_upgrades);
-    return json;
+    out.beginObject();
+    writeDaemonFields(out, record,
+        placeOfSession(m_gateway, m_holders, m_identity, protocol::PeerRole::Executor, record.id));
+    out.field(QLatin1StringView("capabilities"), QJsonValue(record.capabilities));
+    writeSoftwareFields(out, protocol::PeerRole::Executor, record, m_releases, m_upgrades);
+    out.endObject();
 }
 
 namespace {
@@ -69,7 +54,9 @@ void ExecutorRoutes::registerVirtualExecutorRoutes(ApiRouter &router)
 void ExecutorRoutes::registerIn(ApiRouter &router)
 {
     registerVirtualExecutorRoutes(router);
-    const auto json = [this](const ExecutorRecord &record) { return executorJson(record); };
+    const auto json = [this](util::JsonWriter &out, const ExecutorRecord &record) {
+        writeExecutor(out, record);
+    };
     addEnrolledDaemonRoutes(router, QStringLiteral("/api/executors"),
         QLatin1StringView("executors"), m_service, m_identity,
         identity::EnrollmentBundle::Kind::Executor, json,

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/util/jsonwriter.h"
 #include "hub/server/api/apirouter.h"
 
 namespace cloop::hub {
@@ -31,7 +32,7 @@ public:
     { }
     void registerIn(ApiRouter &router);
 
-    QJsonObject executorJson(const ExecutorRecord &record) const;
+    void writeExecutor(util::JsonWriter &out, const ExecutorRecord &record) const;
 
 private:
     void registerVirtualExecutorRoutes(ApiRouter &router);

@@ -2,6 +2,7 @@
 
 #include "hub/domain/forwarderservice.h"
 #include "hub/domain/recordjson.h"
+#include "hub/server/api/daemonjson.h"
 #include "hub/server/api/enrollmentanswer.h"
 #include "hub/server/api/releaseroutes.h"
 #include "hub/server/api/sessionplace.h"
@@ -28,44 +29,36 @@ ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway 
     , m_releases(releases)
 { }
 
-QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
+void ForwarderRoutes::writeForwarder(util::JsonWriter &out, const ForwarderRecord &record) const
 {
     const SessionPlace place = placeOfSession(
         m_gateway, m_holders, m_identity, protocol::PeerRole::Forwarder, record.id);
-    const bool connected = place.connected();
-    const QString state
-        = daemonStateName(record.isRevoked(), record.enrolledAt.isValid(), connected);
+    out.beginObject();
+    writeDaemonFields(out, record, place);
+    out.field(QLatin1StringView("device"), record.device.toJson());
+    out.field(QLatin1StringView("device_description"), record.device.describe());
     // A USB forwarder's device where it is now: its bus id, empty while
     // unplugged, null while nobody here knows (offline, held by another
     // member, or never said).
-    QJsonValue usbBusId;
     if (const auto device = place.here ? m_states.stateOf(record.id) : std::nullopt;
         device && device->usb)
-        usbBusId = device->usbBusId;
-    QJsonObject json {
-        { QStringLiteral("usb_busid"), usbBusId },
-        { QStringLiteral("id"), record.id },
-        { QStringLiteral("name"), record.name },
-        { QStringLiteral("device"), record.device.toJson() },
-        { QStringLiteral("device_description"), record.device.describe() },
-        { QStringLiteral("state"), state },
-        { QStringLiteral("connected"), connected },
-        { QStringLiteral("hub_member"), connected ? QJsonValue(*place.member) : QJsonValue() },
-        { QStringLiteral("last_seen"),
-            connected ? QJsonValue(toDbTime(QDateTime::currentDateTimeUtc()))
-                      : timeOrNull(record.lastSeenAt) },
-        { QStringLiteral("created_at"), timeOrNull(record.createdAt) },
-        { QStringLiteral("created_by"), record.createdBy },
-        { QStringLiteral("enrolled_at"), timeOrNull(record.enrolledAt) },
-        { QStringLiteral("revoked_at"), timeOrNull(record.revokedAt) },
-    };
-    addSoftwareFields(json, protocol::PeerRole::Forwarder, record, m_releases, m_upgrades);
-    return json;
+        out.field(QLatin1StringView("usb_busid"), device->usbBusId);
+    else
+        out.nullField(QLatin1StringView("usb_busid"));
+    writeSoftwareFields(out, protocol::PeerRole::Forwarder, record, m_releases, m_upgrades);
+    out.endObject();
+}
+
+QJsonObject ForwarderRoutes::forwarderJson(const ForwarderRecord &record) const
+{
+    return util::writtenObject([&](util::JsonWriter &out) { writeForwarder(out, record); });
 }
 
 void ForwarderRoutes::registerIn(ApiRouter &router)
 {
-    const auto json = [this](const ForwarderRecord &record) { return forwarderJson(record); };
+    const auto json = [this](util::JsonWriter &out, const ForwarderRecord &record) {
+        writeForwarder(out, record);
+    };
     addEnrolledDaemonRoutes(router, QStringLiteral("/api/forwarders"),
         QLatin1StringView("forwarders"), m_service, m_identity,
         identity::EnrollmentBundle::Kind::Forwarder, json,

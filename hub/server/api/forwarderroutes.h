@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/util/jsonwriter.h"
 #include "hub/server/api/apirouter.h"
 
 #include <QList>
@@ -52,6 +53,7 @@ public:
         ReleaseCatalog *releases);
     void registerIn(ApiRouter &router);
 
+    void writeForwarder(util::JsonWriter &out, const ForwarderRecord &record) const;
     QJsonObject forwarderJson(const ForwarderRecord &record) const;
 
 private:

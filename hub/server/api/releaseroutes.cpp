@@ -85,25 +85,6 @@ void ReleaseRoutes::registerIn(ApiRouter &router)
         [serve](const ApiCall &call) { return serve(call, false); });
 }
 
-void addSoftwareFields(QJsonObject &json, protocol::PeerRole role,
-    const EnrolledDaemonRecord &record, ReleaseCatalog *catalog, const DeviceUpgrades &upgrades)
-{
-    const auto textOrNull = [](const QString &text) {
-        return text.isEmpty() ? QJsonValue(QJsonValue::Null) : QJsonValue(text);
-    };
-    json.insert(u"version"_s, textOrNull(record.software));
-    json.insert(u"protocol"_s,
-        record.protocol > 0 ? QJsonValue(record.protocol) : QJsonValue(QJsonValue::Null));
-    json.insert(u"channel"_s, textOrNull(record.channel));
-    std::optional<QString> newer;
-    if (catalog && !record.isRevoked())
-        newer = catalog->newerOffered(
-            ReleaseCatalog::packageOf(role), record.channel, record.software);
-    json.insert(u"offered_version"_s, newer ? QJsonValue(*newer) : QJsonValue(QJsonValue::Null));
-    json.insert(u"upgrade"_s, upgrades.toJson(record.id));
-    json.insert(u"upgrading"_s, upgrades.isUpgrading(record.id));
-}
-
 Result<release::UpgradeTarget> upgradeTargetOf(const ApiCall &call)
 {
     auto text = call.text("target"_L1);

@@ -32,12 +32,6 @@ private:
     const AccessPolicy &m_policy;
 };
 
-// What the Forwarders and Executors views show of a device's software: its
-// version, protocol and channel, the newer release the hub offers it (the
-// skew), and its upgrade's progress.
-void addSoftwareFields(QJsonObject &json, protocol::PeerRole role,
-    const EnrolledDaemonRecord &record, ReleaseCatalog *catalog, const DeviceUpgrades &upgrades);
-
 // POST <prefix>/{id}/upgrade {"target"}: for hub administrators. `find`
 // reads the daemon as the caller may (its name, whether it is revoked).
 template <typename Find>
