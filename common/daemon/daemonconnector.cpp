@@ -74,8 +74,10 @@ Status DaemonConnector::makeClient(
     options.trust = *trust;
     options.capabilities = m_options.capabilities;
     options.channel = m_options.channel;
-    if (m_options.role == protocol::PeerRole::Executor)
+    if (m_options.role == protocol::PeerRole::Executor) {
         options.timing = tunnel::TunnelTiming::neverWatchful();
+        options.limits.maxChannels = tunnel::ChannelMultiplexer::Limits::kExecutorMaxChannels;
+    }
     m_client = std::make_unique<tunnel::TunnelClient>(options);
     return {};
 }

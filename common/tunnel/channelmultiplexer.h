@@ -135,6 +135,12 @@ public:
         // The same for all channels of the connection together.
         qsizetype maxQueuedPerConnection = 8 * 1024 * 1024;
         int maxChannels = 64;
+
+        // An agent's tunnel carries each run's output and each device a run
+        // holds: 64 capped an agent at 32 runs with a device, whatever its
+        // --max-concurrent. What it may queue stays bounded by
+        // maxQueuedPerConnection, however many channels it has.
+        static constexpr int kExecutorMaxChannels = 1024;
     };
 
     explicit ChannelMultiplexer(Side side, QObject *parent = nullptr);

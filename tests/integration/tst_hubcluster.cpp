@@ -436,11 +436,14 @@ void TestHubCluster::anAgentWhoseMemberDiesCarriesOnThroughAnotherWithItsLogWhol
 void TestHubCluster::theDatabaseRestartedUnderLoadLosesNothing()
 {
     // Given administrators adding projects through both members, one after
-    // the other as fast as they answer,
+    // the other as fast as they answer (and, after a refusal, a moment
+    // later: a refusal is quick, and without the pause the 200 could all
+    // be refused before the member finds the database again),
     const QString addThem
         = u"for i in $(seq 1 200); do "
           "if out=$(%1 project add /srv/projects/load-$i 2>&1); then echo \"ok $i\"; "
-          "else echo \"fail $i $out\" | tr '\\n' ' '; echo; fi; done"_s.arg(binaryPath(u"cloop"_s));
+          "else echo \"fail $i $out\" | tr '\\n' ' '; echo; sleep 0.1; fi; done"_s.arg(
+              binaryPath(u"cloop"_s));
     QProcess throughA;
     throughA.setProcessEnvironment(m_a->cliEnvironment());
     throughA.start(u"sh"_s, { u"-c"_s, addThem });

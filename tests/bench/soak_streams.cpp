@@ -1,0 +1,587 @@
+// Many forwarded devices at once, for minutes: the resident memory of the
+// hub, the forwarders and the agents sampled as the streams carry traffic,
+// printed as a table, and whether it stayed flat once warmed up.
+//
+//   soak_streams [streams, default 100] [minutes, default 10] [seconds between samples, default 10]
+//
+// Each stream is a forwarder of its own with one device, bound to a project
+// of its own, held by a sandboxed run of that project. One stream in five
+// (rounded up) is a layer-2 segment: a veth pair whose far end is in a lab
+// namespace of its own, held by a run on the segment agent, which gives its
+// fwd0 an address. The others are USB devices held by runs on the USB
+// agent; this kernel has no USB, so both of their ends are the kernel
+// stand-ins (tests/support/usbstandin). Traffic goes round the streams
+// without pause, through forwarder → hub → agent: on a USB stream, control
+// transfers and a bulk transfer out and back; on a segment, pings from the
+// lab to the sandbox. The first fifth of the time (at least 30 s) is
+// warm-up; after it no process kind may grow by more than 5%, and every
+// round must succeed: otherwise the exit code is 1. Needs root and podman.
+
+#include "bench/benchcleanup.h"
+#include "bench/benchfailed.h"
+#include "bench/benchutil.h"
+#include "common/result.h"
+#include "support/labnetwork.h"
+#include "support/processutil.h"
+#include "support/testrig.h"
+#include "support/usbstandin/usbfixture.h"
+#include "support/usbstandin/usbkernelstandin.h"
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QThread>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+using namespace cloop::testing;
+using namespace cloop::testsupport::usb;
+using cloop::Error;
+using cloop::Status;
+using cloop::bench::BenchFailed;
+using cloop::bench::fail;
+
+namespace {
+
+const char *const kUsage = "soak_streams [streams] [minutes] [seconds between samples]";
+constexpr double kAllowedGrowth = 0.05;
+constexpr int kPingsPerRound = 20;
+
+QString projectOf(int stream)
+{
+    return QStringLiteral("/srv/projects/soak-%1").arg(stream);
+}
+
+// VmRSS of a process, in KiB; 0 when it is gone.
+qint64 residentKiB(qint64 pid)
+{
+    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
+    if (!status.open(QIODevice::ReadOnly))
+        return 0;
+    for (const QByteArray &line : status.readAll().split('\n')) {
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
+    }
+    return 0;
+}
+
+// Where a segment stream's run addresses its fwd0, and its lab the other end.
+QString sandboxAddress(int segment)
+{
+    return QStringLiteral("10.77.%1.2").arg(segment);
+}
+
+// The segment run's workload: once fwd0 is there, an address on it, then
+// nothing but being reachable.
+QString holdTheSegment(int segment)
+{
+    return QStringLiteral("i=0; while [ ! -e /sys/class/net/fwd0 ] && [ $i -lt 6000 ]; do sleep "
+                          "0.1; i=$((i+1)); done; ip addr add %1/24 dev fwd0 && ip link set fwd0 "
+                          "up && echo configured; sleep 86400")
+        .arg(sandboxAddress(segment));
+}
+
+struct Sample
+{
+    double seconds = 0;
+    qint64 hubKiB = 0;
+    qint64 usbAgentKiB = 0;
+    qint64 segmentAgentKiB = 0;
+    qint64 forwardersKiB = 0; // all of them together
+    qint64 largestForwarderKiB = 0;
+    qint64 rounds = 0; // traffic rounds so far, all streams
+};
+
+// One forwarded device and the run that holds it.
+struct Stream
+{
+    enum class Kind
+    {
+        Usb,
+        Segment
+    };
+    Kind kind = Kind::Usb;
+    ForwarderProcess *forwarder = nullptr;
+    qint64 run = 0;
+    QString node; // USB: the device node the agent's stand-in made for it
+    int segment = 0; // segment: its index among the segments
+    // The lab's namespace goes at a stopping signal too, where no
+    // destructor runs (declared first: it runs after the lab's own).
+    std::unique_ptr<cloop::bench::UndoOnExit> labUndo;
+    std::unique_ptr<LabNetwork> lab; // segment: the lab at the far end
+};
+
+// The streams and everything that carries them.
+class Soak
+{
+public:
+    explicit Soak(int streams)
+        : m_streamCount(streams)
+        , m_segmentCount((streams + 4) / 5)
+    { }
+    ~Soak() { endRuns(); }
+    Soak(const Soak &) = delete;
+    Soak &operator=(const Soak &) = delete;
+
+    int usbCount() const { return m_streamCount - m_segmentCount; }
+    int segmentCount() const { return m_segmentCount; }
+
+    void start();
+    // Traffic round the streams until `seconds` have passed, sampling
+    // every `sampleSeconds`.
+    std::vector<Sample> run(int seconds, int sampleSeconds);
+    qint64 failures() const { return m_failures; }
+    QString firstFailure() const { return m_firstFailure; }
+    // Ends every run, then what each end of every segment stream counted
+    // (frames, and frames dropped where and why): where a lost ping went.
+    QStringList endAndCountSegments();
+
+private:
+    void addUsbStream(int index);
+    void addSegmentStream(int index, int segment);
+    void startAndBind(
+        ForwarderProcess &forwarder, qint64 forwarderId, int index, const QString &readyLine = {});
+    ForwarderProcess *startAgent(const QString &name, ForwarderProcess::Program program);
+    void queueRuns();
+    void awaitUsbDevices();
+    void awaitSegments();
+    Status usbRound(const Stream &stream, StandInControl &control) const;
+    Status segmentRound(const Stream &stream) const;
+    Sample sample(double seconds);
+    void endRuns();
+
+    const int m_streamCount;
+    const int m_segmentCount;
+    TestRig m_rig;
+    std::vector<std::unique_ptr<QTemporaryDir>> m_forwarderRoots;
+    QTemporaryDir m_usbAgentRoot;
+    ForwarderProcess *m_usbAgent = nullptr;
+    ForwarderProcess *m_segmentAgent = nullptr;
+    std::vector<Stream> m_streams;
+    qint64 m_rounds = 0;
+    qint64 m_failures = 0;
+    QString m_firstFailure;
+};
+
+void Soak::start()
+{
+    if (usbCount() > 0 && !UsbFixture::makeAgentMachine(m_usbAgentRoot.path(), usbCount()))
+        fail(QStringLiteral("cannot make the agent's fixture tree"));
+    if (!m_rig.startHub())
+        fail(m_rig.lastError());
+    for (int index = 0, segment = 0; index < m_streamCount; ++index) {
+        m_rig.hub().cli({ QStringLiteral("project"), QStringLiteral("add"), projectOf(index) });
+        // Spread the segments among the USB streams.
+        if (index % 5 == 0)
+            addSegmentStream(index, ++segment);
+        else
+            addUsbStream(index);
+    }
+    std::printf("%d forwarders connected and bound (%d USB, %d segments)\n", m_streamCount,
+        usbCount(), segmentCount());
+    std::fflush(stdout);
+
+    if (usbCount() > 0) {
+        m_usbAgent
+            = startAgent(QStringLiteral("soak-usb"), ForwarderProcess::Program::AgentUsbStandIn);
+    }
+    if (segmentCount() > 0)
+        m_segmentAgent = startAgent(QStringLiteral("soak-l2"), ForwarderProcess::Program::Agent);
+    queueRuns();
+    awaitUsbDevices();
+    awaitSegments();
+    std::printf("%d runs hold their devices\n", m_streamCount);
+    std::fflush(stdout);
+}
+
+void Soak::addUsbStream(int index)
+{
+    HubProcess &hub = m_rig.hub();
+    FixtureDevice device;
+    device.busId = QStringLiteral("1-1");
+    device.vendorId = 0x1d50;
+    device.productId = 0x6089;
+    auto root = std::make_unique<QTemporaryDir>();
+    if (!UsbFixture::makeForwarderMachine(root->path(), { device }))
+        fail(QStringLiteral("cannot make a forwarder's fixture tree"));
+    const Enrollment enrolled = hub.enroll(QStringLiteral("soak-%1").arg(index),
+        { QStringLiteral("--usb"), QStringLiteral("1d50:6089") });
+    if (!enrolled.ok)
+        fail(enrolled.error);
+    ForwarderProcess &forwarder
+        = m_rig.addForwarder({ QStringLiteral("--bundle"), enrolled.bundle }, {},
+            ForwarderProcess::Program::ForwarderUsbStandIn);
+    forwarder.setEnvironmentVariable(
+        QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("forwarder"));
+    forwarder.setEnvironmentVariable(QStringLiteral("CLOOP_SYSFS_ROOT"), root->path());
+    startAndBind(forwarder, enrolled.id, index, QStringLiteral("is present as"));
+    Stream stream;
+    stream.kind = Stream::Kind::Usb;
+    stream.forwarder = &forwarder;
+    m_streams.push_back(std::move(stream));
+    m_forwarderRoots.push_back(std::move(root));
+}
+
+// Starts an enrolled forwarder, waits until it is connected (and has said
+// `readyLine`, when given) and binds it to the stream's project.
+void Soak::startAndBind(
+    ForwarderProcess &forwarder, qint64 forwarderId, int index, const QString &readyLine)
+{
+    if (!m_rig.startAndAwaitConnection(forwarder, forwarderId)
+        || (!readyLine.isEmpty() && !forwarder.waitForStderr(readyLine)))
+        fail(QStringLiteral("forwarder %1 did not come up: %2")
+                 .arg(index)
+                 .arg(forwarder.describe()));
+    HubProcess &hub = m_rig.hub();
+    if (hub.bind(forwarderId, projectOf(index), QStringLiteral("12h")) == 0)
+        fail(QStringLiteral("cannot bind forwarder %1: %2")
+                 .arg(index)
+                 .arg(hub.transcript().right(2000)));
+}
+
+void Soak::addSegmentStream(int index, int segment)
+{
+    HubProcess &hub = m_rig.hub();
+    const QString local = QStringLiteral("soak-seg%1").arg(segment);
+    auto lab = std::make_unique<LabNetwork>(local, QStringLiteral("soak-lab%1").arg(segment),
+        QStringLiteral("10.77.%1.1/24").arg(segment));
+    if (!lab->create())
+        fail(lab->lastError());
+    auto labUndo = std::make_unique<cloop::bench::UndoOnExit>(
+        QStringLiteral("ip netns delete %1 2>/dev/null").arg(lab->name()));
+    const Enrollment enrolled = hub.enroll(
+        QStringLiteral("soak-%1").arg(index), { QStringLiteral("--interface"), local });
+    if (!enrolled.ok)
+        fail(enrolled.error);
+    ForwarderProcess &forwarder
+        = m_rig.addForwarder({ QStringLiteral("--bundle"), enrolled.bundle });
+    startAndBind(forwarder, enrolled.id, index);
+    Stream stream;
+    stream.kind = Stream::Kind::Segment;
+    stream.forwarder = &forwarder;
+    stream.segment = segment;
+    stream.lab = std::move(lab);
+    stream.labUndo = std::move(labUndo);
+    m_streams.push_back(std::move(stream));
+}
+
+ForwarderProcess *Soak::startAgent(const QString &name, ForwarderProcess::Program program)
+{
+    HubProcess &hub = m_rig.hub();
+    const QJsonObject executor
+        = hub.cliJson({ QStringLiteral("executor"), QStringLiteral("enroll"),
+                          QStringLiteral("--name"), name, QStringLiteral("--json") })
+              .toObject();
+    ForwarderProcess &agent = m_rig.addForwarder(
+        { QStringLiteral("--bundle"), executor.value(QLatin1String("bundle")).toString(),
+            QStringLiteral("--max-concurrent"), QString::number(m_streamCount) },
+        m_rig.newHome(), program);
+    if (program == ForwarderProcess::Program::AgentUsbStandIn) {
+        agent.setEnvironmentVariable(QStringLiteral("CLOOP_USB_STANDIN"), QStringLiteral("agent"));
+        agent.setEnvironmentVariable(QStringLiteral("CLOOP_SYSFS_ROOT"), m_usbAgentRoot.path());
+        agent.setEnvironmentVariable(QStringLiteral("CLOOP_DEV_ROOT"), m_usbAgentRoot.path());
+    }
+    if (!agent.start() || !agent.waitForStderr(QStringLiteral("connected to the hub as executor")))
+        fail(QStringLiteral("the agent %1 did not come up: %2").arg(name, agent.describe()));
+    return &agent;
+}
+
+// A run goes to an agent that can hold its device: the USB agent has no
+// TAP (its /dev is the fixture tree), the segment agent no USB.
+void Soak::queueRuns()
+{
+    for (int index = 0; index < m_streamCount; ++index) {
+        Stream &stream = m_streams.at(index);
+        QStringList command { QStringLiteral("run"), QStringLiteral("--project"), projectOf(index),
+            QStringLiteral("--no-wait"), QStringLiteral("--") };
+        if (stream.kind == Stream::Kind::Usb)
+            command << QStringLiteral("sleep") << QStringLiteral("86400");
+        else
+            command << QStringLiteral("sh") << QStringLiteral("-c")
+                    << holdTheSegment(stream.segment);
+        const CliResult queued = m_rig.hub().cli(command);
+        if (queued.exitCode != 0)
+            fail(queued.describe());
+        stream.run = queued.stdoutText().trimmed().toLongLong();
+    }
+}
+
+// Every USB run holds its device once its sandbox is up; starting a
+// hundred sandboxes on two cores takes minutes.
+void Soak::awaitUsbDevices()
+{
+    if (usbCount() == 0)
+        return;
+    StandInControl control(m_usbAgentRoot.path());
+    QStringList nodes;
+    const bool attached = waitUntil(
+        [&] {
+            const auto ports = control.call({ { QStringLiteral("op"), QStringLiteral("ports") } });
+            nodes.clear();
+            if (ports) {
+                for (const QJsonValue &port : ports->value(QLatin1String("ports")).toArray()) {
+                    const QString node = port.toObject().value(QLatin1String("node")).toString();
+                    if (!node.isEmpty())
+                        nodes.append(node);
+                }
+            }
+            return nodes.size() == usbCount();
+        },
+        30 * 60 * 1000);
+    if (!attached)
+        fail(QStringLiteral("%1 of %2 devices attached: %3")
+                 .arg(nodes.size())
+                 .arg(usbCount())
+                 .arg(m_usbAgent->stderrText().right(3000)));
+    // Which node is which stream's does not matter: each carries one device.
+    qsizetype next = 0;
+    for (Stream &stream : m_streams) {
+        if (stream.kind == Stream::Kind::Usb)
+            stream.node = nodes.at(next++);
+    }
+    const bool running = waitUntil(
+        [&] {
+            const QJsonArray runs = m_rig.hub()
+                                        .cliJson({ QStringLiteral("run"), QStringLiteral("list"),
+                                            QStringLiteral("--json") })
+                                        .toArray();
+            return std::count_if(runs.begin(), runs.end(), [](const QJsonValue &run) {
+                return run.toObject().value(QLatin1String("state")).toString()
+                    == QLatin1String("running");
+            }) >= usbCount();
+        },
+        30 * 60 * 1000);
+    if (!running)
+        fail(QStringLiteral("not every run started: ") + m_usbAgent->stderrText().right(3000));
+}
+
+void Soak::awaitSegments()
+{
+    for (const Stream &stream : m_streams) {
+        if (stream.kind != Stream::Kind::Segment)
+            continue;
+        const QStringList logs { QStringLiteral("run"), QStringLiteral("logs"),
+            QString::number(stream.run) };
+        if (!waitUntil([&] { return m_rig.hub().cli(logs).stdoutText().contains(u"configured"); },
+                30 * 60 * 1000))
+            fail(QStringLiteral("the run of segment %1 never configured fwd0: %2 %3")
+                     .arg(stream.segment)
+                     .arg(m_rig.hub().cli(logs).stdoutText(),
+                         m_segmentAgent->stderrText().right(3000)));
+    }
+}
+
+Status Soak::usbRound(const Stream &stream, StandInControl &control) const
+{
+    const auto measured = control.call(
+        { { QStringLiteral("op"), QStringLiteral("measure") },
+            { QStringLiteral("node"), stream.node }, { QStringLiteral("control_count"), 20 },
+            { QStringLiteral("bulk_bytes"), 256 * 1024 },
+            { QStringLiteral("urb_bytes"), 16 * 1024 }, { QStringLiteral("bulk_in_flight"), 4 } },
+        60'000);
+    if (!measured)
+        return Error::make(
+            measured.error().code, stream.node + QStringLiteral(": ") + measured.error().message);
+    return {};
+}
+
+// Pings from the lab, one each 5 ms: every one must come back. With -w,
+// ping waits for every reply until that deadline; without it, it gives up on a
+// late one two round trips after the last ping, which on a loaded machine
+// counts a reply held up by a moment without a CPU as lost.
+Status Soak::segmentRound(const Stream &stream) const
+{
+    const CliResult ping = stream.lab->inLab({ QStringLiteral("ping"), QStringLiteral("-q"),
+        QStringLiteral("-c"), QString::number(kPingsPerRound), QStringLiteral("-i"),
+        QStringLiteral("0.005"), QStringLiteral("-s"), QStringLiteral("1200"), QStringLiteral("-w"),
+        QStringLiteral("10"), sandboxAddress(stream.segment) });
+    const QString received = QStringLiteral(" %1 received").arg(kPingsPerRound);
+    if (ping.exitCode != 0 || !ping.stdoutText().contains(received))
+        return Error::make(QStringLiteral("ping"),
+            QStringLiteral("segment %1: %2").arg(stream.segment).arg(ping.describe()));
+    return {};
+}
+
+Sample Soak::sample(double seconds)
+{
+    Sample taken;
+    taken.seconds = seconds;
+    taken.hubKiB = residentKiB(m_rig.hub().pid());
+    if (m_usbAgent)
+        taken.usbAgentKiB = residentKiB(m_usbAgent->processId());
+    if (m_segmentAgent)
+        taken.segmentAgentKiB = residentKiB(m_segmentAgent->processId());
+    for (const Stream &stream : m_streams) {
+        const qint64 kib = residentKiB(stream.forwarder->processId());
+        taken.forwardersKiB += kib;
+        taken.largestForwarderKiB = std::max(taken.largestForwarderKiB, kib);
+    }
+    taken.rounds = m_rounds;
+    return taken;
+}
+
+std::vector<Sample> Soak::run(int seconds, int sampleSeconds)
+{
+    StandInControl control(m_usbAgentRoot.path());
+    std::vector<Sample> samples;
+    QElapsedTimer clock;
+    clock.start();
+    samples.push_back(sample(0));
+    for (std::size_t next = 0; clock.elapsed() < seconds * 1000LL; ++next) {
+        const Stream &stream = m_streams.at(next % m_streams.size());
+        const Status outcome
+            = stream.kind == Stream::Kind::Usb ? usbRound(stream, control) : segmentRound(stream);
+        ++m_rounds;
+        if (!outcome && m_failures++ == 0)
+            m_firstFailure = outcome.error().message;
+        if (clock.elapsed() >= qint64(samples.size()) * sampleSeconds * 1000) {
+            samples.push_back(sample(clock.elapsed() / 1000.0));
+            const Sample &last = samples.back();
+            std::printf("%8.0f %9.1f %10.1f %10.1f %14.1f %12.1f %8lld\n", last.seconds,
+                last.hubKiB / 1024.0, last.usbAgentKiB / 1024.0, last.segmentAgentKiB / 1024.0,
+                last.forwardersKiB / 1024.0, last.largestForwarderKiB / 1024.0,
+                static_cast<long long>(last.rounds));
+            std::fflush(stdout);
+        }
+    }
+    return samples;
+}
+
+QStringList Soak::endAndCountSegments()
+{
+    endRuns();
+    const auto summaries = [](const QString &log) {
+        QStringList lines;
+        for (const QString &line : log.split(u'\n')) {
+            // Without the log line's time and category.
+            if (const qsizetype at = line.indexOf(u"segment stream on"); at >= 0)
+                lines.append(line.mid(at).trimmed());
+        }
+        return lines;
+    };
+    QStringList lines;
+    for (const Stream &stream : m_streams) {
+        if (stream.kind == Stream::Kind::Segment)
+            lines += summaries(stream.forwarder->stderrText());
+    }
+    if (m_segmentAgent)
+        lines += summaries(m_segmentAgent->stderrText());
+    return lines;
+}
+
+// The runs end before the agents do, or their sandboxes would outlive the
+// soak: an agent that stops leaves its runs to its next start.
+void Soak::endRuns()
+{
+    QStringList runs;
+    for (const Stream &stream : m_streams) {
+        if (stream.run > 0)
+            runs.append(QString::number(stream.run));
+    }
+    if (runs.isEmpty())
+        return;
+    for (const QString &run : std::as_const(runs))
+        m_rig.hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), run });
+    const auto finished = [&](const QString &run) {
+        const QString line = QStringLiteral("run %1 finished").arg(run);
+        return (m_usbAgent && m_usbAgent->stderrText().contains(line))
+            || (m_segmentAgent && m_segmentAgent->stderrText().contains(line));
+    };
+    (void)waitUntil(
+        [&] { return std::all_of(runs.begin(), runs.end(), finished); }, 10 * 60 * 1000);
+    for (Stream &stream : m_streams)
+        stream.run = 0;
+}
+
+struct Growth
+{
+    const char *what;
+    qint64 fromKiB;
+    qint64 toKiB;
+    double ratio() const { return fromKiB > 0 ? double(toKiB - fromKiB) / double(fromKiB) : 0; }
+};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    const cloop::bench::PrivateScratch scratch;
+    const int streams = cloop::bench::argument(argc, argv, 1, 100, kUsage);
+    const int minutes = cloop::bench::argument(argc, argv, 2, 10, kUsage);
+    const int sampleSeconds = cloop::bench::argument(argc, argv, 3, 10, kUsage);
+    if (qEnvironmentVariableIsEmpty("CLOOP_BINARY_DIR"))
+        qputenv("CLOOP_BINARY_DIR", QCoreApplication::applicationDirPath().toLocal8Bit());
+    if (const QString why = sandboxesUnavailable(); !why.isEmpty()) {
+        std::printf("soak_streams: skipped (%s)\n", qPrintable(why));
+        return 0;
+    }
+    // The segments' veth pairs and everything started see only this
+    // namespace's loopback and interfaces.
+    if (const QString why = enterPrivateNetwork(); !why.isEmpty()) {
+        std::printf("soak_streams: skipped (%s)\n", qPrintable(why));
+        return 0;
+    }
+    try {
+        Soak soak(streams);
+        std::printf("soak_streams: %d streams (%d USB, %d segments) for %d min, a sample every "
+                    "%d s\n",
+            streams, soak.usbCount(), soak.segmentCount(), minutes, sampleSeconds);
+        soak.start();
+        std::printf("%8s %9s %10s %10s %14s %12s %8s\n", "seconds", "hub MiB", "USB agent",
+            "L2 agent", "forwarders MiB", "largest MiB", "rounds");
+        const std::vector<Sample> samples = soak.run(minutes * 60, sampleSeconds);
+        const double warmUp = std::max(30.0, minutes * 60 / 5.0);
+        const auto warmed = std::find_if(samples.begin(), samples.end(),
+            [&](const Sample &taken) { return taken.seconds >= warmUp; });
+        if (warmed == samples.end() || warmed == samples.end() - 1)
+            fail(QStringLiteral("too short to tell: no samples after the warm-up"));
+        const Sample &from = *warmed;
+        const Sample &to = samples.back();
+        const Growth growths[] = {
+            { "hub", from.hubKiB, to.hubKiB },
+            { "USB agent", from.usbAgentKiB, to.usbAgentKiB },
+            { "segment agent", from.segmentAgentKiB, to.segmentAgentKiB },
+            { "forwarders", from.forwardersKiB, to.forwardersKiB },
+            { "largest forwarder", from.largestForwarderKiB, to.largestForwarderKiB },
+        };
+        std::printf(
+            "after %.0f s of warm-up, from %.0f s to %.0f s:\n", warmUp, from.seconds, to.seconds);
+        bool flat = true;
+        for (const Growth &growth : growths) {
+            if (growth.fromKiB == 0 && growth.toKiB == 0)
+                continue; // no such process in this soak
+            const bool within = growth.ratio() <= kAllowedGrowth;
+            flat = flat && within;
+            std::printf("  %-18s %10.1f -> %10.1f MiB  %+6.1f%%  %s\n", growth.what,
+                growth.fromKiB / 1024.0, growth.toKiB / 1024.0, 100.0 * growth.ratio(),
+                within ? "flat" : "GREW");
+        }
+        std::printf("  %lld rounds (USB: 20 control transfers and 256 KiB out and back; segment: "
+                    "%d pings of 1,200 bytes), %lld failed\n",
+            static_cast<long long>(to.rounds), kPingsPerRound,
+            static_cast<long long>(soak.failures()));
+        if (soak.segmentCount() > 0) {
+            std::printf("segment streams, as their ends counted them:\n");
+            for (const QString &line : soak.endAndCountSegments())
+                std::printf("  %s\n", qPrintable(line));
+        }
+        if (soak.failures() > 0)
+            fail(QStringLiteral("%1 rounds failed, the first: %2")
+                     .arg(soak.failures())
+                     .arg(soak.firstFailure()));
+        if (!flat)
+            fail(QStringLiteral("resident memory grew by more than %1% after the warm-up")
+                     .arg(100 * kAllowedGrowth));
+    } catch (const BenchFailed &failure) {
+        std::fprintf(stderr, "soak_streams: %s\n", failure.what());
+        return 1;
+    }
+    return 0;
+}
