@@ -20,6 +20,7 @@
 #include "bench/benchcleanup.h"
 #include "bench/benchfailed.h"
 #include "bench/benchutil.h"
+#include "bench/sessionload.h"
 #include "common/result.h"
 #include "support/labnetwork.h"
 #include "support/processutil.h"
@@ -29,7 +30,6 @@
 
 #include <QCoreApplication>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -58,18 +58,14 @@ QString projectOf(int stream)
     return QStringLiteral("/srv/projects/soak-%1").arg(stream);
 }
 
-// VmRSS of a process, in KiB; 0 when it is gone.
-qint64 residentKiB(qint64 pid)
+// Resident memory of a process; 0 when it is gone.
+double residentMiB(qint64 pid)
 {
-    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
-    if (!status.open(QIODevice::ReadOnly))
-        return 0;
-    for (const QByteArray &line : status.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
-    }
-    return 0;
+    return cloop::bench::useOf(pid).rssMiB;
 }
+
+// One stream in this many is a segment: those whose index is a multiple.
+constexpr int kOneSegmentIn = 5;
 
 // Where a segment stream's run addresses its fwd0, and its lab the other end.
 QString sandboxAddress(int segment)
@@ -90,11 +86,11 @@ QString holdTheSegment(int segment)
 struct Sample
 {
     double seconds = 0;
-    qint64 hubKiB = 0;
-    qint64 usbAgentKiB = 0;
-    qint64 segmentAgentKiB = 0;
-    qint64 forwardersKiB = 0; // all of them together
-    qint64 largestForwarderKiB = 0;
+    double hubMiB = 0;
+    double usbAgentMiB = 0;
+    double segmentAgentMiB = 0;
+    double forwardersMiB = 0; // all of them together
+    double largestForwarderMiB = 0;
     qint64 rounds = 0; // traffic rounds so far, all streams
 };
 
@@ -110,6 +106,7 @@ struct Stream
     ForwarderProcess *forwarder = nullptr;
     qint64 run = 0;
     QString node; // USB: the device node the agent's stand-in made for it
+    std::unique_ptr<QTemporaryDir> machine; // USB: the forwarder's fixture tree
     int segment = 0; // segment: its index among the segments
     // The lab's namespace goes at a stopping signal too, where no
     // destructor runs (declared first: it runs after the lab's own).
@@ -123,7 +120,7 @@ class Soak
 public:
     explicit Soak(int streams)
         : m_streamCount(streams)
-        , m_segmentCount((streams + 4) / 5)
+        , m_segmentCount((streams + kOneSegmentIn - 1) / kOneSegmentIn)
     { }
     ~Soak() { endRuns(); }
     Soak(const Soak &) = delete;
@@ -159,7 +156,6 @@ private:
     const int m_streamCount;
     const int m_segmentCount;
     TestRig m_rig;
-    std::vector<std::unique_ptr<QTemporaryDir>> m_forwarderRoots;
     QTemporaryDir m_usbAgentRoot;
     ForwarderProcess *m_usbAgent = nullptr;
     ForwarderProcess *m_segmentAgent = nullptr;
@@ -178,7 +174,7 @@ void Soak::start()
     for (int index = 0, segment = 0; index < m_streamCount; ++index) {
         m_rig.hub().cli({ QStringLiteral("project"), QStringLiteral("add"), projectOf(index) });
         // Spread the segments among the USB streams.
-        if (index % 5 == 0)
+        if (index % kOneSegmentIn == 0)
             addSegmentStream(index, ++segment);
         else
             addUsbStream(index);
@@ -224,8 +220,8 @@ void Soak::addUsbStream(int index)
     Stream stream;
     stream.kind = Stream::Kind::Usb;
     stream.forwarder = &forwarder;
+    stream.machine = std::move(root);
     m_streams.push_back(std::move(stream));
-    m_forwarderRoots.push_back(std::move(root));
 }
 
 // Starts an enrolled forwarder, waits until it is connected (and has said
@@ -412,15 +408,15 @@ Sample Soak::sample(double seconds)
 {
     Sample taken;
     taken.seconds = seconds;
-    taken.hubKiB = residentKiB(m_rig.hub().pid());
+    taken.hubMiB = residentMiB(m_rig.hub().pid());
     if (m_usbAgent)
-        taken.usbAgentKiB = residentKiB(m_usbAgent->processId());
+        taken.usbAgentMiB = residentMiB(m_usbAgent->processId());
     if (m_segmentAgent)
-        taken.segmentAgentKiB = residentKiB(m_segmentAgent->processId());
+        taken.segmentAgentMiB = residentMiB(m_segmentAgent->processId());
     for (const Stream &stream : m_streams) {
-        const qint64 kib = residentKiB(stream.forwarder->processId());
-        taken.forwardersKiB += kib;
-        taken.largestForwarderKiB = std::max(taken.largestForwarderKiB, kib);
+        const double mib = residentMiB(stream.forwarder->processId());
+        taken.forwardersMiB += mib;
+        taken.largestForwarderMiB = std::max(taken.largestForwarderMiB, mib);
     }
     taken.rounds = m_rounds;
     return taken;
@@ -444,9 +440,8 @@ std::vector<Sample> Soak::run(int seconds, int sampleSeconds)
             samples.push_back(sample(clock.elapsed() / 1000.0));
             const Sample &last = samples.back();
             std::printf("%8.0f %9.1f %10.1f %10.1f %14.1f %12.1f %8lld\n", last.seconds,
-                last.hubKiB / 1024.0, last.usbAgentKiB / 1024.0, last.segmentAgentKiB / 1024.0,
-                last.forwardersKiB / 1024.0, last.largestForwarderKiB / 1024.0,
-                static_cast<long long>(last.rounds));
+                last.hubMiB, last.usbAgentMiB, last.segmentAgentMiB, last.forwardersMiB,
+                last.largestForwarderMiB, static_cast<long long>(last.rounds));
             std::fflush(stdout);
         }
     }
@@ -488,13 +483,19 @@ void Soak::endRuns()
         return;
     for (const QString &run : std::as_const(runs))
         m_rig.hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), run });
-    const auto finished = [&](const QString &run) {
-        const QString line = QStringLiteral("run %1 finished").arg(run);
-        return (m_usbAgent && m_usbAgent->stderrText().contains(line))
-            || (m_segmentAgent && m_segmentAgent->stderrText().contains(line));
-    };
+    // Each look reads the agents' output once, not once a run.
     (void)waitUntil(
-        [&] { return std::all_of(runs.begin(), runs.end(), finished); }, 10 * 60 * 1000);
+        [&] {
+            QString said;
+            for (const ForwarderProcess *agent : { m_usbAgent, m_segmentAgent }) {
+                if (agent)
+                    said += agent->stderrText();
+            }
+            return std::all_of(runs.begin(), runs.end(), [&](const QString &run) {
+                return said.contains(QStringLiteral("run %1 finished").arg(run));
+            });
+        },
+        10 * 60 * 1000);
     for (Stream &stream : m_streams)
         stream.run = 0;
 }
@@ -502,9 +503,9 @@ void Soak::endRuns()
 struct Growth
 {
     const char *what;
-    qint64 fromKiB;
-    qint64 toKiB;
-    double ratio() const { return fromKiB > 0 ? double(toKiB - fromKiB) / double(fromKiB) : 0; }
+    double fromMiB;
+    double toMiB;
+    double ratio() const { return fromMiB > 0 ? (toMiB - fromMiB) / fromMiB : 0; }
 };
 
 } // namespace
@@ -545,23 +546,22 @@ int main(int argc, char **argv)
         const Sample &from = *warmed;
         const Sample &to = samples.back();
         const Growth growths[] = {
-            { "hub", from.hubKiB, to.hubKiB },
-            { "USB agent", from.usbAgentKiB, to.usbAgentKiB },
-            { "segment agent", from.segmentAgentKiB, to.segmentAgentKiB },
-            { "forwarders", from.forwardersKiB, to.forwardersKiB },
-            { "largest forwarder", from.largestForwarderKiB, to.largestForwarderKiB },
+            { "hub", from.hubMiB, to.hubMiB },
+            { "USB agent", from.usbAgentMiB, to.usbAgentMiB },
+            { "segment agent", from.segmentAgentMiB, to.segmentAgentMiB },
+            { "forwarders", from.forwardersMiB, to.forwardersMiB },
+            { "largest forwarder", from.largestForwarderMiB, to.largestForwarderMiB },
         };
         std::printf(
             "after %.0f s of warm-up, from %.0f s to %.0f s:\n", warmUp, from.seconds, to.seconds);
         bool flat = true;
         for (const Growth &growth : growths) {
-            if (growth.fromKiB == 0 && growth.toKiB == 0)
+            if (growth.fromMiB == 0 && growth.toMiB == 0)
                 continue; // no such process in this soak
             const bool within = growth.ratio() <= kAllowedGrowth;
             flat = flat && within;
-            std::printf("  %-18s %10.1f -> %10.1f MiB  %+6.1f%%  %s\n", growth.what,
-                growth.fromKiB / 1024.0, growth.toKiB / 1024.0, 100.0 * growth.ratio(),
-                within ? "flat" : "GREW");
+            std::printf("  %-18s %10.1f -> %10.1f MiB  %+6.1f%%  %s\n", growth.what, growth.fromMiB,
+                growth.toMiB, 100.0 * growth.ratio(), within ? "flat" : "GREW");
         }
         std::printf("  %lld rounds (USB: 20 control transfers and 256 KiB out and back; segment: "
                     "%d pings of 1,200 bytes), %lld failed\n",
