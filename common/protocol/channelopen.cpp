@@ -24,6 +24,7 @@ inline constexpr QLatin1StringView kTestPurpose { "test" };
 inline constexpr QLatin1StringView kName { "name" };
 inline constexpr QLatin1StringView kDeviceKind { "device_kind" };
 inline constexpr QLatin1StringView kDirect { "direct" };
+inline constexpr QLatin1StringView kLeg { "leg" };
 inline constexpr QLatin1StringView kUrl { "url" };
 inline constexpr QLatin1StringView kTicket { "ticket" };
 inline constexpr qsizetype kStreamTicketLength = 43;
@@ -51,6 +52,42 @@ template <typename T> Result<T> finish(const FieldReader &read, T open)
     if (read.error())
         return *read.error();
     return open;
+}
+
+// A leg's object under `key`: a hub URL (ws:// to loopback only, as every
+// hub URL a daemon is given) or none for the hub the tunnel reaches, and a
+// ticket.
+std::optional<DirectLeg> readLeg(FieldReader &read, QLatin1StringView key)
+{
+    if (!read.has(key) || read.error())
+        return std::nullopt;
+    FieldReader fields(read.optionalObject(key),
+        key == kDirect ? QStringLiteral("the direct leg") : QStringLiteral("the leg"));
+    DirectLeg leg;
+    if (fields.has(kUrl))
+        leg.url = fields.string(kUrl, 512);
+    leg.ticket = fields.string(kTicket, kStreamTicketLength);
+    if (!fields.error() && !leg.url.isEmpty()) {
+        if (auto url = net::parseHubUrl(leg.url, net::PlaintextHubUrls::LoopbackOnly); !url)
+            fields.fail(QStringLiteral("\"url\" is not a hub URL: %1").arg(url.error().message));
+    }
+    if (!fields.error() && !isValidStreamTicket(leg.ticket))
+        fields.fail(QStringLiteral("\"ticket\" is not a stream ticket"));
+    if (fields.error()) {
+        read.fail(fields.error()->message);
+        return std::nullopt;
+    }
+    return leg;
+}
+
+void writeLeg(QJsonObject &metadata, QLatin1StringView key, const std::optional<DirectLeg> &leg)
+{
+    if (!leg)
+        return;
+    QJsonObject fields { { kTicket, leg->ticket } };
+    if (!leg->url.isEmpty())
+        fields.insert(kUrl, leg->url);
+    metadata.insert(key, fields);
 }
 
 void readRunAndBinding(FieldReader &read, qint64 &runId, qint64 &bindingId)
@@ -138,6 +175,7 @@ Result<SegmentOpen> SegmentOpen::fromMetadata(const QJsonObject &metadata)
     SegmentOpen open;
     readRunAndBinding(read, open.runId, open.bindingId);
     open.names = *names;
+    open.leg = readLeg(read, kLeg);
     return finish(read, std::move(open));
 }
 
@@ -146,6 +184,7 @@ QJsonObject SegmentOpen::toMetadata() const
     QJsonObject metadata = opening(channelkind::kSegment);
     writeRunAndBinding(metadata, runId, bindingId);
     names.writeTo(metadata);
+    writeLeg(metadata, kLeg, leg);
     return metadata;
 }
 
@@ -162,8 +201,12 @@ Result<UsbOpen> UsbOpen::fromMetadata(const QJsonObject &metadata)
             read.fail(QStringLiteral("\"purpose\" must be \"test\" when given"));
         open.purpose = Purpose::Test;
     }
-    if (open.purpose == Purpose::Run)
+    if (open.purpose == Purpose::Run) {
         readRunAndBinding(read, open.runId, open.bindingId);
+        open.leg = readLeg(read, kLeg);
+    } else if (read.has(kLeg) && !read.error()) {
+        read.fail(QStringLiteral("a test's USB/IP connection has no leg"));
+    }
     return finish(read, std::move(open));
 }
 
@@ -175,6 +218,8 @@ QJsonObject UsbOpen::toMetadata() const
     else
         writeRunAndBinding(metadata, runId, bindingId);
     names.writeTo(metadata);
+    if (purpose == Purpose::Run)
+        writeLeg(metadata, kLeg, leg);
     return metadata;
 }
 
@@ -216,22 +261,7 @@ Result<AgentDeviceOpen> AgentDeviceOpen::fromMetadata(const QJsonObject &metadat
         if (!read.error() && !device::usb::usbip::isValidBusId(open.busId.toLatin1()))
             read.fail(QStringLiteral("\"busid\" is not a USB bus id"));
     }
-    if (read.has(kDirect) && !read.error()) {
-        FieldReader leg(read.optionalObject(kDirect), QStringLiteral("the direct leg"));
-        DirectLeg direct;
-        direct.url = leg.string(kUrl, 512);
-        direct.ticket = leg.string(kTicket, kStreamTicketLength);
-        if (!leg.error()) {
-            // Read as every hub URL a daemon is given: ws:// to loopback only.
-            if (auto url = net::parseHubUrl(direct.url, net::PlaintextHubUrls::LoopbackOnly); !url)
-                leg.fail(QStringLiteral("\"url\" is not a hub URL: %1").arg(url.error().message));
-        }
-        if (!leg.error() && !isValidStreamTicket(direct.ticket))
-            leg.fail(QStringLiteral("\"ticket\" is not a stream ticket"));
-        if (leg.error())
-            read.fail(leg.error()->message);
-        open.direct = std::move(direct);
-    }
+    open.direct = readLeg(read, kDirect);
     return finish(read, std::move(open));
 }
 
@@ -243,9 +273,7 @@ QJsonObject AgentDeviceOpen::toMetadata() const
     metadata.insert(kDeviceKind, deviceKindName(deviceKind));
     if (deviceKind == DeviceSpec::Kind::Usb)
         metadata.insert(kBusId, busId);
-    if (direct)
-        metadata.insert(
-            kDirect, QJsonObject { { kUrl, direct->url }, { kTicket, direct->ticket } });
+    writeLeg(metadata, kDirect, direct);
     return metadata;
 }
 

@@ -53,12 +53,38 @@ struct RunLogOpen
     friend bool operator==(const RunLogOpen &, const RunLogOpen &) = default;
 };
 
+// A device's bytes on a connection of their own: the daemon dials `url`
+// with its own credential and this one-time ticket, and the device's
+// stream arrives on that connection. The channel the opening came on stays
+// the stream's handle: closing either ends both.
+//
+// In a hub cluster (protocol 30 on), the member holding the forwarder's
+// tunnel waits there for an agent connected to another member: one hub on
+// the path, not two. Without a URL (protocol 32 on, to agents and
+// forwarders alike) it is the hub the tunnel reaches, which relays the
+// stream between the two legs on a thread of its own, away from its API
+// and database work.
+struct DirectLeg
+{
+    QString url; // the holder's daemon URL, as the cluster announces it; empty: this hub
+    QString ticket; // 43 characters of base64url: 256 random bits
+
+    friend bool operator==(const DirectLeg &, const DirectLeg &) = default;
+};
+
+// Where on the hub an agent, and a forwarder, dial their legs (never their
+// sessions).
+inline constexpr QLatin1StringView kDirectLegPath { "/api/executors/direct-leg" };
+inline constexpr QLatin1StringView kForwarderLegPath { "/api/forwarders/direct-leg" };
+
 // Hub -> forwarder: the segment's frames for one run's binding.
 struct SegmentOpen
 {
     qint64 runId = 0;
     qint64 bindingId = 0;
     ChannelNames names;
+    // Set ("leg"): the frames come on a connection of the forwarder's own.
+    std::optional<DirectLeg> leg;
 
     static Result<SegmentOpen> fromMetadata(const QJsonObject &metadata);
     QJsonObject toMetadata() const;
@@ -80,6 +106,8 @@ struct UsbOpen
     qint64 runId = 0; // a run's only
     qint64 bindingId = 0; // a run's only
     ChannelNames names;
+    // A run's only ("leg"): the bytes come on a connection of the forwarder's own.
+    std::optional<DirectLeg> leg;
 
     static Result<UsbOpen> fromMetadata(const QJsonObject &metadata);
     QJsonObject toMetadata() const;
@@ -98,22 +126,6 @@ struct DeviceTestOpen
 
     friend bool operator==(const DeviceTestOpen &, const DeviceTestOpen &) = default;
 };
-
-// In a hub cluster, where the member holding the forwarder's tunnel waits
-// for the agent to come for the device's bytes itself (protocol 30 on):
-// the agent dials `url` with its own credential and this one-time ticket,
-// and the device's stream arrives on that connection. The channel the
-// opening came on stays the stream's handle: closing either ends both.
-struct DirectLeg
-{
-    QString url; // the holder's daemon URL, as the cluster announces it
-    QString ticket; // 43 characters of base64url: 256 random bits
-
-    friend bool operator==(const DirectLeg &, const DirectLeg &) = default;
-};
-
-// Where on the holder an agent dials its direct legs (never its session).
-inline constexpr QLatin1StringView kDirectLegPath { "/api/executors/direct-leg" };
 
 // How an agent refuses a device channel whose direct leg it could not
 // open; the hub then carries the stream itself.

@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 31;
+inline constexpr int kVersion = 32;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -61,4 +61,14 @@ inline constexpr int kMinimumForDirectStreams = 30;
 // run lets go of a device. Such an agent keeps a paused segment's TAP in the
 // sandbox and joins the new stream to it.
 inline constexpr int kMinimumForResumableStreams = 31;
+} // namespace cloop::protocol
+
+namespace cloop::protocol {
+// From this version on a device's bytes may ride legs of their own to the
+// hub the tunnels reach (DirectLeg without a URL): a forwarder takes a
+// segment or USB opening with a "leg" and dials kForwarderLegPath, an agent
+// takes a direct leg without a URL and dials its own hub. The hub relays
+// between the two legs on a relay thread; with an older daemon on either
+// end it carries the stream on the tunnels as before.
+inline constexpr int kMinimumForRelayLegs = 32;
 } // namespace cloop::protocol

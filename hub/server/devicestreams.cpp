@@ -99,8 +99,8 @@ Status DeviceStreams::openStream(const Key &key, const Lent &lent)
     const bool usb = device.kind == protocol::DeviceSpec::Kind::Usb;
     const protocol::ChannelOpen toForwarder = usb
         ? protocol::ChannelOpen { protocol::UsbOpen {
-            protocol::UsbOpen::Purpose::Run, runId, bindingId, {} } }
-        : protocol::ChannelOpen { protocol::SegmentOpen { runId, bindingId, {} } };
+            protocol::UsbOpen::Purpose::Run, runId, bindingId, {}, std::nullopt } }
+        : protocol::ChannelOpen { protocol::SegmentOpen { runId, bindingId, {}, std::nullopt } };
     protocol::AgentDeviceOpen toAgent { runId, bindingId, device.name, device.kind,
         usb ? device.busId : QString(), std::nullopt };
     // Through another member, the agent comes to the holder for the bytes

@@ -50,7 +50,8 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
                 .arg(forwarder.name)));
     const bool usb = forwarder.device.kind == protocol::DeviceSpec::Kind::Usb;
     const protocol::ChannelOpen opening = usb
-        ? protocol::ChannelOpen { protocol::UsbOpen { protocol::UsbOpen::Purpose::Test, 0, 0, {} } }
+        ? protocol::ChannelOpen { protocol::UsbOpen {
+            protocol::UsbOpen::Purpose::Test, 0, 0, {}, std::nullopt } }
         : protocol::ChannelOpen { protocol::DeviceTestOpen {} };
     auto opened = m_forwarders.openChannel(forwarder.id, opening);
     if (!opened)

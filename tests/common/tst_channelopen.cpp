@@ -78,20 +78,22 @@ void TestChannelOpen::readsWhatIsSent_data()
     QTest::newRow("run log") << QJsonObject { { QStringLiteral("kind"), QStringLiteral("run-log") },
         { QStringLiteral("run_id"), 41 } }
                              << ChannelOpen(RunLogOpen { 41 });
-    QTest::newRow("segment") << segment() << ChannelOpen(SegmentOpen { 12, 3, {} });
+    QTest::newRow("segment") << segment() << ChannelOpen(SegmentOpen { 12, 3, {}, std::nullopt });
     QTest::newRow("segment naming its interface")
         << with(segment(), QStringLiteral("interface"), QStringLiteral("eth1"))
-        << ChannelOpen(SegmentOpen { 12, 3, { QStringLiteral("eth1"), {}, {} } });
+        << ChannelOpen(SegmentOpen { 12, 3, { QStringLiteral("eth1"), {}, {} }, std::nullopt });
     QTest::newRow("segment naming its device") << with(segment(), QStringLiteral("device"),
-        eth1().toJson()) << ChannelOpen(SegmentOpen { 12, 3, { {}, {}, eth1() } });
+        eth1().toJson()) << ChannelOpen(SegmentOpen { 12, 3, { {}, {}, eth1() }, std::nullopt });
     QTest::newRow("usb for a run")
-        << usbRun() << ChannelOpen(UsbOpen { UsbOpen::Purpose::Run, 12, 3, {} });
+        << usbRun() << ChannelOpen(UsbOpen { UsbOpen::Purpose::Run, 12, 3, {}, std::nullopt });
     QTest::newRow("usb naming a bus id")
         << with(usbRun(), QStringLiteral("busid"), QStringLiteral("1-1"))
-        << ChannelOpen(UsbOpen { UsbOpen::Purpose::Run, 12, 3, { {}, QStringLiteral("1-1"), {} } });
+        << ChannelOpen(UsbOpen {
+               UsbOpen::Purpose::Run, 12, 3, { {}, QStringLiteral("1-1"), {} }, std::nullopt });
     QTest::newRow("usb test") << QJsonObject { { QStringLiteral("kind"), QStringLiteral("usb") },
         { QStringLiteral("purpose"), QStringLiteral("test") } }
-                              << ChannelOpen(UsbOpen { UsbOpen::Purpose::Test, 0, 0, {} });
+                              << ChannelOpen(
+                                     UsbOpen { UsbOpen::Purpose::Test, 0, 0, {}, std::nullopt });
     QTest::newRow("segment test") << QJsonObject {
         { QStringLiteral("kind"), QStringLiteral("device-test") }
     } << ChannelOpen(DeviceTestOpen {});
@@ -126,11 +128,13 @@ void TestChannelOpen::roundTrips_data()
 {
     QTest::addColumn<ChannelOpen>("open");
     QTest::newRow("run log") << ChannelOpen(RunLogOpen { 9007199254740992 });
-    QTest::newRow("segment") << ChannelOpen(SegmentOpen { 1, 2, {} });
-    QTest::newRow("segment with every name") << ChannelOpen(
-        SegmentOpen { 1, 2, { QStringLiteral("eth1"), QStringLiteral("1-1"), eth1() } });
-    QTest::newRow("usb run") << ChannelOpen(UsbOpen { UsbOpen::Purpose::Run, 5, 6, {} });
-    QTest::newRow("usb test") << ChannelOpen(UsbOpen { UsbOpen::Purpose::Test, 0, 0, {} });
+    QTest::newRow("segment") << ChannelOpen(SegmentOpen { 1, 2, {}, std::nullopt });
+    QTest::newRow("segment with every name") << ChannelOpen(SegmentOpen {
+        1, 2, { QStringLiteral("eth1"), QStringLiteral("1-1"), eth1() }, std::nullopt });
+    QTest::newRow("usb run") << ChannelOpen(
+        UsbOpen { UsbOpen::Purpose::Run, 5, 6, {}, std::nullopt });
+    QTest::newRow("usb test") << ChannelOpen(
+        UsbOpen { UsbOpen::Purpose::Test, 0, 0, {}, std::nullopt });
     QTest::newRow("device test") << ChannelOpen(
         DeviceTestOpen { { QStringLiteral("eth1"), {}, {} } });
     QTest::newRow("agent segment") << ChannelOpen(AgentDeviceOpen {
@@ -140,6 +144,14 @@ void TestChannelOpen::roundTrips_data()
     QTest::newRow("agent usb with a direct leg") << ChannelOpen(AgentDeviceOpen { 7, 8,
         QStringLiteral("fwd-hsm"), DeviceSpec::Kind::Usb, QStringLiteral("3-2"),
         DirectLeg { QStringLiteral("wss://hub-a.example:8443"), kTicket } });
+    // Without a URL: a leg to the hub the tunnel reaches.
+    QTest::newRow("agent segment with a leg to its own hub")
+        << ChannelOpen(AgentDeviceOpen { 7, 8, QStringLiteral("fwd-lab"), DeviceSpec::Kind::Segment,
+               QString(), DirectLeg { QString(), kTicket } });
+    QTest::newRow("segment with a leg")
+        << ChannelOpen(SegmentOpen { 1, 2, {}, DirectLeg { QString(), kTicket } });
+    QTest::newRow("usb run with a leg") << ChannelOpen(
+        UsbOpen { UsbOpen::Purpose::Run, 5, 6, {}, DirectLeg { QString(), kTicket } });
 }
 
 void TestChannelOpen::roundTrips()
@@ -218,6 +230,24 @@ void TestChannelOpen::refuses_data()
     QTest::newRow("direct leg to something that is no hub URL")
         << withLeg(with(leg, QStringLiteral("url"), QStringLiteral("file:///etc/passwd")))
         << QStringLiteral("\"url\" is not a hub URL");
+    const QJsonObject ownHubLeg { { QStringLiteral("ticket"), kTicket } };
+    QTest::newRow("segment leg without a ticket") << with(segment(), QStringLiteral("leg"),
+        QJsonObject {}) << QStringLiteral("the leg: \"ticket\" must be a string");
+    QTest::newRow("segment leg with a short ticket")
+        << with(segment(), QStringLiteral("leg"),
+               with(ownHubLeg, QStringLiteral("ticket"), QStringLiteral("abc")))
+        << QStringLiteral("\"ticket\" is not a stream ticket");
+    QTest::newRow("usb leg that is no object")
+        << with(usbRun(), QStringLiteral("leg"), kTicket) << QStringLiteral("must be an object");
+    QTest::newRow("usb leg to plaintext elsewhere") << with(usbRun(), QStringLiteral("leg"),
+        with(ownHubLeg, QStringLiteral("url"), QStringLiteral("ws://hub-a.example:80")))
+                                                    << QStringLiteral("\"url\" is not a hub URL");
+    // A test lists devices and imports none: nothing to carry on a leg.
+    QTest::newRow("usb test with a leg")
+        << with(QJsonObject { { QStringLiteral("kind"), QStringLiteral("usb") },
+                    { QStringLiteral("purpose"), QStringLiteral("test") } },
+               QStringLiteral("leg"), ownHubLeg)
+        << QStringLiteral("a test's USB/IP connection has no leg");
 }
 
 void TestChannelOpen::refuses()
