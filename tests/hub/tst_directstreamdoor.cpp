@@ -96,7 +96,8 @@ public:
     Channel *ask(const QString &ticket)
     {
         auto handle = peer.daemon.openChannel(
-            PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {} }, legFor(ticket)).toMetadata());
+            PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {}, std::nullopt }, legFor(ticket))
+                .toMetadata());
         if (!handle
             || !QTest::qWaitFor(
                 [&] {
@@ -313,7 +314,7 @@ void TestDirectStreamDoor::aRelayWithoutADoorRefusesALeg()
     });
     relay.adopt(PeerMember {}, &peer.hub);
     auto handle = peer.daemon.openChannel(
-        PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {} }, legFor(ticket(u'g')))
+        PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {}, std::nullopt }, legFor(ticket(u'g')))
             .toMetadata());
     QVERIFY(handle);
     QSignalSpy closed(*handle, &Channel::closed);

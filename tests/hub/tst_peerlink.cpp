@@ -31,7 +31,8 @@ constexpr qint64 kForwarderId = 7;
 
 QJsonObject relayTo(qint64 forwarderId)
 {
-    return PeerRelayOpen::of(forwarderId, protocol::SegmentOpen { 5, 6, {} }).toMetadata();
+    return PeerRelayOpen::of(forwarderId, protocol::SegmentOpen { 5, 6, {}, std::nullopt })
+        .toMetadata();
 }
 
 char patternAt(qint64 offset)

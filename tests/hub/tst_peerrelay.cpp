@@ -33,7 +33,7 @@ PeerDirectLeg directLeg()
 
 QJsonObject segmentOpening()
 {
-    return protocol::serializeChannelOpen(protocol::SegmentOpen { 5, 6, {} });
+    return protocol::serializeChannelOpen(protocol::SegmentOpen { 5, 6, {}, std::nullopt });
 }
 
 // The holder (peer.hub, forwarder.hub) between an asking member
@@ -71,7 +71,8 @@ public:
     Channel *open(qint64 forwarderId = 7)
     {
         auto channel = peer.daemon.openChannel(
-            PeerRelayOpen::of(forwarderId, protocol::SegmentOpen { 5, 6, {} }).toMetadata());
+            PeerRelayOpen::of(forwarderId, protocol::SegmentOpen { 5, 6, {}, std::nullopt })
+                .toMetadata());
         if (!channel)
             return nullptr;
         const qsizetype before = atForwarder.size();
@@ -137,8 +138,8 @@ void TestPeerRelay::cleanup()
 
 void TestPeerRelay::openingRoundTrips()
 {
-    const auto usbTest
-        = PeerRelayOpen::of(12, protocol::UsbOpen { protocol::UsbOpen::Purpose::Test, 0, 0, {} });
+    const auto usbTest = PeerRelayOpen::of(
+        12, protocol::UsbOpen { protocol::UsbOpen::Purpose::Test, 0, 0, {}, std::nullopt });
     const QJsonObject metadata = usbTest.toMetadata();
     QCOMPARE(metadata.value(QLatin1String("kind")).toString(), QStringLiteral("peer.relay"));
     QCOMPARE(metadata.value(QLatin1String("forwarder_id")).toInteger(), 12);
@@ -146,13 +147,14 @@ void TestPeerRelay::openingRoundTrips()
     QVERIFY2(parsed, qPrintable(parsed ? QString() : parsed.error().message));
     QCOMPARE(*parsed, usbTest);
 
-    const auto segment = PeerRelayOpen::of(3, protocol::SegmentOpen { 5, 6, {} });
+    const auto segment = PeerRelayOpen::of(3, protocol::SegmentOpen { 5, 6, {}, std::nullopt });
     const auto parsedSegment = PeerRelayOpen::fromMetadata(segment.toMetadata());
     QVERIFY(parsedSegment);
     QCOMPARE(parsedSegment->open, segmentOpening());
     QVERIFY(!parsedSegment->direct);
 
-    const auto direct = PeerRelayOpen::of(3, protocol::SegmentOpen { 5, 6, {} }, directLeg());
+    const auto direct
+        = PeerRelayOpen::of(3, protocol::SegmentOpen { 5, 6, {}, std::nullopt }, directLeg());
     const auto parsedDirect = PeerRelayOpen::fromMetadata(direct.toMetadata());
     QVERIFY2(parsedDirect, qPrintable(parsedDirect ? QString() : parsedDirect.error().message));
     QCOMPARE(*parsedDirect, direct);
@@ -211,17 +213,18 @@ void TestPeerRelay::aDirectLegThatIsMalformedIsRefused_data()
 {
     QTest::addColumn<QJsonObject>("metadata");
     QTest::addColumn<QString>("expected");
-    const auto withLeg
-        = [](const QJsonValue &leg,
-              const protocol::ChannelOpen &open = protocol::SegmentOpen { 5, 6, {} }) {
-              QJsonObject metadata = PeerRelayOpen::of(7, open).toMetadata();
-              metadata.insert(QStringLiteral("direct"), leg);
-              return metadata;
-          };
-    const QJsonObject leg = PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {} }, directLeg())
-                                .toMetadata()
-                                .value(QLatin1String("direct"))
-                                .toObject();
+    const auto withLeg = [](const QJsonValue &leg,
+                             const protocol::ChannelOpen &open
+                             = protocol::SegmentOpen { 5, 6, {}, std::nullopt }) {
+        QJsonObject metadata = PeerRelayOpen::of(7, open).toMetadata();
+        metadata.insert(QStringLiteral("direct"), leg);
+        return metadata;
+    };
+    const QJsonObject leg
+        = PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {}, std::nullopt }, directLeg())
+              .toMetadata()
+              .value(QLatin1String("direct"))
+              .toObject();
     const auto changed = [&leg](const QString &key, const QJsonValue &value) {
         QJsonObject copy = leg;
         copy.insert(key, value);
@@ -270,7 +273,8 @@ void TestPeerRelay::refusedOpening()
 
 void TestPeerRelay::openingIgnoresFieldsItDoesNotKnow()
 {
-    QJsonObject metadata = PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {} }).toMetadata();
+    QJsonObject metadata
+        = PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {}, std::nullopt }).toMetadata();
     metadata.insert(QStringLiteral("trace"), QStringLiteral("from a newer member"));
     QJsonObject open = segmentOpening();
     open.insert(QStringLiteral("hint"), 1);
@@ -320,7 +324,8 @@ void TestPeerRelay::carriesBytesBothWaysAndCountsThem()
 void TestPeerRelay::refusesMalformedMetadataSayingWhy()
 {
     QSignalSpy refused(&m_rig->relay, &PeerRelay::relayRefused);
-    QJsonObject metadata = PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {} }).toMetadata();
+    QJsonObject metadata
+        = PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {}, std::nullopt }).toMetadata();
     metadata.insert(QStringLiteral("forwarder_id"), -1);
     auto channel = m_rig->peer.daemon.openChannel(metadata);
     QVERIFY(channel);
@@ -339,7 +344,7 @@ void TestPeerRelay::refusesMalformedMetadataSayingWhy()
 void TestPeerRelay::refusesOtherKindsOfChannel()
 {
     auto channel = m_rig->peer.daemon.openChannel(
-        protocol::serializeChannelOpen(protocol::SegmentOpen { 5, 6, {} }));
+        protocol::serializeChannelOpen(protocol::SegmentOpen { 5, 6, {}, std::nullopt }));
     QVERIFY(channel);
     QSignalSpy closed(*channel, &Channel::closed);
     QVERIFY(closed.wait(kWaitMs));
@@ -355,7 +360,7 @@ void TestPeerRelay::passesTheForwardersRefusalOn()
     m_rig->refusal = Error::make(
         QStringLiteral("forwarder_offline"), QStringLiteral("forwarder 7 is not connected here"));
     auto channel = m_rig->peer.daemon.openChannel(
-        PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {} }).toMetadata());
+        PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {}, std::nullopt }).toMetadata());
     QVERIFY(channel);
     QSignalSpy closed(*channel, &Channel::closed);
     QVERIFY(closed.wait(kWaitMs));
@@ -371,7 +376,7 @@ void TestPeerRelay::passesTheForwardersRefusalOn()
     connect(&m_rig->forwarder.daemon, &tunnel::ChannelMultiplexer::channelRequested, m_rig.get(),
         [](Channel *request) { request->refuse(QStringLiteral("the device is busy")); });
     auto second = m_rig->peer.daemon.openChannel(
-        PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {} }).toMetadata());
+        PeerRelayOpen::of(7, protocol::SegmentOpen { 5, 6, {}, std::nullopt }).toMetadata());
     QVERIFY(second);
     QSignalSpy secondClosed(*second, &Channel::closed);
     QVERIFY(secondClosed.wait(kWaitMs));
