@@ -60,7 +60,8 @@ private:
     Pace m_idlePace;
     Pace m_watchfulPace;
     bool m_watchful = false;
-    QTimer m_timer;
+    // A child, so that it moves with the heartbeat to another thread.
+    QTimer m_timer { this };
     QElapsedTimer m_sinceActivity;
     QElapsedTimer m_sinceTick;
 };

@@ -28,6 +28,9 @@ TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side 
     , m_heartbeat(new net::Heartbeat(socket, timing.idlePace(), timing.watchfulPace()))
 {
     m_socket->setParent(this);
+    // Children, so that a connection moves whole to another thread (the
+    // hub's relay threads take device legs after authentication).
+    m_mux.setParent(this);
     m_socket->setMaxAllowedIncomingMessageSize(
         std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
     m_socket->setMaxAllowedIncomingFrameSize(

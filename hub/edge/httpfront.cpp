@@ -98,7 +98,7 @@ void HttpFront::upgrade(QSslSocket *socket, PreAuthPool::Place place)
 {
     socket->setParent(this);
     const std::string key = peerKey(socket->peerAddress(), socket->peerPort());
-    m_upgrading.insert_or_assign(key, std::move(place));
+    m_upgrading.insert_or_assign(key, Upgrading { socket, std::move(place) });
     // Until the WebSocket layer has it, the socket is ours to clean up.
     connect(socket, &QAbstractSocket::disconnected, this, [this, socket, key] {
         if (m_upgrading.erase(key) > 0)
@@ -122,7 +122,12 @@ void HttpFront::onWebSocket()
         PreAuthPool::Place place;
         const auto it = m_upgrading.find(peerKey(socket->peerAddress(), socket->peerPort()));
         if (it != m_upgrading.end()) {
-            place = std::move(it->second);
+            place = std::move(it->second.place);
+            // A server's QWebSocket does not own its TCP socket: it does
+            // from now on, so that it goes with it, to its end or to
+            // another thread (the hub's relay threads take device legs).
+            if (QSslSocket *tcp = it->second.socket.data())
+                tcp->setParent(socket.get());
             m_upgrading.erase(it);
         }
         m_service.acceptWebSocket(std::move(socket), std::move(place));

@@ -8,7 +8,9 @@
 
 #include <QElapsedTimer>
 #include <QObject>
+#include <QPointer>
 #include <QSslConfiguration>
+#include <QSslSocket>
 #include <QWebSocketServer>
 
 #include <memory>
@@ -73,7 +75,12 @@ private:
     QWebSocketServer m_webSockets;
     // Upgrading sockets by peer (address and port), until the WebSocket
     // layer hands them back as WebSockets.
-    std::unordered_map<std::string, PreAuthPool::Place> m_upgrading;
+    struct Upgrading
+    {
+        QPointer<QSslSocket> socket;
+        PreAuthPool::Place place;
+    };
+    std::unordered_map<std::string, Upgrading> m_upgrading;
     int m_connections = 0;
     std::unique_ptr<TcpListener> m_listener;
 };

@@ -11,11 +11,18 @@
 #include "common/tunnel/tunnelconnection.h"
 #include "common/tunneltestsupport.h"
 
+#include "common/util/epolleventdispatcher.h"
+
 #include <QElapsedTimer>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSslConfiguration>
+#include <QSslSocket>
 #include <QTcpServer>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QWebSocket>
 
 #include <chrono>
@@ -61,6 +68,7 @@ private Q_SLOTS:
     void silentIdleLinkIsDroppedAtItsOwnPace();
     void aLoopThatWasItselfBusyDoesNotBlameThePeer();
     void deletingConnectionClosesChannels();
+    void aConnectionMovedToAnotherThreadWorksWholeThere();
 
 private:
     // Dials `url` with a daemon-side TunnelConnection; null on failure.
@@ -423,6 +431,104 @@ void TestTunnelConnection::deletingConnectionClosesChannels()
 
     QCOMPARE(codes, QList<protocol::CloseCode> { protocol::CloseCode::ConnectionLost });
     QVERIFY(!channel);
+}
+
+// The hub's relay threads take a device's legs after the main thread
+// authenticated them: a TLS WebSocket connection, its multiplexer, channels
+// and heartbeat must all move, and then run on the new thread only.
+void TestTunnelConnection::aConnectionMovedToAnotherThreadWorksWholeThere()
+{
+    // Anything left behind on the main thread says so in a warning.
+    QTest::failOnWarning(QRegularExpression(
+        QStringLiteral("thread|timer|notifier"), QRegularExpression::CaseInsensitiveOption));
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    auto identity = testsupport::makeDevIdentity(
+        dir.path(), QStringLiteral("hub"), { QStringLiteral("127.0.0.1") });
+    QVERIFY2(identity, qPrintable(identity ? QString() : identity.error().message));
+    QWebSocketServer server(QStringLiteral("relay test"), QWebSocketServer::SecureMode);
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificateChain(identity->chain);
+    tls.setPrivateKey(identity->key);
+    server.setSslConfiguration(tls);
+    QVERIFY(server.listen(QHostAddress::LocalHost, 0));
+
+    auto *clientSocket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
+    QSslConfiguration trustAll = QSslConfiguration::defaultConfiguration();
+    trustAll.setPeerVerifyMode(QSslSocket::VerifyNone);
+    clientSocket->setSslConfiguration(trustAll);
+    TunnelConnection daemon(clientSocket, ChannelMultiplexer::Side::Daemon);
+    QSignalSpy accepted(&server, &QWebSocketServer::newConnection);
+    QSignalSpy connected(clientSocket, &QWebSocket::connected);
+    clientSocket->open(QUrl(QStringLiteral("wss://127.0.0.1:%1/leg").arg(server.serverPort())));
+    QVERIFY(accepted.wait(kEventTimeoutMs));
+    QVERIFY(connected.count() == 1 || connected.wait(kEventTimeoutMs));
+    QWebSocket *hubSocket = server.nextPendingConnection();
+    QVERIFY(hubSocket);
+    hubSocket->setParent(nullptr);
+    // A server's QWebSocket does not own its TCP socket; the hub's front
+    // hands it over (edge::HttpFront), and so does this test.
+    for (QSslSocket *tcp : server.findChildren<QSslSocket *>()) {
+        if (tcp->peerPort() == hubSocket->peerPort())
+            tcp->setParent(hubSocket);
+    }
+    QCOMPARE(hubSocket->findChildren<QSslSocket *>().size(), 1);
+
+    tunnel::TunnelTiming fast;
+    fast.heartbeatInterval = 40ms;
+    fast.heartbeatTimeout = 2000ms;
+    fast.watchfulInterval = 40ms;
+    fast.watchfulTimeout = 2000ms;
+    auto *hub = new TunnelConnection(hubSocket, ChannelMultiplexer::Side::Hub, {}, fast);
+    QThread relay;
+    relay.setEventDispatcher(new util::EpollEventDispatcher);
+    relay.start();
+    hub->moveToThread(&relay);
+
+    // On the relay thread: beat, open a channel, echo what comes on it.
+    std::atomic<bool> everyCallOnRelay { true };
+    const auto onRelay = [&everyCallOnRelay, &relay] {
+        if (QThread::currentThread() != &relay)
+            everyCallOnRelay = false;
+    };
+    QMetaObject::invokeMethod(hub, [hub, onRelay] {
+        onRelay();
+        hub->startHeartbeat();
+        auto opened = hub->channels()->openChannel(QJsonObject { { QStringLiteral("n"), 1 } });
+        if (!opened)
+            return;
+        Channel *channel = *opened;
+        QObject::connect(channel, &Channel::readyRead, channel, [channel, onRelay] {
+            onRelay();
+            channel->write(channel->readAll());
+        });
+    });
+
+    QSignalSpy requested(daemon.channels(), &ChannelMultiplexer::channelRequested);
+    QVERIFY(requested.wait(kEventTimeoutMs));
+    auto *channel = requested.first().first().value<Channel *>();
+    channel->accept();
+    QByteArray echoed;
+    connect(
+        channel, &Channel::readyRead, this, [&echoed, channel] { echoed += channel->readAll(); });
+    const QByteArray sent(300'000, 'x');
+    channel->write(sent);
+    QTRY_COMPARE_WITH_TIMEOUT(echoed.size(), sent.size(), kEventTimeoutMs);
+    QCOMPARE(echoed, sent);
+    // Several heartbeats went by on the relay thread, answered here.
+    QSignalSpy daemonGone(&daemon, &TunnelConnection::disconnected);
+    QVERIFY(!daemonGone.wait(300));
+
+    QMetaObject::invokeMethod(hub, [hub, onRelay] {
+        onRelay();
+        QObject::connect(hub, &TunnelConnection::disconnected, hub, &QObject::deleteLater);
+        hub->close(QStringLiteral("the run is over"));
+    });
+    QVERIFY(daemonGone.wait(kEventTimeoutMs));
+    QCOMPARE(daemonGone.first().first().toString(), QStringLiteral("the run is over"));
+    relay.quit();
+    QVERIFY(relay.wait(kEventTimeoutMs));
+    QVERIFY(everyCallOnRelay);
 }
 
 QTEST_GUILESS_MAIN(TestTunnelConnection)
