@@ -1,7 +1,7 @@
 #include "daemon-agent/agentdaemon.h"
 
+#include "common/daemon/legclient.h"
 #include "common/logging.h"
-#include "common/net/huburls.h"
 #include "common/protocol/channelopen.h"
 #include "common/protocol/protocolversion.h"
 #include "common/tunnel/channelmultiplexer.h"
@@ -106,32 +106,6 @@ void AgentDaemon::refreshHarnesses()
         send(protocol::CapabilitiesReport { capabilities });
 }
 
-tunnel::TunnelClient *AgentDaemon::dialDirectLeg(const protocol::DirectLeg &leg, QObject *parent)
-{
-    // The member is trusted as the agent's own hub is: the same pins, and
-    // plaintext only where the agent's hub URLs allow it.
-    auto url = net::parseHubUrl(leg.url, net::PlaintextHubUrls::LoopbackOnly);
-    if (!url || !m_connector.client()) {
-        qCWarning(lcAgent).noquote() << "a direct leg to" << leg.url.left(200)
-                                     << "is refused:" << (url ? QString() : url.error().message);
-        return nullptr;
-    }
-    tunnel::TunnelClientOptions options = m_connector.client()->options();
-    options.hubUrls = { *url };
-    options.endpointPath = QString(protocol::kDirectLegPath);
-    options.capabilities = {};
-    options.channel.clear();
-    options.streamTicket = leg.ticket;
-    options.authenticationTimeout = DirectLegDial::kDialBound;
-    // Tried again soon within the dial's bound: the holder may not have
-    // read the ticket yet.
-    options.initialBackoff = std::chrono::milliseconds(100);
-    options.maxBackoff = std::chrono::milliseconds(800);
-    auto *client = new tunnel::TunnelClient(std::move(options), parent);
-    client->setCredential(m_connector.credential().credential);
-    return client;
-}
-
 void AgentDaemon::start()
 {
     if (m_options.capabilities.mode == AgentCapabilities::Mode::Host && ::geteuid() != 0)
@@ -147,9 +121,8 @@ void AgentDaemon::start()
     if (m_options.capabilities.mode == AgentCapabilities::Mode::Container) {
         m_devices = new DeviceAttacher(workRoot(), m_options.kernel, this);
         m_devices->recoverLeftovers();
-        m_devices->setDirectLegDialer([this](const protocol::DirectLeg &leg, QObject *parent) {
-            return dialDirectLeg(leg, parent);
-        });
+        m_devices->setDirectLegDialer(
+            daemon::sessionLegDialer(m_connector, protocol::kDirectLegPath));
         m_supervisor->setDeviceAttacher(m_devices);
     }
     connect(m_supervisor, &RunSupervisor::report, this, &AgentDaemon::send);

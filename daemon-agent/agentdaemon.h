@@ -4,16 +4,11 @@
 #include "common/daemon/upgraderesponder.h"
 #include "common/device/sysfsroot.h"
 #include "common/protocol/agentcapabilities.h"
-#include "common/protocol/channelopen.h"
 #include "common/result.h"
 #include "daemon-agent/harness/harnesshome.h"
 
 #include <QList>
 #include <QObject>
-
-namespace cloop::tunnel {
-class TunnelClient;
-}
 
 namespace cloop::agent {
 
@@ -61,8 +56,6 @@ private:
     // After an install: the home's new folders go on PATH, the harnesses
     // are looked for again and the hub hears of what changed.
     void refreshHarnesses();
-    // A client for a device's direct leg; null when its URL is refused.
-    tunnel::TunnelClient *dialDirectLeg(const protocol::DirectLeg &leg, QObject *parent);
 
     AgentDaemonOptions m_options;
     daemon::DaemonConnector m_connector;

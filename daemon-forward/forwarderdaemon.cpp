@@ -1,5 +1,6 @@
 #include "daemon-forward/forwarderdaemon.h"
 
+#include "common/daemon/legclient.h"
 #include "common/device/l2/packetsocket.h"
 #include "common/logging.h"
 #include "common/protocol/channelopen.h"
@@ -9,6 +10,7 @@
 #include "daemon-forward/enrolleddevice.h"
 #include "daemon-forward/segment/segmentport.h"
 #include "daemon-forward/segment/segmenttest.h"
+#include "daemon-forward/streamleg.h"
 #include "daemon-forward/usb/usbdevicewatch.h"
 #include "daemon-forward/usb/usbexportledger.h"
 #include "daemon-forward/usb/usbipserversession.h"
@@ -197,21 +199,35 @@ void ForwarderDaemon::onChannelRequested(tunnel::Channel *channel)
                             .arg(open.error().message));
         return;
     }
-    if (const auto *usb = std::get_if<protocol::UsbOpen>(&*open)) {
-        openUsbSession(channel, *usb);
-        return;
-    }
+    const auto *usb = std::get_if<protocol::UsbOpen>(&*open);
     const auto *segment = std::get_if<protocol::SegmentOpen>(&*open);
     const bool test = std::holds_alternative<protocol::DeviceTestOpen>(*open);
-    if (!segment && !test) {
+    if (!usb && !segment && !test) {
         channel->refuse(QStringLiteral("this forwarder does not open \"%1\" channels").arg(kind));
         return;
     }
-    if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Segment) {
+    if (usb && (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Usb || !m_usb)) {
+        channel->refuse(
+            QStringLiteral("this forwarder carries a network segment, not a USB device"));
+        return;
+    }
+    if (!usb && (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Segment)) {
         channel->refuse(segment
                 ? QStringLiteral("this forwarder carries a USB device, not a segment")
                 : QStringLiteral(
                     "this forwarder carries a USB device; it is tested over a usb channel"));
+        return;
+    }
+    if (legOf(*open)) {
+        // The stream comes on the leg and is taken as if it came here.
+        auto *dial = makeStreamLegDial(channel, *open, m_device->describe(),
+            daemon::sessionLegDialer(m_connector, protocol::kForwarderLegPath), this);
+        connect(dial, &daemon::StreamLegDial::arrived, this, &ForwarderDaemon::onChannelRequested);
+        dial->start();
+        return;
+    }
+    if (usb) {
+        openUsbSession(channel, *usb);
         return;
     }
     if (test) {
@@ -242,11 +258,6 @@ void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel, const protocol
 
 void ForwarderDaemon::openUsbSession(tunnel::Channel *channel, const protocol::UsbOpen &open)
 {
-    if (!m_device || m_device->kind != protocol::DeviceSpec::Kind::Usb || !m_usb) {
-        channel->refuse(
-            QStringLiteral("this forwarder carries a network segment, not a USB device"));
-        return;
-    }
     const bool test = open.purpose == protocol::UsbOpen::Purpose::Test;
     channel->accept();
     auto *session = new UsbipServerSession(channel, *m_usb,

@@ -50,11 +50,13 @@ private:
     // The device to carry is the one the credential file records; a
     // welcome naming another stops the forwarder for good (false).
     bool adoptDevice(const protocol::Welcome &welcome);
-    // The hub opens channels to the device: a test, or a run's stream.
+    // The hub opens channels to the device: a test, or a run's stream,
+    // here or on a leg of the forwarder's own that the channel stands for.
     void onChannelRequested(tunnel::Channel *channel);
     // A run's stream: frames of the segment both ways while it lasts.
     void openSegmentStream(tunnel::Channel *channel, const protocol::SegmentOpen &open);
-    // A USB/IP connection: a run's import, or a test's device list.
+    // A USB/IP connection: a run's import, or a test's device list (the
+    // forwarder carries a USB device).
     void openUsbSession(tunnel::Channel *channel, const protocol::UsbOpen &open);
     // Tells the hub where the device is now (device.state).
     void reportDeviceState();

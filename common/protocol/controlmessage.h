@@ -63,8 +63,9 @@ struct Hello
     // The update channel the device follows ("stable" or "edge"), from its
     // own configuration; empty from daemons before protocol 27.
     QString channel;
-    // An agent that comes for one device's stream, not for its session
-    // (AgentDeviceOpen's DirectLeg, protocol 30 on): the one-time ticket.
+    // A daemon that comes for one device's stream, not for its session (a
+    // DirectLeg: an agent's from protocol 30 on, a forwarder's from 32 on):
+    // the one-time ticket.
     QString streamTicket;
 
     friend bool operator==(const Hello &, const Hello &) = default;

@@ -158,15 +158,31 @@ void DeviceAttacher::dialDirectLeg(
         handle->refuse(QStringLiteral("a device channel needs a new run and binding"));
         return;
     }
-    auto *dial = new DirectLegDial(handle, open, m_dialer, DirectLegDial::kDialBound, this);
+    // The leg carries this device's stream only: the same opening, without
+    // a leg of its own.
+    const auto isItsStream = [open](const QJsonObject &metadata) {
+        const auto stream = protocol::AgentDeviceOpen::fromMetadata(metadata);
+        return stream && !stream->direct && stream->runId == open.runId
+            && stream->bindingId == open.bindingId && stream->deviceKind == open.deviceKind
+            && stream->busId == open.busId;
+    };
+    auto *dial = new daemon::StreamLegDial(handle, *open.direct,
+        QStringLiteral("run %1's %2 (binding %3)")
+            .arg(open.runId)
+            .arg(open.name)
+            .arg(open.bindingId),
+        isItsStream, m_dialer, daemon::StreamLegDial::kDialBound, this);
     m_dialling[key] = dial;
-    connect(dial, &DirectLegDial::arrived, this,
-        [this, key](tunnel::Channel *stream, const protocol::AgentDeviceOpen &streamOpen) {
-            m_dialling.erase(key);
-            acceptChannel(stream, streamOpen);
-            Q_EMIT devicesSettled(key.first);
-        });
-    connect(dial, &DirectLegDial::failed, this, [this, key](const QString &) {
+    connect(dial, &daemon::StreamLegDial::arrived, this, [this, key](tunnel::Channel *stream) {
+        m_dialling.erase(key);
+        const auto streamOpen = protocol::AgentDeviceOpen::fromMetadata(stream->metadata());
+        if (streamOpen)
+            acceptChannel(stream, *streamOpen);
+        else
+            stream->refuse(streamOpen.error().message);
+        Q_EMIT devicesSettled(key.first);
+    });
+    connect(dial, &daemon::StreamLegDial::failed, this, [this, key](const QString &) {
         m_dialling.erase(key);
         m_relayAwaited[key] = QDeadlineTimer(kRelayAwaited);
         QTimer::singleShot(kRelayAwaited, this, [this, key] {
@@ -178,7 +194,7 @@ void DeviceAttacher::dialDirectLeg(
             Q_EMIT devicesSettled(key.first);
         });
     });
-    connect(dial, &DirectLegDial::ended, this, [this, key, dial] {
+    connect(dial, &daemon::StreamLegDial::ended, this, [this, key, dial] {
         const auto dialling = m_dialling.find(key);
         if (dialling != m_dialling.end() && dialling->second == dial) {
             m_dialling.erase(dialling);
@@ -466,7 +482,7 @@ void DeviceAttacher::runEnded(qint64 runId)
     }
     for (const Key &key : keys)
         drop(key, QStringLiteral("the run ended"));
-    QList<QPointer<DirectLegDial>> dials;
+    QList<QPointer<daemon::StreamLegDial>> dials;
     for (const auto &[key, dial] : m_dialling) {
         if (key.first == runId)
             dials.append(dial);
@@ -474,7 +490,7 @@ void DeviceAttacher::runEnded(qint64 runId)
     std::erase_if(m_dialling, [runId](const auto &entry) { return entry.first.first == runId; });
     std::erase_if(
         m_relayAwaited, [runId](const auto &entry) { return entry.first.first == runId; });
-    for (DirectLegDial *dial : dials)
+    for (daemon::StreamLegDial *dial : dials)
         delete dial;
     m_sandboxes.erase(runId);
     std::erase_if(m_endings, [runId](const auto &entry) { return entry.first.first == runId; });

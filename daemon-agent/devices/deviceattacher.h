@@ -1,11 +1,11 @@
 #pragma once
 
+#include "common/daemon/streamlegdial.h"
 #include "common/device/l2/tapdevice.h"
 #include "common/device/sysfsroot.h"
 #include "common/protocol/channelopen.h"
 #include "common/protocol/controlmessage.h"
 #include "common/result.h"
-#include "daemon-agent/devices/directlegdial.h"
 #include "daemon-agent/sandbox/runspec.h"
 
 #include <QDeadlineTimer>
@@ -56,7 +56,7 @@ public:
     void recoverLeftovers();
     // How a device channel with a direct leg is dialled; without one, such
     // a channel is refused and the hub carries the stream itself.
-    void setDirectLegDialer(DirectLegDial::Dialer dialer) { m_dialer = std::move(dialer); }
+    void setDirectLegDialer(daemon::StreamLegDial::Dialer dialer) { m_dialer = std::move(dialer); }
     // How long a start waits for the stream of a direct leg that failed,
     // which the hub sends again on the agent's tunnel.
     static constexpr std::chrono::milliseconds kRelayAwaited { 10'000 };
@@ -161,10 +161,10 @@ private:
     bool m_streamsResume = false;
     // Why an attachment ended, for the start that finds it missing.
     std::map<Key, QString> m_endings;
-    DirectLegDial::Dialer m_dialer;
+    daemon::StreamLegDial::Dialer m_dialer;
     // Direct legs being dialled; and those that failed, whose stream the
     // hub sends again on the agent's tunnel, until it came or kRelayAwaited.
-    std::map<Key, QPointer<DirectLegDial>> m_dialling;
+    std::map<Key, QPointer<daemon::StreamLegDial>> m_dialling;
     std::map<Key, QDeadlineTimer> m_relayAwaited;
 };
 

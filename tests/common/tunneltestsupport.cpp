@@ -1,6 +1,7 @@
 #include "common/tunneltestsupport.h"
 
 #include "common/protocol/protocolversion.h"
+#include "common/tunnel/channelmultiplexer.h"
 
 #include <QDir>
 #include <QHostAddress>
@@ -139,6 +140,24 @@ void FakeHub::onNewConnection()
             [this, index] { Q_EMIT clientDisconnected(index); });
         Q_EMIT clientConnected(index);
     }
+}
+
+// --- ChannelEnding ----------------------------------------------------------
+
+ChannelEnding::ChannelEnding(tunnel::Channel *channel)
+{
+    if (channel)
+        watch(channel);
+}
+
+void ChannelEnding::watch(tunnel::Channel *channel)
+{
+    connect(channel, &tunnel::Channel::closed, this,
+        [this](protocol::CloseCode closeCode, const QString &why) {
+            code = closeCode;
+            reason = why;
+            seen = true;
+        });
 }
 
 // --- TcpProxy ---------------------------------------------------------------

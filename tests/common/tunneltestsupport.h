@@ -5,6 +5,7 @@
 // message and answers through a scripted responder, a TCP proxy that can
 // turn into a blackhole, and a development TLS identity in a temporary folder.
 
+#include "common/protocol/channelframe.h"
 #include "common/protocol/controlmessage.h"
 #include "common/result.h"
 #include "hub/tls/devcertificate.h"
@@ -22,6 +23,10 @@
 
 class QTcpSocket;
 class QWebSocket;
+
+namespace cloop::tunnel {
+class Channel;
+}
 
 namespace cloop::testsupport {
 
@@ -80,6 +85,22 @@ private:
     Responder m_responder;
     QList<Connection> m_connections;
     QStringList m_allTexts;
+};
+
+// How a channel ended, as its holder heard it; heard only while this lives,
+// so a test's channel may outlive it.
+class ChannelEnding final : public QObject
+{
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ChannelEnding)
+
+public:
+    explicit ChannelEnding(tunnel::Channel *channel = nullptr);
+    void watch(tunnel::Channel *channel);
+
+    protocol::CloseCode code = protocol::CloseCode::Normal;
+    QString reason;
+    bool seen = false;
 };
 
 // Pipes bytes between accepted loopback clients and 127.0.0.1:targetPort.

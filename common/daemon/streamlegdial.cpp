@@ -1,22 +1,24 @@
-#include "daemon-agent/devices/directlegdial.h"
+#include "common/daemon/streamlegdial.h"
 
+#include "common/logging.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
 #include "common/util/duration.h"
-#include "daemon-agent/agentlogging.h"
 
-namespace cloop::agent {
+namespace cloop::daemon {
 
 using protocol::CloseCode;
 using tunnel::Channel;
 
-DirectLegDial::DirectLegDial(Channel *handle, protocol::AgentDeviceOpen open, const Dialer &dialer,
-    std::chrono::milliseconds bound, QObject *parent)
+StreamLegDial::StreamLegDial(Channel *handle, protocol::DirectLeg leg, QString description,
+    Expected expected, const Dialer &dialer, std::chrono::milliseconds bound, QObject *parent)
     : QObject(parent)
     , m_handle(handle)
-    , m_open(std::move(open))
+    , m_leg(std::move(leg))
+    , m_description(std::move(description))
+    , m_expected(std::move(expected))
 {
-    m_client = dialer(*m_open.direct, this);
+    m_client = dialer ? dialer(m_leg, this) : nullptr;
     m_bound.setSingleShot(true);
     m_bound.setInterval(bound);
     connect(&m_bound, &QTimer::timeout, this, [this] {
@@ -30,21 +32,28 @@ DirectLegDial::DirectLegDial(Channel *handle, protocol::AgentDeviceOpen open, co
     });
 }
 
-DirectLegDial::~DirectLegDial()
+StreamLegDial::~StreamLegDial()
 {
     if (!m_over)
-        end(CloseCode::ConnectionLost, QStringLiteral("the agent is stopping"));
+        end(CloseCode::ConnectionLost, QStringLiteral("the daemon is stopping"));
 }
 
-void DirectLegDial::start()
+QString StreamLegDial::destination() const
+{
+    if (m_client && !m_client->options().hubUrls.isEmpty())
+        return m_client->options().hubUrls.constFirst().toString();
+    return m_leg.url.isEmpty() ? QStringLiteral("its hub") : m_leg.url;
+}
+
+void StreamLegDial::start()
 {
     if (!m_client) {
-        fail(QStringLiteral("this agent cannot dial another hub member"));
+        fail(QStringLiteral("this daemon cannot dial %1").arg(destination()));
         return;
     }
     connect(m_client, &tunnel::TunnelClient::ready, this, [this] {
         connect(m_client->connection()->channels(), &tunnel::ChannelMultiplexer::channelRequested,
-            this, &DirectLegDial::onStreamRequested);
+            this, &StreamLegDial::onStreamRequested);
     });
     // Until the stream came, the client tries again within the bound; a
     // leg lost after that is not dialled again (the hub decides).
@@ -52,8 +61,7 @@ void DirectLegDial::start()
         m_lastFailure = reason;
         if (m_stream)
             end(CloseCode::ConnectionLost,
-                QStringLiteral("the direct leg to %1 was lost: %2")
-                    .arg(m_open.direct->url, reason));
+                QStringLiteral("the direct leg to %1 was lost: %2").arg(destination(), reason));
     });
     connect(m_client, &tunnel::TunnelClient::refused, this,
         [this](const Error &error) { fail(error.message); });
@@ -62,22 +70,15 @@ void DirectLegDial::start()
     if (m_handle)
         m_handle->accept();
     m_bound.start();
-    qCInfo(lcAgent).noquote() << QStringLiteral("run %1 dials %2 for %3 (binding %4)")
-                                     .arg(m_open.runId)
-                                     .arg(m_open.direct->url, m_open.name)
-                                     .arg(m_open.bindingId);
+    qCInfo(lcDaemon).noquote()
+        << QStringLiteral("dialling %1 for %2").arg(destination(), m_description);
     m_client->start();
 }
 
-void DirectLegDial::onStreamRequested(Channel *stream)
+void StreamLegDial::onStreamRequested(Channel *stream)
 {
-    const auto open = protocol::AgentDeviceOpen::fromMetadata(stream->metadata());
-    if (m_stream || m_over || !open || open->direct || open->runId != m_open.runId
-        || open->bindingId != m_open.bindingId || open->deviceKind != m_open.deviceKind
-        || open->busId != m_open.busId) {
-        stream->refuse(QStringLiteral("this leg carries %1 of run %2 only")
-                           .arg(m_open.name)
-                           .arg(m_open.runId));
+    if (m_stream || m_over || !m_expected || !m_expected(stream->metadata())) {
+        stream->refuse(QStringLiteral("this leg carries %1 only").arg(m_description));
         return;
     }
     m_bound.stop();
@@ -85,43 +86,35 @@ void DirectLegDial::onStreamRequested(Channel *stream)
     connect(stream, &Channel::closed, this, [this](CloseCode code, const QString &reason) {
         end(code, reason.isEmpty() ? QStringLiteral("the device's stream ended") : reason);
     });
-    Q_EMIT arrived(stream, *open);
-    if (m_over)
-        return;
-    if (stream->state() == Channel::State::Closed)
-        end(CloseCode::Refused, QStringLiteral("the device could not be attached here"));
+    Q_EMIT arrived(stream);
+    // A stream refused there ended both twins already, with its reason.
+    if (!m_over && stream->state() == Channel::State::Closed)
+        end(CloseCode::Refused, QStringLiteral("the device's stream was refused here"));
 }
 
-void DirectLegDial::fail(const QString &reason)
+void StreamLegDial::fail(const QString &reason)
 {
     if (m_over)
         return;
-    qCWarning(lcAgent).noquote() << QStringLiteral(
-        "run %1 cannot reach %2 for %3, so its hub carries the stream: %4")
-                                        .arg(m_open.runId)
-                                        .arg(m_open.direct->url, m_open.name, reason);
     m_over = true;
-    m_bound.stop();
+    qCWarning(lcDaemon).noquote() << QStringLiteral(
+        "cannot reach %1 for %2, so its hub carries the stream: %3")
+                                         .arg(destination(), m_description, reason);
     if (m_handle) {
         m_handle->disconnect(this);
         m_handle->close(
             CloseCode::Refused, QString(protocol::kDirectLegUnreachable) + reason.left(300));
     }
-    if (m_client) {
-        m_client->disconnect(this);
-        m_client->stop();
-    }
+    finish();
     Q_EMIT failed(reason);
     Q_EMIT ended();
-    deleteLater();
 }
 
-void DirectLegDial::end(CloseCode code, const QString &reason)
+void StreamLegDial::end(CloseCode code, const QString &reason)
 {
     if (m_over)
         return;
     m_over = true;
-    m_bound.stop();
     // Each twin ends with the other's cause.
     for (Channel *side : { m_handle.data(), m_stream.data() }) {
         if (side && side->state() != Channel::State::Closed) {
@@ -132,12 +125,33 @@ void DirectLegDial::end(CloseCode code, const QString &reason)
                 side->close(code, reason);
         }
     }
-    if (m_client) {
-        m_client->disconnect(this);
-        m_client->stop();
-    }
+    finish();
     Q_EMIT ended();
+}
+
+void StreamLegDial::finish()
+{
+    m_bound.stop();
+    if (m_client)
+        m_client->disconnect(this);
+    // Closing the connection at once would cut the stream's close short: its
+    // queued bytes and the hub's answer would be lost, and its holder would
+    // read a lost connection instead of the cause.
+    if (Channel *stream = m_stream.data(); stream && stream->state() != Channel::State::Closed) {
+        connect(stream, &Channel::closed, this, &StreamLegDial::leave);
+        if (m_client)
+            connect(m_client, &tunnel::TunnelClient::disconnected, this, &StreamLegDial::leave);
+        QTimer::singleShot(kCloseGrace, this, &StreamLegDial::leave);
+        return;
+    }
+    leave();
+}
+
+void StreamLegDial::leave()
+{
+    if (m_client)
+        m_client->stop();
     deleteLater();
 }
 
-} // namespace cloop::agent
+} // namespace cloop::daemon
