@@ -18,6 +18,7 @@
 #include "bench/benchfailed.h"
 #include "bench/benchutil.h"
 #include "bench/relaypaths.h"
+#include "bench/sandboxruns.h"
 #include "support/labnetwork.h"
 #include "support/testrig.h"
 
@@ -25,18 +26,14 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
-#include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
-#include <QStandardPaths>
-#include <QTemporaryDir>
 #include <QThread>
 
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
-#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -50,12 +47,13 @@ namespace {
 
 const char *const kUsage = "bench_segment [seconds per iperf3 run] [repetitions]";
 const char *g_program = "bench_segment";
-// Its own tag, so a benchmark running beside it keeps its image.
-const QString kImage = QStringLiteral("localhost/cloop-bench-iperf3:%1").arg(::getpid());
 const QString kProject = QStringLiteral("/srv/projects/bench");
 
 using cloop::bench::BenchFailed;
 using cloop::bench::fail;
+using cloop::bench::gbitsFromIperf;
+using cloop::bench::iperfLine;
+using cloop::bench::mustRun;
 
 CliResult sh(const QString &script, int timeoutMs = 120'000)
 {
@@ -63,45 +61,10 @@ CliResult sh(const QString &script, int timeoutMs = 120'000)
         QProcessEnvironment::systemEnvironment(), timeoutMs);
 }
 
-void mustRun(const QString &script)
-{
-    const CliResult ran = sh(script);
-    if (ran.exitCode != 0)
-        fail(ran.describe());
-}
-
-// busybox with a few applets, and iperf3 with every library it links;
-// removed again when the guard goes.
-std::unique_ptr<cloop::bench::UndoOnExit> importIperfImage()
-{
-    auto removal = std::make_unique<cloop::bench::UndoOnExit>(
-        QStringLiteral("podman rmi -f %1 >/dev/null 2>&1").arg(kImage));
-    QTemporaryDir root;
-    const QString rootfs = root.filePath(QStringLiteral("rootfs"));
-    const QString iperf = QStandardPaths::findExecutable(QStringLiteral("iperf3"));
-    mustRun(QStringLiteral(
-        "set -e; r='%1'; mkdir -p $r/bin $r/usr/bin $r/tmp $r/work $r/etc; chmod 1777 $r/tmp; "
-        "cp /bin/busybox $r/bin/busybox; "
-        "for a in sh ping sleep cat ls echo ip test awk grep; do ln -s busybox $r/bin/$a; done; "
-        "cp -L '%2' $r/usr/bin/iperf3; "
-        "for lib in $(ldd '%2' | grep -o '/[^ ]*'); do mkdir -p $r$(dirname $lib); cp -L $lib "
-        "$r$lib; done; "
-        "echo 'root:x:0:0::/:/bin/sh' > $r/etc/passwd; "
-        "tar -C $r -c . | podman import --quiet - %3 >/dev/null")
-                .arg(rootfs, iperf, kImage));
-    return removal;
-}
-
-// The same probes on every path. busybox's ping, because the sandbox has
-// no other; iperf3 with TCP_NODELAY.
+// The same ping on every path: busybox's, because the sandbox has no other.
 QString pingLine(const QString &address)
 {
     return QStringLiteral("busybox ping -c 20 -i 0.2 %1").arg(address);
-}
-
-QString iperfLine(const QString &address, int seconds)
-{
-    return QStringLiteral("iperf3 -J -N -c %1 -t %2").arg(address).arg(seconds);
 }
 
 struct Figures
@@ -109,17 +72,6 @@ struct Figures
     double gbits = 0;
     double rttMs = 0;
 };
-
-double gbitsFromIperf(const QByteArray &json)
-{
-    const QJsonObject end
-        = QJsonDocument::fromJson(json).object().value(QLatin1String("end")).toObject();
-    return end.value(QLatin1String("sum_received"))
-               .toObject()
-               .value(QLatin1String("bits_per_second"))
-               .toDouble()
-        / 1e9;
-}
 
 double rttFromPing(const QString &output)
 {
@@ -181,7 +133,7 @@ Figures measureDirect(int seconds)
 }
 
 // The same through forwarder → hub → agent → TAP into a podman sandbox.
-Figures measureChain(TestRig &rig, LabNetwork &lab, int seconds)
+Figures measureChain(TestRig &rig, LabNetwork &lab, const QString &image, int seconds)
 {
     HubProcess &hub = rig.hub();
     QProcess server;
@@ -189,14 +141,13 @@ Figures measureChain(TestRig &rig, LabNetwork &lab, int seconds)
         = lab.labCommand({ QStringLiteral("iperf3"), QStringLiteral("-s"), QStringLiteral("-1") });
     server.start(serve.first(), serve.mid(1));
     server.waitForStarted();
-    const QString workload = QStringLiteral(
-        "i=0; while ! ip -o addr show fwd0 2>/dev/null | grep -q 192.0.2.10 && [ $i -lt 100 ]; do "
-        "sleep 0.1; i=$((i+1)); done; sleep 0.5; %1 | tail -n 1; %2")
-                                 .arg(pingLine(QStringLiteral("192.0.2.1")),
-                                     iperfLine(QStringLiteral("192.0.2.1"), seconds));
+    const QString workload = cloop::bench::awaitForwardedAddress(QStringLiteral("192.0.2.10"))
+        + QStringLiteral("sleep 0.5; %1 | tail -n 1; %2")
+              .arg(pingLine(QStringLiteral("192.0.2.1")),
+                  iperfLine(QStringLiteral("192.0.2.1"), seconds));
     const CliResult ran = hub.cli(
         { QStringLiteral("run"), QStringLiteral("--project"), kProject, QStringLiteral("--image"),
-            kImage, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), workload },
+            image, QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), workload },
         (seconds + 60) * 1000);
     server.waitForFinished(5000);
     if (ran.exitCode != 0)
@@ -266,13 +217,13 @@ int runBench(int argc, char **argv)
     const int repetitions = cloop::bench::argument(argc, argv, 2, 1, kUsage);
     if (const QString why = sandboxesUnavailable(); !why.isEmpty())
         fail(why);
-    if (QStandardPaths::findExecutable(QStringLiteral("iperf3")).isEmpty())
-        fail(QStringLiteral("iperf3 is not installed (scripts/install-deps installs it)"));
+    if (const QString why = cloop::bench::IperfImage::unavailable(); !why.isEmpty())
+        fail(why);
     if (const QString why = cloop::bench::SshEthernetTunnel::unavailable(); !why.isEmpty())
         fail(why);
     if (const QString why = enterPrivateNetwork(); !why.isEmpty())
         fail(why);
-    const auto image = importIperfImage();
+    const cloop::bench::IperfImage image;
 
     LabNetwork lab(
         QStringLiteral("clb-seg"), QStringLiteral("clb-lab"), QStringLiteral("192.0.2.1/24"));
@@ -322,7 +273,7 @@ int runBench(int argc, char **argv)
     };
     for (int i = 0; i < repetitions; ++i) {
         const Figures direct = measureDirect(seconds);
-        const Figures chain = measureChain(rig, lab, seconds);
+        const Figures chain = measureChain(rig, lab, image.name(), seconds);
         const Figures ssh = measureSsh(tunnel, seconds);
         std::printf("%-34s %12.2f %14.3f\n", "direct veth", direct.gbits, direct.rttMs);
         std::printf(

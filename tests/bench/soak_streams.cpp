@@ -20,6 +20,7 @@
 #include "bench/benchcleanup.h"
 #include "bench/benchfailed.h"
 #include "bench/benchutil.h"
+#include "bench/sandboxruns.h"
 #include "bench/sessionload.h"
 #include "common/result.h"
 #include "support/labnetwork.h"
@@ -470,32 +471,19 @@ QStringList Soak::endAndCountSegments()
     return lines;
 }
 
-// The runs end before the agents do, or their sandboxes would outlive the
-// soak: an agent that stops leaves its runs to its next start.
 void Soak::endRuns()
 {
-    QStringList runs;
+    QList<qint64> runs;
     for (const Stream &stream : m_streams) {
         if (stream.run > 0)
-            runs.append(QString::number(stream.run));
+            runs.append(stream.run);
     }
-    if (runs.isEmpty())
-        return;
-    for (const QString &run : std::as_const(runs))
-        m_rig.hub().cli({ QStringLiteral("run"), QStringLiteral("cancel"), run });
-    // Each look reads the agents' output once, not once a run.
-    (void)waitUntil(
-        [&] {
-            QString said;
-            for (const ForwarderProcess *agent : { m_usbAgent, m_segmentAgent }) {
-                if (agent)
-                    said += agent->stderrText();
-            }
-            return std::all_of(runs.begin(), runs.end(), [&](const QString &run) {
-                return said.contains(QStringLiteral("run %1 finished").arg(run));
-            });
-        },
-        10 * 60 * 1000);
+    QList<const ForwarderProcess *> agents;
+    for (const ForwarderProcess *agent : { m_usbAgent, m_segmentAgent }) {
+        if (agent)
+            agents.append(agent);
+    }
+    cloop::bench::cancelRuns(m_rig.hub(), runs, agents);
     for (Stream &stream : m_streams)
         stream.run = 0;
 }

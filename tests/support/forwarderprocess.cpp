@@ -1,5 +1,6 @@
 #include "support/forwarderprocess.h"
 
+#include "daemon-agent/sandbox/podmansandbox.h"
 #include "daemon-agent/workroot/workroot.h"
 
 #include <QFileInfo>
@@ -30,14 +31,24 @@ ForwarderProcess::~ForwarderProcess()
         removeSandboxes();
 }
 
+QString ForwarderProcess::sandboxTag() const
+{
+    return cloop::agent::WorkRoot(m_home + QStringLiteral("/.cloop/work")).sandboxTag();
+}
+
+QString ForwarderProcess::sandboxOf(qint64 runId) const
+{
+    return cloop::agent::PodmanSandbox::containerNameFor(
+        QStringLiteral("%1-%2").arg(sandboxTag()).arg(runId));
+}
+
 void ForwarderProcess::removeSandboxes() const
 {
     if (m_home.isEmpty() || QStandardPaths::findExecutable(QStringLiteral("podman")).isEmpty())
         return;
     // The agent names each sandbox cloop-run-TAG-RUN, TAG its work root's:
     // only this agent's.
-    const QString tag
-        = cloop::agent::WorkRoot(m_home + QStringLiteral("/.cloop/work")).sandboxTag();
+    const QString tag = sandboxTag();
     const QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
     const CliResult listed = runProgram(QStringLiteral("podman"),
         { QStringLiteral("ps"), QStringLiteral("-a"), QStringLiteral("--format"),

@@ -66,12 +66,16 @@ public:
     QString home() const { return m_home; }
     // The PID of the running process, 0 when it is not running.
     qint64 processId() const;
+    // An agent's: the podman sandbox it runs run `runId` in.
+    QString sandboxOf(qint64 runId) const;
     // For failure messages: command, state and everything it printed.
     QString describe() const;
 
 private:
     // Removes the podman sandboxes this agent left (killed while stopping one).
     void removeSandboxes() const;
+    // What the agent puts in its sandboxes' names: its work root's tag.
+    QString sandboxTag() const;
     QString programPath() const;
     QStringList programArguments() const;
 
