@@ -23,6 +23,8 @@
 #include "hub/localaccess.h"
 #include "hub/metrics/hubmetrics.h"
 #include "hub/metrics/metricsendpoint.h"
+#include "hub/relay/relaylegdoor.h"
+#include "hub/relay/relaythreads.h"
 #include "hub/server/adminapi.h"
 #include "hub/server/devicestreams.h"
 #include "hub/server/eventstreamendpoint.h"
@@ -152,6 +154,9 @@ Hub::~Hub()
     m_dispatcher.reset();
     m_deviceStreams.reset();
     m_gateways.reset();
+    // What still runs on the relay threads ends there, as lost.
+    m_relayDoor.reset();
+    m_relayThreads.reset();
 }
 
 void Hub::sweep()
@@ -444,6 +449,7 @@ Status Hub::openServices(const HubOptions &options)
     m_releases = std::make_unique<ReleaseCatalog>(*m_releaseStore, releasesPath(options.dataDir));
     m_deviceStreams = std::make_unique<DeviceStreams>(m_gateways->forwarderReach(),
         m_gateways->executors(), m_core->events(), m_gateways->audit());
+    openRelay(options.relayThreads.value_or(RelayThreads::defaultCount()));
     m_dispatcher = std::make_unique<RunDispatcher>(*m_core, m_core->runs(), m_gateways->executors(),
         *m_runLogs, *m_deviceStreams, m_gateways->forwarderReach(), options.runGrace);
     m_dispatcher->holdBackUpgrading(m_gateways->executorUpgrades());
@@ -452,6 +458,30 @@ Status Hub::openServices(const HubOptions &options)
     m_eventStream = std::make_unique<EventStreamEndpoint>(*m_core, eventLimits);
     connectEvents();
     return {};
+}
+
+void Hub::openRelay(int threads)
+{
+    if (threads == 0) {
+        qCInfo(lcHub).noquote() << "device streams go on the daemons' tunnels (--relay-threads 0)";
+        return;
+    }
+    m_relayThreads = std::make_unique<RelayThreads>(threads);
+    m_relayDoor = std::make_unique<RelayLegDoor>(*m_relayThreads);
+    const auto knows
+        = [door = m_relayDoor.get()](const QString &ticket) { return door->knows(ticket); };
+    for (const auto side : { RelayedStream::Side::Forwarder, RelayedStream::Side::Agent }) {
+        DaemonGateway &gateway = side == RelayedStream::Side::Forwarder ? m_gateways->forwarders()
+                                                                        : m_gateways->executors();
+        gateway.setRelayDoor(knows,
+            [door = m_relayDoor.get(), side](qint64 daemonId, const QString &ticket,
+                const std::function<tunnel::TunnelConnection *()> &open) {
+                return door->admit(side, daemonId, ticket, open);
+            });
+    }
+    m_deviceStreams->setRelayDoor(m_relayDoor.get());
+    qCInfo(lcHub).noquote() << "device streams are relayed on" << threads
+                            << (threads == 1 ? "thread" : "threads");
 }
 
 Status Hub::startServer(const HubOptions &options, const QSslConfiguration &tls)

@@ -33,6 +33,8 @@ class HubCore;
 class HubGateways;
 class HubHttpServer;
 class HubMetrics;
+class RelayLegDoor;
+class RelayThreads;
 class MemberLease;
 class MemberStore;
 class SessionHolderStore;
@@ -83,6 +85,9 @@ struct HubOptions
         quint16 port = 0;
     };
     std::optional<MetricsListen> metrics;
+    // Threads relaying device streams on legs; none set: one per core; 0:
+    // streams go on the tunnels, through the main thread.
+    std::optional<int> relayThreads;
 };
 
 // `cloop hub serve`: the data folder, the database and the services over
@@ -128,6 +133,8 @@ private:
     // reach them through; nothing listens yet.
     Status openServices(const HubOptions &options);
     // The admin API and the TLS port in front of everything; sets the port.
+    // The relay threads and the door of their legs; none with 0 threads.
+    void openRelay(int threads);
     Status startServer(const HubOptions &options, const QSslConfiguration &tls);
     QUrl publicUrlFor(const HubOptions &options) const;
     QUrl localUrlFor(const HubOptions &options) const;
@@ -145,6 +152,10 @@ private:
     std::unique_ptr<MetricsEndpoint> m_metricsEndpoint;
     std::unique_ptr<Clock> m_clock;
     std::unique_ptr<HubCore> m_core;
+    // Before the gateways, which ask the door, and the device streams,
+    // which end what it relays: they go first.
+    std::unique_ptr<RelayThreads> m_relayThreads;
+    std::unique_ptr<RelayLegDoor> m_relayDoor;
     std::unique_ptr<HubGateways> m_gateways;
     std::unique_ptr<RunLogStore> m_runLogs;
     std::unique_ptr<ReleaseStore> m_releaseStore;

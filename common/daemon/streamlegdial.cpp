@@ -26,8 +26,14 @@ StreamLegDial::StreamLegDial(Channel *handle, protocol::DirectLeg leg, QString d
         fail(m_lastFailure.isEmpty() ? QStringLiteral("no stream within %1").arg(limit)
                                      : QStringLiteral("%1 (for %2)").arg(m_lastFailure, limit));
     });
-    // The hub took the device back before the leg was up, or after.
+    // The hub took the device back before the leg was up, or after; or,
+    // before the stream came, gave up on legs because the other daemon's
+    // failed: then the stream comes on the tunnels, as after our own failure.
     connect(handle, &Channel::closed, this, [this](CloseCode code, const QString &reason) {
+        if (!m_stream && reason.startsWith(protocol::kDirectLegUnreachable)) {
+            giveUp(reason.mid(protocol::kDirectLegUnreachable.size()));
+            return;
+        }
         end(code, reason.isEmpty() ? QStringLiteral("the hub ended the device's stream") : reason);
     });
 }
@@ -105,6 +111,19 @@ void StreamLegDial::fail(const QString &reason)
         m_handle->close(
             CloseCode::Refused, QString(protocol::kDirectLegUnreachable) + reason.left(300));
     }
+    finish();
+    Q_EMIT failed(reason);
+    Q_EMIT ended();
+}
+
+void StreamLegDial::giveUp(const QString &reason)
+{
+    if (m_over)
+        return;
+    m_over = true;
+    qCInfo(lcDaemon).noquote() << QStringLiteral(
+        "the hub carries %1 on the tunnels, not on a direct leg: %2")
+                                      .arg(m_description, reason);
     finish();
     Q_EMIT failed(reason);
     Q_EMIT ended();

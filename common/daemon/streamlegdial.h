@@ -59,8 +59,9 @@ public:
 Q_SIGNALS:
     // The stream's channel arrived: take it (accept or refuse it) now.
     void arrived(cloop::tunnel::Channel *stream);
-    // The leg could not be dialled; the handle was closed and the hub
-    // carries the stream itself on a new channel.
+    // The leg could not be dialled, here or by the other daemon; the
+    // handle is closed and the hub carries the stream itself on a new
+    // channel.
     void failed(const QString &reason);
     // The leg is over, either way; this object goes away by itself.
     void ended();
@@ -68,6 +69,8 @@ Q_SIGNALS:
 private:
     void onStreamRequested(tunnel::Channel *stream);
     void fail(const QString &reason);
+    // The hub gave up on legs for this stream (the other daemon's failed).
+    void giveUp(const QString &reason);
     void end(protocol::CloseCode code, const QString &reason);
     // The dial stops for good; the leg goes once its stream has closed.
     void finish();

@@ -36,9 +36,19 @@ void Heartbeat::setWatchful(bool watchful)
     if (watchful == m_watchful)
         return;
     m_watchful = watchful;
+    if (watchful)
+        m_sinceWatchful.invalidate();
+    else
+        m_sinceWatchful.start();
     // A running timer restarts with the new interval, so a link turning
     // watchful is checked within the short one; a stopped one stays stopped.
     m_timer.setInterval(currentPace().interval);
+}
+
+bool Heartbeat::lingers() const
+{
+    return !m_watchful && m_sinceWatchful.isValid()
+        && m_sinceWatchful.elapsed() < (m_watchfulPace.timeout + m_watchfulPace.interval).count();
 }
 
 void Heartbeat::noteActivity()
@@ -68,6 +78,9 @@ void Heartbeat::onTick()
     // no pings of its own.
     if (silent >= pace.interval.count() / 2)
         m_socket->ping();
+    // The watchful bound after the last stream has passed: the idle pace.
+    if (m_timer.intervalAsDuration() != currentPace().interval)
+        m_timer.setInterval(currentPace().interval);
 }
 
 } // namespace cloop::net

@@ -42,10 +42,14 @@ public:
 
     void start();
     void stop();
-    // Watchful while the link carries something a dead link would strand.
+    // Watchful while the link carries something a dead link would strand,
+    // and for one watchful bound (timeout + interval) after: a stream that
+    // ends may end because the link died (the peer judged it first, or its
+    // end came on another connection), and the silence begun meanwhile is
+    // judged at the pace it began under.
     void setWatchful(bool watchful);
-    bool isWatchful() const { return m_watchful; }
-    const Pace &currentPace() const { return m_watchful ? m_watchfulPace : m_idlePace; }
+    bool isWatchful() const { return m_watchful || lingers(); }
+    const Pace &currentPace() const { return isWatchful() ? m_watchfulPace : m_idlePace; }
     // Anything heard from the peer proves it alive.
     void noteActivity();
     qint64 millisecondsSinceActivity() const { return m_sinceActivity.elapsed(); }
@@ -55,6 +59,7 @@ Q_SIGNALS:
 
 private:
     void onTick();
+    bool lingers() const;
 
     QWebSocket *m_socket;
     Pace m_idlePace;
@@ -64,6 +69,8 @@ private:
     QTimer m_timer { this };
     QElapsedTimer m_sinceActivity;
     QElapsedTimer m_sinceTick;
+    // Since the link stopped being watchful; invalid while it is.
+    QElapsedTimer m_sinceWatchful;
 };
 
 } // namespace cloop::net

@@ -230,6 +230,11 @@ void ChannelSplice::move(Leg &from, Leg &to)
         else
             from.carry.remove(0, size);
         from.forwarded += static_cast<quint64>(size);
+        if (m_counters) {
+            // One writer: a plain store, no locked add on the relay's path.
+            std::atomic<quint64> &counted = &from == &m_a ? m_counters->aToB : m_counters->bToA;
+            counted.store(from.forwarded, std::memory_order_relaxed);
+        }
     }
 }
 

@@ -8,9 +8,19 @@
 #include <QPointer>
 #include <QString>
 
+#include <atomic>
+#include <memory>
 #include <optional>
 
 namespace cloop::tunnel {
+
+// What a splice carried, each way, readable from another thread while the
+// splice runs on its own (the hub's relay threads).
+struct SpliceCounters
+{
+    std::atomic<quint64> aToB { 0 };
+    std::atomic<quint64> bToA { 0 };
+};
 
 // Joins two channels (normally of two different multiplexers, i.e. two
 // daemons' tunnels) so bytes flow both ways with each side's flow control
@@ -63,6 +73,9 @@ public:
     // to keep what it holds for the stream that follows.
     void setAResumable(bool resumable) { m_aResumable = resumable; }
 
+    // From now on every byte carried is also counted there.
+    void countInto(std::shared_ptr<SpliceCounters> counters) { m_counters = std::move(counters); }
+
     quint64 bytesAToB() const { return m_a.forwarded; }
     quint64 bytesBToA() const { return m_b.forwarded; }
     // Bytes taken out of a source but not yet accepted by the destination:
@@ -104,6 +117,7 @@ private:
 
     Leg m_a;
     Leg m_b;
+    std::shared_ptr<SpliceCounters> m_counters;
     // Set once the first normal close arrived: the surviving side is closed
     // with this reason as soon as what is carried toward it went out.
     std::optional<QString> m_handOverReason;

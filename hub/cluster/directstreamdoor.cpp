@@ -1,12 +1,12 @@
 #include "hub/cluster/directstreamdoor.h"
 
+#include "common/crypto/secrets.h"
 #include "common/logging.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/channelsplice.h"
 #include "common/tunnel/tunnelconnection.h"
 #include "common/util/duration.h"
 
-#include <QCryptographicHash>
 #include <QTimer>
 
 #include <algorithm>
@@ -20,11 +20,6 @@ using tunnel::Channel;
 using tunnel::ChannelSplice;
 
 namespace {
-
-QByteArray hashOf(const QString &ticket)
-{
-    return QCryptographicHash::hash(ticket.toLatin1(), QCryptographicHash::Sha256);
-}
 
 Error refusedTicket(const QString &why)
 {
@@ -54,7 +49,7 @@ void DirectStreamDoor::expect(const PeerMember &from, qint64 forwarderId,
     leg.from = from;
     leg.forwarderId = forwarderId;
     leg.direct = direct;
-    leg.ticketHash = hashOf(direct.ticket);
+    leg.ticketHash = secrets::sha256(direct.ticket.toLatin1());
     leg.peer = peer;
     leg.forwarder = forwarder;
     leg.expiry = std::make_unique<QTimer>();
@@ -83,7 +78,7 @@ void DirectStreamDoor::expect(const PeerMember &from, qint64 forwarderId,
 Status DirectStreamDoor::admit(qint64 executorId, const QString &ticket,
     const std::function<tunnel::TunnelConnection *()> &open)
 {
-    const auto waiting = m_waiting.constFind(hashOf(ticket));
+    const auto waiting = m_waiting.constFind(secrets::sha256(ticket.toLatin1()));
     if (waiting == m_waiting.constEnd()) {
         if (m_refusalLog.admit())
             qCInfo(lcHubCluster).noquote()

@@ -14,6 +14,7 @@ namespace cloop::hub::edge {
 inline constexpr QLatin1StringView kForwarderEndpoint { "/api/forwarders/connect" };
 inline constexpr QLatin1StringView kExecutorEndpoint { "/api/executors/connect" };
 inline constexpr QLatin1StringView kExecutorDirectLegEndpoint = protocol::kDirectLegPath;
+inline constexpr QLatin1StringView kForwarderLegEndpoint = protocol::kForwarderLegPath;
 inline constexpr QLatin1StringView kEventsEndpoint { "/api/events" };
 
 QLatin1StringView endpointFor(protocol::PeerRole role);

@@ -216,6 +216,11 @@ ServeCommand::ServeCommand(QString name)
           QStringLiteral("What all runs' logs may take on disk; past it the oldest "
                          "finished runs' logs are trimmed first (default 4GiB)."),
           QStringLiteral("SIZE"), QStringLiteral("4GiB"))
+    , m_relayThreads(QStringLiteral("relay-threads"),
+          QStringLiteral("Threads that relay device streams, away from the API and the database "
+                         "(default auto: one per core; 0: streams go on the daemons' tunnels, "
+                         "through the main thread, as with daemons before protocol 32)."),
+          QStringLiteral("N"), QStringLiteral("auto"))
 { }
 
 void ServeCommand::addOptions(util::CommandLine &commandLine) const
@@ -224,7 +229,7 @@ void ServeCommand::addOptions(util::CommandLine &commandLine) const
     commandLine.addOptions({ m_data, m_listen, m_metricsListen, m_cert, m_key, m_publicUrl,
         m_requestTtl, m_lostAfter, m_memberLease, m_peerListen, m_peerUrl, m_clusterPoll,
         m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated, m_maxPerSource, m_connectionRate,
-        m_preAuthTimeout, m_runLogCap, m_runLogBudget });
+        m_preAuthTimeout, m_runLogCap, m_runLogBudget, m_relayThreads });
 }
 
 int ServeCommand::run(const QStringList &arguments)
@@ -278,6 +283,14 @@ Result<HubOptions> ServeCommand::hubOptions(const util::CommandLine &commandLine
     options.memberLease = *lease;
     if (Status cluster = clusterOptions(commandLine, options); !cluster)
         return cluster.error();
+    if (const QString threads = commandLine.value(m_relayThreads); threads != u"auto") {
+        bool ok = false;
+        options.relayThreads = threads.toInt(&ok);
+        if (!ok || *options.relayThreads < 0 || *options.relayThreads > 256)
+            return usage(
+                QStringLiteral("--relay-threads \"%1\" is not auto or a count from 0 to 256")
+                    .arg(threads));
+    }
     for (const auto &[option, limit] : { std::pair { &m_runLogCap, &options.runLogs.perRun },
              std::pair { &m_runLogBudget, &options.runLogs.total } }) {
         auto size = util::parseByteSize(commandLine.value(*option));

@@ -63,6 +63,7 @@ private:
     QCommandLineOption m_preAuthTimeout;
     QCommandLineOption m_runLogCap;
     QCommandLineOption m_runLogBudget;
+    QCommandLineOption m_relayThreads;
 };
 
 // The option every hub command takes, and the folder it names (the

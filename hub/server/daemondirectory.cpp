@@ -39,11 +39,15 @@ Result<AdmittedDaemon> ForwarderDirectory::redeem(const Redeem &redeem)
     return admitted;
 }
 
-Result<AdmittedDaemon> ForwarderDirectory::identify(const Hello &)
+Result<AdmittedDaemon> ForwarderDirectory::identify(const Hello &hello)
 {
-    return Error::make(QStringLiteral("protocol_error"),
-        QStringLiteral("a forwarder's connection carries its session, never a stream ticket"),
-        true);
+    auto record = m_service.authenticate(hello.credential);
+    if (!record)
+        return record.error();
+    AdmittedDaemon admitted { record->id, record->name, {}, std::nullopt };
+    admitted.welcome
+        = Welcome { kVersion, m_software, record->id, record->name, record->device, {} };
+    return admitted;
 }
 
 Status ForwarderDirectory::touchLastSeen(qint64 id)

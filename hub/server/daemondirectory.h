@@ -48,7 +48,7 @@ public:
     QString endpointPath() const override { return QStringLiteral("/api/forwarders/connect"); }
     Result<AdmittedDaemon> authenticate(const protocol::Hello &hello) override;
     Result<AdmittedDaemon> redeem(const protocol::Redeem &redeem) override;
-    // A forwarder has no direct legs: refused.
+    // A forwarder's leg of a device stream this hub relays (protocol 32 on).
     Result<AdmittedDaemon> identify(const protocol::Hello &hello) override;
     Status touchLastSeen(qint64 id) override;
 

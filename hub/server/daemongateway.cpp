@@ -19,6 +19,16 @@ namespace cloop::hub {
 using namespace protocol;
 using tunnel::TunnelConnection;
 
+namespace {
+
+// Where this endpoint's daemons dial their legs.
+QLatin1StringView legPathOf(PeerRole role)
+{
+    return role == PeerRole::Forwarder ? kForwarderLegPath : kDirectLegPath;
+}
+
+} // namespace
+
 DaemonGateway::DaemonGateway(DaemonDirectory &directory, Options options, QObject *parent)
     : QObject(parent)
     , m_directory(directory)
@@ -72,9 +82,9 @@ void DaemonGateway::onFirstMessage(
                 Error::make(QStringLiteral("protocol_error"),
                     purpose == Purpose::DirectLeg
                         ? QStringLiteral("%1 takes a hello with a stream ticket, nothing else")
-                              .arg(protocol::kDirectLegPath)
+                              .arg(legPathOf(m_directory.role()))
                         : QStringLiteral("a stream ticket goes to %1")
-                              .arg(protocol::kDirectLegPath),
+                              .arg(legPathOf(m_directory.role())),
                     true));
         return;
     }
@@ -102,7 +112,10 @@ void DaemonGateway::onFirstMessage(
 
 void DaemonGateway::admitStream(edge::FirstMessageWait *wait, const Hello &hello)
 {
-    if (!m_streamDoor) {
+    const StreamDoor &door = m_relayDoor && (!m_streamDoor || m_relayKnows(hello.streamTicket))
+        ? m_relayDoor
+        : m_streamDoor;
+    if (!door) {
         refuse(wait,
             Error::make(QStringLiteral("protocol_error"),
                 QStringLiteral("this hub is not a cluster member: it takes no stream tickets"),
@@ -122,7 +135,7 @@ void DaemonGateway::admitStream(edge::FirstMessageWait *wait, const Hello &hello
         connection->sendControl(who->welcome);
         return connection;
     };
-    if (Status admitted = m_streamDoor(who->id, hello.streamTicket, open); !admitted)
+    if (Status admitted = door(who->id, hello.streamTicket, open); !admitted)
         refuse(wait, admitted.error());
 }
 

@@ -54,8 +54,17 @@ public:
     DaemonGateway(DaemonDirectory &directory, Options options, QObject *parent = nullptr);
     ~DaemonGateway() override;
 
-    // Without a door (a lone hub), a stream ticket is refused.
+    // The cluster's door: the direct legs of agents of other members.
+    // Without a door, a stream ticket is refused.
     void setStreamDoor(StreamDoor door) { m_streamDoor = std::move(door); }
+    // The door of the legs this hub relays on its relay threads, asked
+    // first for the tickets it knows.
+    using TicketKnown = std::function<bool(const QString &ticket)>;
+    void setRelayDoor(TicketKnown knows, StreamDoor door)
+    {
+        m_relayKnows = std::move(knows);
+        m_relayDoor = std::move(door);
+    }
 
     // What a WebSocket came for, by the path it asked for.
     enum class Purpose
@@ -116,6 +125,8 @@ private:
     QList<QUrl> m_hubs;
     std::unique_ptr<util::LogThrottle> m_refusalLog;
     StreamDoor m_streamDoor;
+    TicketKnown m_relayKnows;
+    StreamDoor m_relayDoor;
 };
 
 } // namespace cloop::hub

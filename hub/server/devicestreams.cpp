@@ -9,9 +9,13 @@
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/channelsplice.h"
 #include "hub/domain/eventbus.h"
+#include "hub/relay/relayedstream.h"
+#include "hub/relay/relaylegdoor.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/forwarderreach.h"
 #include "hub/storage/auditlog.h"
+
+#include <QTimer>
 
 #include <algorithm>
 
@@ -117,54 +121,112 @@ Status DeviceStreams::openStream(const Key &key, const Lent &lent)
             forwarderSide = leg.error();
         }
     }
+    // Held here: both daemons come for the bytes on legs of their own,
+    // relayed on a relay thread, when they can.
+    QPointer<RelayedStream> relayed;
+    protocol::ChannelOpen toForwarderHandle = toForwarder;
+    protocol::AgentDeviceOpen toAgentHandle = toAgent;
+    if (!forwarderSide && mayRelayOnLegs(lent.executorId, forwarderId)) {
+        const bool resumable
+            = m_executors.protocolOf(lent.executorId) >= protocol::kMinimumForResumableStreams;
+        auto expected = m_relayDoor->expect(RelayedStream::Plan {
+            forwarderId, lent.executorId, LegJoin::Openings { toForwarder, toAgent, resumable } });
+        relayed = expected.stream;
+        std::visit(
+            [&expected](auto &open) {
+                if constexpr (requires { open.leg; })
+                    open.leg = expected.forwarderLeg;
+            },
+            toForwarderHandle);
+        toAgentHandle.direct = expected.agentLeg;
+    }
     if (!forwarderSide)
-        forwarderSide = m_forwarders.openChannel(forwarderId, toForwarder);
-    auto agentSide = *forwarderSide ? agent->channels()->openChannel(toAgent)
+        forwarderSide = m_forwarders.openChannel(forwarderId, toForwarderHandle);
+    auto agentSide = *forwarderSide ? agent->channels()->openChannel(toAgentHandle)
                                     : Result<tunnel::Channel *>(forwarderSide->error());
     if (!*forwarderSide || !agentSide) {
         if (*forwarderSide)
             (**forwarderSide)
                 ->close(CloseCode::Refused, QStringLiteral("the agent's side could not be opened"));
+        if (relayed) {
+            relayed->end(CloseCode::Refused, QStringLiteral("its handles could not be opened"));
+            relayed->deleteLater();
+        }
         return *forwarderSide ? agentSide.error() : forwarderSide->error();
     }
     const bool direct = toAgent.direct.has_value();
     m_streams[key] = Stream { runId, lent.projectId, bindingId, forwarderId, lent.executorId,
-        device.name, **forwarderSide, *agentSide, nullptr, direct };
+        device.name, **forwarderSide, *agentSide, nullptr, direct, relayed };
+    if (relayed) {
+        connect(relayed, &RelayedStream::joined, this, [this, key] { recordJoin(key); });
+        connect(relayed, &RelayedStream::ended, this,
+            [this, key](CloseCode code, const QString &reason) {
+                // A lost leg while both daemons stay: opened again soon.
+                finish(key, reason);
+                if (code == CloseCode::ConnectionLost)
+                    reopenSoon(key);
+            });
+    }
     for (tunnel::Channel *side : { **forwarderSide, *agentSide }) {
         connect(side, &tunnel::Channel::opened, this, [this, key] { joinIfReady(key); });
-        // Before the join, a side that ends takes the stream with it.
+        // Before the join, a side that ends takes the stream with it; so
+        // does a leg's handle at any time.
         connect(side, &tunnel::Channel::closed, this,
-            [this, key, side](CloseCode, const QString &reason) {
+            [this, key, side](CloseCode code, const QString &reason) {
                 auto found = m_streams.find(key);
                 if (found == m_streams.end() || found->second.splice)
                     return;
-                if (found->second.direct && side == found->second.agentSide.data()
-                    && reason.startsWith(protocol::kDirectLegUnreachable))
+                const bool onLegs = !found->second.relayed.isNull();
+                const bool unreachable = reason.startsWith(protocol::kDirectLegUnreachable);
+                if (unreachable
+                    && (onLegs
+                        || (found->second.direct && side == found->second.agentSide.data()))) {
                     fallBackToRelay(key, reason.mid(protocol::kDirectLegUnreachable.size()));
-                else
-                    finish(key,
-                        reason.isEmpty() ? QStringLiteral("a side of the stream closed") : reason);
+                    return;
+                }
+                finish(
+                    key, reason.isEmpty() ? QStringLiteral("a side of the stream closed") : reason);
+                // A daemon whose leg was lost says so on its handle, maybe
+                // before the relay thread does.
+                if (onLegs && code == CloseCode::ConnectionLost)
+                    reopenSoon(key);
             });
     }
-    qCInfo(lcHub).noquote()
-        << "run" << runId << "gets" << device.name << "from forwarder" << forwarderId
-        << "on binding" << bindingId
-        << (direct ? QStringLiteral("(a direct leg to %1)").arg(toAgent.direct->url) : QString());
+    const QString way = direct ? QStringLiteral(" (a direct leg to %1)").arg(toAgent.direct->url)
+        : relayed              ? QStringLiteral(" (on legs, relayed on a relay thread)")
+                               : QString();
+    qCInfo(lcHub).noquote() << QStringLiteral("run %1 gets %2 from forwarder %3 on binding %4%5")
+                                   .arg(runId)
+                                   .arg(device.name)
+                                   .arg(forwarderId)
+                                   .arg(bindingId)
+                                   .arg(way);
     return {};
+}
+
+bool DeviceStreams::mayRelayOnLegs(qint64 executorId, qint64 forwarderId)
+{
+    return m_relayDoor && m_forwarders.isHeldHere(forwarderId)
+        && m_forwarders.protocolHere(forwarderId) >= protocol::kMinimumForRelayLegs
+        && m_executors.protocolOf(executorId) >= protocol::kMinimumForRelayLegs
+        && !legsFailedLately(executorId, forwarderId);
+}
+
+bool DeviceStreams::legsFailedLately(qint64 executorId, qint64 forwarderId)
+{
+    const auto relayOnly = m_relayOnly.find({ executorId, forwarderId });
+    if (relayOnly == m_relayOnly.end())
+        return false;
+    if (!relayOnly->second.hasExpired())
+        return true;
+    m_relayOnly.erase(relayOnly);
+    return false;
 }
 
 bool DeviceStreams::mayGoDirect(qint64 executorId, qint64 forwarderId)
 {
-    if (m_executors.protocolOf(executorId) < protocol::kMinimumForDirectStreams
-        || m_forwarders.isHeldHere(forwarderId))
-        return false;
-    const auto relayOnly = m_relayOnly.find({ executorId, forwarderId });
-    if (relayOnly == m_relayOnly.end())
-        return true;
-    if (!relayOnly->second.hasExpired())
-        return false;
-    m_relayOnly.erase(relayOnly);
-    return true;
+    return m_executors.protocolOf(executorId) >= protocol::kMinimumForDirectStreams
+        && !m_forwarders.isHeldHere(forwarderId) && !legsFailedLately(executorId, forwarderId);
 }
 
 void DeviceStreams::fallBackToRelay(const Key &key, const QString &reason)
@@ -174,23 +236,38 @@ void DeviceStreams::fallBackToRelay(const Key &key, const QString &reason)
         return;
     const Stream stream = found->second;
     m_streams.erase(found);
-    const QString why
-        = QStringLiteral("executor %1 could not reach this member").arg(stream.executorId);
+    const QString why = stream.relayed
+        ? QStringLiteral("a daemon could not dial its leg: %1").arg(reason.left(200))
+        : QStringLiteral("executor %1 could not reach this member").arg(stream.executorId);
     if (tunnel::ChannelSplice *splice = stream.splice.data()) {
         splice->disconnect(this);
         splice->end(CloseCode::Refused, why);
         splice->deleteLater();
-    } else if (tunnel::Channel *handle = stream.forwarderSide.data()) {
-        handle->disconnect(this);
-        handle->close(CloseCode::Refused, why);
+    } else {
+        if (RelayedStream *relayed = stream.relayed.data()) {
+            relayed->disconnect(this);
+            relayed->end(CloseCode::Refused, why);
+            relayed->deleteLater();
+        }
+        // The agent's handle says so too: it waits for the stream on its
+        // tunnel rather than giving the device up.
+        for (tunnel::Channel *handle : { stream.forwarderSide.data(), stream.agentSide.data() }) {
+            if (handle && handle->state() != tunnel::Channel::State::Closed) {
+                handle->disconnect(this);
+                handle->close(CloseCode::Refused, QString(protocol::kDirectLegUnreachable) + why);
+            }
+        }
     }
-    // The agent cannot reach that member: not again for a while.
+    // Not again for a while, for these two.
     m_relayOnly[{ stream.executorId, stream.forwarderId }] = QDeadlineTimer(kRelayOnlyFor);
-    qCWarning(lcHub).noquote() << "executor" << stream.executorId
-                               << "could not reach the member holding forwarder"
-                               << stream.forwarderId
-                               << QStringLiteral("(%1): run").arg(reason.left(200)) << stream.runId
-                               << "gets" << stream.deviceName << "through this member";
+    if (stream.relayed)
+        qCWarning(lcHub).noquote()
+            << "run" << stream.runId << "gets" << stream.deviceName << "on the tunnels:" << why;
+    else
+        qCWarning(lcHub).noquote()
+            << "executor" << stream.executorId << "could not reach the member holding forwarder"
+            << stream.forwarderId << QStringLiteral("(%1): run").arg(reason.left(200))
+            << stream.runId << "gets" << stream.deviceName << "through this member";
     const auto lent = m_lent.find(key);
     if (lent == m_lent.end())
         return;
@@ -253,6 +330,9 @@ void DeviceStreams::joinIfReady(const Key &key)
     Stream &stream = found->second;
     tunnel::Channel *forwarderSide = stream.forwarderSide.data();
     tunnel::Channel *agentSide = stream.agentSide.data();
+    // Handles of legs: the relay thread joins the stream.
+    if (stream.relayed)
+        return;
     if (stream.splice || !forwarderSide || !agentSide
         || forwarderSide->state() != tunnel::Channel::State::Open
         || agentSide->state() != tunnel::Channel::State::Open)
@@ -274,6 +354,15 @@ void DeviceStreams::joinIfReady(const Key &key)
             else
                 finish(key, reason);
         });
+    recordJoin(key);
+}
+
+void DeviceStreams::recordJoin(const Key &key)
+{
+    const auto found = m_streams.find(key);
+    if (found == m_streams.end())
+        return;
+    const Stream &stream = found->second;
     const auto lent = m_lent.find(key);
     if (lent != m_lent.end() && lent->second.lostBecause) {
         recordReattach(stream, *std::exchange(lent->second.lostBecause, std::nullopt));
@@ -283,6 +372,21 @@ void DeviceStreams::joinIfReady(const Key &key)
         deviceFields(stream.runId, stream.bindingId, stream.forwarderId, stream.executorId,
             stream.deviceName),
         stream.projectId });
+}
+
+void DeviceStreams::reopenSoon(const Key &key)
+{
+    // Not at once: a leg that drops again at once is not dialled in a loop.
+    QTimer::singleShot(kReopenPause, this, [this, key] {
+        const auto lent = m_lent.find(key);
+        if (lent == m_lent.end() || m_streams.count(key) != 0
+            || !m_executors.session(lent->second.executorId)
+            || !m_forwarders.isReachable(lent->second.device.forwarder.id))
+            return;
+        const Lent *wanted = &lent->second;
+        reopenWhere([wanted](const Lent &candidate) { return &candidate == wanted; },
+            QStringLiteral("its leg was lost while both daemons stayed"));
+    });
 }
 
 void DeviceStreams::recordReattach(const Stream &stream, const QString &lostBecause)
@@ -315,6 +419,10 @@ std::map<qint64, DeviceStreams::Relayed> DeviceStreams::relayedByBinding() const
             Relayed &relayed = totals[stream.bindingId];
             relayed.toAgent += splice->bytesAToB();
             relayed.toForwarder += splice->bytesBToA();
+        } else if (const RelayedStream *legs = stream.relayed.data()) {
+            Relayed &relayed = totals[stream.bindingId];
+            relayed.toAgent += legs->bytesToAgent();
+            relayed.toForwarder += legs->bytesToForwarder();
         }
     }
     return totals;
@@ -363,6 +471,14 @@ void DeviceStreams::endStream(const Key &key, const QString &cause, bool forGood
         relayed.toForwarder += splice->bytesBToA();
         splice->deleteLater();
     } else {
+        if (RelayedStream *legs = stream.relayed.data()) {
+            legs->disconnect(this);
+            legs->end(code, cause);
+            Relayed &relayed = m_relayedByEnded[stream.bindingId];
+            relayed.toAgent += legs->bytesToAgent();
+            relayed.toForwarder += legs->bytesToForwarder();
+            legs->deleteLater();
+        }
         for (tunnel::Channel *side : { stream.forwarderSide.data(), stream.agentSide.data() }) {
             if (side && side->state() != tunnel::Channel::State::Closed) {
                 side->disconnect(this);

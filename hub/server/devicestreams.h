@@ -21,6 +21,8 @@ class AuditLog;
 class DaemonGateway;
 class EventBus;
 class ForwarderReach;
+class RelayLegDoor;
+class RelayedStream;
 
 // Step 4 of dispatch and every detach: for each device a run gets, a stream
 // opened to the forwarder and a device channel opened on the agent's own
@@ -35,6 +37,13 @@ class ForwarderReach;
 // agent of protocol 31 on; before that, it made a new one). A device the run
 // lets go of while its stream is away is released on the agent's tunnel
 // (device.released).
+//
+// With a relay door and both daemons of protocol 32 on, the two channels
+// are handles only: each daemon dials this hub again for the bytes (a leg,
+// with a one-time ticket), and a relay thread splices the legs, so that no
+// API request, SQL statement or session of the main thread is ever in
+// front of a device's frames. A daemon that cannot dial its leg says so on
+// its handle, and the stream goes on the tunnels, as with older daemons.
 class DeviceStreams final : public QObject
 {
     Q_OBJECT
@@ -44,6 +53,10 @@ public:
     DeviceStreams(ForwarderReach &forwarders, DaemonGateway &executors, EventBus &events,
         AuditLog &audit, QObject *parent = nullptr);
     ~DeviceStreams() override;
+
+    // Streams go on legs, relayed on threads of their own, where both
+    // daemons can (none: always on the tunnels).
+    void setRelayDoor(RelayLegDoor *door) { m_relayDoor = door; }
 
     // Opens both channels of every device; the agent's arrive on its tunnel
     // before the run's start, which the caller sends right after.
@@ -95,6 +108,8 @@ private:
         // The agent's side and the forwarder's are the handles of a direct
         // leg: the bytes go straight from the agent to the holder.
         bool direct = false;
+        // Both sides are handles of legs relayed on a relay thread.
+        QPointer<RelayedStream> relayed;
     };
     using Key = std::pair<qint64, qint64>; // run, binding
     // What a run was lent, for as long as it holds it.
@@ -113,8 +128,17 @@ private:
     // the bytes itself: it speaks direct legs, the forwarder is held by
     // another member, and the agent did reach that member lately.
     bool mayGoDirect(qint64 executorId, qint64 forwarderId);
-    // The agent could not dial the holder: the stream goes through here.
+    // Whether both daemons may dial this hub for legs of their own.
+    bool mayRelayOnLegs(qint64 executorId, qint64 forwarderId);
+    bool legsFailedLately(qint64 executorId, qint64 forwarderId);
+    // The agent could not dial the holder, or a daemon its leg: the stream
+    // goes on the tunnels, through here.
     void fallBackToRelay(const Key &key, const QString &reason);
+    // A stream whose both sides are open joined: published, or audited as a re-attach.
+    void recordJoin(const Key &key);
+    // A leg was lost while both daemons stay: the stream is opened again
+    // after a short pause.
+    void reopenSoon(const Key &key);
     void joinIfReady(const Key &key);
     // The stream goes; with `forGood` the run's hold on the device too.
     void finish(const Key &key, const QString &cause, bool forGood = false);
@@ -139,12 +163,14 @@ private:
     DaemonGateway &m_executors;
     EventBus &m_events;
     AuditLog &m_audit;
+    RelayLegDoor *m_relayDoor = nullptr;
     std::map<Key, Stream> m_streams;
     std::map<Key, Lent> m_lent;
     std::map<qint64, Relayed> m_relayedByEnded;
-    // (executor, forwarder) whose direct legs failed, until then.
+    // (executor, forwarder) whose direct legs or relay legs failed, until then.
     std::map<std::pair<qint64, qint64>, QDeadlineTimer> m_relayOnly;
     static constexpr std::chrono::minutes kRelayOnlyFor { 10 };
+    static constexpr std::chrono::seconds kReopenPause { 1 };
 };
 
 } // namespace cloop::hub

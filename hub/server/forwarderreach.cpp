@@ -24,6 +24,11 @@ void ForwarderReach::setCluster(
     m_directOpener = std::move(directOpener);
 }
 
+int ForwarderReach::protocolHere(qint64 forwarderId) const
+{
+    return m_forwarders.protocolOf(forwarderId);
+}
+
 bool ForwarderReach::isHeldHere(qint64 forwarderId) const
 {
     return m_forwarders.isConnected(forwarderId);

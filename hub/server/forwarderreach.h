@@ -59,6 +59,8 @@ public:
         const SessionHolders *holders, RemoteOpener opener, DirectOpener directOpener = {});
 
     bool isHeldHere(qint64 forwarderId) const;
+    // The protocol of its session here; 0 when it is not held here.
+    int protocolHere(qint64 forwarderId) const;
     // Held here or by another live member.
     bool isReachable(qint64 forwarderId) const;
     // The other live member holding it, by name.

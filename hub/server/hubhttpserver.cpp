@@ -99,7 +99,8 @@ bool HubHttpServer::takesWebSocket(const QByteArray &path) const
 {
     const QLatin1StringView view(path);
     return view == edge::kForwarderEndpoint || view == edge::kExecutorEndpoint
-        || view == edge::kExecutorDirectLegEndpoint || view == edge::kEventsEndpoint;
+        || view == edge::kExecutorDirectLegEndpoint || view == edge::kForwarderLegEndpoint
+        || view == edge::kEventsEndpoint;
 }
 
 void HubHttpServer::acceptWebSocket(
@@ -112,6 +113,9 @@ void HubHttpServer::acceptWebSocket(
         m_gateways.executors().handleSocket(std::move(socket), std::move(place));
     else if (path == edge::kExecutorDirectLegEndpoint)
         m_gateways.executors().handleSocket(
+            std::move(socket), std::move(place), DaemonGateway::Purpose::DirectLeg);
+    else if (path == edge::kForwarderLegEndpoint)
+        m_gateways.forwarders().handleSocket(
             std::move(socket), std::move(place), DaemonGateway::Purpose::DirectLeg);
     else if (path == edge::kEventsEndpoint)
         m_events.handleSocket(std::move(socket), std::move(place));

@@ -6,7 +6,11 @@
 // measured in the same run and printed as ratios. The chain's control
 // transfers are measured once more while curl asks the hub's admin API 50
 // times a second over a kept-alive connection (the binding sweep runs in
-// both), to show what control work on the hub costs the relay.
+// both), to show what control work on the hub costs the relay. The chain
+// runs twice: as the hub relays by default (each daemon's leg of the
+// stream on a connection of its own, spliced on a relay thread), and with
+// --relay-threads 0 (on the daemons' tunnels, through the hub's main
+// thread, as with daemons before protocol 32).
 //
 //   bench_usbip [control transfers, default 2000] [bulk MiB, default 256]
 //
@@ -252,7 +256,9 @@ private:
 };
 
 // Real hub, forwarder and agent processes; a sandboxed run holds the device.
-ChainFigures chain(const TransferMeasurement &measure, const QString &scratch)
+// `hubArguments` go to `cloop hub serve`.
+ChainFigures chain(
+    const TransferMeasurement &measure, const QString &scratch, const QStringList &hubArguments)
 {
     QTemporaryDir forwarderRoot;
     QTemporaryDir agentRoot;
@@ -260,6 +266,7 @@ ChainFigures chain(const TransferMeasurement &measure, const QString &scratch)
         || !UsbFixture::makeAgentMachine(agentRoot.path()))
         fail(QStringLiteral("cannot make the fixture trees"));
     TestRig rig;
+    rig.hub().setServeArguments(hubArguments);
     if (!rig.startHub())
         fail(rig.lastError());
     HubProcess &hub = rig.hub();
@@ -403,11 +410,19 @@ int main(int argc, char **argv)
             std::printf("chain: skipped (%s)\n", qPrintable(why));
             return 0;
         }
-        const ChainFigures figures = chain(measure, scratch.path());
+        // The hub relays a stream on a relay thread of its own (its legs),
+        // or on its main thread, through the daemons' tunnels.
+        const ChainFigures figures = chain(measure, scratch.path(), {});
+        const ChainFigures tunnels = chain(
+            measure, scratch.path(), { QStringLiteral("--relay-threads"), QStringLiteral("0") });
         const QJsonObject &chained = figures.idle;
         print("forwarder -> hub -> agent", chained);
         std::printf("%-26s %12.1f %12.1f %12s\n", "  with 50 API requests/s",
             number(figures.loaded, "control_p50_us"), number(figures.loaded, "control_p99_us"),
+            "-");
+        print("  on the tunnels", tunnels.idle);
+        std::printf("%-26s %12.1f %12.1f %12s\n", "  on the tunnels, API load",
+            number(tunnels.loaded, "control_p50_us"), number(tunnels.loaded, "control_p99_us"),
             "-");
         const auto ratio = [&](const QJsonObject &other, const char *key) {
             return number(chained, key) / number(other, key);
@@ -418,18 +433,27 @@ int main(int argc, char **argv)
         std::printf("chain / TLS relay:         control p50 %.2fx  p99 %.2fx   bulk %.0f%%\n",
             ratio(relay, "control_p50_us"), ratio(relay, "control_p99_us"),
             100.0 * ratio(relay, "bulk_mb_per_s"));
+        std::printf("chain / on the tunnels:    control p50 %.2fx  p99 %.2fx   bulk %.0f%%\n",
+            ratio(tunnels.idle, "control_p50_us"), ratio(tunnels.idle, "control_p99_us"),
+            100.0 * ratio(tunnels.idle, "bulk_mb_per_s"));
         std::printf("chain p99 / chain p50:     %.2fx\n",
             number(chained, "control_p99_us") / number(chained, "control_p50_us"));
-        std::printf("chain under API load:      control p50 %.2fx  p99 %.2fx of idle (%d answers "
-                    "in %.1f s, %.0f/s)\n",
-            number(figures.loaded, "control_p50_us") / number(chained, "control_p50_us"),
-            number(figures.loaded, "control_p99_us") / number(chained, "control_p99_us"),
-            figures.apiAnswers, figures.apiSeconds,
-            figures.apiSeconds > 0 ? figures.apiAnswers / figures.apiSeconds : 0.0);
+        const auto underLoad = [](const char *what, const ChainFigures &each) {
+            std::printf("%s control p50 %.2fx  p99 %.2fx of idle (%d answers in %.1f s, "
+                        "%.0f/s)\n",
+                what, number(each.loaded, "control_p50_us") / number(each.idle, "control_p50_us"),
+                number(each.loaded, "control_p99_us") / number(each.idle, "control_p99_us"),
+                each.apiAnswers, each.apiSeconds,
+                each.apiSeconds > 0 ? each.apiAnswers / each.apiSeconds : 0.0);
+        };
+        underLoad("chain under API load:     ", figures);
+        underLoad("on the tunnels, API load: ", tunnels);
         printSlowest("direct", line);
         printSlowest("relay", relay);
         printSlowest("chain", chained);
         printSlowest("loaded", figures.loaded);
+        printSlowest("tunnel", tunnels.idle);
+        printSlowest("tunnel+", tunnels.loaded);
     } catch (const BenchFailed &failure) {
         std::fprintf(stderr, "%s: %s\n", g_program, failure.what());
         return 1;

@@ -242,6 +242,7 @@ private Q_SLOTS:
     void aPassingRefusalIsDialledAgainWithinTheBound();
     void theHandleClosingEndsTheStreamAndTheLeg();
     void theHandleClosingBeforeTheStreamEndsTheLeg();
+    void theHubGivingUpOnLegsBeforeTheStreamIsAFailure();
     void theStreamClosingEndsTheHandle();
     void aStreamRefusedHereEndsTheHandle();
     void nothingWithinTheBoundClosesTheHandleAsUnreachable();
@@ -417,6 +418,29 @@ void TestStreamLegDial::theHandleClosingBeforeTheStreamEndsTheLeg()
     const int connections = rig.hub().connectionCount();
     QTest::qWait(1200); // longer than the leg's longest backoff
     QCOMPARE(rig.hub().connectionCount(), connections);
+}
+
+void TestStreamLegDial::theHubGivingUpOnLegsBeforeTheStreamIsAFailure()
+{
+    // Given a leg that is up but carries no stream yet,
+    LegRig rig;
+    QVERIFY(rig.raiseLeg(2s));
+    const int legConnection = rig.legConnections.first();
+    QSignalSpy legGone(&rig.hub(), &FakeHub::clientDisconnected);
+
+    // when the hub closes the handle because the other daemon's leg was
+    // unreachable,
+    rig.hubHandle->close(CloseCode::Refused,
+        QString(protocol::kDirectLegUnreachable) + QStringLiteral("no stream within 5 s"));
+
+    // then the dial fails with that reason, so its owner awaits the stream
+    // on the tunnels, and the leg goes without being dialled again.
+    QTRY_COMPARE_WITH_TIMEOUT(rig.failures.size(), 1, kEventTimeoutMs);
+    QCOMPARE(rig.failures.first(), QStringLiteral("no stream within 5 s"));
+    QTRY_VERIFY_WITH_TIMEOUT(legGone.contains(QVariantList { legConnection }), kEventTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!rig.dial, kEventTimeoutMs);
+    QCOMPARE(rig.endings, 1);
+    QVERIFY(rig.arrivals.isEmpty());
 }
 
 void TestStreamLegDial::theStreamClosingEndsTheHandle()

@@ -66,6 +66,7 @@ private Q_SLOTS:
     void closeGivesUpOnSilentPeer();
     void silentLinkCarryingChannelsIsDroppedAtTheWatchfulPace();
     void silentIdleLinkIsDroppedAtItsOwnPace();
+    void aSilenceBegunUnderAChannelIsJudgedWatchfullyAfterItEnds();
     void aLoopThatWasItselfBusyDoesNotBlameThePeer();
     void deletingConnectionClosesChannels();
     void aConnectionMovedToAnotherThreadWorksWholeThere();
@@ -380,6 +381,8 @@ void TestTunnelConnection::silentIdleLinkIsDroppedAtItsOwnPace()
     QVERIFY(opened);
     (*opened)->close(protocol::CloseCode::DeviceGone, QStringLiteral("done"));
     QCOMPARE(connection->channels()->channelCount(), 0);
+    // Past the watchful bound the link still lingers in after its channel.
+    QVERIFY(!disconnected.wait(700));
 
     hub.proxy->setBlackhole(true);
     QVERIFY(!disconnected.wait(1500));
@@ -391,6 +394,30 @@ void TestTunnelConnection::silentIdleLinkIsDroppedAtItsOwnPace()
     QVERIFY(connection->channels()->openChannel(QJsonObject {}));
     QVERIFY(disconnected.wait(kEventTimeoutMs));
     QVERIFY2(sinceChannel.elapsed() < 1000, qPrintable(QString::number(sinceChannel.elapsed())));
+}
+
+void TestTunnelConnection::aSilenceBegunUnderAChannelIsJudgedWatchfullyAfterItEnds()
+{
+    ProxiedHub hub;
+    QVERIFY(hub.listen());
+    auto connection = dialWithHeartbeat(hub.url());
+    QVERIFY(connection);
+    QSignalSpy disconnected(connection.get(), &TunnelConnection::disconnected);
+    auto opened = connection->channels()->openChannel(QJsonObject {});
+    QVERIFY(opened);
+    QVERIFY(!disconnected.wait(300));
+    // The link dies under its only stream, which then ends (as when the
+    // hub ended it on another connection, having judged this one dead).
+    hub.proxy->setBlackhole(true);
+    QElapsedTimer silentFor;
+    silentFor.start();
+    QVERIFY(!disconnected.wait(200));
+    (*opened)->close(protocol::CloseCode::DeviceGone, QStringLiteral("done"));
+    QCOMPARE(connection->channels()->channelCount(), 0);
+    QVERIFY(disconnected.wait(kEventTimeoutMs));
+    // The watchful bound, not the idle timeout (5 s).
+    QVERIFY2(silentFor.elapsed() < 1500, qPrintable(QString::number(silentFor.elapsed())));
+    QVERIFY(disconnected.first().first().toString().contains(QLatin1String("no sign of life")));
 }
 
 void TestTunnelConnection::aLoopThatWasItselfBusyDoesNotBlameThePeer()

@@ -133,6 +133,7 @@ private Q_SLOTS:
     void hubsNoDaemonWouldTakeAreLeftOut();
     void aDirectLegGoesToTheDoorAndIsNeverASession();
     void aStreamTicketIsRefusedAnywhereButItsDoor();
+    void theRelayDoorTakesTheTicketsItKnowsFirst();
 
 private:
     // A daemon, once welcomed.
@@ -361,6 +362,43 @@ void TestDaemonGateway::aStreamTicketIsRefusedAnywhereButItsDoor()
     QCOMPARE(m_directory.identified, 0);
     QVERIFY(!m_gateway->isConnected(5));
     QVERIFY(!m_gateway->isConnected(6));
+}
+
+void TestDaemonGateway::theRelayDoorTakesTheTicketsItKnowsFirst()
+{
+    // Given the hub's relay door, which knows one ticket, and a cluster's,
+    QStringList relayed;
+    QStringList clustered;
+    const auto doorInto = [](QStringList &calls) {
+        return [&calls](qint64, const QString &ticket,
+                   const std::function<tunnel::TunnelConnection *()> &open) -> Status {
+            calls.append(ticket);
+            open();
+            return {};
+        };
+    };
+    m_gateway->setRelayDoor(
+        [](const QString &ticket) { return ticket == kGoodTicket; }, doorInto(relayed));
+    m_gateway->setStreamDoor(doorInto(clustered));
+    QUrl direct = m_url;
+    direct.setPath(QString(protocol::kDirectLegPath));
+
+    // a leg with that ticket goes to the relay door, any other to the
+    // cluster's;
+    Daemon relayedLeg(direct, 5, protocol::kVersion, kGoodTicket);
+    Daemon clusterLeg(direct, 6, protocol::kVersion, kOtherTicket);
+    QTRY_VERIFY_WITH_TIMEOUT(!relayedLeg.all<protocol::Welcome>().isEmpty(), kEventTimeoutMs);
+    QTRY_VERIFY_WITH_TIMEOUT(!clusterLeg.all<protocol::Welcome>().isEmpty(), kEventTimeoutMs);
+    QCOMPARE(relayed, QStringList { kGoodTicket });
+    QCOMPARE(clustered, QStringList { kOtherTicket });
+
+    // and without a cluster, the relay door answers for every ticket (it
+    // refuses those it does not know).
+    m_gateway->setStreamDoor({});
+    Daemon lone(direct, 7, protocol::kVersion, kOtherTicket);
+    QTRY_COMPARE_WITH_TIMEOUT(relayed.size(), 2, kEventTimeoutMs);
+    QCOMPARE(clustered.size(), 1);
+    QVERIFY(!m_gateway->isConnected(5) && !m_gateway->isConnected(6) && !m_gateway->isConnected(7));
 }
 
 QTEST_GUILESS_MAIN(TestDaemonGateway)

@@ -6,6 +6,7 @@
 #include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
+#include <QRegularExpression>
 #include <QStandardPaths>
 #include <QTimer>
 
@@ -64,6 +65,19 @@ std::unique_ptr<QProcess> makeDaemonProcess()
     // Runs in the child between fork and exec; prctl is async-signal-safe.
     process->setChildProcessModifier([] { ::prctl(PR_SET_PDEATHSIG, SIGTERM); });
     return process;
+}
+
+QStringList crossThreadComplaints(const QString &log)
+{
+    static const QRegularExpression complaint(QStringLiteral(
+        "from another thread|in a different thread|Cannot create children|Cannot move to target "
+        "thread|Cannot send events to objects owned by a different thread"));
+    QStringList lines;
+    for (const QString &line : log.split(u'\n')) {
+        if (line.contains(complaint))
+            lines.append(line);
+    }
+    return lines;
 }
 
 bool signalProcess(const QProcess &process, int signalNumber)

@@ -45,6 +45,10 @@ std::unique_ptr<QProcess> makeDaemonProcess();
 // while that process is still ours (not yet reaped). Returns whether sent.
 bool signalProcess(const QProcess &process, int signalNumber);
 
+// The lines of a program's log where Qt says an object was used from a
+// thread it does not live on: each is a race, even when nothing failed.
+QStringList crossThreadComplaints(const QString &log);
+
 // What /proc says of a running process.
 struct ProcessStats
 {

@@ -91,6 +91,14 @@ CliResult TestRig::runForwarder(const QStringList &arguments, const QString &hom
         binaryPath(QStringLiteral("cloop-forward")), arguments, childEnvironment(home));
 }
 
+QStringList TestRig::crossThreadComplaints() const
+{
+    QStringList lines = testing::crossThreadComplaints(m_hub->log());
+    for (const auto &forwarder : m_forwarders)
+        lines += testing::crossThreadComplaints(forwarder->stderrText());
+    return lines;
+}
+
 void TestRig::printDiagnostics() const
 {
     qInfo().noquote() << "===== hub log (" << m_hub->dataDir() << ") =====\n" << m_hub->log();

@@ -53,6 +53,9 @@ public:
     QString lastError() const { return m_lastError; }
     // Prints the hub's log, the CLI transcript and every forwarder's output.
     void printDiagnostics() const;
+    // Qt's complaints of a cross-thread use in the hub's log or any
+    // daemon's output (see crossThreadComplaints()).
+    QStringList crossThreadComplaints() const;
 
 private:
     QTemporaryDir m_scratch;
