@@ -6,12 +6,16 @@
 
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelconnection.h"
+#include "common/tunneltestsupport.h"
 #include "hub/relay/relayedstream.h"
 #include "hub/relay/relaylegdoor.h"
 #include "hub/relay/relaythreads.h"
 
 #include <QPointer>
+#include <QRegularExpression>
 #include <QSignalSpy>
+#include <QSslConfiguration>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
 #include <QWebSocketServer>
@@ -46,8 +50,17 @@ RelayedStream::Plan planFor(bool agentResumable = false)
 class Leg final : public QObject
 {
 public:
-    Leg()
+    // Over TLS with `identity`, as a hub's legs are; plain without.
+    explicit Leg(const hub::TlsIdentity *identity = nullptr)
+        : server(QStringLiteral("tst_relaylegdoor"),
+            identity ? QWebSocketServer::SecureMode : QWebSocketServer::NonSecureMode)
     {
+        if (identity) {
+            QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+            tls.setLocalCertificateChain(identity->chain);
+            tls.setPrivateKey(identity->key);
+            server.setSslConfiguration(tls);
+        }
         server.listen(QHostAddress::LocalHost, 0);
         connect(&server, &QWebSocketServer::newConnection, this, [this] {
             QWebSocket *socket = server.nextPendingConnection();
@@ -75,7 +88,14 @@ public:
                         closedBecause = reason;
                     });
             });
-        socket->open(QUrl(QStringLiteral("ws://127.0.0.1:%1/").arg(server.serverPort())));
+        if (identity) {
+            QSslConfiguration trustAll = QSslConfiguration::defaultConfiguration();
+            trustAll.setPeerVerifyMode(QSslSocket::VerifyNone);
+            socket->setSslConfiguration(trustAll);
+        }
+        socket->open(QUrl(QStringLiteral("%1://127.0.0.1:%2/")
+                              .arg(identity ? QStringLiteral("wss") : QStringLiteral("ws"))
+                              .arg(server.serverPort())));
     }
 
     bool ready()
@@ -91,7 +111,7 @@ public:
         };
     }
 
-    QWebSocketServer server { QStringLiteral("tst_relaylegdoor"), QWebSocketServer::NonSecureMode };
+    QWebSocketServer server;
     QPointer<TunnelConnection> hub;
     std::unique_ptr<TunnelConnection> daemon;
     QPointer<Channel> stream;
@@ -116,6 +136,7 @@ private Q_SLOTS:
     void aLostLegEndsTheStreamAsLost();
     void aResumableAgentHearsTheForwardersEndAsLost();
     void endingTheStreamClosesBothLegs();
+    void aLegAdmittedInTheMidstOfItsOwnReadMovesWhole();
 
 private:
     // Both legs in, the stream joined: the stream (the test's to delete).
@@ -337,6 +358,48 @@ void TestRelayLegDoor::endingTheStreamClosesBothLegs()
     // Ended here: no ended().
     QCOMPARE(ended.count(), 0);
     QTRY_COMPARE_WITH_TIMEOUT(threads.carried().at(0), 0, kWaitMs);
+}
+
+void TestRelayLegDoor::aLegAdmittedInTheMidstOfItsOwnReadMovesWhole()
+{
+    // The gateway admits a leg from the handler of its hello, deep in its
+    // TLS socket's read, after writing the welcome: the TLS layer still
+    // writes to the socket as that read unwinds, so the leg may not have
+    // moved to its relay thread by then.
+    QTemporaryDir folder;
+    auto identity = testsupport::makeDevIdentity(
+        folder.path(), QStringLiteral("hub"), { QStringLiteral("127.0.0.1") });
+    QVERIFY2(identity, qPrintable(identity ? QString() : identity.error().message));
+    QTest::failOnWarning(QRegularExpression(QStringLiteral("thread")));
+    RelayThreads threads(1);
+    RelayLegDoor door(threads);
+    Leg forwarder(&*identity);
+    Leg agent(&*identity);
+    const RelayLegDoor::Expected expected = door.expect(planFor());
+    QVERIFY(forwarder.ready() && agent.ready());
+    QVERIFY(
+        door.admit(Side::Forwarder, kForwarder, expected.forwarderLeg.ticket, forwarder.opener()));
+    std::unique_ptr<RelayedStream> stream(expected.stream);
+    QSignalSpy joined(stream.get(), &RelayedStream::joined);
+    QWebSocket *agentEnd = agent.hub->socket();
+    std::optional<Status> admitted;
+    connect(agentEnd, &QWebSocket::pong, this, [&] {
+        if (admitted)
+            return;
+        agentEnd->ping(QByteArrayLiteral("welcome"));
+        admitted = door.admit(Side::Agent, kExecutor, expected.agentLeg.ticket, agent.opener());
+    });
+    agentEnd->ping();
+    QVERIFY(QTest::qWaitFor([&] { return admitted.has_value(); }, kWaitMs));
+    QVERIFY2(*admitted, qPrintable(admitted->error().message));
+    QVERIFY(joined.count() == 1 || joined.wait(kWaitMs));
+
+    // Bytes cross both ways on the relay thread.
+    QTRY_VERIFY_WITH_TIMEOUT(forwarder.stream && agent.stream, kWaitMs);
+    forwarder.stream->write(QByteArrayLiteral("to the agent"));
+    agent.stream->write(QByteArrayLiteral("to the forwarder"));
+    QTRY_COMPARE_WITH_TIMEOUT(agent.received, QByteArrayLiteral("to the agent"), kWaitMs);
+    QTRY_COMPARE_WITH_TIMEOUT(forwarder.received, QByteArrayLiteral("to the forwarder"), kWaitMs);
 }
 
 QTEST_GUILESS_MAIN(TestRelayLegDoor)
