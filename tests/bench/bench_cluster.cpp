@@ -78,8 +78,6 @@ double percentile(std::vector<double> values, double p)
     return values[at];
 }
 
-// A process's resident memory (MiB) and CPU time used (s), from /proc.
-
 // Two members on one database, with room for many sessions.
 struct Cluster
 {
