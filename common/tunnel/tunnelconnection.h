@@ -19,10 +19,11 @@ struct TunnelTiming
     std::chrono::milliseconds watchfulTimeout = net::Heartbeat::kWatchfulTimeout;
 
     net::Heartbeat::Pace idlePace() const { return { heartbeatInterval, heartbeatTimeout }; }
-    // The idle pace always. An executor agent's tunnel, for now: the agent
-    // still runs some podman steps (an image import, an inspect) on its
-    // main thread, which on a slow machine has kept it from answering for
-    // over 10 s; a watchful peer would take that for a dead link.
+    // The idle pace always. An executor agent's tunnel, for now: its
+    // main thread once stopped answering for over 10 s on the emulated
+    // guest while it made the default image (now on a thread of its own,
+    // RunSupervisor::setImagePreparer); until that guest shows no other
+    // such stall, a watchful peer could take one for a dead link.
     static TunnelTiming neverWatchful()
     {
         TunnelTiming timing;

@@ -13,6 +13,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QProcess>
+#include <QThread>
 #include <QTimer>
 
 #include <QJsonObject>
@@ -45,6 +46,12 @@ RunSupervisor::~RunSupervisor()
     // The sandboxes are children; their destructors remove their containers.
     for (const Active &active : std::as_const(m_active))
         active.sandbox->disconnect(this);
+    // An import under way finishes (its podman steps are bounded): a
+    // podman ended mid-import could leave its storage locked.
+    if (m_imageWorker) {
+        m_imageWorker->disconnect(this);
+        m_imageWorker->wait();
+    }
 }
 
 QString RunSupervisor::sandboxIdFor(qint64 runId) const
@@ -132,7 +139,8 @@ void RunSupervisor::refuse(qint64 runId, const QString &error)
 
 void RunSupervisor::start(const RunStart &run)
 {
-    if (m_active.contains(run.runId) || m_waitingForDevices.contains(run.runId))
+    if (m_active.contains(run.runId) || m_waitingForDevices.contains(run.runId)
+        || m_waitingForImage.count(run.runId) > 0)
         return; // the hub repeated itself after a reconnect
     if (!run.harness.isEmpty())
         return startHarnessInstall(run);
@@ -155,8 +163,8 @@ void RunSupervisor::start(const RunStart &run)
     spec.workdir = workdir;
     if (Status valid = spec.validate(); !valid)
         return refuse(run.runId, valid.error().message);
-    if (Status image = ensureImage(run, spec); !image)
-        return refuse(run.runId, image.error().message);
+    if (awaitImage(run, spec, workdir))
+        return;
     launch(run, spec, workdir);
 }
 
@@ -266,15 +274,38 @@ Status RunSupervisor::addDevices(const RunStart &run, RunSpec &spec)
     return {};
 }
 
-Status RunSupervisor::ensureImage(const RunStart &run, const RunSpec &spec)
+bool RunSupervisor::awaitImage(const RunStart &run, const RunSpec &spec, const QString &workdir)
 {
     if (run.hostProcess || spec.image != RunSpec::defaultImage() || m_imageReady)
-        return {};
+        return false;
+    m_waitingForImage.insert_or_assign(run.runId, ImageWait { run, spec, workdir });
+    if (m_imageWorker)
+        return true;
     // The default image is made here from busybox, so runs need no registry.
-    if (Status image = PodmanSandbox::ensureDefaultImage(); !image)
-        return image;
-    m_imageReady = true;
-    return {};
+    qCInfo(lcAgent).noquote() << "run" << run.runId << "waits for the default image";
+    auto prepared = std::make_shared<Status>();
+    ImagePreparer prepare
+        = m_prepareImage ? m_prepareImage : [] { return PodmanSandbox::ensureDefaultImage(); };
+    m_imageWorker = QThread::create([prepare, prepared] { *prepared = prepare(); });
+    m_imageWorker->setObjectName(QStringLiteral("cloop-image"));
+    connect(m_imageWorker, &QThread::finished, m_imageWorker, &QObject::deleteLater);
+    connect(
+        m_imageWorker, &QThread::finished, this, [this, prepared] { imagePrepared(*prepared); });
+    m_imageWorker->start();
+    return true;
+}
+
+void RunSupervisor::imagePrepared(const Status &prepared)
+{
+    m_imageWorker = nullptr;
+    // A failure is not remembered: the next run tries again.
+    m_imageReady = prepared.ok();
+    for (auto &[runId, waiting] : std::exchange(m_waitingForImage, {})) {
+        if (prepared)
+            launch(waiting.run, waiting.spec, waiting.workdir);
+        else
+            refuse(runId, prepared.error().message);
+    }
 }
 
 void RunSupervisor::launch(const RunStart &run, const RunSpec &spec, const QString &workdir)
@@ -433,8 +464,11 @@ QList<qint64> RunSupervisor::heldRunIds() const
         if (!m_active.contains(runId))
             ids.append(runId);
     }
-    // A start waiting for its devices to attach is this agent's too.
+    // A start waiting for its devices to attach, or for the image, is
+    // this agent's too.
     ids.append(m_waitingForDevices.keys());
+    for (const auto &[runId, waiting] : m_waitingForImage)
+        ids.append(runId);
     std::sort(ids.begin(), ids.end());
     return ids;
 }
@@ -449,7 +483,7 @@ qsizetype RunSupervisor::retainedBytes() const
 
 void RunSupervisor::cancel(const RunCancel &cancel)
 {
-    if (m_waitingForDevices.remove(cancel.runId)) {
+    if (m_waitingForDevices.remove(cancel.runId) || m_waitingForImage.erase(cancel.runId) > 0) {
         refuse(cancel.runId, QStringLiteral("cancelled before it started: %1").arg(cancel.reason));
         return;
     }

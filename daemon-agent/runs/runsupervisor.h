@@ -5,12 +5,14 @@
 #include "common/runs/outputjournal.h"
 #include "daemon-agent/harness/harnesshome.h"
 #include "daemon-agent/runs/runpolicy.h"
+#include "daemon-agent/sandbox/runspec.h"
 #include "daemon-agent/workroot/workroot.h"
 
 #include <QHash>
 #include <QObject>
 #include <QPointer>
 
+#include <functional>
 #include <map>
 #include <memory>
 
@@ -23,7 +25,6 @@ namespace cloop::agent {
 
 class DeviceAttacher;
 class SandboxDriver;
-struct RunSpec;
 
 // The runs the hub gave this agent: each workload confined to its run
 // directory and started in a sandbox; what happens to it is reported back
@@ -66,6 +67,12 @@ public:
     // How runs that install a harness (RunStart::harness) are done.
     void setHarnessInstalls(HarnessInstalls installs) { m_harnessInstalls = std::move(installs); }
     const HarnessInstalls &harnessInstalls() const { return m_harnessInstalls; }
+    // Makes the default image (PodmanSandbox::ensureDefaultImage unless
+    // told otherwise). It runs on a thread of its own, since an import can
+    // take seconds: this thread carries the runs' device streams and the
+    // tunnel's heartbeat meanwhile. It must not touch the supervisor.
+    using ImagePreparer = std::function<Status()>;
+    void setImagePreparer(ImagePreparer preparer) { m_prepareImage = std::move(preparer); }
 
 Q_SIGNALS:
     void report(const cloop::protocol::ControlMessage &message);
@@ -104,7 +111,10 @@ private:
     // The run's attached devices: their nodes, the variable naming them and,
     // for a segment, the capabilities to configure it.
     Status addDevices(const protocol::RunStart &run, RunSpec &spec);
-    Status ensureImage(const protocol::RunStart &run, const RunSpec &spec);
+    // Whether the run must wait for the default image, which is then
+    // being made; it starts (or is refused) once that is done.
+    bool awaitImage(const protocol::RunStart &run, const RunSpec &spec, const QString &workdir);
+    void imagePrepared(const Status &prepared);
     void launch(const protocol::RunStart &run, const RunSpec &spec, const QString &workdir);
     void sandboxFinished(qint64 runId, int exitCode, const QString &error);
     // The start waits until its devices have attached (or failed to).
@@ -128,6 +138,15 @@ private:
     qsizetype m_retainBytes = runs::OutputJournal::kDefaultRetainBytes;
     DeviceAttacher *m_devices = nullptr;
     QHash<qint64, protocol::RunStart> m_waitingForDevices;
+    struct ImageWait
+    {
+        protocol::RunStart run;
+        RunSpec spec;
+        QString workdir;
+    };
+    std::map<qint64, ImageWait> m_waitingForImage;
+    ImagePreparer m_prepareImage;
+    QPointer<QThread> m_imageWorker;
     bool m_imageReady = false;
     HarnessInstalls m_harnessInstalls;
 };

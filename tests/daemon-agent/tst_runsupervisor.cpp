@@ -8,6 +8,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <atomic>
+#include <thread>
+
 #include <pwd.h>
 #include <unistd.h>
 
@@ -31,6 +34,8 @@ private Q_SLOTS:
     void aHarnessWithoutAnInstallerIsRefused();
     void aHarnessIsInstalledByTheDevicesOwnCommand();
     void anInstallerThatTakesTooLongIsStopped();
+    void theImageIsMadeOffThisThreadWhileRunsWait();
+    void aRunCancelledWhileTheImageIsMadeIsRefused();
 
 private:
     // A supervisor of a container agent whose table has "testharness",
@@ -49,6 +54,31 @@ private:
         RunSupervisor &supervisor, bool *harnessSignalFirst = nullptr);
     protocol::RunFinished startAndCollect(RunSupervisor &supervisor, const protocol::RunStart &run);
 };
+
+namespace {
+
+protocol::RunStart plainRun(qint64 runId)
+{
+    protocol::RunStart run;
+    run.runId = runId;
+    run.argv = { QStringLiteral("true") };
+    run.workdir = QStringLiteral("runs/%1").arg(runId);
+    return run;
+}
+
+// The finishes reported so far, by run.
+QMap<qint64, protocol::RunFinished> finishesIn(const QSignalSpy &reports)
+{
+    QMap<qint64, protocol::RunFinished> finishes;
+    for (const QList<QVariant> &report : reports) {
+        const auto message = report.first().value<protocol::ControlMessage>();
+        if (const auto *finished = std::get_if<protocol::RunFinished>(&message))
+            finishes.insert(finished->runId, *finished);
+    }
+    return finishes;
+}
+
+} // namespace
 
 protocol::RunFinished TestRunSupervisor::startAndCollect(
     RunSupervisor &supervisor, const protocol::RunStart &run)
@@ -329,6 +359,76 @@ void TestRunSupervisor::anInstallerThatTakesTooLongIsStopped()
         qPrintable(finished->error));
     QVERIFY(elapsed.elapsed() < 20'000);
     QCOMPARE(setup->supervisor->activeCount(), 0);
+}
+
+void TestRunSupervisor::theImageIsMadeOffThisThreadWhileRunsWait()
+{
+    QTemporaryDir base;
+    RunSupervisor supervisor(WorkRoot(base.filePath(QStringLiteral("work"))),
+        protocol::AgentCapabilities::Mode::Container);
+    // A slow import that fails: what matters is where it runs and who waits.
+    std::atomic<int> attempts = 0;
+    std::atomic<bool> onThisThread = false;
+    QThread *const here = QThread::currentThread();
+    supervisor.setImagePreparer([&]() -> Status {
+        ++attempts;
+        onThisThread = QThread::currentThread() == here;
+        std::this_thread::sleep_for(std::chrono::milliseconds(800));
+        return Error::make(QStringLiteral("sandbox_image"), QStringLiteral("no image here"));
+    });
+    QSignalSpy reports(&supervisor, &RunSupervisor::report);
+    supervisor.start(plainRun(11));
+    supervisor.start(plainRun(12));
+    supervisor.start(plainRun(11)); // the hub repeating itself
+    QVERIFY2(reports.isEmpty(), "a run waiting for the image was answered at once");
+    QCOMPARE(supervisor.heldRunIds(), (QList<qint64> { 11, 12 }));
+
+    // This thread turns meanwhile (it carries the device streams).
+    int ticks = 0;
+    QTimer ticker;
+    connect(&ticker, &QTimer::timeout, this, [&ticks] { ++ticks; });
+    ticker.start(50);
+    QTRY_COMPARE_WITH_TIMEOUT(finishesIn(reports).size(), 2, 10'000);
+    QVERIFY2(ticks >= 8, qPrintable(QString::number(ticks)));
+    QVERIFY(!onThisThread);
+    QCOMPARE(attempts.load(), 1);
+    for (const protocol::RunFinished &finished : finishesIn(reports))
+        QVERIFY2(
+            finished.error.contains(QStringLiteral("no image here")), qPrintable(finished.error));
+    QVERIFY(supervisor.heldRunIds().isEmpty());
+
+    // A failure is not remembered: the next run tries again.
+    reports.clear();
+    supervisor.start(plainRun(13));
+    QTRY_COMPARE_WITH_TIMEOUT(finishesIn(reports).size(), 1, 10'000);
+    QCOMPARE(attempts.load(), 2);
+}
+
+void TestRunSupervisor::aRunCancelledWhileTheImageIsMadeIsRefused()
+{
+    QTemporaryDir base;
+    RunSupervisor supervisor(WorkRoot(base.filePath(QStringLiteral("work"))),
+        protocol::AgentCapabilities::Mode::Container);
+    std::atomic<bool> release = false;
+    supervisor.setImagePreparer([&]() -> Status {
+        while (!release)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        return {};
+    });
+    QSignalSpy reports(&supervisor, &RunSupervisor::report);
+    supervisor.start(plainRun(21));
+    QVERIFY(reports.isEmpty());
+    supervisor.cancel(protocol::RunCancel { 21, QStringLiteral("the user changed their mind") });
+    QCOMPARE(finishesIn(reports).size(), 1);
+    QVERIFY2(
+        finishesIn(reports).value(21).error.contains(QStringLiteral("cancelled before it started")),
+        qPrintable(finishesIn(reports).value(21).error));
+    QVERIFY(supervisor.heldRunIds().isEmpty());
+    release = true;
+    // The image made, nothing is launched for the cancelled run.
+    QTest::qWait(200);
+    QCOMPARE(finishesIn(reports).size(), 1);
+    QCOMPARE(supervisor.activeCount(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestRunSupervisor)
