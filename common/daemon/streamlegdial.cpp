@@ -111,9 +111,7 @@ void StreamLegDial::fail(const QString &reason)
         m_handle->close(
             CloseCode::Refused, QString(protocol::kDirectLegUnreachable) + reason.left(300));
     }
-    finish();
-    Q_EMIT failed(reason);
-    Q_EMIT ended();
+    concludeFailed(reason);
 }
 
 void StreamLegDial::giveUp(const QString &reason)
@@ -124,6 +122,11 @@ void StreamLegDial::giveUp(const QString &reason)
     qCInfo(lcDaemon).noquote() << QStringLiteral(
         "the hub carries %1 on the tunnels, not on a direct leg: %2")
                                       .arg(m_description, reason);
+    concludeFailed(reason);
+}
+
+void StreamLegDial::concludeFailed(const QString &reason)
+{
     finish();
     Q_EMIT failed(reason);
     Q_EMIT ended();

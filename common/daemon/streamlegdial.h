@@ -71,6 +71,8 @@ private:
     void fail(const QString &reason);
     // The hub gave up on legs for this stream (the other daemon's failed).
     void giveUp(const QString &reason);
+    // Either way, the hub carries the stream on the tunnels now.
+    void concludeFailed(const QString &reason);
     void end(protocol::CloseCode code, const QString &reason);
     // The dial stops for good; the leg goes once its stream has closed.
     void finish();
