@@ -113,8 +113,12 @@ void RelayedStream::finish(CloseCode code, const QString &reason, bool quietly)
             leg->release();
         }
     }
-    if (!quietly)
+    if (quietly)
+        return;
+    if (m_joined)
         Q_EMIT ended(code, reason);
+    else
+        Q_EMIT legsFailed(reason);
 }
 
 quint64 RelayedStream::bytesToAgent() const

@@ -23,7 +23,8 @@ namespace cloop::hub {
 // connections (authenticated, their tickets checked by RelayLegDoor), then
 // hands both to a relay thread (LegJoin) and follows the stream from here:
 // joined() when both ends took their channels, ended() when it ended other
-// than by end(). The bytes it carried are readable here at any time.
+// than by end(), and legsFailed() instead when it ended before it joined.
+// The bytes it carried are readable here at any time.
 class RelayedStream final : public QObject
 {
     Q_OBJECT
@@ -71,6 +72,11 @@ public:
 Q_SIGNALS:
     void joined();
     void ended(cloop::protocol::CloseCode code, const QString &reason);
+    // The legs never carried the stream: a daemon did not come for its leg
+    // within the tickets' lifetime, a leg was lost before the other came, a
+    // daemon refused the stream on its leg (its dial had just given up), or
+    // another daemon showed a ticket. Its holder carries it otherwise.
+    void legsFailed(const QString &reason);
 
 private:
     void handOverIfReady();

@@ -49,6 +49,7 @@ RelayLegDoor::Expected RelayLegDoor::expect(RelayedStream::Plan plan)
         m_waiting.remove(agent);
     };
     connect(expected.stream, &RelayedStream::ended, this, forget);
+    connect(expected.stream, &RelayedStream::legsFailed, this, forget);
     connect(expected.stream, &QObject::destroyed, this, forget);
     return expected;
 }

@@ -166,6 +166,11 @@ Status DeviceStreams::openStream(const Key &key, const Lent &lent)
                 if (code == CloseCode::ConnectionLost)
                     reopenSoon(key);
             });
+        // Legs that never joined carried nothing (a daemon too busy to come
+        // for its leg in time, or whose dial gave up just as its stream
+        // came): the tunnels carry the stream, or say why they cannot.
+        connect(relayed, &RelayedStream::legsFailed, this,
+            [this, key](const QString &reason) { fallBackToRelay(key, reason); });
     }
     for (tunnel::Channel *side : { **forwarderSide, *agentSide }) {
         connect(side, &tunnel::Channel::opened, this, [this, key] { joinIfReady(key); });
@@ -237,7 +242,7 @@ void DeviceStreams::fallBackToRelay(const Key &key, const QString &reason)
     const Stream stream = found->second;
     m_streams.erase(found);
     const QString why = stream.relayed
-        ? QStringLiteral("a daemon could not dial its leg: %1").arg(reason.left(200))
+        ? QStringLiteral("its legs did not carry it: %1").arg(reason.left(200))
         : QStringLiteral("executor %1 could not reach this member").arg(stream.executorId);
     if (tunnel::ChannelSplice *splice = stream.splice.data()) {
         splice->disconnect(this);

@@ -15,7 +15,9 @@
 // transfers and a bulk transfer out and back; on a segment, pings from the
 // lab to the sandbox. The first fifth of the time (at least 30 s) is
 // warm-up; after it no process kind may grow by more than 5%, and every
-// round must succeed: otherwise the exit code is 1. Needs root and podman.
+// round must succeed: otherwise the exit code is 1. A start-up that stalls
+// (no device held for minutes) ends it too, with the runs' states and what
+// the hub and the agents said. Needs root and podman.
 
 #include "bench/benchcleanup.h"
 #include "bench/benchfailed.h"
@@ -30,14 +32,18 @@
 #include "support/usbstandin/usbkernelstandin.h"
 
 #include <QCoreApplication>
+#include <QDeadlineTimer>
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonObject>
+#include <QMap>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QThread>
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -53,6 +59,14 @@ namespace {
 const char *const kUsage = "soak_streams [streams] [minutes] [seconds between samples]";
 constexpr double kAllowedGrowth = 0.05;
 constexpr int kPingsPerRound = 20;
+// Start-up: how long without one more device held is a stall, how often
+// to look, and how often to say how far it got.
+constexpr qint64 kStallMs = 180'000;
+// The whole start-up, forwarders to the last run: well inside the test's
+// own timeout, so that the soak ends itself and ends its runs.
+constexpr qint64 kStartUpMs = 600'000;
+constexpr int kPollMs = 500;
+constexpr qint64 kReportEveryMs = 30'000;
 
 QString projectOf(int stream)
 {
@@ -147,8 +161,11 @@ private:
         ForwarderProcess &forwarder, qint64 forwarderId, int index, const QString &readyLine = {});
     ForwarderProcess *startAgent(const QString &name, ForwarderProcess::Program program);
     void queueRuns();
+    void awaitAll(const QString &what, int target, const std::function<int()> &count);
     void awaitUsbDevices();
     void awaitSegments();
+    QString runStates();
+    QString diagnosis();
     Status usbRound(const Stream &stream, StandInControl &control) const;
     Status segmentRound(const Stream &stream) const;
     Sample sample(double seconds);
@@ -161,6 +178,7 @@ private:
     ForwarderProcess *m_usbAgent = nullptr;
     ForwarderProcess *m_segmentAgent = nullptr;
     std::vector<Stream> m_streams;
+    QDeadlineTimer m_startUp { kStartUpMs };
     qint64 m_rounds = 0;
     qint64 m_failures = 0;
     QString m_firstFailure;
@@ -168,6 +186,7 @@ private:
 
 void Soak::start()
 {
+    m_startUp.setRemainingTime(kStartUpMs);
     if (usbCount() > 0 && !UsbFixture::makeAgentMachine(m_usbAgentRoot.path(), usbCount()))
         fail(QStringLiteral("cannot make the agent's fixture tree"));
     if (!m_rig.startHub())
@@ -309,69 +328,139 @@ void Soak::queueRuns()
     }
 }
 
-// Every USB run holds its device once its sandbox is up; starting a
-// hundred sandboxes on two cores takes minutes.
+// How the runs stand, state by state ("running 97, queued 3"): for a
+// failure message.
+QString Soak::runStates()
+{
+    QMap<QString, int> counts;
+    const QJsonArray runs
+        = m_rig.hub()
+              .cliJson({ QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--json") })
+              .toArray();
+    for (const QJsonValue &run : runs)
+        ++counts[run.toObject().value(QLatin1String("state")).toString()];
+    QStringList states;
+    for (auto it = counts.cbegin(); it != counts.cend(); ++it)
+        states.append(QStringLiteral("%1 %2").arg(it.key()).arg(it.value()));
+    return states.join(QStringLiteral(", "));
+}
+
+// What a stalled start-up left to read: the runs' states and the tails of
+// the hub's log and of both agents' output.
+QString Soak::diagnosis()
+{
+    QString text = QStringLiteral("\nruns: ") + runStates();
+    text += QStringLiteral("\n--- hub log (tail) ---\n") + m_rig.hub().log().right(6000);
+    for (const ForwarderProcess *agent : { m_usbAgent, m_segmentAgent }) {
+        if (agent)
+            text += QStringLiteral("\n--- agent (tail) ---\n") + agent->stderrText().right(6000);
+    }
+    return text;
+}
+
+// Polls count() until it reaches `target`, saying how far it got every
+// half minute. Starting a hundred sandboxes on two cores takes minutes, so
+// the bound is on a stall, not on the whole: no progress for kStallMs
+// fails with what the hub and the agents said meanwhile.
+void Soak::awaitAll(const QString &what, int target, const std::function<int()> &count)
+{
+    QElapsedTimer sinceStart;
+    sinceStart.start();
+    QElapsedTimer sinceProgress;
+    sinceProgress.start();
+    qint64 nextReport = kReportEveryMs;
+    int reached = -1;
+    for (;;) {
+        const int now = count();
+        if (now >= target)
+            break;
+        if (now > reached) {
+            reached = now;
+            sinceProgress.restart();
+        }
+        if (sinceProgress.elapsed() > kStallMs)
+            fail(QStringLiteral("%1: %2 of %3, none more for %4 s%5")
+                     .arg(what)
+                     .arg(reached)
+                     .arg(target)
+                     .arg(kStallMs / 1000)
+                     .arg(diagnosis()));
+        if (m_startUp.hasExpired())
+            fail(QStringLiteral("%1: %2 of %3 when the start-up's %4 s were over%5")
+                     .arg(what)
+                     .arg(reached)
+                     .arg(target)
+                     .arg(kStartUpMs / 1000)
+                     .arg(diagnosis()));
+        if (sinceStart.elapsed() >= nextReport) {
+            std::printf("  %s: %d of %d after %lld s\n", qPrintable(what), reached, target,
+                static_cast<long long>(sinceStart.elapsed() / 1000));
+            std::fflush(stdout);
+            nextReport += kReportEveryMs;
+        }
+        waitUntil([] { return false; }, kPollMs);
+    }
+    std::printf("  %s: all %d after %lld s\n", qPrintable(what), target,
+        static_cast<long long>(sinceStart.elapsed() / 1000));
+    std::fflush(stdout);
+}
+
+// Every USB run holds its device once its sandbox is up.
 void Soak::awaitUsbDevices()
 {
     if (usbCount() == 0)
         return;
     StandInControl control(m_usbAgentRoot.path());
     QStringList nodes;
-    const bool attached = waitUntil(
-        [&] {
-            const auto ports = control.call({ { QStringLiteral("op"), QStringLiteral("ports") } });
-            nodes.clear();
-            if (ports) {
-                for (const QJsonValue &port : ports->value(QLatin1String("ports")).toArray()) {
-                    const QString node = port.toObject().value(QLatin1String("node")).toString();
-                    if (!node.isEmpty())
-                        nodes.append(node);
-                }
+    awaitAll(QStringLiteral("USB devices attached"), usbCount(), [&] {
+        const auto ports = control.call({ { QStringLiteral("op"), QStringLiteral("ports") } });
+        nodes.clear();
+        if (ports) {
+            for (const QJsonValue &port : ports->value(QLatin1String("ports")).toArray()) {
+                const QString node = port.toObject().value(QLatin1String("node")).toString();
+                if (!node.isEmpty())
+                    nodes.append(node);
             }
-            return nodes.size() == usbCount();
-        },
-        30 * 60 * 1000);
-    if (!attached)
-        fail(QStringLiteral("%1 of %2 devices attached: %3")
-                 .arg(nodes.size())
-                 .arg(usbCount())
-                 .arg(m_usbAgent->stderrText().right(3000)));
+        }
+        return int(nodes.size());
+    });
     // Which node is which stream's does not matter: each carries one device.
     qsizetype next = 0;
     for (Stream &stream : m_streams) {
         if (stream.kind == Stream::Kind::Usb)
             stream.node = nodes.at(next++);
     }
-    const bool running = waitUntil(
-        [&] {
-            const QJsonArray runs = m_rig.hub()
-                                        .cliJson({ QStringLiteral("run"), QStringLiteral("list"),
-                                            QStringLiteral("--json") })
-                                        .toArray();
-            return std::count_if(runs.begin(), runs.end(), [](const QJsonValue &run) {
-                return run.toObject().value(QLatin1String("state")).toString()
-                    == QLatin1String("running");
-            }) >= usbCount();
-        },
-        30 * 60 * 1000);
-    if (!running)
-        fail(QStringLiteral("not every run started: ") + m_usbAgent->stderrText().right(3000));
+    awaitAll(QStringLiteral("runs running"), usbCount(), [&] {
+        const QJsonArray runs = m_rig.hub()
+                                    .cliJson({ QStringLiteral("run"), QStringLiteral("list"),
+                                        QStringLiteral("--json") })
+                                    .toArray();
+        return int(std::count_if(runs.begin(), runs.end(), [](const QJsonValue &run) {
+            return run.toObject().value(QLatin1String("state")).toString()
+                == QLatin1String("running");
+        }));
+    });
 }
 
+// Every segment run has given its fwd0 an address.
 void Soak::awaitSegments()
 {
-    for (const Stream &stream : m_streams) {
-        if (stream.kind != Stream::Kind::Segment)
-            continue;
-        const QStringList logs { QStringLiteral("run"), QStringLiteral("logs"),
-            QString::number(stream.run) };
-        if (!waitUntil([&] { return m_rig.hub().cli(logs).stdoutText().contains(u"configured"); },
-                30 * 60 * 1000))
-            fail(QStringLiteral("the run of segment %1 never configured fwd0: %2 %3")
-                     .arg(stream.segment)
-                     .arg(m_rig.hub().cli(logs).stdoutText(),
-                         m_segmentAgent->stderrText().right(3000)));
-    }
+    std::vector<bool> configured(m_streams.size(), false);
+    awaitAll(QStringLiteral("segments configured"), segmentCount(), [&] {
+        int done = 0;
+        for (std::size_t index = 0; index < m_streams.size(); ++index) {
+            const Stream &stream = m_streams.at(index);
+            if (stream.kind != Stream::Kind::Segment)
+                continue;
+            if (!configured.at(index)) {
+                const QStringList logs { QStringLiteral("run"), QStringLiteral("logs"),
+                    QString::number(stream.run) };
+                configured.at(index) = m_rig.hub().cli(logs).stdoutText().contains(u"configured");
+            }
+            done += configured.at(index) ? 1 : 0;
+        }
+        return done;
+    });
 }
 
 Status Soak::usbRound(const Stream &stream, StandInControl &control) const
@@ -398,8 +487,14 @@ Status Soak::segmentRound(const Stream &stream) const
         QStringLiteral("-c"), QString::number(kPingsPerRound), QStringLiteral("-i"),
         QStringLiteral("0.005"), QStringLiteral("-s"), QStringLiteral("1200"), QStringLiteral("-w"),
         QStringLiteral("10"), sandboxAddress(stream.segment) });
-    const QString received = QStringLiteral(" %1 received").arg(kPingsPerRound);
-    if (ping.exitCode != 0 || !ping.stdoutText().contains(received))
+    // With -w, ping may send one more while the last reply is on its way:
+    // every one sent must come back, and at least the number asked for.
+    static const QRegularExpression counts(
+        QStringLiteral("(\\d+) packets transmitted, (\\d+) received"));
+    const QRegularExpressionMatch counted = counts.match(ping.stdoutText());
+    const int sent = counted.hasMatch() ? counted.captured(1).toInt() : 0;
+    const int received = counted.hasMatch() ? counted.captured(2).toInt() : -1;
+    if (ping.exitCode != 0 || received != sent || received < kPingsPerRound)
         return Error::make(QStringLiteral("ping"),
             QStringLiteral("segment %1: %2").arg(stream.segment).arg(ping.describe()));
     return {};

@@ -78,6 +78,10 @@ public:
             = std::make_unique<TunnelConnection>(socket, tunnel::ChannelMultiplexer::Side::Daemon);
         connect(daemon->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
             [this](Channel *channel) {
+                if (!refusal.isEmpty()) {
+                    channel->refuse(refusal);
+                    return;
+                }
                 channel->accept();
                 stream = channel;
                 connect(channel, &Channel::readyRead, this,
@@ -119,6 +123,8 @@ public:
     std::optional<CloseCode> closedWith;
     QString closedBecause;
     int opened = 0;
+    // Refuses the stream with this reason rather than taking it.
+    QString refusal;
 };
 
 // A stream whose two legs are in, on one relay thread.
@@ -129,6 +135,26 @@ struct JoinedPair
     Leg forwarder;
     Leg agent;
     std::unique_ptr<RelayedStream> stream;
+};
+
+// A stream the door expects, both ways of its ending watched.
+struct ExpectedStream
+{
+    explicit ExpectedStream(
+        std::chrono::milliseconds ticketLifetime = RelayLegDoor::kTicketLifetime)
+        : door(threads, ticketLifetime)
+        , expected(door.expect(planFor()))
+        , stream(expected.stream)
+        , ended(stream.get(), &RelayedStream::ended)
+        , failed(stream.get(), &RelayedStream::legsFailed)
+    { }
+
+    RelayThreads threads { 1 };
+    RelayLegDoor door;
+    RelayLegDoor::Expected expected;
+    std::unique_ptr<RelayedStream> stream;
+    QSignalSpy ended;
+    QSignalSpy failed;
 };
 
 } // namespace
@@ -143,6 +169,8 @@ private Q_SLOTS:
     void aTicketIsGoodOnceAtItsOwnSideOnly();
     void anotherDaemonsTicketEndsTheStream();
     void aLegThatDoesNotComeEndsTheStream();
+    void aStreamRefusedOnALegBeforeItJoinedIsAFailureOfTheLegs();
+    void aLegLostBeforeTheOtherCameIsAFailureOfTheLegs();
     void aLostLegEndsTheStreamAsLost();
     void aResumableAgentHearsTheForwardersEndAsLost();
     void endingTheStreamClosesBothLegs();
@@ -269,14 +297,16 @@ void TestRelayLegDoor::aTicketIsGoodOnceAtItsOwnSideOnly()
     QCOMPARE(stranger.opened, 0);
 
     // The agent's ticket at the forwarders' endpoint, by the forwarder
-    // itself: its secret is out, and the stream ends for everyone.
+    // itself: its secret is out, and the legs carry nothing (the hub's
+    // authenticated tunnels carry the stream instead).
+    QSignalSpy failed(stream.get(), &RelayedStream::legsFailed);
     const Status crossed
         = door.admit(Side::Forwarder, kForwarder, expected.agentLeg.ticket, stranger.opener());
     QVERIFY(!crossed);
     QCOMPARE(stranger.opened, 0);
-    QCOMPARE(ended.count(), 1);
-    QCOMPARE(ended.first().at(0).value<CloseCode>(), CloseCode::Refused);
-    QVERIFY(ended.first().at(1).toString().contains(QStringLiteral("was shown by forwarder 3")));
+    QCOMPARE(ended.count(), 0);
+    QCOMPARE(failed.count(), 1);
+    QVERIFY(failed.first().at(0).toString().contains(QStringLiteral("was shown by forwarder 3")));
     QVERIFY(!door.knows(expected.agentLeg.ticket));
     // The leg that had come is closed.
     QSignalSpy gone(forwarder.daemon.get(), &TunnelConnection::disconnected);
@@ -285,41 +315,73 @@ void TestRelayLegDoor::aTicketIsGoodOnceAtItsOwnSideOnly()
 
 void TestRelayLegDoor::anotherDaemonsTicketEndsTheStream()
 {
-    RelayThreads threads(1);
-    RelayLegDoor door(threads);
+    ExpectedStream awaited;
     Leg thief;
-    const RelayLegDoor::Expected expected = door.expect(planFor());
-    std::unique_ptr<RelayedStream> stream(expected.stream);
-    QSignalSpy ended(stream.get(), &RelayedStream::ended);
     QVERIFY(thief.ready());
-    QVERIFY(!door.admit(Side::Agent, 9, expected.agentLeg.ticket, thief.opener()));
+    QVERIFY(!awaited.door.admit(Side::Agent, 9, awaited.expected.agentLeg.ticket, thief.opener()));
     QCOMPARE(thief.opened, 0);
-    QCOMPARE(ended.count(), 1);
-    QVERIFY(ended.first().at(1).toString().contains(
+    // Its legs carry nothing: the hub carries the stream on the tunnels.
+    QCOMPARE(awaited.ended.count(), 0);
+    QCOMPARE(awaited.failed.count(), 1);
+    QVERIFY(awaited.failed.first().at(0).toString().contains(
         QStringLiteral("the ticket for executor 4's leg was shown by executor 9")));
-    QVERIFY(stream->isOver());
+    QVERIFY(awaited.stream->isOver());
     // The rightful forwarder comes too late: nothing for it either.
-    QVERIFY(!door.knows(expected.forwarderLeg.ticket));
+    QVERIFY(!awaited.door.knows(awaited.expected.forwarderLeg.ticket));
 }
 
 void TestRelayLegDoor::aLegThatDoesNotComeEndsTheStream()
 {
-    RelayThreads threads(1);
-    RelayLegDoor door(threads, 300ms);
+    ExpectedStream awaited(300ms);
     Leg forwarder;
-    const RelayLegDoor::Expected expected = door.expect(planFor());
-    std::unique_ptr<RelayedStream> stream(expected.stream);
-    QSignalSpy ended(stream.get(), &RelayedStream::ended);
     QVERIFY(forwarder.ready());
-    QVERIFY(
-        door.admit(Side::Forwarder, kForwarder, expected.forwarderLeg.ticket, forwarder.opener()));
+    QVERIFY(awaited.door.admit(
+        Side::Forwarder, kForwarder, awaited.expected.forwarderLeg.ticket, forwarder.opener()));
     QSignalSpy gone(forwarder.daemon.get(), &TunnelConnection::disconnected);
-    QVERIFY(ended.wait(kWaitMs));
-    QCOMPARE(ended.first().at(0).value<CloseCode>(), CloseCode::Refused);
-    QCOMPARE(ended.first().at(1).toString(),
+    QVERIFY(awaited.failed.wait(kWaitMs));
+    QCOMPARE(awaited.failed.first().at(0).toString(),
         QStringLiteral("executor 4 did not come for its leg of the stream within 300 ms"));
+    QCOMPARE(awaited.ended.count(), 0);
+    QVERIFY(awaited.stream->isOver());
     QVERIFY(gone.wait(kWaitMs));
-    QVERIFY(!door.knows(expected.agentLeg.ticket));
+    QVERIFY(!awaited.door.knows(awaited.expected.agentLeg.ticket));
+}
+
+void TestRelayLegDoor::aStreamRefusedOnALegBeforeItJoinedIsAFailureOfTheLegs()
+{
+    ExpectedStream awaited;
+    Leg forwarder;
+    Leg agent;
+    // As a daemon whose dial gave up just before its stream came refuses it.
+    forwarder.refusal = QStringLiteral("this leg carries run 5's fwd-lab (binding 6) only");
+    QSignalSpy joinedSpy(awaited.stream.get(), &RelayedStream::joined);
+    QVERIFY(forwarder.ready() && agent.ready());
+    QVERIFY(awaited.door.admit(
+        Side::Forwarder, kForwarder, awaited.expected.forwarderLeg.ticket, forwarder.opener()));
+    QVERIFY(awaited.door.admit(
+        Side::Agent, kExecutor, awaited.expected.agentLeg.ticket, agent.opener()));
+    QVERIFY(awaited.failed.wait(kWaitMs));
+    QVERIFY2(awaited.failed.first().at(0).toString().contains(forwarder.refusal),
+        qPrintable(awaited.failed.first().at(0).toString()));
+    QCOMPARE(awaited.ended.count(), 0);
+    QCOMPARE(joinedSpy.count(), 0);
+    QVERIFY(awaited.stream->isOver());
+}
+
+void TestRelayLegDoor::aLegLostBeforeTheOtherCameIsAFailureOfTheLegs()
+{
+    ExpectedStream awaited;
+    Leg forwarder;
+    QVERIFY(forwarder.ready());
+    QVERIFY(awaited.door.admit(
+        Side::Forwarder, kForwarder, awaited.expected.forwarderLeg.ticket, forwarder.opener()));
+    forwarder.daemon->abort(QStringLiteral("the forwarder's machine lost its network"));
+    QVERIFY(awaited.failed.wait(kWaitMs));
+    const QString reason = awaited.failed.first().at(0).toString();
+    QVERIFY2(reason.startsWith(QStringLiteral("the forwarder's leg was lost")), qPrintable(reason));
+    QCOMPARE(awaited.ended.count(), 0);
+    // The agent's ticket went with the stream.
+    QVERIFY(!awaited.door.knows(awaited.expected.agentLeg.ticket));
 }
 
 void TestRelayLegDoor::aLostLegEndsTheStreamAsLost()
