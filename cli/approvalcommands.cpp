@@ -155,14 +155,21 @@ int deny(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[]
-    = { { "list", list }, { "approve", approve }, { "deny", deny } };
+constexpr util::Subcommand kSubcommands[] = {
+    { "list", list, "[--all | --mine] [--json]",
+        "Your approvals inbox: the binding requests you may decide.", "cloop approvals list" },
+    { "approve", approve, "ID [--ttl 24h] [--virtual-executor NAME] [--json]",
+        "Approve a request (not your own), maybe narrowed.",
+        "cloop approvals approve 12 --ttl 8h" },
+    { "deny", deny, "ID --reason TEXT", "Deny a request (not your own), saying why.",
+        "cloop approvals deny 12 --reason \"the lab is booked this week\"" },
+};
 
 } // namespace
 
-int runApprovalCommand(const QStringList &arguments)
+std::span<const util::Subcommand> approvalCommands()
 {
-    return runSubcommand(arguments, kSubcommands);
+    return kSubcommands;
 }
 
 } // namespace cloop::cli

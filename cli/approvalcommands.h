@@ -1,11 +1,12 @@
 #pragma once
 
-#include <QStringList>
+#include "common/util/subcommands.h"
+
+#include <span>
 
 namespace cloop::cli {
 
 // `cloop approvals list|approve|deny …`: the inbox of binding requests.
-// arguments[0] is "approvals".
-int runApprovalCommand(const QStringList &arguments);
+std::span<const util::Subcommand> approvalCommands();
 
 } // namespace cloop::cli

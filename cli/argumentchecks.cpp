@@ -1,6 +1,7 @@
 #include "cli/argumentchecks.h"
 
-#include "hub/storage/forwarderstore.h"
+#include "common/api/daemonname.h"
+#include "common/util/duration.h"
 #include "hub/storage/projectstore.h"
 
 namespace cloop::cli {
@@ -27,12 +28,22 @@ Result<QString> checkProjectPath(const QString &text)
 
 Status checkUserName(const QString &name)
 {
-    if (hub::ForwarderStore::validateName(name))
-        return {};
-    return Error::make(QStringLiteral("usage"),
-        QStringLiteral("user name \"%1\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-', "
-                       "starting with a letter or digit")
-            .arg(name.left(80)));
+    return checkDaemonName(name, QLatin1StringView("user"));
+}
+
+Status checkDaemonName(const QString &name, QLatin1StringView noun)
+{
+    if (Status valid = api::validateDaemonName(name, noun); !valid)
+        return Error::make(QStringLiteral("usage"), valid.error().message);
+    return {};
+}
+
+Status checkDuration(const QString &text, const QString &option)
+{
+    if (auto parsed = util::parseDuration(text); !parsed)
+        return Error::make(QStringLiteral("usage"),
+            QStringLiteral("%1 %2: %3").arg(option, text, parsed.error().message));
+    return {};
 }
 
 } // namespace cloop::cli

@@ -15,5 +15,9 @@ Result<qint64> parseId(const QString &text, const QString &what);
 Result<QString> checkProjectPath(const QString &text);
 // A user name: 1-63 characters of a-z 0-9 . _ -.
 Status checkUserName(const QString &name);
+// A forwarder's or an executor's name, by the same rule; `noun` is whose.
+Status checkDaemonName(const QString &name, QLatin1StringView noun);
+// The value of a duration option (`option` is "--token-ttl"): 24h, 90m, 1d12h.
+Status checkDuration(const QString &text, const QString &option);
 
 } // namespace cloop::cli

@@ -221,8 +221,22 @@ int request(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[]
-    = { { "bind", bind }, { "bindings", bindings }, { "unbind", unbind }, { "request", request } };
+constexpr util::Subcommand kSubcommands[] = {
+    { "bind", bind,
+        "ID --project DIR [--ttl 24h] [--virtual-executor NAME] [--target IF --address CIDR]",
+        "Lend a forwarder's device to a project's runs for a while.",
+        "cloop forward bind 3 --project /srv/projects/hsm --ttl 24h" },
+    { "bindings", bindings, "[--project DIR] [--all] [--json]",
+        "List bindings (--all: ended ones too).",
+        "cloop forward bindings --project /srv/projects/hsm" },
+    { "unbind", unbind, "BINDING --reason TEXT", "End a binding now.",
+        "cloop forward unbind 7 --reason \"lab maintenance\"" },
+    { "request", request,
+        "ID --project DIR [--ttl 24h] [--virtual-executor NAME] [--target IF --address CIDR] "
+        "--reason TEXT",
+        "Ask the project's administrators for a binding.",
+        "cloop forward request 3 --project /srv/projects/hsm --reason \"nightly HSM tests\"" },
+};
 
 } // namespace
 
@@ -254,14 +268,9 @@ QString executorText(const QString &virtualExecutor)
     return virtualExecutor.isEmpty() ? QStringLiteral("any") : virtualExecutor;
 }
 
-bool isBindingCommand(const QString &subcommand)
+std::span<const util::Subcommand> bindingCommands()
 {
-    return hasSubcommand(kSubcommands, subcommand);
-}
-
-int runBindingCommand(const QStringList &arguments)
-{
-    return runSubcommand(arguments, kSubcommands);
+    return kSubcommands;
 }
 
 } // namespace cloop::cli

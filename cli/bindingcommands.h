@@ -2,15 +2,17 @@
 
 #include "common/api/binding.h"
 
+#include "common/util/subcommands.h"
+
 #include <QStringList>
+
+#include <span>
 
 namespace cloop::cli {
 
 // `cloop forward bind|bindings|unbind|request …`: lending a forwarder's
 // device to a project's runs, directly or by asking an administrator.
-bool isBindingCommand(const QString &subcommand);
-// arguments[0] is "forward", arguments[1] the subcommand.
-int runBindingCommand(const QStringList &arguments);
+std::span<const util::Subcommand> bindingCommands();
 
 // "binding 7: forwarder 3 "lab" → /srv/projects/bench until 2026-11-30 01:34 UTC (in 8h)"
 // and, on further lines, what narrows it.

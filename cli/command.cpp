@@ -4,7 +4,7 @@
 
 #include <QCoreApplication>
 
-#include <algorithm>
+#include <cstdio>
 
 namespace cloop::cli {
 
@@ -17,7 +17,7 @@ Command::Command(QString name, const QString &description, Endpoint endpoint)
     , m_commandLine(QStringLiteral("cloop ") + m_name, description)
 {
     if (endpoint == Endpoint::Options)
-        m_endpointOptions.addTo(m_commandLine.parser());
+        m_endpointOptions.addTo(m_commandLine);
 }
 
 std::optional<int> Command::parse(const QStringList &arguments)
@@ -71,7 +71,9 @@ Result<QJsonObject> Command::call(
 
 int Command::usageError(const QString &message) const
 {
-    return fail(m_name, message, kExitUsage);
+    fail(m_name, message, kExitUsage);
+    std::fprintf(stderr, "%s\n", qPrintable(util::usageHint(QStringLiteral("cloop ") + m_name)));
+    return kExitUsage;
 }
 
 int Command::failed(const Error &error) const
@@ -81,7 +83,7 @@ int Command::failed(const Error &error) const
 
 void Command::addJsonOption()
 {
-    m_commandLine.parser().addOption(m_json);
+    m_commandLine.addOptions({ m_json });
     m_hasJson = true;
 }
 
@@ -96,37 +98,6 @@ bool Command::printedJson(const QJsonValue &value) const
         return false;
     printJson(value);
     return true;
-}
-
-bool hasSubcommand(std::span<const Subcommand> subcommands, const QString &name)
-{
-    return std::any_of(subcommands.begin(), subcommands.end(),
-        [&](const Subcommand &candidate) { return name == QLatin1String(candidate.name); });
-}
-
-int runSubcommand(const QStringList &arguments, std::span<const Subcommand> subcommands)
-{
-    const QString family = arguments.value(0);
-    const QString subcommand = arguments.value(1);
-    QStringList names;
-    for (const Subcommand &candidate : subcommands) {
-        if (subcommand == QLatin1String(candidate.name))
-            return candidate.run(
-                QStringList { QStringLiteral("cloop %1 %2").arg(family, subcommand) }
-                + arguments.mid(2));
-        names.append(QLatin1String(candidate.name));
-    }
-    if (subcommand == QLatin1String("--help") || subcommand == QLatin1String("-h")) {
-        printLine(QStringLiteral("usage: cloop %1 <%2> [options]; each takes --help")
-                      .arg(family, names.join(QLatin1Char('|'))));
-        return kExitOk;
-    }
-    return fail(family,
-        subcommand.isEmpty()
-            ? QStringLiteral("expected a subcommand: %1").arg(names.join(QStringLiteral(", ")))
-            : QStringLiteral("unknown subcommand \"%1\" (expected %2)")
-                  .arg(subcommand, names.join(QStringLiteral(", "))),
-        kExitUsage);
 }
 
 } // namespace cloop::cli

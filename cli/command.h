@@ -5,12 +5,12 @@
 #include "common/api/recordfields.h"
 
 #include "common/util/commandline.h"
+#include "common/util/subcommands.h"
 
 #include <QCommandLineParser>
 #include <QJsonObject>
 
 #include <optional>
-#include <span>
 
 namespace cloop::cli {
 
@@ -106,17 +106,5 @@ private:
         QStringLiteral("Print the hub's answer as JSON.") };
     bool m_hasJson = false;
 };
-
-// A command family such as `cloop project add|list|grant`.
-struct Subcommand
-{
-    const char *name;
-    int (*run)(const QStringList &arguments);
-};
-
-// arguments[0] is the family ("project"), arguments[1] the subcommand; the
-// subcommand runs with "cloop FAMILY SUBCOMMAND" as its program name.
-int runSubcommand(const QStringList &arguments, std::span<const Subcommand> subcommands);
-bool hasSubcommand(std::span<const Subcommand> subcommands, const QString &name);
 
 } // namespace cloop::cli

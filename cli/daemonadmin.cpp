@@ -24,8 +24,8 @@ int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun)
     const QString name = QString::fromLatin1(noun.noun);
     const QString family = QString::fromLatin1(noun.family);
     Command command(QStringLiteral("%1 revoke").arg(family),
-        QStringLiteral("Revoke a %1: its live session ends now and it can never connect again.")
-            .arg(name));
+        QStringLiteral("Revoke %1: its live session ends now and it can never connect again.")
+            .arg(QLatin1String(noun.withArticle)));
     command.addPositional(
         QStringLiteral("ID"), QStringLiteral("The %1's id (see cloop %2 list).").arg(name, family));
     const QCommandLineOption reason(QStringLiteral("reason"),

@@ -15,11 +15,13 @@ struct DaemonNoun
     const char *family; // "forward": the CLI family, `cloop forward …`
     const char *apiPath; // "/api/forwarders"
     const char *daemon; // "forward": the daemon, `cloop forward`
+    const char *withArticle; // "a forwarder"
 };
 
-inline constexpr DaemonNoun kForwarderNoun { "forwarder", "forward", "/api/forwarders", "forward" };
+inline constexpr DaemonNoun kForwarderNoun { "forwarder", "forward", "/api/forwarders", "forward",
+    "a forwarder" };
 inline constexpr DaemonNoun kExecutorNoun { "executor", "executor", "/api/executors",
-    "executor agent" };
+    "executor agent", "an executor" };
 
 // `cloop forward|executor revoke ID [--reason TEXT]`.
 int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun);

@@ -43,9 +43,9 @@ Error usage(const QString &message)
 
 } // namespace
 
-void EndpointOptions::addTo(QCommandLineParser &parser)
+void EndpointOptions::addTo(util::CommandLine &commandLine)
 {
-    parser.addOptions({ m_hub, m_data, m_pin, m_ca });
+    commandLine.addOptions({ m_hub, m_data, m_pin, m_ca });
 }
 
 Result<net::HubTrust> makeHubTrust(const QString &pin, const QString &caFile)
@@ -69,6 +69,13 @@ Result<AdminEndpoint> EndpointOptions::resolve(const QCommandLineParser &parser)
         auto login = store.load();
         if (parser.isSet(m_hub)) {
             const QUrl url(parser.value(m_hub), QUrl::StrictMode);
+            // A URL that is not one says so before anything about tokens.
+            if (!parser.value(m_hub).contains(QLatin1String("://")))
+                return usage(QStringLiteral("--hub \"%1\" is not a hub URL (write wss://%1)")
+                                 .arg(parser.value(m_hub)));
+            if (Status acceptable = checkAdminUrl(url); !acceptable)
+                return usage(QStringLiteral("--hub \"%1\": %2")
+                                 .arg(parser.value(m_hub), acceptable.error().message));
             const bool loggedIn = login && login->has_value() && (*login)->isFor(url);
             Source fromFlags { url, qEnvironmentVariable("CLOOP_TOKEN"), {}, {},
                 QStringLiteral("$CLOOP_TOKEN") };

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "cli/adminclient.h"
+#include "common/util/commandline.h"
 
 #include <QCommandLineOption>
 #include <QCommandLineParser>
@@ -18,7 +19,7 @@ namespace cloop::cli {
 class EndpointOptions
 {
 public:
-    void addTo(QCommandLineParser &parser);
+    void addTo(util::CommandLine &commandLine);
     Result<AdminEndpoint> resolve(const QCommandLineParser &parser) const;
 
 private:

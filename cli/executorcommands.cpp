@@ -36,6 +36,11 @@ int enroll(const QStringList &arguments)
     auto executorName = command.required(name, syntax);
     if (!executorName)
         return command.usageError(executorName.error().message);
+    if (Status valid = checkDaemonName(*executorName, QLatin1StringView("executor")); !valid)
+        return command.usageError(valid.error().message);
+    if (command.isSet(ttl))
+        if (Status valid = checkDuration(command.value(ttl), QStringLiteral("--token-ttl")); !valid)
+            return command.usageError(valid.error().message);
     QJsonObject body { { QStringLiteral("name"), *executorName } };
     if (command.isSet(ttl))
         body.insert(QStringLiteral("token_ttl"), command.value(ttl));
@@ -249,33 +254,55 @@ int installHarness(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kHarnessSubcommands[] = { { "install", installHarness } };
+constexpr util::Subcommand kHarnessSubcommands[] = {
+    { "install", installHarness, "ID NAME [--no-wait]",
+        "Have an executor install a harness with the installer its table names.",
+        "cloop executor harness install 2 claude" },
+};
 
-int runHarness(const QStringList &arguments)
+std::span<const util::Subcommand> harnessCommands()
 {
-    return runSubcommand(
-        QStringList { QStringLiteral("executor harness") } + arguments.mid(1), kHarnessSubcommands);
+    return kHarnessSubcommands;
 }
 
-constexpr Subcommand kVirtualSubcommands[]
-    = { { "create", createVirtual }, { "list", listVirtual } };
+constexpr util::Subcommand kVirtualSubcommands[] = {
+    { "create", createVirtual, "NAME --agent ID [--runtime R]",
+        "Name an agent plus sandbox settings for runs and bindings to target.",
+        "cloop executor virtual create gpu-box --agent 2 --runtime runsc" },
+    { "list", listVirtual, "[--json]", "List the virtual executors.",
+        "cloop executor virtual list" },
+};
 
-int runVirtual(const QStringList &arguments)
+std::span<const util::Subcommand> virtualCommands()
 {
-    // arguments[0] is "cloop executor virtual": the nested family is its tail.
-    return runSubcommand(
-        QStringList { QStringLiteral("executor virtual") } + arguments.mid(1), kVirtualSubcommands);
+    return kVirtualSubcommands;
 }
 
-constexpr Subcommand kSubcommands[]
-    = { { "enroll", enroll }, { "list", list }, { "revoke", revoke }, { "upgrade", upgrade },
-          { "virtual", runVirtual }, { "harness", runHarness } };
+constexpr util::Subcommand kSubcommands[] = {
+    { "enroll", enroll, "--name N [--token-ttl 24h] [--json]",
+        "Enroll an agent; print the one-time command for its machine.",
+        "cloop executor enroll --name bench-1" },
+    { "list", list, "[--all] [--json]", "List executor agents and what they can do.",
+        "cloop executor list" },
+    { "revoke", revoke, "ID [--reason TEXT]", "Revoke an executor agent: it never connects again.",
+        "cloop executor revoke 2 --reason \"machine retired\"" },
+    { "upgrade", upgrade, "ID [--target T] [--json]", "Ask an agent's machine to upgrade itself.",
+        "cloop executor upgrade 2 --target 0.4.0" },
+    // Run by the umbrella, which gives the agent its kernel.
+    { "agent", nullptr, "[--token-file F] [--work-root DIR] [--label K=V]… [--max-concurrent N]",
+        "Run the executor agent on this machine.",
+        "cloop executor agent --token-file ~/executor.bundle" },
+    { "virtual", nullptr, "create|list", "Virtual executors: an agent plus sandbox settings.",
+        "cloop executor virtual list", virtualCommands },
+    { "harness", nullptr, "install", "Harnesses (the tools runs call) on an executor.",
+        "cloop executor harness install 2 claude", harnessCommands },
+};
 
 } // namespace
 
-int runExecutorCommand(const QStringList &arguments)
+std::span<const util::Subcommand> executorCommands()
 {
-    return runSubcommand(arguments, kSubcommands);
+    return kSubcommands;
 }
 
 } // namespace cloop::cli

@@ -3,6 +3,7 @@
 #include "common/api/devicetest.h"
 #include "common/api/enrollment.h"
 #include "common/device/usb/usbiddatabase.h"
+#include "common/protocol/devicespec.h"
 
 #include "cli/argumentchecks.h"
 #include "cli/command.h"
@@ -45,6 +46,20 @@ int enroll(const QStringList &arguments)
                            "--interface IF) [--token-ttl 24h]"));
         !given)
         return command.usageError(given.error().message);
+    // Checked by the hub's own rules before anything is sent.
+    if (Status valid = checkDaemonName(command.value(nameOption), QLatin1StringView("forwarder"));
+        !valid)
+        return command.usageError(valid.error().message);
+    if (auto device = command.isSet(usb)
+            ? protocol::DeviceSpec::parseUsb(command.value(usb))
+            : protocol::DeviceSpec::parseInterface(command.value(iface));
+        !device)
+        return command.usageError(QStringLiteral("%1: %2").arg(
+            command.isSet(usb) ? QStringLiteral("--usb") : QStringLiteral("--interface"),
+            device.error().message));
+    if (command.isSet(ttl))
+        if (Status valid = checkDuration(command.value(ttl), QStringLiteral("--token-ttl")); !valid)
+            return command.usageError(valid.error().message);
 
     QJsonObject body { { QStringLiteral("name"), command.value(nameOption) } };
     if (command.isSet(usb))
@@ -232,19 +247,26 @@ int test(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[] = { { "enroll", enroll }, { "list", list },
-    { "revoke", revoke }, { "test", test }, { "upgrade", upgrade } };
+constexpr util::Subcommand kSubcommands[] = {
+    { "enroll", enroll,
+        "--name N (--usb VID:PID[:SERIAL] | --interface IF) [--token-ttl 24h] [--json]",
+        "Enroll a forwarder; print the one-time command for its machine.",
+        "cloop forward enroll --name hsm-1 --usb 1d50:6089" },
+    { "list", list, "[--all] [--json]", "List forwarders (--all: revoked ones too).",
+        "cloop forward list" },
+    { "test", test, "ID [--json]", "Read what a forwarder's device shows, lending it to nothing.",
+        "cloop forward test 3" },
+    { "revoke", revoke, "ID [--reason TEXT]", "Revoke a forwarder: it never connects again.",
+        "cloop forward revoke 3 --reason \"device moved to another lab\"" },
+    { "upgrade", upgrade, "ID [--target T] [--json]",
+        "Ask a forwarder's machine to upgrade itself.", "cloop forward upgrade 3" },
+};
 
 } // namespace
 
-bool isForwardAdminCommand(const QString &subcommand)
+std::span<const util::Subcommand> forwardAdminCommands()
 {
-    return hasSubcommand(kSubcommands, subcommand);
-}
-
-int runForwardAdminCommand(const QStringList &arguments)
-{
-    return runSubcommand(arguments, kSubcommands);
+    return kSubcommands;
 }
 
 } // namespace cloop::cli

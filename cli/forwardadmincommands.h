@@ -1,12 +1,15 @@
 #pragma once
 
+#include "common/util/subcommands.h"
+
 #include <QStringList>
+
+#include <span>
 
 namespace cloop::cli {
 
-// `cloop forward enroll|list|revoke …`: administration through the admin API.
-bool isForwardAdminCommand(const QString &subcommand);
-// arguments[0] is "forward", arguments[1] the subcommand.
-int runForwardAdminCommand(const QStringList &arguments);
+// `cloop forward enroll|list|test|revoke|upgrade …`: administration of
+// forwarders through the admin API.
+std::span<const util::Subcommand> forwardAdminCommands();
 
 } // namespace cloop::cli

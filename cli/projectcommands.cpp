@@ -134,13 +134,21 @@ int grant(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[] = { { "add", add }, { "list", list }, { "grant", grant } };
+constexpr util::Subcommand kSubcommands[] = {
+    { "add", add, "DIR", "Add a project, named by its absolute folder on the hub.",
+        "cloop project add /srv/projects/hsm" },
+    { "list", list, "[--json]", "List the projects you may see and their members.",
+        "cloop project list" },
+    { "grant", grant, "DIR --user NAME --role administrator|maintainer|none",
+        "Give a user a role in a project, change it, or take it away.",
+        "cloop project grant /srv/projects/hsm --user maria --role maintainer" },
+};
 
 } // namespace
 
-int runProjectCommand(const QStringList &arguments)
+std::span<const util::Subcommand> projectCommands()
 {
-    return runSubcommand(arguments, kSubcommands);
+    return kSubcommands;
 }
 
 } // namespace cloop::cli

@@ -1,11 +1,12 @@
 #pragma once
 
-#include <QStringList>
+#include "common/util/subcommands.h"
+
+#include <span>
 
 namespace cloop::cli {
 
 // `cloop project add|list|grant …`: projects and people's roles in them.
-// arguments[0] is "project".
-int runProjectCommand(const QStringList &arguments);
+std::span<const util::Subcommand> projectCommands();
 
 } // namespace cloop::cli

@@ -187,14 +187,23 @@ int verify(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[]
-    = { { "keygen", keygen }, { "sign", sign }, { "verify", verify } };
+constexpr util::Subcommand kSubcommands[] = {
+    { "keygen", keygen, "--private FILE --public FILE",
+        "Make a release key: its private half signs packages.",
+        "cloop release keygen --private release.key --public release.pub" },
+    { "sign", sign, "PACKAGE --key FILE --channel stable|edge --commit HEX",
+        "Sign a package, writing PACKAGE.sig beside it.",
+        "cloop release sign cloop-forward_0.4.0_amd64.deb --key release.key --channel stable "
+        "--commit 3f2c1d0" },
+    { "verify", verify, "PACKAGE [--keys DIR]", "Check a package's signature as a device does.",
+        "cloop release verify cloop-forward_0.4.0_amd64.deb" },
+};
 
 } // namespace
 
-int runReleaseCommand(const QStringList &arguments)
+std::span<const util::Subcommand> releaseCommands()
 {
-    return runSubcommand(arguments, kSubcommands);
+    return kSubcommands;
 }
 
 } // namespace cloop::cli

@@ -1,12 +1,13 @@
 #pragma once
 
-#include <QStringList>
+#include "common/util/subcommands.h"
+
+#include <span>
 
 namespace cloop::cli {
 
-// `cloop release keygen|sign|verify …` (arguments[0] is "release"): the
-// release key, and the signature beside each package that devices verify
-// before they install it.
-int runReleaseCommand(const QStringList &arguments);
+// `cloop release keygen|sign|verify …`: the release key, and the signature
+// beside each package that devices verify before they install it.
+std::span<const util::Subcommand> releaseCommands();
 
 } // namespace cloop::cli

@@ -10,6 +10,7 @@
 #include <QEventLoop>
 #include <QJsonArray>
 #include <QTimer>
+#include <cstdio>
 
 namespace cloop::cli {
 
@@ -274,8 +275,16 @@ int cancel(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kSubcommands[]
-    = { { "list", list }, { "show", show }, { "logs", logs }, { "cancel", cancel } };
+constexpr util::Subcommand kSubcommands[] = {
+    { "list", list, "[--all] [--json]", "List runs: the queue and those running.",
+        "cloop run list --all" },
+    { "show", show, "ID [--json]", "Show one run: where it ran, its state, exit code or error.",
+        "cloop run show 17" },
+    { "logs", logs, "ID [--follow]", "Print a run's output as the hub stored it.",
+        "cloop run logs 17 --follow" },
+    { "cancel", cancel, "ID [--reason TEXT]", "Cancel a run, queued or running.",
+        "cloop run cancel 17 --reason \"wrong branch\"" },
+};
 
 } // namespace
 
@@ -293,12 +302,27 @@ int waitForRun(Command &command, qint64 runId)
     return run->exitCode.value_or(kExitFailed);
 }
 
+std::span<const util::Subcommand> runCommands()
+{
+    return kSubcommands;
+}
+
 int runRunCommand(const QStringList &arguments)
 {
-    // `cloop run list|cancel …` are subcommands; anything else starts a run.
-    if (hasSubcommand(kSubcommands, arguments.value(1)))
-        return runSubcommand(arguments, kSubcommands);
-    return create(QStringList { QStringLiteral("cloop run") } + arguments.mid(1));
+    // `cloop run list|show|logs|cancel …` are subcommands; options start a run.
+    const QString word = arguments.value(1);
+    if (word == QLatin1String("--help") || word == QLatin1String("-h")
+        || word == QLatin1String("help")) {
+        std::fputs(qPrintable(util::familyHelp(arguments.constFirst(), kSubcommands,
+                       QStringLiteral("Runs: starting one, and those queued, running or done."))),
+            stdout);
+        std::fputs("\nStarting a run:\n\n", stdout);
+        std::fflush(stdout);
+        return create({ arguments.constFirst(), QStringLiteral("--help") });
+    }
+    if (util::hasSubcommand(kSubcommands, word) || (!word.isEmpty() && !word.startsWith(u'-')))
+        return util::runSubcommand(arguments, kSubcommands, {});
+    return create(arguments);
 }
 
 } // namespace cloop::cli

@@ -1,6 +1,10 @@
 #pragma once
 
+#include "common/util/subcommands.h"
+
 #include <QStringList>
+
+#include <span>
 
 namespace cloop::cli {
 
@@ -10,7 +14,10 @@ class Command;
 // state and error; returns its exit code (kExitFailed when it has none).
 int waitForRun(Command &command, qint64 runId);
 
-// `cloop run [options] -- CMD ARGS…`, `cloop run list`, `cloop run cancel ID`.
+// `cloop run list|show|logs|cancel …`.
+std::span<const util::Subcommand> runCommands();
+// `cloop run [options] -- CMD ARGS…` or one of runCommands(); arguments[0]
+// is "cloop run".
 int runRunCommand(const QStringList &arguments);
 
 } // namespace cloop::cli

@@ -186,20 +186,30 @@ int revokeToken(const QStringList &arguments)
     return kExitOk;
 }
 
-constexpr Subcommand kUserSubcommands[] = { { "add", addUser }, { "list", listUsers } };
-constexpr Subcommand kTokenSubcommands[]
-    = { { "create", createToken }, { "list", listTokens }, { "revoke", revokeToken } };
+constexpr util::Subcommand kUserSubcommands[] = {
+    { "add", addUser, "NAME [--hub-admin]", "Add a user; roles and tokens come after.",
+        "cloop user add maria" },
+    { "list", listUsers, "[--json]", "List the hub's users.", "cloop user list" },
+};
+constexpr util::Subcommand kTokenSubcommands[] = {
+    { "create", createToken, "--user NAME [--label TEXT] [--json]",
+        "Create an API token for a user (shown once).",
+        "cloop token create --user maria --label laptop" },
+    { "list", listTokens, "[--user NAME] [--json]", "List API tokens: yours, or anyone's.",
+        "cloop token list --user maria" },
+    { "revoke", revokeToken, "ID", "Revoke an API token at once.", "cloop token revoke 4" },
+};
 
 } // namespace
 
-int runUserCommand(const QStringList &arguments)
+std::span<const util::Subcommand> userCommands()
 {
-    return runSubcommand(arguments, kUserSubcommands);
+    return kUserSubcommands;
 }
 
-int runTokenCommand(const QStringList &arguments)
+std::span<const util::Subcommand> tokenCommands()
 {
-    return runSubcommand(arguments, kTokenSubcommands);
+    return kTokenSubcommands;
 }
 
 } // namespace cloop::cli

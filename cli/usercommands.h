@@ -1,12 +1,14 @@
 #pragma once
 
-#include <QStringList>
+#include "common/util/subcommands.h"
+
+#include <span>
 
 namespace cloop::cli {
 
-// `cloop user add|list …` (arguments[0] is "user") and `cloop token create …`
-// (arguments[0] is "token"): people and their API tokens.
-int runUserCommand(const QStringList &arguments);
-int runTokenCommand(const QStringList &arguments);
+// `cloop user add|list …` and `cloop token create|list|revoke …`: people
+// and their API tokens.
+std::span<const util::Subcommand> userCommands();
+std::span<const util::Subcommand> tokenCommands();
 
 } // namespace cloop::cli

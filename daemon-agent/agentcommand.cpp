@@ -79,7 +79,7 @@ int runAgentCommand(const QStringList &arguments, const device::SysfsRoot &kerne
     const QCommandLineOption &maxConcurrent = agentOptions.maxConcurrent;
     const QCommandLineOption &hostMode = agentOptions.hostMode;
     const QCommandLineOption &retainBytes = agentOptions.retainBytes;
-    commandLine.parser().addOptions(agentOptions.all());
+    commandLine.addOptions(agentOptions.all());
     if (auto done = commandLine.parse(arguments))
         return *done;
     const QCommandLineParser &parser = commandLine.parser();

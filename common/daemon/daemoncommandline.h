@@ -17,7 +17,7 @@ namespace cloop::daemon {
 
 // The command line every daemon shares: how it enrolls (--bundle,
 // --token-file), where it keeps its credential, how it trusts the hub. A
-// daemon adds its own options to parser() before parse().
+// daemon adds its own options with addOptions() before parse().
 class DaemonCommandLine
 {
 public:
@@ -25,6 +25,7 @@ public:
         QString commandName, const QString &description, const QString &defaultCredentialFile);
 
     QCommandLineParser &parser() { return m_commandLine.parser(); }
+    void addOptions(const QList<QCommandLineOption> &options) { m_commandLine.addOptions(options); }
     // A value when the command is already over: --help or --version printed
     // (0), or bad arguments reported (kExitUsage).
     std::optional<int> parse(const QStringList &arguments);

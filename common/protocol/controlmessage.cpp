@@ -247,7 +247,8 @@ Result<ForwardedDevice> readForwardedDevice(const QJsonObject &fields)
         forwarded.target = device.string(QLatin1StringView("target"), 15);
         forwarded.address = device.string(QLatin1StringView("address"), 64, false);
         if (fields.contains(QLatin1String("mtu")))
-            forwarded.mtu = static_cast<int>(device.integer(QLatin1StringView("mtu"), 68, 65521));
+            forwarded.mtu = static_cast<int>(
+                device.integer(QLatin1StringView("mtu"), kMinMtu, kMaxSandboxMtu));
         if (!device.error() && !interfaceName.match(forwarded.target).hasMatch())
             device.fail(QStringLiteral("\"target\" is not an interface name"));
     } else if (kind == DeviceSpec::Kind::Usb) {
@@ -402,7 +403,7 @@ Result<ControlMessage> parseRunsHeld(FieldReader &read)
 Result<ControlMessage> parseDeviceState(FieldReader &read)
 {
     DeviceState state;
-    state.mtu = static_cast<int>(read.integer(QLatin1StringView("mtu"), 68, 65535));
+    state.mtu = static_cast<int>(read.integer(QLatin1StringView("mtu"), kMinMtu, kMaxReportedMtu));
     state.up = read.boolean(QLatin1StringView("up"));
     state.carrier = read.boolean(QLatin1StringView("carrier"));
     if (read.has(QLatin1StringView("usb_busid"))) {

@@ -16,6 +16,13 @@
 
 namespace cloop::protocol {
 
+// MTUs: what a forwarder may report of its interface (loopback has 65536),
+// and the largest a sandbox's TAP takes (65535 minus the Ethernet header),
+// to which a larger segment's is lowered.
+inline constexpr int kMinMtu = 68;
+inline constexpr int kMaxReportedMtu = 65536;
+inline constexpr int kMaxSandboxMtu = 65521;
+
 // Control messages are JSON objects in WebSocket text frames, each with a
 // "type". This file is the one place that parses and validates them; code
 // above it only sees the typed values below.
@@ -158,7 +165,7 @@ struct ForwardedDevice
     DeviceSpec::Kind kind = DeviceSpec::Kind::Segment;
     QString target; // l2: the interface's name in the sandbox
     QString address; // l2: CIDR, or empty
-    int mtu = 1500; // l2
+    int mtu = 1500; // l2, at most kMaxSandboxMtu
     QString busId; // usb: the forwarder's bus id, which the agent imports
 
     friend bool operator==(const ForwardedDevice &, const ForwardedDevice &) = default;
@@ -257,7 +264,7 @@ struct DeviceReleased
 // the segment to sandboxes with this MTU.
 struct DeviceState
 {
-    // A segment's interface.
+    // A segment's interface: up to kMaxReportedMtu (loopback's 65536).
     int mtu = 1500;
     bool up = false;
     bool carrier = false;

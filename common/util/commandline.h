@@ -22,9 +22,11 @@ class CommandLine
 public:
     CommandLine(QString name, const QString &description);
 
+    // For positional arguments and reading; options go through addOptions,
+    // which knows them for "did you mean".
     QCommandLineParser &parser() { return m_parser; }
     const QCommandLineParser &parser() const { return m_parser; }
-    void addOptions(const QList<QCommandLineOption> &options) { m_parser.addOptions(options); }
+    void addOptions(const QList<QCommandLineOption> &options);
 
     // A value when the command is already over: --help or --version
     // printed (0), bad arguments reported (2). Without `positionals`, any
@@ -38,12 +40,20 @@ public:
 
     // "NAME: message" on stderr; returns the exit code.
     int fail(const QString &message, int exitCode = kExitFailed) const;
-    int usageError(const QString &message) const { return fail(message, kExitUsage); }
+    // The same with exit code 2 and, on a line of its own, where the usage is.
+    int usageError(const QString &message) const;
 
 private:
+    // What a person typed for an option the parser did not know ("--jsn").
+    QString unknownOptionAsTyped(const QStringList &arguments) const;
+
     QString m_name;
     QCommandLineParser m_parser;
+    QStringList m_optionNames { QStringLiteral("--help"), QStringLiteral("--version") };
 };
+
+// The line after every usage error: "Run 'NAME --help' for usage."
+QString usageHint(const QString &name);
 
 // One line on stdout, flushed.
 void printLine(const QString &line);

@@ -3,6 +3,8 @@
 #include "common/protocol/protocolversion.h"
 #include "hub/domain/bindingterms.h"
 
+#include <algorithm>
+
 namespace cloop::hub {
 
 using protocol::AgentCapabilities;
@@ -157,7 +159,7 @@ void describeForAgent(const DevicePlanInput &input, PlannedDevice &device)
     // answer a too-large packet with "fragmentation needed".
     if (input.segmentMtu) {
         if (const std::optional<int> mtu = input.segmentMtu(forwarder.id))
-            device.device.mtu = *mtu;
+            device.device.mtu = std::min(*mtu, protocol::kMaxSandboxMtu);
     }
 }
 

@@ -285,53 +285,57 @@ int key(const QString &name, const QStringList &arguments)
     return kExitOk;
 }
 
+// Each runs with "PROGRAM SUBCOMMAND" as its name.
+template <int (*Run)(const QString &name, const QStringList &arguments)>
+int named(const QStringList &arguments)
+{
+    return Run(arguments.constFirst(), arguments);
+}
+
+int serve(const QStringList &arguments)
+{
+    return ServeCommand(arguments.constFirst()).run(arguments);
+}
+
+constexpr util::Subcommand kSubcommands[] = {
+    { "serve", serve, "[--data DIR] [--listen HOST:PORT] [options]", "Run the hub.",
+        "cloop hub serve --listen 0.0.0.0:7443" },
+    { "tls-init", named<tlsInit>, "[--data DIR] [--host NAME]",
+        "Make the hub's development TLS certificate.",
+        "cloop hub tls-init --host hub.lab.example" },
+    { "pin", named<pin>, "[--data DIR]", "Print the key pin that clients compare on first contact.",
+        "cloop hub pin" },
+    { "backup", named<backup>, "FILE [--data DIR]",
+        "Copy the hub's database and TLS identity while it runs.",
+        "cloop hub backup /var/backups/cloop-hub.tar" },
+    { "restore", named<restore>, "FILE [--data DIR]", "Make a hub's data folder from a backup.",
+        "cloop hub restore /var/backups/cloop-hub.tar --data /var/lib/cloop" },
+    { "key", named<key>, "stage|activate|status [--data DIR]",
+        "Rotate the hub's key without cutting anyone off.", "cloop hub key stage" },
+    { "release", nullptr, "add|list", "The signed packages the hub offers its devices.",
+        "cloop hub release list", releaseSteps },
+    { "migrate", named<runMigrateCommand>, "--to URL [--data DIR]",
+        "Move this hub's records into PostgreSQL for a cluster.",
+        "cloop hub migrate --to postgresql://cloop@db.lab.example/cloop" },
+    { "members", named<runMembersCommand>, "[--json]", "List the hub cluster's members.",
+        "cloop hub members" },
+};
+
 } // namespace
+
+std::span<const util::Subcommand> hubCommands()
+{
+    return kSubcommands;
+}
 
 int runHubCommand(const QString &program, const QStringList &arguments)
 {
-    const QString subcommand = arguments.value(1);
-    // The subcommand runs with "PROGRAM SUBCOMMAND" as its name.
-    const QStringList rest
-        = QStringList { program + QLatin1Char(' ') + subcommand } + arguments.mid(2);
-    const QString name = rest.constFirst();
-    if (subcommand == QLatin1String("serve"))
-        return ServeCommand(name).run(rest);
-    if (subcommand == QLatin1String("tls-init"))
-        return tlsInit(name, rest);
-    if (subcommand == QLatin1String("pin"))
-        return pin(name, rest);
-    if (subcommand == QLatin1String("backup"))
-        return backup(name, rest);
-    if (subcommand == QLatin1String("restore"))
-        return restore(name, rest);
-    if (subcommand == QLatin1String("key"))
-        return key(name, rest);
-    if (subcommand == QLatin1String("release"))
-        return runReleaseCommand(name, rest);
-    if (subcommand == QLatin1String("migrate"))
-        return runMigrateCommand(name, rest);
-    if (subcommand == QLatin1String("members"))
-        return runMembersCommand(name, rest);
-    if (subcommand == QLatin1String("--version")) {
+    if (arguments.value(1) == QLatin1String("--version")) {
         printLine(util::VersionReport::of(program).toText());
         return kExitOk;
     }
-    const QString names
-        = QStringLiteral("serve, tls-init, pin, backup, restore, key, release, migrate, members");
-    if (subcommand == QLatin1String("--help") || subcommand == QLatin1String("-h")) {
-        printLine(QStringLiteral(
-            "usage: %1 <serve|tls-init|pin|backup|restore|key|release|migrate|members> [options]; "
-            "each "
-            "takes "
-            "--help")
-                      .arg(program));
-        return kExitOk;
-    }
-    std::fprintf(stderr, "%s: %s\n", qPrintable(program),
-        qPrintable(subcommand.isEmpty() ? QStringLiteral("expected a subcommand: %1").arg(names)
-                                        : QStringLiteral("unknown subcommand \"%1\" (expected %2)")
-                                              .arg(subcommand, names)));
-    return util::kExitUsage;
+    return util::runSubcommand(QStringList { program } + arguments.mid(1), kSubcommands,
+        QStringLiteral("The hub: the one place daemons and people connect to."));
 }
 
 } // namespace cloop::hub

@@ -189,22 +189,19 @@ int list(const QString &name, const QStringList &arguments)
     return kExitOk;
 }
 
+constexpr util::Subcommand kSteps[] = {
+    { "add", [](const QStringList &arguments) { return add(arguments.constFirst(), arguments); },
+        "PACKAGE [--signature FILE] [--keys DIR]", "Offer a signed package to the hub's devices.",
+        "cloop hub release add cloop-forward_0.4.0_amd64.deb" },
+    { "list", [](const QStringList &arguments) { return list(arguments.constFirst(), arguments); },
+        "[--json]", "List the packages the hub offers.", "cloop hub release list" },
+};
+
 } // namespace
 
-int runReleaseCommand(const QString &name, const QStringList &arguments)
+std::span<const util::Subcommand> releaseSteps()
 {
-    const QString step = arguments.value(1);
-    const QStringList rest = QStringList { name + QLatin1Char(' ') + step } + arguments.mid(2);
-    if (step == QLatin1String("add"))
-        return add(rest.constFirst(), rest);
-    if (step == QLatin1String("list"))
-        return list(rest.constFirst(), rest);
-    const bool help = step == QLatin1String("--help") || step == QLatin1String("-h");
-    std::fprintf(help ? stdout : stderr,
-        "usage: %s add PACKAGE [--signature FILE] [--keys DIR] | list [--json]; each takes "
-        "--help\n",
-        qPrintable(name));
-    return help ? kExitOk : util::kExitUsage;
+    return kSteps;
 }
 
 } // namespace cloop::hub

@@ -7,7 +7,9 @@
 #include "common/util/commandline.h"
 #include "common/util/duration.h"
 #include "common/util/unixsignalwatcher.h"
+#include "hub/hub.h"
 #include "hub/localaccess.h"
+#include "hub/tls/devcertificate.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -46,6 +48,11 @@ Result<std::pair<QHostAddress, quint16>> parseListen(const QString &text, const 
     }
     bool ok = false;
     const uint portNumber = port.toUInt(&ok);
+    // "localhost" alone is a host without its port, not a bad port.
+    if (!ok && host.isEmpty() && !text.startsWith(QLatin1Char('[')))
+        return usage(
+            QStringLiteral("%1 \"%2\" is not HOST:PORT (for example 0.0.0.0:7443 or %2:7443)")
+                .arg(option, text));
     if (!ok || portNumber > 65535)
         return usage(QStringLiteral("%1 \"%2\": the port must be 0-65535").arg(option, text));
     QHostAddress address(QHostAddress::Any);
@@ -385,6 +392,15 @@ Result<ServeSettings> ServeCommand::settings(const util::CommandLine &commandLin
         executor.maxConcurrent = *ceiling;
         chosen.ownExecutor = executor;
     }
+    // Last, after every option was checked: a missing or unreadable TLS
+    // identity is the configuration's fault (exit 2), found before anything starts.
+    const HubOptions &options = chosen.hub;
+    if (auto identity = TlsIdentity::load(options.certificatePath.isEmpty()
+                ? Hub::defaultCertificatePath(options.dataDir)
+                : options.certificatePath,
+            options.keyPath.isEmpty() ? Hub::defaultKeyPath(options.dataDir) : options.keyPath);
+        !identity)
+        return identity.error();
     return chosen;
 }
 

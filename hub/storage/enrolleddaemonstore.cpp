@@ -1,11 +1,11 @@
 #include "hub/storage/enrolleddaemonstore.h"
 
+#include "common/api/daemonname.h"
 #include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
 #include "hub/storage/executorstore.h"
 #include "hub/storage/forwarderstore.h"
 
-#include <QRegularExpression>
 #include <QStringList>
 
 namespace cloop::hub {
@@ -18,17 +18,6 @@ constexpr QLatin1StringView kSharedColumns {
 };
 constexpr int kSharedColumnCount = 11;
 } // namespace
-
-Status validateDaemonName(const QString &name, QLatin1StringView noun)
-{
-    static const QRegularExpression pattern(QStringLiteral("\\A[a-z0-9][a-z0-9._-]{0,62}\\z"));
-    if (!pattern.match(name).hasMatch())
-        return Error::make(QStringLiteral("invalid_name"),
-            QStringLiteral("%1 name \"%2\" must be 1-63 characters of a-z, 0-9, '.', '_' or '-', "
-                           "starting with a letter or digit")
-                .arg(noun, name.left(80)));
-    return {};
-}
 
 template <typename Record> Result<Record> EnrolledDaemonStore<Record>::read(const Rows &row) const
 {
@@ -184,7 +173,7 @@ Result<typename EnrolledDaemonStore<Record>::Enrolled> EnrolledDaemonStore<Recor
     const QString &name, const QString &actor, std::chrono::seconds tokenTtl,
     const QList<std::pair<QString, QVariant>> &ownValues, const QJsonObject &auditDetails)
 {
-    if (Status valid = validateDaemonName(name, m_tables.noun); !valid)
+    if (Status valid = api::validateDaemonName(name, m_tables.noun); !valid)
         return valid.error();
     if (Status valid = CredentialLedger::validateTokenTtl(tokenTtl); !valid)
         return valid.error();

@@ -38,11 +38,6 @@ struct EnrolledDaemonRecord
     bool isRevoked() const { return revokedAt.isValid(); }
 };
 
-// Names of forwarders, executors, virtual executors and users: 1-63
-// characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit.
-// `noun` says whose name it is in the refusal.
-Status validateDaemonName(const QString &name, QLatin1StringView noun);
-
 // Forwarders and executor agents are enrolled the same way: a named row, a
 // one-time token redeemed for a long-lived credential, a revocation that
 // voids both, a time last seen. This is that shared part, over the tables

@@ -1,5 +1,6 @@
 #include "hub/storage/forwarderstore.h"
 
+#include "common/api/daemonname.h"
 #include "hub/storage/database.h"
 
 #include <QJsonDocument>
@@ -12,7 +13,7 @@ ForwarderStore::ForwarderStore(Database &db)
 
 Status ForwarderStore::validateName(const QString &name)
 {
-    return validateDaemonName(name, QLatin1StringView("forwarder"));
+    return api::validateDaemonName(name, QLatin1StringView("forwarder"));
 }
 
 Status ForwarderStore::readOwnColumns(const Rows &row, int first, ForwarderRecord &record) const

@@ -653,6 +653,8 @@ void TestControlMessage::runMessagesRoundTrip_data()
         DeviceReleased { 41, 7, QStringLiteral("binding 7 ended (revoked by alice)") });
     QTest::newRow("device.state jumbo")
         << ControlMessage(DeviceState { 9000, true, true, false, QString() });
+    QTest::newRow("device.state loopback")
+        << ControlMessage(DeviceState { 65536, true, true, false, QString() });
     QTest::newRow("device.state down")
         << ControlMessage(DeviceState { 1500, false, false, false, QString() });
     QTest::newRow("device.state usb present")
@@ -747,6 +749,8 @@ void TestControlMessage::runMessagesRefused_data()
     QTest::newRow("too many devices") << nine + "]}" << QStringLiteral("devices");
     QTest::newRow("device state mtu too small")
         << QByteArray(R"({"type":"device.state","mtu":20,"up":true})") << QStringLiteral("mtu");
+    QTest::newRow("device state mtu beyond loopback's")
+        << QByteArray(R"({"type":"device.state","mtu":65537,"up":true})") << QStringLiteral("mtu");
     QTest::newRow("device state mtu not a number")
         << QByteArray(R"({"type":"device.state","mtu":"9000","up":true})") << QStringLiteral("mtu");
     QTest::newRow("device state up not a boolean")

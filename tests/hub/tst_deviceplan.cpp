@@ -1,6 +1,7 @@
 // Steps 1 to 3 of dispatch without sockets: which bindings a run gets, and
 // every refusal, each with its own words.
 
+#include "common/device/l2/tapdevice.h"
 #include "common/protocol/protocolversion.h"
 #include "hub/domain/deviceplan.h"
 
@@ -270,6 +271,11 @@ void TestDevicePlan::theSandboxGetsTheSegmentsMtu()
     m_input.segmentMtu
         = [](qint64 id) { return id == 7 ? std::optional<int>(9000) : std::nullopt; };
     QCOMPARE(planDevices(m_input)->first().device.mtu, 9000);
+    // Loopback's 65536 is more than a TAP takes: the largest it does.
+    m_input.segmentMtu
+        = [](qint64 id) { return id == 7 ? std::optional<int>(65536) : std::nullopt; };
+    QCOMPARE(planDevices(m_input)->first().device.mtu, protocol::kMaxSandboxMtu);
+    QCOMPARE(protocol::kMaxSandboxMtu, device::l2::TapDevice::kMaxMtu);
 }
 
 void TestDevicePlan::aBoundUsbDeviceIsImportedByItsBusId()

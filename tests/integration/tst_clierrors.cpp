@@ -4,8 +4,12 @@
 
 #include "support/testrig.h"
 
+#include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QMap>
 #include <QRandomGenerator>
+#include <QRegularExpression>
 #include <QTest>
 
 using namespace cloop::testing;
@@ -20,6 +24,12 @@ private Q_SLOTS:
 
     void badInputClearErrors();
     void theTokenInTheEnvironmentIsWhoActs();
+    void aMistypedWordGetsWhatWasMeantAndWhereTheUsageIs_data();
+    void aMistypedWordGetsWhatWasMeantAndWhereTheUsageIs();
+    void everyFamilyListsItsCommandsWithAnExample();
+    void argumentAndConfigurationErrorsExitWithTwo_data();
+    void argumentAndConfigurationErrorsExitWithTwo();
+    void aHubWithoutItsCertificateIsAConfigurationError();
 
 private:
     std::unique_ptr<TestRig> m_rig;
@@ -150,11 +160,11 @@ void TestCliErrors::badInputClearErrors()
     CLOOP_COMPARE_EXIT(noDevice, 2);
     QVERIFY2(!noDevice.err.isEmpty(), qPrintable(noDevice.describe()));
 
-    // A name the hub does not accept is refused with the rule
+    // A name the hub does not accept is refused with the rule, before it is sent
     const CliResult badName
         = hub.cli({ QStringLiteral("forward"), QStringLiteral("enroll"), QStringLiteral("--name"),
             QStringLiteral("Bad/Name"), QStringLiteral("--usb"), QStringLiteral("1050:0407") });
-    CLOOP_COMPARE_EXIT(badName, 1);
+    CLOOP_COMPARE_EXIT(badName, 2);
     QVERIFY2(badName.stderrText().contains(QLatin1String("name"))
             && badName.stderrText().contains(QLatin1String("Bad/Name")),
         qPrintable(badName.describe()));
@@ -191,6 +201,163 @@ void TestCliErrors::badInputClearErrors()
     QVERIFY2(serve.exitCode != 0 && !serve.timedOut, qPrintable(serve.describe()));
     QVERIFY2(serve.stderrText().contains(damagedHub.databasePath()), qPrintable(serve.describe()));
     QVERIFY(!QFile::exists(damagedHub.dataDir() + QLatin1String("/cli.json")));
+}
+
+void TestCliErrors::aMistypedWordGetsWhatWasMeantAndWhereTheUsageIs_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("meant");
+    QTest::addColumn<QString>("usage");
+
+    QTest::newRow("a command") << QStringList { QStringLiteral("projct") }
+                               << QStringLiteral("did you mean \"project\"?")
+                               << QStringLiteral("Run 'cloop --help' for usage.");
+    QTest::newRow("a forward command")
+        << QStringList { QStringLiteral("forward"), QStringLiteral("lst") }
+        << QStringLiteral("did you mean \"list\"?")
+        << QStringLiteral("Run 'cloop forward --help' for usage.");
+    QTest::newRow("a run command")
+        << QStringList { QStringLiteral("run"), QStringLiteral("cancle"), QStringLiteral("3") }
+        << QStringLiteral("did you mean \"cancel\"?")
+        << QStringLiteral("Run 'cloop run --help' for usage.");
+    QTest::newRow("a nested command")
+        << QStringList { QStringLiteral("executor"), QStringLiteral("virtual"),
+               QStringLiteral("lits") }
+        << QStringLiteral("did you mean \"list\"?")
+        << QStringLiteral("Run 'cloop executor virtual --help' for usage.");
+    QTest::newRow("a hub command") << QStringList { QStringLiteral("hub"), QStringLiteral("serv") }
+                                   << QStringLiteral("did you mean \"serve\"?")
+                                   << QStringLiteral("Run 'cloop hub --help' for usage.");
+    QTest::newRow("an option") << QStringList { QStringLiteral("forward"), QStringLiteral("list"),
+        QStringLiteral("--jsn") }
+                               << QStringLiteral("unknown option --jsn (did you mean \"--json\"?)")
+                               << QStringLiteral("Run 'cloop forward list --help' for usage.");
+    QTest::newRow("an option with one dash")
+        << QStringList { QStringLiteral("project"), QStringLiteral("list"),
+               QStringLiteral("-json") }
+        << QStringLiteral("unknown option -json (did you mean \"--json\"?)")
+        << QStringLiteral("Run 'cloop project list --help' for usage.");
+    QTest::newRow("a daemon's option") << QStringList { QStringLiteral("forward"),
+        QStringLiteral("--token-fiel"), QStringLiteral("x") }
+                                       << QStringLiteral("did you mean \"--token-file\"?")
+                                       << QStringLiteral("Run 'cloop forward --help' for usage.");
+    QTest::newRow("a missing argument")
+        << QStringList { QStringLiteral("run"), QStringLiteral("show") }
+        << QStringLiteral("missing argument") << QStringLiteral("Run 'cloop run show --help'");
+}
+
+void TestCliErrors::aMistypedWordGetsWhatWasMeantAndWhereTheUsageIs()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, meant);
+    QFETCH(QString, usage);
+    const CliResult typed = m_rig->hub().cli(arguments);
+    CLOOP_COMPARE_EXIT(typed, 2);
+    QVERIFY2(typed.stderrText().contains(meant), qPrintable(typed.describe()));
+    QVERIFY2(typed.stderrText().contains(usage), qPrintable(typed.describe()));
+    QVERIFY2(typed.out.isEmpty(), qPrintable(typed.describe()));
+}
+
+void TestCliErrors::everyFamilyListsItsCommandsWithAnExample()
+{
+    HubProcess &hub = m_rig->hub();
+    const CliResult overview = hub.cli({ QStringLiteral("--help") });
+    CLOOP_COMPARE_EXIT(overview, 0);
+    // "  forward enroll   Enroll a forwarder; …": every command two words deep.
+    static const QRegularExpression member(QStringLiteral("^  ([a-z]+) ([a-z][a-z-]*) +[A-Z]"));
+    QMap<QString, QStringList> families;
+    for (const QString &line : overview.stdoutText().split(u'\n')) {
+        QVERIFY2(line.size() <= 100, qPrintable(QStringLiteral("too wide: ") + line));
+        if (const QRegularExpressionMatch found = member.match(line); found.hasMatch())
+            families[found.captured(1)].append(found.captured(2));
+    }
+    for (const QString &family :
+        { QStringLiteral("hub"), QStringLiteral("forward"), QStringLiteral("approvals"),
+            QStringLiteral("executor"), QStringLiteral("run"), QStringLiteral("project"),
+            QStringLiteral("user"), QStringLiteral("token"), QStringLiteral("release") })
+        QVERIFY2(families.contains(family), qPrintable(overview.stdoutText()));
+    QVERIFY(families.value(QStringLiteral("forward")).contains(QStringLiteral("test")));
+    QVERIFY(families.value(QStringLiteral("run")).contains(QStringLiteral("logs")));
+    QVERIFY(families.value(QStringLiteral("executor")).contains(QStringLiteral("virtual")));
+
+    for (auto family = families.cbegin(); family != families.cend(); ++family) {
+        const CliResult help = hub.cli({ family.key(), QStringLiteral("--help") });
+        CLOOP_COMPARE_EXIT(help, 0);
+        for (const QString &command : family.value()) {
+            // Each with its one-line summary and an example that uses it.
+            const QString example
+                = QStringLiteral("      $ cloop %1 %2").arg(family.key(), command);
+            QVERIFY2(help.stdoutText().contains(QStringLiteral("\n  ") + command),
+                qPrintable(help.describe()));
+            QVERIFY2(help.stdoutText().contains(example), qPrintable(example + help.describe()));
+        }
+    }
+    // The forwarder's own options follow its commands.
+    const CliResult forward = hub.cli({ QStringLiteral("forward"), QStringLiteral("--help") });
+    QVERIFY2(forward.stdoutText().contains(QLatin1String("--token-file <FILE>")),
+        qPrintable(forward.describe()));
+}
+
+void TestCliErrors::argumentAndConfigurationErrorsExitWithTwo_data()
+{
+    QTest::addColumn<QStringList>("arguments");
+    QTest::addColumn<QString>("why");
+
+    const QString enroll = QStringLiteral("enroll");
+    QTest::newRow("a forwarder's name") << QStringList { QStringLiteral("forward"), enroll,
+        QStringLiteral("--name"), QStringLiteral("Lab 3"), QStringLiteral("--usb"),
+        QStringLiteral("1050:0407") } << QStringLiteral("forwarder name \"Lab 3\" must be");
+    QTest::newRow("a USB device") << QStringList { QStringLiteral("forward"), enroll,
+        QStringLiteral("--name"), QStringLiteral("lab3"), QStringLiteral("--usb"),
+        QStringLiteral("yubikey") }
+                                  << QStringLiteral("--usb: ");
+    QTest::newRow("an interface") << QStringList { QStringLiteral("forward"), enroll,
+        QStringLiteral("--name"), QStringLiteral("lab3"), QStringLiteral("--interface"),
+        QStringLiteral("eth/1") } << QStringLiteral("--interface: ");
+    QTest::newRow("a token's lifetime") << QStringList { QStringLiteral("forward"), enroll,
+        QStringLiteral("--name"), QStringLiteral("lab3"), QStringLiteral("--usb"),
+        QStringLiteral("1050:0407"), QStringLiteral("--token-ttl"), QStringLiteral("soon") }
+                                        << QStringLiteral("--token-ttl soon");
+    QTest::newRow("an executor's name") << QStringList { QStringLiteral("executor"), enroll,
+        QStringLiteral("--name"), QStringLiteral("-bench") }
+                                        << QStringLiteral("executor name \"-bench\" must be");
+    QTest::newRow("a hub URL without its scheme") << QStringList { QStringLiteral("whoami"),
+        QStringLiteral("--hub"), QStringLiteral("127.0.0.1:7443") }
+                                                  << QStringLiteral("write wss://127.0.0.1:7443");
+    QTest::newRow("a listening address without its port") << QStringList { QStringLiteral("hub"),
+        QStringLiteral("serve"), QStringLiteral("--listen"), QStringLiteral("localhost") }
+                                                          << QStringLiteral("is not HOST:PORT");
+}
+
+void TestCliErrors::argumentAndConfigurationErrorsExitWithTwo()
+{
+    QFETCH(QStringList, arguments);
+    QFETCH(QString, why);
+    HubProcess &hub = m_rig->hub();
+    const QJsonArray before = hub.cliJson({ QStringLiteral("forward"), QStringLiteral("list"),
+                                              QStringLiteral("--all"), QStringLiteral("--json") })
+                                  .toArray();
+    const CliResult refused = hub.cli(arguments);
+    CLOOP_COMPARE_EXIT(refused, 2);
+    QVERIFY2(refused.stderrText().contains(why), qPrintable(refused.describe()));
+    // Checked before anything was sent: nothing enrolled.
+    QCOMPARE(hub.cliJson({ QStringLiteral("forward"), QStringLiteral("list"),
+                             QStringLiteral("--all"), QStringLiteral("--json") })
+                 .toArray()
+                 .size(),
+        before.size());
+}
+
+void TestCliErrors::aHubWithoutItsCertificateIsAConfigurationError()
+{
+    const QString data = m_rig->path(QStringLiteral("no-certificate"));
+    QVERIFY(QDir().mkpath(data));
+    const CliResult serve = m_rig->hub().cli(
+        { QStringLiteral("hub"), QStringLiteral("serve"), QStringLiteral("--data"), data,
+            QStringLiteral("--listen"), QStringLiteral("127.0.0.1:0") });
+    CLOOP_COMPARE_EXIT(serve, 2);
+    QVERIFY2(serve.stderrText().contains(QLatin1String("cloop hub tls-init")),
+        qPrintable(serve.describe()));
 }
 
 QTEST_GUILESS_MAIN(TestCliErrors)
