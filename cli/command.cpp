@@ -3,6 +3,7 @@
 #include "cli/output.h"
 
 #include <QCoreApplication>
+#include <QJsonDocument>
 
 #include <cstdio>
 
@@ -71,6 +72,8 @@ Result<QJsonObject> Command::call(
 
 int Command::usageError(const QString &message) const
 {
+    if (wantsJson())
+        return failedAsJson(QStringLiteral("usage"), message, kExitUsage);
     fail(m_name, message, kExitUsage);
     std::fprintf(stderr, "%s\n", qPrintable(util::usageHint(QStringLiteral("cloop ") + m_name)));
     return kExitUsage;
@@ -78,7 +81,26 @@ int Command::usageError(const QString &message) const
 
 int Command::failed(const Error &error) const
 {
-    return fail(m_name, error.message, error.code == kEndpointErrorCode ? kExitUsage : kExitFailed);
+    const int exitCode = error.code == kEndpointErrorCode ? kExitUsage : kExitFailed;
+    if (wantsJson())
+        return failedAsJson(error.code, error.message, exitCode);
+    return fail(m_name, error.message, exitCode);
+}
+
+int Command::failedAsJson(const QString &code, const QString &message, int exitCode) const
+{
+    const QJsonObject error { { QStringLiteral("code"),
+                                  code.isEmpty() ? QStringLiteral("error") : code },
+        { QStringLiteral("message"), message },
+        { QStringLiteral("command"), QStringLiteral("cloop ") + m_name },
+        { QStringLiteral("exit_code"), exitCode } };
+    std::fputs(QJsonDocument(QJsonObject { { QStringLiteral("error"), error } })
+                   .toJson(QJsonDocument::Compact)
+                   .append('\n')
+                   .constData(),
+        stderr);
+    std::fflush(stderr);
+    return exitCode;
 }
 
 void Command::addJsonOption()

@@ -77,6 +77,8 @@ public:
     const AdminEndpoint &endpoint() const { return m_client->endpoint(); }
 
     const QString &name() const { return m_name; }
+    // Under --json, failures are JSON on stderr too:
+    // {"error": {"code": "…", "message": "…", "exit_code": N}}.
     int usageError(const QString &message) const;
     // Exit code 2 when no endpoint could be made out of the options and
     // files, 1 for everything the hub said or the network did.
@@ -86,14 +88,17 @@ public:
     void addJsonOption();
     // With --json: prints the value and says so; the command is then done.
     bool printedJson(const QJsonValue &value) const;
-    // The same for records, turned into JSON only when --json asks for it.
+    // A listing, turned into JSON only when --json asks for it: always
+    // {"items": [...]}, so that a list can grow fields beside its items.
     template <typename Record> bool printedJson(const QList<Record> &records) const
     {
-        return wantsJson() && printedJson(api::toJsonArray(records));
+        return wantsJson()
+            && printedJson(QJsonObject { { QStringLiteral("items"), api::toJsonArray(records) } });
     }
     bool wantsJson() const;
 
 private:
+    int failedAsJson(const QString &code, const QString &message, int exitCode) const;
     Result<QJsonObject> call(const QByteArray &method, const QString &path, const QJsonObject &body,
         const QueryItems &query);
 

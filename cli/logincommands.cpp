@@ -192,7 +192,11 @@ int runWhoamiCommand(const QStringList &arguments)
     auto answer = command.get(QStringLiteral("/api/whoami"));
     if (!answer)
         return command.failed(answer.error());
-    if (command.printedJson(*answer))
+    // Which hub, and whose token: what the text says too.
+    QJsonObject described = *answer;
+    described.insert(QStringLiteral("hub"), command.endpoint().url.toString());
+    described.insert(QStringLiteral("token_source"), command.endpoint().source);
+    if (command.printedJson(described))
         return kExitOk;
     auto me = api::Identity::fromJson(*answer);
     if (!me)

@@ -94,7 +94,7 @@ int runMembersCommand(const QString &name, const QStringList &arguments)
         for (const MemberRecord &member : *members)
             items.append(memberJson(member, now, held.value(member.id)));
         util::printLine(
-            QString::fromUtf8(QJsonDocument(QJsonObject { { u"members"_s, items } }).toJson()));
+            QString::fromUtf8(QJsonDocument(QJsonObject { { u"items"_s, items } }).toJson()));
         return util::kExitOk;
     }
     if (members->isEmpty()) {

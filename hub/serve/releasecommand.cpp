@@ -163,7 +163,7 @@ int list(const QString &name, const QStringList &arguments)
                 { QStringLiteral("added_at"), record.addedAt.toString(Qt::ISODateWithMs) },
                 { QStringLiteral("added_by"), record.addedBy } });
         printLine(QString::fromUtf8(
-            QJsonDocument(QJsonObject { { QStringLiteral("releases"), items } }).toJson()));
+            QJsonDocument(QJsonObject { { QStringLiteral("items"), items } }).toJson()));
         return kExitOk;
     }
     if (releases->isEmpty()) {

@@ -333,10 +333,8 @@ void Soak::queueRuns()
 QString Soak::runStates()
 {
     QMap<QString, int> counts;
-    const QJsonArray runs
-        = m_rig.hub()
-              .cliJson({ QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--json") })
-              .toArray();
+    const QJsonArray runs = m_rig.hub().cliItems(
+        { QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--json") });
     for (const QJsonValue &run : runs)
         ++counts[run.toObject().value(QLatin1String("state")).toString()];
     QStringList states;
@@ -431,10 +429,8 @@ void Soak::awaitUsbDevices()
             stream.node = nodes.at(next++);
     }
     awaitAll(QStringLiteral("runs running"), usbCount(), [&] {
-        const QJsonArray runs = m_rig.hub()
-                                    .cliJson({ QStringLiteral("run"), QStringLiteral("list"),
-                                        QStringLiteral("--json") })
-                                    .toArray();
+        const QJsonArray runs = m_rig.hub().cliItems(
+            { QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--json") });
         return int(std::count_if(runs.begin(), runs.end(), [](const QJsonValue &run) {
             return run.toObject().value(QLatin1String("state")).toString()
                 == QLatin1String("running");

@@ -336,7 +336,7 @@ QString TestClusterForward::memberName(const HubProcess &hub) const
 
 int TestClusterForward::auditRows()
 {
-    return int(m_b->cliJson({ u"audit"_s, u"--json"_s }).toArray().size());
+    return int(m_b->cliItems({ u"audit"_s, u"--json"_s }).size());
 }
 
 void TestClusterForward::aRunOnBGetsTheSegmentOfAForwarderAHolds()
@@ -512,7 +512,7 @@ void TestClusterForward::whenAIsKilledTheForwarderMovesAndTheRunGetsItsSegmentBa
                                                 u"--data"_s, m_b->dataDir() }
                                       + m_databaseOptions)
                                    .toObject()
-                                   .value("members"_L1)
+                                   .value("items"_L1)
                                    .toArray();
     bool rejoined = false;
     for (const QJsonValue &member : members)

@@ -556,10 +556,8 @@ void TestSegmentForward::theHubsOwnExecutorAttachesTheSegmentToo()
     hub.setServeArguments({ QStringLiteral("--executor") });
     QVERIFY2(hub.start(), qPrintable(hub.lastError()));
     QVERIFY(waitUntil([&] {
-        const QJsonArray executors
-            = hub.cliJson({ QStringLiteral("executor"), QStringLiteral("list"),
-                              QStringLiteral("--json") })
-                  .toArray();
+        const QJsonArray executors = hub.cliItems(
+            { QStringLiteral("executor"), QStringLiteral("list"), QStringLiteral("--json") });
         for (const QJsonValue &executor : executors) {
             if (executor.toObject().value(QLatin1String("name")).toString() == QLatin1String("hub")
                 && executor.toObject().value(QLatin1String("connected")).toBool())
@@ -919,10 +917,8 @@ void TestSegmentForward::aHubKilledMidStreamResumesTheSegmentWhenItIsBack()
     QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
     QCOMPARE(reattachesAudited(id), 1);
     // The binding is intact.
-    const QJsonArray bindings = m_rig->hub()
-                                    .cliJson({ QStringLiteral("forward"),
-                                        QStringLiteral("bindings"), QStringLiteral("--json") })
-                                    .toArray();
+    const QJsonArray bindings = m_rig->hub().cliItems(
+        { QStringLiteral("forward"), QStringLiteral("bindings"), QStringLiteral("--json") });
     QVERIFY2(std::any_of(bindings.cbegin(), bindings.cend(),
                  [this](const QJsonValue &binding) {
                      return binding.toObject().value(QLatin1String("id")).toInteger()
@@ -1062,10 +1058,8 @@ bool TestSegmentForward::labReachesTheSandbox(qint64 sandboxPid, const QString &
 int TestSegmentForward::reattachesAudited(qint64 id)
 {
     const QJsonArray entries
-        = m_rig->hub()
-              .cliJson({ QStringLiteral("audit"), QStringLiteral("--action"),
-                  QStringLiteral("run.device_reattach"), QStringLiteral("--json") })
-              .toArray();
+        = m_rig->hub().cliItems({ QStringLiteral("audit"), QStringLiteral("--action"),
+            QStringLiteral("run.device_reattach"), QStringLiteral("--json") });
     return int(std::count_if(entries.cbegin(), entries.cend(), [id](const QJsonValue &entry) {
         return entry.toObject().value(QLatin1String("subject")).toString()
             == QStringLiteral("run:%1").arg(id);

@@ -391,10 +391,8 @@ void TestUsbForward::unplugDuringATransferEndsTheRunsDeviceSayingWhy()
         qPrintable(m_agent->stderrText()));
     // The hub's record says so while the forwarder stays connected.
     const auto busIdOnRecord = [this] {
-        const QJsonArray list = m_rig->hub()
-                                    .cliJson({ QStringLiteral("forward"), QStringLiteral("list"),
-                                        QStringLiteral("--json") })
-                                    .toArray();
+        const QJsonArray list = m_rig->hub().cliItems(
+            { QStringLiteral("forward"), QStringLiteral("list"), QStringLiteral("--json") });
         for (const QJsonValue &entry : list) {
             if (entry.toObject().value(QLatin1String("id")).toInteger() == m_forwarderId)
                 return entry.toObject().value(QLatin1String("usb_busid"));

@@ -334,16 +334,14 @@ void TestCliErrors::argumentAndConfigurationErrorsExitWithTwo()
     QFETCH(QStringList, arguments);
     QFETCH(QString, why);
     HubProcess &hub = m_rig->hub();
-    const QJsonArray before = hub.cliJson({ QStringLiteral("forward"), QStringLiteral("list"),
-                                              QStringLiteral("--all"), QStringLiteral("--json") })
-                                  .toArray();
+    const QJsonArray before = hub.cliItems({ QStringLiteral("forward"), QStringLiteral("list"),
+        QStringLiteral("--all"), QStringLiteral("--json") });
     const CliResult refused = hub.cli(arguments);
     CLOOP_COMPARE_EXIT(refused, 2);
     QVERIFY2(refused.stderrText().contains(why), qPrintable(refused.describe()));
     // Checked before anything was sent: nothing enrolled.
-    QCOMPARE(hub.cliJson({ QStringLiteral("forward"), QStringLiteral("list"),
-                             QStringLiteral("--all"), QStringLiteral("--json") })
-                 .toArray()
+    QCOMPARE(hub.cliItems({ QStringLiteral("forward"), QStringLiteral("list"),
+                              QStringLiteral("--all"), QStringLiteral("--json") })
                  .size(),
         before.size());
 }

@@ -157,10 +157,8 @@ void TestEventStream::revokedTokenClosedWithinASecond()
     QVERIFY2(token.startsWith(QLatin1String("cat_")), qPrintable(hub.transcript()));
     auto client = subscribe(token);
     QVERIFY(client->indexOf(QStringLiteral("subscribed")) >= 0);
-    const QJsonArray tokens
-        = hub.cliJson({ QStringLiteral("token"), QStringLiteral("list"), QStringLiteral("--user"),
-                          QStringLiteral("maint"), QStringLiteral("--json") })
-              .toArray();
+    const QJsonArray tokens = hub.cliItems({ QStringLiteral("token"), QStringLiteral("list"),
+        QStringLiteral("--user"), QStringLiteral("maint"), QStringLiteral("--json") });
     QCOMPARE(tokens.size(), 1);
     const qint64 tokenId = tokens.first().toObject().value(QLatin1String("id")).toInteger();
 

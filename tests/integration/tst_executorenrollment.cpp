@@ -58,10 +58,8 @@ void TestExecutorEnrollment::cleanup()
 
 QJsonObject TestExecutorEnrollment::executor(qint64 id)
 {
-    const QJsonArray executors = m_rig->hub()
-                                     .cliJson({ QStringLiteral("executor"), QStringLiteral("list"),
-                                         QStringLiteral("--all"), QStringLiteral("--json") })
-                                     .toArray();
+    const QJsonArray executors = m_rig->hub().cliItems({ QStringLiteral("executor"),
+        QStringLiteral("list"), QStringLiteral("--all"), QStringLiteral("--json") });
     for (const QJsonValue &value : executors) {
         if (value.toObject().value(QLatin1String("id")).toInteger() == id)
             return value.toObject();

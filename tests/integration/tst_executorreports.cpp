@@ -117,10 +117,8 @@ bool TestExecutorReports::connectClaimant()
         return false;
     // What mallory's own agent reported: host mode, one run at a time.
     QJsonObject capabilities;
-    for (const QJsonValue &executor : m_rig->hub()
-                                          .cliJson({ QStringLiteral("executor"),
-                                              QStringLiteral("list"), QStringLiteral("--json") })
-                                          .toArray()) {
+    for (const QJsonValue &executor : m_rig->hub().cliItems(
+             { QStringLiteral("executor"), QStringLiteral("list"), QStringLiteral("--json") })) {
         if (executor.toObject().value(QLatin1String("name")).toString() == QLatin1String("mallory"))
             capabilities = executor.toObject().value(QLatin1String("capabilities")).toObject();
     }

@@ -116,8 +116,9 @@ void TestForwarderSession::revokeDropsSessionAndRefusesReconnect()
     QVERIFY(listed.value(QLatin1String("revoked_at")).isString());
     const QJsonValue active = hub.cliJson(
         { QStringLiteral("forward"), QStringLiteral("list"), QStringLiteral("--json") });
-    QVERIFY2(active.isArray(), qPrintable(hub.lastError()));
-    for (const QJsonValue &entry : active.toArray())
+    QVERIFY2(
+        active.toObject().value(QLatin1String("items")).isArray(), qPrintable(hub.lastError()));
+    for (const QJsonValue &entry : active.toObject().value(QLatin1String("items")).toArray())
         QVERIFY(entry.toObject().value(QLatin1String("id")).toInteger() != forwarder.enrollment.id);
 
     // When the daemon is started again with its saved credential

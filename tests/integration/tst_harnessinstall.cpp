@@ -135,11 +135,7 @@ bool TestHarnessInstall::startAgent()
 
 QJsonObject TestHarnessInstall::executor()
 {
-    return m_rig->hub()
-        .cliJson({ u"executor"_s, u"list"_s, u"--json"_s })
-        .toArray()
-        .at(0)
-        .toObject();
+    return m_rig->hub().cliItems({ u"executor"_s, u"list"_s, u"--json"_s }).at(0).toObject();
 }
 
 CliResult TestHarnessInstall::install(const QString &name, const QString &token)
@@ -151,7 +147,7 @@ CliResult TestHarnessInstall::install(const QString &name, const QString &token)
 
 QJsonArray TestHarnessInstall::audit(const QString &action)
 {
-    return m_rig->hub().cliJson({ u"audit"_s, u"--action"_s, action, u"--json"_s }).toArray();
+    return m_rig->hub().cliItems({ u"audit"_s, u"--action"_s, action, u"--json"_s });
 }
 
 void TestHarnessInstall::anAdministratorInstallsAHarnessFromTheDevicesTable()
@@ -191,8 +187,7 @@ void TestHarnessInstall::anAdministratorInstallsAHarnessFromTheDevicesTable()
     QCOMPARE(m_agent->stderrText().count(u"connected to the hub as executor"_s), 1);
 
     // The install is a run of no project, and audited with who asked.
-    const QJsonArray runs
-        = m_rig->hub().cliJson({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s }).toArray();
+    const QJsonArray runs = m_rig->hub().cliItems({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s });
     QCOMPARE(runs.size(), 1);
     const QJsonObject run = runs.at(0).toObject();
     QCOMPARE(run.value("harness"_L1).toString(), u"testharness"_s);
@@ -256,21 +251,23 @@ void TestHarnessInstall::onlyHubAdministratorsInstallAndSeeInstalls()
     CLOOP_COMPARE_EXIT(refused, 1);
     QVERIFY2(refused.stderrText().contains(u"installing a harness on an executor"_s),
         qPrintable(refused.describe()));
-    QCOMPARE(hub.cliJson({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s }).toArray().size(), 0);
+    QCOMPARE(hub.cliItems({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s }).size(), 0);
     QCOMPARE(audit(u"executor.harness_install"_s).size(), 0);
     QVERIFY(!QFileInfo::exists(m_harnessHome));
 
     // An administrator's install is not the project's business either.
     CLOOP_COMPARE_EXIT(install(u"testharness"_s), 0);
-    const qint64 runId = hub.cliJson({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s })
-                             .toArray()
+    const qint64 runId = hub.cliItems({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s })
                              .at(0)
                              .toObject()
                              .value("id"_L1)
                              .toInteger();
     const CliResult listed = hub.cliAs(token, { u"run"_s, u"list"_s, u"--all"_s, u"--json"_s });
     CLOOP_COMPARE_EXIT(listed, 0);
-    QCOMPARE(QJsonDocument::fromJson(listed.stdoutText().toUtf8()).array().size(), 0);
+    const QJsonValue items
+        = QJsonDocument::fromJson(listed.stdoutText().toUtf8()).object().value("items"_L1);
+    QVERIFY2(items.isArray(), qPrintable(listed.describe()));
+    QCOMPARE(items.toArray().size(), 0);
     const CliResult logs = hub.cliAs(token, { u"run"_s, u"logs"_s, QString::number(runId) });
     CLOOP_COMPARE_EXIT(logs, 1);
     QVERIFY2(!logs.stdoutText().contains(u"installing"_s), qPrintable(logs.describe()));

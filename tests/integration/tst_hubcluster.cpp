@@ -266,18 +266,17 @@ void TestHubCluster::runsQueuedOnBothMembersAtOnceAreEachDispatchedOnce()
     QCOMPARE(throughB.exitCode(), 0);
     // then every one of the 200 runs finishes, and succeeds,
     QJsonArray runs;
-    QVERIFY2(
-        waitUntil(
-            [&] {
-                runs = m_a->cliJson({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s }).toArray();
-                if (runs.size() != 2 * kEach)
-                    return false;
-                for (const QJsonValue &run : std::as_const(runs))
-                    if (!run.toObject().value("finished"_L1).toBool())
-                        return false;
-                return true;
-            },
-            180'000),
+    QVERIFY2(waitUntil(
+                 [&] {
+                     runs = m_a->cliItems({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s });
+                     if (runs.size() != 2 * kEach)
+                         return false;
+                     for (const QJsonValue &run : std::as_const(runs))
+                         if (!run.toObject().value("finished"_L1).toBool())
+                             return false;
+                     return true;
+                 },
+                 180'000),
         qPrintable(u"%1 runs listed"_s.arg(runs.size())));
     qInfo().noquote() << u"200 runs queued through two members finished %1 ms after queueing "
                          "began"_s.arg(took.elapsed());
@@ -462,11 +461,10 @@ void TestHubCluster::theDatabaseRestartedUnderLoadLosesNothing()
     // row, and every one that was not says why and left nothing.
     QVERIFY(waitUntil([&] { return m_a->cli({ u"project"_s, u"list"_s }).exitCode == 0; }));
     QSet<QString> projects;
-    for (const QJsonValue &project :
-        m_b->cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray())
+    for (const QJsonValue &project : m_b->cliItems({ u"project"_s, u"list"_s, u"--json"_s }))
         projects.insert(project.toObject().value("path"_L1).toString());
     const QJsonArray audit
-        = m_b->cliJson({ u"audit"_s, u"--action"_s, u"project.add"_s, u"--json"_s }).toArray();
+        = m_b->cliItems({ u"audit"_s, u"--action"_s, u"project.add"_s, u"--json"_s });
     QSet<QString> audited;
     for (const QJsonValue &entry : audit)
         audited.insert(entry.toObject().value("subject"_L1).toString());

@@ -77,10 +77,8 @@ void TestHubExecutor::cleanup()
 QList<QJsonObject> TestHubExecutor::hubExecutors()
 {
     QList<QJsonObject> out;
-    const QJsonArray all = m_rig->hub()
-                               .cliJson({ QStringLiteral("executor"), QStringLiteral("list"),
-                                   QStringLiteral("--all"), QStringLiteral("--json") })
-                               .toArray();
+    const QJsonArray all = m_rig->hub().cliItems({ QStringLiteral("executor"),
+        QStringLiteral("list"), QStringLiteral("--all"), QStringLiteral("--json") });
     for (const QJsonValue &value : all) {
         if (value.toObject().value(QLatin1String("name")).toString() == QLatin1String("hub"))
             out.append(value.toObject());
@@ -171,9 +169,8 @@ void TestHubExecutor::aRevokedHubExecutorStaysOff()
         kProject, QStringLiteral("--executor"), QStringLiteral("hub"), QStringLiteral("--no-wait"),
         QStringLiteral("--"), QStringLiteral("true") });
     CLOOP_COMPARE_EXIT(refused, 1);
-    const QJsonArray runs = hub.cliJson({ QStringLiteral("run"), QStringLiteral("list"),
-                                            QStringLiteral("--all"), QStringLiteral("--json") })
-                                .toArray();
+    const QJsonArray runs = hub.cliItems({ QStringLiteral("run"), QStringLiteral("list"),
+        QStringLiteral("--all"), QStringLiteral("--json") });
     QVERIFY2(runs.isEmpty(), "a refused run must not be created");
 
     // After a restart it stays off, and the log says what to do.

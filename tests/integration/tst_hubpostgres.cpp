@@ -130,7 +130,7 @@ void TestHubPostgres::theHubKeepsItsRecordsInPostgres()
     QVERIFY(!QFileInfo::exists(hub.databasePath()));
     QCOMPARE(hub.stop(), 0);
     QVERIFY2(hub.start(), qPrintable(hub.transcript()));
-    const QJsonArray projects = hub.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray();
+    const QJsonArray projects = hub.cliItems({ u"project"_s, u"list"_s, u"--json"_s });
     QCOMPARE(projects.size(), 1);
     QCOMPARE(projects.at(0).toObject().value("path"_L1).toString(), u"/srv/projects/pg"_s);
     // The password was nowhere on the hub's command line.
@@ -148,8 +148,8 @@ void TestHubPostgres::theHubKeepsItsRecordsInPostgres()
         childEnvironment(hub.homeDir()));
     CLOOP_COMPARE_EXIT(listed, 0);
     const QJsonObject offered = QJsonDocument::fromJson(listed.stdoutText().toUtf8()).object();
-    QVERIFY2(offered.contains("releases"_L1), qPrintable(listed.describe()));
-    QCOMPARE(offered.value("releases"_L1).toArray().size(), 0);
+    QVERIFY2(offered.contains("items"_L1), qPrintable(listed.describe()));
+    QCOMPARE(offered.value("items"_L1).toArray().size(), 0);
     const CliResult sqlite
         = runProgram(binaryPath(u"cloop"_s), releaseList, childEnvironment(hub.homeDir()));
     CLOOP_COMPARE_EXIT(sqlite, 1);
@@ -319,7 +319,7 @@ void TestHubPostgres::aSingleHubMovesIntoPostgresRowByRow()
         { u"run"_s, u"--project"_s, u"/srv/projects/next"_s, u"--no-wait"_s, u"--"_s, u"true"_s });
     CLOOP_COMPARE_EXIT(third, 0);
     QCOMPARE(third.stdoutText().trimmed(), u"3"_s);
-    const QJsonArray projects = hub.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray();
+    const QJsonArray projects = hub.cliItems({ u"project"_s, u"list"_s, u"--json"_s });
     QCOMPARE(projects.size(), 2);
     QCOMPARE(projects.at(1).toObject().value("id"_L1).toInteger(), 2);
 }
@@ -371,7 +371,7 @@ void TestHubPostgres::aCopyThatDoesNotCompareLeavesTheTargetEmpty()
     const QJsonObject cancelled
         = hub.cliJson({ u"run"_s, u"show"_s, u"2"_s, u"--json"_s }).toObject();
     QCOMPARE(cancelled.value("state"_L1).toString(), u"cancelled"_s);
-    QCOMPARE(hub.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray().size(), 1);
+    QCOMPARE(hub.cliItems({ u"project"_s, u"list"_s, u"--json"_s }).size(), 1);
 }
 
 void TestHubPostgres::migrateSaysWhatIsMissing()
@@ -403,7 +403,7 @@ QMap<QString, QJsonObject> TestHubPostgres::membersOf(
         childEnvironment(dataDir));
     QMap<QString, QJsonObject> members;
     const QJsonArray items
-        = QJsonDocument::fromJson(listed.out).object().value("members"_L1).toArray();
+        = QJsonDocument::fromJson(listed.out).object().value("items"_L1).toArray();
     for (const QJsonValue &item : items)
         members.insert(item.toObject().value("name"_L1).toString(), item.toObject());
     return members;
@@ -437,7 +437,7 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
     QVERIFY(members.value(nameA).value("key_pin"_L1) != members.value(nameB).value("key_pin"_L1));
     // the records are one: a project added through A is B's too,
     CLOOP_COMPARE_EXIT(a.cli({ u"project"_s, u"add"_s, u"/srv/projects/shared"_s }), 0);
-    QCOMPARE(b.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray().size(), 1);
+    QCOMPARE(b.cliItems({ u"project"_s, u"list"_s, u"--json"_s }).size(), 1);
     // a forwarder connected to A is listed by B as connected via A,
     const Enrollment enrolled = a.enroll(u"lab"_s);
     QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
@@ -447,7 +447,7 @@ void TestHubPostgres::membersShareTheRecordsAndADeadOneIsSeen()
     QVERIFY2(waitUntil([&] { return a.forwarderConnected(enrolled.id); }),
         qPrintable(forwarder.describe()));
     const auto seenFromB = [&] {
-        for (const QJsonValue &item : b.cliJson({ u"forward"_s, u"list"_s, u"--json"_s }).toArray())
+        for (const QJsonValue &item : b.cliItems({ u"forward"_s, u"list"_s, u"--json"_s }))
             if (item.toObject().value("id"_L1).toInteger() == enrolled.id)
                 return item.toObject();
         return QJsonObject();
@@ -610,7 +610,7 @@ void TestHubPostgres::healthSaysWhenTheDatabaseIsUnreachable()
         qPrintable(health().describe() + hub.log()));
     QCOMPARE(health().json().value("status"_L1).toString(), u"ok"_s);
     CLOOP_COMPARE_EXIT(hub.cli({ u"project"_s, u"add"_s, u"/srv/projects/two"_s }), 0);
-    QCOMPARE(hub.cliJson({ u"project"_s, u"list"_s, u"--json"_s }).toArray().size(), 2);
+    QCOMPARE(hub.cliItems({ u"project"_s, u"list"_s, u"--json"_s }).size(), 2);
     QVERIFY(hub.isRunning());
 }
 

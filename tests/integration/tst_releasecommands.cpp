@@ -259,7 +259,7 @@ void TestReleaseCommands::theHubOffersVerifiedPackagesOnly()
     const CliResult listed = hubRelease({ u"list"_s, u"--json"_s });
     CLOOP_COMPARE_EXIT(listed, 0);
     const QJsonArray items
-        = QJsonDocument::fromJson(listed.out).object().value(u"releases"_s).toArray();
+        = QJsonDocument::fromJson(listed.out).object().value(u"items"_s).toArray();
     QCOMPARE(items.size(), 1);
     const QJsonObject release = items.first().toObject();
     QCOMPARE(release.value(u"package"_s).toString(), u"cloop-agent"_s);
@@ -273,7 +273,7 @@ void TestReleaseCommands::theHubOffersVerifiedPackagesOnly()
     QCOMPARE(copy.readAll(), original.readAll());
     // And audited.
     const QJsonArray audit
-        = hub.cliJson({ u"audit"_s, u"--action"_s, u"release.add"_s, u"--json"_s }).toArray();
+        = hub.cliItems({ u"audit"_s, u"--action"_s, u"release.add"_s, u"--json"_s });
     QCOMPARE(audit.size(), 1);
     QCOMPARE(
         audit.first().toObject().value(u"subject"_s).toString(), u"release:cloop-agent 0.4.0"_s);

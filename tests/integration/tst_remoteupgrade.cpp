@@ -103,8 +103,7 @@ TestRemoteUpgrade::Agent TestRemoteUpgrade::startAgent(
 
 QJsonObject TestRemoteUpgrade::executor(qint64 id)
 {
-    for (const QJsonValue &entry :
-        m_rig->hub().cliJson({ u"executor"_s, u"list"_s, u"--json"_s }).toArray())
+    for (const QJsonValue &entry : m_rig->hub().cliItems({ u"executor"_s, u"list"_s, u"--json"_s }))
         if (entry.toObject().value("id"_L1).toInteger() == id)
             return entry.toObject();
     return {};
@@ -118,7 +117,7 @@ CliResult TestRemoteUpgrade::upgrade(qint64 id, const QString &target)
 
 QJsonArray TestRemoteUpgrade::audit(const QString &action)
 {
-    return m_rig->hub().cliJson({ u"audit"_s, u"--action"_s, action, u"--json"_s }).toArray();
+    return m_rig->hub().cliItems({ u"audit"_s, u"--action"_s, action, u"--json"_s });
 }
 
 void TestRemoteUpgrade::theHelloSaysTheDevicesChannel()
@@ -211,8 +210,7 @@ void TestRemoteUpgrade::theRequestIsFiledOnceTheRunsAreDone()
     CLOOP_COMPARE_EXIT(queued, 0);
     QTest::qWait(1500);
     QVERIFY(!QFile::exists(agent.spool + u"/request"_s));
-    const QJsonArray runs
-        = m_rig->hub().cliJson({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s }).toArray();
+    const QJsonArray runs = m_rig->hub().cliItems({ u"run"_s, u"list"_s, u"--all"_s, u"--json"_s });
     QCOMPARE(runs.size(), 2);
     QCOMPARE(runs.last().toObject().value("state"_L1).toString(), u"queued"_s);
 

@@ -85,10 +85,8 @@ void TestRuns::cleanup()
 
 QJsonObject TestRuns::run(qint64 id)
 {
-    const QJsonArray runs = m_rig->hub()
-                                .cliJson({ QStringLiteral("run"), QStringLiteral("list"),
-                                    QStringLiteral("--all"), QStringLiteral("--json") })
-                                .toArray();
+    const QJsonArray runs = m_rig->hub().cliItems({ QStringLiteral("run"), QStringLiteral("list"),
+        QStringLiteral("--all"), QStringLiteral("--json") });
     for (const QJsonValue &value : runs) {
         if (value.toObject().value(QLatin1String("id")).toInteger() == id)
             return value.toObject();
@@ -179,9 +177,8 @@ void TestRuns::outputArrivesCompleteAndInOrder()
 
     // The stored log replays the same bytes.
     const qint64 id = m_rig->hub()
-                          .cliJson({ QStringLiteral("run"), QStringLiteral("list"),
+                          .cliItems({ QStringLiteral("run"), QStringLiteral("list"),
                               QStringLiteral("--all"), QStringLiteral("--json") })
-                          .toArray()
                           .last()
                           .toObject()
                           .value(QLatin1String("id"))
@@ -339,9 +336,8 @@ void TestRuns::aStartThatNeverReachedTheAgentIsLost()
 void TestRuns::virtualExecutorsNameAnAgentAndItsRuntime()
 {
     HubProcess &hub = m_rig->hub();
-    const QJsonArray executors = hub.cliJson({ QStringLiteral("executor"), QStringLiteral("list"),
-                                                 QStringLiteral("--json") })
-                                     .toArray();
+    const QJsonArray executors = hub.cliItems(
+        { QStringLiteral("executor"), QStringLiteral("list"), QStringLiteral("--json") });
     QCOMPARE(executors.size(), 1);
     const QString agentId
         = QString::number(executors.first().toObject().value(QLatin1String("id")).toInteger());
@@ -354,9 +350,8 @@ void TestRuns::virtualExecutorsNameAnAgentAndItsRuntime()
         QStringLiteral("--virtual-executor"), QStringLiteral("ci-small"), QStringLiteral("--"),
         QStringLiteral("sh"), QStringLiteral("-c"), QStringLiteral("exit 6") });
     CLOOP_COMPARE_EXIT(ran, 6);
-    const QJsonObject last = hub.cliJson({ QStringLiteral("run"), QStringLiteral("list"),
-                                             QStringLiteral("--all"), QStringLiteral("--json") })
-                                 .toArray()
+    const QJsonObject last = hub.cliItems({ QStringLiteral("run"), QStringLiteral("list"),
+                                              QStringLiteral("--all"), QStringLiteral("--json") })
                                  .last()
                                  .toObject();
     QCOMPARE(last.value(QLatin1String("virtual_executor")).toString(), QStringLiteral("ci-small"));
@@ -406,9 +401,8 @@ void TestRuns::hostProcessRunsGoToHostModeAgentsOnly()
     QVERIFY2(lines.at(1).startsWith(hostAgent.home() + QLatin1String("/.cloop/work/runs/")),
         qPrintable(lines.at(1)));
     const QJsonObject hostRecord
-        = hub.cliJson({ QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--all"),
-                          QStringLiteral("--json") })
-              .toArray()
+        = hub.cliItems({ QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--all"),
+                           QStringLiteral("--json") })
               .last()
               .toObject();
     QCOMPARE(hostRecord.value(QLatin1String("executor_id")).toInteger(), hostId);
@@ -418,9 +412,8 @@ void TestRuns::hostProcessRunsGoToHostModeAgentsOnly()
         kProject, QStringLiteral("--"), QStringLiteral("true") });
     CLOOP_COMPARE_EXIT(sandboxed, 0);
     const QJsonObject sandboxedRecord
-        = hub.cliJson({ QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--all"),
-                          QStringLiteral("--json") })
-              .toArray()
+        = hub.cliItems({ QStringLiteral("run"), QStringLiteral("list"), QStringLiteral("--all"),
+                           QStringLiteral("--json") })
               .last()
               .toObject();
     QVERIFY(sandboxedRecord.value(QLatin1String("executor_id")).toInteger() != hostId);

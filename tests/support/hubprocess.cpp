@@ -283,6 +283,16 @@ QString HubProcess::tokenOfNewUser(const QString &user, const QString &project, 
         .toString();
 }
 
+QJsonArray HubProcess::cliItems(const QStringList &arguments)
+{
+    const QJsonValue listed = cliJson(arguments);
+    const QJsonValue items = listed.toObject().value(QLatin1String("items"));
+    if (!listed.isUndefined() && !items.isArray())
+        fail(QStringLiteral("no \"items\" array in the answer of cloop %1")
+                 .arg(arguments.join(QLatin1Char(' '))));
+    return items.toArray();
+}
+
 QJsonValue HubProcess::cliJson(const QStringList &arguments)
 {
     const CliResult result = cli(arguments);
@@ -340,9 +350,9 @@ Enrollment HubProcess::enroll(
 
 QJsonObject HubProcess::forwarder(qint64 id)
 {
-    const QJsonValue list = cliJson({ QStringLiteral("forward"), QStringLiteral("list"),
+    const QJsonArray list = cliItems({ QStringLiteral("forward"), QStringLiteral("list"),
         QStringLiteral("--json"), QStringLiteral("--all") });
-    for (const QJsonValue &entry : list.toArray()) {
+    for (const QJsonValue &entry : list) {
         if (entry.toObject().value(QLatin1String("id")).toInteger() == id)
             return entry.toObject();
     }

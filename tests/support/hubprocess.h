@@ -5,6 +5,7 @@
 
 #include "support/processutil.h"
 
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QProcess>
@@ -85,6 +86,9 @@ public:
     // Same, parsing stdout as JSON; undefined (and noted in the transcript)
     // when the command failed or printed something else.
     QJsonValue cliJson(const QStringList &arguments);
+    // A listing's --json: the array under "items"; empty (and noted in the
+    // transcript) when the command failed or printed no such envelope.
+    QJsonArray cliItems(const QStringList &arguments);
 
     // `cloop forward bind ID --project PROJECT --ttl TTL [EXTRA...] --json`:
     // the binding's id, 0 when it failed (the transcript says why).

@@ -50,8 +50,7 @@ json_connected() {
     admin "$1" list --json | python3 -c '
 import json, sys
 name = sys.argv[1]
-raw = json.load(sys.stdin)
-items = raw if isinstance(raw, list) else next(v for v in raw.values() if isinstance(v, list))
+items = json.load(sys.stdin)["items"]
 sys.exit(0 if any(i.get("name") == name and i.get("connected") for i in items) else 1)' "$2"
 }
 
@@ -178,7 +177,7 @@ agent_id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["exec
 executor_field() {
     admin executor list --json | python3 -c '
 import json, sys
-for item in json.load(sys.stdin):
+for item in json.load(sys.stdin)["items"]:
     if item["id"] == int(sys.argv[1]):
         print(item.get(sys.argv[2]) if item.get(sys.argv[2]) is not None else "")' "$agent_id" "$1"
 }
@@ -186,7 +185,7 @@ for item in json.load(sys.stdin):
 last_outcome() {
     admin audit --action executor.upgrade.outcome --json | python3 -c '
 import json, sys
-entries = json.load(sys.stdin)
+entries = json.load(sys.stdin)["items"]
 print(len(entries), entries[-1]["details"].get("state", "") if entries else "", entries[-1]["details"].get("message", "") if entries else "")'
 }
 outcomes_reach() { [[ $(last_outcome | cut -d' ' -f1) -ge $1 ]]; }
@@ -280,9 +279,7 @@ done
 forwarder_field() {
     admin forward list --json | python3 -c '
 import json, sys
-raw = json.load(sys.stdin)
-items = raw if isinstance(raw, list) else next(v for v in raw.values() if isinstance(v, list))
-for item in items:
+for item in json.load(sys.stdin)["items"]:
     if item["id"] == int(sys.argv[1]):
         print(item.get(sys.argv[2]) if item.get(sys.argv[2]) is not None else "")' "$forwarder_id" "$1"
 }
@@ -290,7 +287,7 @@ forwarder_on() { [[ $(forwarder_field version) == "$1" ]] && json_connected forw
 forwarder_outcome() {
     admin audit --action forwarder.upgrade.outcome --json | python3 -c '
 import json, sys
-entries = json.load(sys.stdin)
+entries = json.load(sys.stdin)["items"]
 print(len(entries), entries[-1]["details"].get("state", "") if entries else "", entries[-1]["details"].get("message", "") if entries else "")'
 }
 [[ $(forwarder_field offered_version) == "$NEXT" ]] || fail "the hub does not offer the forwarder $NEXT: $(forwarder_field offered_version)"
