@@ -12,6 +12,7 @@
 #include "cli/runcommands.h"
 #include "cli/usercommands.h"
 #include "common/util/commandline.h"
+#include "common/util/shellcompletion.h"
 #include "common/util/versionreport.h"
 #include "daemon-agent/agentcommand.h"
 #include "daemon-forward/forwardcommand.h"
@@ -69,6 +70,8 @@ std::span<const util::Subcommand> forwardCommands()
     return all;
 }
 
+int printCompletion(const QStringList &arguments);
+
 const QString kForwardSummary = QStringLiteral(
     "Forwarders: enrolling them, lending their devices to projects, and running one.");
 
@@ -96,7 +99,22 @@ constexpr util::Subcommand kCommands[] = {
     { "whoami", runWhoamiCommand, "[--json]", "Show who the hub takes you for.", "cloop whoami" },
     { "version", printVersion, "[--json]", "Print the version, commit, protocol and libraries.",
         "cloop version" },
+    { "completion", printCompletion, "bash|zsh", "Print the completion script for a shell.",
+        "source <(cloop completion bash)" },
 };
+
+int printCompletion(const QStringList &arguments)
+{
+    const QString script
+        = util::completionScript(arguments.value(1), QStringLiteral("cloop"), kCommands);
+    if (arguments.size() != 2 || script.isEmpty()) {
+        std::fprintf(stderr, "cloop completion: expected bash or zsh\n%s\n",
+            qPrintable(util::usageHint(QStringLiteral("cloop completion"))));
+        return kExitUsage;
+    }
+    std::fputs(script.toUtf8().constData(), stdout);
+    return kExitOk;
+}
 
 QString overview()
 {

@@ -66,6 +66,17 @@ for deb in "${debs[@]}"; do
         || fail "$package: $manual does not carry the package's version"
 done
 
+# The command line's completion for bash and zsh, where each shell looks,
+# naming the commands the program has.
+cli_root=$root
+for completion in usr/share/bash-completion/completions/cloop usr/share/zsh/vendor-completions/_cloop; do
+    [[ -f $cli_root/$completion ]] || { fail "cloop: no $completion"; continue; }
+    grep -q "complete -o default -F _cloop cloop" "$cli_root/$completion" \
+        || fail "cloop: $completion does not complete cloop"
+    grep -q "\[forward\]='enroll list test" "$cli_root/$completion" \
+        || fail "cloop: $completion does not know cloop forward's commands"
+done
+
 for unit_package in cloop-hub cloop-forward cloop-agent; do
     grep -q adduser "$work/control/$unit_package/postinst" 2>/dev/null \
         || [[ $unit_package == cloop-forward ]] || fail "$unit_package: postinst makes no user"
