@@ -5,13 +5,17 @@
 #include "cli/command.h"
 #include "cli/output.h"
 #include "cli/storedlogin.h"
+#include "common/net/keyprobe.h"
+#include "common/net/spkipin.h"
 
+#include <QEventLoop>
 #include <QFile>
 #include <QFileInfo>
 #include <QJsonArray>
 
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <termios.h>
 #include <unistd.h>
 
@@ -68,6 +72,34 @@ Result<QString> readTokenFile(const QString &path)
     return QString::fromUtf8(file.readLine(kMaxTokenLine)).trimmed();
 }
 
+// The key the hub presents, read in a handshake that sends nothing.
+Result<QString> offeredKey(const QUrl &hub)
+{
+    net::KeyProbe probe;
+    QObject context;
+    QEventLoop loop;
+    std::optional<Result<QString>> offered;
+    probe.probe(hub, &context, [&](const Result<QString> &pin) {
+        offered = pin;
+        loop.quit();
+    });
+    if (!offered)
+        loop.exec();
+    return *offered;
+}
+
+// Asks on the terminal, as ssh does (stdin may be carrying the token);
+// nullopt when this process has no terminal to ask on.
+std::optional<bool> confirmOnTerminal(const QString &question)
+{
+    QFile terminal(QStringLiteral("/dev/tty"));
+    if (!terminal.open(QIODevice::ReadWrite | QIODevice::Unbuffered))
+        return std::nullopt;
+    terminal.write(question.toUtf8());
+    const QString answer = QString::fromUtf8(terminal.readLine(64)).trimmed().toLower();
+    return answer == QLatin1String("y") || answer == QLatin1String("yes");
+}
+
 QString whoText(const api::Identity &me)
 {
     return me.hubAdmin ? QStringLiteral("%1 (hub administrator)").arg(me.user) : me.user;
@@ -112,7 +144,29 @@ int runLoginCommand(const QStringList &arguments)
         return command.usageError(check.error().message);
     const QString caFile
         = command.isSet(ca) ? QFileInfo(command.value(ca)).absoluteFilePath() : QString();
-    auto trust = makeHubTrust(command.value(pin), caFile);
+    QString pinText = command.value(pin);
+    // First contact without a pin or a CA: the key the hub presents is
+    // shown and trusted only when the person says so, before any token.
+    if (!command.isSet(pin) && !command.isSet(ca)) {
+        auto offered = offeredKey(url);
+        if (!offered)
+            return command.failed(offered.error());
+        const std::optional<bool> trusted = confirmOnTerminal(
+            QStringLiteral("The hub at %1 presents the key\n  %2\nCompare it with what `cloop hub "
+                           "pin` prints on the hub's machine.\nTrust this key and log in? [y/N] ")
+                .arg(url.toString(), net::PinSet::grouped(*offered)));
+        if (!trusted)
+            return command.usageError(
+                QStringLiteral("the hub's key is not pinned and there is no terminal to ask on: "
+                               "it presents %1; compare it with `cloop hub pin` on the hub's "
+                               "machine and log in with --pin %1")
+                    .arg(*offered));
+        if (!*trusted)
+            return command.failed(Error::make(QStringLiteral("not_trusted"),
+                QStringLiteral("the key %1 was not trusted: nothing was sent").arg(*offered)));
+        pinText = *offered;
+    }
+    auto trust = makeHubTrust(pinText, caFile);
     if (!trust)
         return command.usageError(trust.error().message);
 

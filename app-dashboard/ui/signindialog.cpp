@@ -3,8 +3,8 @@
 #include "common/api/identity.h"
 
 #include "app-dashboard/core/hubapi.h"
-#include "app-dashboard/core/keyprobe.h"
 #include "app-dashboard/core/tokenstore.h"
+#include "common/net/keyprobe.h"
 #include "common/net/spkipin.h"
 
 #include <QCheckBox>
@@ -19,7 +19,7 @@ SignInDialog::SignInDialog(HubApi *api, TokenStore *tokens, QWidget *parent)
     : FormDialog(tr("Sign in to a cloop hub"), tr("Sign in"), parent)
     , m_api(api)
     , m_tokens(tokens)
-    , m_probe(new KeyProbe(this))
+    , m_probe(new net::KeyProbe(this))
     , m_url(new QLineEdit(this))
     , m_pin(new QLineEdit(this))
     , m_token(new QLineEdit(this))

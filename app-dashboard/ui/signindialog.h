@@ -6,9 +6,12 @@
 class QCheckBox;
 class QLineEdit;
 
+namespace cloop::net {
+class KeyProbe;
+} // namespace cloop::net
+
 namespace cloop::dashboard {
 
-class KeyProbe;
 class TokenStore;
 
 // Sign in: the hub's address, its key pin and an API token. Without a pin
@@ -49,7 +52,7 @@ private:
 
     HubApi *m_api;
     TokenStore *m_tokens;
-    KeyProbe *m_probe;
+    net::KeyProbe *m_probe;
     QLineEdit *m_url;
     QLineEdit *m_pin;
     QLineEdit *m_token;

@@ -46,6 +46,16 @@ QString PinSet::pinOf(const QSslCertificate &certificate)
     return digest.isEmpty() ? QString() : formatPin(digest);
 }
 
+QString PinSet::grouped(const QString &pin)
+{
+    const qsizetype colon = pin.indexOf(u':');
+    const QString digest = pin.mid(colon + 1);
+    QStringList groups;
+    for (qsizetype at = 0; at < digest.size(); at += 4)
+        groups.append(digest.mid(at, 4));
+    return pin.left(colon + 1) + u' ' + groups.join(u' ');
+}
+
 PinSet PinSet::ofCertificate(const QSslCertificate &certificate)
 {
     PinSet set;

@@ -34,6 +34,8 @@ public:
     // --pinnedpubkey hash), empty when the certificate cannot be read.
     static QByteArray spkiSha256(const QSslCertificate &certificate);
     static QString pinOf(const QSslCertificate &certificate);
+    // A pin as people compare it, in groups of four: "sha256: AbCd EfGh …".
+    static QString grouped(const QString &pin);
 
     bool isEmpty() const { return m_digests.isEmpty(); }
     bool matches(const QSslCertificate &certificate) const;

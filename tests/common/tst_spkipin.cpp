@@ -40,6 +40,7 @@ private Q_SLOTS:
     void matches();
     void setWithTwoPinsMatchesEither();
     void parseRoundTrip();
+    void aPinIsGroupedForPeopleToCompare();
     void parseErrors_data();
     void parseErrors();
     void verifyNamesExpectedAndPresentedPins();
@@ -451,6 +452,16 @@ void TestSpkiPin::endpointUrl()
     const QUrl url = net::endpointUrl(QUrl(hub), path);
     QCOMPARE(url.toString(), expected);
     QCOMPARE(url.path(), path);
+}
+
+void TestSpkiPin::aPinIsGroupedForPeopleToCompare()
+{
+    const QString pin = QStringLiteral("sha256:") + QString(43, u'A') + u'=';
+    const QString grouped = PinSet::grouped(pin);
+    QCOMPARE(grouped.left(18), QStringLiteral("sha256: AAAA AAAA "));
+    QCOMPARE(grouped.split(u' ').size(), 12); // the prefix and eleven groups of four
+    // Nothing is lost: without its spaces it is the pin again.
+    QCOMPARE(QString(grouped).remove(u' '), pin);
 }
 
 QTEST_GUILESS_MAIN(TestSpkiPin)

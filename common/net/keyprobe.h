@@ -10,12 +10,13 @@
 
 #include <functional>
 
-namespace cloop::dashboard {
+namespace cloop::net {
 
-// The first sign-in to a hub whose key nobody has pinned yet: completes a
-// TLS handshake with it, reads the key it presents and hangs up without
-// sending a byte, so the person can compare the pin with what the hub's
-// administrator reads from `cloop hub pin` before any token is sent.
+// The first sign-in to a hub whose key nobody has pinned yet (the
+// dashboard's, `cloop login`'s): completes a TLS handshake with it, reads
+// the key it presents and hangs up without sending a byte, so the person can
+// compare the pin with what the hub's administrator reads from `cloop hub
+// pin` before any token is sent.
 class KeyProbe final : public QObject
 {
     Q_OBJECT
@@ -38,4 +39,4 @@ private:
     Callback m_done;
 };
 
-} // namespace cloop::dashboard
+} // namespace cloop::net

@@ -1,8 +1,8 @@
-#include "app-dashboard/core/keyprobe.h"
+#include "common/net/keyprobe.h"
 
 #include "common/net/spkipin.h"
 
-namespace cloop::dashboard {
+namespace cloop::net {
 
 KeyProbe::KeyProbe(QObject *parent)
     : QObject(parent)
@@ -10,21 +10,21 @@ KeyProbe::KeyProbe(QObject *parent)
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, [this] {
         finish(Error::make(QStringLiteral("unreachable"),
-            tr("the hub did not complete a TLS handshake within 10 s")));
+            QStringLiteral("the hub did not complete a TLS handshake within 10 s")));
     });
     // Trust is what is being established: every certificate error is let
     // through for this handshake only, which carries no request and no token.
     connect(&m_socket, &QSslSocket::sslErrors, this, [this] { m_socket.ignoreSslErrors(); });
     connect(&m_socket, &QSslSocket::encrypted, this, [this] {
         const QSslCertificate peer = m_socket.peerCertificate();
-        finish(peer.isNull() ? Result<QString>(Error::make(
-                   QStringLiteral("no_certificate"), tr("the hub presented no certificate")))
+        finish(peer.isNull() ? Result<QString>(Error::make(QStringLiteral("no_certificate"),
+                   QStringLiteral("the hub presented no certificate")))
                              : Result<QString>(net::PinSet::pinOf(peer)));
     });
     connect(&m_socket, &QAbstractSocket::errorOccurred, this, [this] {
         if (m_done)
             finish(Error::make(QStringLiteral("unreachable"),
-                tr("cannot reach the hub: %1").arg(m_socket.errorString())));
+                QStringLiteral("cannot reach the hub: %1").arg(m_socket.errorString())));
     });
 }
 
@@ -48,4 +48,4 @@ void KeyProbe::finish(const Result<QString> &pin)
         done(pin);
 }
 
-} // namespace cloop::dashboard
+} // namespace cloop::net
