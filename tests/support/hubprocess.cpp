@@ -276,6 +276,18 @@ QString HubProcess::tokenOfNewUser(const QString &user, const QString &project, 
                 .exitCode
             != 0)
         return {};
+    return newToken(user);
+}
+
+QString HubProcess::tokenOfNewUser(const QString &user)
+{
+    if (cli({ QStringLiteral("user"), QStringLiteral("add"), user }).exitCode != 0)
+        return {};
+    return newToken(user);
+}
+
+QString HubProcess::newToken(const QString &user)
+{
     return cliJson({ QStringLiteral("token"), QStringLiteral("create"), QStringLiteral("--user"),
                        user, QStringLiteral("--json") })
         .toObject()

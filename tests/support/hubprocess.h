@@ -83,6 +83,10 @@ public:
     // Adds `user` with `role` in `project` and returns a token of theirs;
     // empty when a step failed (the transcript says which).
     QString tokenOfNewUser(const QString &user, const QString &project, const QString &role);
+    // The same for a user with no role in any project.
+    QString tokenOfNewUser(const QString &user);
+    // A new API token of an existing user.
+    QString newToken(const QString &user);
     // Same, parsing stdout as JSON; undefined (and noted in the transcript)
     // when the command failed or printed something else.
     QJsonValue cliJson(const QStringList &arguments);
