@@ -11,6 +11,7 @@
 #include "cli/releasecommands.h"
 #include "cli/runcommands.h"
 #include "cli/usercommands.h"
+#include "common/daemon/serviceinstall.h"
 #include "common/util/commandline.h"
 #include "common/util/shellcompletion.h"
 #include "common/util/versionreport.h"
@@ -138,8 +139,9 @@ int runForward(const QStringList &arguments, const device::SysfsRoot &kernel)
         return forward::runForwarderCommand(
             { QStringLiteral("cloop forward"), QStringLiteral("--help") }, kernel);
     }
-    // A word that is not an option was meant as a command.
-    if (!word.isEmpty() && !word.startsWith(u'-'))
+    // A word that is neither an option nor the daemon's own (install,
+    // uninstall, repin) was meant as a command.
+    if (!word.isEmpty() && !word.startsWith(u'-') && !daemon::isServiceSubcommand(word))
         return util::runSubcommand(family, forwardCommands(), kForwardSummary);
     // Options only: the forwarder daemon itself.
     return forward::runForwarderCommand(family, kernel);

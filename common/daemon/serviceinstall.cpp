@@ -211,6 +211,11 @@ int runUninstallCommand(const ServiceSpec &spec, const QStringList &arguments)
     return util::kExitOk;
 }
 
+bool isServiceSubcommand(const QString &word)
+{
+    return word == "install"_L1 || word == "uninstall"_L1 || word == "repin"_L1;
+}
+
 std::optional<int> runServiceSubcommand(const ServiceSpec &spec, const QStringList &arguments,
     const QList<QCommandLineOption> &daemonOptions)
 {

@@ -47,6 +47,9 @@ int runUpgradeCommand(const ServiceSpec &spec, const QStringList &arguments);
 
 // The exit code of `install`, `uninstall` or `repin` when `arguments`
 // (the daemon's name first) names one; none for the daemon itself.
+// Whether `word` is one of the daemon's own: install, uninstall, repin.
+bool isServiceSubcommand(const QString &word);
+
 std::optional<int> runServiceSubcommand(const ServiceSpec &spec, const QStringList &arguments,
     const QList<QCommandLineOption> &daemonOptions = {});
 

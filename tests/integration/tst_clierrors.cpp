@@ -292,6 +292,15 @@ void TestCliErrors::everyFamilyListsItsCommandsWithAnExample()
             QVERIFY2(help.stdoutText().contains(example), qPrintable(example + help.describe()));
         }
     }
+    // The daemon's own commands still reach it through the umbrella.
+    for (const QString &own :
+        { QStringLiteral("install"), QStringLiteral("uninstall"), QStringLiteral("repin") }) {
+        const CliResult help
+            = hub.cli({ QStringLiteral("forward"), own, QStringLiteral("--help") });
+        CLOOP_COMPARE_EXIT(help, 0);
+        QVERIFY2(help.stdoutText().contains(QStringLiteral("cloop forward ") + own),
+            qPrintable(help.describe()));
+    }
     // The forwarder's own options follow its commands.
     const CliResult forward = hub.cli({ QStringLiteral("forward"), QStringLiteral("--help") });
     QVERIFY2(forward.stdoutText().contains(QLatin1String("--token-file <FILE>")),
