@@ -74,9 +74,7 @@ int Command::usageError(const QString &message) const
 {
     if (wantsJson())
         return failedAsJson(QStringLiteral("usage"), message, kExitUsage);
-    fail(m_name, message, kExitUsage);
-    std::fprintf(stderr, "%s\n", qPrintable(util::usageHint(QStringLiteral("cloop ") + m_name)));
-    return kExitUsage;
+    return m_commandLine.usageError(message);
 }
 
 int Command::failed(const Error &error) const
