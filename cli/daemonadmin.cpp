@@ -1,6 +1,7 @@
 #include "cli/daemonadmin.h"
 
 #include "common/api/enrolleddaemon.h"
+#include "common/api/enrollment.h"
 
 #include "cli/argumentchecks.h"
 #include "cli/command.h"
@@ -48,6 +49,57 @@ int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun)
     printLine(QStringLiteral("Revoked %1 %2 \"%3\".").arg(name).arg(*id).arg(revoked->name));
     return kExitOk;
 }
+
+template <typename Daemon>
+int reenrollDaemon(const QStringList &arguments, const DaemonNoun &noun, const QString &where)
+{
+    const QString name = QString::fromLatin1(noun.noun);
+    const QString family = QString::fromLatin1(noun.family);
+    Command command(QStringLiteral("%1 reenroll").arg(family),
+        QStringLiteral("Issue a new one-time enrollment bundle for %1 that never redeemed its "
+                       "first (lost, leaked or expired) and print the command again. Earlier "
+                       "bundles stop working at once.")
+            .arg(QLatin1String(noun.withArticle)));
+    command.addPositional(
+        QStringLiteral("ID"), QStringLiteral("The %1's id (see cloop %2 list).").arg(name, family));
+    const QCommandLineOption ttl(QStringLiteral("token-ttl"),
+        QStringLiteral("How long the bundle can be redeemed (default 24h)."),
+        QStringLiteral("DURATION"));
+    command.addOptions({ ttl });
+    command.addJsonOption();
+    if (auto done = command.parse(arguments))
+        return *done;
+    auto id = daemonIdOf(
+        command, QStringLiteral("cloop %1 reenroll ID [--token-ttl 24h]").arg(family), name);
+    if (!id)
+        return command.usageError(id.error().message);
+    QJsonObject body;
+    if (command.isSet(ttl)) {
+        if (Status valid = checkDuration(command.value(ttl), QStringLiteral("--token-ttl")); !valid)
+            return command.usageError(valid.error().message);
+        body.insert(QStringLiteral("token_ttl"), command.value(ttl));
+    }
+    auto answer = command.post(
+        QStringLiteral("%1/%2/enrollment").arg(QLatin1String(noun.apiPath)).arg(*id), body);
+    if (!answer)
+        return command.failed(answer.error());
+    if (command.printedJson(*answer))
+        return kExitOk;
+    auto enrollment = api::Enrollment<Daemon>::fromJson(*answer);
+    if (!enrollment)
+        return command.failed(enrollment.error());
+    printLine(QStringLiteral("New enrollment bundle for %1 %2 \"%3\"; earlier ones no longer work.")
+                  .arg(name)
+                  .arg(enrollment->daemon.id)
+                  .arg(enrollment->daemon.name));
+    printEnrollmentCommand(enrollment->bundle, enrollment->tokenExpiresAt, where, noun);
+    return kExitOk;
+}
+
+template int reenrollDaemon<api::Forwarder>(
+    const QStringList &, const DaemonNoun &, const QString &);
+template int reenrollDaemon<api::Executor>(
+    const QStringList &, const DaemonNoun &, const QString &);
 
 int upgradeDaemon(const QStringList &arguments, const DaemonNoun &noun)
 {

@@ -26,6 +26,13 @@ inline constexpr DaemonNoun kExecutorNoun { "executor", "executor", "/api/execut
 // `cloop forward|executor revoke ID [--reason TEXT]`.
 int revokeDaemon(const QStringList &arguments, const DaemonNoun &noun);
 
+// `cloop forward|executor reenroll ID [--token-ttl 24h]`: a new one-time
+// bundle for a daemon that never redeemed its first; the earlier bundles
+// stop working. `where` says which machine runs the printed command.
+// Daemon: api::Forwarder or api::Executor.
+template <typename Daemon>
+int reenrollDaemon(const QStringList &arguments, const DaemonNoun &noun, const QString &where);
+
 // `cloop forward|executor upgrade ID [--target T]`: the device is asked,
 // and says whether it takes the target (its own settings decide).
 int upgradeDaemon(const QStringList &arguments, const DaemonNoun &noun);

@@ -16,6 +16,11 @@ namespace cloop::cli {
 
 namespace {
 
+QString executorMachine()
+{
+    return QStringLiteral("On the machine that will run sandboxes");
+}
+
 int enroll(const QStringList &arguments)
 {
     Command command(QStringLiteral("executor enroll"),
@@ -55,9 +60,14 @@ int enroll(const QStringList &arguments)
     printLine(QStringLiteral("Enrolled executor %1 \"%2\".")
                   .arg(enrollment->daemon.id)
                   .arg(enrollment->daemon.name));
-    printEnrollmentCommand(enrollment->bundle, enrollment->tokenExpiresAt,
-        QStringLiteral("On the machine that will run sandboxes"), kExecutorNoun);
+    printEnrollmentCommand(
+        enrollment->bundle, enrollment->tokenExpiresAt, executorMachine(), kExecutorNoun);
     return kExitOk;
+}
+
+int reenroll(const QStringList &arguments)
+{
+    return reenrollDaemon<api::Executor>(arguments, kExecutorNoun, executorMachine());
 }
 
 // One line about what the agent reported, or why there is none yet.
@@ -282,6 +292,9 @@ constexpr util::Subcommand kSubcommands[] = {
     { "enroll", enroll, "--name N [--token-ttl 24h] [--json]",
         "Enroll an agent; print the one-time command for its machine.",
         "cloop executor enroll --name bench-1" },
+    { "reenroll", reenroll, "ID [--token-ttl 24h] [--json]",
+        "A new one-time command for an agent that never redeemed its bundle.",
+        "cloop executor reenroll 2" },
     { "list", list, "[--all] [--json]", "List executor agents and what they can do.",
         "cloop executor list" },
     { "revoke", revoke, "ID [--reason TEXT]", "Revoke an executor agent: it never connects again.",

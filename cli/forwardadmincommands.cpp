@@ -18,6 +18,11 @@ namespace cloop::cli {
 
 namespace {
 
+QString forwarderMachine()
+{
+    return QStringLiteral("On the machine wired to the device");
+}
+
 int enroll(const QStringList &arguments)
 {
     Command command(QStringLiteral("forward enroll"),
@@ -81,9 +86,14 @@ int enroll(const QStringList &arguments)
     printLine(QStringLiteral("Enrolled forwarder %1 \"%2\" for %3.")
                   .arg(forwarder.id)
                   .arg(forwarder.name, forwarder.deviceDescription));
-    printEnrollmentCommand(enrollment->bundle, enrollment->tokenExpiresAt,
-        QStringLiteral("On the machine wired to the device"), kForwarderNoun);
+    printEnrollmentCommand(
+        enrollment->bundle, enrollment->tokenExpiresAt, forwarderMachine(), kForwarderNoun);
     return kExitOk;
+}
+
+int reenroll(const QStringList &arguments)
+{
+    return reenrollDaemon<api::Forwarder>(arguments, kForwarderNoun, forwarderMachine());
 }
 
 int list(const QStringList &arguments)
@@ -252,6 +262,9 @@ constexpr util::Subcommand kSubcommands[] = {
         "--name N (--usb VID:PID[:SERIAL] | --interface IF) [--token-ttl 24h] [--json]",
         "Enroll a forwarder; print the one-time command for its machine.",
         "cloop forward enroll --name hsm-1 --usb 1d50:6089" },
+    { "reenroll", reenroll, "ID [--token-ttl 24h] [--json]",
+        "A new one-time command for a forwarder that never redeemed its bundle.",
+        "cloop forward reenroll 3" },
     { "list", list, "[--all] [--json]", "List forwarders (--all: revoked ones too).",
         "cloop forward list" },
     { "test", test, "ID [--json]", "Read what a forwarder's device shows, lending it to nothing.",

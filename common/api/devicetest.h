@@ -10,6 +10,9 @@ struct DeviceTest
 {
     Forwarder forwarder;
     DeviceTestReport report;
+    // How long the hub waited for the forwarder to take the test's channel:
+    // one round trip over its tunnel. None from hubs that do not say.
+    std::optional<qint64> roundTripUs;
 
     static Result<DeviceTest> fromJson(const QJsonObject &object);
     QJsonObject toJson() const;

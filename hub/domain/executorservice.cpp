@@ -35,16 +35,12 @@ Result<NewExecutorEnrollment> ExecutorService::enroll(
             QStringLiteral("\"%1\" names the hub's own executor (cloop hub serve --executor); "
                            "choose another name")
                 .arg(*name));
-    std::chrono::seconds ttl = CredentialLedger::kDefaultTokenTtl;
-    if (const QJsonValue ttlValue = body.value(QLatin1String("token_ttl"));
-        !ttlValue.isUndefined()) {
-        auto parsed = util::parseDuration(ttlValue.toString());
-        if (!parsed)
-            return parsed.error();
-        ttl = *parsed;
-    }
+    auto ttl = requestfields::duration(
+        body, QLatin1StringView("token_ttl"), CredentialLedger::kDefaultTokenTtl);
+    if (!ttl)
+        return ttl.error();
     Database::Transaction transaction(m_db);
-    auto enrollment = m_executors.enroll(*name, caller.actor(), ttl);
+    auto enrollment = m_executors.enroll(*name, caller.actor(), *ttl);
     if (!enrollment)
         return enrollment.error();
     m_events.publish(HubEvent { QString(api::hubeventname::kExecutorEnrolled),
@@ -55,6 +51,24 @@ Result<NewExecutorEnrollment> ExecutorService::enroll(
         return committed.error();
     qCInfo(lcHub).noquote() << caller.userName << "enrolled executor" << enrollment->executor.id
                             << enrollment->executor.name;
+    return enrollment;
+}
+
+Result<NewExecutorEnrollment> ExecutorService::reissue(
+    const ApiPrincipal &caller, qint64 executorId, const QJsonObject &body)
+{
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::EnrollExecutor);
+        !allowed)
+        return allowed.error();
+    auto ttl = requestfields::duration(
+        body, QLatin1StringView("token_ttl"), CredentialLedger::kDefaultTokenTtl);
+    if (!ttl)
+        return ttl.error();
+    auto enrollment = m_executors.reissue(executorId, caller.actor(), *ttl);
+    if (!enrollment)
+        return enrollment.error();
+    qCInfo(lcHub).noquote() << caller.userName << "issued a new enrollment token for executor"
+                            << executorId << enrollment->executor.name;
     return enrollment;
 }
 

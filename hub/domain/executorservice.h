@@ -33,6 +33,10 @@ public:
 
     // {"name", "token_ttl"}; read once the caller may enroll.
     Result<NewExecutorEnrollment> enroll(const ApiPrincipal &caller, const QJsonObject &body);
+    // A new one-time token for an agent that never redeemed its first
+    // ({"token_ttl"}); the earlier ones stop working.
+    Result<NewExecutorEnrollment> reissue(
+        const ApiPrincipal &caller, qint64 executorId, const QJsonObject &body);
     // {"reason"}; read once the caller may revoke.
     Result<ExecutorRecord> revoke(
         const ApiPrincipal &caller, qint64 executorId, const QJsonObject &body);

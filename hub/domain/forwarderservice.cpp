@@ -1,5 +1,7 @@
 #include "hub/domain/forwarderservice.h"
 
+#include "hub/domain/requestfields.h"
+
 #include "common/api/hubeventname.h"
 
 #include "common/logging.h"
@@ -39,16 +41,12 @@ Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const
                                     : protocol::DeviceSpec::parseUsb(usb.toString());
     if (!device)
         return device.error();
-    std::chrono::seconds ttl = ForwarderStore::kDefaultTokenTtl;
-    if (const QJsonValue ttlValue = body.value(QLatin1String("token_ttl"));
-        !ttlValue.isUndefined()) {
-        auto parsed = util::parseDuration(ttlValue.toString());
-        if (!parsed)
-            return parsed.error();
-        ttl = *parsed;
-    }
+    auto ttl = requestfields::duration(
+        body, QLatin1StringView("token_ttl"), ForwarderStore::kDefaultTokenTtl);
+    if (!ttl)
+        return ttl.error();
     Database::Transaction transaction(m_db);
-    auto enrollment = m_forwarders.enroll(name.toString(), *device, caller.actor(), ttl);
+    auto enrollment = m_forwarders.enroll(name.toString(), *device, caller.actor(), *ttl);
     if (!enrollment)
         return enrollment.error();
     m_events.publish(HubEvent { QString(api::hubeventname::kForwarderEnrolled),
@@ -61,6 +59,24 @@ Result<NewEnrollment> ForwarderService::enroll(const ApiPrincipal &caller, const
     qCInfo(lcHub).noquote() << caller.userName << "enrolled forwarder" << enrollment->forwarder.id
                             << enrollment->forwarder.name
                             << enrollment->forwarder.device.describe();
+    return enrollment;
+}
+
+Result<NewEnrollment> ForwarderService::reissue(
+    const ApiPrincipal &caller, qint64 forwarderId, const QJsonObject &body)
+{
+    if (Status allowed = m_policy.require(caller, AccessPolicy::HubAction::EnrollForwarder);
+        !allowed)
+        return allowed.error();
+    auto ttl = requestfields::duration(
+        body, QLatin1StringView("token_ttl"), ForwarderStore::kDefaultTokenTtl);
+    if (!ttl)
+        return ttl.error();
+    auto enrollment = m_forwarders.reissue(forwarderId, caller.actor(), *ttl);
+    if (!enrollment)
+        return enrollment.error();
+    qCInfo(lcHub).noquote() << caller.userName << "issued a new enrollment token for forwarder"
+                            << forwarderId << enrollment->forwarder.name;
     return enrollment;
 }
 

@@ -26,6 +26,10 @@ public:
 
     // {"name", "usb" | "interface", "token_ttl"}
     Result<NewEnrollment> enroll(const ApiPrincipal &caller, const QJsonObject &body);
+    // A new one-time token for a forwarder that never redeemed its first
+    // ({"token_ttl"}); the earlier ones stop working.
+    Result<NewEnrollment> reissue(
+        const ApiPrincipal &caller, qint64 forwarderId, const QJsonObject &body);
     Result<ForwarderRecord> revoke(
         const ApiPrincipal &caller, qint64 forwarderId, const QString &reason);
     Result<QList<ForwarderRecord>> list(const ApiPrincipal &caller);

@@ -1,5 +1,7 @@
 #include "hub/domain/requestfields.h"
 
+#include "common/util/duration.h"
+
 #include <QJsonValue>
 
 namespace cloop::hub::requestfields {
@@ -20,6 +22,17 @@ Result<QString> text(const QJsonObject &body, QLatin1StringView key, bool requir
         return Error::make(
             QStringLiteral("invalid_request"), QStringLiteral("\"%1\" must not be empty").arg(key));
     return value.toString();
+}
+
+Result<std::chrono::seconds> duration(
+    const QJsonObject &body, QLatin1StringView key, std::chrono::seconds fallback)
+{
+    auto written = text(body, key);
+    if (!written)
+        return written.error();
+    if (written->isEmpty())
+        return fallback;
+    return util::parseDuration(*written);
 }
 
 } // namespace cloop::hub::requestfields

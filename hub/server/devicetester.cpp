@@ -12,6 +12,8 @@
 #include <QPointer>
 #include <QTimer>
 
+#include <chrono>
+
 namespace cloop::hub {
 
 namespace {
@@ -59,6 +61,15 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
                 ? opened.error()
                 : Error::make(QStringLiteral("forwarder_busy"), opened.error().message));
     QPointer<tunnel::Channel> channel(*opened);
+    // The forwarder takes the channel as soon as its message arrives: the
+    // time to its answer is one round trip over the tunnel.
+    auto roundTrip = std::make_shared<std::optional<qint64>>();
+    connect(*opened, &tunnel::Channel::opened, *opened,
+        [roundTrip, asked = std::chrono::steady_clock::now()] {
+            *roundTrip = std::chrono::duration_cast<std::chrono::microseconds>(
+                std::chrono::steady_clock::now() - asked)
+                             .count();
+        });
     if (usb) {
         connect(*opened, &tunnel::Channel::opened, *opened,
             [channel] { channel->write(device::usb::usbip::encodeDevlistRequest()); });
@@ -98,7 +109,8 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
         }
     });
     connect(*opened, &tunnel::Channel::closed, timer,
-        [report, finish, forwarderJson, usb](protocol::CloseCode code, const QString &reason) {
+        [report, finish, forwarderJson, usb, roundTrip](
+            protocol::CloseCode code, const QString &reason) {
             if (code != protocol::CloseCode::Normal) {
                 finish(ApiResponse::error(502, QStringLiteral("test_failed"),
                     reason.isEmpty() ? QStringLiteral("the forwarder ended the test") : reason));
@@ -110,8 +122,11 @@ ApiResponse DeviceTester::test(const ForwarderRecord &forwarder, const QJsonObje
                     502, QStringLiteral("bad_test_report"), decoded.error().message));
                 return;
             }
-            finish(ApiResponse::ok(QJsonObject { { QStringLiteral("forwarder"), forwarderJson },
-                { QStringLiteral("report"), *decoded } }));
+            QJsonObject answer { { QStringLiteral("forwarder"), forwarderJson },
+                { QStringLiteral("report"), *decoded } };
+            if (*roundTrip)
+                answer.insert(QStringLiteral("round_trip_us"), **roundTrip);
+            finish(ApiResponse::ok(answer));
         });
     timer->start(m_timeout);
     qCInfo(lcHub).noquote() << "testing the device of forwarder" << forwarder.id << forwarder.name;

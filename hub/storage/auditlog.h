@@ -13,9 +13,11 @@ class Database;
 
 namespace auditaction {
 inline constexpr QLatin1StringView kForwarderEnroll { "forwarder.enroll" };
+inline constexpr QLatin1StringView kForwarderReissue { "forwarder.reissue" };
 inline constexpr QLatin1StringView kForwarderRedeem { "forwarder.redeem" };
 inline constexpr QLatin1StringView kForwarderRevoke { "forwarder.revoke" };
 inline constexpr QLatin1StringView kExecutorEnroll { "executor.enroll" };
+inline constexpr QLatin1StringView kExecutorReissue { "executor.reissue" };
 inline constexpr QLatin1StringView kExecutorRedeem { "executor.redeem" };
 inline constexpr QLatin1StringView kExecutorRevoke { "executor.revoke" };
 inline constexpr QLatin1StringView kVirtualExecutorCreate { "executor.virtual_create" };

@@ -14,7 +14,9 @@ const DaemonTables kForwarderTables {
     secrets::SecretKind::ForwarderCredential,
     QLatin1StringView("forwarder"),
     QLatin1StringView("a forwarder"),
+    QLatin1StringView("cloop forward"),
     auditaction::kForwarderEnroll,
+    auditaction::kForwarderReissue,
     auditaction::kForwarderRedeem,
     auditaction::kForwarderRevoke,
 };
@@ -28,7 +30,9 @@ const DaemonTables kExecutorTables {
     secrets::SecretKind::AgentCredential,
     QLatin1StringView("executor"),
     QLatin1StringView("an executor"),
+    QLatin1StringView("cloop executor"),
     auditaction::kExecutorEnroll,
+    auditaction::kExecutorReissue,
     auditaction::kExecutorRedeem,
     auditaction::kExecutorRevoke,
 };
@@ -92,9 +96,10 @@ Result<CredentialLedger::Redeemed> CredentialLedger::redeem(const QString &token
     const QDateTime now = m_db.now();
     if (expiresAt <= now)
         return Error::make(QStringLiteral("token_expired"),
-            QStringLiteral(
-                "this enrollment token expired at %1; enroll the %2 again for a new bundle")
-                .arg(toDbTime(expiresAt), m_tables.noun),
+            QStringLiteral("this enrollment token expired at %1, or a newer one replaced it; a "
+                           "hub administrator can issue a new bundle with `%2 reenroll %3`")
+                .arg(toDbTime(expiresAt), m_tables.command)
+                .arg(ownerId),
             true);
     // The guard on redeemed_at makes the row change once even if two hub
     // members race on the same token.
@@ -165,10 +170,16 @@ Status CredentialLedger::revokeAll(qint64 ownerId, const QDateTime &now)
     if (!credentials)
         return credentials.error();
     // An outstanding bundle must not enroll a revoked daemon.
+    return voidTokens(ownerId, now);
+}
+
+Status CredentialLedger::voidTokens(qint64 ownerId, const QDateTime &now)
+{
     auto tokens = m_db.query(
-        QStringLiteral("UPDATE %1 SET expires_at = ? WHERE %2 = ? AND redeemed_at IS NULL")
+        QStringLiteral("UPDATE %1 SET expires_at = ? WHERE %2 = ? AND redeemed_at IS NULL "
+                       "AND expires_at > ?")
             .arg(m_tables.tokens, m_tables.ownerColumn),
-        { toDbTime(now), ownerId });
+        { toDbTime(now), ownerId, toDbTime(now) });
     if (!tokens)
         return tokens.error();
     return {};

@@ -25,8 +25,11 @@ struct DaemonTables
     secrets::SecretKind credentialKind;
     QLatin1StringView noun; // "forwarder", in messages and audit subjects
     QLatin1StringView aNoun; // "a forwarder", in messages
-    // Audited when a daemon is enrolled, its token redeemed, it is revoked.
+    QLatin1StringView command; // "cloop forward", the CLI's commands for it, in advice
+    // Audited when a daemon is enrolled, given a new token, its token
+    // redeemed, it is revoked.
     QLatin1StringView enrollAction;
+    QLatin1StringView reissueAction;
     QLatin1StringView redeemAction;
     QLatin1StringView revokeAction;
 };
@@ -64,6 +67,9 @@ public:
 
     // Revokes every credential and voids every unredeemed token of the owner.
     Status revokeAll(qint64 ownerId, const QDateTime &now);
+    // Voids the owner's unredeemed tokens only: a bundle that was lost or
+    // leaked must not enroll the daemon once a new one is issued.
+    Status voidTokens(qint64 ownerId, const QDateTime &now);
 
     static constexpr std::chrono::seconds kDefaultTokenTtl { 24 * 3600 };
     static constexpr std::chrono::seconds kMaxTokenTtl { 7 * 24 * 3600 };

@@ -200,6 +200,45 @@ Result<typename EnrolledDaemonStore<Record>::Enrolled> EnrolledDaemonStore<Recor
 }
 
 template <typename Record>
+Result<typename EnrolledDaemonStore<Record>::Enrolled> EnrolledDaemonStore<Record>::reissueToken(
+    qint64 id, const QString &actor, std::chrono::seconds tokenTtl)
+{
+    if (Status valid = CredentialLedger::validateTokenTtl(tokenTtl); !valid)
+        return valid.error();
+    Database::Transaction transaction(m_db);
+    auto existing = find(id);
+    if (!existing)
+        return existing.error();
+    if (existing->isRevoked())
+        return Error::make(QStringLiteral("already_revoked"),
+            QStringLiteral("%1 %2 (%3) was revoked; enroll a new one instead")
+                .arg(m_tables.noun)
+                .arg(id)
+                .arg(existing->name));
+    if (existing->enrolledAt.isValid())
+        return Error::make(QStringLiteral("already_enrolled"),
+            QStringLiteral("%1 %2 (%3) redeemed its token at %4 and holds a credential; a new "
+                           "token would enroll nothing")
+                .arg(m_tables.noun)
+                .arg(id)
+                .arg(existing->name, toDbTime(existing->enrolledAt)));
+    if (Status voided = ledger().voidTokens(id, m_db.now()); !voided)
+        return voided.error();
+    auto token = ledger().issueToken(id, tokenTtl);
+    if (!token)
+        return token.error();
+    if (Status audited = AuditLog(m_db).append(actor, m_tables.reissueAction,
+            QStringLiteral("%1:%2").arg(m_tables.noun).arg(id),
+            { { QStringLiteral("name"), existing->name },
+                { QStringLiteral("token_expires_at"), toDbTime(token->expiresAt) } });
+        !audited)
+        return audited.error();
+    if (Status committed = transaction.commit(); !committed)
+        return committed.error();
+    return Enrolled { *existing, *token };
+}
+
+template <typename Record>
 Result<Record> EnrolledDaemonStore<Record>::revoke(
     qint64 id, const QString &actor, const QString &reason)
 {

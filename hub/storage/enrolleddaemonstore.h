@@ -61,6 +61,16 @@ public:
     Status touchLastSeen(qint64 id);
     Status recordHello(qint64 id, const QString &software, int protocol, const QString &channel);
 
+    struct Enrolled
+    {
+        Record record;
+        CredentialLedger::IssuedToken token;
+    };
+    // A new one-time token for a daemon that has not redeemed its first
+    // (the bundle was lost, leaked or expired); every earlier unredeemed
+    // token stops working in the same transaction.
+    Result<Enrolled> reissueToken(qint64 id, const QString &actor, std::chrono::seconds tokenTtl);
+
 protected:
     // `ownColumns`: the columns the kind adds to the shared ones, as
     // readOwnColumns() reads them ("device_spec").
@@ -73,11 +83,6 @@ protected:
     // Reads the kind's own columns, which start at `first`.
     virtual Status readOwnColumns(const Rows &row, int first, Record &record) const = 0;
 
-    struct Enrolled
-    {
-        Record record;
-        CredentialLedger::IssuedToken token;
-    };
     // A new daemon of a name no active one has, with the kind's own columns
     // (name -> value) and audit details, and its one-time token.
     Result<Enrolled> enroll(const QString &name, const QString &actor,

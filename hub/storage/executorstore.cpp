@@ -26,6 +26,15 @@ Result<NewExecutorEnrollment> ExecutorStore::enroll(
         enrolled->token.expiresAt };
 }
 
+Result<NewExecutorEnrollment> ExecutorStore::reissue(
+    qint64 id, const QString &actor, std::chrono::seconds tokenTtl)
+{
+    auto issued = reissueToken(id, actor, tokenTtl);
+    if (!issued)
+        return issued.error();
+    return NewExecutorEnrollment { issued->record, issued->token.token, issued->token.expiresAt };
+}
+
 Result<std::pair<ExecutorRecord, QString>> ExecutorStore::redeem(const QString &token)
 {
     return redeemToken(token);

@@ -35,6 +35,9 @@ public:
 
     Result<NewExecutorEnrollment> enroll(const QString &name, const QString &actor,
         std::chrono::seconds tokenTtl = CredentialLedger::kDefaultTokenTtl);
+    // See EnrolledDaemonStore::reissueToken.
+    Result<NewExecutorEnrollment> reissue(qint64 id, const QString &actor,
+        std::chrono::seconds tokenTtl = CredentialLedger::kDefaultTokenTtl);
     // The executor and its credential (plaintext, sent once to the agent).
     Result<std::pair<ExecutorRecord, QString>> redeem(const QString &token);
     // The executor of that name that is not revoked (names are unique among those).

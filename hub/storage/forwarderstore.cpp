@@ -43,6 +43,15 @@ Result<NewEnrollment> ForwarderStore::enroll(const QString &name,
     return NewEnrollment { enrolled->record, enrolled->token.token, enrolled->token.expiresAt };
 }
 
+Result<NewEnrollment> ForwarderStore::reissue(
+    qint64 id, const QString &actor, std::chrono::seconds tokenTtl)
+{
+    auto issued = reissueToken(id, actor, tokenTtl);
+    if (!issued)
+        return issued.error();
+    return NewEnrollment { issued->record, issued->token.token, issued->token.expiresAt };
+}
+
 Result<RedeemedEnrollment> ForwarderStore::redeem(const QString &token)
 {
     auto redeemed = redeemToken(token);

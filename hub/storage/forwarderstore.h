@@ -43,6 +43,9 @@ public:
 
     Result<NewEnrollment> enroll(const QString &name, const protocol::DeviceSpec &device,
         const QString &actor, std::chrono::seconds tokenTtl = kDefaultTokenTtl);
+    // See EnrolledDaemonStore::reissueToken.
+    Result<NewEnrollment> reissue(
+        qint64 id, const QString &actor, std::chrono::seconds tokenTtl = kDefaultTokenTtl);
     // Single use: of two concurrent redemptions exactly one succeeds.
     Result<RedeemedEnrollment> redeem(const QString &token);
 

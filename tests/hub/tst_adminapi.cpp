@@ -34,6 +34,7 @@ private Q_SLOTS:
     void enrollRefusesBadBodies_data();
     void enrollRefusesBadBodies();
     void nonAdministratorCannotEnrollOrRevoke();
+    void reenrollAnswersANewBundleAndVoidsTheOld();
     void listAndGetShowState();
     void revokeAnswers();
     void unknownRoutesAndMethods();
@@ -297,8 +298,44 @@ void TestAdminApi::nonAdministratorCannotEnrollOrRevoke()
         QStringLiteral("/api/forwarders/%1/revoke").arg(enrollment->forwarder.id), {}, m_userToken);
     QCOMPARE(revoke.status, 403);
     QVERIFY(!m_forwarders->find(enrollment->forwarder.id)->isRevoked());
+    const ApiResponse reenroll = call("POST",
+        QStringLiteral("/api/forwarders/%1/enrollment").arg(enrollment->forwarder.id), {},
+        m_userToken);
+    QCOMPARE(reenroll.status, 403);
+    QCOMPARE(errorCode(reenroll), QStringLiteral("forbidden"));
+    // The pending bundle still works: a refused call changed nothing.
+    QVERIFY(m_forwarders->redeem(enrollment->token));
     // Reading is allowed to any signed-in user.
     QCOMPARE(call("GET", QStringLiteral("/api/forwarders"), {}, m_userToken).status, 200);
+}
+
+void TestAdminApi::reenrollAnswersANewBundleAndVoidsTheOld()
+{
+    auto enrollment = m_forwarders->enroll(QStringLiteral("bench"),
+        *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")), QStringLiteral("user:admin"));
+    QVERIFY(enrollment);
+    const QString path
+        = QStringLiteral("/api/forwarders/%1/enrollment").arg(enrollment->forwarder.id);
+    const ApiResponse badTtl = call("POST", path, { { QStringLiteral("token_ttl"), 3 } });
+    QCOMPARE(badTtl.status, 400);
+    const ApiResponse response
+        = call("POST", path, { { QStringLiteral("token_ttl"), QStringLiteral("30m") } });
+    QCOMPARE(response.status, 201);
+    const QJsonObject body = response.body.toObject();
+    QCOMPARE(
+        body.value(QLatin1String("forwarder")).toObject().value(QLatin1String("id")).toInteger(),
+        enrollment->forwarder.id);
+    auto bundle = identity::EnrollmentBundle::decode(body.value(QLatin1String("bundle")).toString(),
+        identity::EnrollmentBundle::Kind::Forwarder);
+    QVERIFY(bundle);
+    QCOMPARE(bundle->pins, m_pin);
+    QVERIFY(!m_forwarders->redeem(enrollment->token));
+    QVERIFY(m_forwarders->redeem(bundle->token));
+    // Once redeemed there is nothing to re-issue.
+    const ApiResponse again = call("POST", path);
+    QCOMPARE(again.status, 409);
+    QCOMPARE(errorCode(again), QStringLiteral("already_enrolled"));
+    QCOMPARE(call("POST", QStringLiteral("/api/forwarders/99999/enrollment")).status, 404);
 }
 
 void TestAdminApi::listAndGetShowState()

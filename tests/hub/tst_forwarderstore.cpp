@@ -38,6 +38,8 @@ private Q_SLOTS:
     void unknownSecretsAreRefused();
     void revokeEndsCredentialAndPendingToken();
     void revokingTwiceIsAnError();
+    void aNewTokenVoidsTheEarlierOnes();
+    void aNewTokenIsOnlyForAForwarderThatNeverRedeemed();
     void concurrentRedemptionsHaveOneWinner();
     void everyChangeIsAudited();
 
@@ -270,6 +272,83 @@ void TestForwarderStore::revokingTwiceIsAnError()
     auto missing = m_store->revoke(9999, QStringLiteral("user:admin"), QString());
     QVERIFY(!missing);
     QCOMPARE(missing.error().code, QStringLiteral("not_found"));
+}
+
+void TestForwarderStore::aNewTokenVoidsTheEarlierOnes()
+{
+    auto enrollment = m_store->enroll(
+        QStringLiteral("bench"), usbDevice(), QStringLiteral("user:alice"), std::chrono::hours(1));
+    QVERIFY(enrollment);
+    m_clock.advance(60);
+    auto reissued = m_store->reissue(
+        enrollment->forwarder.id, QStringLiteral("user:bob"), std::chrono::hours(2));
+    QVERIFY2(reissued, qPrintable(reissued ? QString() : reissued.error().message));
+    QVERIFY(reissued->token != enrollment->token);
+    QCOMPARE(secrets::kindOf(reissued->token), secrets::SecretKind::ForwarderEnrollmentToken);
+    QCOMPARE(reissued->tokenExpiresAt, m_clock.now().addSecs(2 * 3600));
+    QCOMPARE(reissued->forwarder.id, enrollment->forwarder.id);
+
+    // The lost bundle enrolls nothing, even within its own lifetime.
+    auto old = m_store->redeem(enrollment->token);
+    QVERIFY(!old);
+    QCOMPARE(old.error().code, QStringLiteral("token_expired"));
+    QVERIFY(!m_store->find(enrollment->forwarder.id)->enrolledAt.isValid());
+    auto redeemed = m_store->redeem(reissued->token);
+    QVERIFY2(redeemed, qPrintable(redeemed ? QString() : redeemed.error().message));
+    QCOMPARE(redeemed->forwarder.id, enrollment->forwarder.id);
+
+    auto entries = AuditLog(*m_db).entries({}, QStringLiteral("forwarder.reissue"));
+    QVERIFY(entries);
+    QCOMPARE(entries->size(), 1);
+    QCOMPARE(entries->first().actor, QStringLiteral("user:bob"));
+    QCOMPARE(
+        entries->first().subject, QStringLiteral("forwarder:%1").arg(enrollment->forwarder.id));
+    const QByteArray details = QJsonDocument(entries->first().details).toJson();
+    QVERIFY(!details.contains(reissued->token.toUtf8()));
+    QVERIFY(!details.contains(secrets::sha256Hex(reissued->token).toUtf8()));
+}
+
+void TestForwarderStore::aNewTokenIsOnlyForAForwarderThatNeverRedeemed()
+{
+    auto enrolled
+        = m_store->enroll(QStringLiteral("one"), usbDevice(), QStringLiteral("user:admin"));
+    auto revoked
+        = m_store->enroll(QStringLiteral("two"), usbDevice(), QStringLiteral("user:admin"));
+    QVERIFY(enrolled && revoked);
+    auto credential = m_store->redeem(enrolled->token);
+    QVERIFY(credential);
+    QVERIFY(m_store->revoke(revoked->forwarder.id, QStringLiteral("user:admin"), QString()));
+    auto tokensBefore = m_db->query(QStringLiteral("SELECT count(*) FROM enrollment_tokens"));
+    QVERIFY(tokensBefore && tokensBefore->next());
+
+    auto again = m_store->reissue(enrolled->forwarder.id, QStringLiteral("user:admin"));
+    QVERIFY(!again);
+    QCOMPARE(again.error().code, QStringLiteral("already_enrolled"));
+    // Its credential is untouched.
+    QVERIFY(m_store->authenticate(credential->credential));
+    auto afterRevoke = m_store->reissue(revoked->forwarder.id, QStringLiteral("user:admin"));
+    QVERIFY(!afterRevoke);
+    QCOMPARE(afterRevoke.error().code, QStringLiteral("already_revoked"));
+    auto missing = m_store->reissue(9999, QStringLiteral("user:admin"));
+    QVERIFY(!missing);
+    QCOMPARE(missing.error().code, QStringLiteral("not_found"));
+    for (const std::chrono::seconds ttl :
+        { std::chrono::seconds(0), std::chrono::seconds(8 * 86400) }) {
+        auto pending
+            = m_store->enroll(QStringLiteral("three"), usbDevice(), QStringLiteral("user:admin"));
+        QVERIFY(pending);
+        auto badTtl = m_store->reissue(pending->forwarder.id, QStringLiteral("user:admin"), ttl);
+        QVERIFY(!badTtl);
+        // The refused call left its bundle working.
+        QVERIFY(m_store->revoke(pending->forwarder.id, QStringLiteral("user:admin"), QString()));
+    }
+    // No refusal left a token behind, and none was audited.
+    auto tokensAfter = m_db->query(QStringLiteral("SELECT count(*) FROM enrollment_tokens"));
+    QVERIFY(tokensAfter && tokensAfter->next());
+    QCOMPARE(tokensAfter->value(0).toInt(), tokensBefore->value(0).toInt() + 2);
+    auto entries = AuditLog(*m_db).entries({}, QStringLiteral("forwarder.reissue"));
+    QVERIFY(entries);
+    QVERIFY(entries->isEmpty());
 }
 
 void TestForwarderStore::concurrentRedemptionsHaveOneWinner()

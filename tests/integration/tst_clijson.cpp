@@ -186,6 +186,12 @@ void TestCliJson::failuresAreJsonOnStderr_data()
         QStringLiteral("--name"), QStringLiteral("Lab 3"), QStringLiteral("--usb"),
         QStringLiteral("1050:0407") }
                             << 2 << QStringLiteral("usage");
+    // lab-3 (id 2) never redeemed: a new bundle is fine; 1 and 2 exist, 9 does not.
+    QTest::newRow("reenroll without an id") << QStringList { QStringLiteral("forward"),
+        QStringLiteral("reenroll") } << 2 << QStringLiteral("usage");
+    QTest::newRow("reenroll a forwarder that is not there") << QStringList {
+        QStringLiteral("forward"), QStringLiteral("reenroll"), QStringLiteral("9")
+    } << 1 << QStringLiteral("not_found");
 }
 
 void TestCliJson::failuresAreJsonOnStderr()

@@ -63,6 +63,7 @@ private Q_SLOTS:
     void aServiceNamingTheRedeemedTokenFileRestartsWithItsCredential();
     void umbrellaRunsForwarder();
     void thePrintedAdviceKeepsTheBundleOffCommandLines();
+    void aLostBundleIsReplacedAndTheOldOneRefused();
 
 private:
     std::unique_ptr<TestRig> m_rig;
@@ -347,6 +348,78 @@ void TestForwarderEnrollment::thePrintedAdviceKeepsTheBundleOffCommandLines()
     QVERIFY(!cmdline.readAll().contains(bundle.toLatin1()));
     QVERIFY(!QFile::exists(tokenFile));
     QVERIFY(QFile::exists(machine + QLatin1String("/.cloop/forwarder.json")));
+}
+
+void TestForwarderEnrollment::aLostBundleIsReplacedAndTheOldOneRefused()
+{
+    HubProcess &hub = m_rig->hub();
+    const Enrollment lost = hub.enroll(QStringLiteral("bench-probe"));
+    QVERIFY2(lost.ok, qPrintable(lost.error));
+    const QString id = QString::number(lost.id);
+
+    // Arguments are checked before anything is sent.
+    const CliResult noId = hub.cli({ QStringLiteral("forward"), QStringLiteral("reenroll") });
+    CLOOP_COMPARE_EXIT(noId, 2);
+    const CliResult badTtl = hub.cli({ QStringLiteral("forward"), QStringLiteral("reenroll"), id,
+        QStringLiteral("--token-ttl"), QStringLiteral("soon") });
+    CLOOP_COMPARE_EXIT(badTtl, 2);
+    QVERIFY2(
+        badTtl.stderrText().contains(QLatin1String("--token-ttl")), qPrintable(badTtl.describe()));
+    const CliResult nobody = hub.cli(
+        { QStringLiteral("forward"), QStringLiteral("reenroll"), QString::number(lost.id + 100) });
+    CLOOP_COMPARE_EXIT(nobody, 1);
+    QVERIFY2(nobody.stderrText().contains(QLatin1String("no forwarder with id")),
+        qPrintable(nobody.describe()));
+
+    // A new bundle for the same forwarder, printed as enroll prints it.
+    const CliResult renewed
+        = hub.cli({ QStringLiteral("forward"), QStringLiteral("reenroll"), id });
+    CLOOP_COMPARE_EXIT(renewed, 0);
+    QVERIFY2(renewed.stdoutText().contains(QLatin1String("earlier ones no longer work")),
+        qPrintable(renewed.describe()));
+    QVERIFY2(renewed.stdoutText().contains(QLatin1String("cloop forward --token-file")),
+        qPrintable(renewed.describe()));
+    const QJsonValue again = hub.cliJson({ QStringLiteral("forward"), QStringLiteral("reenroll"),
+        id, QStringLiteral("--token-ttl"), QStringLiteral("2h"), QStringLiteral("--json") });
+    QVERIFY2(again.isObject(), qPrintable(hub.lastError()));
+    const QString bundle = again.toObject().value(QLatin1String("bundle")).toString();
+    QVERIFY2(bundle.startsWith(QLatin1String("cloopfwd1.")), qPrintable(bundle));
+    QVERIFY(bundle != lost.bundle);
+    QCOMPARE(again.toObject()
+                 .value(QLatin1String("forwarder"))
+                 .toObject()
+                 .value(QLatin1String("id"))
+                 .toInteger(),
+        lost.id);
+    const QDateTime until = QDateTime::fromString(
+        again.toObject().value(QLatin1String("token_expires_at")).toString(), Qt::ISODateWithMs);
+    QVERIFY(until.isValid());
+    QVERIFY(until < QDateTime::currentDateTimeUtc().addSecs(2 * 3600 + 60));
+
+    // The lost bundle, found and pasted after all, is refused and keeps
+    // nothing,
+    const QString staleCredential = m_rig->path(QStringLiteral("stale.json"));
+    ForwarderProcess &stale = m_rig->addForwarder({ QStringLiteral("--bundle"), lost.bundle,
+        QStringLiteral("--credential-file"), staleCredential });
+    QVERIFY2(stale.start(), qPrintable(stale.describe()));
+    QTRY_VERIFY2_WITH_TIMEOUT(stale.hasExited(), qPrintable(stale.describe()), kLongWaitMs);
+    QVERIFY2(stale.exitCode() == 3, qPrintable(stale.describe()));
+    QVERIFY2(stale.stderrText().contains(QLatin1String("reenroll")), qPrintable(stale.describe()));
+    QVERIFY(!QFile::exists(staleCredential));
+
+    // while the newest connects as the same forwarder,
+    ForwarderProcess &current = m_rig->addForwarder({ QStringLiteral("--bundle"), bundle,
+        QStringLiteral("--credential-file"), m_rig->path(QStringLiteral("current.json")) });
+    QVERIFY2(current.start(), qPrintable(current.describe()));
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        hub.forwarderConnected(lost.id), qPrintable(current.describe()), kLongWaitMs);
+
+    // and a forwarder that has enrolled is never given another bundle.
+    const CliResult enrolled
+        = hub.cli({ QStringLiteral("forward"), QStringLiteral("reenroll"), id });
+    CLOOP_COMPARE_EXIT(enrolled, 1);
+    QVERIFY2(enrolled.stderrText().contains(QLatin1String("redeemed its token")),
+        qPrintable(enrolled.describe()));
 }
 
 QTEST_GUILESS_MAIN(TestForwarderEnrollment)

@@ -22,6 +22,7 @@ int statusFor(const QString &code)
         { QStringLiteral("name_taken"), 409 },
         { QStringLiteral("name_reserved"), 409 },
         { QStringLiteral("already_revoked"), 409 },
+        { QStringLiteral("already_enrolled"), 409 },
         { QStringLiteral("already_bound"), 409 },
         { QStringLiteral("already_decided"), 409 },
         { QStringLiteral("already_ended"), 409 },

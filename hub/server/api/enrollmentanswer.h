@@ -18,8 +18,9 @@ ApiResponse enrollmentAnswer(const HubIdentity &hub, identity::EnrollmentBundle:
     const QJsonObject &record, const QString &token, const QDateTime &tokenExpiresAt);
 
 // The routes every kind of enrolled daemon has under its collection
-// ("/api/forwarders"): the listing, one of them, and its enrollment, whose
-// answer carries the bundle once. `json(writer, record)` writes a record;
+// ("/api/forwarders"): the listing, one of them, its enrollment, whose
+// answer carries the bundle once, and a new bundle for one that never
+// redeemed its first ("/{id}/enrollment"). `json(writer, record)` writes a record;
 // `recordOf` picks the new record out of
 // what the service's enroll() gives.
 template <typename Service, typename ToJson, typename RecordOf>
@@ -33,15 +34,21 @@ void addEnrolledDaemonRoutes(ApiRouter &router, const QString &collection, QLati
     router.add("GET", collection + QLatin1String("/{id}"), [&service, json](const ApiCall &call) {
         return ApiResponse::of(service.find(call.caller, call.id()), json);
     });
-    router.add("POST", collection, [&service, &hub, kind, json, recordOf](const ApiCall &call) {
-        auto enrollment = service.enroll(call.caller, call.body);
+    const auto answer = [&hub, kind, json, recordOf](const auto &enrollment) {
         if (!enrollment)
             return ApiResponse::fromError(enrollment.error());
         const auto record = recordOf(*enrollment);
         return enrollmentAnswer(hub, kind,
             util::writtenObject([&](util::JsonWriter &out) { json(out, record); }),
             enrollment->token, enrollment->tokenExpiresAt);
+    };
+    router.add("POST", collection, [&service, answer](const ApiCall &call) {
+        return answer(service.enroll(call.caller, call.body));
     });
+    router.add("POST", collection + QLatin1String("/{id}/enrollment"),
+        [&service, answer](const ApiCall &call) {
+            return answer(service.reissue(call.caller, call.id(), call.body));
+        });
 }
 
 } // namespace cloop::hub
