@@ -2,13 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
-    <name>ForwardersClient</name>
-    <message>
-        <source>Test failed: %1</source>
-        <translation>Test fehlgeschlagen: %1</translation>
-    </message>
-</context>
-<context>
     <name>cloop::dashboard::ApprovalsPage</name>
     <message>
         <source>State</source>
@@ -438,6 +431,22 @@
         <source>C&amp;opy</source>
         <translation>K&amp;opieren</translation>
     </message>
+    <message>
+        <source>New enrollment command for %1</source>
+        <translation>Neuer Registrierungsbefehl für %1</translation>
+    </message>
+    <message>
+        <source>Issue command</source>
+        <translation>Befehl ausstellen</translation>
+    </message>
+    <message>
+        <source>%1 has not connected yet. Its earlier command stops working, and a new single-use command is issued for the same forwarder.</source>
+        <translation>%1 hat sich noch nicht verbunden. Sein bisheriger Befehl wird ungültig, und für denselben Forwarder wird ein neuer Befehl ausgestellt, der nur ein einziges Mal funktioniert.</translation>
+    </message>
+    <message>
+        <source>The earlier command no longer works.</source>
+        <translation>Der frühere Befehl funktioniert nicht mehr.</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ExecutorsPage</name>
@@ -516,6 +525,18 @@
         <source>connected via %1</source>
         <translation>verbunden über %1</translation>
     </message>
+    <message>
+        <source>upgrading</source>
+        <translation>Upgrade läuft</translation>
+    </message>
+    <message>
+        <source>&amp;Upgrade…</source>
+        <translation>&amp;Upgrade…</translation>
+    </message>
+    <message>
+        <source>Ask the selected executor to upgrade from the hub&apos;s releases</source>
+        <translation>Den ausgewählten Executor auffordern, ein Upgrade aus den Releases des Hubs durchzuführen</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::FormDialog</name>
@@ -564,36 +585,8 @@
         <translation>Binden…</translation>
     </message>
     <message>
-        <source>Unbind</source>
-        <translation>Bindung lösen</translation>
-    </message>
-    <message>
         <source>Test</source>
         <translation>Testen</translation>
-    </message>
-    <message>
-        <source>Revoke</source>
-        <translation>Widerrufen</translation>
-    </message>
-    <message>
-        <source>● connected</source>
-        <translation>● verbunden</translation>
-    </message>
-    <message>
-        <source>revoked</source>
-        <translation>widerrufen</translation>
-    </message>
-    <message>
-        <source>waiting for its first connection</source>
-        <translation>wartet auf die erste Verbindung</translation>
-    </message>
-    <message>
-        <source>○ offline, last seen %1</source>
-        <translation>○ offline, zuletzt gesehen %1</translation>
-    </message>
-    <message>
-        <source>○ offline</source>
-        <translation>○ offline</translation>
     </message>
     <message>
         <source>Bound to %1</source>
@@ -624,10 +617,6 @@
         <translation>Den Forwarder fragen, was sein Gerät zeigt, ohne es zu verleihen</translation>
     </message>
     <message>
-        <source>The forwarder is not connected</source>
-        <translation>Der Forwarder ist nicht verbunden</translation>
-    </message>
-    <message>
         <source>a USB device</source>
         <translation>ein USB-Gerät</translation>
     </message>
@@ -636,12 +625,132 @@
         <translation>ein Netzsegment</translation>
     </message>
     <message>
-        <source>● connected via %1</source>
-        <translation>● verbunden über %1</translation>
+        <source>Unbind…</source>
+        <translation>Bindung lösen…</translation>
     </message>
     <message>
-        <source>device unplugged</source>
-        <translation>Gerät abgezogen</translation>
+        <source>New enrollment command…</source>
+        <translation>Neuer Registrierungsbefehl…</translation>
+    </message>
+    <message>
+        <source>Revoke…</source>
+        <translation>Widerrufen…</translation>
+    </message>
+    <message>
+        <source>Forwarder id %1, as the CLI names it: cloop forward test %1</source>
+        <translation>Forwarder-ID %1, wie die CLI sie nennt: cloop forward test %1</translation>
+    </message>
+    <message>
+        <source>Unplugged</source>
+        <translation>Abgesteckt</translation>
+    </message>
+    <message>
+        <source>Connected, but its USB device is unplugged: runs cannot use it until it is plugged in again.</source>
+        <translation>Verbunden, aber sein USB-Gerät ist abgesteckt: Läufe können es erst nutzen, wenn es wieder eingesteckt ist.</translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation>Verbunden</translation>
+    </message>
+    <message>
+        <source>Revoked %1</source>
+        <translation>Widerrufen %1</translation>
+    </message>
+    <message>
+        <source>Revoked</source>
+        <translation>Widerrufen</translation>
+    </message>
+    <message>
+        <source>Revoked: its credential no longer works and it can never connect again.</source>
+        <translation>Widerrufen: Seine Zugangsdaten sind ungültig, und er kann sich nie wieder verbinden.</translation>
+    </message>
+    <message>
+        <source>Awaiting enrollment</source>
+        <translation>Wartet auf Registrierung</translation>
+    </message>
+    <message>
+        <source>Enrolled on the hub %1; its one-time command has not been run on its machine yet.</source>
+        <translation>Am Hub registriert (%1); sein Einmalbefehl wurde auf seinem Rechner noch nicht ausgeführt.</translation>
+    </message>
+    <message>
+        <source>Offline since %1</source>
+        <translation>Offline seit %1</translation>
+    </message>
+    <message>
+        <source>Offline</source>
+        <translation>Offline</translation>
+    </message>
+    <message>
+        <source>Not connected to the hub: runs cannot use its device.</source>
+        <translation>Nicht mit dem Hub verbunden: Läufe können sein Gerät nicht nutzen.</translation>
+    </message>
+    <message>
+        <source>until %1 (%2)</source>
+        <translation>bis %1 (%2)</translation>
+    </message>
+    <message>
+        <source>Asking the forwarder what its device shows</source>
+        <translation>Der Forwarder wird gefragt, was sein Gerät zeigt</translation>
+    </message>
+    <message>
+        <source>Not tested yet</source>
+        <translation>Noch nicht getestet</translation>
+    </message>
+    <message>
+        <source>Test asks the forwarder what its device shows, without lending it</source>
+        <translation>„Testen“ fragt den Forwarder, was sein Gerät zeigt, ohne es zu verleihen</translation>
+    </message>
+    <message>
+        <source>Passed %1</source>
+        <translation>Bestanden %1</translation>
+    </message>
+    <message>
+        <source>Failed %1</source>
+        <translation>Fehlgeschlagen %1</translation>
+    </message>
+    <message>
+        <source>Lend its device to one project&apos;s runs</source>
+        <translation>Sein Gerät an die Läufe eines Projekts verleihen</translation>
+    </message>
+    <message>
+        <source>Already bound to %1: unbind it first</source>
+        <translation>Bereits an %1 gebunden: zuerst die Bindung lösen</translation>
+    </message>
+    <message>
+        <source>End the binding to %1 now</source>
+        <translation>Die Bindung an %1 jetzt beenden</translation>
+    </message>
+    <message>
+        <source>Nothing is bound</source>
+        <translation>Es ist nichts gebunden</translation>
+    </message>
+    <message>
+        <source>It has not connected yet: run its enrollment command first</source>
+        <translation>Er hat sich noch nicht verbunden: zuerst seinen Registrierungsbefehl ausführen</translation>
+    </message>
+    <message>
+        <source>It is offline: only a connected forwarder can be tested</source>
+        <translation>Er ist offline: Nur ein verbundener Forwarder kann getestet werden</translation>
+    </message>
+    <message>
+        <source>A Test is running</source>
+        <translation>Ein Test läuft</translation>
+    </message>
+    <message>
+        <source>Issue a new one-time command (the earlier one stops working)</source>
+        <translation>Einen neuen Einmalbefehl ausstellen (der bisherige wird ungültig)</translation>
+    </message>
+    <message>
+        <source>Cut it off for good</source>
+        <translation>Endgültig aussperren</translation>
+    </message>
+    <message>
+        <source>Its session is held by hub member %1.</source>
+        <translation>Seine Sitzung hält das Hub-Mitglied %1.</translation>
+    </message>
+    <message>
+        <source>Connected to the hub.</source>
+        <translation>Mit dem Hub verbunden.</translation>
     </message>
 </context>
 <context>
@@ -667,10 +776,6 @@
         <translation>Link inaktiv</translation>
     </message>
     <message>
-        <source>%1 · %2, MTU %3 · %4 frames in %5 s</source>
-        <translation>%1 · %2, MTU %3 · %4 Frames in %5 s</translation>
-    </message>
-    <message>
         <source>%1 device answered</source>
         <translation>Gerät vom Typ %1 hat geantwortet</translation>
     </message>
@@ -680,6 +785,57 @@
             <numerusform>Exportiert %1 · %2:%3%4 · %5 · %n Schnittstelle</numerusform>
             <numerusform>Exportiert %1 · %2:%3%4 · %5 · %n Schnittstellen</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Test failed: %1</source>
+        <translation>Test fehlgeschlagen: %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n frame(s) in %1 s</source>
+        <translation>
+            <numerusform>%n Frame in %1 s</numerusform>
+            <numerusform>%n Frames in %1 s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>hub round trip %1 ms</source>
+        <translation>Hub-Umlaufzeit %1 ms</translation>
+    </message>
+    <message>
+        <source>link state unknown</source>
+        <translation>Link-Status unbekannt</translation>
+    </message>
+    <message>
+        <source>MTU %1</source>
+        <translation>MTU %1</translation>
+    </message>
+    <message>
+        <source>untagged</source>
+        <translation>ungetaggt</translation>
+    </message>
+    <message>
+        <source>VLAN %1</source>
+        <translation>VLAN %1</translation>
+    </message>
+    <message>
+        <source>MAC address %1</source>
+        <translation>MAC-Adresse %1</translation>
+    </message>
+    <message>
+        <source>received %1 packets, %2 bytes, %3 dropped</source>
+        <translation>empfangen: %1 Pakete, %2 Bytes, %3 verworfen</translation>
+    </message>
+    <message>
+        <source>sent %1 packets, %2 bytes, %3 dropped</source>
+        <translation>gesendet: %1 Pakete, %2 Bytes, %3 verworfen</translation>
+    </message>
+    <message>
+        <source>ethertype %1</source>
+        <translation>ethertype %1</translation>
+    </message>
+    <message>
+        <source>Exports no device</source>
+        <translation>Exportiert kein Gerät</translation>
     </message>
 </context>
 <context>
@@ -724,20 +880,17 @@
         <source>Revoke</source>
         <translation>Widerrufen</translation>
     </message>
-</context>
-<context>
-    <name>cloop::dashboard::KeyProbe</name>
     <message>
-        <source>the hub did not complete a TLS handshake within 10 s</source>
-        <translation>der Hub hat den TLS-Handshake nicht innerhalb von 10 s abgeschlossen</translation>
+        <source>Revoked forwarders can never connect again; they are kept for the record.</source>
+        <translation>Widerrufene Forwarder können sich nie wieder verbinden; sie bleiben zur Nachvollziehbarkeit erhalten.</translation>
     </message>
     <message>
-        <source>the hub presented no certificate</source>
-        <translation>der Hub hat kein Zertifikat vorgelegt</translation>
+        <source>Show revoked (%1)</source>
+        <translation>Widerrufene anzeigen (%1)</translation>
     </message>
     <message>
-        <source>cannot reach the hub: %1</source>
-        <translation>der Hub ist nicht erreichbar: %1</translation>
+        <source>Every forwarder here is revoked. Tick Show revoked to see them, or use + Enroll forwarder for a new one.</source>
+        <translation>Alle Forwarder hier sind widerrufen. „Widerrufene anzeigen“ ankreuzen, um sie zu sehen, oder mit „+ Forwarder registrieren“ einen neuen anlegen.</translation>
     </message>
 </context>
 <context>
@@ -1016,6 +1169,80 @@
     <message>
         <source>the keyring failed: %1</source>
         <translation>der Schlüsselbund ist fehlgeschlagen: %1</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::UpgradeDialog</name>
+    <message>
+        <source>Upgrade %1</source>
+        <translation>Upgrade für %1</translation>
+    </message>
+    <message>
+        <source>Upgrade</source>
+        <translation>Upgrade starten</translation>
+    </message>
+    <message>
+        <source>%1 runs %2 on the %3 channel.</source>
+        <translation>%1 läuft mit %2 im Kanal %3.</translation>
+    </message>
+    <message>
+        <source>an unknown version</source>
+        <translation>einer unbekannten Version</translation>
+    </message>
+    <message>
+        <source>stable</source>
+        <translation>stable</translation>
+    </message>
+    <message>
+        <source>The hub offers %1.</source>
+        <translation>Der Hub bietet %1 an.</translation>
+    </message>
+    <message>
+        <source>Its runs finish first; then its device installs the release through its root helper, and rolls back by itself if the new version does not come back.</source>
+        <translation>Zuerst werden seine Läufe abgeschlossen; dann installiert sein Gerät das Release über seinen Root-Helper und setzt es von selbst zurück, falls die neue Version nicht wieder startet.</translation>
+    </message>
+    <message>
+        <source>latest, a release such as 0.4.0, or edge:COMMIT</source>
+        <translation>latest, ein Release wie etwa 0.4.0, oder edge:COMMIT</translation>
+    </message>
+    <message>
+        <source>Give latest, a release such as 0.4.0, or edge: and 7 to 40 hex digits.</source>
+        <translation>Bitte latest, ein Release wie etwa 0.4.0, oder edge: mit 7 bis 40 Hex-Ziffern angeben.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Accepted: it finishes its %n run(s) first, then upgrades.</source>
+        <translation>
+            <numerusform>Angenommen: Er schließt zuerst seinen %n Lauf ab und führt dann das Upgrade durch.</numerusform>
+            <numerusform>Angenommen: Er schließt zuerst seine %n Läufe ab und führt dann das Upgrade durch.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Accepted: its root helper is installing it now.</source>
+        <translation>Angenommen: Sein Root-Helper installiert es jetzt.</translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+    <message>
+        <source>edge</source>
+        <translation>edge</translation>
+    </message>
+    <message>
+        <source>upgrading to %1</source>
+        <translation>Upgrade auf %1 läuft</translation>
+    </message>
+    <message>
+        <source>upgrade rolled back</source>
+        <translation>Upgrade zurückgesetzt</translation>
+    </message>
+    <message>
+        <source>upgrade %1</source>
+        <translation>Upgrade %1</translation>
+    </message>
+    <message>
+        <source>%1 offered</source>
+        <translation>%1 angeboten</translation>
     </message>
 </context>
 </TS>

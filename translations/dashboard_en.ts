@@ -2,13 +2,6 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_US">
 <context>
-    <name>ForwardersClient</name>
-    <message>
-        <source>Test failed: %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
     <name>cloop::dashboard::ApprovalsPage</name>
     <message>
         <source>State</source>
@@ -438,6 +431,22 @@
         <source>C&amp;opy</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>New enrollment command for %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Issue command</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 has not connected yet. Its earlier command stops working, and a new single-use command is issued for the same forwarder.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The earlier command no longer works.</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ExecutorsPage</name>
@@ -516,6 +525,18 @@
         <source>connected via %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>upgrading</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Upgrade…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ask the selected executor to upgrade from the hub&apos;s releases</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::FormDialog</name>
@@ -564,35 +585,7 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Unbind</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Test</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Revoke</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>● connected</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>revoked</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>waiting for its first connection</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>○ offline, last seen %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>○ offline</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -624,10 +617,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The forwarder is not connected</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>a USB device</source>
         <translation type="unfinished"></translation>
     </message>
@@ -636,11 +625,131 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>● connected via %1</source>
+        <source>Unbind…</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>device unplugged</source>
+        <source>New enrollment command…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Forwarder id %1, as the CLI names it: cloop forward test %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Unplugged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connected, but its USB device is unplugged: runs cannot use it until it is plugged in again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Live</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoked %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoked: its credential no longer works and it can never connect again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Awaiting enrollment</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enrolled on the hub %1; its one-time command has not been run on its machine yet.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offline since %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Offline</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not connected to the hub: runs cannot use its device.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>until %1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asking the forwarder what its device shows</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Not tested yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Test asks the forwarder what its device shows, without lending it</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Passed %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Failed %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lend its device to one project&apos;s runs</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Already bound to %1: unbind it first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>End the binding to %1 now</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nothing is bound</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It has not connected yet: run its enrollment command first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>It is offline: only a connected forwarder can be tested</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A Test is running</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Issue a new one-time command (the earlier one stops working)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cut it off for good</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its session is held by hub member %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Connected to the hub.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -667,10 +776,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>%1 · %2, MTU %3 · %4 frames in %5 s</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>%1 device answered</source>
         <translation type="unfinished"></translation>
     </message>
@@ -680,6 +785,57 @@
             <numerusform>Exports %1 · %2:%3%4 · %5 · %n interface</numerusform>
             <numerusform>Exports %1 · %2:%3%4 · %5 · %n interfaces</numerusform>
         </translation>
+    </message>
+    <message>
+        <source>Test failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n frame(s) in %1 s</source>
+        <translation>
+            <numerusform>%n frame in %1 s</numerusform>
+            <numerusform>%n frames in %1 s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>hub round trip %1 ms</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>link state unknown</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MTU %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>untagged</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>VLAN %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>MAC address %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>received %1 packets, %2 bytes, %3 dropped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sent %1 packets, %2 bytes, %3 dropped</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>ethertype %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exports no device</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -724,19 +880,16 @@
         <source>Revoke</source>
         <translation type="unfinished"></translation>
     </message>
-</context>
-<context>
-    <name>cloop::dashboard::KeyProbe</name>
     <message>
-        <source>the hub did not complete a TLS handshake within 10 s</source>
+        <source>Revoked forwarders can never connect again; they are kept for the record.</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>the hub presented no certificate</source>
+        <source>Show revoked (%1)</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>cannot reach the hub: %1</source>
+        <source>Every forwarder here is revoked. Tick Show revoked to see them, or use + Enroll forwarder for a new one.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1015,6 +1168,80 @@
     </message>
     <message>
         <source>the keyring failed: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::UpgradeDialog</name>
+    <message>
+        <source>Upgrade %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Upgrade</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 runs %2 on the %3 channel.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>an unknown version</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>stable</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The hub offers %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Its runs finish first; then its device installs the release through its root helper, and rolls back by itself if the new version does not come back.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>latest, a release such as 0.4.0, or edge:COMMIT</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give latest, a release such as 0.4.0, or edge: and 7 to 40 hex digits.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Accepted: it finishes its %n run(s) first, then upgrades.</source>
+        <translation>
+            <numerusform>Accepted: it finishes its %n run first, then upgrades.</numerusform>
+            <numerusform>Accepted: it finishes its %n runs first, then upgrades.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Accepted: its root helper is installing it now.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>edge</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>upgrading to %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>upgrade rolled back</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>upgrade %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 offered</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -83,7 +83,17 @@ QVariant ForwarderListModel::data(const QModelIndex &index, int role) const
     case BindingCreatedByRole:
         return b.createdBy;
     case TestSummaryRole:
-        return row.testSummary;
+        return row.test ? row.test->summary : QString();
+    case TestDetailsRole:
+        return row.test ? row.test->details : QString();
+    case TestPassedRole:
+        return row.test ? QVariant(row.test->passed) : QVariant();
+    case TestFinishedAtRole:
+        return row.test ? row.test->finishedAt : QDateTime();
+    case CreatedAtRole:
+        return f.createdAt;
+    case RevokedAtRole:
+        return f.revokedAt;
     case TestRunningRole:
         return row.testRunning;
     default:
@@ -102,7 +112,9 @@ QHash<int, QByteArray> ForwarderListModel::roleNames() const
         { BindingExecutorRole, "bindingExecutor" }, { BindingTargetRole, "bindingTarget" },
         { BindingAddressRole, "bindingAddress" }, { BindingExpiresRole, "bindingExpires" },
         { BindingCreatedByRole, "bindingCreatedBy" }, { TestSummaryRole, "testSummary" },
-        { TestRunningRole, "testRunning" } });
+        { TestDetailsRole, "testDetails" }, { TestPassedRole, "testPassed" },
+        { TestFinishedAtRole, "testFinishedAt" }, { TestRunningRole, "testRunning" },
+        { CreatedAtRole, "createdAt" }, { RevokedAtRole, "revokedAt" } });
     return names;
 }
 
@@ -156,7 +168,7 @@ void ForwarderListModel::setForwarderRecords(const QList<api::Forwarder> &forwar
         }
         const int row = int(m_rows.size());
         beginInsertRows({}, row, row);
-        m_rows.append(Row { forwarder, std::nullopt, {}, false });
+        m_rows.append(Row { forwarder, std::nullopt, std::nullopt, false });
         endInsertRows();
     }
 }
@@ -213,6 +225,7 @@ bool ForwarderListModel::applyEvent(const QString &event, const QJsonObject &dat
     } else if (event == eventname::kForwarderRevoked) {
         shown.connected = false;
         shown.state = api::EnrolledDaemon::State::Revoked;
+        shown.revokedAt = QDateTime::currentDateTimeUtc();
         r.binding.reset();
     } else if (event == eventname::kBindingCreated) {
         if (binding->isActive())
@@ -236,12 +249,13 @@ void ForwarderListModel::setTestRunning(qint64 forwarderId, bool running)
     changed(row);
 }
 
-void ForwarderListModel::setTestSummary(qint64 forwarderId, const QString &summary)
+void ForwarderListModel::setTestOutcome(
+    qint64 forwarderId, const std::optional<TestOutcome> &outcome)
 {
     const int row = rowOf(forwarderId);
-    if (row < 0)
+    if (row < 0 || m_rows.at(row).test == outcome)
         return;
-    m_rows[row].testSummary = summary;
+    m_rows[row].test = outcome;
     changed(row);
 }
 

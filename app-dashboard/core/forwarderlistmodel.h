@@ -12,6 +12,18 @@
 
 namespace cloop::dashboard {
 
+// What a card shows of a finished Test: pass or fail, when, one line that
+// fits the card, and the whole report for who wants to read it.
+struct TestOutcome
+{
+    bool passed = false;
+    QDateTime finishedAt;
+    QString summary; // one line
+    QString details; // every line of the report; the summary when there is no more
+
+    friend bool operator==(const TestOutcome &, const TestOutcome &) = default;
+};
+
 // The hub's device forwarders, one row each, with the binding that holds the
 // forwarder's device (a forwarder lends to one binding at a time) and the
 // outcome of its last Test. Rows are keyed by forwarder id: a refresh or an
@@ -42,8 +54,13 @@ public:
         BindingAddressRole,
         BindingExpiresRole, // QDateTime
         BindingCreatedByRole,
-        TestSummaryRole, // the last Test's outcome in words, empty when none
+        TestSummaryRole, // the last Test's outcome in one line, empty when none
+        TestDetailsRole, // the whole of it, several lines
+        TestPassedRole, // bool; invalid when never tested
+        TestFinishedAtRole, // QDateTime; invalid when never tested
         TestRunningRole,
+        CreatedAtRole, // QDateTime
+        RevokedAtRole, // QDateTime; invalid while not revoked
     };
     Q_ENUM(Role)
 
@@ -68,7 +85,7 @@ public:
     bool applyEvent(const QString &event, const QJsonObject &data);
 
     void setTestRunning(qint64 forwarderId, bool running);
-    void setTestSummary(qint64 forwarderId, const QString &summary);
+    void setTestOutcome(qint64 forwarderId, const std::optional<TestOutcome> &outcome);
 
     int rowOf(qint64 forwarderId) const;
     // An empty record for a row that is not there.
@@ -81,7 +98,7 @@ private:
     {
         api::Forwarder forwarder;
         std::optional<api::Binding> binding;
-        QString testSummary;
+        std::optional<TestOutcome> test;
         bool testRunning = false;
         qint64 id() const { return forwarder.id; }
     };

@@ -124,20 +124,34 @@ void ForwardersClient::revoke(
 void ForwardersClient::test(qint64 forwarderId, QObject *context, HubApi::Callback done)
 {
     m_model.setTestRunning(forwarderId, true);
-    m_model.setTestSummary(forwarderId, {});
     m_api->post(QStringLiteral("/api/forwarders/%1/test").arg(forwarderId), {}, this,
         [this, forwarderId, guard = QPointer<QObject>(context), done = std::move(done)](
             const Result<QJsonObject> &answer) {
-            m_model.setTestRunning(forwarderId, false);
             const auto tested = answer ? api::DeviceTest::fromJson(*answer)
                                        : Result<api::DeviceTest>(answer.error());
-            m_model.setTestSummary(forwarderId,
-                tested ? describeTestReport(tested->report)
-                       : QCoreApplication::translate("ForwardersClient", "Test failed: %1")
-                             .arg(tested.error().message));
+            TestOutcome outcome;
+            if (tested) {
+                outcome = describeTestReport(tested->report, tested->roundTripUs);
+            } else {
+                outcome.summary = tr("Test failed: %1").arg(tested.error().message);
+                outcome.details = outcome.summary;
+            }
+            outcome.finishedAt = QDateTime::currentDateTimeUtc();
+            m_model.setTestOutcome(forwarderId, outcome);
+            m_model.setTestRunning(forwarderId, false);
             if (guard)
                 done(answer);
         });
+}
+
+void ForwardersClient::reenroll(
+    qint64 forwarderId, const QString &tokenTtl, QObject *context, HubApi::Callback done)
+{
+    QJsonObject body;
+    if (!tokenTtl.trimmed().isEmpty())
+        body.insert(QStringLiteral("token_ttl"), tokenTtl.trimmed());
+    m_api->post(QStringLiteral("/api/forwarders/%1/enrollment").arg(forwarderId), body, context,
+        thenRefresh(std::move(done)));
 }
 
 void ForwardersClient::request(qint64 forwarderId, const BindingFields &terms,
@@ -168,56 +182,134 @@ void ForwardersClient::deny(
         QJsonObject { { QStringLiteral("reason"), reason.trimmed() } }, context, std::move(done));
 }
 
-QString describeTestReport(const QJsonObject &report)
+TestOutcome describeTestReport(const QJsonObject &report)
 {
     auto read = api::DeviceTestReport::fromJson(report);
-    if (!read)
-        return QCoreApplication::translate("ForwardersClient", "Test failed: %1")
-            .arg(read.error().message);
+    if (!read) {
+        const QString words = ForwardersClient::tr("Test failed: %1").arg(read.error().message);
+        return TestOutcome { false, {}, words, words };
+    }
     return describeTestReport(*read);
 }
 
-QString describeTestReport(const api::DeviceTestReport &report)
+namespace {
+
+QString frameCount(qint64 frames, std::optional<qint64> listenedMs)
+{
+    return ForwardersClient::tr("%n frame(s) in %1 s", nullptr, int(frames))
+        .arg(double(listenedMs.value_or(0)) / 1000.0, 0, 'f', 1);
+}
+
+QString roundTripWords(std::optional<qint64> roundTripUs)
+{
+    if (!roundTripUs)
+        return {};
+    return *roundTripUs < 10'000
+        ? ForwardersClient::tr("hub round trip %1 ms").arg(double(*roundTripUs) / 1000.0, 0, 'f', 1)
+        : ForwardersClient::tr("hub round trip %1 ms").arg(*roundTripUs / 1000);
+}
+
+// A segment's pre-flight report: is the link usable, at what MTU, which
+// VLANs ride on it, and does traffic flow.
+TestOutcome segmentOutcome(const api::DeviceTestReport &report, std::optional<qint64> roundTripUs)
+{
+    const api::DeviceTestReport::Link link = report.link.value_or(api::DeviceTestReport::Link {});
+    const QString state = !report.link ? ForwardersClient::tr("link state unknown")
+        : link.up
+        ? (link.carrier ? ForwardersClient::tr("link up") : ForwardersClient::tr("up, no carrier"))
+        : ForwardersClient::tr("link down");
+    QList<int> vlans;
+    for (const api::DeviceTestReport::Frame &frame : report.frames) {
+        if (frame.vlan && !vlans.contains(*frame.vlan))
+            vlans.append(*frame.vlan);
+    }
+    std::sort(vlans.begin(), vlans.end());
+    QStringList vlanNames;
+    for (int vlan : std::as_const(vlans))
+        vlanNames.append(QString::number(vlan));
+    QStringList parts { report.interfaceName, state };
+    if (link.mtu > 0)
+        parts.append(ForwardersClient::tr("MTU %1").arg(link.mtu));
+    parts.append(vlanNames.isEmpty()
+            ? ForwardersClient::tr("untagged")
+            : ForwardersClient::tr("VLAN %1").arg(vlanNames.join(QStringLiteral(", "))));
+    parts.append(frameCount(report.framesSeen, report.listenedMs));
+    if (const QString rtt = roundTripWords(roundTripUs); !rtt.isEmpty())
+        parts.append(rtt);
+
+    QStringList lines { parts.join(QStringLiteral(" · ")) };
+    if (!link.mac.isEmpty())
+        lines.append(ForwardersClient::tr("MAC address %1").arg(link.mac));
+    if (report.counters) {
+        const api::DeviceTestReport::Counters &c = *report.counters;
+        lines.append(ForwardersClient::tr("received %1 packets, %2 bytes, %3 dropped")
+                         .arg(c.rxPackets)
+                         .arg(c.rxBytes)
+                         .arg(c.rxDropped));
+        lines.append(ForwardersClient::tr("sent %1 packets, %2 bytes, %3 dropped")
+                         .arg(c.txPackets)
+                         .arg(c.txBytes)
+                         .arg(c.txDropped));
+    }
+    for (const api::DeviceTestReport::Frame &frame : report.frames) {
+        const QString vlan = frame.vlan ? QStringLiteral(" VLAN %1").arg(*frame.vlan) : QString();
+        lines.append(QStringLiteral("%1 → %2%3  %4")
+                         .arg(frame.source, frame.destination, vlan,
+                             frame.summary.isEmpty()
+                                 ? ForwardersClient::tr("ethertype %1").arg(frame.ethertype)
+                                 : frame.summary));
+    }
+    return TestOutcome { report.link && link.up && link.carrier, {}, lines.first(),
+        lines.join(QLatin1Char('\n')) };
+}
+
+// A USB forwarder's report is the USB/IP device list, as a consumer reads it.
+TestOutcome usbOutcome(const api::DeviceTestReport &report, std::optional<qint64> roundTripUs)
+{
+    const auto &names = device::usb::UsbIdDatabase::system();
+    QStringList lines;
+    for (const api::DeviceTestReport::UsbExport &device : report.devices) {
+        const quint16 vendor = quint16(device.vendorId.toUInt(nullptr, 16));
+        const quint16 product = quint16(device.productId.toUInt(nullptr, 16));
+        QStringList named;
+        for (const QString &name : { names.vendorName(vendor), names.productName(vendor, product) })
+            if (!name.isEmpty())
+                named.append(name);
+        const int interfaces = int(device.interfaces.size());
+        lines.append(
+            ForwardersClient::tr("Exports %1 · %2:%3%4 · %5 · %n interface(s)", nullptr, interfaces)
+                .arg(device.busId, device.vendorId, device.productId,
+                    named.isEmpty() ? QString()
+                                    : QStringLiteral(" ") + named.join(QStringLiteral(" · ")),
+                    device.speed));
+    }
+    if (lines.isEmpty())
+        lines.append(ForwardersClient::tr("Exports no device"));
+    if (const QString rtt = roundTripWords(roundTripUs); !rtt.isEmpty())
+        lines.first() += QStringLiteral(" · ") + rtt;
+    return TestOutcome { !report.devices.isEmpty(), {}, lines.first(),
+        lines.join(QLatin1Char('\n')) };
+}
+
+} // namespace
+
+TestOutcome describeTestReport(
+    const api::DeviceTestReport &report, std::optional<qint64> roundTripUs)
 {
     if (!report.ok) {
-        return ForwardersClient::tr("Problem on the forwarder: %1")
-            .arg(report.problem.isEmpty() ? ForwardersClient::tr("no details") : report.problem);
+        const QString words = ForwardersClient::tr("Problem on the forwarder: %1")
+                                  .arg(report.problem.isEmpty() ? ForwardersClient::tr("no details")
+                                                                : report.problem);
+        return TestOutcome { false, {}, words, words };
     }
-    if (report.isSegment()) {
-        const api::DeviceTestReport::Link link
-            = report.link.value_or(api::DeviceTestReport::Link {});
-        const QString state = link.up ? (link.carrier ? ForwardersClient::tr("link up")
-                                                      : ForwardersClient::tr("up, no carrier"))
-                                      : ForwardersClient::tr("link down");
-        QString summary = ForwardersClient::tr("%1 · %2, MTU %3 · %4 frames in %5 s")
-                              .arg(report.interfaceName, state)
-                              .arg(link.mtu)
-                              .arg(report.framesSeen)
-                              .arg(double(report.listenedMs.value_or(0)) / 1000.0, 0, 'f', 1);
-        if (!report.frames.isEmpty())
-            summary += QStringLiteral("\n") + report.frames.first().summary;
-        return summary;
-    }
-    if (report.isUsb()) {
-        // The USB/IP device list, as a consumer would read it.
-        const auto &names = device::usb::UsbIdDatabase::system();
-        QStringList lines;
-        for (const api::DeviceTestReport::UsbExport &device : report.devices) {
-            const quint16 vendor = quint16(device.vendorId.toUInt(nullptr, 16));
-            const QString name
-                = names.productName(vendor, quint16(device.productId.toUInt(nullptr, 16)));
-            const int interfaces = int(device.interfaces.size());
-            lines.append(
-                ForwardersClient::tr(
-                    "Exports %1 · %2:%3%4 · %5 · %n interface(s)", nullptr, interfaces)
-                    .arg(device.busId, device.vendorId, device.productId,
-                        name.isEmpty() ? QString() : QStringLiteral(" ") + name, device.speed));
-        }
-        return lines.join(QLatin1Char('\n'));
-    }
+    if (report.isSegment())
+        return segmentOutcome(report, roundTripUs);
+    if (report.isUsb())
+        return usbOutcome(report, roundTripUs);
     // Other kinds report in their own shape; until a card knows it, the
     // verdict is what matters.
-    return ForwardersClient::tr("%1 device answered").arg(report.unknownKind);
+    const QString words = ForwardersClient::tr("%1 device answered").arg(report.unknownKind);
+    return TestOutcome { true, {}, words, words };
 }
 
 } // namespace cloop::dashboard

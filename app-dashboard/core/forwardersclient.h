@@ -50,8 +50,12 @@ public:
         qint64 forwarderId, const BindingFields &terms, QObject *context, HubApi::Callback done);
     void unbind(qint64 bindingId, const QString &reason, QObject *context, HubApi::Callback done);
     void revoke(qint64 forwarderId, const QString &reason, QObject *context, HubApi::Callback done);
-    // The result lands in the model's TestSummaryRole as well.
+    // The outcome lands in the model's Test roles as well.
     void test(qint64 forwarderId, QObject *context, HubApi::Callback done);
+    // A new one-time enrollment bundle for a forwarder that never redeemed
+    // its first; empty tokenTtl for the hub's default (24 h).
+    void reenroll(
+        qint64 forwarderId, const QString &tokenTtl, QObject *context, HubApi::Callback done);
     // A maintainer's request for a binding, and an administrator's decision.
     void request(qint64 forwarderId, const BindingFields &terms, const QString &reason,
         QObject *context, HubApi::Callback done);
@@ -81,9 +85,13 @@ private:
     QString m_lastError;
 };
 
-// A Test report (POST /api/forwarders/{id}/test) in a few words for a card.
-QString describeTestReport(const api::DeviceTestReport &report);
+// A Test report (POST /api/forwarders/{id}/test) for a card: a segment's
+// pre-flight (link, MTU, VLANs seen, traffic, the hub's round trip to the
+// forwarder), a USB device list with names from usb.ids. A segment passes
+// with its link up and carrier; a USB forwarder when it exports a device.
+TestOutcome describeTestReport(
+    const api::DeviceTestReport &report, std::optional<qint64> roundTripUs = std::nullopt);
 // The same for the report as the hub sends it.
-QString describeTestReport(const QJsonObject &report);
+TestOutcome describeTestReport(const QJsonObject &report);
 
 } // namespace cloop::dashboard

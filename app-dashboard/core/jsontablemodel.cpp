@@ -1,5 +1,8 @@
 #include "app-dashboard/core/jsontablemodel.h"
 
+#include "app-dashboard/core/plaintooltip.h"
+#include "app-dashboard/core/timewords.h"
+
 #include <QDateTime>
 #include <QHash>
 #include <QLocale>
@@ -12,16 +15,6 @@ namespace {
 qint64 idOf(const QJsonObject &record)
 {
     return record.value(QLatin1String("id")).toInteger();
-}
-
-// A tooltip renders text that looks like markup as rich text, and cells hold
-// what people wrote (reasons, names): escaped in a paragraph, it shows as
-// written.
-QString plainToolTip(const QString &text)
-{
-    if (text.isEmpty())
-        return {};
-    return QStringLiteral("<p style=\"white-space:pre-wrap\">%1</p>").arg(text.toHtmlEscaped());
 }
 
 } // namespace
@@ -149,8 +142,7 @@ JsonTableModel::Column timeColumnOf(
     return { header,
         [instant](const QJsonObject &record) {
             const QDateTime at = instant(record);
-            return at.isValid() ? QLocale().toString(at.toLocalTime(), QLocale::ShortFormat)
-                                : QString();
+            return describeInstant(at);
         },
         [instant](
             const QJsonObject &record) { return QVariant(instant(record).toMSecsSinceEpoch()); } };

@@ -1,7 +1,8 @@
 #include "app-dashboard/ui/appearance.h"
 
+#include "app-dashboard/ui/outlinedstyle.h"
+
 #include <QApplication>
-#include <QStyleFactory>
 
 #include <cmath>
 #include <optional>
@@ -84,7 +85,7 @@ void applyTheme(QApplication &app, Theme theme)
 {
     // Fusion draws with the palette alone, so both themes look the same
     // everywhere, whatever the desktop's style.
-    app.setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    app.setStyle(new OutlinedStyle);
     app.setPalette(paletteFor(theme));
 }
 

@@ -62,6 +62,64 @@ EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
     form->addRow(tr("Carries:"), kindRow);
     form->addRow(tr("&Device:"), m_device);
 
+    m_pages->addWidget(askPage);
+    buildCommandPage();
+    auto *content = new QVBoxLayout;
+    content->addWidget(m_pages);
+    setContent(content);
+    setMinimumWidth(520);
+
+    const auto placeholder = [this] {
+        m_device->setPlaceholderText(m_usbChoice->isChecked()
+                ? tr("vendor:product[:serial], such as 1050:0407")
+                : tr("interface name, such as eth1"));
+    };
+    placeholder();
+    connect(m_usbChoice, &QRadioButton::toggled, this, [this, placeholder] {
+        placeholder();
+        revalidate();
+    });
+    connect(m_name, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
+    connect(m_device, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
+    revalidate();
+}
+
+EnrollDialog::EnrollDialog(
+    ForwardersClient *forwarders, qint64 forwarderId, const QString &name, QWidget *parent)
+    : FormDialog(tr("New enrollment command for %1").arg(name), tr("Issue command"), parent)
+    , m_forwarders(forwarders)
+    , m_reissueFor(forwarderId)
+    , m_pages(new QStackedWidget(this))
+    , m_name(new QLineEdit(name, this))
+    , m_usbChoice(new QRadioButton(this))
+    , m_interfaceChoice(new QRadioButton(this))
+    , m_device(new QLineEdit(this))
+    , m_command(new QLineEdit(this))
+    , m_installCommand(new QLineEdit(this))
+    , m_validity(new PlainLabel(this))
+{
+    // The name and device stay as enrolled; only the command is new.
+    for (QWidget *unused : { static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_usbChoice),
+             static_cast<QWidget *>(m_interfaceChoice), static_cast<QWidget *>(m_device) })
+        unused->setVisible(false);
+    auto *explain = new PlainLabel(
+        tr("%1 has not connected yet. Its earlier command stops working, and a new single-use "
+           "command is issued for the same forwarder.")
+            .arg(name),
+        this);
+    explain->setObjectName(QStringLiteral("explain"));
+    explain->setWordWrap(true);
+    m_pages->addWidget(explain);
+    buildCommandPage();
+    auto *content = new QVBoxLayout;
+    content->addWidget(m_pages);
+    setContent(content);
+    setMinimumWidth(520);
+    revalidate();
+}
+
+void EnrollDialog::buildCommandPage()
+{
     auto *commandPage = new QWidget(this);
     // A read-only command and the button that copies it.
     const auto copyableRow
@@ -86,6 +144,7 @@ EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
         commandPage);
     explainInstall->setWordWrap(true);
     m_validity->setObjectName(QStringLiteral("validity"));
+    m_validity->setWordWrap(true);
     auto *commandLayout = new QVBoxLayout(commandPage);
     commandLayout->setContentsMargins(0, 0, 0, 0);
     commandLayout->addWidget(explain);
@@ -95,30 +154,13 @@ EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
         copyableRow(m_installCommand, QStringLiteral("installCommand"), tr("C&opy")));
     commandLayout->addWidget(m_validity);
 
-    m_pages->addWidget(askPage);
     m_pages->addWidget(commandPage);
-    auto *content = new QVBoxLayout;
-    content->addWidget(m_pages);
-    setContent(content);
-    setMinimumWidth(520);
-
-    const auto placeholder = [this] {
-        m_device->setPlaceholderText(m_usbChoice->isChecked()
-                ? tr("vendor:product[:serial], such as 1050:0407")
-                : tr("interface name, such as eth1"));
-    };
-    placeholder();
-    connect(m_usbChoice, &QRadioButton::toggled, this, [this, placeholder] {
-        placeholder();
-        revalidate();
-    });
-    connect(m_name, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
-    connect(m_device, &QLineEdit::textChanged, this, &EnrollDialog::revalidate);
-    revalidate();
 }
 
 QString EnrollDialog::problem() const
 {
+    if (m_reissueFor > 0)
+        return {};
     const QString name = m_name->text().trimmed();
     if (name.isEmpty())
         return tr("Give the forwarder a name.");
@@ -141,6 +183,10 @@ QString EnrollDialog::problem() const
 
 void EnrollDialog::carryOut(QObject *context, HubApi::Callback done)
 {
+    if (m_reissueFor > 0) {
+        m_forwarders->reenroll(m_reissueFor, {}, context, std::move(done));
+        return;
+    }
     const QString device = m_device->text().trimmed();
     m_forwarders->enroll(m_name->text(), m_usbChoice->isChecked() ? device : QString(),
         m_interfaceChoice->isChecked() ? device : QString(), context, std::move(done));
@@ -153,10 +199,12 @@ void EnrollDialog::succeeded(const QJsonObject &answer)
     m_command->setText(enrollment.command);
     m_installCommand->setText(enrollment.installCommand);
     const QDateTime &until = enrollment.tokenExpiresAt;
-    m_validity->setText(until.isValid()
-            ? tr("Valid until %1.")
-                  .arg(QLocale().toString(until.toLocalTime(), QLocale::LongFormat))
-            : QString());
+    QString validity = until.isValid()
+        ? tr("Valid until %1.").arg(QLocale().toString(until.toLocalTime(), QLocale::LongFormat))
+        : QString();
+    if (m_reissueFor > 0)
+        validity += QLatin1Char(' ') + tr("The earlier command no longer works.");
+    m_validity->setText(validity.trimmed());
     m_pages->setCurrentIndex(1);
     settle(tr("Close"));
     m_command->setFocus();

@@ -15,13 +15,20 @@ class ForwardersClient;
 
 // + Enroll forwarder: a name and the device (a USB vendor:product[:serial]
 // or a network interface), checked as typed; then the single-use command
-// for the bench machine, with Copy and how long it stays valid.
+// for the bench machine, with Copy and how long it stays valid. Opened for
+// a forwarder that never redeemed its command, it asks nothing and issues
+// a new command in place of the old one (a lost or expired command is the
+// common case, and enrolling again under another name would orphan the
+// first record).
 class EnrollDialog final : public FormDialog
 {
     Q_OBJECT
 
 public:
     explicit EnrollDialog(ForwardersClient *forwarders, QWidget *parent = nullptr);
+    // A new command for forwarder `forwarderId`, called `name`.
+    EnrollDialog(ForwardersClient *forwarders, qint64 forwarderId, const QString &name,
+        QWidget *parent = nullptr);
 
     QString problem() const override;
 
@@ -40,7 +47,11 @@ protected:
     void succeeded(const QJsonObject &answer) override;
 
 private:
+    void buildCommandPage();
+
     ForwardersClient *m_forwarders;
+    // The forwarder a new command is for; 0 when enrolling a new one.
+    qint64 m_reissueFor = 0;
     QStackedWidget *m_pages;
     QLineEdit *m_name;
     QRadioButton *m_usbChoice;

@@ -8,9 +8,14 @@ class QPushButton;
 
 namespace cloop::dashboard {
 
-// One forwarder as a card: what it carries, whether it is live, who holds
-// it until when, what its last Test said, and its four actions. It renders
-// one model row and asks for actions by signal; it decides nothing.
+class ElidedLabel;
+class StateChip;
+
+// One forwarder as a card: what it carries, its state as a chip, who holds
+// it until when, what its last Test said and when, and its actions, each
+// saying why when it cannot be used. It renders one model row and asks for
+// actions by signal; it decides nothing. Every state keeps the same layout:
+// a Test result replaces the line it has, it never grows the card.
 class ForwarderCard final : public QFrame
 {
     Q_OBJECT
@@ -26,29 +31,45 @@ public:
     QPushButton *unbindButton() const { return m_unbindButton; }
     QPushButton *testButton() const { return m_testButton; }
     QPushButton *revokeButton() const { return m_revokeButton; }
+    QPushButton *reenrollButton() const { return m_reenrollButton; }
+    StateChip *stateChip() const { return m_state; }
     QString stateText() const;
     QString bindingText() const;
+    // The Test line as shown in full: its mark, time and report's first line.
     QString testText() const;
+    // Whether the last Test passed; none while untested or testing.
+    std::optional<bool> testPassed() const;
 
 Q_SIGNALS:
     void bindRequested(qint64 forwarderId);
     void unbindRequested(qint64 forwarderId);
     void testRequested(qint64 forwarderId);
     void revokeRequested(qint64 forwarderId);
+    void reenrollRequested(qint64 forwarderId);
 
 private:
+    void refreshState(const QModelIndex &row);
+    void refreshBinding(const QModelIndex &row, bool revoked);
+    void refreshTest(const QModelIndex &row);
+    void refreshActions(const QModelIndex &row);
+
     QPersistentModelIndex m_index;
     qint64 m_forwarderId = 0;
     QLabel *m_kindIcon;
     QLabel *m_nameLabel;
-    QLabel *m_stateLabel;
+    QLabel *m_idLabel;
+    StateChip *m_state;
     QLabel *m_deviceLabel;
     QLabel *m_bindingLabel;
-    QLabel *m_testLabel;
+    QLabel *m_testMark;
+    ElidedLabel *m_testLabel;
+    QWidget *m_actions;
     QPushButton *m_bindButton;
     QPushButton *m_unbindButton;
     QPushButton *m_testButton;
+    QPushButton *m_reenrollButton;
     QPushButton *m_revokeButton;
+    std::optional<bool> m_testPassed;
 };
 
 // "3 h 20 min", "2 days", "45 s": time left until `until`, for a person.

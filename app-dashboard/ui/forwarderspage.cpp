@@ -11,6 +11,7 @@
 #include "app-dashboard/ui/plainlabel.h"
 #include "app-dashboard/ui/reasondialog.h"
 
+#include <QCheckBox>
 #include <QHBoxLayout>
 #include <QJsonArray>
 #include <QLabel>
@@ -25,7 +26,14 @@ namespace cloop::dashboard {
 
 namespace {
 
-// Matches a forwarder by name, device or the project that holds it.
+bool isRevoked(const QModelIndex &at)
+{
+    return api::EnrolledDaemon::parseState(at.data(ForwarderListModel::StateRole).toString())
+        == api::EnrolledDaemon::State::Revoked;
+}
+
+// Matches a forwarder by name, device or the project that holds it; revoked
+// ones only when asked for (they are history, as in `cloop forward list`).
 class ForwarderFilter final : public QSortFilterProxyModel
 {
 public:
@@ -37,12 +45,20 @@ public:
         invalidateFilter();
     }
 
+    void setShowRevoked(bool show)
+    {
+        m_showRevoked = show;
+        invalidateFilter();
+    }
+
 protected:
     bool filterAcceptsRow(int row, const QModelIndex &parent) const override
     {
+        const QModelIndex at = sourceModel()->index(row, 0, parent);
+        if (!m_showRevoked && isRevoked(at))
+            return false;
         if (m_needle.isEmpty())
             return true;
-        const QModelIndex at = sourceModel()->index(row, 0, parent);
         for (int role : { int(ForwarderListModel::NameRole), int(ForwarderListModel::DeviceRole),
                  int(ForwarderListModel::BindingProjectRole) }) {
             if (at.data(role).toString().contains(m_needle, Qt::CaseInsensitive))
@@ -53,6 +69,7 @@ protected:
 
 private:
     QString m_needle;
+    bool m_showRevoked = false;
 };
 
 } // namespace
@@ -64,6 +81,7 @@ ForwardersPage::ForwardersPage(HubApi *api, ForwardersClient *forwarders, QWidge
     , m_filter(new ForwarderFilter(this))
     , m_search(new QLineEdit(this))
     , m_enroll(new QPushButton(tr("+ Enroll forwarder"), this))
+    , m_showRevoked(new QCheckBox(this))
     , m_error(new PlainLabel(this))
     , m_empty(new PlainLabel(this))
     , m_cardLayout(new QVBoxLayout)
@@ -73,6 +91,9 @@ ForwardersPage::ForwardersPage(HubApi *api, ForwardersClient *forwarders, QWidge
     m_search->setPlaceholderText(tr("Search by name, device or project"));
     m_search->setClearButtonEnabled(true);
     m_enroll->setObjectName(QStringLiteral("enroll"));
+    m_showRevoked->setObjectName(QStringLiteral("showRevoked"));
+    m_showRevoked->setToolTip(tr("Revoked forwarders can never connect again; they are kept "
+                                 "for the record."));
     m_error->setObjectName(QStringLiteral("error"));
     m_error->setWordWrap(true);
     m_error->setVisible(false);
@@ -84,6 +105,7 @@ ForwardersPage::ForwardersPage(HubApi *api, ForwardersClient *forwarders, QWidge
     bar->addWidget(title);
     bar->addStretch();
     bar->addWidget(m_search, 1);
+    bar->addWidget(m_showRevoked);
     bar->addWidget(m_enroll);
 
     auto *cardsHost = new QWidget;
@@ -100,10 +122,13 @@ ForwardersPage::ForwardersPage(HubApi *api, ForwardersClient *forwarders, QWidge
     layout->addLayout(bar);
     layout->addWidget(m_error);
     layout->addWidget(scroll, 1);
-    setTabOrder(m_search, m_enroll);
+    setTabOrder(m_search, m_showRevoked);
+    setTabOrder(m_showRevoked, m_enroll);
 
     connect(m_search, &QLineEdit::textChanged, this,
         [this](const QString &text) { static_cast<ForwarderFilter *>(m_filter)->setNeedle(text); });
+    connect(m_showRevoked, &QCheckBox::toggled, this,
+        [this](bool show) { static_cast<ForwarderFilter *>(m_filter)->setShowRevoked(show); });
     connect(m_enroll, &QPushButton::clicked, this, &ForwardersPage::openEnroll);
     connect(forwarders, &ForwardersClient::errorChanged, this, [this](const QString &error) {
         m_error->setText(
@@ -141,14 +166,24 @@ void ForwardersPage::rebuildCards()
             m_forwarders->test(id, this, [](const Result<QJsonObject> &) {});
         });
         connect(card, &ForwarderCard::revokeRequested, this, &ForwardersPage::openRevoke);
+        connect(card, &ForwarderCard::reenrollRequested, this, &ForwardersPage::openReenroll);
         m_cardLayout->addWidget(card);
         m_cards.append(card);
     }
-    const bool anyAtAll = m_forwarders->model()->rowCount() > 0;
-    m_empty->setText(anyAtAll
-            ? tr("No forwarder matches “%1”.").arg(m_search->text())
-            : tr("No device forwarders yet. Use + Enroll forwarder to lend a USB device or a "
-                 "network segment to projects."));
+    const ForwarderListModel *all = m_forwarders->model();
+    int revoked = 0;
+    for (int row = 0; row < all->rowCount(); ++row)
+        revoked += isRevoked(all->index(row, 0)) ? 1 : 0;
+    m_showRevoked->setText(tr("Show revoked (%1)").arg(revoked));
+    m_showRevoked->setVisible(revoked > 0 || m_showRevoked->isChecked());
+    if (all->rowCount() == 0)
+        m_empty->setText(tr("No device forwarders yet. Use + Enroll forwarder to lend a USB "
+                            "device or a network segment to projects."));
+    else if (m_search->text().trimmed().isEmpty())
+        m_empty->setText(tr("Every forwarder here is revoked. Tick Show revoked to see them, or "
+                            "use + Enroll forwarder for a new one."));
+    else
+        m_empty->setText(tr("No forwarder matches “%1”.").arg(m_search->text()));
     m_empty->setVisible(m_cards.isEmpty());
 }
 
@@ -167,6 +202,15 @@ void ForwardersPage::openDialog(QDialog *dialog)
 void ForwardersPage::openEnroll()
 {
     openDialog(new EnrollDialog(m_forwarders, this));
+}
+
+void ForwardersPage::openReenroll(qint64 forwarderId)
+{
+    const int row = m_forwarders->model()->rowOf(forwarderId);
+    if (row < 0)
+        return;
+    openDialog(new EnrollDialog(
+        m_forwarders, forwarderId, m_forwarders->model()->forwarder(row).name, this));
 }
 
 void ForwardersPage::openBind(qint64 forwarderId)

@@ -4,6 +4,7 @@
 #include <QWidget>
 
 class QAbstractItemModel;
+class QCheckBox;
 class QLabel;
 class QLineEdit;
 class QPushButton;
@@ -17,8 +18,9 @@ class ForwarderCard;
 class ForwardersClient;
 class HubApi;
 
-// Executors → Device forwarders: a search field, + Enroll forwarder, and one
-// card per forwarder that matches, kept in step with the client's model.
+// Executors → Device forwarders: a search field, Show revoked, + Enroll
+// forwarder, and one card per forwarder that matches, kept in step with the
+// client's model.
 class ForwardersPage final : public QWidget
 {
     Q_OBJECT
@@ -28,6 +30,8 @@ public:
 
     QLineEdit *searchEdit() const { return m_search; }
     QPushButton *enrollButton() const { return m_enroll; }
+    // Revoked forwarders are hidden until this is ticked; it says how many.
+    QCheckBox *showRevokedBox() const { return m_showRevoked; }
     QLabel *errorLabel() const { return m_error; }
     QList<ForwarderCard *> cards() const { return m_cards; }
     ForwarderCard *cardFor(qint64 forwarderId) const;
@@ -40,6 +44,7 @@ private:
     void rebuildCards();
     void refreshCards(const QModelIndex &first, const QModelIndex &last);
     void openEnroll();
+    void openReenroll(qint64 forwarderId);
     void openBind(qint64 forwarderId);
     void openUnbind(qint64 forwarderId);
     void openRevoke(qint64 forwarderId);
@@ -50,6 +55,7 @@ private:
     QSortFilterProxyModel *m_filter;
     QLineEdit *m_search;
     QPushButton *m_enroll;
+    QCheckBox *m_showRevoked;
     QLabel *m_error;
     QLabel *m_empty;
     QVBoxLayout *m_cardLayout;

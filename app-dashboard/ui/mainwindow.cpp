@@ -9,6 +9,7 @@
 #include "app-dashboard/ui/forwarderspage.h"
 #include "app-dashboard/ui/plainlabel.h"
 #include "app-dashboard/ui/projectspage.h"
+#include "app-dashboard/ui/themedicon.h"
 
 #include <QApplication>
 #include <QJsonArray>
@@ -37,14 +38,15 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
 {
     setWindowTitle(tr("cloop dashboard — %1").arg(api->endpoint().url.host()));
     m_navigation->setObjectName(QStringLiteral("navigation"));
+    m_navigation->addItem(
+        new QListWidgetItem(themedIcon(QStringLiteral("forwarders"), m_navigation->palette()),
+            tr("Device forwarders")));
     m_navigation->addItem(new QListWidgetItem(
-        QIcon(QStringLiteral(":/icons/forwarders.svg")), tr("Device forwarders")));
-    m_navigation->addItem(
-        new QListWidgetItem(QIcon(QStringLiteral(":/icons/projects.svg")), tr("Projects")));
-    m_navigation->addItem(
-        new QListWidgetItem(QIcon(QStringLiteral(":/icons/approvals.svg")), tr("Approvals")));
-    m_navigation->addItem(
-        new QListWidgetItem(QIcon(QStringLiteral(":/icons/executors.svg")), tr("Executors")));
+        themedIcon(QStringLiteral("projects"), m_navigation->palette()), tr("Projects")));
+    m_navigation->addItem(new QListWidgetItem(
+        themedIcon(QStringLiteral("approvals"), m_navigation->palette()), tr("Approvals")));
+    m_navigation->addItem(new QListWidgetItem(
+        themedIcon(QStringLiteral("executors"), m_navigation->palette()), tr("Executors")));
     m_navigation->setIconSize(QSize(20, 20));
     m_navigation->setSpacing(2);
     m_pages->addWidget(m_forwarders);
@@ -54,8 +56,8 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
     // The audit log is the hub administrators' alone.
     if (m_identity.hubAdmin) {
         m_audit = new AuditPage(api, this);
-        m_navigation->addItem(
-            new QListWidgetItem(QIcon(QStringLiteral(":/icons/audit.svg")), tr("Audit log")));
+        m_navigation->addItem(new QListWidgetItem(
+            themedIcon(QStringLiteral("audit"), m_navigation->palette()), tr("Audit log")));
         m_pages->addWidget(m_audit);
     }
     m_navigation->setCurrentRow(0);

@@ -3,6 +3,7 @@
 #include "app-dashboard/core/jsonlisting.h"
 #include "app-dashboard/ui/plainlabel.h"
 
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -11,6 +12,9 @@
 #include <QSortFilterProxyModel>
 #include <QTableView>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <optional>
 
 namespace cloop::dashboard {
 
@@ -66,11 +70,70 @@ RecordTable::RecordTable(JsonListing *listing, const QString &filterHint, QWidge
         m_error->setText(error.isEmpty() ? QString() : tr("Cannot load this list: %1").arg(error));
         m_error->setVisible(!error.isEmpty());
     });
+    m_view->viewport()->installEventFilter(this);
     connect(listing, &JsonListing::loaded, this, [this] {
         m_view->resizeColumnsToContents();
+        QHeaderView *header = m_view->horizontalHeader();
+        m_naturalWidths.clear();
+        for (int column = 0; column < header->count(); ++column)
+            m_naturalWidths.append(header->sectionSize(column));
+        fitColumns();
         m_empty->setVisible(m_proxy->rowCount() == 0 && !m_empty->text().isEmpty());
         updateButtons();
     });
+}
+
+bool RecordTable::eventFilter(QObject *watched, QEvent *event)
+{
+    if (watched == m_view->viewport() && event->type() == QEvent::Resize)
+        fitColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+void RecordTable::fitColumns()
+{
+    QHeaderView *header = m_view->horizontalHeader();
+    if (m_naturalWidths.size() != header->count() || m_naturalWidths.isEmpty())
+        return;
+    const int available = m_view->viewport()->width();
+    // Short columns (names, states, times) keep their width while the long
+    // ones (reasons, details) can give way; then every column does. Below a
+    // few characters a column says nothing, and the table scrolls instead.
+    const int shortWidth = fontMetrics().averageCharWidth() * 30;
+    const int least = fontMetrics().averageCharWidth() * 8;
+    const auto widthUnder = [this](int cap, int keepUpTo) {
+        int total = 0;
+        for (int width : std::as_const(m_naturalWidths))
+            total += width <= keepUpTo ? width : qMin(width, cap);
+        return total;
+    };
+    // The largest cap at or above `least` under which all fits, if any.
+    const auto largestCap = [&](int keepUpTo) -> std::optional<int> {
+        int low = least;
+        int high = *std::max_element(m_naturalWidths.cbegin(), m_naturalWidths.cend());
+        if (widthUnder(high, keepUpTo) <= available)
+            return high;
+        if (widthUnder(low, keepUpTo) > available)
+            return std::nullopt;
+        while (low < high) {
+            const int middle = (low + high + 1) / 2;
+            if (widthUnder(middle, keepUpTo) <= available)
+                low = middle;
+            else
+                high = middle - 1;
+        }
+        return low;
+    };
+    int keepUpTo = shortWidth;
+    std::optional<int> cap = largestCap(keepUpTo);
+    if (!cap) {
+        keepUpTo = 0;
+        cap = largestCap(keepUpTo).value_or(least);
+    }
+    for (int column = 0; column < header->count(); ++column) {
+        const int natural = m_naturalWidths.at(column);
+        header->resizeSection(column, natural <= keepUpTo ? natural : qMin(natural, *cap));
+    }
 }
 
 void RecordTable::addButton(QWidget *button, bool needsSelection)

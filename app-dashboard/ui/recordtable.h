@@ -14,7 +14,9 @@ namespace cloop::dashboard {
 class JsonListing;
 
 // A JsonListing as a sortable, filterable table with a line for its load
-// error and room for buttons that act on the selected record.
+// error and room for buttons that act on the selected record. Its columns
+// fit the width it has: short ones keep their natural width, the widest
+// (reasons, details) give way and end in "…", whole in their tooltips.
 class RecordTable final : public QWidget
 {
     Q_OBJECT
@@ -39,8 +41,13 @@ Q_SIGNALS:
     void selectionChanged();
     void activated(const QJsonObject &record);
 
+protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
+
 private:
     void updateButtons();
+    // Narrows the widest columns until all fit the viewport.
+    void fitColumns();
 
     JsonListing *m_listing;
     QSortFilterProxyModel *m_proxy;
@@ -50,6 +57,8 @@ private:
     QLabel *m_empty;
     QHBoxLayout *m_bar;
     QList<QWidget *> m_selectionButtons;
+    // Each column's width for its contents, as last loaded.
+    QList<int> m_naturalWidths;
 };
 
 } // namespace cloop::dashboard

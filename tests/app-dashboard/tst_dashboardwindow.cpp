@@ -17,11 +17,13 @@
 #include "app-dashboard/ui/executorspage.h"
 #include "app-dashboard/ui/forwardercard.h"
 #include "app-dashboard/ui/forwarderspage.h"
+#include "app-dashboard/ui/language.h"
 #include "app-dashboard/ui/mainwindow.h"
 #include "app-dashboard/ui/projectspage.h"
 #include "app-dashboard/ui/reasondialog.h"
 #include "app-dashboard/ui/recordtable.h"
 #include "app-dashboard/ui/signindialog.h"
+#include "app-dashboard/ui/statechip.h"
 #include "app-dashboard/ui/upgradedialog.h"
 #include "support/testrig.h"
 
@@ -29,6 +31,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
@@ -36,16 +39,20 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
+#include <QMetaMethod>
 #include <QPointer>
 #include <QPushButton>
 #include <QRadioButton>
 #include <QRegularExpression>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <unistd.h>
 
 using namespace cloop;
 using namespace cloop::dashboard;
@@ -94,8 +101,16 @@ qint64 firstRecordId(RecordTable *table)
         .toInteger();
 }
 
+// Every screen the tests reached, named as its screenshot.
+QSet<QString> &screensReached()
+{
+    static QSet<QString> names;
+    return names;
+}
+
 void screenshot(QWidget *widget, const QString &name)
 {
+    screensReached().insert(name);
     const QString folder = qEnvironmentVariable("CLOOP_SCREENSHOT_DIR");
     if (folder.isEmpty())
         return;
@@ -113,6 +128,7 @@ class TestDashboardWindow final : public QObject
 
 private Q_SLOTS:
     void initTestCase();
+    void cleanupTestCase();
     void init();
     void cleanup();
     void signInRefusesAWrongTokenAndAcceptsTheRightOne();
@@ -130,6 +146,7 @@ private:
     QJsonObject signIn(HubApi &api, const QString &token);
 
     std::unique_ptr<TestRig> m_rig;
+    int m_functionsPassed = 0;
 };
 
 void TestDashboardWindow::initTestCase()
@@ -139,6 +156,52 @@ void TestDashboardWindow::initTestCase()
     qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:abstract=cloop-test-no-such-bus");
     if (const auto theme = themeNamed(qEnvironmentVariable("CLOOP_SCREENSHOT_THEME")))
         applyTheme(*qApp, *theme);
+    // In English, as the dashboard starts by default (its plurals are the
+    // translation's: "1 frame", "6 frames").
+    QCOMPARE(installTranslations(QStringLiteral("en")), QStringLiteral("en"));
+}
+
+// The pictures in docs/screenshots are the screens the tests reach: each
+// reached screen has one in both palettes, and, when every test ran and
+// passed, no picture shows a screen the tests no longer reach.
+// tests/app-dashboard/screenshots.sh takes them all again.
+void TestDashboardWindow::cleanupTestCase()
+{
+    if (!qEnvironmentVariable("CLOOP_SCREENSHOT_DIR").isEmpty())
+        return; // taking them, one palette at a time
+    const QDir pictures(QStringLiteral(CLOOP_SOURCE_DIR "/docs/screenshots"));
+    QStringList reached = screensReached().values();
+    reached.sort();
+    for (const QString &name : std::as_const(reached)) {
+        for (const QString &file :
+            { name + QLatin1String(".png"), QLatin1String("dark-") + name + QLatin1String(".png") })
+            QVERIFY2(pictures.exists(file),
+                qPrintable(QStringLiteral("docs/screenshots/%1 is missing: the tests reach that "
+                                          "screen; run tests/app-dashboard/screenshots.sh")
+                               .arg(file)));
+    }
+    int functions = 0;
+    const QMetaObject *self = metaObject();
+    for (int at = self->methodOffset(); at < self->methodCount(); ++at) {
+        const QMetaMethod method = self->method(at);
+        const QByteArray name = method.name();
+        if (method.methodType() == QMetaMethod::Slot && method.access() == QMetaMethod::Private
+            && name != "initTestCase" && name != "cleanupTestCase" && name != "init"
+            && name != "cleanup")
+            ++functions;
+    }
+    if (m_functionsPassed < functions)
+        return; // some did not run (or failed): they may reach more screens
+    const QStringList files = pictures.entryList({ QStringLiteral("*.png") }, QDir::Files);
+    for (const QString &file : files) {
+        QString name = file.chopped(4);
+        if (name.startsWith(QLatin1String("dark-")))
+            name.remove(0, 5);
+        QVERIFY2(screensReached().contains(name),
+            qPrintable(QStringLiteral("docs/screenshots/%1 shows a screen no test reaches: "
+                                      "remove it or reach it")
+                           .arg(file)));
+    }
 }
 
 void TestDashboardWindow::init()
@@ -356,7 +419,7 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     screenshot(enroll, QStringLiteral("enroll"));
     click(enrollOk);
     QVERIFY(QTest::qWaitFor([&] { return !enroll->commandEdit()->text().isEmpty(); }, kLongWaitMs));
-    const QString command = enroll->commandEdit()->text();
+    QString command = enroll->commandEdit()->text();
     QVERIFY2(command.endsWith(QLatin1String("cloop forward --token-file forwarder.bundle")),
         qPrintable(command));
     QVERIFY2(!command.contains(QLatin1String("--bundle")), qPrintable(command));
@@ -372,12 +435,41 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     click(enroll->actionButton());
     QCOMPARE(enrollClosed.count(), 1);
 
-    // The card appears, waiting; the forwarder connects and it turns live.
+    // The card appears, awaiting enrollment, with its id: nothing to test
+    // yet, but a new command can be had in case this one is lost.
     QVERIFY(QTest::qWaitFor([&] { return page->cards().size() == 1; }, kLongWaitMs));
     const qint64 id = page->cards().constFirst()->forwarderId();
     const auto card = [&] { return page->cardFor(id); };
-    QVERIFY(card()->stateText().contains(QLatin1String("waiting")));
-    QVERIFY(!card()->testButton()->isEnabled());
+    QCOMPARE(card()->stateText(), QStringLiteral("Awaiting enrollment"));
+    QCOMPARE(card()->stateChip()->tone(), StateChip::Tone::Pending);
+    QVERIFY(!card()->testButton()->isVisibleTo(card()));
+    QVERIFY(card()->reenrollButton()->isVisibleTo(card()));
+    QVERIFY(card()->reenrollButton()->isEnabled());
+    QCOMPARE(card()->testText(), QStringLiteral("Not tested yet"));
+    screenshot(&window, QStringLiteral("forwarders-awaiting"));
+
+    // The command was lost: a new one replaces it, for the same forwarder.
+    click(card()->reenrollButton());
+    auto *reenroll = qobject_cast<EnrollDialog *>(opened.data());
+    QVERIFY(reenroll);
+    QVERIFY(reenroll->windowTitle().contains(QLatin1String("bench-hsm")));
+    QVERIFY(!reenroll->nameEdit()->isVisibleTo(reenroll));
+    QVERIFY(reenroll->actionButton()->isEnabled());
+    click(reenroll->actionButton());
+    QVERIFY(
+        QTest::qWaitFor([&] { return !reenroll->commandEdit()->text().isEmpty(); }, kLongWaitMs));
+    const QString firstCommand = command;
+    command = reenroll->commandEdit()->text();
+    QVERIFY(command != firstCommand);
+    QVERIFY2(command.endsWith(QLatin1String("cloop forward --token-file forwarder.bundle")),
+        qPrintable(command));
+    QVERIFY(reenroll->validityLabel()->text().startsWith(QLatin1String("Valid until")));
+    QVERIFY(reenroll->validityLabel()->text().endsWith(
+        QLatin1String("The earlier command no longer works.")));
+    screenshot(reenroll, QStringLiteral("reenroll-command"));
+    click(reenroll->actionButton());
+    QCOMPARE(page->cards().size(), 1);
+    QCOMPARE(page->cards().constFirst()->forwarderId(), id);
     // On the device's machine, as the command says: the bundle in a file, then --token-file.
     const QString bundle
         = QRegularExpression(QStringLiteral("'(cloopfwd1\\.[^']+)'")).match(command).captured(1);
@@ -392,10 +484,30 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     ForwarderProcess &forwarder
         = m_rig->addForwarder({ QStringLiteral("--token-file"), tokenFile });
     QVERIFY(forwarder.start());
+    // This machine has no USB: connected, its device is unplugged.
+    QVERIFY2(QTest::qWaitFor(
+                 [&] { return card()->stateText() == QLatin1String("Unplugged"); }, kLongWaitMs),
+        qPrintable(forwarder.describe()));
+    QCOMPARE(card()->stateChip()->tone(), StateChip::Tone::Warning);
+    QVERIFY(card()->testButton()->isVisibleTo(card()));
+    QVERIFY(card()->testButton()->isEnabled());
+    QVERIFY(!card()->reenrollButton()->isVisibleTo(card()));
+
+    // Beside it, a segment forwarder on this machine's loopback: live.
+    const Enrollment segment = m_rig->hub().enroll(
+        QStringLiteral("lab-segment"), { QStringLiteral("--interface"), QStringLiteral("lo") });
+    QVERIFY2(segment.ok, qPrintable(segment.error));
+    ForwarderProcess &segmentForwarder
+        = m_rig->addForwarder({ QStringLiteral("--bundle"), segment.bundle });
+    QVERIFY(segmentForwarder.start());
+    const auto segmentCard = [&] { return page->cardFor(segment.id); };
     QVERIFY2(
         QTest::qWaitFor(
-            [&] { return card()->stateText().contains(QLatin1String("connected")); }, kLongWaitMs),
-        qPrintable(forwarder.describe()));
+            [&] { return segmentCard() && segmentCard()->stateText() == QLatin1String("Live"); },
+            kLongWaitMs),
+        qPrintable(segmentForwarder.describe()));
+    QCOMPARE(segmentCard()->stateChip()->tone(), StateChip::Tone::Good);
+    QVERIFY(segmentCard()->stateChip()->toolTip().contains(QLatin1String("Connected")));
 
     // Bind…
     click(card()->bindButton());
@@ -417,7 +529,12 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     QVERIFY(QTest::qWaitFor([&] { return card()->bindingText().contains(kProject); }, kLongWaitMs));
     QVERIFY2(card()->bindingText().contains(QLatin1String("by user:admin")),
         qPrintable(card()->bindingText()));
+    QVERIFY2(
+        card()->bindingText().contains(QLatin1String(" left)")), qPrintable(card()->bindingText()));
+    // A disabled action says why.
     QVERIFY(!card()->bindButton()->isEnabled());
+    QVERIFY2(card()->bindButton()->accessibleDescription().contains(kProject),
+        qPrintable(card()->bindButton()->accessibleDescription()));
     screenshot(&window, QStringLiteral("forwarders-bound"));
     // The same binding in the project's Forwarded devices.
     window.showPage(MainWindow::Projects);
@@ -437,18 +554,51 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     type(unbind->reasonEdit(), QStringLiteral("the bench is returned"));
     QSignalSpy unbound(unbind, &QDialog::accepted);
     click(unbind->buttons()->button(QDialogButtonBox::Ok));
+    screenshot(unbind, QStringLiteral("unbind"));
     QVERIFY(QTest::qWaitFor([&] { return unbound.count() == 1; }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor(
         [&] { return card()->bindingText() == QLatin1String("Not bound"); }, kLongWaitMs));
 
-    // Test: the card shows what the hub answered.
+    // Test: each card shows what the hub answered, marked and timed, in the
+    // line it had, so nothing below moves.
+    QVERIFY(card()->isVisible() && segmentCard()->isVisible());
+    const int cardHeight = card()->height();
+    const int segmentCardHeight = segmentCard()->height();
+    QCOMPARE(card()->testText(), QStringLiteral("Not tested yet"));
     click(card()->testButton());
+    click(segmentCard()->testButton());
     QVERIFY(QTest::qWaitFor(
-        [&] {
-            return !card()->testText().isEmpty()
-                && card()->testText() != QStringLiteral(u"Testing…");
-        },
+        [&] { return card()->testPassed().has_value() && segmentCard()->testPassed().has_value(); },
         kLongWaitMs));
+    for (ForwarderCard *tested : { card(), segmentCard() }) {
+        QVERIFY2(QRegularExpression(QStringLiteral("^. (Passed|Failed) \\d{1,2}:\\d{2}"))
+                     .match(tested->testText())
+                     .hasMatch(),
+            qPrintable(tested->testText()));
+        QVERIFY2(tested->testText().startsWith(*tested->testPassed() ? QStringLiteral(u"✔ Passed")
+                                                                     : QStringLiteral(u"✘ Failed")),
+            qPrintable(tested->testText()));
+    }
+    QCOMPARE(card()->height(), cardHeight);
+    QCOMPARE(segmentCard()->height(), segmentCardHeight);
+    // No USB device to export: the USB forwarder's Test fails, its mark in
+    // the colour of a failure (beside the words, never instead of them).
+    QVERIFY2(!*card()->testPassed(), qPrintable(card()->testText()));
+    const QLabel *mark = card()->findChild<QLabel *>(QStringLiteral("testMark"));
+    QVERIFY(mark);
+    QCOMPARE(mark->palette().color(mark->foregroundRole()),
+        toneColor(StateChip::Tone::Bad, card()->palette()));
+    // The segment's pre-flight report: its interface, link and MTU (capturing
+    // its frames takes CAP_NET_RAW, which root has).
+    if (::geteuid() == 0) {
+        QVERIFY2(*segmentCard()->testPassed(), qPrintable(segmentCard()->testText()));
+        QVERIFY2(segmentCard()->testText().contains(QStringLiteral(u"lo · link up · MTU 65536")),
+            qPrintable(segmentCard()->testText()));
+        QVERIFY2(segmentCard()->testText().contains(QLatin1String("hub round trip")),
+            qPrintable(segmentCard()->testText()));
+        QVERIFY2(!segmentCard()->testText().contains(QLatin1String("(s)")),
+            qPrintable(segmentCard()->testText()));
+    }
     screenshot(&window, QStringLiteral("forwarders-tested"));
 
     // Bound again, for Revoke to cut.
@@ -466,10 +616,13 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     clock.start();
     QVERIFY(forwarder.kill());
     QVERIFY(QTest::qWaitFor(
-        [&] { return card()->stateText().contains(QLatin1String("offline")); }, kLongWaitMs));
+        [&] { return card()->stateText().startsWith(QLatin1String("Offline")); }, kLongWaitMs));
     QVERIFY2(clock.elapsed() < 1000,
         qPrintable(QStringLiteral("greyed out after %1 ms").arg(clock.elapsed())));
     QVERIFY(!card()->testButton()->isEnabled());
+    QVERIFY2(card()->testButton()->accessibleDescription().contains(QLatin1String("offline")),
+        qPrintable(card()->testButton()->accessibleDescription()));
+    screenshot(&window, QStringLiteral("forwarders-offline"));
 
     // Revoke confirms, naming what it cuts.
     click(card()->revokeButton());
@@ -486,22 +639,35 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     screenshot(revoke, QStringLiteral("revoke"));
     click(revoke->buttons()->button(QDialogButtonBox::Ok));
     QVERIFY(QTest::qWaitFor([&] { return revoked.count() == 1; }, kLongWaitMs));
-    QVERIFY(QTest::qWaitFor(
-        [&] { return card()->stateText() == QLatin1String("revoked"); }, kLongWaitMs));
-    QVERIFY(!card()->bindButton()->isEnabled());
-    QVERIFY(!card()->revokeButton()->isEnabled());
+    // A revoked forwarder is history: hidden, as in the CLI's list, and
+    // counted where it can be shown.
+    QVERIFY(QTest::qWaitFor([&] { return !card(); }, kLongWaitMs));
+    QCOMPARE(page->cards().size(), 1);
+    QVERIFY(page->showRevokedBox()->isVisibleTo(page));
+    QCOMPARE(page->showRevokedBox()->text(), QStringLiteral("Show revoked (1)"));
+    click(page->showRevokedBox());
+    QCOMPARE(page->cards().size(), 2);
+    QVERIFY(card());
+    QVERIFY2(
+        card()->stateText().startsWith(QLatin1String("Revoked")), qPrintable(card()->stateText()));
+    QCOMPARE(card()->stateChip()->tone(), StateChip::Tone::Bad);
+    // Nothing is left to do with it, and its last Test is no longer news.
+    QVERIFY(!card()->bindButton()->isVisibleTo(card()));
+    QVERIFY(!card()->revokeButton()->isVisibleTo(card()));
+    QVERIFY(!card()->findChild<QLabel *>(QStringLiteral("testResult"))->isVisibleTo(card()));
     // Its binding is gone with it, on the card and in the project.
     QVERIFY(
         QTest::qWaitFor([&] { return !card()->bindingText().contains(kProject); }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor(
         [&] { return window.projectsPage()->devices()->visibleRows() == 0; }, kLongWaitMs));
+    screenshot(&window, QStringLiteral("forwarders-revoked"));
 
     // Search narrows the cards.
     type(page->searchEdit(), QStringLiteral("nothing-like-it"));
     QVERIFY(page->cards().isEmpty());
     type(page->searchEdit(), QStringLiteral("1050"));
     QCOMPARE(page->cards().size(), 1);
-    screenshot(&window, QStringLiteral("forwarders-revoked"));
+    QCOMPARE(page->cards().constFirst()->forwarderId(), id);
 }
 
 void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
@@ -655,6 +821,7 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     QVERIFY(deny);
     QVERIFY(!deny->actionButton()->isEnabled());
     type(deny->reasonEdit(), QStringLiteral("the lab is closed at weekends"));
+    screenshot(deny, QStringLiteral("deny"));
     QSignalSpy denied(deny, &QDialog::accepted);
     click(deny->actionButton());
     QVERIFY(QTest::qWaitFor([&] { return denied.count() == 1; }, kLongWaitMs));
@@ -664,6 +831,18 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
         QTest::qWaitFor([&] { return mariaApprovals->mine()->visibleRows() == 1; }, kLongWaitMs));
     QVERIFY(mariaApprovals->mine()->view()->model()->index(0, 6).data().toString().contains(
         QLatin1String("weekends")));
+    mariaApprovals->mine()->filterEdit()->clear();
+    mariaWindow.showPage(MainWindow::Approvals);
+    mariaApprovals->tabs()->setCurrentWidget(mariaApprovals->mine());
+    screenshot(&mariaWindow, QStringLiteral("your-requests"));
+    // Bob's history holds both decisions (Maria decides nothing: hers is empty).
+    bobWindow.showPage(MainWindow::Approvals);
+    approvals->tabs()->setCurrentWidget(approvals->history());
+    approvals->refresh();
+    QVERIFY(QTest::qWaitFor([&] { return approvals->history()->visibleRows() == 2; }, kLongWaitMs));
+    // Nothing is clipped at this size: the widest column gives way.
+    QCOMPARE(approvals->history()->view()->horizontalScrollBar()->maximum(), 0);
+    screenshot(&bobWindow, QStringLiteral("history"));
 
     // Executors and the audit log, as the hub's administrator sees them.
     HubApi adminApi;

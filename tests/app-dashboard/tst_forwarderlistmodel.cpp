@@ -1,6 +1,8 @@
 // ForwarderListModel: rows keyed by forwarder id, updated in place by
 // refreshes and events, checked by QAbstractItemModelTester throughout.
 
+#include "common/api/devicetest.h"
+
 #include "app-dashboard/core/forwarderlistmodel.h"
 #include "app-dashboard/core/forwardersclient.h"
 
@@ -181,16 +183,29 @@ void TestForwarderListModel::testOutcomeIsKeptPerRow()
         { forwarder(1, QStringLiteral("lab")), forwarder(2, QStringLiteral("hsm")) });
     model.setTestRunning(2, true);
     QCOMPARE(model.index(1).data(ForwarderListModel::TestRunningRole).toBool(), true);
-    model.setTestSummary(2, QStringLiteral("eth1 · link up"));
+    const cloop::dashboard::TestOutcome outcome { true,
+        QDateTime(QDate(2026, 12, 1), QTime(10, 0), Qt::UTC), QStringLiteral("eth1 · link up"),
+        QStringLiteral("eth1 · link up\nMAC address 02:00:00:00:00:01") };
+    model.setTestOutcome(2, outcome);
     model.setTestRunning(2, false);
-    QCOMPARE(model.index(1).data(ForwarderListModel::TestSummaryRole).toString(),
+    const QModelIndex tested = model.index(1);
+    QCOMPARE(tested.data(ForwarderListModel::TestSummaryRole).toString(),
         QStringLiteral("eth1 · link up"));
+    QCOMPARE(tested.data(ForwarderListModel::TestDetailsRole).toString(), outcome.details);
+    QCOMPARE(tested.data(ForwarderListModel::TestPassedRole).toBool(), true);
+    QCOMPARE(tested.data(ForwarderListModel::TestFinishedAtRole).toDateTime(), outcome.finishedAt);
     QCOMPARE(model.index(0).data(ForwarderListModel::TestSummaryRole).toString(), QString());
+    // An untested row says so: no verdict rather than a failure.
+    QVERIFY(!model.index(0).data(ForwarderListModel::TestPassedRole).isValid());
     // A refresh keeps what the Test said.
     model.setForwarders({ forwarder(1, QStringLiteral("lab")),
         forwarder(2, QStringLiteral("hsm"), QStringLiteral("connected")) });
     QCOMPARE(model.index(1).data(ForwarderListModel::TestSummaryRole).toString(),
         QStringLiteral("eth1 · link up"));
+    // Forgetting the outcome forgets all of it.
+    model.setTestOutcome(2, std::nullopt);
+    QVERIFY(!model.index(1).data(ForwarderListModel::TestPassedRole).isValid());
+    QCOMPARE(model.index(1).data(ForwarderListModel::TestDetailsRole).toString(), QString());
 }
 
 void TestForwarderListModel::testReportsReadAsWords()
@@ -205,21 +220,45 @@ void TestForwarderListModel::testReportsReadAsWords()
         { QStringLiteral("frames"),
             QJsonArray { QJsonObject {
                 { QStringLiteral("summary"), QStringLiteral("ARP who-has 192.0.2.1") } } } } };
-    const QString words = describeTestReport(segment);
-    QVERIFY2(words.contains(QLatin1String("eth1")) && words.contains(QLatin1String("link up"))
-            && words.contains(QLatin1String("MTU 1500"))
-            && words.contains(QLatin1String("12 frames in 1.5 s"))
-            && words.contains(QLatin1String("ARP who-has 192.0.2.1")),
-        qPrintable(words));
+    const auto segmentReport = cloop::api::DeviceTestReport::fromJson(segment);
+    QVERIFY2(segmentReport, qPrintable(segmentReport ? QString() : segmentReport.error().message));
+    const auto outcome = describeTestReport(*segmentReport, 1'260);
+    QVERIFY2(outcome.summary.startsWith(QStringLiteral(u"eth1 · link up · MTU 1500 · untagged"))
+            // (the plural is the English translation's, which this test does not load)
+            && outcome.summary.contains(QLatin1String("12 frame"))
+            && outcome.summary.contains(QLatin1String(" in 1.5 s"))
+            && outcome.summary.contains(QLatin1String("hub round trip 1.3 ms")),
+        qPrintable(outcome.summary));
+    QVERIFY(outcome.passed);
+    // The summary is one line; every frame is in the details.
+    QVERIFY(!outcome.summary.contains(QLatin1Char('\n')));
+    QVERIFY2(outcome.details.startsWith(outcome.summary)
+            && outcome.details.contains(QLatin1String("ARP who-has 192.0.2.1")),
+        qPrintable(outcome.details));
+    // Tagged frames name their VLANs, each once and in order.
+    QJsonObject tagged = segment;
+    tagged.insert(QStringLiteral("frames"),
+        QJsonArray { QJsonObject { { QStringLiteral("vlan"), 20 } },
+            QJsonObject { { QStringLiteral("vlan"), 10 } },
+            QJsonObject { { QStringLiteral("vlan"), 20 } } });
+    const QString taggedWords = describeTestReport(tagged).summary;
+    QVERIFY2(taggedWords.contains(QLatin1String("VLAN 10, 20")), qPrintable(taggedWords));
     QJsonObject noCarrier = segment;
     noCarrier.insert(QStringLiteral("link"),
         QJsonObject { { QStringLiteral("up"), true }, { QStringLiteral("carrier"), false } });
-    QVERIFY(describeTestReport(noCarrier).contains(QLatin1String("no carrier")));
+    QVERIFY(describeTestReport(noCarrier).summary.contains(QLatin1String("no carrier")));
+    QVERIFY(!describeTestReport(noCarrier).passed);
     const QJsonObject problem { { QStringLiteral("kind"), QStringLiteral("l2") },
         { QStringLiteral("ok"), false },
         { QStringLiteral("problem"), QStringLiteral("no interface eth9") } };
-    QCOMPARE(
-        describeTestReport(problem), QStringLiteral("Problem on the forwarder: no interface eth9"));
+    QCOMPARE(describeTestReport(problem).summary,
+        QStringLiteral("Problem on the forwarder: no interface eth9"));
+    QVERIFY(!describeTestReport(problem).passed);
+    // A report that does not parse fails the Test and says why.
+    const auto unreadable = describeTestReport(QJsonObject { { QStringLiteral("ok"), 7 } });
+    QVERIFY(!unreadable.passed);
+    QVERIFY2(unreadable.summary.startsWith(QLatin1String("Test failed: ")),
+        qPrintable(unreadable.summary));
 
     // A USB forwarder's report is the USB/IP device list the hub read.
     const QJsonObject usb { { QStringLiteral("kind"), QStringLiteral("usb") },
@@ -231,7 +270,9 @@ void TestForwarderListModel::testReportsReadAsWords()
                 { QStringLiteral("speed"), QStringLiteral("high speed (480 Mbit/s)") },
                 { QStringLiteral("interfaces"),
                     QJsonArray { QJsonObject {}, QJsonObject {} } } } } } };
-    const QString usbWords = describeTestReport(usb);
+    const auto usbOutcome = describeTestReport(usb);
+    QVERIFY(usbOutcome.passed);
+    const QString usbWords = usbOutcome.summary;
     QVERIFY2(usbWords.startsWith(QStringLiteral(u"Exports 1-1 · 1d6b:0002"))
             && usbWords.contains(QLatin1String("high speed"))
             && usbWords.contains(QLatin1String("2 interface")),
@@ -240,6 +281,11 @@ void TestForwarderListModel::testReportsReadAsWords()
     const auto &system = cloop::device::usb::UsbIdDatabase::system();
     if (!system.isEmpty())
         QVERIFY2(usbWords.contains(system.productName(0x1d6b, 0x0002)), qPrintable(usbWords));
+    // One that exports nothing fails: nothing could be imported.
+    QJsonObject none = usb;
+    none.insert(QStringLiteral("devices"), QJsonArray {});
+    QCOMPARE(describeTestReport(none).summary, QStringLiteral("Exports no device"));
+    QVERIFY(!describeTestReport(none).passed);
 }
 
 void TestForwarderListModel::usbDevicesAreNamedFromTheIdDatabase()

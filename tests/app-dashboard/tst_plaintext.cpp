@@ -18,6 +18,7 @@
 #include "app-dashboard/ui/projectspage.h"
 #include "app-dashboard/ui/reasondialog.h"
 #include "app-dashboard/ui/recordtable.h"
+#include "app-dashboard/ui/statechip.h"
 
 #include <QAccessible>
 #include <QApplication>
@@ -76,6 +77,20 @@ void expectShownAsWritten(QWidget *root, const QString &needle, int atLeast)
     QVERIFY2(seen >= atLeast,
         qPrintable(
             QStringLiteral("%1 labels show \"%2\", not %3").arg(seen).arg(needle).arg(atLeast)));
+}
+
+// A widget's tooltip, which Qt renders as rich text when it looks like
+// markup, reads `needle` as written.
+void expectToolTipShownAsWritten(QWidget *widget, const QString &needle)
+{
+    QVERIFY(widget);
+    const QString tip = widget->toolTip();
+    QTextDocument rendered;
+    if (Qt::mightBeRichText(tip))
+        rendered.setHtml(tip);
+    else
+        rendered.setPlainText(tip);
+    QVERIFY2(rendered.toPlainText().contains(needle), qPrintable(tip));
 }
 
 // A table shows cells as written: the view draws them with the plain
@@ -261,17 +276,30 @@ void TestPlainText::aForwardersCardAndItsDialogsShowNamesAsWritten()
     ForwardersPage page(m_api.get(), m_forwarders.get());
     m_forwarders->model()->setForwarders({ forwarder() });
     m_forwarders->model()->setBindings({ binding() });
-    m_forwarders->model()->setTestSummary(3, QStringLiteral("link up · <b>carrier</b>"));
+    m_forwarders->model()->setTestOutcome(3,
+        cloop::dashboard::TestOutcome { true, QDateTime::currentDateTimeUtc(),
+            QStringLiteral("link up · <b>carrier</b>"),
+            QStringLiteral("link up · <b>carrier</b>") });
     QCOMPARE(page.cards().size(), 1);
+    // (Wide enough that the one-line Test result is not elided.)
+    page.resize(1600, 600);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
     ForwarderCard *card = page.cards().first();
     // … its card shows every one as written …
     expectShownAsWritten(card, kForwarder, 1);
     expectShownAsWritten(card, QStringLiteral("l2 <b>eth1</b>"), 1);
-    expectShownAsWritten(card, QStringLiteral("<b>hub-2</b>:7443"), 1);
+    // The hub member holding its session is in the state chip's tooltip.
+    expectToolTipShownAsWritten(card->stateChip(), QStringLiteral("<b>hub-2</b>:7443"));
     expectShownAsWritten(card, kProject, 1);
     expectShownAsWritten(card, kPerson, 1);
     expectShownAsWritten(card, QStringLiteral("<i>ci</i>"), 1);
     expectShownAsWritten(card, QStringLiteral("<b>carrier</b>"), 1);
+    expectToolTipShownAsWritten(
+        card->findChild<QLabel *>(QStringLiteral("testResult")), QStringLiteral("<b>carrier</b>"));
+    // A disabled action's reason names the project as written too.
+    QVERIFY(!card->bindButton()->isEnabled());
+    expectToolTipShownAsWritten(card->bindButton(), kProject);
 
     // … and so do the Revoke and Unbind dialogs, which name it and the project.
     QSignalSpy opened(&page, &ForwardersPage::dialogOpened);
