@@ -85,7 +85,7 @@ int list(const QStringList &arguments)
     printLine(formatTable(
         { QStringLiteral("ID"), QStringLiteral("FORWARDER"), QStringLiteral("PROJECT"),
             QStringLiteral("REQUESTER"), QStringLiteral("TTL"), QStringLiteral("EXECUTOR"),
-            QStringLiteral("TARGET"), QStringLiteral("REASON"), QStringLiteral("STATE") },
+            QStringLiteral("SANDBOX IF"), QStringLiteral("REASON"), QStringLiteral("STATE") },
         rows));
     if (!command.isSet(all) && !command.isSet(mine))
         printLine(QStringLiteral(
@@ -107,8 +107,8 @@ int approve(const QStringList &arguments)
     terms.addTo(command);
     if (auto done = command.parse(arguments))
         return *done;
-    auto id = requestId(
-        command, QStringLiteral("cloop approvals approve ID [--ttl 4h] [--virtual-executor NAME]"));
+    auto id = requestId(command,
+        QStringLiteral("cloop approvals approve ID [--ttl DURATION] [--virtual-executor NAME]"));
     if (!id)
         return command.usageError(id.error().message);
     auto body = terms.read(command);
@@ -158,7 +158,7 @@ int deny(const QStringList &arguments)
 constexpr util::Subcommand kSubcommands[] = {
     { "list", list, "[--all | --mine] [--json]",
         "Your approvals inbox: the binding requests you may decide.", "cloop approvals list" },
-    { "approve", approve, "ID [--ttl 24h] [--virtual-executor NAME] [--json]",
+    { "approve", approve, "ID [--ttl DURATION] [--virtual-executor NAME] [--json]",
         "Approve a request (not your own), maybe narrowed.",
         "cloop approvals approve 12 --ttl 8h" },
     { "deny", deny, "ID --reason TEXT", "Deny a request (not your own), saying why.",

@@ -29,35 +29,6 @@ Result<QString> parseSince(const QString &text)
             .arg(text));
 }
 
-// {"ttl": "8h", "reason": "bench back"} -> ttl=8h reason="bench back"
-QString compactDetails(const QJsonObject &details)
-{
-    static const QRegularExpression plain(QStringLiteral("\\A[^\\s\"=]+\\z"));
-    QStringList parts;
-    for (auto it = details.begin(); it != details.end(); ++it) {
-        const QJsonValue value = it.value();
-        QString shown;
-        if (value.isNull() || value.isUndefined())
-            continue;
-        if (value.isString()) {
-            shown = value.toString();
-            if (!plain.match(shown).hasMatch())
-                shown = QLatin1Char('"') + shown.replace(QLatin1Char('"'), QLatin1String("\\\""))
-                    + QLatin1Char('"');
-        } else if (value.isBool()) {
-            shown = value.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-        } else if (value.isDouble()) {
-            shown = QString::number(value.toDouble(), 'g', 17);
-        } else {
-            shown = QString::fromUtf8(value.isArray()
-                    ? QJsonDocument(value.toArray()).toJson(QJsonDocument::Compact)
-                    : QJsonDocument(value.toObject()).toJson(QJsonDocument::Compact));
-        }
-        parts.append(it.key() + QLatin1Char('=') + shown);
-    }
-    return parts.isEmpty() ? QStringLiteral("-") : parts.join(QLatin1Char(' '));
-}
-
 } // namespace
 
 int runAuditCommand(const QStringList &arguments)
@@ -108,7 +79,8 @@ int runAuditCommand(const QStringList &arguments)
         rows.append(
             { entry.at.isValid() ? entry.at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
                                  : QStringLiteral("-"),
-                entry.actor, entry.action, entry.subject, compactDetails(entry.details) });
+                entry.actor, entry.action, entry.describeSubject(),
+                api::describeAuditDetails(entry.details) });
     }
     printLine(formatTable(
         { QStringLiteral("TIME (UTC)"), QStringLiteral("ACTOR"), QStringLiteral("ACTION"),

@@ -77,7 +77,7 @@ int bind(const QStringList &arguments)
     if (auto done = command.parse(arguments))
         return *done;
     auto ask = readBindingAsk(command, terms,
-        QStringLiteral("cloop forward bind ID --project DIR [--ttl 8h] [--virtual-executor NAME] "
+        QStringLiteral("cloop forward bind ID --project DIR [--ttl 24h] [--virtual-executor NAME] "
                        "[--target IF] [--address CIDR]"));
     if (!ask)
         return command.usageError(ask.error().message);
@@ -142,7 +142,7 @@ int bindings(const QStringList &arguments)
     }
     printLine(
         formatTable({ QStringLiteral("ID"), QStringLiteral("FORWARDER"), QStringLiteral("PROJECT"),
-                        QStringLiteral("EXECUTOR"), QStringLiteral("TARGET"),
+                        QStringLiteral("EXECUTOR"), QStringLiteral("SANDBOX IF"),
                         QStringLiteral("EXPIRES"), QStringLiteral("STATE") },
             rows));
     return kExitOk;
@@ -193,7 +193,7 @@ int request(const QStringList &arguments)
     if (auto done = command.parse(arguments))
         return *done;
     const QString syntax = QStringLiteral(
-        "cloop forward request ID --project DIR [--ttl 8h] [--virtual-executor NAME] "
+        "cloop forward request ID --project DIR [--ttl 24h] [--virtual-executor NAME] "
         "[--target IF] [--address CIDR] --reason TEXT");
     auto ask = readBindingAsk(command, terms, syntax);
     if (!ask)

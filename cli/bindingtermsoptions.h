@@ -39,7 +39,8 @@ private:
     QCommandLineOption m_virtualExecutor { QStringLiteral("virtual-executor"),
         QStringLiteral("Only for runs on this virtual executor."), QStringLiteral("NAME") };
     QCommandLineOption m_target { QStringLiteral("target"),
-        QStringLiteral("A segment's interface name inside the sandbox (default fwd0)."),
+        QStringLiteral(
+            "The sandbox interface: the segment's name inside the sandbox (default fwd0)."),
         QStringLiteral("IF") };
     QCommandLineOption m_address { QStringLiteral("address"),
         QStringLiteral("The sandbox's address on that interface, such as 10.77.0.2/24."),

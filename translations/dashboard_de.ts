@@ -107,6 +107,14 @@
         <source>Deny</source>
         <translation>Ablehnen</translation>
     </message>
+    <message>
+        <source>any</source>
+        <translation>beliebig</translation>
+    </message>
+    <message>
+        <source>Expires</source>
+        <translation>Läuft ab</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ApproveDialog</name>
@@ -157,6 +165,34 @@
     <message>
         <source>An approval may shorten the time asked for, not lengthen it.</source>
         <translation>Eine Genehmigung kann die angefragte Dauer verkürzen, aber nicht verlängern.</translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation>%1, %2</translation>
+    </message>
+    <message>
+        <source>Asked for:</source>
+        <translation>Erbeten:</translation>
+    </message>
+    <message>
+        <source>%1, on any executor</source>
+        <translation>%1, auf jedem Executor</translation>
+    </message>
+    <message>
+        <source>%1, on %2 only</source>
+        <translation>%1, nur auf %2</translation>
+    </message>
+    <message>
+        <source>Sandbox interface:</source>
+        <translation>Sandbox-Schnittstelle:</translation>
+    </message>
+    <message>
+        <source>Request expires:</source>
+        <translation>Anfrage läuft ab:</translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
+        <translation>%1 (%2)</translation>
     </message>
 </context>
 <context>
@@ -297,10 +333,6 @@
         <translation>&amp;Dauer:</translation>
     </message>
     <message>
-        <source>&amp;Interface in the sandbox:</source>
-        <translation>&amp;Schnittstelle in der Sandbox:</translation>
-    </message>
-    <message>
         <source>&amp;Address:</source>
         <translation>&amp;Adresse:</translation>
     </message>
@@ -344,6 +376,10 @@
         <source>Say what the device is needed for; the approver reads it.</source>
         <translation>Bitte angeben, wofür das Gerät gebraucht wird; die genehmigende Person liest es.</translation>
     </message>
+    <message>
+        <source>&amp;Sandbox interface:</source>
+        <translation>&amp;Sandbox-Schnittstelle:</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::EnrollDialog</name>
@@ -380,14 +416,6 @@
         <translation>&amp;Gerät:</translation>
     </message>
     <message>
-        <source>&amp;Copy</source>
-        <translation>&amp;Kopieren</translation>
-    </message>
-    <message>
-        <source>Run this once on the machine the device is attached to. It works a single time.</source>
-        <translation>Diesen Befehl einmal auf dem Rechner ausführen, an den das Gerät angeschlossen ist. Er funktioniert nur ein einziges Mal.</translation>
-    </message>
-    <message>
         <source>vendor:product[:serial], such as 1050:0407</source>
         <translation>vendor:product[:serial], etwa 1050:0407</translation>
     </message>
@@ -416,22 +444,6 @@
         <translation>Ein USB-Gerät besteht aus vier Hex-Ziffern, einem Doppelpunkt, vier Hex-Ziffern und optional einem Doppelpunkt mit der Seriennummer.</translation>
     </message>
     <message>
-        <source>Valid until %1.</source>
-        <translation>Gültig bis %1.</translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation>Schließen</translation>
-    </message>
-    <message>
-        <source>Or, as root, install it there as the service that starts with the machine:</source>
-        <translation>Oder ihn dort als root als Dienst einrichten, der mit dem Rechner startet:</translation>
-    </message>
-    <message>
-        <source>C&amp;opy</source>
-        <translation>K&amp;opieren</translation>
-    </message>
-    <message>
         <source>New enrollment command for %1</source>
         <translation>Neuer Registrierungsbefehl für %1</translation>
     </message>
@@ -444,8 +456,81 @@
         <translation>%1 hat sich noch nicht verbunden. Sein bisheriger Befehl wird ungültig, und für denselben Forwarder wird ein neuer Befehl ausgestellt, der nur ein einziges Mal funktioniert.</translation>
     </message>
     <message>
+        <source>the machine the device is attached to</source>
+        <translation>dem Rechner, an den das Gerät angeschlossen ist</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::EnrollmentCommandView</name>
+    <message>
+        <source>Run this once on %1. It works a single time.</source>
+        <translation>Diesen Befehl einmal auf %1 ausführen. Er funktioniert nur ein einziges Mal.</translation>
+    </message>
+    <message>
+        <source>Or, as root, install it there as the service that starts with the machine:</source>
+        <translation>Oder ihn dort als root als Dienst einrichten, der mit dem Rechner startet:</translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation>&amp;Kopieren</translation>
+    </message>
+    <message>
+        <source>C&amp;opy</source>
+        <translation>K&amp;opieren</translation>
+    </message>
+    <message>
+        <source>Valid until %1.</source>
+        <translation>Gültig bis %1.</translation>
+    </message>
+    <message>
         <source>The earlier command no longer works.</source>
         <translation>Der frühere Befehl funktioniert nicht mehr.</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::EnrollmentDialog</name>
+    <message>
+        <source>Close</source>
+        <translation>Schließen</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ExecutorEnrollDialog</name>
+    <message>
+        <source>Enroll an executor</source>
+        <translation>Einen Executor registrieren</translation>
+    </message>
+    <message>
+        <source>Enroll</source>
+        <translation>Registrieren</translation>
+    </message>
+    <message>
+        <source>New enrollment command for %1</source>
+        <translation>Neuer Registrierungsbefehl für %1</translation>
+    </message>
+    <message>
+        <source>Issue command</source>
+        <translation>Befehl ausstellen</translation>
+    </message>
+    <message>
+        <source>the machine that will run sandboxes</source>
+        <translation>dem Rechner, der die Sandboxes ausführen wird</translation>
+    </message>
+    <message>
+        <source>buildbox</source>
+        <translation>buildbox</translation>
+    </message>
+    <message>
+        <source>%1 has not connected yet. Its earlier command stops working, and a new single-use command is issued for the same executor.</source>
+        <translation>%1 hat sich noch nicht verbunden. Sein bisheriger Befehl wird ungültig, und für denselben Executor wird ein neuer Einmalbefehl ausgestellt.</translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>Give the executor a name.</source>
+        <translation>Bitte dem Executor einen Namen geben.</translation>
     </message>
 </context>
 <context>
@@ -537,6 +622,58 @@
         <source>Ask the selected executor to upgrade from the hub&apos;s releases</source>
         <translation>Den ausgewählten Executor auffordern, ein Upgrade aus den Releases des Hubs durchzuführen</translation>
     </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>nie</translation>
+    </message>
+    <message>
+        <source>+ &amp;Enroll executor</source>
+        <translation>+ Executor &amp;registrieren</translation>
+    </message>
+    <message>
+        <source>New enrollment &amp;command…</source>
+        <translation>Neuer Registrierungs&amp;befehl…</translation>
+    </message>
+    <message>
+        <source>&amp;Revoke…</source>
+        <translation>&amp;Widerrufen…</translation>
+    </message>
+    <message>
+        <source>Select an executor first</source>
+        <translation>Zuerst einen Executor auswählen</translation>
+    </message>
+    <message>
+        <source>%1 is revoked</source>
+        <translation>%1 ist widerrufen</translation>
+    </message>
+    <message>
+        <source>%1 has enrolled: revoke it and enroll a new one instead</source>
+        <translation>%1 ist bereits registriert: stattdessen widerrufen und einen neuen registrieren</translation>
+    </message>
+    <message>
+        <source>Issue a new one-time command (the earlier one stops working)</source>
+        <translation>Einen neuen Einmalbefehl ausstellen (der bisherige wird ungültig)</translation>
+    </message>
+    <message>
+        <source>Cut it off for good</source>
+        <translation>Endgültig aussperren</translation>
+    </message>
+    <message>
+        <source>Revoke %1</source>
+        <translation>%1 widerrufen</translation>
+    </message>
+    <message>
+        <source>%1 is cut off for good: its credential stops working, its runs end, and it can never connect again.</source>
+        <translation>%1 wird endgültig ausgesperrt: Seine Zugangsdaten werden ungültig, seine Läufe enden, und er kann sich nie wieder verbinden.</translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation>Widerrufen</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::FormDialog</name>
@@ -595,10 +732,6 @@
     <message>
         <source>on %1 only</source>
         <translation>nur auf %1</translation>
-    </message>
-    <message>
-        <source>as %1</source>
-        <translation>als %1</translation>
     </message>
     <message>
         <source>by %1</source>
@@ -751,6 +884,10 @@
     <message>
         <source>Connected to the hub.</source>
         <translation>Mit dem Hub verbunden.</translation>
+    </message>
+    <message>
+        <source>sandbox interface %1</source>
+        <translation>Sandbox-Schnittstelle %1</translation>
     </message>
 </context>
 <context>
@@ -1011,10 +1148,6 @@
         <translation>beliebig</translation>
     </message>
     <message>
-        <source>In the sandbox as</source>
-        <translation>In der Sandbox als</translation>
-    </message>
-    <message>
         <source>Bound by</source>
         <translation>Gebunden von</translation>
     </message>
@@ -1037,6 +1170,10 @@
     <message>
         <source>Forwarded devices of %1</source>
         <translation>Weitergeleitete Geräte von %1</translation>
+    </message>
+    <message>
+        <source>Sandbox interface</source>
+        <translation>Sandbox-Schnittstelle</translation>
     </message>
 </context>
 <context>

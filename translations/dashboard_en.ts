@@ -107,6 +107,14 @@
         <source>Deny</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>any</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Expires</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ApproveDialog</name>
@@ -156,6 +164,34 @@
     </message>
     <message>
         <source>An approval may shorten the time asked for, not lengthen it.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asked for:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, on any executor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1, on %2 only</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sandbox interface:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Request expires:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -297,10 +333,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&amp;Interface in the sandbox:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Address:</source>
         <translation type="unfinished"></translation>
     </message>
@@ -344,6 +376,10 @@
         <source>Say what the device is needed for; the approver reads it.</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>&amp;Sandbox interface:</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::EnrollDialog</name>
@@ -380,14 +416,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&amp;Copy</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Run this once on the machine the device is attached to. It works a single time.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>vendor:product[:serial], such as 1050:0407</source>
         <translation type="unfinished"></translation>
     </message>
@@ -416,22 +444,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Valid until %1.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Close</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Or, as root, install it there as the service that starts with the machine:</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>C&amp;opy</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>New enrollment command for %1</source>
         <translation type="unfinished"></translation>
     </message>
@@ -444,7 +456,80 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>the machine the device is attached to</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::EnrollmentCommandView</name>
+    <message>
+        <source>Run this once on %1. It works a single time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Or, as root, install it there as the service that starts with the machine:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Copy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>C&amp;opy</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Valid until %1.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>The earlier command no longer works.</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::EnrollmentDialog</name>
+    <message>
+        <source>Close</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::ExecutorEnrollDialog</name>
+    <message>
+        <source>Enroll an executor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Enroll</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New enrollment command for %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Issue command</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>the machine that will run sandboxes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>buildbox</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 has not connected yet. Its earlier command stops working, and a new single-use command is issued for the same executor.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Name:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Give the executor a name.</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -537,6 +622,58 @@
         <source>Ask the selected executor to upgrade from the hub&apos;s releases</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>—</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>+ &amp;Enroll executor</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>New enrollment &amp;command…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Revoke…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Select an executor first</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is revoked</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 has enrolled: revoke it and enroll a new one instead</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Issue a new one-time command (the earlier one stops working)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cut it off for good</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 is cut off for good: its credential stops working, its runs end, and it can never connect again.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Revoke</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::FormDialog</name>
@@ -594,10 +731,6 @@
     </message>
     <message>
         <source>on %1 only</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>as %1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
@@ -750,6 +883,10 @@
     </message>
     <message>
         <source>Connected to the hub.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>sandbox interface %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1011,10 +1148,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>In the sandbox as</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Bound by</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1036,6 +1169,10 @@
     </message>
     <message>
         <source>Forwarded devices of %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Sandbox interface</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -63,7 +63,13 @@ ApprovalsPage::ApprovalsPage(
     m_inbox = table(QStringLiteral("/api/requests"), {},
         { forwarder, project, askedBy, reason,
             column(tr("For"), [](const Request &r) { return r.ttl; }),
-            column(tr("Executor"), [](const Request &r) { return r.virtualExecutor; }), askedAt },
+            column(tr("Executor"),
+                [](const Request &r) {
+                    return r.virtualExecutor.isEmpty() ? tr("any") : r.virtualExecutor;
+                }),
+            askedAt,
+            recordTimeColumn<Request>(
+                tr("Expires"), [](const Request &r) { return r.expiresAt; }) },
         tr("Filter the requests waiting for you"));
     m_inbox->setEmptyText(tr("Nothing waits for your decision."));
     m_inbox->addButton(m_approve);

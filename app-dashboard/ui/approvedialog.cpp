@@ -1,10 +1,13 @@
 #include "app-dashboard/ui/approvedialog.h"
 
 #include "app-dashboard/core/forwardersclient.h"
+#include "app-dashboard/core/timewords.h"
+#include "app-dashboard/ui/forwardercard.h"
 #include "app-dashboard/ui/plainlabel.h"
 #include "common/util/duration.h"
 
 #include <QComboBox>
+#include <QDateTime>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
@@ -42,10 +45,25 @@ ApproveDialog::ApproveDialog(
         value->setTextInteractionFlags(Qt::TextSelectableByMouse);
         form->addRow(label, value);
     };
+    // What an approver must see to decide: what, for whom, why, for how
+    // long, on what terms, and how long the request itself waits.
+    const QDateTime now = QDateTime::currentDateTimeUtc();
     info(tr("Forwarder:"), request.forwarder);
     info(tr("Project:"), request.project);
-    info(tr("Asked by:"), request.requestedBy);
+    info(tr("Asked by:"),
+        tr("%1, %2").arg(request.requestedBy, describeMoment(request.createdAt, now)));
     info(tr("Because:"), request.reason);
+    info(tr("Asked for:"),
+        request.virtualExecutor.isEmpty()
+            ? tr("%1, on any executor").arg(request.ttl)
+            : tr("%1, on %2 only").arg(request.ttl, request.virtualExecutor));
+    if (!request.target.isEmpty() || !request.address.isEmpty())
+        info(tr("Sandbox interface:"),
+            QStringList { request.target, request.address }.join(QLatin1Char(' ')).trimmed());
+    if (request.expiresAt.isValid())
+        info(tr("Request expires:"),
+            tr("%1 (%2)").arg(
+                describeMoment(request.expiresAt, now), describeTimeLeft(request.expiresAt, now)));
     form->addRow(tr("&How long:"), m_ttl);
     form->addRow(tr("&Executor:"), m_executor);
     setContent(form);

@@ -7,7 +7,6 @@
 #include "app-dashboard/ui/recordtable.h"
 
 #include <QComboBox>
-#include <QJsonDocument>
 #include <QPushButton>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -23,12 +22,10 @@ AuditPage::AuditPage(HubApi *api, QWidget *parent)
         { recordTimeColumn<Entry>(tr("When"), [](const Entry &entry) { return entry.at; }),
             recordColumn<Entry>(tr("Who"), [](const Entry &entry) { return entry.actor; }),
             recordColumn<Entry>(tr("Action"), [](const Entry &entry) { return entry.action; }),
-            recordColumn<Entry>(tr("Subject"), [](const Entry &entry) { return entry.subject; }),
+            recordColumn<Entry>(
+                tr("Subject"), [](const Entry &entry) { return entry.describeSubject(); }),
             recordColumn<Entry>(tr("Details"),
-                [](const Entry &entry) {
-                    return QString::fromUtf8(
-                        QJsonDocument(entry.details).toJson(QJsonDocument::Compact));
-                }) },
+                [](const Entry &entry) { return api::describeAuditDetails(entry.details); }) },
         this);
     m_listing = new JsonListing(api, QStringLiteral("entries"), model, this);
     m_table = new RecordTable(m_listing, tr("Filter by who, action, subject or detail"), this);

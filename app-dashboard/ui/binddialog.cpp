@@ -87,7 +87,7 @@ BindDialog::BindDialog(ForwardersClient *forwarders, Mode mode,
     m_form->addRow(tr("&Project:"), m_project);
     m_form->addRow(tr("&Executor:"), m_executor);
     m_form->addRow(tr("&How long:"), m_ttl);
-    m_form->addRow(tr("&Interface in the sandbox:"), m_target);
+    m_form->addRow(tr("&Sandbox interface:"), m_target);
     m_form->addRow(tr("&Address:"), m_address);
     if (mode == Mode::Request) {
         m_reason = new QLineEdit(this);

@@ -3,23 +3,14 @@
 #include "common/api/enrollment.h"
 
 #include "app-dashboard/core/forwardersclient.h"
-#include "app-dashboard/ui/plainlabel.h"
 #include "common/device/l2/tapdevice.h"
 
-#include <QApplication>
 #include <QButtonGroup>
-#include <QClipboard>
-#include <QDateTime>
 #include <QFormLayout>
 #include <QHBoxLayout>
-#include <QLabel>
 #include <QLineEdit>
-#include <QLocale>
-#include <QPushButton>
 #include <QRadioButton>
 #include <QRegularExpression>
-#include <QStackedWidget>
-#include <QVBoxLayout>
 
 namespace cloop::dashboard {
 
@@ -32,16 +23,13 @@ const QRegularExpression kUsb(
 } // namespace
 
 EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
-    : FormDialog(tr("Enroll a forwarder"), tr("Enroll"), parent)
+    : EnrollmentDialog(tr("Enroll a forwarder"), tr("Enroll"),
+        tr("the machine the device is attached to"), 0, parent)
     , m_forwarders(forwarders)
-    , m_pages(new QStackedWidget(this))
     , m_name(new QLineEdit(this))
     , m_usbChoice(new QRadioButton(tr("&USB device"), this))
     , m_interfaceChoice(new QRadioButton(tr("&Network segment"), this))
     , m_device(new QLineEdit(this))
-    , m_command(new QLineEdit(this))
-    , m_installCommand(new QLineEdit(this))
-    , m_validity(new PlainLabel(this))
 {
     m_name->setObjectName(QStringLiteral("name"));
     m_name->setPlaceholderText(tr("bench-hsm"));
@@ -61,13 +49,7 @@ EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("Carries:"), kindRow);
     form->addRow(tr("&Device:"), m_device);
-
-    m_pages->addWidget(askPage);
-    buildCommandPage();
-    auto *content = new QVBoxLayout;
-    content->addWidget(m_pages);
-    setContent(content);
-    setMinimumWidth(520);
+    setFirstPage(askPage);
 
     const auto placeholder = [this] {
         m_device->setPlaceholderText(m_usbChoice->isChecked()
@@ -86,80 +68,28 @@ EnrollDialog::EnrollDialog(ForwardersClient *forwarders, QWidget *parent)
 
 EnrollDialog::EnrollDialog(
     ForwardersClient *forwarders, qint64 forwarderId, const QString &name, QWidget *parent)
-    : FormDialog(tr("New enrollment command for %1").arg(name), tr("Issue command"), parent)
+    : EnrollmentDialog(tr("New enrollment command for %1").arg(name), tr("Issue command"),
+        tr("the machine the device is attached to"), forwarderId, parent)
     , m_forwarders(forwarders)
-    , m_reissueFor(forwarderId)
-    , m_pages(new QStackedWidget(this))
     , m_name(new QLineEdit(name, this))
     , m_usbChoice(new QRadioButton(this))
     , m_interfaceChoice(new QRadioButton(this))
     , m_device(new QLineEdit(this))
-    , m_command(new QLineEdit(this))
-    , m_installCommand(new QLineEdit(this))
-    , m_validity(new PlainLabel(this))
 {
     // The name and device stay as enrolled; only the command is new.
     for (QWidget *unused : { static_cast<QWidget *>(m_name), static_cast<QWidget *>(m_usbChoice),
              static_cast<QWidget *>(m_interfaceChoice), static_cast<QWidget *>(m_device) })
         unused->setVisible(false);
-    auto *explain = new PlainLabel(
+    setReissueExplanation(
         tr("%1 has not connected yet. Its earlier command stops working, and a new single-use "
            "command is issued for the same forwarder.")
-            .arg(name),
-        this);
-    explain->setObjectName(QStringLiteral("explain"));
-    explain->setWordWrap(true);
-    m_pages->addWidget(explain);
-    buildCommandPage();
-    auto *content = new QVBoxLayout;
-    content->addWidget(m_pages);
-    setContent(content);
-    setMinimumWidth(520);
+            .arg(name));
     revalidate();
-}
-
-void EnrollDialog::buildCommandPage()
-{
-    auto *commandPage = new QWidget(this);
-    // A read-only command and the button that copies it.
-    const auto copyableRow
-        = [commandPage](QLineEdit *command, const QString &name, const QString &copyText) {
-              command->setObjectName(name);
-              command->setReadOnly(true);
-              auto *copy = new QPushButton(copyText, commandPage);
-              copy->setObjectName(name + QLatin1String("Copy"));
-              connect(copy, &QPushButton::clicked, command,
-                  [command] { QApplication::clipboard()->setText(command->text()); });
-              auto *row = new QHBoxLayout;
-              row->addWidget(command, 1);
-              row->addWidget(copy);
-              return row;
-          };
-    auto *explain = new QLabel(
-        tr("Run this once on the machine the device is attached to. It works a single time."),
-        commandPage);
-    explain->setWordWrap(true);
-    auto *explainInstall = new QLabel(
-        tr("Or, as root, install it there as the service that starts with the machine:"),
-        commandPage);
-    explainInstall->setWordWrap(true);
-    m_validity->setObjectName(QStringLiteral("validity"));
-    m_validity->setWordWrap(true);
-    auto *commandLayout = new QVBoxLayout(commandPage);
-    commandLayout->setContentsMargins(0, 0, 0, 0);
-    commandLayout->addWidget(explain);
-    commandLayout->addLayout(copyableRow(m_command, QStringLiteral("command"), tr("&Copy")));
-    commandLayout->addWidget(explainInstall);
-    commandLayout->addLayout(
-        copyableRow(m_installCommand, QStringLiteral("installCommand"), tr("C&opy")));
-    commandLayout->addWidget(m_validity);
-
-    m_pages->addWidget(commandPage);
 }
 
 QString EnrollDialog::problem() const
 {
-    if (m_reissueFor > 0)
+    if (reissueFor() > 0)
         return {};
     const QString name = m_name->text().trimmed();
     if (name.isEmpty())
@@ -183,8 +113,8 @@ QString EnrollDialog::problem() const
 
 void EnrollDialog::carryOut(QObject *context, HubApi::Callback done)
 {
-    if (m_reissueFor > 0) {
-        m_forwarders->reenroll(m_reissueFor, {}, context, std::move(done));
+    if (reissueFor() > 0) {
+        m_forwarders->reenroll(reissueFor(), {}, context, std::move(done));
         return;
     }
     const QString device = m_device->text().trimmed();
@@ -194,21 +124,7 @@ void EnrollDialog::carryOut(QObject *context, HubApi::Callback done)
 
 void EnrollDialog::succeeded(const QJsonObject &answer)
 {
-    const auto enrollment
-        = api::recordIn<api::ForwarderEnrollment>(answer).value_or(api::ForwarderEnrollment {});
-    m_command->setText(enrollment.command);
-    m_installCommand->setText(enrollment.installCommand);
-    const QDateTime &until = enrollment.tokenExpiresAt;
-    QString validity = until.isValid()
-        ? tr("Valid until %1.").arg(QLocale().toString(until.toLocalTime(), QLocale::LongFormat))
-        : QString();
-    if (m_reissueFor > 0)
-        validity += QLatin1Char(' ') + tr("The earlier command no longer works.");
-    m_validity->setText(validity.trimmed());
-    m_pages->setCurrentIndex(1);
-    settle(tr("Close"));
-    m_command->setFocus();
-    m_command->selectAll();
+    presentEnrollment<api::Forwarder>(answer);
 }
 
 } // namespace cloop::dashboard

@@ -1,13 +1,12 @@
 #pragma once
 
-#include "app-dashboard/ui/formdialog.h"
+#include "app-dashboard/ui/enrollmentdialog.h"
 
 #include <QJsonObject>
 
 class QLabel;
 class QLineEdit;
 class QRadioButton;
-class QStackedWidget;
 
 namespace cloop::dashboard {
 
@@ -20,7 +19,7 @@ class ForwardersClient;
 // a new command in place of the old one (a lost or expired command is the
 // common case, and enrolling again under another name would orphan the
 // first record).
-class EnrollDialog final : public FormDialog
+class EnrollDialog final : public EnrollmentDialog
 {
     Q_OBJECT
 
@@ -37,9 +36,9 @@ public:
     QRadioButton *interfaceChoice() const { return m_interfaceChoice; }
     QLineEdit *deviceEdit() const { return m_device; }
     // After a successful enrollment: the command and its validity.
-    QLineEdit *commandEdit() const { return m_command; }
-    QLineEdit *installCommandEdit() const { return m_installCommand; }
-    QLabel *validityLabel() const { return m_validity; }
+    QLineEdit *commandEdit() const { return commandView()->commandEdit(); }
+    QLineEdit *installCommandEdit() const { return commandView()->installCommandEdit(); }
+    QLabel *validityLabel() const { return commandView()->validityLabel(); }
 
 protected:
     void carryOut(QObject *context, HubApi::Callback done) override;
@@ -47,19 +46,11 @@ protected:
     void succeeded(const QJsonObject &answer) override;
 
 private:
-    void buildCommandPage();
-
     ForwardersClient *m_forwarders;
-    // The forwarder a new command is for; 0 when enrolling a new one.
-    qint64 m_reissueFor = 0;
-    QStackedWidget *m_pages;
     QLineEdit *m_name;
     QRadioButton *m_usbChoice;
     QRadioButton *m_interfaceChoice;
     QLineEdit *m_device;
-    QLineEdit *m_command;
-    QLineEdit *m_installCommand;
-    QLabel *m_validity;
 };
 
 } // namespace cloop::dashboard

@@ -4,7 +4,11 @@
 #include "common/api/hubeventname.h"
 
 #include "app-dashboard/core/jsonlisting.h"
+#include "app-dashboard/core/timewords.h"
+#include "app-dashboard/ui/allowaction.h"
+#include "app-dashboard/ui/executorenrolldialog.h"
 #include "app-dashboard/ui/pagetitle.h"
+#include "app-dashboard/ui/reasondialog.h"
 #include "app-dashboard/ui/recordtable.h"
 #include "app-dashboard/ui/upgradedialog.h"
 
@@ -53,13 +57,20 @@ ExecutorsPage::ExecutorsPage(
                     return e.hubMember.isEmpty() ? tr("connected")
                                                  : tr("connected via %1").arg(e.hubMember);
                 }),
-            recordColumn<Executor>(tr("Version"), describeSoftware),
+            // Never an empty cell: what was not reported says so.
+            recordColumn<Executor>(tr("Version"),
+                [](const Executor &e) {
+                    const QString software = describeSoftware(e);
+                    return software.isEmpty() ? tr("not reported yet") : software;
+                }),
             recordColumn<Executor>(tr("Protocol"),
                 [](const Executor &e) {
-                    return e.protocolVersion > 0 ? QString::number(e.protocolVersion) : QString();
+                    return e.protocolVersion > 0 ? QString::number(e.protocolVersion) : tr("—");
                 }),
-            recordTimeColumn<Executor>(
-                tr("Last seen"), [](const Executor &e) { return e.lastSeen; }),
+            recordColumn<Executor>(tr("Last seen"),
+                [](const Executor &e) {
+                    return e.lastSeen.isValid() ? describeInstant(e.lastSeen) : tr("never");
+                }),
             recordColumn<Executor>(tr("Can do"), describeCapabilities) },
         this);
     m_listing = new JsonListing(api, QStringLiteral("executors"), model, this);
@@ -69,6 +80,20 @@ ExecutorsPage::ExecutorsPage(
     m_table->setEmptyText(
         tr("No executors yet. Enroll one with: cloop executor enroll --name NAME"));
     if (mayUpgrade) {
+        m_enroll = new QPushButton(tr("+ &Enroll executor"), this);
+        m_enroll->setObjectName(QStringLiteral("enroll"));
+        m_table->addButton(m_enroll, false);
+        connect(m_enroll, &QPushButton::clicked, this, &ExecutorsPage::openEnroll);
+        m_reenroll = new QPushButton(tr("New enrollment &command…"), this);
+        m_reenroll->setObjectName(QStringLiteral("reenroll"));
+        m_table->addButton(m_reenroll, false);
+        connect(m_reenroll, &QPushButton::clicked, this, &ExecutorsPage::openReenroll);
+        m_revoke = new QPushButton(tr("&Revoke…"), this);
+        m_revoke->setObjectName(QStringLiteral("revoke"));
+        m_table->addButton(m_revoke, false);
+        connect(m_revoke, &QPushButton::clicked, this, &ExecutorsPage::openRevoke);
+        connect(m_table, &RecordTable::selectionChanged, this, &ExecutorsPage::updateActions);
+        connect(m_listing, &JsonListing::loaded, this, &ExecutorsPage::updateActions);
         m_upgrade = new QPushButton(tr("&Upgrade…"), this);
         m_upgrade->setObjectName(QStringLiteral("upgrade"));
         m_upgrade->setToolTip(tr("Ask the selected executor to upgrade from the hub's releases"));
@@ -79,6 +104,69 @@ ExecutorsPage::ExecutorsPage(
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(new PageTitle(tr("Executors"), this));
     layout->addWidget(m_table, 1);
+    updateActions();
+}
+
+void ExecutorsPage::updateActions()
+{
+    if (!m_revoke)
+        return;
+    using State = api::EnrolledDaemon::State;
+    const auto executor = api::recordIn<api::Executor>(m_table->selectedRecord());
+    QString whyNoReenroll;
+    QString whyNoRevoke;
+    if (!executor) {
+        whyNoReenroll = whyNoRevoke = tr("Select an executor first");
+    } else if (executor->state == State::Revoked) {
+        whyNoReenroll = whyNoRevoke = tr("%1 is revoked").arg(executor->name);
+    } else if (executor->state != State::AwaitingEnrollment) {
+        whyNoReenroll
+            = tr("%1 has enrolled: revoke it and enroll a new one instead").arg(executor->name);
+    }
+    allowAction(m_reenroll, whyNoReenroll.isEmpty(),
+        tr("Issue a new one-time command (the earlier one stops working)"), whyNoReenroll);
+    allowAction(m_revoke, whyNoRevoke.isEmpty(), tr("Cut it off for good"), whyNoRevoke);
+}
+
+void ExecutorsPage::openEnroll()
+{
+    auto *dialog = new ExecutorEnrollDialog(m_api, this);
+    connect(dialog, &QDialog::finished, m_listing, &JsonListing::refresh);
+    openModal(dialog);
+    Q_EMIT dialogOpened(dialog);
+}
+
+void ExecutorsPage::openReenroll()
+{
+    const auto executor = api::recordIn<api::Executor>(m_table->selectedRecord());
+    if (!executor)
+        return;
+    auto *dialog = new ExecutorEnrollDialog(m_api, executor->id, executor->name, this);
+    openModal(dialog);
+    Q_EMIT dialogOpened(dialog);
+}
+
+void ExecutorsPage::openRevoke()
+{
+    const auto executor = api::recordIn<api::Executor>(m_table->selectedRecord());
+    if (!executor)
+        return;
+    const qint64 id = executor->id;
+    auto *dialog = new ReasonDialog(
+        tr("Revoke %1").arg(executor->name),
+        tr("%1 is cut off for good: its credential stops working, its runs end, and it can "
+           "never connect again.")
+            .arg(executor->name),
+        tr("Revoke"), false,
+        [this, id](const QString &reason, QObject *context, HubApi::Callback done) {
+            m_api->post(QStringLiteral("/api/executors/%1/revoke").arg(id),
+                QJsonObject { { QStringLiteral("reason"), reason.trimmed() } }, context,
+                std::move(done));
+        },
+        this);
+    connect(dialog, &QDialog::finished, m_listing, &JsonListing::refresh);
+    openModal(dialog);
+    Q_EMIT dialogOpened(dialog);
 }
 
 void ExecutorsPage::openUpgrade()

@@ -6,6 +6,7 @@
 #include "app-dashboard/core/forwarderlistmodel.h"
 #include "app-dashboard/core/plaintooltip.h"
 #include "app-dashboard/core/timewords.h"
+#include "app-dashboard/ui/allowaction.h"
 #include "app-dashboard/ui/elidedlabel.h"
 #include "app-dashboard/ui/plainlabel.h"
 #include "app-dashboard/ui/statechip.h"
@@ -26,15 +27,6 @@ using Role = ForwarderListModel::Role;
 QVariant valueOf(const QModelIndex &row, Role role)
 {
     return row.data(role);
-}
-
-// A disabled action says why in its tooltip; an enabled one what it does.
-void allow(QPushButton *button, bool allowed, const QString &does, const QString &whyNot)
-{
-    button->setEnabled(allowed);
-    const QString words = allowed ? does : whyNot;
-    button->setToolTip(plainToolTip(words));
-    button->setAccessibleDescription(words);
 }
 
 } // namespace
@@ -252,8 +244,8 @@ void ForwarderCard::refreshBinding(const QModelIndex &row, bool revoked)
     const QString target = valueOf(row, Role::BindingTargetRole).toString();
     const QString address = valueOf(row, Role::BindingAddressRole).toString();
     if (!target.isEmpty() || !address.isEmpty())
-        parts.append(
-            tr("as %1").arg(QStringList { target, address }.join(QLatin1Char(' ')).trimmed()));
+        parts.append(tr("sandbox interface %1")
+                         .arg(QStringList { target, address }.join(QLatin1Char(' ')).trimmed()));
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const QDateTime until = valueOf(row, Role::BindingExpiresRole).toDateTime();
     parts.append(tr("until %1 (%2)").arg(describeMoment(until, now), describeTimeLeft(until, now)));
@@ -314,9 +306,9 @@ void ForwarderCard::refreshActions(const QModelIndex &row)
 
     // A revoked forwarder has nothing left to do: no buttons at all.
     m_actions->setVisible(!revoked);
-    allow(m_bindButton, bindingId == 0, tr("Lend its device to one project's runs"),
+    allowAction(m_bindButton, bindingId == 0, tr("Lend its device to one project's runs"),
         tr("Already bound to %1: unbind it first").arg(project));
-    allow(m_unbindButton, bindingId > 0, tr("End the binding to %1 now").arg(project),
+    allowAction(m_unbindButton, bindingId > 0, tr("End the binding to %1 now").arg(project),
         tr("Nothing is bound"));
     QString whyNoTest;
     if (awaiting)
@@ -325,13 +317,13 @@ void ForwarderCard::refreshActions(const QModelIndex &row)
         whyNoTest = tr("It is offline: only a connected forwarder can be tested");
     else if (testing)
         whyNoTest = tr("A Test is running");
-    allow(m_testButton, whyNoTest.isEmpty(),
+    allowAction(m_testButton, whyNoTest.isEmpty(),
         tr("Ask the forwarder what its device shows, without lending it"), whyNoTest);
     m_testButton->setVisible(!awaiting);
     m_reenrollButton->setVisible(awaiting);
-    allow(m_reenrollButton, awaiting,
+    allowAction(m_reenrollButton, awaiting,
         tr("Issue a new one-time command (the earlier one stops working)"), QString());
-    allow(m_revokeButton, true, tr("Cut it off for good"), QString());
+    allowAction(m_revokeButton, true, tr("Cut it off for good"), QString());
 }
 
 } // namespace cloop::dashboard

@@ -12,12 +12,12 @@
 #include "app-dashboard/ui/themedicon.h"
 
 #include <QApplication>
+#include <QHBoxLayout>
 #include <QJsonArray>
 #include <QLabel>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QProgressBar>
-#include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
 
@@ -61,17 +61,20 @@ MainWindow::MainWindow(HubApi *api, const QJsonObject &identity, QWidget *parent
         m_pages->addWidget(m_audit);
     }
     m_navigation->setCurrentRow(0);
-    m_navigation->setMaximumWidth(220);
-    m_navigation->setMinimumWidth(150);
+    // As wide as its longest entry, "Approvals (12)" included; the pages
+    // take the rest.
+    m_navigation->setFixedWidth(m_navigation->sizeHintForColumn(0)
+        + m_navigation->fontMetrics().horizontalAdvance(QStringLiteral(" (99)"))
+        + 2 * m_navigation->frameWidth() + 4 * m_navigation->spacing());
     connect(m_approvals, &ApprovalsPage::pendingCountChanged, this, [this](int count) {
         m_navigation->item(Approvals)->setText(
             count > 0 ? tr("Approvals (%1)").arg(count) : tr("Approvals"));
     });
-    auto *split = new QSplitter(this);
-    split->addWidget(m_navigation);
-    split->addWidget(m_pages);
-    split->setStretchFactor(1, 1);
-    setCentralWidget(split);
+    auto *central = new QWidget(this);
+    auto *columns = new QHBoxLayout(central);
+    columns->addWidget(m_navigation);
+    columns->addWidget(m_pages, 1);
+    setCentralWidget(central);
     connect(m_navigation, &QListWidget::currentRowChanged, this, [this](int row) {
         m_pages->setCurrentIndex(row);
         // The audit log is read when looked at, not pushed.

@@ -52,7 +52,7 @@ ProjectsPage::ProjectsPage(HubApi *api, EventSubscription *events, ForwardersCli
                 [](const Binding &b) {
                     return b.virtualExecutor.isEmpty() ? tr("any") : b.virtualExecutor;
                 }),
-            recordColumn<Binding>(tr("In the sandbox as"),
+            recordColumn<Binding>(tr("Sandbox interface"),
                 [](const Binding &b) {
                     return QStringList { b.target, b.address }.join(QLatin1Char(' ')).trimmed();
                 }),
@@ -76,9 +76,12 @@ ProjectsPage::ProjectsPage(HubApi *api, EventSubscription *events, ForwardersCli
     m_overview->setFont(heading);
     overviewLayout->addWidget(m_overview);
     overviewLayout->addWidget(m_devices, 1);
-    auto *split = new QSplitter(this);
+    // The projects above their overview: each table gets the page's whole
+    // width, so neither is clipped at 1024 pixels.
+    auto *split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_projects);
     split->addWidget(overview);
+    split->setStretchFactor(0, 1);
     split->setStretchFactor(1, 2);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(new PageTitle(tr("Projects"), this));

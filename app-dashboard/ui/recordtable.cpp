@@ -72,11 +72,15 @@ RecordTable::RecordTable(JsonListing *listing, const QString &filterHint, QWidge
     });
     m_view->viewport()->installEventFilter(this);
     connect(listing, &JsonListing::loaded, this, [this] {
-        m_view->resizeColumnsToContents();
+        // What each column needs for its contents and header, the last one
+        // included (measured while it does not stretch).
         QHeaderView *header = m_view->horizontalHeader();
+        header->setStretchLastSection(false);
+        m_view->resizeColumnsToContents();
         m_naturalWidths.clear();
         for (int column = 0; column < header->count(); ++column)
             m_naturalWidths.append(header->sectionSize(column));
+        header->setStretchLastSection(true);
         fitColumns();
         m_empty->setVisible(m_proxy->rowCount() == 0 && !m_empty->text().isEmpty());
         updateButtons();
@@ -130,10 +134,19 @@ void RecordTable::fitColumns()
         keepUpTo = 0;
         cap = largestCap(keepUpTo).value_or(least);
     }
-    for (int column = 0; column < header->count(); ++column) {
+    // The last column takes what the others leave, which the cap made at
+    // least its own share (resizing the others does not stretch it again).
+    int others = 0;
+    const int last = header->count() - 1;
+    for (int column = 0; column < last; ++column) {
         const int natural = m_naturalWidths.at(column);
-        header->resizeSection(column, natural <= keepUpTo ? natural : qMin(natural, *cap));
+        const int width = natural <= keepUpTo ? natural : qMin(natural, *cap);
+        header->resizeSection(column, width);
+        others += width;
     }
+    const int lastNatural = m_naturalWidths.at(last);
+    header->resizeSection(last,
+        qMax(lastNatural <= keepUpTo ? lastNatural : qMin(lastNatural, *cap), available - others));
 }
 
 void RecordTable::addButton(QWidget *button, bool needsSelection)

@@ -11,13 +11,25 @@ struct AuditLogEntry
     QDateTime at;
     QString actor; // "user:NAME", "forwarder:ID" or "hub"
     QString action; // "forwarder.bind", "project.role", …
-    QString subject;
+    QString subject; // "forwarder:3", "project:/srv/x", "user:maria"
     QJsonObject details; // the action's own fields
+    // The name of a forwarder or executor subject, as it is now; empty for
+    // other subjects and for ones that are gone.
+    QString subjectName;
+
+    // "forwarder lab (#3)" for a named daemon subject; the subject as
+    // written otherwise.
+    QString describeSubject() const;
 
     static Result<AuditLogEntry> fromJson(const QJsonObject &object);
     QJsonObject toJson() const;
 
     friend bool operator==(const AuditLogEntry &, const AuditLogEntry &) = default;
 };
+
+// An entry's details for a person: key=value pairs, a nested object's
+// fields as key.field=value, text with spaces or quotes in quotes, "-" for
+// none. {"ttl": "8h", "reason": "bench back"} -> ttl=8h reason="bench back".
+QString describeAuditDetails(const QJsonObject &details);
 
 } // namespace cloop::api

@@ -2,7 +2,9 @@
 
 #include "hub/storage/database.h"
 
+#include <QHash>
 #include <QJsonDocument>
+#include <QSet>
 
 namespace cloop::hub {
 
@@ -46,7 +48,54 @@ Result<QList<AuditEntry>> AuditLog::entries(const QDateTime &since, const QStrin
         entry.details = QJsonDocument::fromJson(q->value(5).toString().toUtf8()).object();
         out.append(entry);
     }
+    if (Status named = nameSubjects(out); !named)
+        return named.error();
     return out;
+}
+
+Status AuditLog::nameSubjects(QList<AuditEntry> &entries)
+{
+    // The daemons' names, looked up once per table for the ids the entries
+    // name (the log outgrows the tables, so no join on its text).
+    for (const auto &[prefix, table] :
+        { std::pair { QStringLiteral("forwarder:"), QStringLiteral("forwarders") },
+            std::pair { QStringLiteral("executor:"), QStringLiteral("executors") } }) {
+        QSet<qint64> ids;
+        for (const AuditEntry &entry : std::as_const(entries)) {
+            bool isNumber = false;
+            const qint64 id = entry.subject.startsWith(prefix)
+                ? entry.subject.mid(prefix.size()).toLongLong(&isNumber)
+                : 0;
+            if (isNumber && id > 0)
+                ids.insert(id);
+        }
+        if (ids.isEmpty())
+            continue;
+        QHash<qint64, QString> names;
+        const QList<qint64> all(ids.cbegin(), ids.cend());
+        constexpr qsizetype kChunk = 500;
+        for (qsizetype from = 0; from < all.size(); from += kChunk) {
+            const QList<qint64> chunk = all.mid(from, kChunk);
+            QStringList marks;
+            QVariantList binds;
+            for (qint64 id : chunk) {
+                marks.append(QStringLiteral("?"));
+                binds.append(id);
+            }
+            auto q = m_db.query(QStringLiteral("SELECT id, name FROM %1 WHERE id IN (%2)")
+                                    .arg(table, marks.join(QLatin1Char(','))),
+                binds);
+            if (!q)
+                return q.error();
+            while (q->next())
+                names.insert(q->value(0).toLongLong(), q->value(1).toString());
+        }
+        for (AuditEntry &entry : entries) {
+            if (entry.subject.startsWith(prefix))
+                entry.subjectName = names.value(entry.subject.mid(prefix.size()).toLongLong());
+        }
+    }
+    return {};
 }
 
 } // namespace cloop::hub

@@ -53,6 +53,8 @@ struct AuditEntry
     QString action;
     QString subject;
     QJsonObject details;
+    // A forwarder's or executor's name, for a subject such as "forwarder:3".
+    QString subjectName;
 };
 
 // Append-only: there is no update or delete. Callers append inside the
@@ -70,6 +72,8 @@ public:
     Result<QList<AuditEntry>> entries(const QDateTime &since = {}, const QString &action = {});
 
 private:
+    Status nameSubjects(QList<AuditEntry> &entries);
+
     Database &m_db;
 };
 

@@ -14,6 +14,8 @@
 #include "app-dashboard/ui/binddialog.h"
 #include "app-dashboard/ui/dashboardsession.h"
 #include "app-dashboard/ui/enrolldialog.h"
+#include "app-dashboard/ui/enrollmentcommandview.h"
+#include "app-dashboard/ui/executorenrolldialog.h"
 #include "app-dashboard/ui/executorspage.h"
 #include "app-dashboard/ui/forwardercard.h"
 #include "app-dashboard/ui/forwarderspage.h"
@@ -853,7 +855,6 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     QVERIFY(QTest::qWaitFor(
         [&] { return adminWindow.executorsPage()->table()->visibleRows() == 1; }, kLongWaitMs));
     adminWindow.showPage(MainWindow::Executors);
-    screenshot(&adminWindow, QStringLiteral("executors"));
     // Upgrade is for hub administrators: maria has no such button. What the
     // hub or the device answers is shown in place: this agent was enrolled
     // and never connected.
@@ -880,11 +881,90 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     QVERIFY(upgrade->isVisible());
     screenshot(upgrade, QStringLiteral("executor-upgrade-refused"));
     upgrade->reject();
+
+    // + Enroll executor: a name, then the agent's one-time command.
+    QVERIFY(executors->enrollButton()->isEnabled());
+    click(executors->enrollButton());
+    auto *enrollExecutor = qobject_cast<ExecutorEnrollDialog *>(upgradeDialog.data());
+    QVERIFY(enrollExecutor);
+    type(enrollExecutor->nameEdit(), QStringLiteral("Build Box"));
+    QVERIFY(!enrollExecutor->actionButton()->isEnabled());
+    type(enrollExecutor->nameEdit(), QStringLiteral("buildbox-2"));
+    QVERIFY(enrollExecutor->actionButton()->isEnabled());
+    click(enrollExecutor->actionButton());
+    EnrollmentCommandView *agentCommand = enrollExecutor->commandView();
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !agentCommand->commandEdit()->text().isEmpty(); }, kLongWaitMs));
+    QVERIFY2(agentCommand->commandEdit()->text().endsWith(
+                 QLatin1String("cloop executor agent --token-file agent.bundle")),
+        qPrintable(agentCommand->commandEdit()->text()));
+    screenshot(enrollExecutor, QStringLiteral("executor-enroll-command"));
+    click(enrollExecutor->actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return executors->table()->visibleRows() == 2; }, kLongWaitMs));
+
+    // Nothing selected: the actions on one executor say why they wait.
+    executors->table()->view()->clearSelection();
+    QVERIFY(!executors->revokeButton()->isEnabled());
+    QVERIFY(executors->revokeButton()->accessibleDescription().contains(QLatin1String("Select")));
+
+    // buildbox never connected: a new command replaces its first.
+    QVERIFY(executors->table()->selectRecord(firstRecordId(executors->table())));
+    const auto selectedName = [&] {
+        return executors->table()->selectedRecord().value(QLatin1String("name")).toString();
+    };
+    QVERIFY(executors->table()->selectRecord(1));
+    QCOMPARE(selectedName(), QStringLiteral("buildbox"));
+    QVERIFY(executors->reenrollButton()->isEnabled());
+    click(executors->reenrollButton());
+    auto *reissue = qobject_cast<ExecutorEnrollDialog *>(upgradeDialog.data());
+    QVERIFY(reissue);
+    QVERIFY(reissue->actionButton()->isEnabled());
+    click(reissue->actionButton());
+    QVERIFY(QTest::qWaitFor(
+        [&] { return !reissue->commandView()->commandEdit()->text().isEmpty(); }, kLongWaitMs));
+    QVERIFY(reissue->commandView()->validityLabel()->text().endsWith(
+        QLatin1String("The earlier command no longer works.")));
+    click(reissue->actionButton());
+
+    // Revoke asks, names what it cuts, and the row says revoked.
+    QVERIFY(executors->table()->selectRecord(1));
+    click(executors->revokeButton());
+    auto *revokeExecutor = qobject_cast<ReasonDialog *>(upgradeDialog.data());
+    QVERIFY(revokeExecutor);
+    type(revokeExecutor->reasonEdit(), QStringLiteral("replaced by buildbox-2"));
+    QSignalSpy executorRevoked(revokeExecutor, &QDialog::accepted);
+    click(revokeExecutor->actionButton());
+    QVERIFY(QTest::qWaitFor([&] { return executorRevoked.count() == 1; }, kLongWaitMs));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+            return executors->table()->selectRecord(1)
+                && executors->table()->selectedRecord().value(QLatin1String("state")).toString()
+                == QLatin1String("revoked");
+        },
+        kLongWaitMs));
+    QVERIFY(!executors->revokeButton()->isEnabled());
+    QVERIFY(!executors->reenrollButton()->isEnabled());
+    // No cell is left empty for what an agent has not reported.
+    QAbstractItemModel *rows = executors->table()->view()->model();
+    for (int row = 0; row < rows->rowCount(); ++row) {
+        for (int column = 0; column < rows->columnCount(); ++column)
+            QVERIFY2(!rows->index(row, column).data().toString().isEmpty(),
+                qPrintable(QStringLiteral("row %1, column %2 is empty").arg(row).arg(column)));
+    }
+    screenshot(&adminWindow, QStringLiteral("executors"));
     adminWindow.showPage(MainWindow::Audit);
     AuditPage *audit = adminWindow.auditPage();
     QVERIFY(QTest::qWaitFor([&] { return audit->table()->visibleRows() > 0; }, kLongWaitMs));
     type(audit->table()->filterEdit(), QStringLiteral("forwarder.approve"));
     QCOMPARE(audit->table()->visibleRows(), 1);
+    // It reads as words: the forwarder by name, the details as key=value.
+    const QAbstractItemModel *auditRows = audit->table()->view()->model();
+    QCOMPARE(auditRows->index(0, 3).data().toString(),
+        QStringLiteral("forwarder lab (#%1)").arg(lab.id));
+    const QString approval = auditRows->index(0, 4).data().toString();
+    QVERIFY2(approval.contains(QLatin1String("project=/srv/projects/bench"))
+            && !approval.contains(QLatin1Char('{')),
+        qPrintable(approval));
     type(audit->table()->filterEdit(), QString());
     screenshot(&adminWindow, QStringLiteral("audit"));
     adminWindow.showPage(MainWindow::Projects);
@@ -893,6 +973,8 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     QVERIFY(QTest::qWaitFor(
         [&] { return adminWindow.projectsPage()->devices()->visibleRows() == 1; }, kLongWaitMs));
     QVERIFY(adminWindow.projectsPage()->bindButton()->isVisible());
+    // The overview's table is whole at this size.
+    QCOMPARE(adminWindow.projectsPage()->devices()->view()->horizontalScrollBar()->maximum(), 0);
     screenshot(&adminWindow, QStringLiteral("project-overview"));
 }
 

@@ -236,6 +236,7 @@ private Q_SLOTS:
     void listsAreReadWhole();
     void eventStreamMessagesRoundTrip();
     void eventStreamMessagesRefuseWhatTheyCannotBe();
+    void auditEntriesReadAsWords();
 };
 
 void TestApiRecords::everyRecordRoundTrips()
@@ -264,9 +265,9 @@ void TestApiRecords::everyRecordRoundTrips()
         ApiToken { 4, QStringLiteral("alice"), QStringLiteral("laptop"), at(0), at(9), true });
     roundTrip(ApiToken { 5, QStringLiteral("alice"), QString(), at(0), {}, std::nullopt });
     roundTrip(identity());
-    roundTrip(
-        AuditLogEntry { 12, at(0), QStringLiteral("user:alice"), QStringLiteral("forwarder.bind"),
-            QStringLiteral("forwarder:3"), { { QStringLiteral("ttl"), QStringLiteral("8h") } } });
+    roundTrip(AuditLogEntry { 12, at(0), QStringLiteral("user:alice"),
+        QStringLiteral("forwarder.bind"), QStringLiteral("forwarder:3"),
+        { { QStringLiteral("ttl"), QStringLiteral("8h") } }, QStringLiteral("lab") });
 }
 
 void TestApiRecords::emptyRecordsRoundTrip()
@@ -447,6 +448,36 @@ void TestApiRecords::eventStreamMessagesRefuseWhatTheyCannotBe()
         QVERIFY2(!read, text.constData());
         QCOMPARE(read.error().code, QStringLiteral("invalid_record"));
     }
+}
+
+void TestApiRecords::auditEntriesReadAsWords()
+{
+    using cloop::api::describeAuditDetails;
+    QCOMPARE(describeAuditDetails({}), QStringLiteral("-"));
+    // Plain values as they are, text with spaces or quotes in quotes, null left out.
+    QCOMPARE(
+        describeAuditDetails(QJsonObject { { QStringLiteral("ttl"), QStringLiteral("8h") },
+            { QStringLiteral("reason"), QStringLiteral("bench \"back\"") },
+            { QStringLiteral("gone"), QJsonValue::Null }, { QStringLiteral("hub_admin"), false } }),
+        QStringLiteral("hub_admin=false reason=\"bench \\\"back\\\"\" ttl=8h"));
+    // A nested object's fields are named by their path, not shown as JSON.
+    const QJsonObject enrolled { { QStringLiteral("device"),
+        QJsonObject { { QStringLiteral("kind"), QStringLiteral("l2") },
+            { QStringLiteral("interface"), QStringLiteral("eth1") } } } };
+    QCOMPARE(
+        describeAuditDetails(enrolled), QStringLiteral("device.interface=eth1 device.kind=l2"));
+
+    cloop::api::AuditLogEntry entry;
+    entry.subject = QStringLiteral("forwarder:3");
+    QCOMPARE(entry.describeSubject(), QStringLiteral("forwarder:3"));
+    entry.subjectName = QStringLiteral("lab");
+    QCOMPARE(entry.describeSubject(), QStringLiteral("forwarder lab (#3)"));
+    // The name travels as subject_name, left out when there is none.
+    const auto read = cloop::api::AuditLogEntry::fromJson(entry.toJson());
+    QVERIFY(read);
+    QCOMPARE(read->subjectName, QStringLiteral("lab"));
+    entry.subjectName.clear();
+    QVERIFY(!entry.toJson().contains(QLatin1String("subject_name")));
 }
 
 QTEST_GUILESS_MAIN(TestApiRecords)

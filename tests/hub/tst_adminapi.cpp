@@ -336,6 +336,30 @@ void TestAdminApi::reenrollAnswersANewBundleAndVoidsTheOld()
     QCOMPARE(again.status, 409);
     QCOMPARE(errorCode(again), QStringLiteral("already_enrolled"));
     QCOMPARE(call("POST", QStringLiteral("/api/forwarders/99999/enrollment")).status, 404);
+
+    // The audit log names the forwarder each entry is about, and keeps no secret.
+    const ApiResponse audit = call("GET", QStringLiteral("/api/audit"));
+    QCOMPARE(audit.status, 200);
+    const QJsonArray entries = audit.body.toObject().value(QLatin1String("entries")).toArray();
+    int reissues = 0;
+    for (const QJsonValue &value : entries) {
+        const QJsonObject entry = value.toObject();
+        if (entry.value(QLatin1String("subject")).toString()
+            == QStringLiteral("forwarder:%1").arg(enrollment->forwarder.id))
+            QCOMPARE(
+                entry.value(QLatin1String("subject_name")).toString(), QStringLiteral("bench"));
+        else
+            QVERIFY(!entry.contains(QLatin1String("subject_name"))
+                || entry.value(QLatin1String("subject"))
+                       .toString()
+                       .startsWith(QLatin1String("executor:")));
+        if (entry.value(QLatin1String("action")).toString() == QLatin1String("forwarder.reissue")) {
+            ++reissues;
+            const QByteArray written = QJsonDocument(entry).toJson();
+            QVERIFY2(!written.contains(bundle->token.toUtf8()), written.constData());
+        }
+    }
+    QCOMPARE(reissues, 1);
 }
 
 void TestAdminApi::listAndGetShowState()

@@ -12,12 +12,15 @@ void AuditRoutes::registerIn(ApiRouter &router)
             m_service.entries(call.caller, call.queryValue(QStringLiteral("since")),
                 call.queryValue(QStringLiteral("action"))),
             QLatin1StringView("entries"), [](const AuditEntry &entry) {
-                return QJsonObject { { QStringLiteral("id"), entry.id },
+                QJsonObject json { { QStringLiteral("id"), entry.id },
                     { QStringLiteral("at"), toDbTime(entry.at) },
                     { QStringLiteral("actor"), entry.actor },
                     { QStringLiteral("action"), entry.action },
                     { QStringLiteral("subject"), entry.subject },
                     { QStringLiteral("details"), entry.details } };
+                if (!entry.subjectName.isEmpty())
+                    json.insert(QStringLiteral("subject_name"), entry.subjectName);
+                return json;
             });
     });
 }
