@@ -1277,16 +1277,24 @@
         <translation>Anfrage an den Hub…</translation>
     </message>
     <message>
-        <source>The hub presents the key %1. Compare it with what `cloop hub pin` prints on the hub (or what its administrator gave you); sign in only if they are the same.</source>
-        <translation>Der Hub legt den Schlüssel %1 vor. Vergleichen Sie ihn mit der Ausgabe von `cloop hub pin` auf dem Hub (oder mit dem, was Ihnen die Administration gegeben hat); melden Sie sich nur an, wenn beide übereinstimmen.</translation>
-    </message>
-    <message>
         <source>Continue</source>
         <translation>Weiter</translation>
     </message>
     <message>
         <source>Signed in as %1. The token was not kept: %2. You will be asked for it next time.</source>
         <translation>Angemeldet als %1. Das Token wurde nicht behalten: %2. Beim nächsten Mal wird erneut danach gefragt.</translation>
+    </message>
+    <message>
+        <source>The hub presents this key:</source>
+        <translation>Der Hub zeigt diesen Schlüssel:</translation>
+    </message>
+    <message>
+        <source>Compare it with what cloop hub pin prints on the hub, or with what its administrator gave you. Sign in only if they are the same.</source>
+        <translation>Mit der Ausgabe von cloop hub pin auf dem Hub vergleichen, oder mit dem, was sein Administrator mitgeteilt hat. Nur anmelden, wenn beide gleich sind.</translation>
+    </message>
+    <message>
+        <source>&amp;Trust this key and sign in</source>
+        <translation>Diesem Schlüssel &amp;vertrauen und anmelden</translation>
     </message>
 </context>
 <context>
@@ -1296,16 +1304,16 @@
         <translation>der Schlüsselbund enthält kein Token für diesen Hub</translation>
     </message>
     <message>
-        <source>no keyring is reachable on this desktop (%1)</source>
-        <translation>auf diesem Desktop ist kein Schlüsselbund erreichbar (%1)</translation>
+        <source>no keyring runs in this desktop session%1</source>
+        <translation>in dieser Desktop-Sitzung läuft kein Schlüsselbund%1</translation>
     </message>
     <message>
-        <source>the keyring refused: %1</source>
-        <translation>der Schlüsselbund hat abgelehnt: %1</translation>
+        <source>the desktop&apos;s keyring refused access%1</source>
+        <translation>der Schlüsselbund des Desktops hat den Zugriff verweigert%1</translation>
     </message>
     <message>
-        <source>the keyring failed: %1</source>
-        <translation>der Schlüsselbund ist fehlgeschlagen: %1</translation>
+        <source>the desktop&apos;s keyring could not be reached%1</source>
+        <translation>der Schlüsselbund des Desktops war nicht erreichbar%1</translation>
     </message>
 </context>
 <context>

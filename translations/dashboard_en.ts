@@ -1277,15 +1277,23 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>The hub presents the key %1. Compare it with what `cloop hub pin` prints on the hub (or what its administrator gave you); sign in only if they are the same.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>Continue</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Signed in as %1. The token was not kept: %2. You will be asked for it next time.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>The hub presents this key:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Compare it with what cloop hub pin prints on the hub, or with what its administrator gave you. Sign in only if they are the same.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Trust this key and sign in</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -1296,15 +1304,15 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>no keyring is reachable on this desktop (%1)</source>
+        <source>no keyring runs in this desktop session%1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>the keyring refused: %1</source>
+        <source>the desktop&apos;s keyring refused access%1</source>
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>the keyring failed: %1</source>
+        <source>the desktop&apos;s keyring could not be reached%1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -8,20 +8,28 @@ namespace {
 
 Error keyringError(const QKeychain::Job *job)
 {
+    // What the backend says, when it says something: QtKeychain's own
+    // fallback "Unknown error" and D-Bus's "Could not connect: Connection
+    // refused" read as if the hub had refused, so the words always name the
+    // keyring first.
+    const QString detail = job->errorString().trimmed();
+    const QString why = detail.isEmpty() || detail == QLatin1String("Unknown error")
+        ? QString()
+        : QStringLiteral(" (%1)").arg(detail);
     switch (job->error()) {
     case QKeychain::EntryNotFound:
         return Error::make(QStringLiteral("keyring_not_found"),
             TokenStore::tr("the keyring holds no token for this hub"));
     case QKeychain::NoBackendAvailable:
         return Error::make(QStringLiteral("keyring_unavailable"),
-            TokenStore::tr("no keyring is reachable on this desktop (%1)").arg(job->errorString()));
+            TokenStore::tr("no keyring runs in this desktop session%1").arg(why));
     case QKeychain::AccessDeniedByUser:
     case QKeychain::AccessDenied:
         return Error::make(QStringLiteral("keyring_denied"),
-            TokenStore::tr("the keyring refused: %1").arg(job->errorString()));
+            TokenStore::tr("the desktop's keyring refused access%1").arg(why));
     default:
         return Error::make(QStringLiteral("keyring_error"),
-            TokenStore::tr("the keyring failed: %1").arg(job->errorString()));
+            TokenStore::tr("the desktop's keyring could not be reached%1").arg(why));
     }
 }
 

@@ -67,7 +67,7 @@ ApproveDialog::ApproveDialog(
     form->addRow(tr("&How long:"), m_ttl);
     form->addRow(tr("&Executor:"), m_executor);
     setContent(form);
-    setMinimumWidth(460);
+    setFormWidth(460);
     connect(m_ttl, &QComboBox::currentTextChanged, this, &ApproveDialog::revalidate);
     connect(m_executor, &QLineEdit::textChanged, this, &ApproveDialog::revalidate);
     revalidate();

@@ -97,7 +97,7 @@ BindDialog::BindDialog(ForwardersClient *forwarders, Mode mode,
         connect(m_reason, &QLineEdit::textChanged, this, &BindDialog::revalidate);
     }
     setContent(m_form);
-    setMinimumWidth(480);
+    setFormWidth(480);
     showSegmentFields();
     connect(m_project, &QComboBox::currentTextChanged, this, &BindDialog::revalidate);
     connect(m_executor, &QLineEdit::textChanged, this, &BindDialog::revalidate);

@@ -15,7 +15,7 @@ EnrollmentDialog::EnrollmentDialog(const QString &title, const QString &actionTe
     , m_commandView(new EnrollmentCommandView(where, this))
 {
     m_pages->addWidget(m_commandView);
-    setMinimumWidth(520);
+    setFormWidth(520);
 }
 
 void EnrollmentDialog::setFirstPage(QWidget *page)

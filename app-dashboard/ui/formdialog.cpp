@@ -73,6 +73,14 @@ void FormDialog::setContent(QLayout *content)
         chain.first()->setFocus();
 }
 
+void FormDialog::setFormWidth(int width)
+{
+    // The buttons span the dialog: their least width is the layout's, and the
+    // layout keeps the dialog's least size, height included, up to date.
+    const QMargins margins = layout()->contentsMargins();
+    m_buttons->setMinimumWidth(width - margins.left() - margins.right());
+}
+
 void FormDialog::revalidate()
 {
     if (m_settled)

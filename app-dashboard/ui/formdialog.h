@@ -33,6 +33,10 @@ protected:
 
     // The fields, above the message line and the buttons.
     void setContent(QLayout *content);
+    // The least width of the dialog. (Not QWidget::setMinimumWidth: a
+    // dialog with a minimum size of its own no longer grows to fit a message
+    // that wraps, and squeezes its fields instead.)
+    void setFormWidth(int width);
     // Call whenever a field changes (and once when the fields are built).
     void revalidate();
     virtual QString busyText() const;

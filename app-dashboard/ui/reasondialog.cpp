@@ -25,7 +25,7 @@ ReasonDialog::ReasonDialog(const QString &title, const QString &consequence,
     content->addWidget(what);
     content->addWidget(m_reason);
     setContent(content);
-    setMinimumWidth(460);
+    setFormWidth(460);
     connect(m_reason, &QLineEdit::textChanged, this, &ReasonDialog::revalidate);
     revalidate();
 }

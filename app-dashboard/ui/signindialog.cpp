@@ -4,14 +4,17 @@
 
 #include "app-dashboard/core/hubapi.h"
 #include "app-dashboard/core/tokenstore.h"
+#include "app-dashboard/ui/plainlabel.h"
 #include "common/net/keyprobe.h"
 #include "common/net/spkipin.h"
 
 #include <QCheckBox>
+#include <QFontDatabase>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QVBoxLayout>
 
 namespace cloop::dashboard {
 
@@ -24,6 +27,8 @@ SignInDialog::SignInDialog(HubApi *api, TokenStore *tokens, QWidget *parent)
     , m_pin(new QLineEdit(this))
     , m_token(new QLineEdit(this))
     , m_remember(new QCheckBox(tr("&Keep the token in this desktop's keyring"), this))
+    , m_keyPanel(new QWidget(this))
+    , m_keyPin(new PlainLabel(this))
 {
     m_url->setObjectName(QStringLiteral("url"));
     m_url->setPlaceholderText(QStringLiteral("wss://hub.example.org:8443"));
@@ -42,8 +47,28 @@ SignInDialog::SignInDialog(HubApi *api, TokenStore *tokens, QWidget *parent)
     m_remember->setObjectName(QStringLiteral("remember"));
     m_remember->setChecked(tokens != nullptr);
     m_remember->setVisible(tokens != nullptr);
+
+    m_keyPanel->setObjectName(QStringLiteral("key"));
+    m_keyPin->setObjectName(QStringLiteral("keyPin"));
+    QFont fixed = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    fixed.setPointSizeF(m_keyPin->font().pointSizeF() * 1.1);
+    m_keyPin->setFont(fixed);
+    m_keyPin->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *presents = new PlainLabel(tr("The hub presents this key:"), m_keyPanel);
+    auto *compare = new PlainLabel(
+        tr("Compare it with what cloop hub pin prints on the hub, or with what its "
+           "administrator gave you. Sign in only if they are the same."),
+        m_keyPanel);
+    compare->setWordWrap(true);
+    auto *keyLayout = new QVBoxLayout(m_keyPanel);
+    keyLayout->setContentsMargins(0, 0, 0, 0);
+    keyLayout->addWidget(presents);
+    keyLayout->addWidget(m_keyPin);
+    keyLayout->addWidget(compare);
+    m_keyPanel->setVisible(false);
+    form->addRow(m_keyPanel);
     setContent(form);
-    setMinimumWidth(560);
+    setFormWidth(560);
     for (QLineEdit *edit : { m_url, m_pin, m_token }) {
         connect(edit, &QLineEdit::textChanged, this, &SignInDialog::revalidate);
         connect(edit, &QLineEdit::textChanged, this, &SignInDialog::updateAction);
@@ -77,8 +102,23 @@ bool SignInDialog::needsKeyCheck() const
 
 void SignInDialog::updateAction()
 {
+    // The key shown is the key in the field, or it is no longer shown.
+    const bool comparing = !m_presentedPin.isEmpty() && m_pin->text().trimmed() == m_presentedPin;
+    m_keyPanel->setVisible(comparing);
     if (QPushButton *action = actionButton())
-        action->setText(needsKeyCheck() ? tr("&Read the hub's key") : tr("Sign in"));
+        action->setText(needsKeyCheck() ? tr("&Read the hub's key")
+                : comparing             ? tr("&Trust this key and sign in")
+                                        : tr("Sign in"));
+}
+
+QString groupedPin(const QString &pin)
+{
+    const qsizetype colon = pin.indexOf(QLatin1Char(':'));
+    const QString digest = pin.mid(colon + 1);
+    QStringList groups;
+    for (qsizetype at = 0; at < digest.size(); at += 4)
+        groups.append(digest.mid(at, 4));
+    return pin.left(colon + 1) + groups.join(QLatin1Char(' '));
 }
 
 QString SignInDialog::problem() const
@@ -127,11 +167,11 @@ void SignInDialog::succeeded(const QJsonObject &answer)
 {
     if (needsKeyCheck()) {
         // Shown, not yet trusted: the person compares it, then signs in.
-        m_pin->setText(answer.value(QLatin1String("pin")).toString());
-        messageLabel()->setText(tr(
-            "The hub presents the key %1. Compare it with what `cloop hub pin` prints on the hub "
-            "(or what its administrator gave you); sign in only if they are the same.")
-                                    .arg(m_pin->text()));
+        m_presentedPin = answer.value(QLatin1String("pin")).toString();
+        m_keyPin->setText(groupedPin(m_presentedPin));
+        m_pin->setText(m_presentedPin);
+        messageLabel()->clear();
+        updateAction();
         return;
     }
     m_identity = answer;

@@ -4,6 +4,7 @@
 #include "common/api/adminrequest.h"
 
 class QCheckBox;
+class QLabel;
 class QLineEdit;
 
 namespace cloop::net {
@@ -14,11 +15,13 @@ namespace cloop::dashboard {
 
 class TokenStore;
 
-// Sign in: the hub's address, its key pin and an API token. Without a pin
-// the first step reads the key the hub presents and shows its pin to be
-// compared with `cloop hub pin`; no token leaves before the pin is set.
-// Then the dialog asks the hub who the token belongs to, and keeps the
-// token in the desktop's keyring when asked to, saying so when it cannot.
+// Sign in: the hub's address, its key pin and an API token. With the pin
+// known it is one step. Without it, the first step reads the key the hub
+// presents and shows its pin in groups, to be compared with what
+// `cloop hub pin` prints, and the next trusts it and signs in, as ssh asks
+// about a host key; no token leaves before the pin is set. Then the dialog
+// asks the hub who the token belongs to, and keeps the token in the
+// desktop's keyring when asked to, saying so when it cannot.
 class SignInDialog final : public FormDialog
 {
     Q_OBJECT
@@ -40,6 +43,9 @@ public:
     QLineEdit *pinEdit() const { return m_pin; }
     QLineEdit *tokenEdit() const { return m_token; }
     QCheckBox *rememberBox() const { return m_remember; }
+    // The key the hub presented, shown for comparison; hidden until read.
+    QWidget *keyPanel() const { return m_keyPanel; }
+    QLabel *keyPinLabel() const { return m_keyPin; }
 
 protected:
     QString busyText() const override;
@@ -57,7 +63,15 @@ private:
     QLineEdit *m_pin;
     QLineEdit *m_token;
     QCheckBox *m_remember;
+    QWidget *m_keyPanel;
+    QLabel *m_keyPin;
+    // The pin read from the hub, while it is the one in the pin field.
+    QString m_presentedPin;
     QJsonObject m_identity;
 };
+
+// "sha256:sCGX zLP9 ERCF …": a pin in groups of four, as people compare
+// it, character by character.
+QString groupedPin(const QString &pin);
 
 } // namespace cloop::dashboard

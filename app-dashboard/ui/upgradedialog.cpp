@@ -31,7 +31,7 @@ UpgradeDialog::UpgradeDialog(HubApi *api, const api::Executor &executor, QWidget
     content->addWidget(label);
     content->addWidget(m_target);
     setContent(content);
-    setMinimumWidth(480);
+    setFormWidth(480);
     connect(m_target, &QLineEdit::textChanged, this, &UpgradeDialog::revalidate);
     revalidate();
 }

@@ -299,12 +299,26 @@ void TestDashboardWindow::aFirstSignInShowsTheHubsKeyBeforeSendingTheToken()
     // The key's pin is shown to be compared; nothing is signed in yet.
     QVERIFY(QTest::qWaitFor([&] { return !dialog.pinEdit()->text().isEmpty(); }, kLongWaitMs));
     QCOMPARE(dialog.pinEdit()->text(), m_rig->hub().pin());
-    QVERIFY2(dialog.messageLabel()->text().contains(m_rig->hub().pin()),
-        qPrintable(dialog.messageLabel()->text()));
+    // It is shown in groups of four, as people compare it, in its own panel.
+    QVERIFY(dialog.keyPanel()->isVisible());
+    QCOMPARE(dialog.keyPinLabel()->text(), groupedPin(m_rig->hub().pin()));
+    QCOMPARE(QString(dialog.keyPinLabel()->text()).remove(QLatin1Char(' ')), m_rig->hub().pin());
     QCOMPARE(accepted.count(), 0);
     QCOMPARE(api.pendingCalls(), 0);
+    // The words are plain (no markdown quotes), and the fields keep their
+    // height with the key shown.
+    const auto labels = dialog.findChildren<QLabel *>();
+    for (const QLabel *label : labels)
+        QVERIFY2(!label->text().contains(QLatin1Char('`')), qPrintable(label->text()));
+    QApplication::processEvents();
+    for (const QLineEdit *field : { dialog.urlEdit(), dialog.pinEdit(), dialog.tokenEdit() })
+        QVERIFY2(field->height() >= field->sizeHint().height(),
+            qPrintable(QStringLiteral("%1 is %2 px high, not %3")
+                           .arg(field->objectName())
+                           .arg(field->height())
+                           .arg(field->sizeHint().height())));
     screenshot(&dialog, QStringLiteral("sign-in-key"));
-    QCOMPARE(dialog.actionButton()->text(), QStringLiteral("Sign in"));
+    QCOMPARE(dialog.actionButton()->text(), QStringLiteral("&Trust this key and sign in"));
     click(dialog.actionButton());
     QVERIFY(QTest::qWaitFor([&] { return accepted.count() == 1; }, kLongWaitMs));
     QCOMPARE(dialog.identity().value(QLatin1String("user")).toString(), QStringLiteral("admin"));
@@ -327,6 +341,11 @@ void TestDashboardWindow::withoutAKeyringTheTokenIsNotKeptAndThePersonIsTold()
         kLongWaitMs));
     QCOMPARE(accepted.count(), 0);
     QVERIFY2(dialog.messageLabel()->text().contains(QLatin1String("next time")),
+        qPrintable(dialog.messageLabel()->text()));
+    // It names the keyring, never a bare "Unknown error" that reads as the hub's.
+    QVERIFY2(dialog.messageLabel()->text().contains(QLatin1String("keyring")),
+        qPrintable(dialog.messageLabel()->text()));
+    QVERIFY2(!dialog.messageLabel()->text().contains(QLatin1String("Unknown error")),
         qPrintable(dialog.messageLabel()->text()));
     screenshot(&dialog, QStringLiteral("sign-in-no-keyring"));
     click(dialog.actionButton());
