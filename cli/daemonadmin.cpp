@@ -172,7 +172,8 @@ QString stateCell(const api::EnrolledDaemon &daemon)
 {
     if (daemon.upgrading && daemon.connected)
         return QStringLiteral("upgrading");
-    return api::EnrolledDaemon::stateName(daemon.state);
+    // Words for people; --json keeps the enum (awaiting_enrollment).
+    return QString(api::EnrolledDaemon::stateName(daemon.state)).replace(u'_', u' ');
 }
 
 void printEnrollmentCommand(const QString &bundle, const QDateTime &tokenExpiresAt,

@@ -42,7 +42,7 @@ public:
         DeviceNameRole, // "Yubico.com · Yubikey 4/5 OTP+U2F+CCID" from the USB ID database; empty
                         // when unknown
         KindRole, // "usb" or "l2"
-        StateRole, // awaiting enrollment, connected, disconnected, revoked
+        StateRole, // awaiting_enrollment, connected, disconnected, revoked
         ConnectedRole,
         HubMemberRole, // the hub holding its session, empty when offline
         DeviceUnpluggedRole, // a connected USB forwarder says its device is unplugged

@@ -51,7 +51,7 @@ ExecutorsPage::ExecutorsPage(
             recordColumn<Executor>(tr("State"),
                 [](const Executor &e) {
                     if (!e.connected)
-                        return QString(api::EnrolledDaemon::stateName(e.state));
+                        return QString(api::EnrolledDaemon::stateName(e.state)).replace(u'_', u' ');
                     if (e.upgrading)
                         return tr("upgrading");
                     return e.hubMember.isEmpty() ? tr("connected")

@@ -26,7 +26,7 @@ QString daemonStateName(bool revoked, bool enrolled, bool connected)
         return QStringLiteral("revoked");
     if (connected)
         return QStringLiteral("connected");
-    return enrolled ? QStringLiteral("disconnected") : QStringLiteral("awaiting enrollment");
+    return enrolled ? QStringLiteral("disconnected") : QStringLiteral("awaiting_enrollment");
 }
 
 QJsonObject bindingJson(const BindingRecord &binding, const QDateTime &now)

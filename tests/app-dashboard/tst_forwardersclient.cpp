@@ -239,7 +239,7 @@ void TestForwardersClient::theClientFollowsAForwarderThroughItsLife()
                           .toInteger();
     QVERIFY(QTest::qWaitFor([&] { return model->rowOf(id) >= 0; }, kLongWaitMs));
     const auto role = [&](int r) { return model->index(model->rowOf(id)).data(r); };
-    QCOMPARE(role(ForwarderListModel::StateRole).toString(), QStringLiteral("awaiting enrollment"));
+    QCOMPARE(role(ForwarderListModel::StateRole).toString(), QStringLiteral("awaiting_enrollment"));
     QCOMPARE(role(ForwarderListModel::DeviceRole).toString(), QStringLiteral("usb 1050:0407"));
 
     // The forwarder connects: the card turns live from the event stream.

@@ -380,7 +380,7 @@ void TestApiRecords::wrongShapesAreRefusedNamingTheField()
 void TestApiRecords::statesAndRolesAreNamedOnce()
 {
     QCOMPARE(EnrolledDaemon::stateName(EnrolledDaemon::State::AwaitingEnrollment),
-        QLatin1String("awaiting enrollment"));
+        QLatin1String("awaiting_enrollment"));
     QCOMPARE(EnrolledDaemon::parseState(u"revoked"), EnrolledDaemon::State::Revoked);
     QVERIFY(!EnrolledDaemon::parseState(u"sleeping"));
     QCOMPARE(

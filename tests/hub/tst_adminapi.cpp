@@ -193,7 +193,7 @@ void TestAdminApi::enrollReturnsARedeemableBundle()
     QCOMPARE(bundle->pins, m_pin);
     const QJsonObject forwarder = body.value(QLatin1String("forwarder")).toObject();
     QCOMPARE(
-        forwarder.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+        forwarder.value(QLatin1String("state")).toString(), QStringLiteral("awaiting_enrollment"));
     QCOMPARE(forwarder.value(QLatin1String("device_description")).toString(),
         QStringLiteral("usb 1050:0407:A1"));
     const QDateTime expires = QDateTime::fromString(
@@ -377,7 +377,7 @@ void TestAdminApi::listAndGetShowState()
     const QJsonArray forwarders = list.body.toObject().value(QLatin1String("forwarders")).toArray();
     QCOMPARE(forwarders.size(), 2);
     QCOMPARE(forwarders.at(0).toObject().value(QLatin1String("state")).toString(),
-        QStringLiteral("awaiting enrollment"));
+        QStringLiteral("awaiting_enrollment"));
     QCOMPARE(forwarders.at(1).toObject().value(QLatin1String("state")).toString(),
         QStringLiteral("disconnected"));
     QCOMPARE(forwarders.at(1).toObject().value(QLatin1String("connected")).toBool(), false);

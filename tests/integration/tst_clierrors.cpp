@@ -108,7 +108,7 @@ void TestCliErrors::badInputClearErrors()
     QVERIFY2(unwritable.stderrText().contains(QLatin1String("cannot save the credential")),
         qPrintable(unwritable.describe()));
     QCOMPARE(hub.forwarder(unsaved.id).value(QLatin1String("state")).toString(),
-        QStringLiteral("awaiting enrollment"));
+        QStringLiteral("awaiting_enrollment"));
     ConnectedForwarder late;
     late.enrollment = unsaved;
     late.process

@@ -105,6 +105,12 @@ void TestCliJson::theSchemaRefusesWhatItShould()
     QVERIFY(!violations(
         R"({"error":{"message":"m","command":"cloop x","exit_code":1}})", QStringLiteral("error"))
                  .isEmpty());
+    // A state is an enum, not a phrase.
+    QVERIFY(!violations(
+        R"({"items":[{"id":1,"name":"a","state":"awaiting enrollment","connected":false,)"
+        R"("device":{"kind":"usb"},"device_description":"d","created_at":"2026-12-01T10:00:00Z"}]})",
+        QStringLiteral("forwarderListing"))
+                 .isEmpty());
     QCOMPARE(violations(R"({"items":[]})", QStringLiteral("listing")), QString());
 }
 

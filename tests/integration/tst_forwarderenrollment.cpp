@@ -110,7 +110,7 @@ void TestForwarderEnrollment::enrollConnectList()
     const QJsonObject record = enrollment.answer.value(QLatin1String("forwarder")).toObject();
     QCOMPARE(record.value(QLatin1String("name")).toString(), QStringLiteral("lab-key"));
     QCOMPARE(
-        record.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+        record.value(QLatin1String("state")).toString(), QStringLiteral("awaiting_enrollment"));
     QVERIFY(QDateTime::fromString(
         enrollment.answer.value(QLatin1String("token_expires_at")).toString(), Qt::ISODateWithMs)
                 .isValid());

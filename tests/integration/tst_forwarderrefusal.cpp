@@ -111,7 +111,7 @@ void TestForwarderRefusal::expiredTokenRefused()
     QVERIFY(!QFile::exists(credentialFile));
     QVERIFY(!QFile::exists(forwarder.home() + QLatin1String("/.cloop/forwarder.json")));
     QCOMPARE(hub.forwarder(enrollment.id).value(QLatin1String("state")).toString(),
-        QStringLiteral("awaiting enrollment"));
+        QStringLiteral("awaiting_enrollment"));
 }
 
 void TestForwarderRefusal::wrongPinRefused()
@@ -149,7 +149,7 @@ void TestForwarderRefusal::wrongPinRefused()
     const QJsonObject listed = hub.forwarder(enrollment.id);
     QCOMPARE(listed.value(QLatin1String("connected")).toBool(true), false);
     QCOMPARE(
-        listed.value(QLatin1String("state")).toString(), QStringLiteral("awaiting enrollment"));
+        listed.value(QLatin1String("state")).toString(), QStringLiteral("awaiting_enrollment"));
     QVERIFY(!QFile::exists(credentialFile));
     QVERIFY(misled.terminate());
     QTRY_VERIFY_WITH_TIMEOUT(misled.hasExited(), kLongWaitMs);
@@ -200,7 +200,7 @@ void TestForwarderRefusal::anUnpinnedBundleIsRefusedNamingItsFile()
     QVERIFY(QFile::exists(tokenFile));
     QVERIFY(!QFile::exists(credentialFile));
     QCOMPARE(hub.forwarder(enrollment.id).value(QLatin1String("state")).toString(),
-        QStringLiteral("awaiting enrollment"));
+        QStringLiteral("awaiting_enrollment"));
 
     // With --trust-ca-only it tries, warning on every attempt, and the hub's
     // certificate (no public CA vouches for it) is refused with advice in
