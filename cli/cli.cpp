@@ -3,6 +3,7 @@
 #include "cli/approvalcommands.h"
 #include "cli/auditcommand.h"
 #include "cli/bindingcommands.h"
+#include "cli/contextcommands.h"
 #include "cli/executorcommands.h"
 #include "cli/forwardadmincommands.h"
 #include "cli/logincommands.h"
@@ -33,8 +34,9 @@ const QString kSummary = QStringLiteral(
 // Said after the overview: where every admin command finds its hub.
 const QString kFindingTheHub = QStringLiteral(
     "Admin commands find the hub by --data DIR (that hub's cli.json), --hub URL (the token in\n"
-    "$CLOOP_TOKEN or the stored login), else the stored login, else the hub on this machine\n"
-    "(~/.cloop/hub or $CLOOP_HUB_DATA).\n");
+    "$CLOOP_TOKEN or a stored login for it), --context NAME (that stored login), else the\n"
+    "current context (cloop context list), else the hub on this machine (~/.cloop/hub or\n"
+    "$CLOOP_HUB_DATA).\n");
 
 int printVersion(const QStringList &arguments)
 {
@@ -93,10 +95,13 @@ constexpr util::Subcommand kCommands[] = {
         "Show the audit log: who changed what, when.", "cloop audit --since 24h" },
     { "release", nullptr, "", "Release keys and package signatures.", "", releaseCommands,
         "Releases" },
-    { "login", runLoginCommand, "--hub URL [--pin sha256:…] [--ca FILE] [--token-file FILE]",
-        "Remember a hub and your API token for it.", "cloop login --hub wss://hub.lab.example:7443",
-        nullptr, "You" },
-    { "logout", runLogoutCommand, "", "Forget the stored login.", "cloop logout" },
+    { "login", runLoginCommand,
+        "--hub URL [--pin sha256:…] [--ca FILE] [--token-file FILE] [--name NAME]",
+        "Remember a hub and your API token for it, as the current context.",
+        "cloop login --hub wss://hub.lab.example:7443", nullptr, "You" },
+    { "logout", runLogoutCommand, "[--name NAME]", "Forget a stored login.", "cloop logout" },
+    { "context", nullptr, "", "The stored logins: list them, pick the current one.", "",
+        contextCommands },
     { "whoami", runWhoamiCommand, "[--json]", "Show who the hub takes you for.", "cloop whoami" },
     { "version", printVersion, "[--json]", "Print the version, commit, protocol and libraries.",
         "cloop version" },

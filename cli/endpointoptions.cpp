@@ -32,8 +32,24 @@ Result<Source> fromLogin(const StoredLogin &store, const LoginRecord &login)
     auto token = store.token(login);
     if (!token)
         return token.error();
-    return Source { login.hub, *token, login.pin, login.caFile,
-        QStringLiteral("the stored login (%1)").arg(store.filePath()) };
+    return Source {
+        login.hub, *token, login.pin, login.caFile,
+        QStringLiteral("context \"%1\" of the stored logins (%2)").arg(login.name, store.filePath())
+    };
+}
+
+// The context for `url`: the current one when it is for that hub, else the
+// first that is.
+std::optional<LoginRecord> loginFor(const StoredLogin::Contexts &contexts, const QUrl &url)
+{
+    if (const LoginRecord *current = contexts.named(contexts.current);
+        current && current->isFor(url))
+        return *current;
+    for (const LoginRecord &login : contexts.all) {
+        if (login.isFor(url))
+            return login;
+    }
+    return std::nullopt;
 }
 
 Error usage(const QString &message)
@@ -45,7 +61,7 @@ Error usage(const QString &message)
 
 void EndpointOptions::addTo(util::CommandLine &commandLine)
 {
-    commandLine.addOptions({ m_hub, m_data, m_pin, m_ca });
+    commandLine.addOptions({ m_hub, m_data, m_context, m_pin, m_ca });
 }
 
 Result<net::HubTrust> makeHubTrust(const QString &pin, const QString &caFile)
@@ -58,15 +74,20 @@ Result<net::HubTrust> makeHubTrust(const QString &pin, const QString &caFile)
 
 Result<AdminEndpoint> EndpointOptions::resolve(const QCommandLineParser &parser) const
 {
-    if (parser.isSet(m_hub) && parser.isSet(m_data))
+    if (int(parser.isSet(m_hub)) + int(parser.isSet(m_data)) + int(parser.isSet(m_context)) > 1)
         return usage(
-            QStringLiteral("give either --hub URL (a hub elsewhere) or --data DIR (the hub on this "
-                           "machine), not both"));
+            QStringLiteral("give one of --hub URL (a hub elsewhere), --data DIR (the hub on this "
+                           "machine) and --context NAME (a stored login), not more"));
     const StoredLogin store;
     auto source = [&]() -> Result<Source> {
         if (parser.isSet(m_data))
             return fromLocalHub(parser.value(m_data));
-        auto login = store.load();
+        if (parser.isSet(m_context)) {
+            auto login = store.context(parser.value(m_context));
+            if (!login)
+                return login.error();
+            return fromLogin(store, *login);
+        }
         if (parser.isSet(m_hub)) {
             const QUrl url(parser.value(m_hub), QUrl::StrictMode);
             // A URL that is not one says so before anything about tokens.
@@ -76,10 +97,12 @@ Result<AdminEndpoint> EndpointOptions::resolve(const QCommandLineParser &parser)
             if (Status acceptable = checkAdminUrl(url); !acceptable)
                 return usage(QStringLiteral("--hub \"%1\": %2")
                                  .arg(parser.value(m_hub), acceptable.error().message));
-            const bool loggedIn = login && login->has_value() && (*login)->isFor(url);
+            auto contexts = store.contexts();
+            const std::optional<LoginRecord> stored
+                = contexts ? loginFor(*contexts, url) : std::nullopt;
             Source fromFlags { url, qEnvironmentVariable("CLOOP_TOKEN"), {}, {},
                 QStringLiteral("$CLOOP_TOKEN") };
-            if (!loggedIn) {
+            if (!stored) {
                 if (fromFlags.token.isEmpty())
                     return usage(
                         QStringLiteral("--hub needs an API token: set $CLOOP_TOKEN, or run "
@@ -89,10 +112,11 @@ Result<AdminEndpoint> EndpointOptions::resolve(const QCommandLineParser &parser)
             }
             // $CLOOP_TOKEN wins over the stored token; the login still says how to trust the hub.
             if (!fromFlags.token.isEmpty())
-                return Source { url, fromFlags.token, (*login)->pin, (*login)->caFile,
+                return Source { url, fromFlags.token, stored->pin, stored->caFile,
                     fromFlags.description };
-            return fromLogin(store, **login);
+            return fromLogin(store, *stored);
         }
+        auto login = store.load();
         if (!login)
             return login.error();
         if (login->has_value())

@@ -11,10 +11,12 @@ namespace cloop::cli {
 // The options every admin command shares, and where the hub and the token
 // come from:
 //   --data DIR   that hub's own administration file (DIR/cli.json);
-//   --hub URL    the token in $CLOOP_TOKEN, else the stored login when it
-//                is for that hub;
-//   neither      the stored login (`cloop login`) if there is one, else the
-//                hub on this machine (~/.cloop/hub or $CLOOP_HUB_DATA).
+//   --hub URL    the token in $CLOOP_TOKEN, else a stored login for that
+//                hub (the current context first);
+//   --context NAME  that stored login (`cloop context list`);
+//   none         the current context (`cloop login`, `cloop context use`)
+//                if there is one, else the hub on this machine (~/.cloop/hub
+//                or $CLOOP_HUB_DATA).
 // --pin and --ca override what the chosen source says.
 class EndpointOptions
 {
@@ -28,6 +30,9 @@ private:
     QCommandLineOption m_data { QStringLiteral("data"),
         QStringLiteral("The hub's data folder on this machine (default ~/.cloop/hub)."),
         QStringLiteral("DIR") };
+    QCommandLineOption m_context { QStringLiteral("context"),
+        QStringLiteral("A stored login, by name, instead of the current one (cloop context list)."),
+        QStringLiteral("NAME") };
     QCommandLineOption m_pin { QStringLiteral("pin"),
         QStringLiteral("The hub's key pin, sha256:… (with --hub)."), QStringLiteral("PIN") };
     QCommandLineOption m_ca { QStringLiteral("ca"),

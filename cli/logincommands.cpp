@@ -114,8 +114,10 @@ int runLoginCommand(const QStringList &arguments)
             "Remember a hub and your API token for it, after proving that the token "
             "works. The token is read from --token-file or from stdin (one line), never "
             "from the command line, and kept in the system keyring; where no keyring is "
-            "reachable, in ~/.cloop/login.json (mode 0600). Admin commands then use this "
-            "hub when given neither --hub nor --data."),
+            "reachable, in ~/.cloop/login.json (mode 0600). Each login is a context, "
+            "named user@host:port unless --name says otherwise; the newest is current, and "
+            "admin commands use it when given neither --hub, --data nor --context "
+            "(cloop context list, cloop context use NAME)."),
         Command::Endpoint::None);
     const QCommandLineOption hub(
         QStringLiteral("hub"), QStringLiteral("Hub URL (wss://HOST:PORT)."), QStringLiteral("URL"));
@@ -128,11 +130,15 @@ int runLoginCommand(const QStringList &arguments)
     const QCommandLineOption noKeyring(QStringLiteral("no-keyring"),
         QStringLiteral("Keep the token in ~/.cloop/login.json (0600) without trying "
                        "the keyring."));
-    command.addOptions({ hub, pin, ca, tokenFile, noKeyring });
+    const QCommandLineOption name(QStringLiteral("name"),
+        QStringLiteral("Call this login NAME (default user@host:port); a login of that name is "
+                       "replaced."),
+        QStringLiteral("NAME"));
+    command.addOptions({ hub, pin, ca, tokenFile, noKeyring, name });
     if (auto done = command.parse(arguments))
         return *done;
-    const QString syntax
-        = QStringLiteral("cloop login --hub URL [--pin sha256:…] [--ca FILE] [--token-file FILE]");
+    const QString syntax = QStringLiteral(
+        "cloop login --hub URL [--pin sha256:…] [--ca FILE] [--token-file FILE] [--name NAME]");
     if (auto given = command.positionals(0, syntax); !given)
         return command.usageError(
             given.error().message + QStringLiteral("; the token is never an argument"));
@@ -142,6 +148,10 @@ int runLoginCommand(const QStringList &arguments)
     const QUrl url(*hubText, QUrl::StrictMode);
     if (Status check = checkAdminUrl(url); !check)
         return command.usageError(check.error().message);
+    if (command.isSet(name)) {
+        if (Status valid = StoredLogin::validateName(command.value(name)); !valid)
+            return command.usageError(valid.error().message);
+    }
     const QString caFile
         = command.isSet(ca) ? QFileInfo(command.value(ca)).absoluteFilePath() : QString();
     QString pinText = command.value(pin);
@@ -190,6 +200,10 @@ int runLoginCommand(const QStringList &arguments)
 
     const StoredLogin store;
     LoginRecord login;
+    login.name = command.isSet(name)
+        ? command.value(name)
+        : QStringLiteral("%1@%2:%3").arg(me->user, url.host()).arg(url.port(443));
+    login.user = me->user;
     login.hub = url;
     login.pin = trust->pins().toString();
     login.caFile = caFile;
@@ -202,32 +216,42 @@ int runLoginCommand(const QStringList &arguments)
                 .arg(store.filePath(),
                     command.isSet(noKeyring) ? QStringLiteral("--no-keyring")
                                              : saved->keyringProblem));
-    printLine(QStringLiteral("Logged in to %1 as %2.").arg(url.toString(), whoText(*me)));
+    printLine(QStringLiteral("Logged in to %1 as %2; context \"%3\" is now current.")
+                  .arg(url.toString(), whoText(*me), login.name));
     return kExitOk;
 }
 
 int runLogoutCommand(const QStringList &arguments)
 {
     Command command(QStringLiteral("logout"),
-        QStringLiteral("Forget the stored login: the token in the keyring and ~/.cloop/login.json. "
-                       "The token itself stays valid on the hub."),
+        QStringLiteral("Forget a stored login, the current one unless --name says which: its "
+                       "token in the keyring and its entry in ~/.cloop/login.json. The token "
+                       "itself stays valid on the hub."),
         Command::Endpoint::None);
+    const QCommandLineOption name(QStringLiteral("name"),
+        QStringLiteral("The login (context) to forget."), QStringLiteral("NAME"));
+    command.addOptions({ name });
     if (auto done = command.parse(arguments))
         return *done;
-    if (auto given = command.positionals(0, QStringLiteral("cloop logout")); !given)
+    if (auto given = command.positionals(0, QStringLiteral("cloop logout [--name NAME]")); !given)
         return command.usageError(given.error().message);
     const StoredLogin store;
-    auto login = store.load();
-    auto removed = store.remove();
+    auto removed = store.remove(command.value(name));
     if (!removed)
-        return command.failed(removed.error());
+        return removed.error().code == QLatin1String("usage")
+            ? command.usageError(removed.error().message)
+            : command.failed(removed.error());
     if (!removed->wasLoggedIn) {
         printLine(QStringLiteral("Not logged in."));
         return kExitOk;
     }
-    printLine(login && login->has_value()
-            ? QStringLiteral("Logged out of %1.").arg((*login)->hub.toString())
-            : QStringLiteral("Removed the damaged %1.").arg(store.filePath()));
+    printLine(removed->login ? QStringLiteral("Logged out of %1 (context \"%2\").")
+                                   .arg(removed->login->hub.toString(), removed->login->name)
+                             : QStringLiteral("Removed the damaged %1.").arg(store.filePath()));
+    if (!removed->others.isEmpty())
+        printLine(QStringLiteral("No context is current now; the others: %1 "
+                                 "(cloop context use NAME).")
+                      .arg(removed->others.join(QStringLiteral(", "))));
     if (!removed->keyringProblem.isEmpty())
         return command.failed(
             Error::make(QStringLiteral("keyring_error"), removed->keyringProblem));
