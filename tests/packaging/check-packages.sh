@@ -75,6 +75,8 @@ for completion in usr/share/bash-completion/completions/cloop usr/share/zsh/vend
         || fail "cloop: $completion does not complete cloop"
     grep -q "\[forward\]='enroll list test" "$cli_root/$completion" \
         || fail "cloop: $completion does not know cloop forward's commands"
+    grep -qE "\[forward\]='[^']*\breenroll\b" "$cli_root/$completion" \
+        || fail "cloop: $completion does not know cloop forward reenroll"
 done
 
 for unit_package in cloop-hub cloop-forward cloop-agent; do
