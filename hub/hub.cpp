@@ -29,6 +29,7 @@
 #include "hub/server/devicestreams.h"
 #include "hub/server/eventstreamendpoint.h"
 #include "hub/server/forwarderstates.h"
+#include "hub/server/forwardertraffic.h"
 #include "hub/server/hubgateways.h"
 #include "hub/server/hubhttpserver.h"
 #include "hub/server/rundispatcher.h"
@@ -152,6 +153,7 @@ Hub::~Hub()
     m_sessionHolders.reset();
     m_eventStream.reset();
     m_dispatcher.reset();
+    m_traffic.reset();
     m_deviceStreams.reset();
     m_gateways.reset();
     // What still runs on the relay threads ends there, as lost.
@@ -304,6 +306,7 @@ Result<std::unique_ptr<Hub>> Hub::start(HubOptions options)
     if (!staged)
         qCWarning(lcHub).noquote() << staged.error().message << "- announcing the serving key only";
     hub->announcePins(HubKeys::pinsOf(*identity, staged ? *staged : std::nullopt));
+    hub->startTraffic(options);
     if (Status metrics = hub->startMetrics(options); !metrics)
         return metrics.error();
     hub->m_localUrl = hub->localUrlFor(options);
@@ -589,6 +592,39 @@ HubIdentity Hub::identity() const
     return identity;
 }
 
+std::map<qint64, DeviceStreams::Relayed> Hub::relayedByBinding() const
+{
+    std::map<qint64, DeviceStreams::Relayed> relayed = m_deviceStreams->relayedByBinding();
+    // Another member's agent's direct leg to a forwarder held here is
+    // relayed, and counted, here.
+    if (const DirectStreamDoor *door = m_cluster ? m_cluster->directStreamDoor() : nullptr) {
+        for (const auto &[binding, carried] : door->carriedByBinding()) {
+            DeviceStreams::Relayed &bytes = relayed[binding];
+            bytes.forwarderId = carried.forwarderId;
+            bytes.toAgent += carried.toAgent;
+            bytes.toForwarder += carried.toForwarder;
+        }
+    }
+    return relayed;
+}
+
+void Hub::startTraffic(const HubOptions &options)
+{
+    m_traffic = std::make_unique<ForwarderTraffic>(
+        [this] {
+            std::map<qint64, ForwarderTraffic::Bytes> byForwarder;
+            for (const auto &[binding, relayed] : relayedByBinding()) {
+                ForwarderTraffic::Bytes &bytes = byForwarder[relayed.forwarderId];
+                bytes.toAgent += relayed.toAgent;
+                bytes.toForwarder += relayed.toForwarder;
+            }
+            return byForwarder;
+        },
+        m_core->clock(), options.trafficStep);
+    m_traffic->start();
+    m_api->setForwarderTraffic(m_traffic.get());
+}
+
 Status Hub::startMetrics(const HubOptions &options)
 {
     if (!m_metrics)
@@ -600,17 +636,8 @@ Status Hub::startMetrics(const HubOptions &options)
         sample.deviceStreamsOpen = m_deviceStreams->streamCount();
         if (auto queued = m_core->runLifecycle().queued())
             sample.runsQueued = int(queued->size());
-        for (const auto &[binding, relayed] : m_deviceStreams->relayedByBinding())
+        for (const auto &[binding, relayed] : relayedByBinding())
             sample.relayedByBinding.insert(binding, { relayed.toAgent, relayed.toForwarder });
-        // Another member's agent's direct leg to a forwarder held here is
-        // relayed, and counted, here.
-        if (const DirectStreamDoor *door = m_cluster ? m_cluster->directStreamDoor() : nullptr) {
-            for (const auto &[binding, carried] : door->carriedByBinding()) {
-                HubMetrics::RelayedBytes &bytes = sample.relayedByBinding[binding];
-                bytes.toAgent += carried.toAgent;
-                bytes.toForwarder += carried.toForwarder;
-            }
-        }
         return sample;
     });
     HubMetrics *metrics = m_metrics.get();

@@ -8,6 +8,7 @@
 #include "hub/edge/edgelimits.h"
 #include "hub/server/api/forwarderroutes.h"
 #include "hub/server/daemongateway.h"
+#include "hub/server/devicestreams.h"
 #include "hub/storage/runlogstore.h"
 #include "hub/tls/devcertificate.h"
 
@@ -26,7 +27,7 @@ namespace cloop::hub {
 
 class AdminApi;
 class HubCluster;
-class DeviceStreams;
+class ForwarderTraffic;
 class ForwarderStates;
 class EventStreamEndpoint;
 class HubCore;
@@ -85,6 +86,9 @@ struct HubOptions
         quint16 port = 0;
     };
     std::optional<MetricsListen> metrics;
+    // How often each forwarder's relayed bytes are sampled for the
+    // dashboard's graphs, which show the last 120 steps.
+    std::chrono::milliseconds trafficStep { 5'000 };
     // Threads relaying device streams on legs; none set: one per core; 0:
     // streams go on the tunnels, through the main thread.
     std::optional<int> relayThreads;
@@ -144,6 +148,10 @@ private:
     void connectEvents();
     // The metrics' sources, and the endpoint serving them; sets their URL.
     Status startMetrics(const HubOptions &options);
+    // Samples what each forwarder's streams carry, for GET /api/forwarders/traffic.
+    void startTraffic(const HubOptions &options);
+    // Bytes relayed for each binding, through here and on direct legs held here.
+    std::map<qint64, DeviceStreams::Relayed> relayedByBinding() const;
     QUrl m_metricsUrl;
     void sweep();
 
@@ -161,6 +169,7 @@ private:
     std::unique_ptr<ReleaseStore> m_releaseStore;
     std::unique_ptr<ReleaseCatalog> m_releases;
     std::unique_ptr<DeviceStreams> m_deviceStreams;
+    std::unique_ptr<ForwarderTraffic> m_traffic;
     std::unique_ptr<MemberStore> m_memberStore;
     std::unique_ptr<MemberLease> m_memberLease;
     std::unique_ptr<SessionHolderStore> m_sessionHolderStore;

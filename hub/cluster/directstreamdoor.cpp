@@ -154,6 +154,7 @@ void DirectStreamDoor::end(quint64 id, CloseCode code, const QString &reason)
     if (ChannelSplice *splice = leg.splice.data()) {
         splice->disconnect(this);
         Carried &carried = m_endedByBinding[leg.direct.agentOpen.bindingId];
+        carried.forwarderId = leg.forwarderId;
         carried.toAgent += splice->bytesAToB();
         carried.toForwarder += splice->bytesBToA();
         splice->end(code, reason);
@@ -188,6 +189,7 @@ std::map<qint64, DirectStreamDoor::Carried> DirectStreamDoor::carriedByBinding()
     for (const auto &[id, leg] : m_legs) {
         if (const ChannelSplice *splice = leg.splice.data()) {
             Carried &carried = totals[leg.direct.agentOpen.bindingId];
+            carried.forwarderId = leg.forwarderId;
             carried.toAgent += splice->bytesAToB();
             carried.toForwarder += splice->bytesBToA();
         }

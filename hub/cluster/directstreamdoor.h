@@ -72,6 +72,7 @@ public:
     // by the member that asked for it, and counted here only.
     struct Carried
     {
+        qint64 forwarderId = 0;
         quint64 toAgent = 0;
         quint64 toForwarder = 0;
     };

@@ -176,6 +176,11 @@ ServeCommand::ServeCommand(QString name)
           QStringLiteral(
               "How long an executor may stay away before its runs are lost (default 45s)."),
           QStringLiteral("DURATION"), QStringLiteral("45s"))
+    , m_trafficStep(QStringLiteral("traffic-step"),
+          QStringLiteral(
+              "How often each forwarder's relayed bytes are sampled for the dashboard's "
+              "traffic graphs, which show the last 120 steps (default 5s: ten minutes)."),
+          QStringLiteral("DURATION"), QStringLiteral("5s"))
     , m_memberLease(QStringLiteral("member-lease"),
           QStringLiteral("How long this hub counts as a live member of its cluster without "
                          "renewing (default 15s; renewed every third of it)."),
@@ -234,9 +239,9 @@ void ServeCommand::addOptions(util::CommandLine &commandLine) const
 {
     commandLine.addOptions(m_database.all());
     commandLine.addOptions({ m_data, m_listen, m_metricsListen, m_cert, m_key, m_publicUrl,
-        m_requestTtl, m_lostAfter, m_memberLease, m_peerListen, m_peerUrl, m_clusterPoll,
-        m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated, m_maxPerSource, m_connectionRate,
-        m_preAuthTimeout, m_runLogCap, m_runLogBudget, m_relayThreads });
+        m_requestTtl, m_lostAfter, m_trafficStep, m_memberLease, m_peerListen, m_peerUrl,
+        m_clusterPoll, m_ownExecutor, m_ownExecutorMax, m_maxUnauthenticated, m_maxPerSource,
+        m_connectionRate, m_preAuthTimeout, m_runLogCap, m_runLogBudget, m_relayThreads });
 }
 
 int ServeCommand::run(const QStringList &arguments)
@@ -283,6 +288,11 @@ Result<HubOptions> ServeCommand::hubOptions(const util::CommandLine &commandLine
     if (!grace)
         return grace.error();
     options.runGrace = *grace;
+    auto trafficStep
+        = duration(commandLine, m_trafficStep, std::chrono::seconds(1), QStringLiteral("5s"));
+    if (!trafficStep)
+        return trafficStep.error();
+    options.trafficStep = *trafficStep;
     auto lease
         = duration(commandLine, m_memberLease, std::chrono::seconds(1), QStringLiteral("15s"));
     if (!lease)

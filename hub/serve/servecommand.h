@@ -51,6 +51,7 @@ private:
     QCommandLineOption m_publicUrl;
     QCommandLineOption m_requestTtl;
     QCommandLineOption m_lostAfter;
+    QCommandLineOption m_trafficStep;
     QCommandLineOption m_memberLease;
     QCommandLineOption m_peerListen;
     QCommandLineOption m_peerUrl;

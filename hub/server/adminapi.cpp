@@ -22,8 +22,8 @@ AdminApi::AdminApi(HubCore &core, HubGateways &gateways, HubIdentity identity, R
     , m_identity(std::move(identity))
     , m_deviceTester(gateways.forwarderReach())
     , m_forwarderRoutes(core.forwarders(), gateways.forwarders(), m_sessionHolders,
-          gateways.forwarderStates(), m_identity, m_deviceTester, gateways.forwarderUpgrades(),
-          releases)
+          m_forwarderTraffic, gateways.forwarderStates(), m_identity, m_deviceTester,
+          gateways.forwarderUpgrades(), releases)
     , m_executorRoutes(core.executors(), gateways.executors(), m_sessionHolders, m_identity,
           gateways.executorUpgrades(), releases)
     , m_bindingRoutes(core.bindings(), core.clock())

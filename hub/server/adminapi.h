@@ -14,6 +14,7 @@
 
 namespace cloop::hub {
 
+class ForwarderTraffic;
 class HubGateways;
 class MemberLease;
 class SessionHolders;
@@ -64,6 +65,9 @@ public:
     // This hub's membership, whose renewals tell /api/health whether the
     // records answer; not owned.
     void setMemberLease(const MemberLease *lease) { m_memberLease = lease; }
+    // What each forwarder's streams carried lately; not owned. Without it
+    // GET /api/forwarders/traffic answers 503.
+    void setForwarderTraffic(const ForwarderTraffic *traffic) { m_forwarderTraffic = traffic; }
 
     static constexpr qsizetype kMaxBodySize = 1024 * 1024;
 
@@ -75,6 +79,7 @@ private:
     HubIdentity m_identity;
     const SessionHolders *m_sessionHolders = nullptr;
     const MemberLease *m_memberLease = nullptr;
+    const ForwarderTraffic *m_forwarderTraffic = nullptr;
     DeviceTester m_deviceTester;
     ForwarderRoutes m_forwarderRoutes;
     ExecutorRoutes m_executorRoutes;

@@ -422,10 +422,12 @@ std::map<qint64, DeviceStreams::Relayed> DeviceStreams::relayedByBinding() const
         // The splice joins the forwarder's side (A) to the agent's (B).
         if (const tunnel::ChannelSplice *splice = stream.splice.data()) {
             Relayed &relayed = totals[stream.bindingId];
+            relayed.forwarderId = stream.forwarderId;
             relayed.toAgent += splice->bytesAToB();
             relayed.toForwarder += splice->bytesBToA();
         } else if (const RelayedStream *legs = stream.relayed.data()) {
             Relayed &relayed = totals[stream.bindingId];
+            relayed.forwarderId = stream.forwarderId;
             relayed.toAgent += legs->bytesToAgent();
             relayed.toForwarder += legs->bytesToForwarder();
         }
@@ -472,6 +474,7 @@ void DeviceStreams::endStream(const Key &key, const QString &cause, bool forGood
         splice->disconnect(this);
         splice->end(code, cause);
         Relayed &relayed = m_relayedByEnded[stream.bindingId];
+        relayed.forwarderId = stream.forwarderId;
         relayed.toAgent += splice->bytesAToB();
         relayed.toForwarder += splice->bytesBToA();
         splice->deleteLater();
@@ -480,6 +483,7 @@ void DeviceStreams::endStream(const Key &key, const QString &cause, bool forGood
             legs->disconnect(this);
             legs->end(code, cause);
             Relayed &relayed = m_relayedByEnded[stream.bindingId];
+            relayed.forwarderId = stream.forwarderId;
             relayed.toAgent += legs->bytesToAgent();
             relayed.toForwarder += legs->bytesToForwarder();
             legs->deleteLater();

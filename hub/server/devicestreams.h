@@ -79,6 +79,7 @@ public:
     // the member holding the forwarder counts them.
     struct Relayed
     {
+        qint64 forwarderId = 0; // a binding lends one forwarder's device
         quint64 toAgent = 0;
         quint64 toForwarder = 0;
     };

@@ -8,6 +8,7 @@
 // and back. Skipped, saying why, without root or podman.
 
 #include "support/metricstext.h"
+#include "support/pinnedhttp.h"
 #include "support/testrig.h"
 #include "support/usbstandin/usbfixture.h"
 #include "support/usbstandin/usbkernelstandin.h"
@@ -117,9 +118,12 @@ void TestUsbForward::init()
     QVERIFY(UsbFixture::makeAgentMachine(m_agentRoot->path()));
 
     m_rig = std::make_unique<TestRig>();
+    // Traffic in one-second steps, so that the graphs' source is read soon.
+    QStringList serve { QStringLiteral("--traffic-step"), QStringLiteral("1s") };
     // The same chain with the device's bytes on the daemons' tunnels.
     if (QByteArray(QTest::currentDataTag()).startsWith("on the tunnels"))
-        m_rig->hub().setServeArguments({ QStringLiteral("--relay-threads"), QStringLiteral("0") });
+        serve << QStringLiteral("--relay-threads") << QStringLiteral("0");
+    m_rig->hub().setServeArguments(serve);
     QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
     HubProcess &hub = m_rig->hub();
     CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
@@ -338,6 +342,22 @@ void TestUsbForward::aBoundRunGetsTheNodeAndTransfersArriveByteExact()
         QVERIFY2(relayed && *relayed >= double(sent.size()), scraped.body.constData());
     }
     QCOMPARE(metricValue(scraped.body, QStringLiteral("cloop_device_streams_open")), 1.0);
+    // The dashboard's traffic graph of the forwarder shows the same bytes,
+    // spread over the steps they moved in.
+    const auto carried = [this](QLatin1StringView direction) {
+        const HttpResult answer
+            = pinnedGet(m_rig->hub().apiUrl(QStringLiteral("/api/forwarders/traffic")),
+                m_rig->hub().pin(), m_rig->hub().adminToken());
+        qint64 total = 0;
+        for (const QJsonValue &item : answer.json().value(QLatin1String("items")).toArray())
+            if (item.toObject().value(QLatin1String("forwarder_id")).toInteger() == m_forwarderId)
+                for (const QJsonValue &step : item.toObject().value(direction).toArray())
+                    total += step.toInteger();
+        return total;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(carried(QLatin1StringView("to_agent_bytes")) >= sent.size()
+            && carried(QLatin1StringView("to_forwarder_bytes")) >= sent.size(),
+        kLongWaitMs);
 
     // The run ends: port freed, device back with its driver, nothing recorded.
     cancelAndAwaitTheDeviceBack(id);

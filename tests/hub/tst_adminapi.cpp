@@ -4,6 +4,7 @@
 #include "common/util/clock.h"
 #include "hub/hubcore.h"
 #include "hub/server/adminapi.h"
+#include "hub/server/forwardertraffic.h"
 #include "hub/server/hubgateways.h"
 #include "hub/storage/apitokenstore.h"
 #include "hub/storage/database.h"
@@ -36,6 +37,7 @@ private Q_SLOTS:
     void nonAdministratorCannotEnrollOrRevoke();
     void reenrollAnswersANewBundleAndVoidsTheOld();
     void listAndGetShowState();
+    void trafficShowsEachForwardersStepsToWhoMayRead();
     void revokeAnswers();
     void unknownRoutesAndMethods();
     void oversizedBodyRefused();
@@ -394,6 +396,68 @@ void TestAdminApi::listAndGetShowState()
     QCOMPARE(one.status, 200);
     QCOMPARE(one.body.toObject().value(QLatin1String("name")).toString(), QStringLiteral("one"));
     QCOMPARE(call("GET", QStringLiteral("/api/forwarders/424242")).status, 404);
+}
+
+void TestAdminApi::trafficShowsEachForwardersStepsToWhoMayRead()
+{
+    // Before the hub samples anything the route says so.
+    const ApiResponse unsampled = call("GET", QStringLiteral("/api/forwarders/traffic"));
+    QCOMPARE(unsampled.status, 503);
+
+    auto enrollment = m_forwarders->enroll(QStringLiteral("bench"),
+        *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")), QStringLiteral("user:admin"));
+    QVERIFY(enrollment);
+    const qint64 id = enrollment->forwarder.id;
+    std::map<qint64, ForwarderTraffic::Bytes> totals;
+    ForwarderTraffic traffic([&totals] { return totals; }, m_clock, std::chrono::seconds(5), 3);
+    traffic.start();
+    m_api->setForwarderTraffic(&traffic);
+    const ApiResponse empty = call("GET", QStringLiteral("/api/forwarders/traffic"));
+    QCOMPARE(empty.status, 200);
+    QCOMPARE(empty.body.toObject().value(QLatin1String("step_seconds")).toInt(), 5);
+    QVERIFY(empty.body.toObject().value(QLatin1String("until")).isNull());
+    QVERIFY(empty.body.toObject().value(QLatin1String("items")).toArray().isEmpty());
+
+    totals[id] = { 4096, 512 };
+    // A forwarder id the hub does not know (streams counted under a member's
+    // id that was since removed) is nobody's to see.
+    totals[id + 100] = { 1, 1 };
+    traffic.sample();
+    totals[id] = { 6144, 512 };
+    traffic.sample();
+    for (const QString &token : { m_adminToken, m_userToken }) {
+        const ApiResponse answer
+            = call("GET", QStringLiteral("/api/forwarders/traffic"), {}, token);
+        QCOMPARE(answer.status, 200);
+        const QJsonObject body = answer.body.toObject();
+        QCOMPARE(body.value(QLatin1String("steps")).toInt(), 2);
+        QCOMPARE(QDateTime::fromString(body.value(QLatin1String("until")).toString(), Qt::ISODate),
+            traffic.lastSampleAt());
+        const QJsonArray items = body.value(QLatin1String("items")).toArray();
+        QCOMPARE(items.size(), 1);
+        const QJsonObject item = items.first().toObject();
+        QCOMPARE(item.value(QLatin1String("forwarder_id")).toInteger(), id);
+        QCOMPARE(
+            item.value(QLatin1String("to_agent_bytes")).toArray(), (QJsonArray { 4096, 2048 }));
+        QCOMPARE(
+            item.value(QLatin1String("to_forwarder_bytes")).toArray(), (QJsonArray { 512, 0 }));
+    }
+
+    // Someone with no role anywhere sees no forwarder, and no traffic.
+    auto stranger
+        = m_core->stores().projects.addUser(QStringLiteral("eve"), false, QStringLiteral("test"));
+    QVERIFY(stranger);
+    auto strangerToken
+        = m_tokens->createToken(stranger->id, QStringLiteral("test"), QStringLiteral("test"));
+    QVERIFY(strangerToken);
+    const ApiResponse refused
+        = call("GET", QStringLiteral("/api/forwarders/traffic"), {}, *strangerToken);
+    QCOMPARE(refused.status, 403);
+    QCOMPARE(errorCode(refused), QStringLiteral("forbidden"));
+    QVERIFY(!refused.body.toObject().contains(QLatin1String("items")));
+    QCOMPARE(
+        call("GET", QStringLiteral("/api/forwarders/traffic"), {}, QStringLiteral("")).status, 401);
+    m_api->setForwarderTraffic(nullptr);
 }
 
 void TestAdminApi::revokeAnswers()

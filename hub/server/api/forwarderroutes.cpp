@@ -9,19 +9,22 @@
 #include "hub/server/daemongateway.h"
 #include "hub/server/devicetester.h"
 #include "hub/server/forwarderstates.h"
+#include "hub/server/forwardertraffic.h"
 #include "hub/storage/database.h"
 
 #include <QJsonArray>
+#include <QSet>
 
 namespace cloop::hub {
 
 ForwarderRoutes::ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway,
-    const SessionHolders *const &holders, const ForwarderStates &states,
-    const HubIdentity &identity, DeviceTester &tester, DeviceUpgrades &upgrades,
-    ReleaseCatalog *releases)
+    const SessionHolders *const &holders, const ForwarderTraffic *const &traffic,
+    const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester,
+    DeviceUpgrades &upgrades, ReleaseCatalog *releases)
     : m_service(service)
     , m_gateway(gateway)
     , m_holders(holders)
+    , m_traffic(traffic)
     , m_states(states)
     , m_identity(identity)
     , m_tester(tester)
@@ -78,9 +81,55 @@ void ForwarderRoutes::registerIn(ApiRouter &router)
             return ApiResponse::fromError(forwarder.error());
         return m_tester.test(*forwarder, forwarderJson(*forwarder));
     });
+    router.add("GET", QStringLiteral("/api/forwarders/traffic"),
+        [this](const ApiCall &call) { return traffic(call); });
     addUpgradeRoute(router, QStringLiteral("/api/forwarders"), m_upgrades,
         [this](const ApiPrincipal &caller, qint64 id) {
             return m_service.findForUpgrade(caller, id);
         });
 }
+ApiResponse ForwarderRoutes::traffic(const ApiCall &call) const
+{
+    // What the caller may list is what they may see the traffic of.
+    auto visible = m_service.list(call.caller);
+    if (!visible)
+        return ApiResponse::fromError(visible.error());
+    if (!m_traffic)
+        return ApiResponse::error(503, QStringLiteral("unavailable"),
+            QStringLiteral("this hub does not sample its forwarders' traffic"));
+    QSet<qint64> ids;
+    for (const ForwarderRecord &record : *visible)
+        ids.insert(record.id);
+    QByteArray written;
+    util::JsonWriter out(written);
+    out.beginObject();
+    out.field(QLatin1StringView("step_seconds"),
+        qint64(std::chrono::duration_cast<std::chrono::seconds>(m_traffic->step()).count()));
+    out.field(QLatin1StringView("steps"), m_traffic->stepsHeld());
+    if (const QDateTime until = m_traffic->lastSampleAt(); until.isValid())
+        out.field(QLatin1StringView("until"), until.toString(Qt::ISODateWithMs));
+    else
+        out.nullField(QLatin1StringView("until"));
+    out.key(QLatin1StringView("items")).beginArray();
+    for (const qint64 forwarder : m_traffic->activeForwarders()) {
+        if (!ids.contains(forwarder))
+            continue;
+        const std::vector<ForwarderTraffic::Bytes> steps = m_traffic->history(forwarder);
+        out.beginObject();
+        out.field(QLatin1StringView("forwarder_id"), forwarder);
+        out.key(QLatin1StringView("to_agent_bytes")).beginArray();
+        for (const ForwarderTraffic::Bytes &step : steps)
+            out.value(qint64(step.toAgent));
+        out.endArray();
+        out.key(QLatin1StringView("to_forwarder_bytes")).beginArray();
+        for (const ForwarderTraffic::Bytes &step : steps)
+            out.value(qint64(step.toForwarder));
+        out.endArray();
+        out.endObject();
+    }
+    out.endArray();
+    out.endObject();
+    return ApiResponse::json(written);
+}
+
 } // namespace cloop::hub

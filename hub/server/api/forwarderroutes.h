@@ -11,6 +11,7 @@ namespace cloop::hub {
 class DaemonGateway;
 class DeviceTester;
 class ForwarderService;
+class ForwarderTraffic;
 class ForwarderStates;
 class SessionHolders;
 struct ForwarderRecord;
@@ -39,27 +40,31 @@ struct HubIdentity
     }
 };
 
-// /api/forwarders: enroll, list, read, revoke, test.
+// /api/forwarders: enroll, list, read, revoke, test, and the traffic of each.
 class DeviceUpgrades;
 class ReleaseCatalog;
 
 class ForwarderRoutes
 {
 public:
-    // `holders` is read at each call: the hub sets it once it joined its cluster.
+    // `holders` is read at each call: the hub sets it once it joined its
+    // cluster; `traffic` too, once its device streams exist.
     ForwarderRoutes(ForwarderService &service, const DaemonGateway &gateway,
-        const SessionHolders *const &holders, const ForwarderStates &states,
-        const HubIdentity &identity, DeviceTester &tester, DeviceUpgrades &upgrades,
-        ReleaseCatalog *releases);
+        const SessionHolders *const &holders, const ForwarderTraffic *const &traffic,
+        const ForwarderStates &states, const HubIdentity &identity, DeviceTester &tester,
+        DeviceUpgrades &upgrades, ReleaseCatalog *releases);
     void registerIn(ApiRouter &router);
 
     void writeForwarder(util::JsonWriter &out, const ForwarderRecord &record) const;
     QJsonObject forwarderJson(const ForwarderRecord &record) const;
 
 private:
+    ApiResponse traffic(const ApiCall &call) const;
+
     ForwarderService &m_service;
     const DaemonGateway &m_gateway;
     const SessionHolders *const &m_holders;
+    const ForwarderTraffic *const &m_traffic;
     const ForwarderStates &m_states;
     const HubIdentity &m_identity;
     DeviceTester &m_tester;
