@@ -115,6 +115,10 @@
         <source>Expires</source>
         <translation>Läuft ab</translation>
     </message>
+    <message>
+        <source>Device</source>
+        <translation>Gerät</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ApproveDialog</name>
@@ -193,6 +197,10 @@
     <message>
         <source>%1 (%2)</source>
         <translation>%1 (%2)</translation>
+    </message>
+    <message>
+        <source>Device:</source>
+        <translation>Gerät:</translation>
     </message>
 </context>
 <context>
@@ -289,30 +297,6 @@
         <translation>beliebiger Executor</translation>
     </message>
     <message>
-        <source>1 hour</source>
-        <translation>1 Stunde</translation>
-    </message>
-    <message>
-        <source>8 hours</source>
-        <translation>8 Stunden</translation>
-    </message>
-    <message>
-        <source>24 hours</source>
-        <translation>24 Stunden</translation>
-    </message>
-    <message>
-        <source>7 days</source>
-        <translation>7 Tage</translation>
-    </message>
-    <message>
-        <source>30 days</source>
-        <translation>30 Tage</translation>
-    </message>
-    <message>
-        <source>90 days</source>
-        <translation>90 Tage</translation>
-    </message>
-    <message>
         <source>A preset, or a duration such as 90m, 12h or 1d12h; at most 90 days</source>
         <translation>Eine Vorgabe oder eine Dauer wie 90m, 12h oder 1d12h; höchstens 90 Tage</translation>
     </message>
@@ -379,6 +363,14 @@
     <message>
         <source>&amp;Sandbox interface:</source>
         <translation>&amp;Sandbox-Schnittstelle:</translation>
+    </message>
+    <message>
+        <source>for %1 from its approval</source>
+        <translation>für %1 ab der Genehmigung</translation>
+    </message>
+    <message>
+        <source>until %1 (%2)</source>
+        <translation>bis %1 (%2)</translation>
     </message>
 </context>
 <context>
@@ -688,35 +680,6 @@
 </context>
 <context>
     <name>cloop::dashboard::ForwarderCard</name>
-    <message>
-        <source>expired</source>
-        <translation>abgelaufen</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n s left</source>
-        <translation>
-            <numerusform>noch %n s</numerusform>
-            <numerusform>noch %n s</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n min left</source>
-        <translation>
-            <numerusform>noch %n min</numerusform>
-            <numerusform>noch %n min</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>%1 h %2 min left</source>
-        <translation>noch %1 h %2 min</translation>
-    </message>
-    <message numerus="yes">
-        <source>%n days left</source>
-        <translation>
-            <numerusform>noch %n Tag</numerusform>
-            <numerusform>noch %n Tage</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Bind…</source>
         <translation>Binden…</translation>
@@ -1298,6 +1261,56 @@
     </message>
 </context>
 <context>
+    <name>cloop::dashboard::TimeWords</name>
+    <message numerus="yes">
+        <source>%n s</source>
+        <translation>
+            <numerusform>%n s</numerusform>
+            <numerusform>%n s</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min</source>
+        <translation>
+            <numerusform>%n min</numerusform>
+            <numerusform>%n min</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n h</source>
+        <translation>
+            <numerusform>%n h</numerusform>
+            <numerusform>%n h</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days</source>
+        <translation>
+            <numerusform>%n Tag</numerusform>
+            <numerusform>%n Tage</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days %1 h</source>
+        <translation>
+            <numerusform>%n Tag %1 h</numerusform>
+            <numerusform>%n Tage %1 h</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>abgelaufen</translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation>noch %1</translation>
+    </message>
+</context>
+<context>
     <name>cloop::dashboard::TokenStore</name>
     <message>
         <source>the keyring holds no token for this hub</source>
@@ -1314,6 +1327,58 @@
     <message>
         <source>the desktop&apos;s keyring could not be reached%1</source>
         <translation>der Schlüsselbund des Desktops war nicht erreichbar%1</translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::TrafficGraph</name>
+    <message>
+        <source>Traffic</source>
+        <translation>Datenverkehr</translation>
+    </message>
+    <message>
+        <source>%1 B/s</source>
+        <translation>%1 B/s</translation>
+    </message>
+    <message>
+        <source>%1/s</source>
+        <translation>%1/s</translation>
+    </message>
+    <message>
+        <source>%1 to the run</source>
+        <translation>%1 zum Lauf</translation>
+    </message>
+    <message>
+        <source>%1 from the run</source>
+        <translation>%1 vom Lauf</translation>
+    </message>
+    <message numerus="yes">
+        <source>the last %n min</source>
+        <translation>
+            <numerusform>der letzten Minute</numerusform>
+            <numerusform>den letzten %n min</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the last %n s</source>
+        <translation>
+            <numerusform>der letzten Sekunde</numerusform>
+            <numerusform>den letzten %n s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No traffic in %1: no run used the device.</source>
+        <translation>Kein Datenverkehr in %1: Kein Lauf hat das Gerät genutzt.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Over %1, in steps of %n s, at most %2 to the run and %3 from it.</source>
+        <translation>
+            <numerusform>In %1, in Schritten von %n s, höchstens %2 zum Lauf und %3 vom Lauf.</numerusform>
+            <numerusform>In %1, in Schritten von %n s, höchstens %2 zum Lauf und %3 vom Lauf.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no traffic in %1</source>
+        <translation>kein Datenverkehr in %1</translation>
     </message>
 </context>
 <context>

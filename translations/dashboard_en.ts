@@ -115,6 +115,10 @@
         <source>Expires</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>Device</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ApproveDialog</name>
@@ -192,6 +196,10 @@
     </message>
     <message>
         <source>%1 (%2)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Device:</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -289,30 +297,6 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>1 hour</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>8 hours</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>24 hours</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>7 days</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>30 days</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>90 days</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>A preset, or a duration such as 90m, 12h or 1d12h; at most 90 days</source>
         <translation type="unfinished"></translation>
     </message>
@@ -378,6 +362,14 @@
     </message>
     <message>
         <source>&amp;Sandbox interface:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>for %1 from its approval</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>until %1 (%2)</source>
         <translation type="unfinished"></translation>
     </message>
 </context>
@@ -688,35 +680,6 @@
 </context>
 <context>
     <name>cloop::dashboard::ForwarderCard</name>
-    <message>
-        <source>expired</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>%n s left</source>
-        <translation>
-            <numerusform>%n s left</numerusform>
-            <numerusform>%n s left</numerusform>
-        </translation>
-    </message>
-    <message numerus="yes">
-        <source>%n min left</source>
-        <translation>
-            <numerusform>%n min left</numerusform>
-            <numerusform>%n min left</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>%1 h %2 min left</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message numerus="yes">
-        <source>%n days left</source>
-        <translation>
-            <numerusform>%n day left</numerusform>
-            <numerusform>%n days left</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Bind…</source>
         <translation type="unfinished"></translation>
@@ -1298,6 +1261,56 @@
     </message>
 </context>
 <context>
+    <name>cloop::dashboard::TimeWords</name>
+    <message numerus="yes">
+        <source>%n s</source>
+        <translation>
+            <numerusform>%n s</numerusform>
+            <numerusform>%n s</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n min</source>
+        <translation>
+            <numerusform>%n min</numerusform>
+            <numerusform>%n min</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n h</source>
+        <translation>
+            <numerusform>%n h</numerusform>
+            <numerusform>%n h</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days</source>
+        <translation>
+            <numerusform>%n day</numerusform>
+            <numerusform>%n days</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n days %1 h</source>
+        <translation>
+            <numerusform>%n day %1 h</numerusform>
+            <numerusform>%n days %1 h</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 left</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>cloop::dashboard::TokenStore</name>
     <message>
         <source>the keyring holds no token for this hub</source>
@@ -1313,6 +1326,58 @@
     </message>
     <message>
         <source>the desktop&apos;s keyring could not be reached%1</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>cloop::dashboard::TrafficGraph</name>
+    <message>
+        <source>Traffic</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 B/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 to the run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>%1 from the run</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>the last %n min</source>
+        <translation>
+            <numerusform>the last minute</numerusform>
+            <numerusform>the last %n min</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>the last %n s</source>
+        <translation>
+            <numerusform>the last second</numerusform>
+            <numerusform>the last %n s</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No traffic in %1: no run used the device.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>Over %1, in steps of %n s, at most %2 to the run and %3 from it.</source>
+        <translation>
+            <numerusform>Over %1, in steps of %n s, at most %2 to the run and %3 from it.</numerusform>
+            <numerusform>Over %1, in steps of %n s, at most %2 to the run and %3 from it.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>no traffic in %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

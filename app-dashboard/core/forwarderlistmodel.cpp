@@ -96,6 +96,8 @@ QVariant ForwarderListModel::data(const QModelIndex &index, int role) const
         return f.revokedAt;
     case TestRunningRole:
         return row.testRunning;
+    case TrafficRole:
+        return QVariant::fromValue(row.traffic);
     default:
         return {};
     }
@@ -114,7 +116,8 @@ QHash<int, QByteArray> ForwarderListModel::roleNames() const
         { BindingCreatedByRole, "bindingCreatedBy" }, { TestSummaryRole, "testSummary" },
         { TestDetailsRole, "testDetails" }, { TestPassedRole, "testPassed" },
         { TestFinishedAtRole, "testFinishedAt" }, { TestRunningRole, "testRunning" },
-        { CreatedAtRole, "createdAt" }, { RevokedAtRole, "revokedAt" } });
+        { CreatedAtRole, "createdAt" }, { RevokedAtRole, "revokedAt" },
+        { TrafficRole, "traffic" } });
     return names;
 }
 
@@ -168,7 +171,7 @@ void ForwarderListModel::setForwarderRecords(const QList<api::Forwarder> &forwar
         }
         const int row = int(m_rows.size());
         beginInsertRows({}, row, row);
-        m_rows.append(Row { forwarder, std::nullopt, std::nullopt, false });
+        m_rows.append(Row { forwarder, std::nullopt, std::nullopt, false, {} });
         endInsertRows();
     }
 }
@@ -240,6 +243,20 @@ bool ForwarderListModel::applyEvent(const QString &event, const QJsonObject &dat
     return true;
 }
 
+void ForwarderListModel::setTraffic(const api::ForwarderTraffic &traffic)
+{
+    const QList<qint64> quiet(traffic.steps, 0);
+    for (int row = 0; row < m_rows.size(); ++row) {
+        const api::ForwarderTraffic::Item *item = traffic.itemOf(m_rows.at(row).id());
+        TrafficHistory history { traffic.stepSeconds, traffic.until,
+            item ? item->toAgentBytes : quiet, item ? item->toForwarderBytes : quiet };
+        if (m_rows.at(row).traffic == history)
+            continue;
+        m_rows[row].traffic = std::move(history);
+        changed(row, { TrafficRole });
+    }
+}
+
 void ForwarderListModel::setTestRunning(qint64 forwarderId, bool running)
 {
     const int row = rowOf(forwarderId);
@@ -268,6 +285,17 @@ int ForwarderListModel::rowOf(qint64 forwarderId) const
     return -1;
 }
 
+QString ForwarderListModel::deviceWords(qint64 forwarderId) const
+{
+    const int row = rowOf(forwarderId);
+    if (row < 0)
+        return {};
+    const api::Forwarder &shown = m_rows.at(row).forwarder;
+    const QString name = deviceName(shown.device);
+    return name.isEmpty() ? shown.deviceDescription
+                          : QStringLiteral("%1 · %2").arg(shown.deviceDescription, name);
+}
+
 api::Forwarder ForwarderListModel::forwarder(int row) const
 {
     return row >= 0 && row < m_rows.size() ? m_rows.at(row).forwarder : api::Forwarder();
@@ -278,10 +306,10 @@ std::optional<api::Binding> ForwarderListModel::binding(int row) const
     return row >= 0 && row < m_rows.size() ? m_rows.at(row).binding : std::nullopt;
 }
 
-void ForwarderListModel::changed(int row)
+void ForwarderListModel::changed(int row, const QList<int> &roles)
 {
     const QModelIndex at = index(row);
-    Q_EMIT dataChanged(at, at);
+    Q_EMIT dataChanged(at, at, roles);
 }
 
 } // namespace cloop::dashboard

@@ -2,6 +2,7 @@
 
 #include "common/api/binding.h"
 #include "common/api/forwarder.h"
+#include "common/api/forwardertraffic.h"
 #include "common/device/usb/usbiddatabase.h"
 
 #include <QAbstractListModel>
@@ -22,6 +23,19 @@ struct TestOutcome
     QString details; // every line of the report; the summary when there is no more
 
     friend bool operator==(const TestOutcome &, const TestOutcome &) = default;
+};
+
+// What a forwarder's device streams carried over the last minutes, a number
+// of bytes each way for each equal step, oldest first.
+struct TrafficHistory
+{
+    qint64 stepSeconds = 0;
+    QDateTime until; // when the newest step ended
+    QList<qint64> toRun; // from the device to the run
+    QList<qint64> fromRun; // from the run to the device
+
+    bool isEmpty() const { return toRun.isEmpty(); }
+    friend bool operator==(const TrafficHistory &, const TrafficHistory &) = default;
 };
 
 // The hub's device forwarders, one row each, with the binding that holds the
@@ -61,6 +75,7 @@ public:
         TestRunningRole,
         CreatedAtRole, // QDateTime
         RevokedAtRole, // QDateTime; invalid while not revoked
+        TrafficRole, // TrafficHistory; empty before the hub's first answer
     };
     Q_ENUM(Role)
 
@@ -84,10 +99,17 @@ public:
     // names a forwarder this model does not know yet (refresh to learn it).
     bool applyEvent(const QString &event, const QJsonObject &data);
 
+    // GET /api/forwarders/traffic: every row gets its steps, zeros for a
+    // forwarder the answer leaves out (it carried nothing).
+    void setTraffic(const api::ForwarderTraffic &traffic);
+
     void setTestRunning(qint64 forwarderId, bool running);
     void setTestOutcome(qint64 forwarderId, const std::optional<TestOutcome> &outcome);
 
     int rowOf(qint64 forwarderId) const;
+    // What a forwarder carries, as its card says it ("l2 eth1", "usb
+    // 1050:0407 · Yubico.com · Yubikey 4/5"); empty for one not here.
+    QString deviceWords(qint64 forwarderId) const;
     // An empty record for a row that is not there.
     api::Forwarder forwarder(int row) const;
     // The binding that holds the row's forwarder, if any.
@@ -100,10 +122,11 @@ private:
         std::optional<api::Binding> binding;
         std::optional<TestOutcome> test;
         bool testRunning = false;
+        TrafficHistory traffic {};
         qint64 id() const { return forwarder.id; }
     };
 
-    void changed(int row);
+    void changed(int row, const QList<int> &roles = {});
 
     QString deviceName(const std::optional<protocol::DeviceSpec> &device) const;
 

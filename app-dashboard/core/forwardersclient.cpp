@@ -5,6 +5,7 @@
 #include "common/device/usb/usbiddatabase.h"
 
 #include "app-dashboard/core/eventsubscription.h"
+#include "app-dashboard/core/logging.h"
 
 #include <QCoreApplication>
 #include <QJsonArray>
@@ -30,6 +31,8 @@ ForwardersClient::ForwardersClient(HubApi *api, EventSubscription *events, QObje
     : QObject(parent)
     , m_api(api)
 {
+    m_trafficTimer.setInterval(std::chrono::seconds(5));
+    connect(&m_trafficTimer, &QTimer::timeout, this, &ForwardersClient::refreshTraffic);
     if (!events)
         return;
     connect(events, &EventSubscription::subscribed, this, &ForwardersClient::refresh);
@@ -46,6 +49,49 @@ void ForwardersClient::refresh()
         [this](const QList<api::Forwarder> &list) { m_model.setForwarderRecords(list); });
     load<api::Binding>(QStringLiteral("/api/bindings"), QLatin1StringView("bindings"),
         [this](const QList<api::Binding> &list) { m_model.setBindingRecords(list); });
+}
+
+void ForwardersClient::refreshTraffic()
+{
+    // One question at a time: a slow hub is not asked again before it answered.
+    if (m_trafficAsked || m_trafficUnavailable)
+        return;
+    m_trafficAsked = true;
+    m_api->poll(
+        QStringLiteral("/api/forwarders/traffic"), this, [this](const Result<QJsonObject> &answer) {
+            m_trafficAsked = false;
+            auto traffic = answer ? api::ForwarderTraffic::fromJson(*answer)
+                                  : Result<api::ForwarderTraffic>(answer.error());
+            if (!traffic) {
+                // The cards go on without graphs; the rest of the screen is fine.
+                qCWarning(lcDashboardApi).noquote()
+                    << "traffic not shown:" << traffic.error().message;
+                if (!answer
+                    && (answer.error().code == u"not_found"
+                        || answer.error().code == u"unavailable")) {
+                    m_trafficUnavailable = true;
+                    m_trafficTimer.stop();
+                }
+                return;
+            }
+            m_model.setTraffic(*traffic);
+            // Asked once a step: the graph moves as the hub's steps do.
+            m_trafficTimer.setInterval(
+                std::chrono::seconds(std::max<qint64>(traffic->stepSeconds, 1)));
+            Q_EMIT trafficRefreshed();
+        });
+}
+
+void ForwardersClient::setTrafficWatched(bool watched)
+{
+    if (watched == m_trafficTimer.isActive() || (watched && m_trafficUnavailable))
+        return;
+    if (!watched) {
+        m_trafficTimer.stop();
+        return;
+    }
+    m_trafficTimer.start();
+    refreshTraffic();
 }
 
 template <typename Record>

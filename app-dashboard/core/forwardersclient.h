@@ -6,6 +6,7 @@
 #include "app-dashboard/core/hubapi.h"
 
 #include <QObject>
+#include <QTimer>
 
 namespace cloop::dashboard {
 
@@ -40,6 +41,12 @@ public:
     ForwarderListModel *model() { return &m_model; }
 
     void refresh();
+    // What each forwarder's streams carried lately, into the model's
+    // TrafficRole; asked for again every step while watched (the page is
+    // on screen), not at all otherwise.
+    void refreshTraffic();
+    void setTrafficWatched(bool watched);
+    bool isTrafficWatched() const { return m_trafficTimer.isActive(); }
     bool isLoading() const { return m_loading > 0; }
     QString lastError() const { return m_lastError; }
 
@@ -68,6 +75,8 @@ Q_SIGNALS:
     void loadingChanged(bool loading);
     // A refresh failed: what the screen shows above the cards.
     void errorChanged(const QString &error);
+    // A traffic answer landed in the model (tests wait for it).
+    void trafficRefreshed();
 
 private:
     // GET `path` and hand the list under `key` on as records.
@@ -81,6 +90,10 @@ private:
 
     HubApi *m_api;
     ForwarderListModel m_model;
+    QTimer m_trafficTimer;
+    bool m_trafficAsked = false;
+    // Said once: a hub that does not sample traffic is not asked again and again.
+    bool m_trafficUnavailable = false;
     int m_loading = 0;
     QString m_lastError;
 };

@@ -33,8 +33,13 @@ void HubApi::post(const QString &path, const QJsonObject &body, QObject *context
     call("POST", path, body, {}, context, std::move(done));
 }
 
+void HubApi::poll(const QString &path, QObject *context, Callback done)
+{
+    call("GET", path, {}, {}, context, std::move(done), Shown::Quietly);
+}
+
 void HubApi::call(const QByteArray &method, const QString &path, const QJsonObject &body,
-    const api::QueryItems &query, QObject *context, Callback done)
+    const api::QueryItems &query, QObject *context, Callback done, Shown shown)
 {
     const QPointer<QObject> guard(context);
     auto request = api::adminRequest(m_endpoint, path, query);
@@ -50,12 +55,13 @@ void HubApi::call(const QByteArray &method, const QString &path, const QJsonObje
         = m_network.sendCustomRequest(*request, method, api::adminPayload(method, body));
     auto trustFailure = std::make_shared<std::optional<Error>>();
     api::guardTrust(reply, m_endpoint.trust, trustFailure.get());
-    adjustPending(+1);
+    const int busy = shown == Shown::AsBusy ? 1 : 0;
+    adjustPending(+busy);
     qCDebug(lcDashboardApi) << method << path;
     connect(reply, &QNetworkReply::finished, this,
-        [this, reply, trustFailure, guard, done = std::move(done)] {
+        [this, reply, trustFailure, guard, busy, done = std::move(done)] {
             reply->deleteLater();
-            adjustPending(-1);
+            adjustPending(-busy);
             const Result<QJsonObject> answer
                 = *trustFailure ? Result<QJsonObject>(**trustFailure) : api::readAdminAnswer(reply);
             if (!answer)

@@ -31,6 +31,9 @@ public:
     void get(
         const QString &path, QObject *context, Callback done, const api::QueryItems &query = {});
     void post(const QString &path, const QJsonObject &body, QObject *context, Callback done);
+    // A GET repeated in the background (a graph's next step): it does not
+    // count as pending, so the busy indicator does not blink with it.
+    void poll(const QString &path, QObject *context, Callback done);
 
     // Calls sent and not yet answered: for a busy indicator.
     int pendingCalls() const { return m_pending; }
@@ -39,8 +42,13 @@ Q_SIGNALS:
     void busyChanged(bool busy);
 
 private:
+    enum class Shown
+    {
+        AsBusy,
+        Quietly
+    };
     void call(const QByteArray &method, const QString &path, const QJsonObject &body,
-        const api::QueryItems &query, QObject *context, Callback done);
+        const api::QueryItems &query, QObject *context, Callback done, Shown shown = Shown::AsBusy);
     void adjustPending(int delta);
 
     QNetworkAccessManager m_network;

@@ -1,5 +1,6 @@
 #include "app-dashboard/core/timewords.h"
 
+#include <QCoreApplication>
 #include <QLocale>
 
 namespace cloop::dashboard {
@@ -42,6 +43,41 @@ QString describeInstant(const QDateTime &at)
     return withZone(locale.toString(local.date(), QStringLiteral("d MMM yyyy")) + QLatin1Char(' ')
             + locale.toString(local.time(), QStringLiteral("HH:mm:ss")),
         local);
+}
+
+QString describeDuration(qint64 seconds)
+{
+    seconds = std::max<qint64>(seconds, 0);
+    if (seconds < 120)
+        return QCoreApplication::translate(
+            "cloop::dashboard::TimeWords", "%n s", nullptr, int(seconds));
+    const qint64 minutes = seconds / 60;
+    if (minutes < 120)
+        return QCoreApplication::translate(
+            "cloop::dashboard::TimeWords", "%n min", nullptr, int(minutes));
+    const qint64 hours = minutes / 60;
+    if (hours < 48)
+        return minutes % 60 == 0
+            ? QCoreApplication::translate(
+                "cloop::dashboard::TimeWords", "%n h", nullptr, int(hours))
+            : QCoreApplication::translate("cloop::dashboard::TimeWords", "%1 h %2 min")
+                  .arg(hours)
+                  .arg(minutes % 60);
+    const qint64 days = hours / 24;
+    return hours % 24 == 0
+        ? QCoreApplication::translate("cloop::dashboard::TimeWords", "%n days", nullptr, int(days))
+        : QCoreApplication::translate(
+            "cloop::dashboard::TimeWords", "%n days %1 h", nullptr, int(days))
+              .arg(hours % 24);
+}
+
+QString describeTimeLeft(const QDateTime &until, const QDateTime &now)
+{
+    const qint64 seconds = now.secsTo(until);
+    if (seconds <= 0)
+        return QCoreApplication::translate("cloop::dashboard::TimeWords", "expired");
+    return QCoreApplication::translate("cloop::dashboard::TimeWords", "%1 left")
+        .arg(describeDuration(seconds));
 }
 
 } // namespace cloop::dashboard

@@ -5,6 +5,7 @@
 
 #include "app-dashboard/core/forwardersclient.h"
 #include "app-dashboard/core/jsonlisting.h"
+#include "app-dashboard/core/timewords.h"
 #include "app-dashboard/ui/approvedialog.h"
 #include "app-dashboard/ui/pagetitle.h"
 #include "app-dashboard/ui/reasondialog.h"
@@ -60,9 +61,18 @@ ApprovalsPage::ApprovalsPage(
         = recordTimeColumn<Request>(tr("Asked at"), [](const Request &r) { return r.createdAt; });
     const auto decidedBy = column(tr("Decided by"), [](const Request &r) { return r.decidedBy; });
     const auto why = column(tr("Why"), [](const Request &r) { return r.decisionReason; });
+    // What the forwarder carries, as its card says it: a name alone does
+    // not tell an approver which bench or network is lent.
+    const auto device = column(tr("Device"), [forwarders](const Request &r) {
+        const QString words = forwarders->model()->deviceWords(r.forwarderId);
+        return words.isEmpty() ? QStringLiteral("#%1").arg(r.forwarderId) : words;
+    });
     m_inbox = table(QStringLiteral("/api/requests"), {},
-        { forwarder, project, askedBy, reason,
-            column(tr("For"), [](const Request &r) { return r.ttl; }),
+        { forwarder, device, project, askedBy, reason,
+            column(tr("For"),
+                [](const Request &r) {
+                    return r.ttlSeconds > 0 ? describeDuration(r.ttlSeconds) : r.ttl;
+                }),
             column(tr("Executor"),
                 [](const Request &r) {
                     return r.virtualExecutor.isEmpty() ? tr("any") : r.virtualExecutor;

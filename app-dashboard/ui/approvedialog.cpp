@@ -22,16 +22,17 @@ ApproveDialog::ApproveDialog(
     , m_ttl(new QComboBox(this))
     , m_executor(new QLineEdit(this))
 {
-    const QString &asked = request.ttl;
+    // Lengths of time in the words the card uses for time left.
+    const qint64 askedSeconds = request.ttlSeconds;
+    const QString asked = askedSeconds > 0 ? describeDuration(askedSeconds) : request.ttl;
     m_ttl->setEditable(true);
     m_ttl->setObjectName(QStringLiteral("ttl"));
     m_ttl->addItem(tr("as requested (%1)").arg(asked), QString());
-    const qint64 askedSeconds = request.ttlSeconds;
     for (const QString &shorter : { QStringLiteral("1h"), QStringLiteral("4h"),
              QStringLiteral("8h"), QStringLiteral("24h") }) {
         const auto seconds = util::parseDuration(shorter);
         if (seconds && seconds->count() < askedSeconds)
-            m_ttl->addItem(shorter, shorter);
+            m_ttl->addItem(describeDuration(seconds->count()), shorter);
     }
     m_executor->setObjectName(QStringLiteral("executor"));
     const QString &askedExecutor = request.virtualExecutor;
@@ -49,14 +50,17 @@ ApproveDialog::ApproveDialog(
     // long, on what terms, and how long the request itself waits.
     const QDateTime now = QDateTime::currentDateTimeUtc();
     info(tr("Forwarder:"), request.forwarder);
+    if (const QString device = forwarders->model()->deviceWords(request.forwarderId);
+        !device.isEmpty())
+        info(tr("Device:"), device);
     info(tr("Project:"), request.project);
     info(tr("Asked by:"),
         tr("%1, %2").arg(request.requestedBy, describeMoment(request.createdAt, now)));
     info(tr("Because:"), request.reason);
     info(tr("Asked for:"),
         request.virtualExecutor.isEmpty()
-            ? tr("%1, on any executor").arg(request.ttl)
-            : tr("%1, on %2 only").arg(request.ttl, request.virtualExecutor));
+            ? tr("%1, on any executor").arg(asked)
+            : tr("%1, on %2 only").arg(asked, request.virtualExecutor));
     if (!request.target.isEmpty() || !request.address.isEmpty())
         info(tr("Sandbox interface:"),
             QStringList { request.target, request.address }.join(QLatin1Char(' ')).trimmed());

@@ -3,8 +3,11 @@
 #include "common/device/l2/tapdevice.h"
 #include "common/util/duration.h"
 
+#include "app-dashboard/core/timewords.h"
+
 #include <QComboBox>
 #include <QFormLayout>
+#include <QLabel>
 #include <QLineEdit>
 
 namespace cloop::dashboard {
@@ -37,6 +40,7 @@ BindDialog::BindDialog(ForwardersClient *forwarders, Mode mode,
     , m_project(new QComboBox(this))
     , m_executor(new QLineEdit(this))
     , m_ttl(new QComboBox(this))
+    , m_ends(new QLabel(this))
     , m_target(new QLineEdit(this))
     , m_address(new QLineEdit(this))
 {
@@ -70,13 +74,14 @@ BindDialog::BindDialog(ForwardersClient *forwarders, Mode mode,
     m_ttl->setEditable(true);
     m_ttl->setObjectName(QStringLiteral("ttl"));
     // The value is what is sent; the text is for people.
-    for (const auto &[text, value] : { std::pair { tr("1 hour"), QStringLiteral("1h") },
-             std::pair { tr("8 hours"), QStringLiteral("8h") },
-             std::pair { tr("24 hours"), QStringLiteral("24h") },
-             std::pair { tr("7 days"), QStringLiteral("7d") },
-             std::pair { tr("30 days"), QStringLiteral("30d") },
-             std::pair { tr("90 days"), QStringLiteral("90d") } })
-        m_ttl->addItem(text, value);
+    // Presets in the words the card uses for time left.
+    for (const auto &[seconds, value] :
+        { std::pair { 3600, QStringLiteral("1h") }, std::pair { 8 * 3600, QStringLiteral("8h") },
+            std::pair { 24 * 3600, QStringLiteral("24h") },
+            std::pair { 7 * 86400, QStringLiteral("7d") },
+            std::pair { 30 * 86400, QStringLiteral("30d") },
+            std::pair { 90 * 86400, QStringLiteral("90d") } })
+        m_ttl->addItem(describeDuration(seconds), value);
     m_ttl->setCurrentIndex(2);
     m_ttl->setToolTip(tr("A preset, or a duration such as 90m, 12h or 1d12h; at most 90 days"));
     m_target->setObjectName(QStringLiteral("target"));
@@ -87,6 +92,9 @@ BindDialog::BindDialog(ForwardersClient *forwarders, Mode mode,
     m_form->addRow(tr("&Project:"), m_project);
     m_form->addRow(tr("&Executor:"), m_executor);
     m_form->addRow(tr("&How long:"), m_ttl);
+    m_ends->setObjectName(QStringLiteral("ends"));
+    m_ends->setForegroundRole(QPalette::PlaceholderText);
+    m_form->addRow(QString(), m_ends);
     m_form->addRow(tr("&Sandbox interface:"), m_target);
     m_form->addRow(tr("&Address:"), m_address);
     if (mode == Mode::Request) {
@@ -102,9 +110,28 @@ BindDialog::BindDialog(ForwardersClient *forwarders, Mode mode,
     connect(m_project, &QComboBox::currentTextChanged, this, &BindDialog::revalidate);
     connect(m_executor, &QLineEdit::textChanged, this, &BindDialog::revalidate);
     connect(m_ttl, &QComboBox::currentTextChanged, this, &BindDialog::revalidate);
+    connect(m_ttl, &QComboBox::currentTextChanged, this, &BindDialog::showEnd);
     connect(m_target, &QLineEdit::textChanged, this, &BindDialog::revalidate);
     connect(m_address, &QLineEdit::textChanged, this, &BindDialog::revalidate);
     revalidate();
+    showEnd();
+}
+
+void BindDialog::showEnd()
+{
+    const auto ttl = util::parseDuration(terms().ttl);
+    if (!ttl || *ttl > kLongestBinding) {
+        m_ends->clear();
+        return;
+    }
+    const qint64 seconds = std::chrono::duration_cast<std::chrono::seconds>(*ttl).count();
+    if (m_mode == Mode::Request) {
+        m_ends->setText(tr("for %1 from its approval").arg(describeDuration(seconds)));
+        return;
+    }
+    const QDateTime now = QDateTime::currentDateTimeUtc();
+    m_ends->setText(tr("until %1 (%2)")
+                        .arg(describeMoment(now.addSecs(seconds), now), describeDuration(seconds)));
 }
 
 std::optional<api::Forwarder> BindDialog::chosenForwarder() const

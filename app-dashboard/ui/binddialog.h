@@ -4,6 +4,7 @@
 #include "app-dashboard/ui/formdialog.h"
 
 class QComboBox;
+class QLabel;
 class QFormLayout;
 class QLineEdit;
 
@@ -39,6 +40,8 @@ public:
     QComboBox *forwarderBox() const { return m_forwarder; }
     QComboBox *projectBox() const { return m_project; }
     QComboBox *ttlBox() const { return m_ttl; }
+    // When the binding would end, as the card will say it.
+    QLabel *endsLabel() const { return m_ends; }
     QLineEdit *executorEdit() const { return m_executor; }
     QLineEdit *targetEdit() const { return m_target; }
     QLineEdit *addressEdit() const { return m_address; }
@@ -48,6 +51,7 @@ protected:
     void carryOut(QObject *context, HubApi::Callback done) override;
 
 private:
+    void showEnd();
     std::optional<api::Forwarder> chosenForwarder() const;
     bool isSegment() const;
     void showSegmentFields();
@@ -60,6 +64,7 @@ private:
     QComboBox *m_project;
     QLineEdit *m_executor;
     QComboBox *m_ttl;
+    QLabel *m_ends;
     QLineEdit *m_target;
     QLineEdit *m_address;
     QLineEdit *m_reason = nullptr;

@@ -11,6 +11,7 @@
 #include "app-dashboard/ui/plainlabel.h"
 #include "app-dashboard/ui/statechip.h"
 #include "app-dashboard/ui/themedicon.h"
+#include "app-dashboard/ui/trafficgraph.h"
 
 #include <QDateTime>
 #include <QHBoxLayout>
@@ -31,22 +32,6 @@ QVariant valueOf(const QModelIndex &row, Role role)
 
 } // namespace
 
-QString describeTimeLeft(const QDateTime &until, const QDateTime &now)
-{
-    const qint64 seconds = now.secsTo(until);
-    if (seconds <= 0)
-        return ForwarderCard::tr("expired");
-    if (seconds < 120)
-        return ForwarderCard::tr("%n s left", nullptr, int(seconds));
-    const qint64 minutes = seconds / 60;
-    if (minutes < 120)
-        return ForwarderCard::tr("%n min left", nullptr, int(minutes));
-    const qint64 hours = minutes / 60;
-    if (hours < 48)
-        return ForwarderCard::tr("%1 h %2 min left").arg(hours).arg(minutes % 60);
-    return ForwarderCard::tr("%n days left", nullptr, int(hours / 24));
-}
-
 ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent)
     : QFrame(parent)
     , m_index(index)
@@ -56,7 +41,9 @@ ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent
     , m_idLabel(new PlainLabel(this))
     , m_state(new StateChip(this))
     , m_deviceLabel(new PlainLabel(this))
-    , m_bindingLabel(new PlainLabel(this))
+    , m_bindingLabel(new ElidedLabel(this))
+    , m_bindingEndLabel(new ElidedLabel(this))
+    , m_traffic(new TrafficGraph(this))
     , m_testMark(new QLabel(this))
     , m_testLabel(new ElidedLabel(this))
     , m_actions(new QWidget(this))
@@ -78,7 +65,6 @@ ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent
     m_idLabel->setForegroundRole(QPalette::PlaceholderText);
     m_idLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_deviceLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-    m_bindingLabel->setWordWrap(true);
     m_testMark->setTextFormat(Qt::PlainText);
     // Its colour is set as WindowText; on the card's Base a label would draw Text.
     m_testMark->setForegroundRole(QPalette::WindowText);
@@ -108,10 +94,20 @@ ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent
     buttons->addStretch();
     buttons->addWidget(m_revokeButton);
 
+    // The graph beside what the card says, not below it: a card stays as
+    // low as its words.
+    auto *words = new QVBoxLayout;
+    words->addWidget(m_deviceLabel);
+    words->addWidget(m_bindingLabel);
+    words->addWidget(m_bindingEndLabel);
+    words->addStretch();
+    auto *details = new QHBoxLayout;
+    details->addLayout(words, 1);
+    details->addWidget(m_traffic, 0, Qt::AlignTop);
+
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(title);
-    layout->addWidget(m_deviceLabel);
-    layout->addWidget(m_bindingLabel);
+    layout->addLayout(details);
     layout->addLayout(testLine);
     layout->addWidget(m_actions);
 
@@ -140,7 +136,9 @@ QString ForwarderCard::stateText() const
 
 QString ForwarderCard::bindingText() const
 {
-    return m_bindingLabel->text();
+    const QString end = m_bindingEndLabel->fullText();
+    return end.isEmpty() ? m_bindingLabel->fullText()
+                         : m_bindingLabel->fullText() + QStringLiteral(" · ") + end;
 }
 
 QString ForwarderCard::testText() const
@@ -183,7 +181,17 @@ void ForwarderCard::refresh()
     refreshState(row);
     refreshBinding(row, revoked);
     refreshTest(row);
+    refreshTraffic(row);
     refreshActions(row);
+}
+
+void ForwarderCard::refreshTraffic(const QModelIndex &row)
+{
+    // Only a connected forwarder streams; before the hub's first answer
+    // there is nothing to draw.
+    const auto history = valueOf(row, Role::TrafficRole).value<TrafficHistory>();
+    m_traffic->setHistory(history);
+    m_traffic->setVisible(valueOf(row, Role::ConnectedRole).toBool() && !history.isEmpty());
 }
 
 void ForwarderCard::refreshState(const QModelIndex &row)
@@ -233,8 +241,12 @@ void ForwarderCard::refreshBinding(const QModelIndex &row, bool revoked)
 {
     const qint64 bindingId = valueOf(row, Role::BindingIdRole).toLongLong();
     if (bindingId <= 0) {
-        m_bindingLabel->setText(revoked ? QString() : tr("Not bound"));
+        m_bindingLabel->setFullText(revoked ? QString() : tr("Not bound"));
+        m_bindingLabel->setToolTip(QString());
         m_bindingLabel->setVisible(!revoked);
+        // The line stays, empty: binding and unbinding do not move the cards below.
+        m_bindingEndLabel->setFullText(QString());
+        m_bindingEndLabel->setVisible(!revoked);
         return;
     }
     QStringList parts { tr("Bound to %1").arg(valueOf(row, Role::BindingProjectRole).toString()) };
@@ -246,12 +258,15 @@ void ForwarderCard::refreshBinding(const QModelIndex &row, bool revoked)
     if (!target.isEmpty() || !address.isEmpty())
         parts.append(tr("sandbox interface %1")
                          .arg(QStringList { target, address }.join(QLatin1Char(' ')).trimmed()));
+    parts.append(tr("by %1").arg(valueOf(row, Role::BindingCreatedByRole).toString()));
+    m_bindingLabel->setFullText(parts.join(QStringLiteral(" · ")));
+    m_bindingLabel->setToolTip(plainToolTip(m_bindingLabel->fullText()));
+    m_bindingLabel->setVisible(true);
     const QDateTime now = QDateTime::currentDateTimeUtc();
     const QDateTime until = valueOf(row, Role::BindingExpiresRole).toDateTime();
-    parts.append(tr("until %1 (%2)").arg(describeMoment(until, now), describeTimeLeft(until, now)));
-    parts.append(tr("by %1").arg(valueOf(row, Role::BindingCreatedByRole).toString()));
-    m_bindingLabel->setText(parts.join(QStringLiteral(" · ")));
-    m_bindingLabel->setVisible(true);
+    m_bindingEndLabel->setFullText(
+        tr("until %1 (%2)").arg(describeMoment(until, now), describeTimeLeft(until, now)));
+    m_bindingEndLabel->setVisible(true);
 }
 
 void ForwarderCard::refreshTest(const QModelIndex &row)

@@ -10,12 +10,13 @@ namespace cloop::dashboard {
 
 class ElidedLabel;
 class StateChip;
+class TrafficGraph;
 
 // One forwarder as a card: what it carries, its state as a chip, who holds
-// it until when, what its last Test said and when, and its actions, each
-// saying why when it cannot be used. It renders one model row and asks for
-// actions by signal; it decides nothing. Every state keeps the same layout:
-// a Test result replaces the line it has, it never grows the card.
+// it until when, what its streams carried lately, what its last Test said and when, and its
+// actions, each saying why when it cannot be used. It renders one model row and asks for actions by
+// signal; it decides nothing. Every state keeps the same layout: a Test result replaces the line it
+// has, it never grows the card.
 class ForwarderCard final : public QFrame
 {
     Q_OBJECT
@@ -33,6 +34,8 @@ public:
     QPushButton *revokeButton() const { return m_revokeButton; }
     QPushButton *reenrollButton() const { return m_reenrollButton; }
     StateChip *stateChip() const { return m_state; }
+    // Shown while the forwarder is connected.
+    TrafficGraph *trafficGraph() const { return m_traffic; }
     QString stateText() const;
     QString bindingText() const;
     // The Test line as shown in full: its mark, time and report's first line.
@@ -51,6 +54,7 @@ private:
     void refreshState(const QModelIndex &row);
     void refreshBinding(const QModelIndex &row, bool revoked);
     void refreshTest(const QModelIndex &row);
+    void refreshTraffic(const QModelIndex &row);
     void refreshActions(const QModelIndex &row);
 
     QPersistentModelIndex m_index;
@@ -60,7 +64,11 @@ private:
     QLabel *m_idLabel;
     StateChip *m_state;
     QLabel *m_deviceLabel;
-    QLabel *m_bindingLabel;
+    // Who holds it, and until when: one line each, never wrapped, so the
+    // card's height does not depend on how its width settles.
+    ElidedLabel *m_bindingLabel;
+    ElidedLabel *m_bindingEndLabel;
+    TrafficGraph *m_traffic;
     QLabel *m_testMark;
     ElidedLabel *m_testLabel;
     QWidget *m_actions;
@@ -71,8 +79,5 @@ private:
     QPushButton *m_revokeButton;
     std::optional<bool> m_testPassed;
 };
-
-// "3 h 20 min", "2 days", "45 s": time left until `until`, for a person.
-QString describeTimeLeft(const QDateTime &until, const QDateTime &now);
 
 } // namespace cloop::dashboard

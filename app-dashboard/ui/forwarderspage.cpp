@@ -187,6 +187,18 @@ void ForwardersPage::rebuildCards()
     m_empty->setVisible(m_cards.isEmpty());
 }
 
+void ForwardersPage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    m_forwarders->setTrafficWatched(true);
+}
+
+void ForwardersPage::hideEvent(QHideEvent *event)
+{
+    QWidget::hideEvent(event);
+    m_forwarders->setTrafficWatched(false);
+}
+
 void ForwardersPage::refreshCards(const QModelIndex &first, const QModelIndex &last)
 {
     for (int row = first.row(); row <= last.row() && row < m_cards.size(); ++row)

@@ -36,6 +36,11 @@ public:
     QList<ForwarderCard *> cards() const { return m_cards; }
     ForwarderCard *cardFor(qint64 forwarderId) const;
 
+protected:
+    // The cards' traffic is asked for while the page is on screen only.
+    void showEvent(QShowEvent *event) override;
+    void hideEvent(QHideEvent *event) override;
+
 Q_SIGNALS:
     // A dialog opened by this page (tests drive it; it is modal to the window).
     void dialogOpened(QDialog *dialog);

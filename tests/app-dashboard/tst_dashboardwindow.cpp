@@ -26,6 +26,7 @@
 #include "app-dashboard/ui/recordtable.h"
 #include "app-dashboard/ui/signindialog.h"
 #include "app-dashboard/ui/statechip.h"
+#include "app-dashboard/ui/trafficgraph.h"
 #include "app-dashboard/ui/upgradedialog.h"
 #include "support/testrig.h"
 
@@ -53,6 +54,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QVBoxLayout>
 
 #include <unistd.h>
 
@@ -139,6 +141,7 @@ private Q_SLOTS:
     void signingOutReturnsToSignInWithTheHubRemembered();
     void aForwardersWholeLifeThroughTheWindow();
     void aMaintainersRequestIsApprovedByAnotherAdministrator();
+    void aCardDrawsTheTrafficTheHubCounted();
 
 private:
     QString hubUrl() const;
@@ -209,6 +212,8 @@ void TestDashboardWindow::cleanupTestCase()
 void TestDashboardWindow::init()
 {
     m_rig = std::make_unique<TestRig>();
+    // Traffic in one-second steps: the cards' graphs get their first soon.
+    m_rig->hub().setServeArguments({ QStringLiteral("--traffic-step"), QStringLiteral("1s") });
     QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
     CLOOP_COMPARE_EXIT(
         m_rig->hub().cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
@@ -529,6 +534,18 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
         qPrintable(segmentForwarder.describe()));
     QCOMPARE(segmentCard()->stateChip()->tone(), StateChip::Tone::Good);
     QVERIFY(segmentCard()->stateChip()->toolTip().contains(QLatin1String("Connected")));
+    // Connected cards show what their streams carried, as the hub counts
+    // it: nothing yet, no run has used them.
+    for (ForwarderCard *live : { card(), segmentCard() }) {
+        QVERIFY(
+            QTest::qWaitFor([&] { return live->trafficGraph()->isVisibleTo(live); }, kLongWaitMs));
+        QCOMPARE(live->trafficGraph()->summary(),
+            QStringLiteral(u"0 B/s to the run · 0 B/s from the run"));
+        QVERIFY2(
+            live->trafficGraph()->details().startsWith(QLatin1String("No traffic in the last")),
+            qPrintable(live->trafficGraph()->details()));
+    }
+    QVERIFY(window.forwardersClient()->isTrafficWatched());
 
     // Bind…
     click(card()->bindButton());
@@ -559,6 +576,8 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     screenshot(&window, QStringLiteral("forwarders-bound"));
     // The same binding in the project's Forwarded devices.
     window.showPage(MainWindow::Projects);
+    // Off screen, the cards' traffic is not asked for.
+    QVERIFY(!window.forwardersClient()->isTrafficWatched());
     QVERIFY(QTest::qWaitFor(
         [&] { return window.projectsPage()->projects()->selectRecord(1); }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor(
@@ -641,6 +660,7 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
     QVERIFY2(clock.elapsed() < 1000,
         qPrintable(QStringLiteral("greyed out after %1 ms").arg(clock.elapsed())));
     QVERIFY(!card()->testButton()->isEnabled());
+    QVERIFY(!card()->trafficGraph()->isVisibleTo(card()));
     QVERIFY2(card()->testButton()->accessibleDescription().contains(QLatin1String("offline")),
         qPrintable(card()->testButton()->accessibleDescription()));
     screenshot(&window, QStringLiteral("forwarders-offline"));
@@ -995,6 +1015,76 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     // The overview's table is whole at this size.
     QCOMPARE(adminWindow.projectsPage()->devices()->view()->horizontalScrollBar()->maximum(), 0);
     screenshot(&adminWindow, QStringLiteral("project-overview"));
+}
+
+// The graph as a card draws it from an answer of GET /api/forwarders/traffic:
+// a minute of a run pulling a capture through a segment, then quiet. (The
+// window test above sees the hub's real answer, with no run to fill it.)
+void TestDashboardWindow::aCardDrawsTheTrafficTheHubCounted()
+{
+    api::Forwarder segment;
+    segment.id = 5;
+    segment.name = QStringLiteral("lab-segment");
+    segment.state = api::EnrolledDaemon::State::Connected;
+    segment.connected = true;
+    segment.device = *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1"));
+    segment.deviceDescription = QStringLiteral("l2 eth1");
+    ForwarderListModel model;
+    model.setForwarderRecords({ segment });
+
+    constexpr int kSteps = 120;
+    QJsonArray toRun;
+    QJsonArray fromRun;
+    for (int step = 0; step < kSteps; ++step) {
+        // Steps 60..107 carry 12.5 MB/s to the run, peaking at 25 MB/s at 80.
+        const bool busy = step >= 60 && step < 108;
+        toRun.append(busy ? (step == 80 ? 125'000'000 : 62'500'000) : 0);
+        fromRun.append(busy ? 1'250'000 : (step == kSteps - 1 ? 5'000 : 0));
+    }
+    const auto answer = api::ForwarderTraffic::fromJson(
+        { { QStringLiteral("step_seconds"), 5 }, { QStringLiteral("steps"), kSteps },
+            { QStringLiteral("until"), QStringLiteral("2026-12-06T10:00:00.000Z") },
+            { QStringLiteral("items"),
+                QJsonArray { QJsonObject { { QStringLiteral("forwarder_id"), 5 },
+                    { QStringLiteral("to_agent_bytes"), toRun },
+                    { QStringLiteral("to_forwarder_bytes"), fromRun } } } } });
+    QVERIFY(answer);
+    model.setTraffic(*answer);
+
+    QWidget host;
+    auto *layout = new QVBoxLayout(&host);
+    auto *shown = new ForwarderCard(QPersistentModelIndex(model.index(0, 0)), &host);
+    layout->addWidget(shown);
+    host.resize(760, shown->sizeHint().height() + 24);
+    host.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&host));
+    TrafficGraph *graph = shown->trafficGraph();
+    QVERIFY(graph->isVisible());
+    // The legend gives the newest step's rates; the tooltip the window and peaks.
+    QCOMPARE(graph->summary(), QStringLiteral(u"0 B/s to the run · 1.0 kB/s from the run"));
+    QCOMPARE(graph->details(),
+        QStringLiteral("Over the last 10 min, in steps of 5 s, at most 25.0 MB/s to the run and "
+                       "250.0 kB/s from it."));
+
+    // Drawn: the peak's column reaches the top in the colour to the run; a
+    // quiet column holds the baseline only.
+    const QImage picture = graph->grab().toImage();
+    const auto columnOf = [&](int step) { return int(graph->xOfStep(step)); };
+    const auto inkIn = [&](int x, int fromY, int toY, const QColor &ink) {
+        for (int y = fromY; y < toY; ++y)
+            for (int dx = -1; dx <= 1; ++dx)
+                if (contrastRatio(picture.pixelColor(x + dx, y), ink) < 1.3)
+                    return true;
+        return false;
+    };
+    const int top = picture.height() / 4;
+    QVERIFY(inkIn(columnOf(80), 0, top, graph->toRunColor()));
+    QVERIFY(!inkIn(columnOf(30), 0, picture.height() - 4, graph->toRunColor()));
+    QVERIFY(!inkIn(columnOf(30), 0, picture.height() - 4, graph->fromRunColor()));
+    // Half the peak: the busy steps' line is near the middle, not the top.
+    QVERIFY(!inkIn(columnOf(70), 0, top, graph->toRunColor()));
+    QVERIFY(inkIn(columnOf(70), top, picture.height() * 3 / 4, graph->toRunColor()));
+    screenshot(&host, QStringLiteral("forwarder-traffic"));
 }
 
 QTEST_MAIN(TestDashboardWindow)

@@ -50,6 +50,7 @@ private Q_SLOTS:
     void testOutcomeIsKeptPerRow();
     void testReportsReadAsWords();
     void usbDevicesAreNamedFromTheIdDatabase();
+    void trafficLandsOnEveryRowWithZerosForTheQuiet();
 };
 
 void TestForwarderListModel::refreshesKeepRowsByIdAndDropTheGone()
@@ -316,6 +317,52 @@ void TestForwarderListModel::usbDevicesAreNamedFromTheIdDatabase()
         QStringLiteral("Realtek"));
     QCOMPARE(model.index(2).data(ForwarderListModel::DeviceNameRole).toString(), QString());
     QCOMPARE(model.index(3).data(ForwarderListModel::DeviceNameRole).toString(), QString());
+}
+
+void TestForwarderListModel::trafficLandsOnEveryRowWithZerosForTheQuiet()
+{
+    using cloop::dashboard::TrafficHistory;
+    ForwarderListModel model;
+    QAbstractItemModelTester tester(&model);
+    model.setForwarders(QJsonArray { forwarder(1, QStringLiteral("a"), QStringLiteral("connected")),
+        forwarder(2, QStringLiteral("b"), QStringLiteral("connected")) });
+    const auto traffic = [&](int stepsOfA) {
+        QJsonArray carried;
+        QJsonArray back;
+        for (int step = 0; step < 3; ++step) {
+            carried.append(step < stepsOfA ? 1000 * (step + 1) : 0);
+            back.append(step < stepsOfA ? 10 : 0);
+        }
+        return *cloop::api::ForwarderTraffic::fromJson(
+            { { QStringLiteral("step_seconds"), 5 }, { QStringLiteral("steps"), 3 },
+                { QStringLiteral("until"), QStringLiteral("2026-12-06T10:00:00.000Z") },
+                { QStringLiteral("items"),
+                    QJsonArray { QJsonObject { { QStringLiteral("forwarder_id"), 1 },
+                        { QStringLiteral("to_agent_bytes"), carried },
+                        { QStringLiteral("to_forwarder_bytes"), back } } } } });
+    };
+    // Before any answer a row has no traffic to draw.
+    QVERIFY(model.index(0).data(ForwarderListModel::TrafficRole).value<TrafficHistory>().isEmpty());
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    model.setTraffic(traffic(3));
+    const auto a = model.index(0).data(ForwarderListModel::TrafficRole).value<TrafficHistory>();
+    QCOMPARE(a.stepSeconds, 5);
+    QCOMPARE(a.toRun, (QList<qint64> { 1000, 2000, 3000 }));
+    QCOMPARE(a.fromRun, (QList<qint64> { 10, 10, 10 }));
+    // The answer leaves b out: it carried nothing, each step.
+    const auto b = model.index(1).data(ForwarderListModel::TrafficRole).value<TrafficHistory>();
+    QCOMPARE(b.toRun, (QList<qint64> { 0, 0, 0 }));
+    QCOMPARE(b.until, a.until);
+    QCOMPARE(changed.count(), 2);
+    QCOMPARE(
+        changed.at(0).at(2).value<QList<int>>(), QList<int> { ForwarderListModel::TrafficRole });
+    // The same answer again changes nothing; another changes only the row it moved.
+    changed.clear();
+    model.setTraffic(traffic(3));
+    QCOMPARE(changed.count(), 0);
+    model.setTraffic(traffic(1));
+    QCOMPARE(changed.count(), 1);
+    QCOMPARE(changed.at(0).at(0).value<QModelIndex>().row(), 0);
 }
 
 QTEST_GUILESS_MAIN(TestForwarderListModel)

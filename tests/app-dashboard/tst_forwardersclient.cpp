@@ -60,6 +60,7 @@ private Q_SLOTS:
     void theEventStreamComesBackWhenTheHubDoes();
     void theClientFollowsAForwarderThroughItsLife();
     void aListingDropsTheAnswerForAListItLeft();
+    void trafficIsAskedForQuietlyWhileWatched();
 
 private:
     api::AdminEndpoint endpoint(const QString &token = {}, const QString &pin = {}) const;
@@ -358,6 +359,35 @@ void TestForwardersClient::aListingDropsTheAnswerForAListItLeft()
     listing.refresh();
     QVERIFY(QTest::qWaitFor([&] { return model.rowCount() == 1; }, kLongWaitMs));
     QCOMPARE(model.index(0, 0).data().toString(), QStringLiteral("lab"));
+}
+
+void TestForwardersClient::trafficIsAskedForQuietlyWhileWatched()
+{
+    HubProcess &hub = m_rig->hub();
+    const Enrollment enrolled = hub.enroll(
+        QStringLiteral("lab"), { QStringLiteral("--interface"), QStringLiteral("lo") });
+    QVERIFY2(enrolled.ok, qPrintable(enrolled.error));
+    dashboard::HubApi api;
+    api.setEndpoint(endpoint());
+    dashboard::ForwardersClient client(&api, nullptr);
+    client.refresh();
+    QVERIFY(QTest::qWaitFor([&] { return client.model()->rowCount() == 1; }, kLongWaitMs));
+
+    QSignalSpy busy(&api, &dashboard::HubApi::busyChanged);
+    QSignalSpy refreshed(&client, &dashboard::ForwardersClient::trafficRefreshed);
+    client.setTrafficWatched(true);
+    QVERIFY(client.isTrafficWatched());
+    QVERIFY(refreshed.wait(kLongWaitMs));
+    // The hub's step is 5 s by default; the row holds what it answered.
+    const auto history = client.model()
+                             ->index(0)
+                             .data(ForwarderListModel::TrafficRole)
+                             .value<dashboard::TrafficHistory>();
+    QCOMPARE(history.stepSeconds, 5);
+    // A graph's next step is not busy work: the indicator stays still.
+    QCOMPARE(busy.count(), 0);
+    client.setTrafficWatched(false);
+    QVERIFY(!client.isTrafficWatched());
 }
 
 QTEST_GUILESS_MAIN(TestForwardersClient)

@@ -13,6 +13,7 @@
 #include "common/api/eventstreammessage.h"
 #include "common/api/executor.h"
 #include "common/api/forwarder.h"
+#include "common/api/forwardertraffic.h"
 #include "common/api/identity.h"
 #include "common/api/project.h"
 #include "common/api/run.h"
@@ -237,6 +238,9 @@ private Q_SLOTS:
     void eventStreamMessagesRoundTrip();
     void eventStreamMessagesRefuseWhatTheyCannotBe();
     void auditEntriesReadAsWords();
+    void trafficIsReadStepByStep();
+    void trafficOfTheWrongShapeIsRefused_data();
+    void trafficOfTheWrongShapeIsRefused();
 };
 
 void TestApiRecords::everyRecordRoundTrips()
@@ -478,6 +482,67 @@ void TestApiRecords::auditEntriesReadAsWords()
     QCOMPARE(read->subjectName, QStringLiteral("lab"));
     entry.subjectName.clear();
     QVERIFY(!entry.toJson().contains(QLatin1String("subject_name")));
+}
+
+namespace {
+QJsonObject trafficAnswer(const QJsonArray &toAgent, const QJsonArray &toForwarder, int steps = 3)
+{
+    return { { QStringLiteral("step_seconds"), 5 }, { QStringLiteral("steps"), steps },
+        { QStringLiteral("until"), QStringLiteral("2026-12-06T10:00:05.000Z") },
+        { QStringLiteral("items"),
+            QJsonArray { QJsonObject { { QStringLiteral("forwarder_id"), 3 },
+                { QStringLiteral("to_agent_bytes"), toAgent },
+                { QStringLiteral("to_forwarder_bytes"), toForwarder } } } } };
+}
+} // namespace
+
+void TestApiRecords::trafficIsReadStepByStep()
+{
+    using cloop::api::ForwarderTraffic;
+    const auto read = ForwarderTraffic::fromJson(
+        trafficAnswer(QJsonArray { 0, 4096, 1e15 }, QJsonArray { 1, 2, 3 }));
+    QVERIFY2(read, qPrintable(read ? QString() : read.error().message));
+    QCOMPARE(read->stepSeconds, 5);
+    QCOMPARE(read->until, QDateTime(QDate(2026, 12, 6), QTime(10, 0, 5), Qt::UTC));
+    QVERIFY(read->itemOf(3));
+    QCOMPARE(read->itemOf(3)->toAgentBytes, (QList<qint64> { 0, 4096, qint64(1e15) }));
+    QCOMPARE(read->itemOf(3)->toForwarderBytes, (QList<qint64> { 1, 2, 3 }));
+    QVERIFY(!read->itemOf(4));
+    // Before the hub's first step: no time, no steps, no items.
+    const auto first = ForwarderTraffic::fromJson({ { QStringLiteral("step_seconds"), 5 },
+        { QStringLiteral("steps"), 0 }, { QStringLiteral("until"), QJsonValue::Null },
+        { QStringLiteral("items"), QJsonArray {} } });
+    QVERIFY(first);
+    QVERIFY(!first->until.isValid());
+}
+
+void TestApiRecords::trafficOfTheWrongShapeIsRefused_data()
+{
+    QTest::addColumn<QJsonObject>("answer");
+    QTest::addColumn<QString>("named");
+    QTest::newRow("a step short") << trafficAnswer(QJsonArray { 1, 2 }, QJsonArray { 1, 2, 3 })
+                                  << QStringLiteral("to_agent_bytes");
+    QTest::newRow("negative") << trafficAnswer(QJsonArray { 1, -2, 3 }, QJsonArray { 1, 2, 3 })
+                              << QStringLiteral("to_agent_bytes");
+    QTest::newRow("a fraction") << trafficAnswer(QJsonArray { 1, 2, 3 }, QJsonArray { 1, 2.5, 3 })
+                                << QStringLiteral("to_forwarder_bytes");
+    QTest::newRow("text") << trafficAnswer(
+        QJsonArray { 1, QStringLiteral("2"), 3 }, QJsonArray { 1, 2, 3 })
+                          << QStringLiteral("to_agent_bytes");
+    QTest::newRow("too many steps")
+        << trafficAnswer(QJsonArray {}, QJsonArray {}, 10'001) << QStringLiteral("steps");
+    QJsonObject noStep = trafficAnswer(QJsonArray { 1, 2, 3 }, QJsonArray { 1, 2, 3 });
+    noStep.insert(QStringLiteral("step_seconds"), 0);
+    QTest::newRow("no step") << noStep << QStringLiteral("step_seconds");
+}
+
+void TestApiRecords::trafficOfTheWrongShapeIsRefused()
+{
+    QFETCH(QJsonObject, answer);
+    QFETCH(QString, named);
+    const auto read = cloop::api::ForwarderTraffic::fromJson(answer);
+    QVERIFY(!read);
+    QVERIFY2(read.error().message.contains(named), qPrintable(read.error().message));
 }
 
 QTEST_GUILESS_MAIN(TestApiRecords)
