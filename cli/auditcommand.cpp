@@ -79,7 +79,7 @@ int runAuditCommand(const QStringList &arguments)
         rows.append(
             { entry.at.isValid() ? entry.at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"))
                                  : QStringLiteral("-"),
-                entry.actor, entry.action, entry.describeSubject(),
+                entry.describeActor(), entry.action, entry.describeSubject(),
                 api::describeAuditDetails(entry.details) });
     }
     printLine(formatTable(

@@ -20,7 +20,8 @@ AuditPage::AuditPage(HubApi *api, QWidget *parent)
     using Entry = api::AuditLogEntry;
     auto *model = new JsonTableModel(
         { recordTimeColumn<Entry>(tr("When"), [](const Entry &entry) { return entry.at; }),
-            recordColumn<Entry>(tr("Who"), [](const Entry &entry) { return entry.actor; }),
+            recordColumn<Entry>(
+                tr("Who"), [](const Entry &entry) { return entry.describeActor(); }),
             recordColumn<Entry>(tr("Action"), [](const Entry &entry) { return entry.action; }),
             recordColumn<Entry>(
                 tr("Subject"), [](const Entry &entry) { return entry.describeSubject(); }),

@@ -96,10 +96,12 @@ ExecutorsPage::ExecutorsPage(
         connect(m_listing, &JsonListing::loaded, this, &ExecutorsPage::updateActions);
         m_upgrade = new QPushButton(tr("&Upgrade…"), this);
         m_upgrade->setObjectName(QStringLiteral("upgrade"));
-        m_upgrade->setToolTip(tr("Ask the selected executor to upgrade from the hub's releases"));
         m_table->addButton(m_upgrade);
         connect(m_upgrade, &QPushButton::clicked, this, &ExecutorsPage::openUpgrade);
-        connect(m_table, &RecordTable::activated, this, [this] { openUpgrade(); });
+        connect(m_table, &RecordTable::activated, this, [this] {
+            if (m_upgrade->isEnabled())
+                openUpgrade();
+        });
     }
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(new PageTitle(tr("Executors"), this));
@@ -115,14 +117,18 @@ void ExecutorsPage::updateActions()
     const auto executor = api::recordIn<api::Executor>(m_table->selectedRecord());
     QString whyNoReenroll;
     QString whyNoRevoke;
+    QString whyNoUpgrade;
     if (!executor) {
-        whyNoReenroll = whyNoRevoke = tr("Select an executor first");
+        whyNoReenroll = whyNoRevoke = whyNoUpgrade = tr("Select an executor first");
     } else if (executor->state == State::Revoked) {
-        whyNoReenroll = whyNoRevoke = tr("%1 is revoked").arg(executor->name);
+        whyNoReenroll = whyNoRevoke = whyNoUpgrade = tr("%1 is revoked").arg(executor->name);
     } else if (executor->state != State::AwaitingEnrollment) {
         whyNoReenroll
             = tr("%1 has enrolled: revoke it and enroll a new one instead").arg(executor->name);
     }
+    if (m_upgrade)
+        allowAction(m_upgrade, whyNoUpgrade.isEmpty(),
+            tr("Ask the selected executor to upgrade from the hub's releases"), whyNoUpgrade);
     allowAction(m_reenroll, whyNoReenroll.isEmpty(),
         tr("Issue a new one-time command (the earlier one stops working)"), whyNoReenroll);
     allowAction(m_revoke, whyNoRevoke.isEmpty(), tr("Cut it off for good"), whyNoRevoke);

@@ -43,15 +43,26 @@ void appendPairs(QStringList &parts, const QString &prefix, const QJsonObject &o
 
 } // namespace
 
+namespace {
+QString describeNamed(const QString &written, const QString &name)
+{
+    if (name.isEmpty())
+        return written;
+    const qsizetype colon = written.indexOf(QLatin1Char(':'));
+    if (colon <= 0)
+        return written;
+    return QStringLiteral("%1 %2 (#%3)").arg(written.left(colon), name, written.mid(colon + 1));
+}
+} // namespace
+
 QString AuditLogEntry::describeSubject() const
 {
-    if (subjectName.isEmpty())
-        return subject;
-    const qsizetype colon = subject.indexOf(QLatin1Char(':'));
-    if (colon <= 0)
-        return subject;
-    return QStringLiteral("%1 %2 (#%3)")
-        .arg(subject.left(colon), subjectName, subject.mid(colon + 1));
+    return describeNamed(subject, subjectName);
+}
+
+QString AuditLogEntry::describeActor() const
+{
+    return describeNamed(actor, actorName);
 }
 
 QString describeAuditDetails(const QJsonObject &details)

@@ -16,10 +16,15 @@ struct AuditLogEntry
     // The name of a forwarder or executor subject, as it is now; empty for
     // other subjects and for ones that are gone.
     QString subjectName;
+    // The same for a forwarder or executor that acted (a forwarder's
+    // report, an executor's run).
+    QString actorName;
 
     // "forwarder lab (#3)" for a named daemon subject; the subject as
     // written otherwise.
     QString describeSubject() const;
+    // The same for the actor.
+    QString describeActor() const;
 
     static Result<AuditLogEntry> fromJson(const QJsonObject &object);
     QJsonObject toJson() const;

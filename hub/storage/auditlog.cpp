@@ -48,26 +48,29 @@ Result<QList<AuditEntry>> AuditLog::entries(const QDateTime &since, const QStrin
         entry.details = QJsonDocument::fromJson(q->value(5).toString().toUtf8()).object();
         out.append(entry);
     }
-    if (Status named = nameSubjects(out); !named)
+    if (Status named = nameDaemons(out); !named)
         return named.error();
     return out;
 }
 
-Status AuditLog::nameSubjects(QList<AuditEntry> &entries)
+Status AuditLog::nameDaemons(QList<AuditEntry> &entries)
 {
     // The daemons' names, looked up once per table for the ids the entries
     // name (the log outgrows the tables, so no join on its text).
     for (const auto &[prefix, table] :
         { std::pair { QStringLiteral("forwarder:"), QStringLiteral("forwarders") },
             std::pair { QStringLiteral("executor:"), QStringLiteral("executors") } }) {
+        const auto idIn = [&prefix](const QString &written) -> qint64 {
+            bool isNumber = false;
+            const qint64 id
+                = written.startsWith(prefix) ? written.mid(prefix.size()).toLongLong(&isNumber) : 0;
+            return isNumber && id > 0 ? id : 0;
+        };
         QSet<qint64> ids;
         for (const AuditEntry &entry : std::as_const(entries)) {
-            bool isNumber = false;
-            const qint64 id = entry.subject.startsWith(prefix)
-                ? entry.subject.mid(prefix.size()).toLongLong(&isNumber)
-                : 0;
-            if (isNumber && id > 0)
-                ids.insert(id);
+            for (const QString &written : { entry.subject, entry.actor })
+                if (const qint64 id = idIn(written))
+                    ids.insert(id);
         }
         if (ids.isEmpty())
             continue;
@@ -91,8 +94,10 @@ Status AuditLog::nameSubjects(QList<AuditEntry> &entries)
                 names.insert(q->value(0).toLongLong(), q->value(1).toString());
         }
         for (AuditEntry &entry : entries) {
-            if (entry.subject.startsWith(prefix))
-                entry.subjectName = names.value(entry.subject.mid(prefix.size()).toLongLong());
+            if (const qint64 id = idIn(entry.subject))
+                entry.subjectName = names.value(id);
+            if (const qint64 id = idIn(entry.actor))
+                entry.actorName = names.value(id);
         }
     }
     return {};

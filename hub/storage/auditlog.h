@@ -53,8 +53,10 @@ struct AuditEntry
     QString action;
     QString subject;
     QJsonObject details;
-    // A forwarder's or executor's name, for a subject such as "forwarder:3".
+    // A forwarder's or executor's name, for a subject such as "forwarder:3",
+    // and for an actor such as "executor:2".
     QString subjectName;
+    QString actorName;
 };
 
 // Append-only: there is no update or delete. Callers append inside the
@@ -72,7 +74,7 @@ public:
     Result<QList<AuditEntry>> entries(const QDateTime &since = {}, const QString &action = {});
 
 private:
-    Status nameSubjects(QList<AuditEntry> &entries);
+    Status nameDaemons(QList<AuditEntry> &entries);
 
     Database &m_db;
 };

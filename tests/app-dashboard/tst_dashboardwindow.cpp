@@ -983,6 +983,8 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
         kLongWaitMs));
     QVERIFY(!executors->revokeButton()->isEnabled());
     QVERIFY(!executors->reenrollButton()->isEnabled());
+    QVERIFY(!executors->upgradeButton()->isEnabled());
+    QVERIFY(executors->upgradeButton()->accessibleDescription().contains(QLatin1String("revoked")));
     // No cell is left empty for what an agent has not reported.
     QAbstractItemModel *rows = executors->table()->view()->model();
     for (int row = 0; row < rows->rowCount(); ++row) {

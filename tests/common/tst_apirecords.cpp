@@ -271,7 +271,10 @@ void TestApiRecords::everyRecordRoundTrips()
     roundTrip(identity());
     roundTrip(AuditLogEntry { 12, at(0), QStringLiteral("user:alice"),
         QStringLiteral("forwarder.bind"), QStringLiteral("forwarder:3"),
-        { { QStringLiteral("ttl"), QStringLiteral("8h") } }, QStringLiteral("lab") });
+        { { QStringLiteral("ttl"), QStringLiteral("8h") } }, QStringLiteral("lab"), QString() });
+    roundTrip(AuditLogEntry { 13, at(1), QStringLiteral("executor:2"),
+        QStringLiteral("executor.upgrade.outcome"), QStringLiteral("executor:2"), {},
+        QStringLiteral("ci-1"), QStringLiteral("ci-1") });
 }
 
 void TestApiRecords::emptyRecordsRoundTrip()
@@ -482,6 +485,14 @@ void TestApiRecords::auditEntriesReadAsWords()
     QCOMPARE(read->subjectName, QStringLiteral("lab"));
     entry.subjectName.clear();
     QVERIFY(!entry.toJson().contains(QLatin1String("subject_name")));
+    // The actor is named the same way, as actor_name.
+    entry.actor = QStringLiteral("executor:2");
+    QCOMPARE(entry.describeActor(), QStringLiteral("executor:2"));
+    entry.actorName = QStringLiteral("ci-1");
+    QCOMPARE(entry.describeActor(), QStringLiteral("executor ci-1 (#2)"));
+    const auto withActor = cloop::api::AuditLogEntry::fromJson(entry.toJson());
+    QVERIFY(withActor);
+    QCOMPARE(withActor->actorName, QStringLiteral("ci-1"));
 }
 
 namespace {

@@ -1,3 +1,4 @@
+#include "common/api/auditlogentry.h"
 #include "common/crypto/secrets.h"
 #include "common/identity/enrollmentbundle.h"
 #include "common/protocol/protocolversion.h"
@@ -7,6 +8,7 @@
 #include "hub/server/forwardertraffic.h"
 #include "hub/server/hubgateways.h"
 #include "hub/storage/apitokenstore.h"
+#include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
 #include "hub/storage/forwarderstore.h"
 #include "hub/storage/projectstore.h"
@@ -38,6 +40,7 @@ private Q_SLOTS:
     void reenrollAnswersANewBundleAndVoidsTheOld();
     void listAndGetShowState();
     void trafficShowsEachForwardersStepsToWhoMayRead();
+    void theAuditNamesTheDaemonThatActed();
     void revokeAnswers();
     void unknownRoutesAndMethods();
     void oversizedBodyRefused();
@@ -458,6 +461,40 @@ void TestAdminApi::trafficShowsEachForwardersStepsToWhoMayRead()
     QCOMPARE(
         call("GET", QStringLiteral("/api/forwarders/traffic"), {}, QStringLiteral("")).status, 401);
     m_api->setForwarderTraffic(nullptr);
+}
+
+void TestAdminApi::theAuditNamesTheDaemonThatActed()
+{
+    auto enrollment = m_forwarders->enroll(QStringLiteral("lab3"),
+        *protocol::DeviceSpec::parseInterface(QStringLiteral("eth1")),
+        QStringLiteral("user:admin"));
+    QVERIFY(enrollment);
+    const QString daemon = QStringLiteral("forwarder:%1").arg(enrollment->forwarder.id);
+    // As a forwarder's upgrade outcome is recorded: the daemon acts on itself.
+    QVERIFY(m_gateways->audit().append(daemon, auditaction::kForwarderUpgradeOutcome, daemon,
+        { { QStringLiteral("state"), QStringLiteral("done") } }));
+    // An actor that is no daemon, or one since gone, keeps its words.
+    QVERIFY(m_gateways->audit().append(QStringLiteral("forwarder:99999"),
+        auditaction::kForwarderUpgradeOutcome, QStringLiteral("forwarder:99999"), {}));
+    const ApiResponse audit = call("GET", QStringLiteral("/api/audit"));
+    QCOMPARE(audit.status, 200);
+    int named = 0;
+    for (const QJsonValue &value :
+        audit.body.toObject().value(QLatin1String("entries")).toArray()) {
+        const auto entry = cloop::api::AuditLogEntry::fromJson(value.toObject());
+        QVERIFY(entry);
+        if (entry->actor == daemon) {
+            ++named;
+            QCOMPARE(entry->actorName, QStringLiteral("lab3"));
+            QCOMPARE(entry->describeActor(),
+                QStringLiteral("forwarder lab3 (#%1)").arg(enrollment->forwarder.id));
+        } else if (entry->actor == QLatin1String("forwarder:99999")) {
+            QCOMPARE(entry->describeActor(), QStringLiteral("forwarder:99999"));
+        } else {
+            QCOMPARE(entry->describeActor(), entry->actor);
+        }
+    }
+    QCOMPARE(named, 1);
 }
 
 void TestAdminApi::revokeAnswers()

@@ -20,6 +20,8 @@ void AuditRoutes::registerIn(ApiRouter &router)
                     { QStringLiteral("details"), entry.details } };
                 if (!entry.subjectName.isEmpty())
                     json.insert(QStringLiteral("subject_name"), entry.subjectName);
+                if (!entry.actorName.isEmpty())
+                    json.insert(QStringLiteral("actor_name"), entry.actorName);
                 return json;
             });
     });
