@@ -4,6 +4,7 @@
 #include "common/device/l2/packetsocket.h"
 #include "common/logging.h"
 #include "common/protocol/channelopen.h"
+#include "common/protocol/controlmessage.h"
 #include "common/protocol/protocolversion.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
@@ -16,6 +17,7 @@
 #include "daemon-forward/usb/usbipserversession.h"
 
 #include <QFileInfo>
+#include <QTimer>
 
 namespace cloop::forward {
 
@@ -239,6 +241,11 @@ void ForwarderDaemon::onChannelRequested(tunnel::Channel *channel)
     openSegmentStream(channel, *segment);
 }
 
+namespace {
+// How often a moving stream's frames and drops are told to the hub.
+constexpr std::chrono::seconds kCountersInterval { 2 };
+} // namespace
+
 void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel, const protocol::SegmentOpen &open)
 {
     const QString what = QStringLiteral("run %1 (binding %2)").arg(open.runId).arg(open.bindingId);
@@ -252,7 +259,31 @@ void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel, const protocol
     }
     channel->accept();
     auto *port = new SegmentPort(std::move(*socket), channel, this);
-    connect(port, &SegmentPort::ended, port, &QObject::deleteLater);
+    // The hub counts the bytes; frames and drops only this end sees, so it
+    // says them every few seconds while they move, and once at the end.
+    auto lastSent = std::make_shared<protocol::DeviceCounters>();
+    const auto report = [this, port, open, lastSent] {
+        tunnel::TunnelConnection *connection
+            = m_connector.client() ? m_connector.client()->connection() : nullptr;
+        if (!connection || m_hubProtocol < protocol::kMinimumForDeviceCounters)
+            return;
+        const SegmentPort::Counters counted = port->counters();
+        protocol::DeviceCounters counters { open.runId, open.bindingId, qint64(counted.framesUp),
+            qint64(counted.framesDown), qint64(counted.droppedUp + counted.kernelDrops),
+            qint64(counted.droppedDown) };
+        if (counters == *lastSent)
+            return;
+        *lastSent = counters;
+        connection->sendControl(counters);
+    };
+    auto *reports = new QTimer(port);
+    reports->setInterval(kCountersInterval);
+    connect(reports, &QTimer::timeout, port, report);
+    reports->start();
+    connect(port, &SegmentPort::ended, port, [port, report] {
+        report();
+        port->deleteLater();
+    });
     qCInfo(lcForward).noquote() << "lending" << m_device->interfaceName << "to" << what;
 }
 

@@ -612,11 +612,19 @@ void Hub::startTraffic(const HubOptions &options)
 {
     m_traffic = std::make_unique<ForwarderTraffic>(
         [this] {
-            std::map<qint64, ForwarderTraffic::Bytes> byForwarder;
+            std::map<qint64, ForwarderTraffic::Totals> byForwarder;
             for (const auto &[binding, relayed] : relayedByBinding()) {
-                ForwarderTraffic::Bytes &bytes = byForwarder[relayed.forwarderId];
-                bytes.toAgent += relayed.toAgent;
-                bytes.toForwarder += relayed.toForwarder;
+                ForwarderTraffic::Counts &counts = byForwarder[relayed.forwarderId].counts;
+                counts.toAgent += relayed.toAgent;
+                counts.toForwarder += relayed.toForwarder;
+            }
+            for (const auto &[forwarder, frames] : m_gateways->forwarderFrames().totals()) {
+                ForwarderTraffic::Totals &totals = byForwarder[forwarder];
+                totals.framesCounted = true;
+                totals.counts.framesToAgent = frames.framesToRun;
+                totals.counts.framesToForwarder = frames.framesFromRun;
+                totals.counts.droppedToAgent = frames.droppedToRun;
+                totals.counts.droppedToForwarder = frames.droppedFromRun;
             }
             return byForwarder;
         },

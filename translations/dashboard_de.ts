@@ -1380,6 +1380,32 @@
         <source>no traffic in %1</source>
         <translation>kein Datenverkehr in %1</translation>
     </message>
+    <message>
+        <source>%1 frames/s</source>
+        <translation>%1 Frames/s</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n frames dropped</source>
+        <translation>
+            <numerusform>%n Frame verworfen</numerusform>
+            <numerusform>%n Frames verworfen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No frame was dropped.</source>
+        <translation>Kein Frame wurde verworfen.</translation>
+    </message>
+    <message>
+        <source>Frames dropped: %1 on the way to the run (its forwarder&apos;s stream or socket was full), %2 on the way from it (the interface could not take them).</source>
+        <translation>Verworfene Frames: %1 auf dem Weg zum Lauf (Stream oder Socket des Forwarders war voll), %2 auf dem Weg vom Lauf (die Schnittstelle konnte sie nicht aufnehmen).</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n dropped</source>
+        <translation>
+            <numerusform>%n verworfen</numerusform>
+            <numerusform>%n verworfen</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::UpgradeDialog</name>

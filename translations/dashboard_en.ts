@@ -1380,6 +1380,32 @@
         <source>no traffic in %1</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>%1 frames/s</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n frames dropped</source>
+        <translation>
+            <numerusform>%n frame dropped</numerusform>
+            <numerusform>%n frames dropped</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No frame was dropped.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frames dropped: %1 on the way to the run (its forwarder&apos;s stream or socket was full), %2 on the way from it (the interface could not take them).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message numerus="yes">
+        <source>%n dropped</source>
+        <translation>
+            <numerusform>%n dropped</numerusform>
+            <numerusform>%n dropped</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::UpgradeDialog</name>

@@ -249,7 +249,11 @@ void ForwarderListModel::setTraffic(const api::ForwarderTraffic &traffic)
     for (int row = 0; row < m_rows.size(); ++row) {
         const api::ForwarderTraffic::Item *item = traffic.itemOf(m_rows.at(row).id());
         TrafficHistory history { traffic.stepSeconds, traffic.until,
-            item ? item->toAgentBytes : quiet, item ? item->toForwarderBytes : quiet };
+            item ? item->toAgentBytes : quiet, item ? item->toForwarderBytes : quiet,
+            item ? item->toAgentFrames : QList<qint64>(),
+            item ? item->toForwarderFrames : QList<qint64>(),
+            item ? item->droppedToAgent : QList<qint64>(),
+            item ? item->droppedToForwarder : QList<qint64>() };
         if (m_rows.at(row).traffic == history)
             continue;
         m_rows[row].traffic = std::move(history);

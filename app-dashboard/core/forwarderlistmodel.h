@@ -31,8 +31,14 @@ struct TrafficHistory
 {
     qint64 stepSeconds = 0;
     QDateTime until; // when the newest step ended
-    QList<qint64> toRun; // from the device to the run
-    QList<qint64> fromRun; // from the run to the device
+    QList<qint64> toRun; // bytes from the device to the run
+    QList<qint64> fromRun; // bytes from the run to the device
+    // A segment's frames and drops, as its forwarder counts them; empty
+    // when it does not (a USB device, an older forwarder).
+    QList<qint64> framesToRun;
+    QList<qint64> framesFromRun;
+    QList<qint64> droppedToRun;
+    QList<qint64> droppedFromRun;
 
     bool isEmpty() const { return toRun.isEmpty(); }
     friend bool operator==(const TrafficHistory &, const TrafficHistory &) = default;

@@ -7,6 +7,7 @@
 #include <QPainterPath>
 
 #include <algorithm>
+#include <climits>
 
 namespace cloop::dashboard {
 
@@ -56,17 +57,49 @@ double TrafficGraph::rateOf(qint64 bytes) const
     return m_history.stepSeconds > 0 ? double(bytes) / double(m_history.stepSeconds) : 0;
 }
 
+QString TrafficGraph::describeFrameRate(double framesPerSecond, const QLocale &locale)
+{
+    return tr("%1 frames/s")
+        .arg(locale.toString(framesPerSecond, 'f', framesPerSecond < 10 ? 1 : 0));
+}
+
 QStringList TrafficGraph::legendLines() const
 {
-    const qint64 toRun = m_history.toRun.isEmpty() ? 0 : m_history.toRun.constLast();
-    const qint64 fromRun = m_history.fromRun.isEmpty() ? 0 : m_history.fromRun.constLast();
-    return { tr("%1 to the run").arg(describeRate(rateOf(toRun), locale())),
-        tr("%1 from the run").arg(describeRate(rateOf(fromRun), locale())) };
+    const auto newest = [](const QList<qint64> &steps) {
+        return steps.isEmpty() ? qint64(0) : steps.constLast();
+    };
+    QString toRun = describeRate(rateOf(newest(m_history.toRun)), locale());
+    QString fromRun = describeRate(rateOf(newest(m_history.fromRun)), locale());
+    if (countsFrames()) {
+        toRun += QStringLiteral(" · ")
+            + describeFrameRate(rateOf(newest(m_history.framesToRun)), locale());
+        fromRun += QStringLiteral(" · ")
+            + describeFrameRate(rateOf(newest(m_history.framesFromRun)), locale());
+    }
+    return { tr("%1 to the run").arg(toRun), tr("%1 from the run").arg(fromRun) };
+}
+
+bool TrafficGraph::countsFrames() const
+{
+    return !m_history.framesToRun.isEmpty();
+}
+
+qint64 TrafficGraph::droppedInWindow() const
+{
+    qint64 dropped = 0;
+    for (const QList<qint64> *steps : { &m_history.droppedToRun, &m_history.droppedFromRun })
+        for (const qint64 step : *steps)
+            dropped += step;
+    return dropped;
 }
 
 QString TrafficGraph::summary() const
 {
-    return legendLines().join(QStringLiteral(" · "));
+    QString words = legendLines().join(QStringLiteral(" · "));
+    if (const qint64 dropped = droppedInWindow(); dropped > 0)
+        words += QStringLiteral(" · ")
+            + tr("%n frames dropped", nullptr, int(std::min<qint64>(dropped, INT_MAX)));
+    return words;
 }
 
 QString TrafficGraph::windowWords() const
@@ -83,10 +116,26 @@ QString TrafficGraph::details() const
     const qint64 peakFromRun = peakOf(m_history.fromRun);
     if (peakToRun == 0 && peakFromRun == 0)
         return tr("No traffic in %1: no run used the device.").arg(window);
-    return tr("Over %1, in steps of %n s, at most %2 to the run and %3 from it.", nullptr,
+    QString words = tr("Over %1, in steps of %n s, at most %2 to the run and %3 from it.", nullptr,
         int(m_history.stepSeconds))
-        .arg(window, describeRate(rateOf(peakToRun), locale()),
-            describeRate(rateOf(peakFromRun), locale()));
+                        .arg(window, describeRate(rateOf(peakToRun), locale()),
+                            describeRate(rateOf(peakFromRun), locale()));
+    if (countsFrames()) {
+        qint64 droppedToRun = 0;
+        qint64 droppedFromRun = 0;
+        for (const qint64 step : m_history.droppedToRun)
+            droppedToRun += step;
+        for (const qint64 step : m_history.droppedFromRun)
+            droppedFromRun += step;
+        words += QLatin1Char(' ')
+            + (droppedToRun + droppedFromRun == 0
+                    ? tr("No frame was dropped.")
+                    : tr("Frames dropped: %1 on the way to the run (its forwarder's stream or "
+                         "socket was full), %2 on the way from it (the interface could not take "
+                         "them).")
+                          .arg(locale().toString(droppedToRun), locale().toString(droppedFromRun)));
+    }
+    return words;
 }
 
 QColor TrafficGraph::toRunColor() const
@@ -103,8 +152,11 @@ int TrafficGraph::legendWidth() const
 {
     int widest = 0;
     // As wide as the widest rate it may show, so the graph does not jump.
-    for (const QString &line : { tr("%1 to the run").arg(describeRate(999e6, locale())),
-             tr("%1 from the run").arg(describeRate(999e6, locale())) })
+    QString widestRate = describeRate(999e6, locale());
+    if (countsFrames())
+        widestRate += QStringLiteral(" · ") + describeFrameRate(99999, locale());
+    for (const QString &line :
+        { tr("%1 to the run").arg(widestRate), tr("%1 from the run").arg(widestRate) })
         widest = std::max(widest, fontMetrics().horizontalAdvance(line));
     return kSwatch + kGap + widest;
 }
@@ -167,6 +219,21 @@ void TrafficGraph::paintEvent(QPaintEvent *)
         // Flat lines say little; the words say it all.
         painter.setPen(axis);
         painter.drawText(plot, Qt::AlignCenter, tr("no traffic in %1").arg(windowWords()));
+    }
+
+    // Steps that dropped frames are marked along the top, in the colour of
+    // a failure, with how many in words beside the first mark.
+    if (const qint64 dropped = droppedInWindow(); dropped > 0) {
+        const QColor failure = toneColor(StateChip::Tone::Bad, palette(), QPalette::Base);
+        painter.setPen(QPen(failure, 2));
+        const qsizetype count = m_history.droppedToRun.size();
+        for (qsizetype i = 0; i < count; ++i) {
+            if (m_history.droppedToRun.at(i) + m_history.droppedFromRun.value(i) > 0)
+                painter.drawLine(
+                    QPointF(xOfStep(i), plot.top()), QPointF(xOfStep(i), plot.top() + 6));
+        }
+        painter.drawText(plot.adjusted(2, 0, 0, 0), Qt::AlignLeft | Qt::AlignTop,
+            tr("%n dropped", nullptr, int(std::min<qint64>(dropped, INT_MAX))));
     }
 
     const QColor toRun = toRunColor();

@@ -8,8 +8,9 @@ namespace cloop::dashboard {
 
 // What a forwarder's streams carried over the last minutes, as a picture:
 // the bytes to the run as a filled line, those from it as a line, on one
-// scale, with the latest rate of each beside them in words and the window
-// and peak in the tooltip. The colours are the state chip's blue and amber,
+// scale, with the latest rate of each (and a segment's frames) beside them
+// in words, steps that dropped frames marked along the top, and the window,
+// peaks and drops in the tooltip. The colours are the state chip's blue and amber,
 // which stay apart for the colour-blind and stand 3:1 on the card.
 class TrafficGraph final : public QWidget
 {
@@ -27,6 +28,12 @@ public:
 
     // "1.2 MB/s", in the locale's digits.
     static QString describeRate(double bytesPerSecond, const QLocale &locale);
+    // "830 frames/s", "2.5 frames/s".
+    static QString describeFrameRate(double framesPerSecond, const QLocale &locale);
+    // Whether the forwarder says its frames and drops (a segment's).
+    bool countsFrames() const;
+    // Frames dropped either way over the window.
+    qint64 droppedInWindow() const;
 
     // Where the lines are drawn, and where step `step` of them is.
     QRectF plotArea() const;

@@ -6,7 +6,8 @@ using namespace Qt::StringLiterals;
 
 namespace {
 
-QList<qint64> byteCounts(RecordReader &read, QLatin1StringView key, qint64 steps)
+// Counts of bytes, frames or drops: one whole number a step.
+QList<qint64> stepCounts(RecordReader &read, QLatin1StringView key, qint64 steps)
 {
     const QJsonArray values = read.array(key);
     if (values.size() != steps) {
@@ -21,7 +22,7 @@ QList<qint64> byteCounts(RecordReader &read, QLatin1StringView key, qint64 steps
         // JSON numbers are doubles: a count is whole, not negative, and exact.
         if (!value.isDouble() || number < 0 || number > double(1LL << 53)
             || number != double(qint64(number))) {
-            read.fail(QStringLiteral("\"%1\" must hold counts of bytes").arg(key));
+            read.fail(QStringLiteral("\"%1\" must hold counts").arg(key));
             return {};
         }
         counts.append(qint64(number));
@@ -47,8 +48,15 @@ Result<ForwarderTraffic> ForwarderTraffic::fromJson(const QJsonObject &object)
     traffic.items = read.objects<Item>("items"_L1, [&traffic](RecordReader &entry) {
         Item item;
         item.forwarderId = entry.integer("forwarder_id"_L1);
-        item.toAgentBytes = byteCounts(entry, "to_agent_bytes"_L1, traffic.steps);
-        item.toForwarderBytes = byteCounts(entry, "to_forwarder_bytes"_L1, traffic.steps);
+        item.toAgentBytes = stepCounts(entry, "to_agent_bytes"_L1, traffic.steps);
+        item.toForwarderBytes = stepCounts(entry, "to_forwarder_bytes"_L1, traffic.steps);
+        // All four or none: frames without drops would read as none dropped.
+        if (entry.source().contains("to_agent_frames"_L1)) {
+            item.toAgentFrames = stepCounts(entry, "to_agent_frames"_L1, traffic.steps);
+            item.toForwarderFrames = stepCounts(entry, "to_forwarder_frames"_L1, traffic.steps);
+            item.droppedToAgent = stepCounts(entry, "dropped_to_agent"_L1, traffic.steps);
+            item.droppedToForwarder = stepCounts(entry, "dropped_to_forwarder"_L1, traffic.steps);
+        }
         return item;
     });
     return read.finish(std::move(traffic));

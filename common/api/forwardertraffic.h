@@ -13,6 +13,14 @@ struct ForwarderTraffic
         qint64 forwarderId = 0;
         QList<qint64> toAgentBytes; // from the device to the run, a number a step
         QList<qint64> toForwarderBytes; // from the run to the device
+        // A segment's forwarder says its frames and drops too (protocol 33
+        // on); empty when it does not (USB, older forwarders).
+        QList<qint64> toAgentFrames;
+        QList<qint64> toForwarderFrames;
+        QList<qint64> droppedToAgent;
+        QList<qint64> droppedToForwarder;
+
+        bool countsFrames() const { return !toAgentFrames.isEmpty(); }
 
         friend bool operator==(const Item &, const Item &) = default;
     };

@@ -329,6 +329,20 @@ Result<ControlMessage> parseDeviceReleased(FieldReader &read)
     return finish(read, std::move(released));
 }
 
+Result<ControlMessage> parseDeviceCounters(FieldReader &read)
+{
+    // JSON numbers are exact up to 2^53: a count past it is no count.
+    constexpr qint64 kMaxCount = qint64(1) << 53;
+    DeviceCounters counters;
+    counters.runId = read.integer(QLatin1StringView("run_id"), 1, kMaxId);
+    counters.bindingId = read.integer(QLatin1StringView("binding_id"), 1, kMaxId);
+    counters.framesToRun = read.integer(QLatin1StringView("frames_to_run"), 0, kMaxCount);
+    counters.framesFromRun = read.integer(QLatin1StringView("frames_from_run"), 0, kMaxCount);
+    counters.droppedToRun = read.integer(QLatin1StringView("dropped_to_run"), 0, kMaxCount);
+    counters.droppedFromRun = read.integer(QLatin1StringView("dropped_from_run"), 0, kMaxCount);
+    return finish(read, counters);
+}
+
 Result<ControlMessage> parseRunAck(FieldReader &read)
 {
     RunAck ack;
@@ -479,6 +493,7 @@ constexpr MessageParser kMessageParsers[] = {
     { messagetype::kHubPins, parseHubPins },
     { messagetype::kHubMembers, parseHubMembers },
     { messagetype::kDeviceState, parseDeviceState },
+    { messagetype::kDeviceCounters, parseDeviceCounters },
     { messagetype::kUpgradeRequest, parseUpgradeRequest },
     { messagetype::kUpgradeStatus, parseUpgradeStatus },
     { messagetype::kCapabilities, parseCapabilitiesReport },
@@ -646,6 +661,15 @@ struct Serializer
         return { { QStringLiteral("type"), messagetype::kDeviceReleased },
             { QStringLiteral("run_id"), m.runId }, { QStringLiteral("binding_id"), m.bindingId },
             { QStringLiteral("reason"), m.reason } };
+    }
+    QJsonObject operator()(const DeviceCounters &m) const
+    {
+        return { { QStringLiteral("type"), messagetype::kDeviceCounters },
+            { QStringLiteral("run_id"), m.runId }, { QStringLiteral("binding_id"), m.bindingId },
+            { QStringLiteral("frames_to_run"), m.framesToRun },
+            { QStringLiteral("frames_from_run"), m.framesFromRun },
+            { QStringLiteral("dropped_to_run"), m.droppedToRun },
+            { QStringLiteral("dropped_from_run"), m.droppedFromRun } };
     }
     QJsonObject operator()(const RunAck &m) const
     {

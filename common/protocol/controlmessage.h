@@ -41,6 +41,7 @@ inline constexpr QLatin1StringView kRunFinished { "run.finished" };
 inline constexpr QLatin1StringView kRunsHeld { "runs.held" };
 inline constexpr QLatin1StringView kDeviceReleased { "device.released" };
 inline constexpr QLatin1StringView kDeviceState { "device.state" };
+inline constexpr QLatin1StringView kDeviceCounters { "device.counters" };
 inline constexpr QLatin1StringView kHubPins { "hub.pins" };
 inline constexpr QLatin1StringView kHubMembers { "hub.members" };
 inline constexpr QLatin1StringView kUpgradeRequest { "upgrade.request" };
@@ -259,6 +260,22 @@ struct DeviceReleased
     friend bool operator==(const DeviceReleased &, const DeviceReleased &) = default;
 };
 
+// Forwarder -> hub (to hubs of protocol 33 or newer), every few seconds
+// while a run's segment stream moves: its frames and drops since the stream
+// opened, as the forwarder's end counts them. Bytes the hub counts itself;
+// frames and drops only an end can see.
+struct DeviceCounters
+{
+    qint64 runId = 0;
+    qint64 bindingId = 0;
+    qint64 framesToRun = 0; // off the wire, up the stream
+    qint64 framesFromRun = 0; // down the stream, onto the wire
+    qint64 droppedToRun = 0; // the stream or the socket's buffer was full
+    qint64 droppedFromRun = 0; // the interface could not take them
+
+    friend bool operator==(const DeviceCounters &, const DeviceCounters &) = default;
+};
+
 // Forwarder -> hub, after the welcome (to hubs of protocol 24 or newer):
 // the state of the segment it carries, as its machine sees it. The hub lends
 // the segment to sandboxes with this MTU.
@@ -327,7 +344,7 @@ struct CapabilitiesReport
 
 using ControlMessage = std::variant<Hello, Redeem, Enrolled, Welcome, ErrorMessage, RunStart,
     RunCancel, RunAck, RunStarted, RunFinished, RunsHeld, DeviceState, HubPins, HubMembers,
-    UpgradeRequest, UpgradeStatus, CapabilitiesReport, DeviceReleased>;
+    UpgradeRequest, UpgradeStatus, CapabilitiesReport, DeviceReleased, DeviceCounters>;
 
 // Limits a RunStart is checked against.
 inline constexpr int kMaxArgv = 256;

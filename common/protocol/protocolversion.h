@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 32;
+inline constexpr int kVersion = 33;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -71,4 +71,10 @@ namespace cloop::protocol {
 // between the two legs on a relay thread; with an older daemon on either
 // end it carries the stream on the tunnels as before.
 inline constexpr int kMinimumForRelayLegs = 32;
+} // namespace cloop::protocol
+
+namespace cloop::protocol {
+// From this version on a hub takes device.counters from a forwarder: a
+// segment stream's frames and drops, for the dashboard's traffic graphs.
+inline constexpr int kMinimumForDeviceCounters = 33;
 } // namespace cloop::protocol

@@ -25,28 +25,41 @@ void ForwarderTraffic::start()
     m_timer.start();
 }
 
+namespace {
+
+// Counters only grow; one that went back started again from zero.
+quint64 grownBy(quint64 now, quint64 before)
+{
+    return now >= before ? now - before : now;
+}
+
+} // namespace
+
 void ForwarderTraffic::sample()
 {
-    const std::map<qint64, Bytes> now = m_source();
+    const std::map<qint64, Totals> now = m_source();
     const quint64 step = m_taken++;
     const auto slot = std::size_t(step % quint64(m_steps));
     for (auto &[forwarder, window] : m_windows)
         window.ring[slot] = {};
     for (const auto &[forwarder, total] : now) {
         const auto before = m_previous.find(forwarder);
-        const Bytes earlier = before == m_previous.end() ? Bytes {} : before->second;
-        // Counters only grow; one that went back started again from zero.
-        const Bytes moved { total.toAgent >= earlier.toAgent ? total.toAgent - earlier.toAgent
-                                                             : total.toAgent,
-            total.toForwarder >= earlier.toForwarder ? total.toForwarder - earlier.toForwarder
-                                                     : total.toForwarder };
-        if (moved == Bytes {})
+        const Counts earlier = before == m_previous.end() ? Counts {} : before->second.counts;
+        const Counts &later = total.counts;
+        const Counts moved { grownBy(later.toAgent, earlier.toAgent),
+            grownBy(later.toForwarder, earlier.toForwarder),
+            grownBy(later.framesToAgent, earlier.framesToAgent),
+            grownBy(later.framesToForwarder, earlier.framesToForwarder),
+            grownBy(later.droppedToAgent, earlier.droppedToAgent),
+            grownBy(later.droppedToForwarder, earlier.droppedToForwarder) };
+        if (moved == Counts {})
             continue;
         Window &window = m_windows[forwarder];
         if (window.ring.empty())
             window.ring.resize(std::size_t(m_steps));
         window.ring[slot] = moved;
         window.lastBusyStep = step;
+        window.framesCounted = window.framesCounted || total.framesCounted;
     }
     std::erase_if(m_windows, [this, step](const auto &entry) {
         return step - entry.second.lastBusyStep >= quint64(m_steps);
@@ -60,14 +73,20 @@ int ForwarderTraffic::stepsHeld() const
     return int(std::min(m_taken, quint64(m_steps)));
 }
 
-std::vector<ForwarderTraffic::Bytes> ForwarderTraffic::history(qint64 forwarderId) const
+bool ForwarderTraffic::countsFrames(qint64 forwarderId) const
+{
+    const auto found = m_windows.find(forwarderId);
+    return found != m_windows.end() && found->second.framesCounted;
+}
+
+std::vector<ForwarderTraffic::Counts> ForwarderTraffic::history(qint64 forwarderId) const
 {
     const auto found = m_windows.find(forwarderId);
     if (found == m_windows.end())
         return {};
-    const std::vector<Bytes> &ring = found->second.ring;
+    const std::vector<Counts> &ring = found->second.ring;
     const int held = stepsHeld();
-    std::vector<Bytes> oldestFirst;
+    std::vector<Counts> oldestFirst;
     oldestFirst.reserve(std::size_t(held));
     for (quint64 step = m_taken - quint64(held); step < m_taken; ++step)
         oldestFirst.push_back(ring[std::size_t(step % quint64(m_steps))]);

@@ -26,16 +26,29 @@ class ForwarderTraffic final : public QObject
     Q_DISABLE_COPY_MOVE(ForwarderTraffic)
 
 public:
-    struct Bytes
+    // What moved: bytes as the hub relayed them, frames and drops as a
+    // segment's forwarder said them (device.counters).
+    struct Counts
     {
-        quint64 toAgent = 0; // from the device to the run
-        quint64 toForwarder = 0; // from the run to the device
+        quint64 toAgent = 0; // bytes from the device to the run
+        quint64 toForwarder = 0; // bytes from the run to the device
+        quint64 framesToAgent = 0;
+        quint64 framesToForwarder = 0;
+        quint64 droppedToAgent = 0;
+        quint64 droppedToForwarder = 0;
 
-        friend bool operator==(const Bytes &, const Bytes &) = default;
+        friend bool operator==(const Counts &, const Counts &) = default;
     };
-    // Bytes relayed for each forwarder since the hub started: never less
-    // than the last time it was asked.
-    using Source = std::function<std::map<qint64, Bytes>()>;
+    struct Totals
+    {
+        Counts counts;
+        // The forwarder reports frames and drops (a segment's, of protocol
+        // 33 on); otherwise its frame counts mean nothing.
+        bool framesCounted = false;
+    };
+    // What moved for each forwarder since the hub started: never less than
+    // the last time it was asked.
+    using Source = std::function<std::map<qint64, Totals>()>;
 
     static constexpr std::chrono::milliseconds kDefaultStep { 5'000 };
     static constexpr int kDefaultSteps = 120; // ten minutes of five-second steps
@@ -55,7 +68,9 @@ public:
     QDateTime lastSampleAt() const { return m_lastSampleAt; }
     // The forwarder's steps, oldest first, stepsHeld() of them; empty when
     // nothing moved in the window.
-    std::vector<Bytes> history(qint64 forwarderId) const;
+    std::vector<Counts> history(qint64 forwarderId) const;
+    // Whether the forwarder reported frames and drops lately.
+    bool countsFrames(qint64 forwarderId) const;
     // The forwarders whose window holds traffic.
     std::vector<qint64> activeForwarders() const;
 
@@ -67,13 +82,14 @@ private:
     QTimer m_timer;
     quint64 m_taken = 0;
     QDateTime m_lastSampleAt;
-    std::map<qint64, Bytes> m_previous;
+    std::map<qint64, Totals> m_previous;
     // Each forwarder's window as a ring aligned with every other's: step n
     // is at n % m_steps.
     struct Window
     {
-        std::vector<Bytes> ring;
+        std::vector<Counts> ring;
         quint64 lastBusyStep = 0;
+        bool framesCounted = false;
     };
     std::unordered_map<qint64, Window> m_windows;
 };

@@ -3,6 +3,7 @@
 #include "hub/server/daemondirectory.h"
 #include "hub/server/daemongateway.h"
 #include "hub/server/deviceupgrades.h"
+#include "hub/server/forwarderframes.h"
 #include "hub/server/forwarderreach.h"
 #include "hub/server/forwarderstates.h"
 #include "hub/storage/auditlog.h"
@@ -26,6 +27,8 @@ public:
     const DaemonGateway &forwarders() const { return m_forwarders; }
     const DaemonGateway &executors() const { return m_executors; }
     ForwarderStates &forwarderStates() { return m_forwarderStates; }
+    // What forwarders say of their streams' frames and drops.
+    const ForwarderFrames &forwarderFrames() const { return m_forwarderFrames; }
     void announcePins(const QStringList &pins)
     {
         m_forwarders.announcePins(pins);
@@ -51,6 +54,7 @@ private:
     DaemonGateway m_forwarders;
     DaemonGateway m_executors;
     ForwarderStates m_forwarderStates { m_forwarders };
+    ForwarderFrames m_forwarderFrames { m_forwarders };
     ForwarderReach m_forwarderReach { m_forwarders, m_forwarderStates };
     AuditLog m_audit;
     DeviceUpgrades m_forwarderUpgrades { protocol::PeerRole::Forwarder, m_forwarders, m_audit };

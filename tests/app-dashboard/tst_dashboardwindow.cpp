@@ -1037,11 +1037,21 @@ void TestDashboardWindow::aCardDrawsTheTrafficTheHubCounted()
     constexpr int kSteps = 120;
     QJsonArray toRun;
     QJsonArray fromRun;
+    QJsonArray framesToRun;
+    QJsonArray framesFromRun;
+    QJsonArray droppedToRun;
+    QJsonArray droppedFromRun;
     for (int step = 0; step < kSteps; ++step) {
-        // Steps 60..107 carry 12.5 MB/s to the run, peaking at 25 MB/s at 80.
+        // Steps 60..107 carry 12.5 MB/s to the run, peaking at 25 MB/s at 80;
+        // the forwarder could not keep up at 90 and dropped 25 frames.
         const bool busy = step >= 60 && step < 108;
+        const bool last = step == kSteps - 1;
         toRun.append(busy ? (step == 80 ? 125'000'000 : 62'500'000) : 0);
-        fromRun.append(busy ? 1'250'000 : (step == kSteps - 1 ? 5'000 : 0));
+        fromRun.append(busy ? 1'250'000 : (last ? 5'000 : 0));
+        framesToRun.append(busy ? 45'000 : 0);
+        framesFromRun.append(busy ? 15'000 : (last ? 10 : 0));
+        droppedToRun.append(step == 90 ? 25 : 0);
+        droppedFromRun.append(0);
     }
     const auto answer = api::ForwarderTraffic::fromJson(
         { { QStringLiteral("step_seconds"), 5 }, { QStringLiteral("steps"), kSteps },
@@ -1049,7 +1059,11 @@ void TestDashboardWindow::aCardDrawsTheTrafficTheHubCounted()
             { QStringLiteral("items"),
                 QJsonArray { QJsonObject { { QStringLiteral("forwarder_id"), 5 },
                     { QStringLiteral("to_agent_bytes"), toRun },
-                    { QStringLiteral("to_forwarder_bytes"), fromRun } } } } });
+                    { QStringLiteral("to_forwarder_bytes"), fromRun },
+                    { QStringLiteral("to_agent_frames"), framesToRun },
+                    { QStringLiteral("to_forwarder_frames"), framesFromRun },
+                    { QStringLiteral("dropped_to_agent"), droppedToRun },
+                    { QStringLiteral("dropped_to_forwarder"), droppedFromRun } } } } });
     QVERIFY(answer);
     model.setTraffic(*answer);
 
@@ -1062,11 +1076,16 @@ void TestDashboardWindow::aCardDrawsTheTrafficTheHubCounted()
     QVERIFY(QTest::qWaitForWindowExposed(&host));
     TrafficGraph *graph = shown->trafficGraph();
     QVERIFY(graph->isVisible());
-    // The legend gives the newest step's rates; the tooltip the window and peaks.
-    QCOMPARE(graph->summary(), QStringLiteral(u"0 B/s to the run · 1.0 kB/s from the run"));
+    // The legend gives the newest step's rates, bytes and frames; the
+    // tooltip the window, the peaks and the drops.
+    QCOMPARE(graph->summary(),
+        QStringLiteral(u"0 B/s · 0.0 frames/s to the run · 1.0 kB/s · 2.0 frames/s from the run "
+                       u"· 25 frames dropped"));
     QCOMPARE(graph->details(),
         QStringLiteral("Over the last 10 min, in steps of 5 s, at most 25.0 MB/s to the run and "
-                       "250.0 kB/s from it."));
+                       "250.0 kB/s from it. Frames dropped: 25 on the way to the run (its "
+                       "forwarder's stream or socket was full), 0 on the way from it (the "
+                       "interface could not take them)."));
 
     // Drawn: the peak's column reaches the top in the colour to the run; a
     // quiet column holds the baseline only.
@@ -1075,7 +1094,10 @@ void TestDashboardWindow::aCardDrawsTheTrafficTheHubCounted()
     const auto inkIn = [&](int x, int fromY, int toY, const QColor &ink) {
         for (int y = fromY; y < toY; ++y)
             for (int dx = -1; dx <= 1; ++dx)
-                if (contrastRatio(picture.pixelColor(x + dx, y), ink) < 1.3)
+                if (const QColor seen = picture.pixelColor(x + dx, y);
+                    std::abs(seen.red() - ink.red()) + std::abs(seen.green() - ink.green())
+                        + std::abs(seen.blue() - ink.blue())
+                    < 80) // an antialiased line's core
                     return true;
         return false;
     };
@@ -1083,6 +1105,11 @@ void TestDashboardWindow::aCardDrawsTheTrafficTheHubCounted()
     QVERIFY(inkIn(columnOf(80), 0, top, graph->toRunColor()));
     QVERIFY(!inkIn(columnOf(30), 0, picture.height() - 4, graph->toRunColor()));
     QVERIFY(!inkIn(columnOf(30), 0, picture.height() - 4, graph->fromRunColor()));
+    // The step that dropped frames is marked along the top in the colour
+    // of a failure; no other step is.
+    const QColor failure = toneColor(StateChip::Tone::Bad, graph->palette());
+    QVERIFY(inkIn(columnOf(90), 0, 8, failure));
+    QVERIFY(!inkIn(columnOf(100), 0, 8, failure));
     // Half the peak: the busy steps' line is near the middle, not the top.
     QVERIFY(!inkIn(columnOf(70), 0, top, graph->toRunColor()));
     QVERIFY(inkIn(columnOf(70), top, picture.height() * 3 / 4, graph->toRunColor()));

@@ -519,6 +519,25 @@ void TestApiRecords::trafficIsReadStepByStep()
     QCOMPARE(read->itemOf(3)->toAgentBytes, (QList<qint64> { 0, 4096, qint64(1e15) }));
     QCOMPARE(read->itemOf(3)->toForwarderBytes, (QList<qint64> { 1, 2, 3 }));
     QVERIFY(!read->itemOf(4));
+    QVERIFY(!read->itemOf(3)->countsFrames());
+    // A segment's forwarder says frames and drops: four more lists.
+    QJsonObject withFrames = trafficAnswer(QJsonArray { 1, 2, 3 }, QJsonArray { 1, 2, 3 });
+    QJsonObject item = withFrames.value(QLatin1String("items")).toArray().first().toObject();
+    for (const char *key :
+        { "to_agent_frames", "to_forwarder_frames", "dropped_to_agent", "dropped_to_forwarder" })
+        item.insert(QLatin1String(key), QJsonArray { 0, 5, 7 });
+    withFrames.insert(QStringLiteral("items"), QJsonArray { item });
+    const auto segment = ForwarderTraffic::fromJson(withFrames);
+    QVERIFY2(segment, qPrintable(segment ? QString() : segment.error().message));
+    QVERIFY(segment->itemOf(3)->countsFrames());
+    QCOMPARE(segment->itemOf(3)->droppedToForwarder, (QList<qint64> { 0, 5, 7 }));
+    // One of them short is refused, naming it.
+    item.insert(QStringLiteral("dropped_to_agent"), QJsonArray { 0, 5 });
+    withFrames.insert(QStringLiteral("items"), QJsonArray { item });
+    const auto short_ = ForwarderTraffic::fromJson(withFrames);
+    QVERIFY(!short_);
+    QVERIFY2(short_.error().message.contains(QLatin1String("dropped_to_agent")),
+        qPrintable(short_.error().message));
     // Before the hub's first step: no time, no steps, no items.
     const auto first = ForwarderTraffic::fromJson({ { QStringLiteral("step_seconds"), 5 },
         { QStringLiteral("steps"), 0 }, { QStringLiteral("until"), QJsonValue::Null },

@@ -651,6 +651,10 @@ void TestControlMessage::runMessagesRoundTrip_data()
         << ControlMessage(RunsHeld { { 3, 41 }, { { 3, 7 }, { 41, 9 } } });
     QTest::newRow("device.released") << ControlMessage(
         DeviceReleased { 41, 7, QStringLiteral("binding 7 ended (revoked by alice)") });
+    QTest::newRow("device.counters")
+        << ControlMessage(DeviceCounters { 41, 7, 120'000, 4'000, 12, 0 });
+    QTest::newRow("device.counters at the largest exact count")
+        << ControlMessage(DeviceCounters { 41, 7, qint64(1) << 53, 0, 0, qint64(1) << 53 });
     QTest::newRow("device.state jumbo")
         << ControlMessage(DeviceState { 9000, true, true, false, QString() });
     QTest::newRow("device.state loopback")
@@ -675,6 +679,18 @@ void TestControlMessage::runMessagesRefused_data()
 {
     QTest::addColumn<QByteArray>("json");
     QTest::addColumn<QString>("mentions");
+    QTest::newRow("counters below zero")
+        << QByteArray(R"({"type":"device.counters","run_id":1,"binding_id":2,"frames_to_run":-1,)"
+                      R"("frames_from_run":0,"dropped_to_run":0,"dropped_from_run":0})")
+        << QStringLiteral("frames_to_run");
+    QTest::newRow("counters past exact")
+        << QByteArray(R"({"type":"device.counters","run_id":1,"binding_id":2,"frames_to_run":0,)"
+                      R"("frames_from_run":0,"dropped_to_run":1e300,"dropped_from_run":0})")
+        << QStringLiteral("dropped_to_run");
+    QTest::newRow("counters without a binding")
+        << QByteArray(R"({"type":"device.counters","run_id":1,"frames_to_run":0,)"
+                      R"("frames_from_run":0,"dropped_to_run":0,"dropped_from_run":0})")
+        << QStringLiteral("binding_id");
     QTest::newRow("start without argv")
         << QByteArray(R"({"type":"run.start","run_id":1,"workdir":"runs/1"})")
         << QStringLiteral("argv");

@@ -194,6 +194,8 @@ void TestSegmentForward::init()
     QVERIFY(m_dhcp->waitForStarted());
 
     m_rig = std::make_unique<TestRig>();
+    // Traffic in one-second steps, so that the graphs' source is read soon.
+    m_rig->hub().setServeArguments({ QStringLiteral("--traffic-step"), QStringLiteral("1s") });
     QVERIFY2(m_rig->startHub(), qPrintable(m_rig->lastError()));
     HubProcess &hub = m_rig->hub();
     CLOOP_COMPARE_EXIT(hub.cli({ QStringLiteral("project"), QStringLiteral("add"), kProject }), 0);
@@ -333,6 +335,16 @@ void TestSegmentForward::aBoundRunLeasesAnAddressAndPingsBothWays()
     const CliResult ping = m_lab->inLab({ QStringLiteral("ping"), QStringLiteral("-c"),
         QStringLiteral("2"), QStringLiteral("-W"), QStringLiteral("2"), leased.captured(1) });
     CLOOP_COMPARE_EXIT(ping, 0);
+    // The forwarder's traffic: bytes as the hub relayed them, frames as the
+    // forwarder counted them (the lease and the pings, both ways), no drops.
+    HubProcess &hub = m_rig->hub();
+    for (const char *series : { "to_agent_bytes", "to_forwarder_bytes" })
+        QTRY_VERIFY_WITH_TIMEOUT(
+            hub.trafficTotal(m_forwarderId, QLatin1StringView(series)) > 0, kLongWaitMs);
+    for (const char *series : { "to_agent_frames", "to_forwarder_frames" })
+        QTRY_VERIFY_WITH_TIMEOUT(
+            hub.trafficTotal(m_forwarderId, QLatin1StringView(series)) >= 4, kLongWaitMs);
+    QCOMPARE(hub.trafficTotal(m_forwarderId, QLatin1StringView("dropped_to_forwarder")), 0);
     QVERIFY(cancel(id));
 }
 

@@ -411,7 +411,7 @@ void TestAdminApi::trafficShowsEachForwardersStepsToWhoMayRead()
         *protocol::DeviceSpec::parseUsb(QStringLiteral("1050:0407")), QStringLiteral("user:admin"));
     QVERIFY(enrollment);
     const qint64 id = enrollment->forwarder.id;
-    std::map<qint64, ForwarderTraffic::Bytes> totals;
+    std::map<qint64, ForwarderTraffic::Totals> totals;
     ForwarderTraffic traffic([&totals] { return totals; }, m_clock, std::chrono::seconds(5), 3);
     traffic.start();
     m_api->setForwarderTraffic(&traffic);
@@ -421,12 +421,12 @@ void TestAdminApi::trafficShowsEachForwardersStepsToWhoMayRead()
     QVERIFY(empty.body.toObject().value(QLatin1String("until")).isNull());
     QVERIFY(empty.body.toObject().value(QLatin1String("items")).toArray().isEmpty());
 
-    totals[id] = { 4096, 512 };
+    totals[id].counts = { 4096, 512 };
     // A forwarder id the hub does not know (streams counted under a member's
     // id that was since removed) is nobody's to see.
-    totals[id + 100] = { 1, 1 };
+    totals[id + 100].counts = { 1, 1 };
     traffic.sample();
-    totals[id] = { 6144, 512 };
+    totals[id].counts = { 6144, 512 };
     traffic.sample();
     for (const QString &token : { m_adminToken, m_userToken }) {
         const ApiResponse answer

@@ -371,6 +371,24 @@ QJsonObject HubProcess::forwarder(qint64 id)
     return {};
 }
 
+qint64 HubProcess::trafficTotal(qint64 forwarderId, QLatin1StringView series)
+{
+    const HttpResult answer
+        = pinnedGet(apiUrl(QStringLiteral("/api/forwarders/traffic")), pin(), adminToken());
+    for (const QJsonValue &item : answer.json().value(QLatin1String("items")).toArray()) {
+        const QJsonObject traffic = item.toObject();
+        if (traffic.value(QLatin1String("forwarder_id")).toInteger() != forwarderId)
+            continue;
+        if (!traffic.contains(series))
+            return -1;
+        qint64 total = 0;
+        for (const QJsonValue &step : traffic.value(series).toArray())
+            total += step.toInteger();
+        return total;
+    }
+    return 0;
+}
+
 bool HubProcess::forwarderConnected(qint64 id)
 {
     return forwarder(id).value(QLatin1String("connected")).toBool();

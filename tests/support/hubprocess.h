@@ -106,6 +106,10 @@ public:
     // One record of `cloop forward list --json --all`, empty when absent.
     QJsonObject forwarder(qint64 id);
     bool forwarderConnected(qint64 id);
+    // GET /api/forwarders/traffic: the forwarder's `series` ("to_agent_bytes",
+    // "to_agent_frames", …) added up over the window; 0 when the forwarder is
+    // not listed (nothing moved), -1 when it is listed without that series.
+    qint64 trafficTotal(qint64 forwarderId, QLatin1StringView series);
 
     QString lastError() const { return m_lastError; }
     // The hub's stdout+stderr over all its starts.

@@ -114,17 +114,29 @@ ApiResponse ForwarderRoutes::traffic(const ApiCall &call) const
     for (const qint64 forwarder : m_traffic->activeForwarders()) {
         if (!ids.contains(forwarder))
             continue;
-        const std::vector<ForwarderTraffic::Bytes> steps = m_traffic->history(forwarder);
+        const std::vector<ForwarderTraffic::Counts> steps = m_traffic->history(forwarder);
+        const auto writeSteps
+            = [&out, &steps](QLatin1StringView key, quint64 ForwarderTraffic::Counts::*count) {
+                  out.key(key).beginArray();
+                  for (const ForwarderTraffic::Counts &step : steps)
+                      out.value(qint64(step.*count));
+                  out.endArray();
+              };
         out.beginObject();
         out.field(QLatin1StringView("forwarder_id"), forwarder);
-        out.key(QLatin1StringView("to_agent_bytes")).beginArray();
-        for (const ForwarderTraffic::Bytes &step : steps)
-            out.value(qint64(step.toAgent));
-        out.endArray();
-        out.key(QLatin1StringView("to_forwarder_bytes")).beginArray();
-        for (const ForwarderTraffic::Bytes &step : steps)
-            out.value(qint64(step.toForwarder));
-        out.endArray();
+        writeSteps(QLatin1StringView("to_agent_bytes"), &ForwarderTraffic::Counts::toAgent);
+        writeSteps(QLatin1StringView("to_forwarder_bytes"), &ForwarderTraffic::Counts::toForwarder);
+        // Frames and drops only where the forwarder says them (a segment's).
+        if (m_traffic->countsFrames(forwarder)) {
+            writeSteps(
+                QLatin1StringView("to_agent_frames"), &ForwarderTraffic::Counts::framesToAgent);
+            writeSteps(QLatin1StringView("to_forwarder_frames"),
+                &ForwarderTraffic::Counts::framesToForwarder);
+            writeSteps(
+                QLatin1StringView("dropped_to_agent"), &ForwarderTraffic::Counts::droppedToAgent);
+            writeSteps(QLatin1StringView("dropped_to_forwarder"),
+                &ForwarderTraffic::Counts::droppedToForwarder);
+        }
         out.endObject();
     }
     out.endArray();
