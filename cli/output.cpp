@@ -47,9 +47,7 @@ void warn(const QString &command, const QString &message)
 
 QString formatTime(const QDateTime &time)
 {
-    if (!time.isValid())
-        return QStringLiteral("-");
-    return time.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"));
+    return util::formatUtcTime(time);
 }
 
 QString formatDistance(const QDateTime &time)

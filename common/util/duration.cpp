@@ -82,4 +82,11 @@ QString formatMilliseconds(qint64 milliseconds)
     return QStringLiteral("%1 s").arg(static_cast<double>(milliseconds) / 1000.0, 0, 'f', 1);
 }
 
+QString formatUtcTime(const QDateTime &at)
+{
+    if (!at.isValid())
+        return QStringLiteral("-");
+    return at.toUTC().toString(QStringLiteral("yyyy-MM-dd HH:mm 'UTC'"));
+}
+
 } // namespace cloop::util

@@ -164,7 +164,7 @@ Status BindingService::requireUnbound(const ApiPrincipal &caller, qint64 forward
         QStringLiteral(
             "forwarder %1 (%2) is already bound to %3 until %4 (binding %5); unbind it first")
             .arg(forwarderId)
-            .arg(binding.forwarderName, binding.projectPath, toDbTime(binding.expiresAt))
+            .arg(binding.forwarderName, binding.projectPath, util::formatUtcTime(binding.expiresAt))
             .arg(binding.id));
 }
 
@@ -270,7 +270,7 @@ Result<RequestRecord> BindingService::decidableRequest(
         return Error::make(QStringLiteral("already_decided"),
             QStringLiteral("request %1 expired at %2 before anyone decided it")
                 .arg(requestId)
-                .arg(toDbTime(request->expiresAt)));
+                .arg(util::formatUtcTime(request->expiresAt)));
     return request;
 }
 
@@ -328,7 +328,7 @@ Result<std::pair<RequestRecord, BindingRecord>> BindingService::approve(
         return Error::make(QStringLiteral("already_decided"),
             QStringLiteral("request %1 expired at %2")
                 .arg(requestId)
-                .arg(toDbTime(decided->expiresAt)));
+                .arg(util::formatUtcTime(decided->expiresAt)));
     if (auto forwarder = lendableForwarder(m_stores.forwarders, request->forwarderId); !forwarder)
         return forwarder.error();
     // The binding's time counts from now, the approval, not from the request.
@@ -366,7 +366,7 @@ Result<RequestRecord> BindingService::deny(
         return Error::make(QStringLiteral("already_decided"),
             QStringLiteral("request %1 expired at %2")
                 .arg(requestId)
-                .arg(toDbTime(request->expiresAt)));
+                .arg(util::formatUtcTime(request->expiresAt)));
     Database::Transaction transaction(m_stores.db);
     auto denied = m_stores.requests.decide(
         requestId, RequestRecord::State::Denied, caller.actor(), reason, std::nullopt, now);

@@ -1,5 +1,7 @@
 #include "hub/server/adminapi.h"
 
+#include "common/util/duration.h"
+
 #include "hub/cluster/memberlease.h"
 
 #include "common/crypto/secrets.h"
@@ -149,7 +151,7 @@ ApiResponse AdminApi::handleAdmitted(
                     { QStringLiteral("message"),
                         QStringLiteral("the cluster database is unreachable (since %1); live "
                                        "device streams go on, changes are refused")
-                            .arg(unreachableSince.toString(Qt::ISODate)) } });
+                            .arg(util::formatUtcTime(unreachableSince)) } });
         else if (full)
             health.insert(QStringLiteral("error"),
                 QJsonObject { { QStringLiteral("code"), QString(kStorageFull) },
@@ -157,7 +159,7 @@ ApiResponse AdminApi::handleAdmitted(
                         QStringLiteral("the hub's records have no space left (since %1); live "
                                        "device streams go on, changes are refused until space "
                                        "is freed")
-                            .arg(fullSince.toString(Qt::ISODate)) } });
+                            .arg(util::formatUtcTime(fullSince)) } });
         return ApiResponse::ok(health, reachable && !full ? 200 : 503);
     }
     QJsonObject body;

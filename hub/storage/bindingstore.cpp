@@ -1,5 +1,7 @@
 #include "hub/storage/bindingstore.h"
 
+#include "common/util/duration.h"
+
 #include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
 
@@ -192,7 +194,7 @@ Result<BindingRecord> BindingStore::end(qint64 id, BindingRecord::State how, con
         return Error::make(QStringLiteral("already_ended"),
             QStringLiteral("binding %1 already ended: it expired at %2")
                 .arg(id)
-                .arg(toDbTime(binding->expiresAt)));
+                .arg(util::formatUtcTime(binding->expiresAt)));
     auto updated = m_db.query(
         QStringLiteral(
             "UPDATE bindings SET ended_at = ?, ended_by = ?, end_kind = ?, end_reason = ? "

@@ -1,5 +1,7 @@
 #include "hub/storage/credentialledger.h"
 
+#include "common/util/duration.h"
+
 #include "hub/storage/auditlog.h"
 #include "hub/storage/database.h"
 
@@ -98,7 +100,7 @@ Result<CredentialLedger::Redeemed> CredentialLedger::redeem(const QString &token
         return Error::make(QStringLiteral("token_expired"),
             QStringLiteral("this enrollment token expired at %1, or a newer one replaced it; a "
                            "hub administrator can issue a new bundle with `%2 reenroll %3`")
-                .arg(toDbTime(expiresAt), m_tables.command)
+                .arg(util::formatUtcTime(expiresAt), m_tables.command)
                 .arg(ownerId),
             true);
     // The guard on redeemed_at makes the row change once even if two hub

@@ -1,5 +1,7 @@
 #include "hub/storage/database.h"
 
+#include "common/util/duration.h"
+
 #include "common/logging.h"
 #include "hub/storage/schema.h"
 
@@ -338,7 +340,7 @@ Error Database::unreachable(const QString &why)
     }
     return Error::make(QString(kDatabaseUnreachable),
         QStringLiteral("the cluster database is unreachable (since %1; nothing was changed): %2")
-            .arg(m_unreachableSince.toString(Qt::ISODate), why));
+            .arg(util::formatUtcTime(m_unreachableSince), why));
 }
 
 Status Database::reconnect()

@@ -4,6 +4,7 @@
 #include "common/util/duration.h"
 
 #include <QTest>
+#include <QTimeZone>
 
 using namespace cloop::util;
 using std::chrono::seconds;
@@ -20,6 +21,7 @@ private Q_SLOTS:
     void formats_data();
     void formats();
     void formatThenParseIsIdentity();
+    void momentsAreWrittenInUtcWithTheirZone();
 };
 
 void TestDuration::parsesValid_data()
@@ -112,6 +114,14 @@ void TestDuration::formatThenParseIsIdentity()
         QVERIFY2(parsed.ok(), qPrintable(text));
         QCOMPARE(parsed->count(), secs);
     }
+}
+
+void TestDuration::momentsAreWrittenInUtcWithTheirZone()
+{
+    // Whatever zone the time came in, messages say it in UTC and say so.
+    const QDateTime berlin(QDate(2026, 12, 6), QTime(15, 5, 42), QTimeZone("Europe/Berlin"));
+    QCOMPARE(formatUtcTime(berlin), QStringLiteral("2026-12-06 14:05 UTC"));
+    QCOMPARE(formatUtcTime(QDateTime()), QStringLiteral("-"));
 }
 
 QTEST_GUILESS_MAIN(TestDuration)
