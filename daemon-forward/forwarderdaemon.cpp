@@ -246,6 +246,28 @@ namespace {
 constexpr std::chrono::seconds kCountersInterval { 2 };
 } // namespace
 
+std::function<void()> ForwarderDaemon::reportCounters(
+    QObject *stream, std::function<protocol::DeviceCounters()> count)
+{
+    auto lastSent = std::make_shared<protocol::DeviceCounters>();
+    auto report = [this, count = std::move(count), lastSent] {
+        tunnel::TunnelConnection *connection
+            = m_connector.client() ? m_connector.client()->connection() : nullptr;
+        if (!connection || m_hubProtocol < protocol::kMinimumForDeviceCounters)
+            return;
+        const protocol::DeviceCounters counters = count();
+        if (counters == *lastSent)
+            return;
+        *lastSent = counters;
+        connection->sendControl(counters);
+    };
+    auto *reports = new QTimer(stream);
+    reports->setInterval(kCountersInterval);
+    connect(reports, &QTimer::timeout, stream, report);
+    reports->start();
+    return report;
+}
+
 void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel, const protocol::SegmentOpen &open)
 {
     const QString what = QStringLiteral("run %1 (binding %2)").arg(open.runId).arg(open.bindingId);
@@ -259,27 +281,12 @@ void ForwarderDaemon::openSegmentStream(tunnel::Channel *channel, const protocol
     }
     channel->accept();
     auto *port = new SegmentPort(std::move(*socket), channel, this);
-    // The hub counts the bytes; frames and drops only this end sees, so it
-    // says them every few seconds while they move, and once at the end.
-    auto lastSent = std::make_shared<protocol::DeviceCounters>();
-    const auto report = [this, port, open, lastSent] {
-        tunnel::TunnelConnection *connection
-            = m_connector.client() ? m_connector.client()->connection() : nullptr;
-        if (!connection || m_hubProtocol < protocol::kMinimumForDeviceCounters)
-            return;
+    const auto report = reportCounters(port, [port, open] {
         const SegmentPort::Counters counted = port->counters();
-        protocol::DeviceCounters counters { open.runId, open.bindingId, qint64(counted.framesUp),
+        return protocol::DeviceCounters { open.runId, open.bindingId, qint64(counted.framesUp),
             qint64(counted.framesDown), qint64(counted.droppedUp + counted.kernelDrops),
             qint64(counted.droppedDown) };
-        if (counters == *lastSent)
-            return;
-        *lastSent = counters;
-        connection->sendControl(counters);
-    };
-    auto *reports = new QTimer(port);
-    reports->setInterval(kCountersInterval);
-    connect(reports, &QTimer::timeout, port, report);
-    reports->start();
+    });
     connect(port, &SegmentPort::ended, port, [port, report] {
         report();
         port->deleteLater();
@@ -297,10 +304,19 @@ void ForwarderDaemon::openUsbSession(tunnel::Channel *channel, const protocol::U
     const QString what = test
         ? QStringLiteral("a test")
         : QStringLiteral("run %1 (binding %2)").arg(open.runId).arg(open.bindingId);
-    connect(session, &UsbipServerSession::ended, session, [session, what](const QString &reason) {
-        qCInfo(lcForward).noquote() << "USB/IP connection of" << what << "ended:" << reason;
-        session->deleteLater();
+    // A run's URBs, each way, as the session's counter sees them pass.
+    const auto report = test ? std::function<void()>() : reportCounters(session, [session, open] {
+        const device::usb::usbip::UrbCounter &urbs = session->urbs();
+        return protocol::DeviceCounters { open.runId, open.bindingId, qint64(urbs.answered()),
+            qint64(urbs.submitted()), 0, 0, protocol::DeviceCounters::Unit::Urbs };
     });
+    connect(session, &UsbipServerSession::ended, session,
+        [session, what, report](const QString &reason) {
+            qCInfo(lcForward).noquote() << "USB/IP connection of" << what << "ended:" << reason;
+            if (report)
+                report();
+            session->deleteLater();
+        });
 }
 
 } // namespace cloop::forward

@@ -6,6 +6,7 @@
 #include "common/protocol/devicespec.h"
 #include "common/result.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -16,6 +17,7 @@ class Channel;
 }
 
 namespace cloop::protocol {
+struct DeviceCounters;
 struct SegmentOpen;
 struct UsbOpen;
 } // namespace cloop::protocol
@@ -60,6 +62,11 @@ private:
     void openUsbSession(tunnel::Channel *channel, const protocol::UsbOpen &open);
     // Tells the hub where the device is now (device.state).
     void reportDeviceState();
+    // Tells the hub a stream's counts (device.counters) every few seconds
+    // while they move; the answer says them once more (at the stream's end).
+    // The hub counts the bytes; frames, URBs and drops only this end sees.
+    std::function<void()> reportCounters(
+        QObject *stream, std::function<protocol::DeviceCounters()> count);
 
     daemon::DaemonConnector m_connector;
     daemon::UpgradeResponder m_upgrade;

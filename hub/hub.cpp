@@ -621,6 +621,7 @@ void Hub::startTraffic(const HubOptions &options)
             for (const auto &[forwarder, frames] : m_gateways->forwarderFrames().totals()) {
                 ForwarderTraffic::Totals &totals = byForwarder[forwarder];
                 totals.framesCounted = true;
+                totals.unit = frames.unit;
                 totals.counts.framesToAgent = frames.framesToRun;
                 totals.counts.framesToForwarder = frames.framesFromRun;
                 totals.counts.droppedToAgent = frames.droppedToRun;

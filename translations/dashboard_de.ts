@@ -1406,6 +1406,10 @@
             <numerusform>%n verworfen</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 URBs/s</source>
+        <translation>%1 URBs/s</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::UpgradeDialog</name>

@@ -1406,6 +1406,10 @@
             <numerusform>%n dropped</numerusform>
         </translation>
     </message>
+    <message>
+        <source>%1 URBs/s</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::UpgradeDialog</name>

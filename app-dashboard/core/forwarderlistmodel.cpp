@@ -250,7 +250,7 @@ void ForwarderListModel::setTraffic(const api::ForwarderTraffic &traffic)
         const api::ForwarderTraffic::Item *item = traffic.itemOf(m_rows.at(row).id());
         TrafficHistory history { traffic.stepSeconds, traffic.until,
             item ? item->toAgentBytes : quiet, item ? item->toForwarderBytes : quiet,
-            item ? item->toAgentFrames : QList<qint64>(),
+            item && item->urbs, item ? item->toAgentFrames : QList<qint64>(),
             item ? item->toForwarderFrames : QList<qint64>(),
             item ? item->droppedToAgent : QList<qint64>(),
             item ? item->droppedToForwarder : QList<qint64>() };

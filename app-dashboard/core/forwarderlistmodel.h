@@ -33,8 +33,9 @@ struct TrafficHistory
     QDateTime until; // when the newest step ended
     QList<qint64> toRun; // bytes from the device to the run
     QList<qint64> fromRun; // bytes from the run to the device
-    // A segment's frames and drops, as its forwarder counts them; empty
-    // when it does not (a USB device, an older forwarder).
+    // A segment's frames and drops, or a USB device's URBs, as its
+    // forwarder counts them; empty when it does not (an older forwarder).
+    bool urbs = false;
     QList<qint64> framesToRun;
     QList<qint64> framesFromRun;
     QList<qint64> droppedToRun;

@@ -57,10 +57,10 @@ double TrafficGraph::rateOf(qint64 bytes) const
     return m_history.stepSeconds > 0 ? double(bytes) / double(m_history.stepSeconds) : 0;
 }
 
-QString TrafficGraph::describeFrameRate(double framesPerSecond, const QLocale &locale)
+QString TrafficGraph::describeFrameRate(double perSecond, bool urbs, const QLocale &locale)
 {
-    return tr("%1 frames/s")
-        .arg(locale.toString(framesPerSecond, 'f', framesPerSecond < 10 ? 1 : 0));
+    const QString number = locale.toString(perSecond, 'f', perSecond < 10 ? 1 : 0);
+    return urbs ? tr("%1 URBs/s").arg(number) : tr("%1 frames/s").arg(number);
 }
 
 QStringList TrafficGraph::legendLines() const
@@ -72,9 +72,9 @@ QStringList TrafficGraph::legendLines() const
     QString fromRun = describeRate(rateOf(newest(m_history.fromRun)), locale());
     if (countsFrames()) {
         toRun += QStringLiteral(" · ")
-            + describeFrameRate(rateOf(newest(m_history.framesToRun)), locale());
+            + describeFrameRate(rateOf(newest(m_history.framesToRun)), m_history.urbs, locale());
         fromRun += QStringLiteral(" · ")
-            + describeFrameRate(rateOf(newest(m_history.framesFromRun)), locale());
+            + describeFrameRate(rateOf(newest(m_history.framesFromRun)), m_history.urbs, locale());
     }
     return { tr("%1 to the run").arg(toRun), tr("%1 from the run").arg(fromRun) };
 }
@@ -120,7 +120,8 @@ QString TrafficGraph::details() const
         int(m_history.stepSeconds))
                         .arg(window, describeRate(rateOf(peakToRun), locale()),
                             describeRate(rateOf(peakFromRun), locale()));
-    if (countsFrames()) {
+    // USB/IP rides TCP: a URB is never dropped on the way.
+    if (countsFrames() && !m_history.urbs) {
         qint64 droppedToRun = 0;
         qint64 droppedFromRun = 0;
         for (const qint64 step : m_history.droppedToRun)
@@ -154,7 +155,7 @@ int TrafficGraph::legendWidth() const
     // As wide as the widest rate it may show, so the graph does not jump.
     QString widestRate = describeRate(999e6, locale());
     if (countsFrames())
-        widestRate += QStringLiteral(" · ") + describeFrameRate(99999, locale());
+        widestRate += QStringLiteral(" · ") + describeFrameRate(99999, m_history.urbs, locale());
     for (const QString &line :
         { tr("%1 to the run").arg(widestRate), tr("%1 from the run").arg(widestRate) })
         widest = std::max(widest, fontMetrics().horizontalAdvance(line));

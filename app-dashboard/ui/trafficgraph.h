@@ -28,8 +28,8 @@ public:
 
     // "1.2 MB/s", in the locale's digits.
     static QString describeRate(double bytesPerSecond, const QLocale &locale);
-    // "830 frames/s", "2.5 frames/s".
-    static QString describeFrameRate(double framesPerSecond, const QLocale &locale);
+    // "830 frames/s", "2.5 URBs/s".
+    static QString describeFrameRate(double perSecond, bool urbs, const QLocale &locale);
     // Whether the forwarder says its frames and drops (a segment's).
     bool countsFrames() const;
     // Frames dropped either way over the window.

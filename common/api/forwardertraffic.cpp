@@ -52,6 +52,10 @@ Result<ForwarderTraffic> ForwarderTraffic::fromJson(const QJsonObject &object)
         item.toForwarderBytes = stepCounts(entry, "to_forwarder_bytes"_L1, traffic.steps);
         // All four or none: frames without drops would read as none dropped.
         if (entry.source().contains("to_agent_frames"_L1)) {
+            const QString unit = entry.text("unit"_L1);
+            item.urbs = unit == "urbs"_L1;
+            if (!item.urbs && unit != "frames"_L1)
+                entry.fail(QStringLiteral("\"unit\" is neither frames nor urbs"));
             item.toAgentFrames = stepCounts(entry, "to_agent_frames"_L1, traffic.steps);
             item.toForwarderFrames = stepCounts(entry, "to_forwarder_frames"_L1, traffic.steps);
             item.droppedToAgent = stepCounts(entry, "dropped_to_agent"_L1, traffic.steps);

@@ -13,8 +13,10 @@ struct ForwarderTraffic
         qint64 forwarderId = 0;
         QList<qint64> toAgentBytes; // from the device to the run, a number a step
         QList<qint64> toForwarderBytes; // from the run to the device
-        // A segment's forwarder says its frames and drops too (protocol 33
-        // on); empty when it does not (USB, older forwarders).
+        // A forwarder of protocol 33 on says its frames and drops too (a
+        // segment's), or its URBs (a USB device's: "frames" counts URBs,
+        // never dropped); empty from older forwarders.
+        bool urbs = false;
         QList<qint64> toAgentFrames;
         QList<qint64> toForwarderFrames;
         QList<qint64> droppedToAgent;

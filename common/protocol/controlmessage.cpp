@@ -329,6 +329,16 @@ Result<ControlMessage> parseDeviceReleased(FieldReader &read)
     return finish(read, std::move(released));
 }
 
+} // namespace
+
+QLatin1StringView counterUnitName(DeviceCounters::Unit unit)
+{
+    return unit == DeviceCounters::Unit::Urbs ? QLatin1StringView("urbs")
+                                              : QLatin1StringView("frames");
+}
+
+namespace {
+
 Result<ControlMessage> parseDeviceCounters(FieldReader &read)
 {
     // JSON numbers are exact up to 2^53: a count past it is no count.
@@ -340,6 +350,14 @@ Result<ControlMessage> parseDeviceCounters(FieldReader &read)
     counters.framesFromRun = read.integer(QLatin1StringView("frames_from_run"), 0, kMaxCount);
     counters.droppedToRun = read.integer(QLatin1StringView("dropped_to_run"), 0, kMaxCount);
     counters.droppedFromRun = read.integer(QLatin1StringView("dropped_from_run"), 0, kMaxCount);
+    // Frames unless said otherwise.
+    if (read.has(QLatin1StringView("unit"))) {
+        const QString unit = read.string(QLatin1StringView("unit"), 16);
+        if (unit == counterUnitName(DeviceCounters::Unit::Urbs))
+            counters.unit = DeviceCounters::Unit::Urbs;
+        else if (unit != counterUnitName(DeviceCounters::Unit::Frames) && !read.error())
+            read.fail(QStringLiteral("\"unit\" is neither frames nor urbs"));
+    }
     return finish(read, counters);
 }
 
@@ -669,7 +687,8 @@ struct Serializer
             { QStringLiteral("frames_to_run"), m.framesToRun },
             { QStringLiteral("frames_from_run"), m.framesFromRun },
             { QStringLiteral("dropped_to_run"), m.droppedToRun },
-            { QStringLiteral("dropped_from_run"), m.droppedFromRun } };
+            { QStringLiteral("dropped_from_run"), m.droppedFromRun },
+            { QStringLiteral("unit"), counterUnitName(m.unit) } };
     }
     QJsonObject operator()(const RunAck &m) const
     {

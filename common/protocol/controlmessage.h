@@ -261,17 +261,24 @@ struct DeviceReleased
 };
 
 // Forwarder -> hub (to hubs of protocol 33 or newer), every few seconds
-// while a run's segment stream moves: its frames and drops since the stream
-// opened, as the forwarder's end counts them. Bytes the hub counts itself;
-// frames and drops only an end can see.
+// while a run's stream moves: what passed since the stream opened, as the
+// forwarder's end counts it. Bytes the hub counts itself; frames, URBs and
+// drops only an end can see. A segment counts frames and drops; a USB
+// device URBs (submitted by the run, answered by the device), never dropped.
 struct DeviceCounters
 {
+    enum class Unit
+    {
+        Frames,
+        Urbs,
+    };
     qint64 runId = 0;
     qint64 bindingId = 0;
-    qint64 framesToRun = 0; // off the wire, up the stream
-    qint64 framesFromRun = 0; // down the stream, onto the wire
+    qint64 framesToRun = 0; // off the wire, up the stream; URBs: answers
+    qint64 framesFromRun = 0; // down the stream, onto the wire; URBs: submissions
     qint64 droppedToRun = 0; // the stream or the socket's buffer was full
     qint64 droppedFromRun = 0; // the interface could not take them
+    Unit unit = Unit::Frames;
 
     friend bool operator==(const DeviceCounters &, const DeviceCounters &) = default;
 };
@@ -332,6 +339,7 @@ struct UpgradeStatus
     friend bool operator==(const UpgradeStatus &, const UpgradeStatus &) = default;
 };
 QString upgradeStateName(UpgradeStatus::State state);
+QLatin1StringView counterUnitName(DeviceCounters::Unit unit); // "frames", "urbs"
 
 // Agent -> hub (protocol 28 on): what the agent can do changed while it was
 // connected (a harness was installed); the same object a hello carries.

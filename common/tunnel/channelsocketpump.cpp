@@ -89,6 +89,8 @@ void ChannelSocketPump::onSocketReadable()
         return;
     }
     chunk.truncate(got);
+    if (m_taps.towardsChannel)
+        m_taps.towardsChannel(chunk);
     // The channel queues this array as it is: a 112-byte answer must not
     // keep 64 KiB of capacity alive while it waits for credit.
     if (got < kReadChunk / 2)
@@ -111,6 +113,8 @@ void ChannelSocketPump::onChannelReadable()
     m_pendingToSocket = channel->read(kReadChunk);
     if (m_pendingToSocket.isEmpty())
         return;
+    if (m_taps.towardsSocket)
+        m_taps.towardsSocket(m_pendingToSocket);
     // Draining may end the pump, and the channel with it.
     if (drainToSocket() && (channel = m_channel.data()) && channel->bytesAvailable() > 0)
         QMetaObject::invokeMethod(

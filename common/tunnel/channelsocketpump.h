@@ -7,6 +7,7 @@
 #include <QPointer>
 #include <QSocketNotifier>
 
+#include <functional>
 #include <memory>
 
 namespace cloop::tunnel {
@@ -38,6 +39,15 @@ public:
     void stop(const QString &reason);
     bool hasEnded() const { return m_ended; }
 
+    // Shown every byte as it is read, each way, before it moves on: for
+    // counting what passes (a USB/IP stream's URBs), never for changing it.
+    struct Taps
+    {
+        std::function<void(QByteArrayView)> towardsChannel;
+        std::function<void(QByteArrayView)> towardsSocket;
+    };
+    void setTaps(Taps taps) { m_taps = std::move(taps); }
+
     quint64 bytesToChannel() const { return m_toChannel; }
     quint64 bytesToSocket() const { return m_toSocket; }
 
@@ -58,6 +68,7 @@ private:
     std::unique_ptr<QSocketNotifier> m_writable;
     QByteArray m_pendingToChannel; // read from the socket, refused by the channel
     QByteArray m_pendingToSocket; // read from the channel, not yet taken by the socket
+    Taps m_taps;
     quint64 m_toChannel = 0;
     quint64 m_toSocket = 0;
     bool m_ended = false;

@@ -118,6 +118,9 @@ void UsbipServerSession::startImport()
     // share one byte stream from here on.
     m_channel->write(usbip::encodeImportReply(usbip::OpStatus::Ok, m_export->record()));
     m_pump = new tunnel::ChannelSocketPump(std::move(*socket), m_channel, this);
+    // The socket is the device's kernel, the channel the run's.
+    m_pump->setTaps({ [this](QByteArrayView bytes) { m_urbs.fromDevice(bytes); },
+        [this](QByteArrayView bytes) { m_urbs.fromRun(bytes); } });
     connect(m_pump, &tunnel::ChannelSocketPump::ended, this, [this](const QString &reason) {
         // The kernel drops the connection first when the device goes; the
         // uevent may come later, so look now to name the right cause.

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "common/device/usb/usbipurbcounter.h"
+
 #include <QObject>
 #include <QPointer>
 
@@ -43,6 +45,8 @@ public:
     ~UsbipServerSession() override;
 
     bool isImporting() const { return m_pump != nullptr; }
+    // The URBs of the import so far, each way.
+    const device::usb::usbip::UrbCounter &urbs() const { return m_urbs; }
     // Ends the session (and an import) with this reason.
     void stop(const QString &reason);
 
@@ -58,6 +62,7 @@ private:
     QPointer<tunnel::Channel> m_channel;
     UsbDeviceWatch &m_device;
     Purpose m_purpose;
+    device::usb::usbip::UrbCounter m_urbs;
     UsbExportLedger *m_exports;
     QByteArray m_request;
     std::unique_ptr<UsbipExport> m_export;

@@ -39,6 +39,7 @@ void ForwarderFrames::record(qint64 forwarderId, const protocol::DeviceCounters 
     totals.framesFromRun += grownBy(counters.framesFromRun, before.framesFromRun);
     totals.droppedToRun += grownBy(counters.droppedToRun, before.droppedToRun);
     totals.droppedFromRun += grownBy(counters.droppedFromRun, before.droppedFromRun);
+    totals.unit = counters.unit;
 
     streams.last[key] = counters;
     if (const auto age = streams.ageOf.find(key); age != streams.ageOf.end())

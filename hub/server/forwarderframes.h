@@ -11,7 +11,7 @@ namespace cloop::hub {
 
 class DaemonGateway;
 
-// What forwarders say of their segment streams' frames and drops
+// What forwarders say of their streams' frames or URBs and drops
 // (device.counters), added up for each forwarder since the hub started. A
 // stream's counts only grow, so each report adds what it grew by; a report
 // for a stream not seen before adds all it says. Only the forwarder's own
@@ -28,6 +28,8 @@ public:
         quint64 framesFromRun = 0;
         quint64 droppedToRun = 0;
         quint64 droppedFromRun = 0;
+        // What the forwarder counts: a segment's frames, a USB device's URBs.
+        protocol::DeviceCounters::Unit unit = protocol::DeviceCounters::Unit::Frames;
 
         friend bool operator==(const Totals &, const Totals &) = default;
     };

@@ -59,7 +59,10 @@ void ForwarderTraffic::sample()
             window.ring.resize(std::size_t(m_steps));
         window.ring[slot] = moved;
         window.lastBusyStep = step;
-        window.framesCounted = window.framesCounted || total.framesCounted;
+        if (total.framesCounted) {
+            window.framesCounted = true;
+            window.unit = total.unit;
+        }
     }
     std::erase_if(m_windows, [this, step](const auto &entry) {
         return step - entry.second.lastBusyStep >= quint64(m_steps);
@@ -77,6 +80,12 @@ bool ForwarderTraffic::countsFrames(qint64 forwarderId) const
 {
     const auto found = m_windows.find(forwarderId);
     return found != m_windows.end() && found->second.framesCounted;
+}
+
+protocol::DeviceCounters::Unit ForwarderTraffic::unitOf(qint64 forwarderId) const
+{
+    const auto found = m_windows.find(forwarderId);
+    return found == m_windows.end() ? protocol::DeviceCounters::Unit::Frames : found->second.unit;
 }
 
 std::vector<ForwarderTraffic::Counts> ForwarderTraffic::history(qint64 forwarderId) const

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "common/protocol/controlmessage.h"
 #include "common/util/clock.h"
 
 #include <QDateTime>
@@ -42,9 +43,11 @@ public:
     struct Totals
     {
         Counts counts;
-        // The forwarder reports frames and drops (a segment's, of protocol
-        // 33 on); otherwise its frame counts mean nothing.
+        // The forwarder reports frames and drops (a segment's) or URBs (a
+        // USB device's), from protocol 33 on; otherwise those counts mean
+        // nothing.
         bool framesCounted = false;
+        protocol::DeviceCounters::Unit unit = protocol::DeviceCounters::Unit::Frames;
     };
     // What moved for each forwarder since the hub started: never less than
     // the last time it was asked.
@@ -69,8 +72,9 @@ public:
     // The forwarder's steps, oldest first, stepsHeld() of them; empty when
     // nothing moved in the window.
     std::vector<Counts> history(qint64 forwarderId) const;
-    // Whether the forwarder reported frames and drops lately.
+    // Whether the forwarder reported frames (or URBs) and drops lately, and which.
     bool countsFrames(qint64 forwarderId) const;
+    protocol::DeviceCounters::Unit unitOf(qint64 forwarderId) const;
     // The forwarders whose window holds traffic.
     std::vector<qint64> activeForwarders() const;
 
@@ -90,6 +94,7 @@ private:
         std::vector<Counts> ring;
         quint64 lastBusyStep = 0;
         bool framesCounted = false;
+        protocol::DeviceCounters::Unit unit = protocol::DeviceCounters::Unit::Frames;
     };
     std::unordered_map<qint64, Window> m_windows;
 };

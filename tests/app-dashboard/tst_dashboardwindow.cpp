@@ -1060,6 +1060,7 @@ void TestDashboardWindow::aCardDrawsTheTrafficTheHubCounted()
                 QJsonArray { QJsonObject { { QStringLiteral("forwarder_id"), 5 },
                     { QStringLiteral("to_agent_bytes"), toRun },
                     { QStringLiteral("to_forwarder_bytes"), fromRun },
+                    { QStringLiteral("unit"), QStringLiteral("frames") },
                     { QStringLiteral("to_agent_frames"), framesToRun },
                     { QStringLiteral("to_forwarder_frames"), framesFromRun },
                     { QStringLiteral("dropped_to_agent"), droppedToRun },
@@ -1114,6 +1115,24 @@ void TestDashboardWindow::aCardDrawsTheTrafficTheHubCounted()
     QVERIFY(!inkIn(columnOf(70), 0, top, graph->toRunColor()));
     QVERIFY(inkIn(columnOf(70), top, picture.height() * 3 / 4, graph->toRunColor()));
     screenshot(&host, QStringLiteral("forwarder-traffic"));
+
+    // A USB forwarder counts URBs, which are never dropped: the legend says
+    // URBs/s and the tooltip says nothing of drops.
+    TrafficHistory usb;
+    usb.stepSeconds = 5;
+    usb.urbs = true;
+    usb.toRun = { 0, 65'536 };
+    usb.fromRun = { 0, 4'096 };
+    usb.framesToRun = { 0, 40 };
+    usb.framesFromRun = { 0, 41 };
+    usb.droppedToRun = { 0, 0 };
+    usb.droppedFromRun = { 0, 0 };
+    TrafficGraph usbGraph;
+    usbGraph.setHistory(usb);
+    QCOMPARE(usbGraph.summary(),
+        QStringLiteral(u"13.1 kB/s · 8.0 URBs/s to the run · 819 B/s · 8.2 URBs/s from the run"));
+    QVERIFY2(
+        !usbGraph.details().contains(QLatin1String("dropped")), qPrintable(usbGraph.details()));
 }
 
 QTEST_MAIN(TestDashboardWindow)

@@ -526,11 +526,18 @@ void TestApiRecords::trafficIsReadStepByStep()
     for (const char *key :
         { "to_agent_frames", "to_forwarder_frames", "dropped_to_agent", "dropped_to_forwarder" })
         item.insert(QLatin1String(key), QJsonArray { 0, 5, 7 });
+    item.insert(QStringLiteral("unit"), QStringLiteral("urbs"));
     withFrames.insert(QStringLiteral("items"), QJsonArray { item });
     const auto segment = ForwarderTraffic::fromJson(withFrames);
     QVERIFY2(segment, qPrintable(segment ? QString() : segment.error().message));
     QVERIFY(segment->itemOf(3)->countsFrames());
+    QVERIFY(segment->itemOf(3)->urbs);
     QCOMPARE(segment->itemOf(3)->droppedToForwarder, (QList<qint64> { 0, 5, 7 }));
+    // Counts of something this version does not know are refused.
+    QJsonObject unknownUnit = item;
+    unknownUnit.insert(QStringLiteral("unit"), QStringLiteral("packets"));
+    withFrames.insert(QStringLiteral("items"), QJsonArray { unknownUnit });
+    QVERIFY(!ForwarderTraffic::fromJson(withFrames));
     // One of them short is refused, naming it.
     item.insert(QStringLiteral("dropped_to_agent"), QJsonArray { 0, 5 });
     withFrames.insert(QStringLiteral("items"), QJsonArray { item });

@@ -653,6 +653,8 @@ void TestControlMessage::runMessagesRoundTrip_data()
         DeviceReleased { 41, 7, QStringLiteral("binding 7 ended (revoked by alice)") });
     QTest::newRow("device.counters")
         << ControlMessage(DeviceCounters { 41, 7, 120'000, 4'000, 12, 0 });
+    QTest::newRow("device.counters of URBs")
+        << ControlMessage(DeviceCounters { 41, 7, 300, 301, 0, 0, DeviceCounters::Unit::Urbs });
     QTest::newRow("device.counters at the largest exact count")
         << ControlMessage(DeviceCounters { 41, 7, qint64(1) << 53, 0, 0, qint64(1) << 53 });
     QTest::newRow("device.state jumbo")
@@ -687,6 +689,10 @@ void TestControlMessage::runMessagesRefused_data()
         << QByteArray(R"({"type":"device.counters","run_id":1,"binding_id":2,"frames_to_run":0,)"
                       R"("frames_from_run":0,"dropped_to_run":1e300,"dropped_from_run":0})")
         << QStringLiteral("dropped_to_run");
+    QTest::newRow("counters of an unknown unit") << QByteArray(
+        R"({"type":"device.counters","run_id":1,"binding_id":2,"frames_to_run":0,)"
+        R"("frames_from_run":0,"dropped_to_run":0,"dropped_from_run":0,"unit":"bytes"})")
+                                                 << QStringLiteral("unit");
     QTest::newRow("counters without a binding")
         << QByteArray(R"({"type":"device.counters","run_id":1,"frames_to_run":0,)"
                       R"("frames_from_run":0,"dropped_to_run":0,"dropped_from_run":0})")

@@ -345,6 +345,8 @@ void TestSegmentForward::aBoundRunLeasesAnAddressAndPingsBothWays()
         QTRY_VERIFY_WITH_TIMEOUT(
             hub.trafficTotal(m_forwarderId, QLatin1StringView(series)) >= 4, kLongWaitMs);
     QCOMPARE(hub.trafficTotal(m_forwarderId, QLatin1StringView("dropped_to_forwarder")), 0);
+    QCOMPARE(hub.trafficOf(m_forwarderId).value(QLatin1String("unit")).toString(),
+        QStringLiteral("frames"));
     QVERIFY(cancel(id));
 }
 

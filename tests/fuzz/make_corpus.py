@@ -267,6 +267,38 @@ def release_signature_corpus():
     }
 
 
+# --- USB/IP data phase (usbipurbcounter.h) ------------------------------------
+CMD_SUBMIT, CMD_UNLINK, RET_SUBMIT, RET_UNLINK = 1, 2, 3, 4
+
+
+def urb_header(command, seq, direction=0, length=0, packets=-1, flags=0):
+    # basic (command, seqnum, devid, direction, ep), then the command's union:
+    # flags or status, length, start frame, packets, interval, setup.
+    return struct.pack(">IIIIIIiiii8s", command, seq, 0x10002, direction, 1, flags, length, 0,
+                       packets, 0, b"\0" * 8)
+
+
+def urb_input(to_device, to_run, piece=7):
+    # The target's framing: a piece size, the length of the part towards the
+    # device, that part, then the part towards the run.
+    return bytes([piece]) + struct.pack(">I", len(to_device)) + to_device + to_run
+
+
+def urb_corpus():
+    control_in = urb_header(CMD_SUBMIT, 1, direction=1, length=18)
+    bulk_out = urb_header(CMD_SUBMIT, 2, direction=0, length=64) + b"o" * 64
+    iso_in = urb_header(CMD_SUBMIT, 3, direction=1, length=96, packets=2) + b"d" * 32
+    answers = (urb_header(RET_SUBMIT, 1, length=18) + b"i" * 18 + urb_header(RET_SUBMIT, 2, length=64)
+               + urb_header(RET_SUBMIT, 3, length=90, packets=2) + b"i" * 90 + b"d" * 32)
+    return {
+        "submit-and-answer": urb_input(control_in + bulk_out + iso_in, answers),
+        "unlink": urb_input(urb_header(CMD_SUBMIT, 5, direction=1, length=8) + urb_header(CMD_UNLINK, 6, flags=5),
+                            urb_header(RET_UNLINK, 6), piece=1),
+        "bad-answer-to-nothing": urb_input(b"", urb_header(RET_SUBMIT, 9, length=4) + b"iiii"),
+        "bad-unknown-command": urb_input(urb_header(9, 1), b""),
+    }
+
+
 def main():
     fwd_token = token("cft_", b"seed forwarder token")
     exe_token = token("cet_", b"seed executor token")
@@ -433,6 +465,7 @@ def main():
     }
 
     corpora["fuzz_releasesignature"] = release_signature_corpus()
+    corpora["fuzz_usbipurbs"] = urb_corpus()
     corpora["fuzz_httphead"] = http_corpus()
     corpora["fuzz_greeting"] = greeting_corpus()
 

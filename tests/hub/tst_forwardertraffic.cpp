@@ -160,6 +160,10 @@ void TestForwarderTraffic::eachReportAddsWhatItsStreamGrewBy()
     // A report said again adds nothing.
     frames.record(3, DeviceCounters { 42, 7, 30, 0, 0, 0 });
     QCOMPARE(frames.totals().at(3), (ForwarderFrames::Totals { 180, 10, 1, 2 }));
+    QCOMPARE(frames.totals().at(3).unit, DeviceCounters::Unit::Frames);
+    // A USB forwarder's counts are URBs.
+    frames.record(6, DeviceCounters { 43, 9, 12, 12, 0, 0, DeviceCounters::Unit::Urbs });
+    QCOMPARE(frames.totals().at(6).unit, DeviceCounters::Unit::Urbs);
     // A stream opened again (its counts went back) adds all it says.
     frames.record(3, DeviceCounters { 41, 7, 5, 0, 0, 0 });
     QCOMPARE(frames.totals().at(3).framesToRun, 185u);

@@ -371,22 +371,28 @@ QJsonObject HubProcess::forwarder(qint64 id)
     return {};
 }
 
-qint64 HubProcess::trafficTotal(qint64 forwarderId, QLatin1StringView series)
+QJsonObject HubProcess::trafficOf(qint64 forwarderId)
 {
     const HttpResult answer
         = pinnedGet(apiUrl(QStringLiteral("/api/forwarders/traffic")), pin(), adminToken());
     for (const QJsonValue &item : answer.json().value(QLatin1String("items")).toArray()) {
-        const QJsonObject traffic = item.toObject();
-        if (traffic.value(QLatin1String("forwarder_id")).toInteger() != forwarderId)
-            continue;
-        if (!traffic.contains(series))
-            return -1;
-        qint64 total = 0;
-        for (const QJsonValue &step : traffic.value(series).toArray())
-            total += step.toInteger();
-        return total;
+        if (item.toObject().value(QLatin1String("forwarder_id")).toInteger() == forwarderId)
+            return item.toObject();
     }
-    return 0;
+    return {};
+}
+
+qint64 HubProcess::trafficTotal(qint64 forwarderId, QLatin1StringView series)
+{
+    const QJsonObject traffic = trafficOf(forwarderId);
+    if (traffic.isEmpty())
+        return 0;
+    if (!traffic.contains(series))
+        return -1;
+    qint64 total = 0;
+    for (const QJsonValue &step : traffic.value(series).toArray())
+        total += step.toInteger();
+    return total;
 }
 
 bool HubProcess::forwarderConnected(qint64 id)

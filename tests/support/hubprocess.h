@@ -110,6 +110,8 @@ public:
     // "to_agent_frames", …) added up over the window; 0 when the forwarder is
     // not listed (nothing moved), -1 when it is listed without that series.
     qint64 trafficTotal(qint64 forwarderId, QLatin1StringView series);
+    // The forwarder's item of that answer; empty when it is not listed.
+    QJsonObject trafficOf(qint64 forwarderId);
 
     QString lastError() const { return m_lastError; }
     // The hub's stdout+stderr over all its starts.

@@ -126,8 +126,10 @@ ApiResponse ForwarderRoutes::traffic(const ApiCall &call) const
         out.field(QLatin1StringView("forwarder_id"), forwarder);
         writeSteps(QLatin1StringView("to_agent_bytes"), &ForwarderTraffic::Counts::toAgent);
         writeSteps(QLatin1StringView("to_forwarder_bytes"), &ForwarderTraffic::Counts::toForwarder);
-        // Frames and drops only where the forwarder says them (a segment's).
+        // Frames (or URBs) and drops only where the forwarder says them.
         if (m_traffic->countsFrames(forwarder)) {
+            out.field(
+                QLatin1StringView("unit"), protocol::counterUnitName(m_traffic->unitOf(forwarder)));
             writeSteps(
                 QLatin1StringView("to_agent_frames"), &ForwarderTraffic::Counts::framesToAgent);
             writeSteps(QLatin1StringView("to_forwarder_frames"),
