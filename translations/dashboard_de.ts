@@ -1063,10 +1063,6 @@
 <context>
     <name>cloop::dashboard::ProjectsPage</name>
     <message>
-        <source>&amp;Bind a device…</source>
-        <translation>Gerät &amp;binden…</translation>
-    </message>
-    <message>
         <source>&amp;Request a device…</source>
         <translation>Gerät &amp;anfragen…</translation>
     </message>
@@ -1137,6 +1133,14 @@
     <message>
         <source>Sandbox interface</source>
         <translation>Sandbox-Schnittstelle</translation>
+    </message>
+    <message>
+        <source>&amp;Bind…</source>
+        <translation>&amp;Binden…</translation>
+    </message>
+    <message>
+        <source>Lend a forwarder&apos;s device to the runs of %1</source>
+        <translation>Das Gerät eines Forwarders an die Läufe von %1 verleihen</translation>
     </message>
 </context>
 <context>

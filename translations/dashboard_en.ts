@@ -1063,10 +1063,6 @@
 <context>
     <name>cloop::dashboard::ProjectsPage</name>
     <message>
-        <source>&amp;Bind a device…</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
         <source>&amp;Request a device…</source>
         <translation type="unfinished"></translation>
     </message>
@@ -1136,6 +1132,14 @@
     </message>
     <message>
         <source>Sandbox interface</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Bind…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Lend a forwarder&apos;s device to the runs of %1</source>
         <translation type="unfinished"></translation>
     </message>
 </context>

@@ -52,7 +52,8 @@ QString describeDuration(qint64 seconds)
         return QCoreApplication::translate(
             "cloop::dashboard::TimeWords", "%n s", nullptr, int(seconds));
     const qint64 minutes = seconds / 60;
-    if (minutes < 120)
+    // A whole hour reads as one: "1 h", "1 h 30 min", never "60 min".
+    if (minutes < 60)
         return QCoreApplication::translate(
             "cloop::dashboard::TimeWords", "%n min", nullptr, int(minutes));
     const qint64 hours = minutes / 60;

@@ -100,9 +100,11 @@ ForwarderCard::ForwarderCard(const QPersistentModelIndex &index, QWidget *parent
     words->addWidget(m_deviceLabel);
     words->addWidget(m_bindingLabel);
     words->addWidget(m_bindingEndLabel);
-    words->addStretch();
     auto *details = new QHBoxLayout;
+    // Aligned, not stretched: a stretch would make the card grow into any
+    // height its page has spare.
     details->addLayout(words, 1);
+    details->setAlignment(words, Qt::AlignTop);
     details->addWidget(m_traffic, 0, Qt::AlignTop);
 
     auto *layout = new QVBoxLayout(this);

@@ -1,4 +1,5 @@
 #include "app-dashboard/ui/projectspage.h"
+#include "app-dashboard/core/plaintooltip.h"
 
 #include "common/api/binding.h"
 #include "common/api/hubeventname.h"
@@ -26,7 +27,8 @@ ProjectsPage::ProjectsPage(HubApi *api, EventSubscription *events, ForwardersCli
     , m_forwarders(forwarders)
     , m_identity(identity)
     , m_overview(new PlainLabel(this))
-    , m_bind(new QPushButton(tr("&Bind a device…"), this))
+    // The card's words: Bind… and Unbind… wherever a binding is made or ended.
+    , m_bind(new QPushButton(tr("&Bind…"), this))
     , m_request(new QPushButton(tr("&Request a device…"), this))
     , m_unbind(new QPushButton(tr("&Unbind…"), this))
 {
@@ -121,6 +123,7 @@ void ProjectsPage::showProject(const QString &path)
     m_unbind->setVisible(administrator);
     m_request->setVisible(role == api::ProjectRole::Maintainer);
     m_bind->setEnabled(!path.isEmpty());
+    m_bind->setToolTip(plainToolTip(tr("Lend a forwarder's device to the runs of %1").arg(path)));
     m_request->setEnabled(!path.isEmpty());
     m_devices->setEnabled(!path.isEmpty());
     // Another project's devices never show under this one's heading.

@@ -45,6 +45,8 @@ void TestDashboardLanguage::englishHasItsPlurals()
     QCOMPARE(describeDuration(7 * 86400), QStringLiteral("7 days"));
     QCOMPARE(describeDuration(3 * 86400 + 4 * 3600), QStringLiteral("3 days 4 h"));
     QCOMPARE(describeDuration(59 * 60), QStringLiteral("59 min"));
+    QCOMPARE(describeDuration(60 * 60), QStringLiteral("1 h"));
+    QCOMPARE(describeDuration(90 * 60), QStringLiteral("1 h 30 min"));
     QCOMPARE(QCoreApplication::translate("cloop::dashboard::TimeWords", "%n days", nullptr, 1),
         QStringLiteral("1 day"));
 }

@@ -119,6 +119,11 @@ void screenshot(QWidget *widget, const QString &name)
     if (folder.isEmpty())
         return;
     QApplication::processEvents();
+    // A widget shown or hidden asks its layout, which asks its parent's, one
+    // posted event at a time: the picture waits until every layout settled
+    // (and nothing else happens meanwhile: a dialog answered stays open).
+    for (int pass = 0; pass < 8; ++pass)
+        QCoreApplication::sendPostedEvents(nullptr, QEvent::LayoutRequest);
     const QString theme = qEnvironmentVariable("CLOOP_SCREENSHOT_THEME");
     const QString prefix = theme.isEmpty() ? QString() : theme + QLatin1Char('-');
     widget->grab().save(folder + QLatin1Char('/') + prefix + name + QLatin1String(".png"));
@@ -701,6 +706,12 @@ void TestDashboardWindow::aForwardersWholeLifeThroughTheWindow()
         QTest::qWaitFor([&] { return !card()->bindingText().contains(kProject); }, kLongWaitMs));
     QVERIFY(QTest::qWaitFor(
         [&] { return window.projectsPage()->devices()->visibleRows() == 0; }, kLongWaitMs));
+    // With nothing left but its name and device, the card is as low as that.
+    QVERIFY2(QTest::qWaitFor(
+                 [&] { return card()->height() <= card()->sizeHint().height(); }, kLongWaitMs),
+        qPrintable(QStringLiteral("%1 px high for %2 px of content")
+                       .arg(card()->height())
+                       .arg(card()->sizeHint().height())));
     screenshot(&window, QStringLiteral("forwarders-revoked"));
 
     // Search narrows the cards.
