@@ -119,6 +119,14 @@
         <source>Device</source>
         <translation>Gerät</translation>
     </message>
+    <message>
+        <source>not decided yet</source>
+        <translation>noch nicht entschieden</translation>
+    </message>
+    <message>
+        <source>no reason given</source>
+        <translation>ohne Begründung</translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ApproveDialog</name>

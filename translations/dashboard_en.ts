@@ -119,6 +119,14 @@
         <source>Device</source>
         <translation type="unfinished"></translation>
     </message>
+    <message>
+        <source>not decided yet</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>no reason given</source>
+        <translation type="unfinished"></translation>
+    </message>
 </context>
 <context>
     <name>cloop::dashboard::ApproveDialog</name>

@@ -60,7 +60,12 @@ ApprovalsPage::ApprovalsPage(
     const auto askedAt
         = recordTimeColumn<Request>(tr("Asked at"), [](const Request &r) { return r.createdAt; });
     const auto decidedBy = column(tr("Decided by"), [](const Request &r) { return r.decidedBy; });
-    const auto why = column(tr("Why"), [](const Request &r) { return r.decisionReason; });
+    // No cell is left empty: a decision without a reason says so.
+    const auto why = column(tr("Why"), [](const Request &r) {
+        if (!r.decisionReason.isEmpty())
+            return r.decisionReason;
+        return r.isPending() ? tr("not decided yet") : tr("no reason given");
+    });
     // What the forwarder carries, as its card says it: a name alone does
     // not tell an approver which bench or network is lent.
     const auto device = column(tr("Device"), [forwarders](const Request &r) {

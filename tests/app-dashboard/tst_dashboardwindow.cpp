@@ -892,6 +892,13 @@ void TestDashboardWindow::aMaintainersRequestIsApprovedByAnotherAdministrator()
     approvals->tabs()->setCurrentWidget(approvals->history());
     approvals->refresh();
     QVERIFY(QTest::qWaitFor([&] { return approvals->history()->visibleRows() == 2; }, kLongWaitMs));
+    // No cell is empty, the approval given without a reason included.
+    QAbstractItemModel *decided = approvals->history()->view()->model();
+    for (int row = 0; row < decided->rowCount(); ++row) {
+        for (int column = 0; column < decided->columnCount(); ++column)
+            QVERIFY2(!decided->index(row, column).data().toString().isEmpty(),
+                qPrintable(QStringLiteral("row %1, column %2 is empty").arg(row).arg(column)));
+    }
     // Nothing is clipped at this size: the widest column gives way.
     QCOMPARE(approvals->history()->view()->horizontalScrollBar()->maximum(), 0);
     screenshot(&bobWindow, QStringLiteral("history"));
