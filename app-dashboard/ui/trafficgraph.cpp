@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <numeric>
 
 namespace cloop::dashboard {
 
@@ -19,6 +20,11 @@ constexpr int kGap = 6;
 qint64 peakOf(const QList<qint64> &steps)
 {
     return steps.isEmpty() ? 0 : *std::max_element(steps.cbegin(), steps.cend());
+}
+
+qint64 sumOf(const QList<qint64> &steps)
+{
+    return std::accumulate(steps.cbegin(), steps.cend(), qint64(0));
 }
 
 } // namespace
@@ -86,11 +92,7 @@ bool TrafficGraph::countsFrames() const
 
 qint64 TrafficGraph::droppedInWindow() const
 {
-    qint64 dropped = 0;
-    for (const QList<qint64> *steps : { &m_history.droppedToRun, &m_history.droppedFromRun })
-        for (const qint64 step : *steps)
-            dropped += step;
-    return dropped;
+    return sumOf(m_history.droppedToRun) + sumOf(m_history.droppedFromRun);
 }
 
 QString TrafficGraph::summary() const
@@ -122,12 +124,8 @@ QString TrafficGraph::details() const
                             describeRate(rateOf(peakFromRun), locale()));
     // USB/IP rides TCP: a URB is never dropped on the way.
     if (countsFrames() && !m_history.urbs) {
-        qint64 droppedToRun = 0;
-        qint64 droppedFromRun = 0;
-        for (const qint64 step : m_history.droppedToRun)
-            droppedToRun += step;
-        for (const qint64 step : m_history.droppedFromRun)
-            droppedFromRun += step;
+        const qint64 droppedToRun = sumOf(m_history.droppedToRun);
+        const qint64 droppedFromRun = sumOf(m_history.droppedFromRun);
         words += QLatin1Char(' ')
             + (droppedToRun + droppedFromRun == 0
                     ? tr("No frame was dropped.")
