@@ -131,8 +131,13 @@ public:
     Status reloadCertificate();
     QStringList announcedPins() const { return m_announcedPins; }
 
+    // Before the hub goes (its event loop over): every daemon session gets
+    // its close frame, written out to the kernel, before any is torn down.
+    void closeSessions();
+
 private:
     Hub();
+    void closeEverySession();
     // The database, the services over it and what daemons and subscribers
     // reach them through; nothing listens yet.
     Status openServices(const HubOptions &options);

@@ -1,14 +1,16 @@
 #include "common/net/heartbeat.h"
 
+#include <QAbstractSocket>
 #include <QWebSocket>
 
 namespace cloop::net {
 
-Heartbeat::Heartbeat(QWebSocket *socket, Pace idle, Pace watchful)
+Heartbeat::Heartbeat(QWebSocket *socket, Pace idle, Pace watchful, Initiative initiative)
     : QObject(socket)
     , m_socket(socket)
     , m_idlePace(idle)
     , m_watchfulPace(watchful)
+    , m_initiative(initiative)
 {
     m_timer.setInterval(m_idlePace.interval);
     connect(&m_timer, &QTimer::timeout, this, &Heartbeat::onTick);
@@ -21,6 +23,7 @@ Heartbeat::Heartbeat(QWebSocket *socket, Pace idle, Pace watchful)
 
 void Heartbeat::start()
 {
+    hearTransport();
     m_sinceActivity.restart();
     m_sinceTick.restart();
     m_timer.start();
@@ -51,33 +54,54 @@ bool Heartbeat::lingers() const
         && m_sinceWatchful.elapsed() < (m_watchfulPace.timeout + m_watchfulPace.interval).count();
 }
 
+void Heartbeat::hearTransport()
+{
+    // The TCP socket is the WebSocket's child: a client's from its dial on,
+    // a server's once its front hands it over (edge::HttpFront). Without
+    // it the pongs and messages still count, and a follower pings for them.
+    const auto transports = m_socket->findChildren<QAbstractSocket *>();
+    for (QAbstractSocket *transport : transports)
+        connect(
+            transport, &QIODevice::readyRead, this, &Heartbeat::noteActivity, Qt::UniqueConnection);
+}
+
 void Heartbeat::noteActivity()
 {
     m_sinceActivity.restart();
 }
 
-void Heartbeat::onTick()
+Heartbeat::Verdict Heartbeat::judge(
+    qint64 silentMs, qint64 sinceTickMs, const Pace &pace, Initiative initiative)
 {
-    const qint64 silent = m_sinceActivity.elapsed();
-    const Pace &pace = currentPace();
     // A tick a whole interval late means this side's own loop was busy
     // (a slow machine, a long synchronous step): what the peer sent
     // meanwhile is still unread, so the silence is not the peer's. It is
     // judged at the next tick, once the loop has read what waited.
-    const bool late = m_sinceTick.restart() > 2 * pace.interval.count();
-    if (late) {
-        m_socket->ping();
-        return;
-    }
-    if (silent >= pace.timeout.count()) {
+    if (sinceTickMs > 2 * pace.interval.count())
+        return Verdict::Ping;
+    if (silentMs >= pace.timeout.count())
+        return Verdict::Dead;
+    // A peer heard from lately is alive: a busy link carries no pings of
+    // its own, and a follower's are only for a leader that fell quiet.
+    const qint64 pingAfterMs = initiative == Initiative::Leads ? pace.interval.count() / 2
+                                                               : pace.interval.count() * 3 / 2;
+    return silentMs >= pingAfterMs ? Verdict::Ping : Verdict::Wait;
+}
+
+void Heartbeat::onTick()
+{
+    const qint64 silent = m_sinceActivity.elapsed();
+    switch (judge(silent, m_sinceTick.restart(), currentPace(), m_initiative)) {
+    case Verdict::Dead:
         m_timer.stop();
         Q_EMIT timedOut(silent);
         return;
-    }
-    // A peer heard from within the interval is alive: a busy link carries
-    // no pings of its own.
-    if (silent >= pace.interval.count() / 2)
+    case Verdict::Ping:
         m_socket->ping();
+        break;
+    case Verdict::Wait:
+        break;
+    }
     // The watchful bound after the last stream has passed: the idle pace.
     if (m_timer.intervalAsDuration() != currentPace().interval)
         m_timer.setInterval(currentPace().interval);

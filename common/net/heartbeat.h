@@ -18,6 +18,15 @@ namespace cloop::net {
 // A link that carries device streams is watched closely (a run waits on it,
 // and the sooner it is known dead the sooner it is re-joined); an idle one
 // costs one ping per interval, which matters with thousands of sessions.
+//
+// One end leads: it pings whenever it has heard nothing for half an
+// interval. The other follows: the leader's pings are its sign of life (it
+// hears every byte under the WebSocket, pings and pongs included, which
+// QWebSocket answers without a signal), and it pings only when they stop
+// coming for an interval and a half. A hub holding thousands of daemons
+// then answers one ping per session and interval instead of also sending
+// one and reading its answer; a silent link is still noticed within
+// timeout + interval at either end.
 class Heartbeat final : public QObject
 {
     Q_OBJECT
@@ -31,6 +40,11 @@ public:
     static constexpr std::chrono::milliseconds kWatchfulTimeout { 7'000 };
     static_assert(kWatchfulTimeout + kWatchfulInterval <= std::chrono::seconds(10),
         "a dead link carrying device streams is noticed within 10 s");
+    // A follower pings at the first tick after an interval and a half of
+    // silence, at most two and a half intervals in: still a tick before
+    // the timeout, so its answer has a whole interval to arrive.
+    static_assert(kDefaultInterval * 5 / 2 <= kDefaultTimeout);
+    static_assert(kWatchfulInterval * 5 / 2 <= kWatchfulTimeout);
 
     struct Pace
     {
@@ -38,7 +52,25 @@ public:
         std::chrono::milliseconds timeout;
     };
 
-    Heartbeat(QWebSocket *socket, Pace idle, Pace watchful);
+    enum class Initiative
+    {
+        Leads,
+        Follows,
+    };
+
+    Heartbeat(
+        QWebSocket *socket, Pace idle, Pace watchful, Initiative initiative = Initiative::Leads);
+
+    enum class Verdict
+    {
+        Wait,
+        Ping,
+        Dead,
+    };
+    // What a tick decides, `silentMs` after the peer was last heard and
+    // `sinceTickMs` after the tick before.
+    static Verdict judge(
+        qint64 silentMs, qint64 sinceTickMs, const Pace &pace, Initiative initiative);
 
     void start();
     void stop();
@@ -60,10 +92,12 @@ Q_SIGNALS:
 private:
     void onTick();
     bool lingers() const;
+    void hearTransport();
 
     QWebSocket *m_socket;
     Pace m_idlePace;
     Pace m_watchfulPace;
+    Initiative m_initiative;
     bool m_watchful = false;
     // A child, so that it moves with the heartbeat to another thread.
     QTimer m_timer { this };

@@ -25,7 +25,11 @@ TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side 
     : QObject(parent)
     , m_socket(socket)
     , m_mux(side, limits)
-    , m_heartbeat(new net::Heartbeat(socket, timing.idlePace(), timing.watchfulPace()))
+    // The daemon leads the heartbeat: a hub with thousands of sessions
+    // answers their pings instead of sending its own.
+    , m_heartbeat(new net::Heartbeat(socket, timing.idlePace(), timing.watchfulPace(),
+          side == ChannelMultiplexer::Side::Hub ? net::Heartbeat::Initiative::Follows
+                                                : net::Heartbeat::Initiative::Leads))
 {
     m_socket->setParent(this);
     // Children, so that a connection moves whole to another thread (the

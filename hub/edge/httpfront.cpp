@@ -126,8 +126,14 @@ void HttpFront::onWebSocket()
             // A server's QWebSocket does not own its TCP socket: it does
             // from now on, so that it goes with it, to its end or to
             // another thread (the hub's relay threads take device legs).
-            if (QSslSocket *tcp = it->second.socket.data())
+            if (QSslSocket *tcp = it->second.socket.data()) {
                 tcp->setParent(socket.get());
+                // The WebSocket server is done with it, but stays
+                // connected to its disconnected(), where it looks itself
+                // up among every socket it ever upgraded: each daemon that
+                // leaves would cost a walk over all the sessions.
+                tcp->disconnect(&m_webSockets);
+            }
             m_upgrading.erase(it);
         }
         m_service.acceptWebSocket(std::move(socket), std::move(place));

@@ -439,7 +439,9 @@ int ServeCommand::serve(const ServeSettings &settings) const
         qCInfo(lcHub) << "stopping on signal" << number;
         QCoreApplication::quit();
     });
-    return QCoreApplication::exec();
+    const int code = QCoreApplication::exec();
+    (*hub)->closeSessions();
+    return code;
 }
 
 } // namespace cloop::hub

@@ -266,6 +266,19 @@ void DaemonGateway::drop(qint64 id, const ErrorMessage &reason)
     Q_EMIT daemonDisconnected(id, reason.message);
 }
 
+void DaemonGateway::closeEverySession(const QString &reason)
+{
+    for (TunnelConnection *connection : std::as_const(m_sessions)) {
+        connection->disconnect(this);
+        connection->close(reason);
+    }
+    if (!m_sessions.isEmpty())
+        qCInfo(lcHubGateway).noquote()
+            << "closed" << m_sessions.size() << m_noun << "session(s):" << reason;
+    m_sessions.clear();
+    m_protocols.clear();
+}
+
 void DaemonGateway::retire(TunnelConnection *connection, const ErrorMessage &reason)
 {
     // The session is over for the hub now; the socket finishes its close

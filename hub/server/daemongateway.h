@@ -86,6 +86,10 @@ public:
 
     // Ends a live session with a final error (revocation: permanent).
     void drop(qint64 id, const protocol::ErrorMessage &reason);
+    // The hub is stopping: every session gets its close frame with `reason`
+    // now, all before any goes away, and none is reported gone (the
+    // daemons come back to the next hub; nothing about them changed).
+    void closeEverySession(const QString &reason);
 
     // The pins of the keys the hub serves and staged: in every Welcome from
     // now on, and told to every live daemon that stores them.

@@ -213,6 +213,7 @@ int runBench(int sessions, int idleSeconds)
                 "(goal 200 ms)\n",
         bench::median(lists));
 
+    load.takeLossReasons();
     took.restart();
     const int stopped = hub.stop();
     std::printf("  hub shutdown with them connected: %.2f s, exit %d (goal 1 s)\n",
@@ -220,6 +221,10 @@ int runBench(int sessions, int idleSeconds)
     // Every session notices and starts its backoff.
     if (!load.awaitLive(0, std::chrono::minutes(2)))
         fail(u"%1 sessions still live two minutes after the hub stopped"_s.arg(load.liveCount()));
+    // The hub's reason, or what a session saw instead (a reset, a timeout).
+    const QMap<QString, int> losses = load.takeLossReasons();
+    for (auto loss = losses.cbegin(); loss != losses.cend(); ++loss)
+        std::printf("    %d of them heard: %s\n", loss.value(), qPrintable(loss.key()));
 
     took.restart();
     if (!hub.relaunch())

@@ -35,8 +35,10 @@ void SessionLoad::add(int index)
     connect(raw, &tunnel::TunnelClient::enrolled, this,
         [raw](const protocol::Enrolled &enrolled) { raw->setCredential(enrolled.credential); });
     connect(raw, &tunnel::TunnelClient::ready, this, [this, index] { m_live.insert(index); });
-    connect(
-        raw, &tunnel::TunnelClient::disconnected, this, [this, index] { m_live.remove(index); });
+    connect(raw, &tunnel::TunnelClient::disconnected, this, [this, index](const QString &why) {
+        if (m_live.remove(index))
+            ++m_lossReasons[why];
+    });
     m_clients.push_back(std::move(client));
     raw->start();
 }

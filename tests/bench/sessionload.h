@@ -7,6 +7,7 @@
 
 #include "common/tunnel/tunnelclient.h"
 
+#include <QMap>
 #include <QObject>
 #include <QSet>
 #include <QStringList>
@@ -14,6 +15,7 @@
 
 #include <chrono>
 #include <memory>
+#include <utility>
 #include <vector>
 
 namespace cloop::bench {
@@ -45,6 +47,9 @@ public:
     int liveCount() const { return static_cast<int>(m_live.size()); }
     // Stops and deletes every session.
     void clear();
+    // Why the sessions lost their hub since the last call, and how many
+    // each reason (as the daemons log it).
+    QMap<QString, int> takeLossReasons() { return std::exchange(m_lossReasons, {}); }
 
 private:
     void add(int index);
@@ -53,6 +58,7 @@ private:
     QStringList m_tokens;
     std::vector<std::unique_ptr<tunnel::TunnelClient>> m_clients;
     QSet<int> m_live;
+    QMap<QString, int> m_lossReasons;
 };
 
 struct ProcessUse

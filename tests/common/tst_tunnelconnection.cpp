@@ -68,6 +68,7 @@ private Q_SLOTS:
     void silentIdleLinkIsDroppedAtItsOwnPace();
     void aSilenceBegunUnderAChannelIsJudgedWatchfullyAfterItEnds();
     void aLoopThatWasItselfBusyDoesNotBlameThePeer();
+    void theHubPingsOnlyWhenTheDaemonFallsQuiet();
     void deletingConnectionClosesChannels();
     void aConnectionMovedToAnotherThreadWorksWholeThere();
 
@@ -337,6 +338,72 @@ tunnel::TunnelTiming scaledTiming()
     return timing;
 }
 
+// A real TLS WebSocket on loopback whose server end is left as the hub's
+// front leaves it (edge::HttpFront): the QWebSocket owns its TCP socket.
+struct TlsLoopback
+{
+    QTemporaryDir dir;
+    QWebSocketServer server { QStringLiteral("tunnel test"), QWebSocketServer::SecureMode };
+    QString error;
+
+    bool listen()
+    {
+        auto identity = testsupport::makeDevIdentity(
+            dir.path(), QStringLiteral("hub"), { QStringLiteral("127.0.0.1") });
+        if (!identity) {
+            error = identity.error().message;
+            return false;
+        }
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setLocalCertificateChain(identity->chain);
+        tls.setPrivateKey(identity->key);
+        server.setSslConfiguration(tls);
+        if (!server.listen(QHostAddress::LocalHost, 0)) {
+            error = server.errorString();
+            return false;
+        }
+        return true;
+    }
+
+    static QWebSocket *client()
+    {
+        auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
+        QSslConfiguration trustAll = QSslConfiguration::defaultConfiguration();
+        trustAll.setPeerVerifyMode(QSslSocket::VerifyNone);
+        socket->setSslConfiguration(trustAll);
+        return socket;
+    }
+
+    // Dials with `client` and answers the server's end, or nullptr.
+    QWebSocket *accept(QWebSocket *client)
+    {
+        QSignalSpy accepted(&server, &QWebSocketServer::newConnection);
+        QSignalSpy connected(client, &QWebSocket::connected);
+        client->open(QUrl(QStringLiteral("wss://127.0.0.1:%1/leg").arg(server.serverPort())));
+        if (!accepted.wait(kEventTimeoutMs)
+            || (connected.count() == 0 && !connected.wait(kEventTimeoutMs))) {
+            error = QStringLiteral("the WebSocket did not connect");
+            return nullptr;
+        }
+        QWebSocket *socket = server.nextPendingConnection();
+        if (!socket) {
+            error = QStringLiteral("no pending connection");
+            return nullptr;
+        }
+        socket->setParent(nullptr);
+        for (QSslSocket *tcp : server.findChildren<QSslSocket *>()) {
+            if (tcp->peerPort() == socket->peerPort())
+                tcp->setParent(socket);
+        }
+        if (socket->findChildren<QSslSocket *>().size() != 1) {
+            error = QStringLiteral("the server's TCP socket was not found");
+            delete socket;
+            return nullptr;
+        }
+        return socket;
+    }
+};
+
 } // namespace
 
 std::unique_ptr<TunnelConnection> TestTunnelConnection::dialWithHeartbeat(const QUrl &url)
@@ -440,6 +507,56 @@ void TestTunnelConnection::aLoopThatWasItselfBusyDoesNotBlameThePeer()
     QVERIFY(disconnected.wait(kEventTimeoutMs));
 }
 
+// The daemon leads the heartbeat; the hub hears its pings (which its
+// WebSocket answers without a signal) under the WebSocket, and pings only
+// for a daemon that stopped: at ten thousand sessions every ping the hub
+// does not send is a TLS record fewer each way. tst_heartbeat has when.
+void TestTunnelConnection::theHubPingsOnlyWhenTheDaemonFallsQuiet()
+{
+    TlsLoopback loopback;
+    QVERIFY2(loopback.listen(), qPrintable(loopback.error));
+
+    // A daemon beating every 40 ms; a hub that would ping after 1.5 s of
+    // silence. Each of the daemon's pings, answered by the hub's WebSocket
+    // without a signal, keeps the hub from pinging.
+    tunnel::TunnelTiming daemonTiming;
+    daemonTiming.heartbeatInterval = 40ms;
+    daemonTiming.heartbeatTimeout = 3000ms;
+    tunnel::TunnelTiming hubTiming;
+    hubTiming.heartbeatInterval = 1000ms;
+    hubTiming.heartbeatTimeout = 10'000ms;
+    auto *daemonSocket = TlsLoopback::client();
+    TunnelConnection daemon(daemonSocket, ChannelMultiplexer::Side::Daemon,
+        ChannelMultiplexer::Limits {}, daemonTiming);
+    QWebSocket *hubSocket = loopback.accept(daemonSocket);
+    QVERIFY2(hubSocket, qPrintable(loopback.error));
+    TunnelConnection hub(hubSocket, ChannelMultiplexer::Side::Hub, {}, hubTiming);
+    QSignalSpy hubHeardPong(hubSocket, &QWebSocket::pong);
+    QSignalSpy daemonHeardPong(daemonSocket, &QWebSocket::pong);
+    QSignalSpy hubGone(&hub, &TunnelConnection::disconnected);
+    daemon.startHeartbeat();
+    hub.startHeartbeat();
+    QVERIFY(!hubGone.wait(3500));
+    QVERIFY2(daemonHeardPong.count() >= 10, qPrintable(QString::number(daemonHeardPong.count())));
+    QCOMPARE(hubHeardPong.count(), 0);
+
+    // A daemon that does not beat (an old one, a stalled one): the hub
+    // pings after an interval and a half of silence and keeps the link.
+    TunnelConnection quietDaemon(TlsLoopback::client(), ChannelMultiplexer::Side::Daemon);
+    QWebSocket *quietHubSocket = loopback.accept(quietDaemon.socket());
+    QVERIFY2(quietHubSocket, qPrintable(loopback.error));
+    tunnel::TunnelTiming brisk;
+    brisk.heartbeatInterval = 100ms;
+    brisk.heartbeatTimeout = 3000ms;
+    TunnelConnection hubOfQuiet(quietHubSocket, ChannelMultiplexer::Side::Hub, {}, brisk);
+    QSignalSpy pongsToHub(quietHubSocket, &QWebSocket::pong);
+    QSignalSpy quietGone(&hubOfQuiet, &TunnelConnection::disconnected);
+    hubOfQuiet.startHeartbeat();
+    QTRY_VERIFY_WITH_TIMEOUT(pongsToHub.count() >= 3, kEventTimeoutMs);
+    QCOMPARE(quietGone.count(), 0);
+    QVERIFY(hubOfQuiet.isOpen());
+}
+
 void TestTunnelConnection::deletingConnectionClosesChannels()
 {
     FakeHub hub;
@@ -468,38 +585,12 @@ void TestTunnelConnection::aConnectionMovedToAnotherThreadWorksWholeThere()
     // Anything left behind on the main thread says so in a warning.
     QTest::failOnWarning(QRegularExpression(
         QStringLiteral("thread|timer|notifier"), QRegularExpression::CaseInsensitiveOption));
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
-    auto identity = testsupport::makeDevIdentity(
-        dir.path(), QStringLiteral("hub"), { QStringLiteral("127.0.0.1") });
-    QVERIFY2(identity, qPrintable(identity ? QString() : identity.error().message));
-    QWebSocketServer server(QStringLiteral("relay test"), QWebSocketServer::SecureMode);
-    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
-    tls.setLocalCertificateChain(identity->chain);
-    tls.setPrivateKey(identity->key);
-    server.setSslConfiguration(tls);
-    QVERIFY(server.listen(QHostAddress::LocalHost, 0));
-
-    auto *clientSocket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
-    QSslConfiguration trustAll = QSslConfiguration::defaultConfiguration();
-    trustAll.setPeerVerifyMode(QSslSocket::VerifyNone);
-    clientSocket->setSslConfiguration(trustAll);
+    TlsLoopback loopback;
+    QVERIFY2(loopback.listen(), qPrintable(loopback.error));
+    auto *clientSocket = TlsLoopback::client();
     TunnelConnection daemon(clientSocket, ChannelMultiplexer::Side::Daemon);
-    QSignalSpy accepted(&server, &QWebSocketServer::newConnection);
-    QSignalSpy connected(clientSocket, &QWebSocket::connected);
-    clientSocket->open(QUrl(QStringLiteral("wss://127.0.0.1:%1/leg").arg(server.serverPort())));
-    QVERIFY(accepted.wait(kEventTimeoutMs));
-    QVERIFY(connected.count() == 1 || connected.wait(kEventTimeoutMs));
-    QWebSocket *hubSocket = server.nextPendingConnection();
-    QVERIFY(hubSocket);
-    hubSocket->setParent(nullptr);
-    // A server's QWebSocket does not own its TCP socket; the hub's front
-    // hands it over (edge::HttpFront), and so does this test.
-    for (QSslSocket *tcp : server.findChildren<QSslSocket *>()) {
-        if (tcp->peerPort() == hubSocket->peerPort())
-            tcp->setParent(hubSocket);
-    }
-    QCOMPARE(hubSocket->findChildren<QSslSocket *>().size(), 1);
+    QWebSocket *hubSocket = loopback.accept(clientSocket);
+    QVERIFY2(hubSocket, qPrintable(loopback.error));
 
     tunnel::TunnelTiming fast;
     fast.heartbeatInterval = 40ms;

@@ -19,6 +19,7 @@ private Q_SLOTS:
     void cleanup();
 
     void reconnectsAfterHubRestart();
+    void aHubThatStopsTellsItsForwardersWhy();
     void revokeDropsSessionAndRefusesReconnect();
 
 private:
@@ -75,6 +76,28 @@ void TestForwarderSession::reconnectsAfterHubRestart()
         kLongWaitMs);
     // with the credential it was given, not by enrolling again
     QCOMPARE(forwarder.process->stderrCount(QStringLiteral("enrolled as forwarder")), 1);
+}
+
+void TestForwarderSession::aHubThatStopsTellsItsForwardersWhy()
+{
+    HubProcess &hub = m_rig->hub();
+    ConnectedForwarder forwarder;
+    QVERIFY2(m_rig->enrollAndConnect(QStringLiteral("listener"), forwarder),
+        qPrintable(m_rig->lastError()));
+
+    // When an operator stops the hub (SIGTERM, as systemd does)
+    QCOMPARE(hub.stop(), 0);
+    QVERIFY2(
+        hub.log().contains(QLatin1String("closed 1 forwarder session(s): the hub is stopping")),
+        qPrintable(hub.log()));
+
+    // Then the forwarder heard why, not a reset, and waits for it to return
+    QVERIFY2(forwarder.process->waitForStderr(QStringLiteral("the hub is stopping")),
+        qPrintable(forwarder.process->describe()));
+    QVERIFY2(forwarder.process->isRunning(), qPrintable(forwarder.process->describe()));
+    QVERIFY2(hub.start(), qPrintable(hub.lastError()));
+    QTRY_VERIFY2_WITH_TIMEOUT(hub.forwarderConnected(forwarder.enrollment.id),
+        qPrintable(forwarder.process->describe()), kLongWaitMs);
 }
 
 void TestForwarderSession::revokeDropsSessionAndRefusesReconnect()
