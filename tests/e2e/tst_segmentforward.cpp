@@ -122,6 +122,7 @@ private Q_SLOTS:
     void aNewerConnectionTakingOverResumesTheSegment();
     void anAgentThatLosesItsTunnelKeepsTheSegmentAndResumesIt();
     void aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds();
+    void aForwarderLegThatGoesSilentIsOpenedAgain();
     void aHubKilledMidStreamResumesTheSegmentWhenItIsBack();
     void unbindingWhileTheForwarderIsAwayRemovesTheKeptInterface();
     void aLossyLinkAndATenSecondOutageAreSurvived();
@@ -141,6 +142,9 @@ private:
     bool waitForLog(qint64 id, const QString &needle, int timeoutMs = kLongWaitMs);
     // The local port of process `pid`'s connection to the hub, or 0.
     quint16 localPortTowardsTheHub(qint64 pid) const;
+    // The local ports of all its connections to the hub: its tunnel, and
+    // a leg for each device stream it carries.
+    QList<quint16> localPortsTowardsTheHub(qint64 pid) const;
     // The kernel's index of fwd0 in the sandbox, 0 when it has none: the
     // same index after a stream resumed is the same interface.
     int fwd0Index(qint64 sandboxPid);
@@ -905,6 +909,53 @@ void TestSegmentForward::aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds()
     QVERIFY(cancel(id));
 }
 
+// The stream's own connection dies while the forwarder's tunnel lives: the
+// hub opens the stream again on a new leg, with no operator step, and the
+// run keeps its interface and address.
+void TestSegmentForward::aForwarderLegThatGoesSilentIsOpenedAgain()
+{
+    // Before any stream the forwarder's one connection is its tunnel.
+    const QList<quint16> tunnel = localPortsTowardsTheHub(m_forwarder->processId());
+    QCOMPARE(tunnel.size(), 1);
+    const qint64 id = queueAttached(followTheSegment());
+    QVERIFY(id > 0);
+    const auto [pid, index] = sandboxAndSegment(id);
+    QVERIFY(pid > 0 && index > 0);
+    QVERIFY(labReachesTheSandbox(pid, QStringLiteral("192.0.2.78")));
+    QList<quint16> legs = localPortsTowardsTheHub(m_forwarder->processId());
+    legs.removeAll(tunnel.first());
+    QVERIFY2(legs.size() == 1, qPrintable(QStringLiteral("%1 legs").arg(legs.size())));
+    const qsizetype tunnelLosses = m_forwarder->stderrCount(QStringLiteral("not connected"));
+
+    // Every packet of the leg vanishes, as when a NAT forgets it.
+    const PacketFilter silence = PacketFilter::dropSilently(legs.first());
+    QVERIFY2(silence.error().isEmpty(), qPrintable(silence.error()));
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY2(m_agent->waitForStderr(QStringLiteral("keeps fwd-lab in its sandbox"), 15'000),
+        qPrintable(m_agent->describe()));
+    const qint64 noticedMs = clock.elapsed();
+    QVERIFY2(noticedMs < 10'000, qPrintable(QStringLiteral("noticed after %1 ms").arg(noticedMs)));
+    qInfo().noquote() << "the leg's silence was noticed after" << noticedMs << "ms";
+
+    // A new leg, which the filter does not touch, carries it to the same
+    // interface; the lab reaches the address the sandbox kept.
+    QVERIFY(resumedOnTheSameInterface(pid, index));
+    QVERIFY2(m_rig->hub().log().contains(QStringLiteral("run %1 re-attached fwd-lab").arg(id)),
+        qPrintable(m_rig->hub().log()));
+    QCOMPARE(reattachesAudited(id), 1);
+    const CliResult ping
+        = m_lab->inLab({ QStringLiteral("ping"), QStringLiteral("-c"), QStringLiteral("2"),
+            QStringLiteral("-W"), QStringLiteral("2"), QStringLiteral("192.0.2.78") });
+    CLOOP_COMPARE_EXIT(ping, 0);
+    // The tunnel never went, and the run never lost the device.
+    QCOMPARE(m_forwarder->stderrCount(QStringLiteral("not connected")), tunnelLosses);
+    QVERIFY(m_forwarder->isRunning());
+    QVERIFY2(!logOf(id).contains(QLatin1String("detached")), qPrintable(logOf(id)));
+    QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
+    QVERIFY(cancel(id));
+}
+
 void TestSegmentForward::aHubKilledMidStreamResumesTheSegmentWhenItIsBack()
 {
     const qint64 id = queueAttached(followTheSegment());
@@ -1082,22 +1133,29 @@ int TestSegmentForward::reattachesAudited(qint64 id)
 
 quint16 TestSegmentForward::localPortTowardsTheHub(qint64 pid) const
 {
+    const QList<quint16> ports = localPortsTowardsTheHub(pid);
+    if (ports.isEmpty())
+        qWarning().noquote() << "no connection of process" << pid << "to the hub";
+    return ports.value(0);
+}
+
+QList<quint16> TestSegmentForward::localPortsTowardsTheHub(qint64 pid) const
+{
     const QString hubEnd = QStringLiteral("127.0.0.1:%1").arg(m_rig->hub().port());
     const CliResult sockets = runProgram(QStringLiteral("ss"),
         { QStringLiteral("-Htnp"), QStringLiteral("state"), QStringLiteral("established"),
             QStringLiteral("dst"), hubEnd },
         QProcessEnvironment::systemEnvironment());
+    QList<quint16> ports;
     for (const QString &line : sockets.stdoutText().split(QLatin1Char('\n'))) {
         if (line.contains(QStringLiteral("pid=%1,").arg(pid)))
-            return line.simplified()
-                .split(QLatin1Char(' '))
-                .value(2)
-                .section(QLatin1Char(':'), -1)
-                .toUShort();
+            ports.append(line.simplified()
+                             .split(QLatin1Char(' '))
+                             .value(2)
+                             .section(QLatin1Char(':'), -1)
+                             .toUShort());
     }
-    qWarning().noquote() << "no connection of process" << pid
-                         << "to the hub:" << sockets.describe();
-    return 0;
+    return ports;
 }
 
 QTEST_GUILESS_MAIN(TestSegmentForward)
