@@ -43,6 +43,7 @@ tunnel::TunnelClient *makeLegClient(const tunnel::TunnelClient *session, const Q
     options.authenticationTimeout = bound;
     options.initialBackoff = std::chrono::milliseconds(100);
     options.maxBackoff = std::chrono::milliseconds(800);
+    options.timing = options.timing.forLegs();
     auto *client = new tunnel::TunnelClient(std::move(options), parent);
     client->setCredential(credential);
     return client;

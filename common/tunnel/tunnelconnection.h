@@ -8,6 +8,8 @@
 #include <QPointer>
 #include <QWebSocket>
 
+#include <algorithm>
+
 namespace cloop::tunnel {
 
 struct TunnelTiming
@@ -29,6 +31,18 @@ struct TunnelTiming
         TunnelTiming timing;
         timing.watchfulInterval = timing.heartbeatInterval;
         timing.watchfulTimeout = timing.heartbeatTimeout;
+        return timing;
+    }
+    // A stream's leg carries nothing but one device: watched at least at
+    // the default watchful pace, whatever its session's (an agent's keeps
+    // the idle one). A stalled agent loses the stream, which is opened
+    // again, not its runs.
+    TunnelTiming forLegs() const
+    {
+        TunnelTiming timing = *this;
+        const TunnelTiming defaults;
+        timing.watchfulInterval = std::min(watchfulInterval, defaults.watchfulInterval);
+        timing.watchfulTimeout = std::min(watchfulTimeout, defaults.watchfulTimeout);
         return timing;
     }
     // Never slower than idle, whatever a test sets.

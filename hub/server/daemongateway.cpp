@@ -128,8 +128,9 @@ void DaemonGateway::admitStream(edge::FirstMessageWait *wait, const Hello &hello
         return;
     }
     const auto open = [this, wait, &who]() {
-        auto *connection = new TunnelConnection(wait->take().release(),
-            tunnel::ChannelMultiplexer::Side::Hub, m_options.limits, m_options.timing, this);
+        auto *connection
+            = new TunnelConnection(wait->take().release(), tunnel::ChannelMultiplexer::Side::Hub,
+                m_options.limits, m_options.timing.forLegs(), this);
         connect(connection, &TunnelConnection::disconnected, connection, &QObject::deleteLater);
         connection->startHeartbeat();
         connection->sendControl(who->welcome);

@@ -69,6 +69,7 @@ private Q_SLOTS:
     void aSilenceBegunUnderAChannelIsJudgedWatchfullyAfterItEnds();
     void aLoopThatWasItselfBusyDoesNotBlameThePeer();
     void theHubPingsOnlyWhenTheDaemonFallsQuiet();
+    void aLegIsWatchedWhateverItsSessionsPace();
     void deletingConnectionClosesChannels();
     void aConnectionMovedToAnotherThreadWorksWholeThere();
 
@@ -555,6 +556,21 @@ void TestTunnelConnection::theHubPingsOnlyWhenTheDaemonFallsQuiet()
     QTRY_VERIFY_WITH_TIMEOUT(pongsToHub.count() >= 3, kEventTimeoutMs);
     QCOMPARE(quietGone.count(), 0);
     QVERIFY(hubOfQuiet.isOpen());
+}
+
+void TestTunnelConnection::aLegIsWatchedWhateverItsSessionsPace()
+{
+    // An agent's session keeps the idle pace; its legs carry devices.
+    const net::Heartbeat::Pace agentLeg
+        = tunnel::TunnelTiming::neverWatchful().forLegs().watchfulPace();
+    QCOMPARE(agentLeg.interval, net::Heartbeat::kWatchfulInterval);
+    QCOMPARE(agentLeg.timeout, net::Heartbeat::kWatchfulTimeout);
+    QCOMPARE(tunnel::TunnelTiming::neverWatchful().forLegs().idlePace().interval,
+        net::Heartbeat::kDefaultInterval);
+    // A pace already closer is kept.
+    const net::Heartbeat::Pace scaled = scaledTiming().forLegs().watchfulPace();
+    QCOMPARE(scaled.interval, scaledTiming().watchfulInterval);
+    QCOMPARE(scaled.timeout, scaledTiming().watchfulTimeout);
 }
 
 void TestTunnelConnection::deletingConnectionClosesChannels()

@@ -123,6 +123,7 @@ private Q_SLOTS:
     void anAgentThatLosesItsTunnelKeepsTheSegmentAndResumesIt();
     void aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds();
     void aForwarderLegThatGoesSilentIsOpenedAgain();
+    void anAgentLegThatGoesSilentIsOpenedAgain();
     void aHubKilledMidStreamResumesTheSegmentWhenItIsBack();
     void unbindingWhileTheForwarderIsAwayRemovesTheKeptInterface();
     void aLossyLinkAndATenSecondOutageAreSurvived();
@@ -142,6 +143,9 @@ private:
     bool waitForLog(qint64 id, const QString &needle, int timeoutMs = kLongWaitMs);
     // The local port of process `pid`'s connection to the hub, or 0.
     quint16 localPortTowardsTheHub(qint64 pid) const;
+    // A leg of `daemon`'s goes silent under a running run (the tests of
+    // that name, one for each end).
+    void legThatGoesSilentIsOpenedAgain(ForwarderProcess *daemon, const QString &address);
     // The local ports of all its connections to the hub: its tunnel, and
     // a leg for each device stream it carries.
     QList<quint16> localPortsTowardsTheHub(qint64 pid) const;
@@ -909,23 +913,34 @@ void TestSegmentForward::aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds()
     QVERIFY(cancel(id));
 }
 
-// The stream's own connection dies while the forwarder's tunnel lives: the
+// The stream's own connection dies while the daemon's tunnel lives: the
 // hub opens the stream again on a new leg, with no operator step, and the
 // run keeps its interface and address.
 void TestSegmentForward::aForwarderLegThatGoesSilentIsOpenedAgain()
 {
-    // Before any stream the forwarder's one connection is its tunnel.
-    const QList<quint16> tunnel = localPortsTowardsTheHub(m_forwarder->processId());
+    legThatGoesSilentIsOpenedAgain(m_forwarder, QStringLiteral("192.0.2.78"));
+}
+
+void TestSegmentForward::anAgentLegThatGoesSilentIsOpenedAgain()
+{
+    legThatGoesSilentIsOpenedAgain(m_agent, QStringLiteral("192.0.2.77"));
+}
+
+void TestSegmentForward::legThatGoesSilentIsOpenedAgain(
+    ForwarderProcess *daemon, const QString &address)
+{
+    // Before any stream the daemon's one connection is its tunnel.
+    const QList<quint16> tunnel = localPortsTowardsTheHub(daemon->processId());
     QCOMPARE(tunnel.size(), 1);
     const qint64 id = queueAttached(followTheSegment());
     QVERIFY(id > 0);
     const auto [pid, index] = sandboxAndSegment(id);
     QVERIFY(pid > 0 && index > 0);
-    QVERIFY(labReachesTheSandbox(pid, QStringLiteral("192.0.2.78")));
-    QList<quint16> legs = localPortsTowardsTheHub(m_forwarder->processId());
+    QVERIFY(labReachesTheSandbox(pid, address));
+    QList<quint16> legs = localPortsTowardsTheHub(daemon->processId());
     legs.removeAll(tunnel.first());
     QVERIFY2(legs.size() == 1, qPrintable(QStringLiteral("%1 legs").arg(legs.size())));
-    const qsizetype tunnelLosses = m_forwarder->stderrCount(QStringLiteral("not connected"));
+    const qsizetype tunnelLosses = daemon->stderrCount(QStringLiteral("not connected"));
 
     // Every packet of the leg vanishes, as when a NAT forgets it.
     const PacketFilter silence = PacketFilter::dropSilently(legs.first());
@@ -944,13 +959,12 @@ void TestSegmentForward::aForwarderLegThatGoesSilentIsOpenedAgain()
     QVERIFY2(m_rig->hub().log().contains(QStringLiteral("run %1 re-attached fwd-lab").arg(id)),
         qPrintable(m_rig->hub().log()));
     QCOMPARE(reattachesAudited(id), 1);
-    const CliResult ping
-        = m_lab->inLab({ QStringLiteral("ping"), QStringLiteral("-c"), QStringLiteral("2"),
-            QStringLiteral("-W"), QStringLiteral("2"), QStringLiteral("192.0.2.78") });
+    const CliResult ping = m_lab->inLab({ QStringLiteral("ping"), QStringLiteral("-c"),
+        QStringLiteral("2"), QStringLiteral("-W"), QStringLiteral("2"), address });
     CLOOP_COMPARE_EXIT(ping, 0);
     // The tunnel never went, and the run never lost the device.
-    QCOMPARE(m_forwarder->stderrCount(QStringLiteral("not connected")), tunnelLosses);
-    QVERIFY(m_forwarder->isRunning());
+    QCOMPARE(daemon->stderrCount(QStringLiteral("not connected")), tunnelLosses);
+    QVERIFY(daemon->isRunning());
     QVERIFY2(!logOf(id).contains(QLatin1String("detached")), qPrintable(logOf(id)));
     QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
     QVERIFY(cancel(id));
