@@ -875,10 +875,11 @@ void TestSegmentForward::anAgentThatLosesItsTunnelKeepsTheSegmentAndResumesIt()
 
 void TestSegmentForward::aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds()
 {
-    const qint64 id = queueAttached(followTheSegment());
-    QVERIFY(id > 0);
+    // Its tunnel: before any stream, the forwarder's only connection.
     const quint16 forwarderPort = localPortTowardsTheHub(m_forwarder->processId());
     QVERIFY(forwarderPort > 0);
+    const qint64 id = queueAttached(followTheSegment());
+    QVERIFY(id > 0);
     const qsizetype sessions = m_rig->hub().log().count(QLatin1String("no sign of life"));
 
     // Every packet of the forwarder's connection vanishes: no reset, no FIN,
