@@ -1,18 +1,9 @@
 #include "hub/server/forwarderframes.h"
 
+#include "hub/server/countgrowth.h"
 #include "hub/server/daemongateway.h"
 
 namespace cloop::hub {
-
-namespace {
-
-quint64 grownBy(qint64 now, qint64 before)
-{
-    // A count that went back belongs to a stream opened again: all of it is new.
-    return quint64(now >= before ? now - before : now);
-}
-
-} // namespace
 
 ForwarderFrames::ForwarderFrames(DaemonGateway &forwarders, QObject *parent)
     : QObject(parent)
@@ -35,10 +26,10 @@ void ForwarderFrames::record(qint64 forwarderId, const protocol::DeviceCounters 
     const protocol::DeviceCounters before
         = last == streams.last.end() ? protocol::DeviceCounters {} : last->second;
     Totals &totals = m_totals[forwarderId];
-    totals.framesToRun += grownBy(counters.framesToRun, before.framesToRun);
-    totals.framesFromRun += grownBy(counters.framesFromRun, before.framesFromRun);
-    totals.droppedToRun += grownBy(counters.droppedToRun, before.droppedToRun);
-    totals.droppedFromRun += grownBy(counters.droppedFromRun, before.droppedFromRun);
+    totals.framesToRun += countGrowth(counters.framesToRun, before.framesToRun);
+    totals.framesFromRun += countGrowth(counters.framesFromRun, before.framesFromRun);
+    totals.droppedToRun += countGrowth(counters.droppedToRun, before.droppedToRun);
+    totals.droppedFromRun += countGrowth(counters.droppedFromRun, before.droppedFromRun);
     totals.unit = counters.unit;
 
     streams.last[key] = counters;

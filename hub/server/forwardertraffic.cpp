@@ -1,5 +1,7 @@
 #include "hub/server/forwardertraffic.h"
 
+#include "hub/server/countgrowth.h"
+
 #include <algorithm>
 
 namespace cloop::hub {
@@ -25,16 +27,6 @@ void ForwarderTraffic::start()
     m_timer.start();
 }
 
-namespace {
-
-// Counters only grow; one that went back started again from zero.
-quint64 grownBy(quint64 now, quint64 before)
-{
-    return now >= before ? now - before : now;
-}
-
-} // namespace
-
 void ForwarderTraffic::sample()
 {
     const std::map<qint64, Totals> now = m_source();
@@ -46,12 +38,12 @@ void ForwarderTraffic::sample()
         const auto before = m_previous.find(forwarder);
         const Counts earlier = before == m_previous.end() ? Counts {} : before->second.counts;
         const Counts &later = total.counts;
-        const Counts moved { grownBy(later.toAgent, earlier.toAgent),
-            grownBy(later.toForwarder, earlier.toForwarder),
-            grownBy(later.framesToAgent, earlier.framesToAgent),
-            grownBy(later.framesToForwarder, earlier.framesToForwarder),
-            grownBy(later.droppedToAgent, earlier.droppedToAgent),
-            grownBy(later.droppedToForwarder, earlier.droppedToForwarder) };
+        const Counts moved { countGrowth(later.toAgent, earlier.toAgent),
+            countGrowth(later.toForwarder, earlier.toForwarder),
+            countGrowth(later.framesToAgent, earlier.framesToAgent),
+            countGrowth(later.framesToForwarder, earlier.framesToForwarder),
+            countGrowth(later.droppedToAgent, earlier.droppedToAgent),
+            countGrowth(later.droppedToForwarder, earlier.droppedToForwarder) };
         if (moved == Counts {})
             continue;
         Window &window = m_windows[forwarder];

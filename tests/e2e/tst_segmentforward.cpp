@@ -146,6 +146,9 @@ private:
     // A leg of `daemon`'s goes silent under a running run (the tests of
     // that name, one for each end).
     void legThatGoesSilentIsOpenedAgain(ForwarderProcess *daemon, const QString &address);
+    // How long after now the agent says it keeps the run's segment for a
+    // stream that ended (up to 15 s), or -1.
+    qint64 msUntilTheAgentKeepsTheSegment();
     // The local ports of all its connections to the hub: its tunnel, and
     // a leg for each device stream it carries.
     QList<quint16> localPortsTowardsTheHub(qint64 pid) const;
@@ -886,11 +889,8 @@ void TestSegmentForward::aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds()
     // as when a NAT forgets the link. Only a heartbeat can tell.
     const PacketFilter silence = PacketFilter::dropSilently(forwarderPort);
     QVERIFY2(silence.error().isEmpty(), qPrintable(silence.error()));
-    QElapsedTimer clock;
-    clock.start();
-    QVERIFY2(m_agent->waitForStderr(QStringLiteral("keeps fwd-lab in its sandbox"), 15'000),
-        qPrintable(m_agent->describe()));
-    const qint64 noticedMs = clock.elapsed();
+    const qint64 noticedMs = msUntilTheAgentKeepsTheSegment();
+    QVERIFY2(noticedMs >= 0, qPrintable(m_agent->describe()));
     QVERIFY2(noticedMs < 10'000, qPrintable(QStringLiteral("noticed after %1 ms").arg(noticedMs)));
     // The hub judged the forwarder's silence, not anything quicker. Its
     // line about the session may reach us after the agent's: the agent
@@ -946,11 +946,8 @@ void TestSegmentForward::legThatGoesSilentIsOpenedAgain(
     // Every packet of the leg vanishes, as when a NAT forgets it.
     const PacketFilter silence = PacketFilter::dropSilently(legs.first());
     QVERIFY2(silence.error().isEmpty(), qPrintable(silence.error()));
-    QElapsedTimer clock;
-    clock.start();
-    QVERIFY2(m_agent->waitForStderr(QStringLiteral("keeps fwd-lab in its sandbox"), 15'000),
-        qPrintable(m_agent->describe()));
-    const qint64 noticedMs = clock.elapsed();
+    const qint64 noticedMs = msUntilTheAgentKeepsTheSegment();
+    QVERIFY2(noticedMs >= 0, qPrintable(m_agent->describe()));
     QVERIFY2(noticedMs < 10'000, qPrintable(QStringLiteral("noticed after %1 ms").arg(noticedMs)));
     qInfo().noquote() << "the leg's silence was noticed after" << noticedMs << "ms";
 
@@ -1144,6 +1141,15 @@ int TestSegmentForward::reattachesAudited(qint64 id)
         return entry.toObject().value(QLatin1String("subject")).toString()
             == QStringLiteral("run:%1").arg(id);
     }));
+}
+
+qint64 TestSegmentForward::msUntilTheAgentKeepsTheSegment()
+{
+    QElapsedTimer clock;
+    clock.start();
+    if (!m_agent->waitForStderr(QStringLiteral("keeps fwd-lab in its sandbox"), 15'000))
+        return -1;
+    return clock.elapsed();
 }
 
 quint16 TestSegmentForward::localPortTowardsTheHub(qint64 pid) const
