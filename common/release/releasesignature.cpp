@@ -1,5 +1,6 @@
 #include "common/release/releasesignature.h"
 
+#include "common/crypto/opensslptr.h"
 #include "common/release/releaseversion.h"
 
 #include <QDir>
@@ -22,21 +23,9 @@ Error invalid(const QString &message)
     return Error::make(QStringLiteral("bad_signature_file"), message);
 }
 
-struct BioFree
-{
-    void operator()(BIO *bio) const { BIO_free(bio); }
-};
-struct KeyFree
-{
-    void operator()(EVP_PKEY *key) const { EVP_PKEY_free(key); }
-};
-struct ContextFree
-{
-    void operator()(EVP_MD_CTX *context) const { EVP_MD_CTX_free(context); }
-};
-using Bio = std::unique_ptr<BIO, BioFree>;
-using Key = std::unique_ptr<EVP_PKEY, KeyFree>;
-using DigestContext = std::unique_ptr<EVP_MD_CTX, ContextFree>;
+using Bio = crypto::BioPtr;
+using Key = crypto::PkeyPtr;
+using DigestContext = crypto::DigestContextPtr;
 
 QByteArray pemOf(EVP_PKEY *key, bool privateHalf)
 {

@@ -1,5 +1,6 @@
 #include "hub/tls/devcertificate.h"
 
+#include "common/crypto/opensslptr.h"
 #include "common/net/spkipin.h"
 #include "common/util/atomicfile.h"
 
@@ -20,14 +21,10 @@ namespace cloop::hub {
 
 namespace {
 
-template <typename T, void (*Free)(T *)> struct OpenSslDeleter
-{
-    void operator()(T *p) const { Free(p); }
-};
-using PkeyPtr = std::unique_ptr<EVP_PKEY, OpenSslDeleter<EVP_PKEY, EVP_PKEY_free>>;
-using X509Ptr = std::unique_ptr<X509, OpenSslDeleter<X509, X509_free>>;
-using BioPtr = std::unique_ptr<BIO, OpenSslDeleter<BIO, BIO_free_all>>;
-using ExtPtr = std::unique_ptr<X509_EXTENSION, OpenSslDeleter<X509_EXTENSION, X509_EXTENSION_free>>;
+using crypto::BioPtr;
+using crypto::PkeyPtr;
+using crypto::X509Ptr;
+using ExtPtr = crypto::OpenSslPtr<X509_EXTENSION, X509_EXTENSION_free>;
 
 Error tlsError(const QString &what)
 {
@@ -87,8 +84,7 @@ Status generateDevCertificate(
     unsigned char serial[16];
     RAND_bytes(serial, sizeof serial);
     serial[0] &= 0x7f; // a positive serial number
-    std::unique_ptr<BIGNUM, OpenSslDeleter<BIGNUM, BN_free>> serialNumber(
-        BN_bin2bn(serial, sizeof serial, nullptr));
+    crypto::OpenSslPtr<BIGNUM, BN_free> serialNumber(BN_bin2bn(serial, sizeof serial, nullptr));
     BN_to_ASN1_INTEGER(serialNumber.get(), X509_get_serialNumber(certificate.get()));
     X509_gmtime_adj(X509_getm_notBefore(certificate.get()), -300);
     X509_gmtime_adj(

@@ -299,6 +299,52 @@ def urb_corpus():
     }
 
 
+# --- WebSocket frames -----------------------------------------------------------
+WS_KEY = b"\x37\xfa\x21\x3d"
+
+
+def ws_frame(opcode, payload=b"", final=True, key=WS_KEY):
+    """One RFC 6455 frame, masked with `key` unless it is None."""
+    head = bytes([(0x80 if final else 0) | opcode])
+    mask_bit = 0x80 if key is not None else 0
+    if len(payload) < 126:
+        head += bytes([mask_bit | len(payload)])
+    elif len(payload) <= 0xFFFF:
+        head += bytes([mask_bit | 126]) + struct.pack(">H", len(payload))
+    else:
+        head += bytes([mask_bit | 127]) + struct.pack(">Q", len(payload))
+    if key is None:
+        return head + payload
+    return head + key + bytes(b ^ key[i % 4] for i, b in enumerate(payload))
+
+
+def ws_input(stream, from_client=True, limit_kib=64, chunks=b""):
+    """The fuzz_websocketframes format: settings, chunk sizes, the stream."""
+    settings = (1 if from_client else 0) | ((limit_kib - 1) << 1)
+    return bytes([settings, len(chunks)]) + chunks + stream
+
+
+def websocket_corpus():
+    close = struct.pack(">H", 1001) + "the hub is stopping".encode()
+    return {
+        "text-binary-ping": ws_input(ws_frame(1, "héllo".encode()) + ws_frame(2, bytes(range(200)))
+                                     + ws_frame(9, b"beat"), chunks=b"\x01\x03"),
+        "fragments-around-control": ws_input(ws_frame(2, b"one ", final=False) + ws_frame(10, b"p")
+                                             + ws_frame(0, b"two")),
+        "close": ws_input(ws_frame(8, close) + ws_frame(8)),
+        "from-server": ws_input(ws_frame(1, b"Hello", key=None) + ws_frame(9, b"x", key=None),
+                                from_client=False),
+        "bad-unmasked": ws_input(ws_frame(2, b"x", key=None)),
+        "bad-reserved": ws_input(b"\xc2\x81" + WS_KEY + b"x"),
+        "bad-long-ping": ws_input(ws_frame(9, b"x" * 126)),
+        "bad-not-shortest": ws_input(b"\x82\xfe\x00\x05" + WS_KEY + b"hello"),
+        "bad-over-limit": ws_input(b"\x82\xff" + struct.pack(">Q", 1 << 20), limit_kib=1),
+        "bad-utf8": ws_input(ws_frame(1, b"\xc3\x28")),
+        "bad-close-code": ws_input(ws_frame(8, struct.pack(">H", 1005))),
+        "bad-continuation": ws_input(ws_frame(0, b"x")),
+    }
+
+
 def main():
     fwd_token = token("cft_", b"seed forwarder token")
     exe_token = token("cet_", b"seed executor token")
@@ -468,6 +514,7 @@ def main():
     corpora["fuzz_usbipurbs"] = urb_corpus()
     corpora["fuzz_httphead"] = http_corpus()
     corpora["fuzz_greeting"] = greeting_corpus()
+    corpora["fuzz_websocketframes"] = websocket_corpus()
 
     for target, inputs in corpora.items():
         directory = ROOT / target

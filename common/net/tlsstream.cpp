@@ -1,0 +1,455 @@
+#include "common/net/tlsstream.h"
+
+#include "common/crypto/opensslptr.h"
+#include "common/logging.h"
+
+#include <QPointer>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+
+namespace cloop::net {
+
+namespace {
+
+// What OpenSSL's error queue says, or errno's text, for a person.
+QString openSslReason(const char *what)
+{
+    const unsigned long code = ERR_get_error();
+    ERR_clear_error();
+    if (code != 0) {
+        char text[256];
+        ERR_error_string_n(code, text, sizeof text);
+        return QStringLiteral("%1: %2").arg(QLatin1StringView(what), QString::fromLatin1(text));
+    }
+    if (errno != 0)
+        return QStringLiteral("%1: %2").arg(
+            QLatin1StringView(what), QString::fromLocal8Bit(std::strerror(errno)));
+    return QStringLiteral("%1 failed").arg(QLatin1StringView(what));
+}
+
+crypto::BioPtr memoryOf(const QByteArray &pem)
+{
+    return crypto::BioPtr(BIO_new_mem_buf(pem.constData(), int(pem.size())));
+}
+
+// Not readable beyond this in one call: a TLS record's worth.
+constexpr qsizetype kReadChunk = 16 * 1024;
+
+} // namespace
+
+Result<std::shared_ptr<const TlsServerContext>> TlsServerContext::create(
+    const QList<QSslCertificate> &chain, const QSslKey &key)
+{
+    if (chain.isEmpty() || key.isNull())
+        return Error::make(
+            QStringLiteral("tls_setup"), QStringLiteral("no certificate or key to serve TLS with"));
+    ERR_clear_error();
+    SSL_CTX *raw = SSL_CTX_new(TLS_server_method());
+    if (!raw)
+        return Error::make(QStringLiteral("tls_setup"), openSslReason("SSL_CTX_new"));
+    std::shared_ptr<const TlsServerContext> context(new TlsServerContext(raw));
+
+    SSL_CTX_set_min_proto_version(raw, TLS1_2_VERSION);
+    // Renegotiation is an old way to make a server work for nothing. A peer
+    // that closes without a close_notify has ended (as most do): what it
+    // sent is framed by HTTP or WebSocket, which tell a cut-off message.
+    SSL_CTX_set_options(raw,
+        SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_IGNORE_UNEXPECTED_EOF);
+    // Record buffers only while a record is under way; writes in pieces.
+    SSL_CTX_set_mode(raw,
+        SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ENABLE_PARTIAL_WRITE
+            | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+    // The clients do not resume sessions: tickets would be work and bytes
+    // spent on every handshake for nothing.
+    SSL_CTX_set_num_tickets(raw, 0);
+    SSL_CTX_set_session_cache_mode(raw, SSL_SESS_CACHE_OFF);
+    SSL_CTX_set_verify(raw, SSL_VERIFY_NONE, nullptr);
+
+    bool first = true;
+    for (const QSslCertificate &certificate : chain) {
+        const auto bio = memoryOf(certificate.toPem());
+        crypto::X509Ptr x509(PEM_read_bio_X509(bio.get(), nullptr, nullptr, nullptr));
+        if (!x509)
+            return Error::make(
+                QStringLiteral("tls_setup"), openSslReason("reading the certificate"));
+        const int added = first ? SSL_CTX_use_certificate(raw, x509.get())
+                                : int(SSL_CTX_add1_chain_cert(raw, x509.get()));
+        if (added != 1)
+            return Error::make(QStringLiteral("tls_setup"), openSslReason("using the certificate"));
+        first = false;
+    }
+    const auto keyBio = memoryOf(key.toPem());
+    crypto::PkeyPtr pkey(PEM_read_bio_PrivateKey(keyBio.get(), nullptr, nullptr, nullptr));
+    if (!pkey)
+        return Error::make(QStringLiteral("tls_setup"), openSslReason("reading the private key"));
+    if (SSL_CTX_use_PrivateKey(raw, pkey.get()) != 1 || SSL_CTX_check_private_key(raw) != 1)
+        return Error::make(QStringLiteral("tls_setup"), openSslReason("using the private key"));
+    return context;
+}
+
+TlsServerContext::~TlsServerContext()
+{
+    SSL_CTX_free(m_context);
+}
+
+TlsStream::TlsStream(
+    util::Fd descriptor, std::shared_ptr<const TlsServerContext> context, QObject *parent)
+    : QObject(parent)
+    , m_descriptor(std::move(descriptor))
+    , m_context(std::move(context))
+{
+    const int fd = m_descriptor.get();
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    // Device data rides these connections: small frames must not wait.
+    const int on = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    sockaddr_storage peer {};
+    socklen_t length = sizeof peer;
+    if (::getpeername(fd, reinterpret_cast<sockaddr *>(&peer), &length) == 0) {
+        m_peerAddress = QHostAddress(reinterpret_cast<const sockaddr *>(&peer));
+        m_peerPort = peer.ss_family == AF_INET6
+            ? ntohs(reinterpret_cast<const sockaddr_in6 *>(&peer)->sin6_port)
+            : ntohs(reinterpret_cast<const sockaddr_in *>(&peer)->sin_port);
+    }
+    m_ssl = SSL_new(m_context->handle());
+    if (m_ssl)
+        SSL_set_fd(m_ssl, fd);
+    m_readNotifier = new QSocketNotifier(fd, QSocketNotifier::Read, this);
+    m_writeNotifier = new QSocketNotifier(fd, QSocketNotifier::Write, this);
+    m_writeNotifier->setEnabled(false);
+    connect(m_readNotifier, &QSocketNotifier::activated, this, &TlsStream::onReadable);
+    connect(m_writeNotifier, &QSocketNotifier::activated, this, &TlsStream::onWritable);
+}
+
+TlsStream::~TlsStream()
+{
+    // The notifiers go before the descriptor they watch.
+    delete m_readNotifier;
+    delete m_writeNotifier;
+    if (m_ssl)
+        SSL_free(m_ssl);
+}
+
+void TlsStream::startServerHandshake()
+{
+    if (!m_ssl) {
+        QMetaObject::invokeMethod(
+            this, [this] { fail(QStringLiteral("cannot make a TLS connection")); },
+            Qt::QueuedConnection);
+        return;
+    }
+    SSL_set_accept_state(m_ssl);
+    continueHandshake();
+}
+
+void TlsStream::continueHandshake()
+{
+    ERR_clear_error();
+    errno = 0;
+    const int result = SSL_do_handshake(m_ssl);
+    if (result != 1) {
+        if (retryable(result, "TLS handshake"))
+            updateNotifiers();
+        return;
+    }
+    m_state = State::Encrypted;
+    updateNotifiers();
+    QPointer<TlsStream> self(this);
+    Q_EMIT encrypted();
+    if (!self || m_state != State::Encrypted)
+        return;
+    // A client may send its first request with its last handshake record.
+    if (SSL_has_pending(m_ssl))
+        Q_EMIT readyRead();
+    if (self && m_sent < m_outgoing.size())
+        scheduleFlush();
+}
+
+bool TlsStream::retryable(int result, const char *operation)
+{
+    const int error = SSL_get_error(m_ssl, result);
+    switch (error) {
+    case SSL_ERROR_WANT_READ:
+        return true;
+    case SSL_ERROR_WANT_WRITE:
+        m_writeNotifier->setEnabled(true);
+        return true;
+    case SSL_ERROR_ZERO_RETURN:
+        m_peerEnded = true;
+        return false;
+    case SSL_ERROR_SYSCALL:
+        if (ERR_peek_error() == 0 && errno == 0) {
+            // The peer closed the connection without a close_notify.
+            m_peerEnded = true;
+            return false;
+        }
+        [[fallthrough]];
+    default:
+        breakWith(openSslReason(operation));
+        return false;
+    }
+}
+
+void TlsStream::breakWith(const QString &reason)
+{
+    if (m_broken || m_ended)
+        return;
+    // Said a turn later: whoever called read() or write() is not re-entered.
+    m_broken = true;
+    QMetaObject::invokeMethod(
+        this, [this, reason] { fail(reason); }, Qt::QueuedConnection);
+}
+
+void TlsStream::updateNotifiers()
+{
+    if (m_ended)
+        return;
+    const bool reading = !m_readPaused || m_state != State::Encrypted;
+    m_readNotifier->setEnabled(reading);
+}
+
+void TlsStream::onReadable()
+{
+    switch (m_state) {
+    case State::Handshaking:
+        continueHandshake();
+        if (m_peerEnded)
+            fail(QStringLiteral("the peer closed the connection during the TLS handshake"));
+        return;
+    case State::Encrypted: {
+        if (m_wantReadForWrite) {
+            m_wantReadForWrite = false;
+            flush();
+        }
+        Q_EMIT readyRead();
+        return;
+    }
+    case State::Closing: {
+        // Whatever the peer still sends is read and dropped until it ends.
+        char discard[kReadChunk];
+        while (!m_ended && read(discard, sizeof discard) > 0) { }
+        if (m_peerEnded)
+            finish();
+        return;
+    }
+    case State::Closed:
+        return;
+    }
+}
+
+void TlsStream::onWritable()
+{
+    m_writeNotifier->setEnabled(false);
+    switch (m_state) {
+    case State::Handshaking:
+        continueHandshake();
+        return;
+    case State::Encrypted:
+    case State::Closing:
+        if (m_wantWriteForRead) {
+            m_wantWriteForRead = false;
+            Q_EMIT readyRead();
+        }
+        flush();
+        return;
+    case State::Closed:
+        return;
+    }
+}
+
+qsizetype TlsStream::read(char *data, qsizetype size)
+{
+    if (m_ended || m_peerEnded || m_broken)
+        return -1;
+    if (m_state == State::Handshaking)
+        return 0;
+    ERR_clear_error();
+    errno = 0;
+    const int result = SSL_read(m_ssl, data, int(std::min<qsizetype>(size, 4 * kReadChunk)));
+    if (result > 0)
+        return result;
+    const int error = SSL_get_error(m_ssl, result);
+    if (error == SSL_ERROR_WANT_WRITE)
+        m_wantWriteForRead = true;
+    if (retryable(result, "reading"))
+        return 0;
+    if (m_peerEnded && m_state == State::Encrypted) {
+        // The peer is gone: there is nobody to send the rest to.
+        QMetaObject::invokeMethod(this, &TlsStream::finish, Qt::QueuedConnection);
+    }
+    return -1;
+}
+
+void TlsStream::setReadPaused(bool paused)
+{
+    if (m_readPaused == paused)
+        return;
+    m_readPaused = paused;
+    updateNotifiers();
+    // Bytes OpenSSL decrypted before the pause wake nobody by themselves.
+    if (!paused && m_state == State::Encrypted && m_ssl && SSL_has_pending(m_ssl))
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                if (m_state == State::Encrypted && !m_readPaused)
+                    Q_EMIT readyRead();
+            },
+            Qt::QueuedConnection);
+}
+
+void TlsStream::write(QByteArrayView bytes)
+{
+    if (m_state == State::Closing || m_state == State::Closed || bytes.isEmpty())
+        return;
+    if (m_sent > 0 && m_sent == m_outgoing.size()) {
+        m_outgoing.resize(0);
+        m_sent = 0;
+    }
+    m_outgoing.append(bytes.data(), bytes.size());
+    scheduleFlush();
+}
+
+void TlsStream::scheduleFlush()
+{
+    if (m_flushScheduled || m_state == State::Handshaking)
+        return;
+    m_flushScheduled = true;
+    QMetaObject::invokeMethod(this, &TlsStream::flush, Qt::QueuedConnection);
+}
+
+void TlsStream::flush()
+{
+    m_flushScheduled = false;
+    if (m_ended || m_broken || m_state == State::Handshaking)
+        return;
+    while (m_sent < m_outgoing.size()) {
+        ERR_clear_error();
+        errno = 0;
+        const qsizetype left = m_outgoing.size() - m_sent;
+        const int result = SSL_write(
+            m_ssl, m_outgoing.constData() + m_sent, int(std::min<qsizetype>(left, INT_MAX)));
+        if (result > 0) {
+            m_sent += result;
+            continue;
+        }
+        if (SSL_get_error(m_ssl, result) == SSL_ERROR_WANT_READ)
+            m_wantReadForWrite = true;
+        if (!retryable(result, "writing"))
+            breakWith(QStringLiteral("the peer closed the connection"));
+        return;
+    }
+    // Drained: the buffer goes, so an idle connection holds none.
+    m_outgoing = QByteArray();
+    m_sent = 0;
+    if (m_state == State::Closing) {
+        shutdownTls();
+        return;
+    }
+    Q_EMIT drained();
+}
+
+void TlsStream::close(int lingerMs)
+{
+    if (m_state == State::Closing || m_state == State::Closed)
+        return;
+    if (m_state == State::Handshaking) {
+        abort();
+        return;
+    }
+    m_state = State::Closing;
+    m_readPaused = false;
+    updateNotifiers();
+    m_lingerTimer = new QTimer(this);
+    m_lingerTimer->setSingleShot(true);
+    connect(m_lingerTimer, &QTimer::timeout, this, &TlsStream::finish);
+    m_lingerTimer->start(lingerMs);
+    if (m_sent < m_outgoing.size())
+        flush();
+    else
+        shutdownTls();
+}
+
+void TlsStream::shutdownTls()
+{
+    ERR_clear_error();
+    errno = 0;
+    const int result = SSL_shutdown(m_ssl);
+    if (result < 0 && SSL_get_error(m_ssl, result) == SSL_ERROR_WANT_WRITE) {
+        m_writeNotifier->setEnabled(true);
+        return;
+    }
+    // Our side is done: the peer reads its end of the stream, and we wait
+    // for its own (or the linger) before the descriptor goes.
+    ::shutdown(m_descriptor.get(), SHUT_WR);
+    if (result == 1 || m_peerEnded)
+        finish();
+}
+
+void TlsStream::abort()
+{
+    finish();
+}
+
+util::Fd TlsStream::takeDescriptor()
+{
+    stopWatching();
+    if (m_ssl)
+        SSL_free(std::exchange(m_ssl, nullptr));
+    m_state = State::Closed;
+    m_ended = true;
+    m_outgoing = QByteArray();
+    m_sent = 0;
+    return std::move(m_descriptor);
+}
+
+void TlsStream::stopWatching()
+{
+    // Disabled, not deleted: this may run inside their own activated().
+    m_readNotifier->setEnabled(false);
+    m_writeNotifier->setEnabled(false);
+}
+
+void TlsStream::fail(const QString &reason)
+{
+    if (m_ended)
+        return;
+    qCDebug(lcNet).noquote() << "TLS connection from" << m_peerAddress.toString()
+                             << "failed:" << reason;
+    QPointer<TlsStream> self(this);
+    Q_EMIT failed(reason);
+    if (self)
+        finish();
+}
+
+void TlsStream::finish()
+{
+    if (m_ended)
+        return;
+    m_ended = true;
+    m_state = State::Closed;
+    if (m_lingerTimer)
+        m_lingerTimer->stop();
+    stopWatching();
+    if (m_ssl)
+        SSL_free(std::exchange(m_ssl, nullptr));
+    m_descriptor.reset();
+    m_outgoing = QByteArray();
+    m_sent = 0;
+    Q_EMIT ended();
+}
+
+} // namespace cloop::net

@@ -1,0 +1,274 @@
+#include "common/net/tlsstream.h"
+#include "common/tunneltestsupport.h"
+
+#include <QSignalSpy>
+#include <QSslSocket>
+#include <QTcpServer>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace cloop;
+using namespace Qt::StringLiterals;
+
+namespace {
+
+// Hands out accepted descriptors as they are, before Qt makes sockets of them.
+class DescriptorServer final : public QTcpServer
+{
+public:
+    std::vector<util::Fd> accepted;
+
+protected:
+    void incomingConnection(qintptr descriptor) override
+    {
+        accepted.emplace_back(static_cast<int>(descriptor));
+    }
+};
+
+QByteArray patterned(qsizetype size)
+{
+    QByteArray bytes(size, Qt::Uninitialized);
+    for (qsizetype i = 0; i < size; ++i)
+        bytes[i] = static_cast<char>((i * 131) % 251);
+    return bytes;
+}
+
+// Everything readable now; false once the stream has ended.
+bool drain(net::TlsStream &stream, QByteArray &into)
+{
+    char buffer[8192];
+    for (;;) {
+        const qsizetype got = stream.read(buffer, sizeof buffer);
+        if (got < 0)
+            return false;
+        if (got == 0)
+            return true;
+        into.append(buffer, got);
+    }
+}
+
+} // namespace
+
+class TestTlsStream : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::optional<hub::TlsIdentity> m_identity;
+    std::shared_ptr<const net::TlsServerContext> m_context;
+    DescriptorServer m_server;
+
+    std::unique_ptr<QSslSocket> dial()
+    {
+        auto client = std::make_unique<QSslSocket>();
+        QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+        tls.setPeerVerifyMode(QSslSocket::VerifyNone);
+        client->setSslConfiguration(tls);
+        client->connectToHostEncrypted(u"127.0.0.1"_s, m_server.serverPort());
+        return client;
+    }
+
+    std::unique_ptr<net::TlsStream> accept()
+    {
+        if (!QTest::qWaitFor([this] { return !m_server.accepted.empty(); }, 5000))
+            return nullptr;
+        util::Fd descriptor = std::move(m_server.accepted.front());
+        m_server.accepted.erase(m_server.accepted.begin());
+        auto stream = std::make_unique<net::TlsStream>(std::move(descriptor), m_context);
+        stream->startServerHandshake();
+        return stream;
+    }
+
+    // Both ends past the handshake (the client is a turn ahead of us).
+    static bool established(const QSslSocket &client, const net::TlsStream &stream)
+    {
+        return QTest::qWaitFor(
+            [&] {
+                return client.isEncrypted() && stream.state() == net::TlsStream::State::Encrypted;
+            },
+            5000);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        auto identity = testsupport::makeDevIdentity(m_dir.path(), u"hub"_s, { u"127.0.0.1"_s });
+        QVERIFY2(identity, qPrintable(identity ? QString() : identity.error().message));
+        m_identity = *identity;
+        auto context = net::TlsServerContext::create(m_identity->chain, m_identity->key);
+        QVERIFY2(context, qPrintable(context ? QString() : context.error().message));
+        m_context = *context;
+        QVERIFY(m_server.listen(QHostAddress::LocalHost));
+    }
+
+    void aContextNeedsACertificateAndKey()
+    {
+        const auto noKey = net::TlsServerContext::create(m_identity->chain, QSslKey());
+        QVERIFY(!noKey);
+        QCOMPARE(noKey.error().code, u"tls_setup"_s);
+        const auto noChain = net::TlsServerContext::create({}, m_identity->key);
+        QVERIFY(!noChain);
+    }
+
+    void bytesCrossBothWaysAndNothingStaysBuffered()
+    {
+        auto client = dial();
+        auto stream = accept();
+        QVERIFY(stream);
+        QSignalSpy encrypted(stream.get(), &net::TlsStream::encrypted);
+        QVERIFY(established(*client, *stream));
+        QCOMPARE(encrypted.size(), 1);
+        // The client sees the hub's own certificate.
+        QCOMPARE(client->peerCertificate(), m_identity->chain.first());
+        QCOMPARE(stream->peerAddress(), QHostAddress(QHostAddress::LocalHost));
+        QCOMPARE(stream->peerPort(), client->localPort());
+
+        client->write("hello, hub");
+        QByteArray received;
+        QTRY_VERIFY_WITH_TIMEOUT((drain(*stream, received), received == "hello, hub"), 5000);
+
+        // Writes of one turn leave together; a megabyte arrives whole.
+        const QByteArray big = patterned(1024 * 1024);
+        stream->write(QByteArrayView(big).first(1000));
+        stream->write(QByteArrayView(big).sliced(1000));
+        QCOMPARE(stream->bytesToWrite(), big.size());
+        QSignalSpy drained(stream.get(), &net::TlsStream::drained);
+        QByteArray echoed;
+        QTRY_VERIFY_WITH_TIMEOUT((echoed += client->readAll(), echoed.size() >= big.size()), 10000);
+        QCOMPARE(echoed, big);
+        QTRY_VERIFY(drained.size() >= 1);
+        QCOMPARE(stream->bytesToWrite(), 0);
+        QCOMPARE(stream->bufferedBytes(), 0);
+    }
+
+    void aPausedStreamReadsNothingUntilResumed()
+    {
+        auto client = dial();
+        auto stream = accept();
+        QVERIFY(stream);
+        QVERIFY(established(*client, *stream));
+        stream->setReadPaused(true);
+        QSignalSpy readable(stream.get(), &net::TlsStream::readyRead);
+        const QByteArray payload = patterned(200 * 1024);
+        client->write(payload);
+        QTest::qWait(300);
+        QCOMPARE(readable.size(), 0);
+        stream->setReadPaused(false);
+        QByteArray received;
+        QTRY_VERIFY_WITH_TIMEOUT(
+            (drain(*stream, received), received.size() >= payload.size()), 5000);
+        QCOMPARE(received, payload);
+    }
+
+    void aCloseDeliversWhatWasQueuedThenEnds()
+    {
+        auto client = dial();
+        auto stream = accept();
+        QVERIFY(stream);
+        QVERIFY(established(*client, *stream));
+        QSignalSpy ended(stream.get(), &net::TlsStream::ended);
+        QSignalSpy failed(stream.get(), &net::TlsStream::failed);
+        const QByteArray last = patterned(300 * 1024);
+        stream->write(last);
+        stream->close();
+        QCOMPARE(stream->state(), net::TlsStream::State::Closing);
+        stream->write("never sent");
+        QByteArray received;
+        QSignalSpy clientGone(client.get(), &QAbstractSocket::disconnected);
+        QTRY_VERIFY_WITH_TIMEOUT((received += client->readAll(), !clientGone.isEmpty()), 5000);
+        received += client->readAll();
+        QCOMPARE(received, last);
+        QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, 5000);
+        QVERIFY2(failed.isEmpty(), qPrintable(failed.value(0).value(0).toString()));
+        QCOMPARE(stream->state(), net::TlsStream::State::Closed);
+        QCOMPARE(stream->descriptor(), -1);
+    }
+
+    void aPeerThatGoesIsNoticed()
+    {
+        auto client = dial();
+        auto stream = accept();
+        QVERIFY(stream);
+        QVERIFY(established(*client, *stream));
+        QSignalSpy ended(stream.get(), &net::TlsStream::ended);
+        QByteArray received;
+        connect(stream.get(), &net::TlsStream::readyRead, this,
+            [&, raw = stream.get()] { drain(*raw, received); });
+        client->abort();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, 5000);
+        QCOMPARE(stream->read(nullptr, 0), -1);
+    }
+
+    void somethingThatIsNotTlsFailsTheHandshake_data()
+    {
+        QTest::addColumn<QByteArray>("sent");
+        QTest::addRow("plain HTTP") << "GET / HTTP/1.1\r\nHost: x\r\n\r\n"_ba;
+        QTest::addRow("nothing, then gone") << QByteArray();
+    }
+    void somethingThatIsNotTlsFailsTheHandshake()
+    {
+        QFETCH(QByteArray, sent);
+        QTcpSocket plain;
+        plain.connectToHost(QHostAddress::LocalHost, m_server.serverPort());
+        QVERIFY(plain.waitForConnected(5000));
+        auto stream = accept();
+        QVERIFY(stream);
+        QSignalSpy failed(stream.get(), &net::TlsStream::failed);
+        QSignalSpy ended(stream.get(), &net::TlsStream::ended);
+        QSignalSpy encrypted(stream.get(), &net::TlsStream::encrypted);
+        if (sent.isEmpty())
+            plain.abort();
+        else
+            plain.write(sent);
+        QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, 5000);
+        QCOMPARE(failed.size(), 1);
+        QVERIFY(!failed.first().first().toString().isEmpty());
+        QCOMPARE(encrypted.size(), 0);
+    }
+
+    void theDescriptorCanBeTakenAway()
+    {
+        auto client = dial();
+        auto stream = accept();
+        QVERIFY(stream);
+        QVERIFY(established(*client, *stream));
+        QSignalSpy ended(stream.get(), &net::TlsStream::ended);
+        const int before = stream->descriptor();
+        util::Fd taken = stream->takeDescriptor();
+        QCOMPARE(taken.get(), before);
+        QVERIFY(taken.valid());
+        QCOMPARE(stream->descriptor(), -1);
+        stream.reset();
+        QCOMPARE(ended.size(), 0);
+        // Still the connection: raw bytes reach the client (as garbage TLS).
+        QCOMPARE(::write(taken.get(), "x", 1), 1);
+    }
+
+    void manyStreamsShareOneContext()
+    {
+        std::vector<std::unique_ptr<QSslSocket>> clients;
+        std::vector<std::unique_ptr<net::TlsStream>> streams;
+        for (int i = 0; i < 20; ++i) {
+            clients.push_back(dial());
+            streams.push_back(accept());
+            QVERIFY(streams.back());
+        }
+        for (size_t i = 0; i < clients.size(); ++i)
+            QVERIFY(established(*clients[i], *streams[i]));
+        for (size_t i = 0; i < streams.size(); ++i) {
+            streams[i]->write(QByteArray::number(qulonglong(i)));
+            QVERIFY(streams[i]->bufferedBytes() > 0);
+        }
+        for (size_t i = 0; i < clients.size(); ++i) {
+            QByteArray got;
+            QTRY_VERIFY_WITH_TIMEOUT((got += clients[i]->readAll(), !got.isEmpty()), 5000);
+            QCOMPARE(got, QByteArray::number(qulonglong(i)));
+        }
+        for (auto &stream : streams)
+            QCOMPARE(stream->bufferedBytes(), 0);
+    }
+};
+
+QTEST_MAIN(TestTlsStream)
+#include "tst_tlsstream.moc"
