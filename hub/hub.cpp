@@ -567,7 +567,8 @@ Status Hub::reloadCertificate()
     auto staged = HubKeys(m_certificatePath, m_keyPath).staged();
     if (!staged)
         return staged.error();
-    m_server->setTls(serverTls(*identity));
+    if (Status serving = m_server->setTls(serverTls(*identity)); !serving)
+        return serving.error();
     m_tls = *identity;
     if (m_cluster)
         m_cluster->setIdentity(*identity);

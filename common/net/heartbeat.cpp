@@ -1,11 +1,10 @@
 #include "common/net/heartbeat.h"
 
-#include <QAbstractSocket>
-#include <QWebSocket>
+#include "common/net/messagesocket.h"
 
 namespace cloop::net {
 
-Heartbeat::Heartbeat(QWebSocket *socket, Pace idle, Pace watchful, Initiative initiative)
+Heartbeat::Heartbeat(MessageSocket *socket, Pace idle, Pace watchful, Initiative initiative)
     : QObject(socket)
     , m_socket(socket)
     , m_idlePace(idle)
@@ -14,16 +13,18 @@ Heartbeat::Heartbeat(QWebSocket *socket, Pace idle, Pace watchful, Initiative in
 {
     m_timer.setInterval(m_idlePace.interval);
     connect(&m_timer, &QTimer::timeout, this, &Heartbeat::onTick);
-    connect(socket, &QWebSocket::pong, this, &Heartbeat::noteActivity);
-    connect(socket, &QWebSocket::textMessageReceived, this, &Heartbeat::noteActivity);
-    connect(socket, &QWebSocket::binaryMessageReceived, this, &Heartbeat::noteActivity);
+    // Every byte from the peer; messages and pongs too, for a socket that
+    // cannot see its bytes.
+    connect(socket, &MessageSocket::activity, this, &Heartbeat::noteActivity);
+    connect(socket, &MessageSocket::pongReceived, this, &Heartbeat::noteActivity);
+    connect(socket, &MessageSocket::textReceived, this, &Heartbeat::noteActivity);
+    connect(socket, &MessageSocket::binaryReceived, this, &Heartbeat::noteActivity);
     m_sinceActivity.start();
     m_sinceTick.start();
 }
 
 void Heartbeat::start()
 {
-    hearTransport();
     m_sinceActivity.restart();
     m_sinceTick.restart();
     m_timer.start();
@@ -52,17 +53,6 @@ bool Heartbeat::lingers() const
 {
     return !m_watchful && m_sinceWatchful.isValid()
         && m_sinceWatchful.elapsed() < (m_watchfulPace.timeout + m_watchfulPace.interval).count();
-}
-
-void Heartbeat::hearTransport()
-{
-    // The TCP socket is the WebSocket's child: a client's from its dial on,
-    // a server's once its front hands it over (edge::HttpFront). Without
-    // it the pongs and messages still count, and a follower pings for them.
-    const auto transports = m_socket->findChildren<QAbstractSocket *>();
-    for (QAbstractSocket *transport : transports)
-        connect(
-            transport, &QIODevice::readyRead, this, &Heartbeat::noteActivity, Qt::UniqueConnection);
 }
 
 void Heartbeat::noteActivity()

@@ -6,9 +6,9 @@
 
 #include <chrono>
 
-class QWebSocket;
-
 namespace cloop::net {
+
+class MessageSocket;
 
 // Notices a dead link: pings the peer every interval and declares the link
 // dead when nothing at all (pong or message) arrived for `timeout`. A TCP
@@ -22,7 +22,7 @@ namespace cloop::net {
 // One end leads: it pings whenever it has heard nothing for half an
 // interval. The other follows: the leader's pings are its sign of life (it
 // hears every byte under the WebSocket, pings and pongs included, which
-// QWebSocket answers without a signal), and it pings only when they stop
+// are answered without a signal), and it pings only when they stop
 // coming for an interval and a half. A hub holding thousands of daemons
 // then answers one ping per session and interval instead of also sending
 // one and reading its answer; a silent link is still noticed within
@@ -59,7 +59,7 @@ public:
     };
 
     Heartbeat(
-        QWebSocket *socket, Pace idle, Pace watchful, Initiative initiative = Initiative::Leads);
+        MessageSocket *socket, Pace idle, Pace watchful, Initiative initiative = Initiative::Leads);
 
     enum class Verdict
     {
@@ -92,9 +92,8 @@ Q_SIGNALS:
 private:
     void onTick();
     bool lingers() const;
-    void hearTransport();
 
-    QWebSocket *m_socket;
+    MessageSocket *m_socket;
     Pace m_idlePace;
     Pace m_watchfulPace;
     Initiative m_initiative;

@@ -46,6 +46,36 @@ crypto::BioPtr memoryOf(const QByteArray &pem)
     return crypto::BioPtr(BIO_new_mem_buf(pem.constData(), int(pem.size())));
 }
 
+// OpenSSL's socket BIO writes with write(), which raises SIGPIPE when the
+// peer has gone and would end the whole process: this one is the same but
+// sends with MSG_NOSIGNAL, so a vanished peer is an error like any other.
+int sendWithoutSignal(BIO *bio, const char *data, int size)
+{
+    const int fd = static_cast<int>(BIO_get_fd(bio, nullptr));
+    errno = 0;
+    const ssize_t sent = ::send(fd, data, static_cast<size_t>(size), MSG_NOSIGNAL);
+    BIO_clear_retry_flags(bio);
+    if (sent < 0 && BIO_sock_should_retry(-1))
+        BIO_set_retry_write(bio);
+    return static_cast<int>(sent);
+}
+
+const BIO_METHOD *socketWithoutSignal()
+{
+    static BIO_METHOD *const method = [] {
+        const BIO_METHOD *plain = BIO_s_socket();
+        BIO_METHOD *own = BIO_meth_new(BIO_TYPE_SOCKET, "socket without SIGPIPE");
+        BIO_meth_set_write(own, sendWithoutSignal);
+        BIO_meth_set_read(own, BIO_meth_get_read(plain));
+        BIO_meth_set_puts(own, BIO_meth_get_puts(plain));
+        BIO_meth_set_ctrl(own, BIO_meth_get_ctrl(plain));
+        BIO_meth_set_create(own, BIO_meth_get_create(plain));
+        BIO_meth_set_destroy(own, BIO_meth_get_destroy(plain));
+        return own;
+    }();
+    return method;
+}
+
 // Not readable beyond this in one call: a TLS record's worth.
 constexpr qsizetype kReadChunk = 16 * 1024;
 
@@ -126,8 +156,11 @@ TlsStream::TlsStream(
             : ntohs(reinterpret_cast<const sockaddr_in *>(&peer)->sin_port);
     }
     m_ssl = SSL_new(m_context->handle());
-    if (m_ssl)
-        SSL_set_fd(m_ssl, fd);
+    if (m_ssl) {
+        BIO *bio = BIO_new(socketWithoutSignal());
+        BIO_set_fd(bio, fd, BIO_NOCLOSE);
+        SSL_set_bio(m_ssl, bio, bio);
+    }
     m_readNotifier = new QSocketNotifier(fd, QSocketNotifier::Read, this);
     m_writeNotifier = new QSocketNotifier(fd, QSocketNotifier::Write, this);
     m_writeNotifier->setEnabled(false);
@@ -385,6 +418,11 @@ void TlsStream::close(int lingerMs)
 
 void TlsStream::shutdownTls()
 {
+    if (m_broken) {
+        // After a fatal error OpenSSL must not write again.
+        finish();
+        return;
+    }
     ERR_clear_error();
     errno = 0;
     const int result = SSL_shutdown(m_ssl);

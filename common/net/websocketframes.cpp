@@ -1,5 +1,6 @@
 #include "common/net/websocketframes.h"
 
+#include <QCryptographicHash>
 #include <QStringDecoder>
 #include <QtEndian>
 
@@ -55,6 +56,14 @@ std::optional<QString> decodeUtf8(QByteArrayView bytes)
 
 } // namespace
 
+QByteArray acceptKeyFor(QByteArrayView clientKey)
+{
+    QCryptographicHash sha1(QCryptographicHash::Sha1);
+    sha1.addData(clientKey);
+    sha1.addData("258EAFA5-E914-47DA-95CA-C5AB0DC85B11");
+    return sha1.result().toBase64();
+}
+
 void applyMask(char *data, qsizetype size, MaskKey key, quint64 offset)
 {
     // The key repeats every four bytes, so a pattern of eight starting at
@@ -75,14 +84,12 @@ void applyMask(char *data, qsizetype size, MaskKey key, quint64 offset)
         data[at] = static_cast<char>(data[at] ^ pattern[size_t(at) % pattern.size()]);
 }
 
-void appendFrame(
-    QByteArray &out, Opcode opcode, QByteArrayView payload, const MaskKey *mask, bool final)
+qsizetype writeHeader(
+    FrameHeader &header, Opcode opcode, quint64 length, const MaskKey *mask, bool final)
 {
-    std::array<quint8, kMaxHeaderSize> header {};
     qsizetype size = 2;
     header[0] = static_cast<quint8>((final ? kFinal : 0) | static_cast<quint8>(opcode));
     const quint8 maskBit = mask ? kMasked : 0;
-    const auto length = static_cast<quint64>(payload.size());
     if (length < kLength16) {
         header[1] = static_cast<quint8>(maskBit | length);
     } else if (length <= 0xFFFF) {
@@ -98,6 +105,15 @@ void appendFrame(
         std::memcpy(header.data() + size, mask->data(), mask->size());
         size += qsizetype(mask->size());
     }
+    return size;
+}
+
+void appendFrame(
+    QByteArray &out, Opcode opcode, QByteArrayView payload, const MaskKey *mask, bool final)
+{
+    FrameHeader header {};
+    const qsizetype size
+        = writeHeader(header, opcode, static_cast<quint64>(payload.size()), mask, final);
     const qsizetype start = out.size();
     out.reserve(start + size + payload.size());
     out.append(reinterpret_cast<const char *>(header.data()), size);
@@ -290,7 +306,7 @@ std::optional<ReadFailure> MessageReader::feed(QByteArrayView bytes, std::vector
             std::array<char, kMaxHeaderSize> joined {};
             const qsizetype held = m_partial.size();
             if (held > 0) {
-                const qsizetype more = std::min(bytes.size(), kMaxHeaderSize - held);
+                const qsizetype more = std::min(bytes.size(), qsizetype(kMaxHeaderSize) - held);
                 std::memcpy(joined.data(), m_partial.constData(), size_t(held));
                 std::memcpy(joined.data() + held, bytes.data(), size_t(more));
                 view = QByteArrayView(joined.data(), held + more);

@@ -36,13 +36,23 @@ inline constexpr quint16 NoStatus = 1005;
 } // namespace CloseCode
 
 inline constexpr qsizetype kMaxControlPayload = 125;
-inline constexpr qsizetype kMaxHeaderSize = 14;
+inline constexpr size_t kMaxHeaderSize = 14;
 
 using MaskKey = std::array<quint8, 4>;
+
+// RFC 6455 4.2.2: the Sec-WebSocket-Accept that answers a client's
+// Sec-WebSocket-Key.
+QByteArray acceptKeyFor(QByteArrayView clientKey);
 
 // XORs `data` with the key as RFC 6455 5.3 does, as if data[0] were byte
 // `offset` of the payload: eight bytes at a time, then the rest.
 void applyMask(char *data, qsizetype size, MaskKey key, quint64 offset = 0);
+
+using FrameHeader = std::array<quint8, kMaxHeaderSize>;
+
+// Writes a frame's header into `header`: how many of its bytes it took.
+qsizetype writeHeader(FrameHeader &header, Opcode opcode, quint64 length,
+    const MaskKey *mask = nullptr, bool final = true);
 
 // Appends one whole frame to `out`: the header, then the payload, masked
 // when a key is given (a client masks every frame, a server none).

@@ -1,6 +1,7 @@
 #include "common/tunnel/tunnelclient.h"
 
 #include "common/logging.h"
+#include "common/net/qtmessagesocket.h"
 #include "common/protocol/protocolversion.h"
 #include "common/util/duration.h"
 
@@ -117,7 +118,8 @@ void TunnelClient::stop()
     setState(State::Stopped);
     if (TunnelConnection *connection = m_connection.data()) {
         connection->disconnect(this);
-        connection->socket()->disconnect(this);
+        if (m_webSocket)
+            m_webSocket->disconnect(this);
         connect(connection, &TunnelConnection::disconnected, connection, &QObject::deleteLater);
         connection->close(QStringLiteral("daemon stopping"));
         m_connection = nullptr;
@@ -148,9 +150,10 @@ void TunnelClient::connectNow()
 
     m_attemptError.reset();
     auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
-    auto *connection = new TunnelConnection(
-        socket, ChannelMultiplexer::Side::Daemon, m_options.limits, m_options.timing, this);
+    auto *connection = new TunnelConnection(new net::QtMessageSocket(socket),
+        ChannelMultiplexer::Side::Daemon, m_options.limits, m_options.timing, this);
     m_connection = connection;
+    m_webSocket = socket;
     if (url.scheme() == QLatin1String("wss"))
         socket->setSslConfiguration(m_options.trust.configuration());
 
@@ -182,10 +185,9 @@ void TunnelClient::connectNow()
 
 void TunnelClient::onConnected()
 {
-    if (!m_connection)
+    if (!m_connection || !m_webSocket)
         return;
-    QWebSocket *socket = m_connection->socket();
-    enableLowDelay(socket);
+    QWebSocket *socket = m_webSocket;
     if (net::endpointUrl(m_currentUrl, m_options.endpointPath).scheme() == QLatin1String("wss")) {
         // The pin is checked on every connection, also when a public CA
         // vouched for the certificate, and before any secret leaves.

@@ -11,6 +11,8 @@
 #include <QTimer>
 #include <QUrl>
 
+class QWebSocket;
+
 namespace cloop::tunnel {
 
 struct TunnelClientOptions
@@ -125,6 +127,8 @@ private:
     QString m_token;
     State m_state = State::Idle;
     QPointer<TunnelConnection> m_connection;
+    // The connection's socket, for what only Qt's knows: TLS and the pin.
+    QPointer<QWebSocket> m_webSocket;
     QTimer m_retryTimer;
     QTimer m_authTimer;
     std::optional<Error> m_attemptError;

@@ -1,26 +1,14 @@
 #include "common/tunnel/tunnelconnection.h"
 
 #include "common/logging.h"
+#include "common/net/websocketframes.h"
 #include "common/util/duration.h"
 
-#include <QAbstractSocket>
+#include <QTimer>
 
 namespace cloop::tunnel {
 
-void enableLowDelay(QWebSocket *socket)
-{
-    // Device data rides this socket, and Nagle's algorithm would hold small
-    // USB/IP and ARP messages back for tens of milliseconds. QWebSocket does
-    // not expose its TCP socket, but it is a child object.
-    const auto sockets = socket->findChildren<QAbstractSocket *>();
-    for (QAbstractSocket *tcp : sockets)
-        tcp->setSocketOption(QAbstractSocket::LowDelayOption, 1);
-    if (sockets.isEmpty())
-        qCWarning(lcTunnel)
-            << "no TCP socket under the WebSocket: Nagle's algorithm stays on for this tunnel";
-}
-
-TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side side,
+TunnelConnection::TunnelConnection(net::MessageSocket *socket, ChannelMultiplexer::Side side,
     ChannelMultiplexer::Limits limits, TunnelTiming timing, QObject *parent)
     : QObject(parent)
     , m_socket(socket)
@@ -35,32 +23,15 @@ TunnelConnection::TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side 
     // Children, so that a connection moves whole to another thread (the
     // hub's relay threads take device legs after authentication).
     m_mux.setParent(this);
-    m_socket->setMaxAllowedIncomingMessageSize(
-        std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
-    m_socket->setMaxAllowedIncomingFrameSize(
-        std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
-    connect(m_socket, &QWebSocket::textMessageReceived, this, &TunnelConnection::onText);
-    connect(m_socket, &QWebSocket::binaryMessageReceived, this, &TunnelConnection::onBinary);
-    // QWebSocket reports the error after disconnected() and the state
-    // change: finish a turn later so the reason names it ("Connection
-    // refused", a TLS failure), and only once.
-    connect(m_socket, &QWebSocket::disconnected, this, &TunnelConnection::onSocketDisconnected,
-        Qt::QueuedConnection);
-    // A dial that never connects (refused, TLS failure) emits no
-    // disconnected(), only a return to UnconnectedState.
-    connect(m_socket, &QWebSocket::stateChanged, this, [this](QAbstractSocket::SocketState state) {
-        if (state == QAbstractSocket::UnconnectedState)
-            QMetaObject::invokeMethod(
-                this, &TunnelConnection::onSocketDisconnected, Qt::QueuedConnection);
-    });
-    connect(m_socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
-        [this](QAbstractSocket::SocketError) {
-            if (m_socketError.isEmpty())
-                m_socketError = m_socket->errorString();
-        });
+    m_socket->setMaxIncomingMessageBytes(
+        std::max<qint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
+    connect(m_socket, &net::MessageSocket::textReceived, this, &TunnelConnection::onText);
+    connect(m_socket, &net::MessageSocket::binaryReceived, this, &TunnelConnection::onBinary);
+    connect(
+        m_socket, &net::MessageSocket::disconnected, this, &TunnelConnection::onSocketDisconnected);
     connect(&m_mux, &ChannelMultiplexer::frameReady, this, [this](const QByteArray &frame) {
         if (!m_closed)
-            m_socket->sendBinaryMessage(frame);
+            m_socket->sendBinary(frame);
     });
     connect(&m_mux, &ChannelMultiplexer::channelCountChanged, m_heartbeat,
         [heartbeat = m_heartbeat](int count) { heartbeat->setWatchful(count > 0); });
@@ -85,7 +56,7 @@ void TunnelConnection::sendControl(const protocol::ControlMessage &message)
 {
     if (m_closed)
         return;
-    m_socket->sendTextMessage(QString::fromUtf8(protocol::serializeControlMessage(message)));
+    m_socket->sendText(QString::fromUtf8(protocol::serializeControlMessage(message)));
 }
 
 void TunnelConnection::closeWithError(const protocol::ErrorMessage &error)
@@ -99,7 +70,7 @@ void TunnelConnection::close(const QString &reason)
     if (m_closed)
         return;
     m_closeReason = reason;
-    m_socket->close(QWebSocketProtocol::CloseCodeNormal, reason.left(120));
+    m_socket->close(net::websocket::CloseCode::Normal, reason);
     // A peer that never answers the close handshake must not keep us waiting.
     QTimer::singleShot(2000, this, [this] {
         if (!m_closed)
@@ -154,10 +125,8 @@ void TunnelConnection::onSocketDisconnected()
     if (reason.isEmpty()) {
         reason = m_socket->closeReason();
         if (reason.isEmpty())
-            reason = m_socketError;
-        if (reason.isEmpty())
             reason = m_socket->errorString();
-        if (reason.isEmpty() || reason == QLatin1String("Unknown error"))
+        if (reason.isEmpty())
             reason = QStringLiteral("connection closed by the peer");
     }
     finish(reason);

@@ -4,9 +4,10 @@
 #include "common/protocol/controlmessage.h"
 #include "common/tunnel/channelmultiplexer.h"
 
+#include "common/net/messagesocket.h"
+
 #include <QObject>
 #include <QPointer>
-#include <QWebSocket>
 
 #include <algorithm>
 
@@ -53,9 +54,6 @@ struct TunnelTiming
     }
 };
 
-// Sets TCP_NODELAY on the WebSocket's TCP socket (call once connected).
-void enableLowDelay(QWebSocket *socket);
-
 // One tunnel over one WebSocket, the same object on both ends: JSON control
 // messages in text frames, channel frames in binary frames, a heartbeat, and
 // exactly one disconnected() however the link ends.
@@ -66,12 +64,12 @@ class TunnelConnection final : public QObject
 
 public:
     // Takes ownership of the socket.
-    TunnelConnection(QWebSocket *socket, ChannelMultiplexer::Side side,
+    TunnelConnection(net::MessageSocket *socket, ChannelMultiplexer::Side side,
         ChannelMultiplexer::Limits limits = {}, TunnelTiming timing = {},
         QObject *parent = nullptr);
     ~TunnelConnection() override;
 
-    QWebSocket *socket() const { return m_socket; }
+    net::MessageSocket *socket() const { return m_socket; }
     ChannelMultiplexer *channels() { return &m_mux; }
     bool isOpen() const { return !m_closed; }
 
@@ -92,11 +90,10 @@ private:
     void onSocketDisconnected();
     void finish(const QString &reason);
 
-    QWebSocket *m_socket;
+    net::MessageSocket *m_socket;
     ChannelMultiplexer m_mux;
     net::Heartbeat *m_heartbeat;
     QString m_closeReason;
-    QString m_socketError;
     bool m_closed = false;
     bool m_violated = false;
 };

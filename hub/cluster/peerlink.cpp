@@ -3,6 +3,7 @@
 #include "common/logging.h"
 #include "common/net/heartbeat.h"
 #include "common/net/hubtls.h"
+#include "common/net/qtmessagesocket.h"
 #include "common/protocol/controlmessage.h"
 #include "common/util/bytesize.h"
 #include "common/util/duration.h"
@@ -19,34 +20,20 @@ PeerLink::PeerLink(
     , m_member(std::move(member))
     , m_options(options)
     , m_mux(tunnel::ChannelMultiplexer::Side::Daemon, options.limits)
-    , m_socket(new QWebSocket(QString(), QWebSocketProtocol::VersionLatest, this))
+    , m_messages(new net::QtMessageSocket(
+          new QWebSocket(QString(), QWebSocketProtocol::VersionLatest), this))
+    , m_socket(m_messages->webSocket())
     , m_heartbeat(
-          new net::Heartbeat(m_socket, options.timing.idlePace(), options.timing.watchfulPace()))
+          new net::Heartbeat(m_messages, options.timing.idlePace(), options.timing.watchfulPace()))
 {
     m_socket->setSslConfiguration(tls);
-    const auto largest
-        = std::max<quint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize);
-    m_socket->setMaxAllowedIncomingMessageSize(largest);
-    m_socket->setMaxAllowedIncomingFrameSize(largest);
-
+    m_messages->setMaxIncomingMessageBytes(
+        std::max<qint64>(protocol::kMaxFrameSize, protocol::kMaxControlMessageSize));
     connect(m_socket, &QWebSocket::sslErrors, this, &PeerLink::onSslErrors);
     connect(m_socket, &QWebSocket::connected, this, &PeerLink::onConnected);
-    connect(m_socket, &QWebSocket::binaryMessageReceived, this, &PeerLink::onBinary);
-    connect(m_socket, &QWebSocket::textMessageReceived, this, &PeerLink::onText);
-    // The socket's error comes after its disconnected() and state change:
-    // a turn later the reason can name it.
-    connect(
-        m_socket, &QWebSocket::disconnected, this, &PeerLink::onSocketGone, Qt::QueuedConnection);
-    // A dial that never connects emits no disconnected(), only the state.
-    connect(m_socket, &QWebSocket::stateChanged, this, [this](QAbstractSocket::SocketState state) {
-        if (state == QAbstractSocket::UnconnectedState)
-            QMetaObject::invokeMethod(this, &PeerLink::onSocketGone, Qt::QueuedConnection);
-    });
-    connect(m_socket, qOverload<QAbstractSocket::SocketError>(&QWebSocket::error), this,
-        [this](QAbstractSocket::SocketError) {
-            if (m_socketError.isEmpty())
-                m_socketError = m_socket->errorString();
-        });
+    connect(m_messages, &net::MessageSocket::binaryReceived, this, &PeerLink::onBinary);
+    connect(m_messages, &net::MessageSocket::textReceived, this, &PeerLink::onText);
+    connect(m_messages, &net::MessageSocket::disconnected, this, &PeerLink::onSocketGone);
     connect(&m_mux, &tunnel::ChannelMultiplexer::frameReady, this, &PeerLink::onFrame);
     connect(&m_mux, &tunnel::ChannelMultiplexer::channelCountChanged, m_heartbeat,
         [heartbeat = m_heartbeat](int count) { heartbeat->setWatchful(count > 0); });
@@ -135,7 +122,6 @@ void PeerLink::onConnected()
 {
     if (m_state != State::Dialling)
         return;
-    tunnel::enableLowDelay(m_socket);
     // Checked on every connection, whatever the handshake concluded, and
     // before a single frame leaves.
     if (Status key = verifyMemberKey(m_member, peerLeaf()); !key) {
@@ -225,8 +211,8 @@ void PeerLink::onSocketGone()
         cause = m_peerError;
     else if (!m_socket->closeReason().isEmpty())
         cause = QStringLiteral("it closed the link: %1").arg(m_socket->closeReason());
-    else if (!m_socketError.isEmpty())
-        cause = m_socketError;
+    else if (!m_messages->errorString().isEmpty())
+        cause = m_messages->errorString();
     else
         cause = QStringLiteral("the connection closed");
     fail(cause);

@@ -21,7 +21,8 @@ class QWebSocket;
 
 namespace cloop::net {
 class Heartbeat;
-}
+class QtMessageSocket;
+} // namespace cloop::net
 
 namespace cloop::tunnel {
 class Channel;
@@ -116,6 +117,9 @@ private:
     PeerMember m_member;
     Options m_options;
     tunnel::ChannelMultiplexer m_mux;
+    // The link's socket as the heartbeat hears it, and Qt's own beneath
+    // for TLS, the member's key and the messages.
+    net::QtMessageSocket *m_messages;
     QWebSocket *m_socket;
     net::Heartbeat *m_heartbeat;
     QTimer m_connectTimer;
@@ -129,7 +133,6 @@ private:
     // Why the attempt was refused on this side (a key that is not the
     // member's), kept over the socket's own later error.
     std::optional<QString> m_refusal;
-    QString m_socketError;
     QString m_peerError;
 };
 

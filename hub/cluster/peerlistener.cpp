@@ -1,6 +1,7 @@
 #include "hub/cluster/peerlistener.h"
 
 #include "common/logging.h"
+#include "common/net/qtmessagesocket.h"
 #include "hub/cluster/peerhandshake.h"
 #include "hub/edge/tcplistener.h"
 
@@ -148,7 +149,7 @@ void PeerListener::onWebSocket()
             tcp->setParent(socket);
         handshake->deleteLater();
 
-        auto *connection = new tunnel::TunnelConnection(socket,
+        auto *connection = new tunnel::TunnelConnection(new net::QtMessageSocket(socket),
             tunnel::ChannelMultiplexer::Side::Hub, m_options.limits, m_options.timing, this);
         m_connections.insert(connection);
         connect(connection, &tunnel::TunnelConnection::disconnected, this,

@@ -1,6 +1,7 @@
 #include "hub/edge/firstmessagewait.h"
 
-#include <QWebSocket>
+#include "common/net/messagesocket.h"
+#include "common/net/websocketframes.h"
 
 namespace cloop::hub::edge {
 
@@ -9,27 +10,27 @@ namespace {
 constexpr int kCloseGraceMs = 2000;
 } // namespace
 
-FirstMessageWait::FirstMessageWait(std::unique_ptr<QWebSocket> socket, PreAuthPool::Place place,
-    std::chrono::milliseconds timeout, qint64 maxMessageBytes, QObject *parent)
+FirstMessageWait::FirstMessageWait(std::unique_ptr<net::MessageSocket> socket,
+    PreAuthPool::Place place, std::chrono::milliseconds timeout, qint64 maxMessageBytes,
+    QObject *parent)
     : QObject(parent)
     , m_socket(socket.release())
     , m_place(std::move(place))
 {
     m_socket->setParent(this);
-    m_socket->setMaxAllowedIncomingMessageSize(static_cast<quint64>(maxMessageBytes));
-    m_socket->setMaxAllowedIncomingFrameSize(static_cast<quint64>(maxMessageBytes));
-    connect(m_socket, &QWebSocket::textMessageReceived, this,
+    m_socket->setMaxIncomingMessageBytes(maxMessageBytes);
+    connect(m_socket, &net::MessageSocket::textReceived, this,
         [this](const QString &text) { onMessage(false, text.toUtf8()); });
-    connect(m_socket, &QWebSocket::binaryMessageReceived, this,
+    connect(m_socket, &net::MessageSocket::binaryReceived, this,
         [this](const QByteArray &bytes) { onMessage(true, bytes); });
-    connect(m_socket, &QWebSocket::disconnected, this, &FirstMessageWait::dispose);
+    connect(m_socket, &net::MessageSocket::disconnected, this, &FirstMessageWait::dispose);
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, [this] {
         if (m_answered)
             return;
         m_answered = true;
         m_socket->disconnect(this);
-        connect(m_socket, &QWebSocket::disconnected, this, &FirstMessageWait::dispose);
+        connect(m_socket, &net::MessageSocket::disconnected, this, &FirstMessageWait::dispose);
         Q_EMIT expired();
     });
     m_deadline.start(timeout);
@@ -46,17 +47,17 @@ void FirstMessageWait::onMessage(bool binary, const QByteArray &payload)
     // Whatever comes next is not ours to read: the listener takes the
     // socket or refuses it.
     m_socket->disconnect(this);
-    connect(m_socket, &QWebSocket::disconnected, this, &FirstMessageWait::dispose);
+    connect(m_socket, &net::MessageSocket::disconnected, this, &FirstMessageWait::dispose);
     Q_EMIT arrived(FirstMessage { binary, payload });
 }
 
-std::unique_ptr<QWebSocket> FirstMessageWait::take()
+std::unique_ptr<net::MessageSocket> FirstMessageWait::take()
 {
     if (!m_socket)
         return nullptr;
     m_socket->disconnect(this);
     m_socket->setParent(nullptr);
-    std::unique_ptr<QWebSocket> socket(std::exchange(m_socket, nullptr));
+    std::unique_ptr<net::MessageSocket> socket(std::exchange(m_socket, nullptr));
     m_place.release();
     deleteLater();
     return socket;
@@ -67,8 +68,8 @@ void FirstMessageWait::refuse(const QString &reply, const QString &closeReason)
     if (!m_socket)
         return;
     m_deadline.stop();
-    m_socket->sendTextMessage(reply);
-    m_socket->close(QWebSocketProtocol::CloseCodePolicyViolated, closeReason.left(120));
+    m_socket->sendText(reply);
+    m_socket->close(net::websocket::CloseCode::PolicyViolated, closeReason);
     QTimer::singleShot(kCloseGraceMs, this, [this] {
         if (m_socket)
             m_socket->abort();

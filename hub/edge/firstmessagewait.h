@@ -9,7 +9,9 @@
 #include <chrono>
 #include <memory>
 
-class QWebSocket;
+namespace cloop::net {
+class MessageSocket;
+}
 
 namespace cloop::hub::edge {
 
@@ -30,14 +32,14 @@ class FirstMessageWait final : public QObject
     Q_DISABLE_COPY_MOVE(FirstMessageWait)
 
 public:
-    FirstMessageWait(std::unique_ptr<QWebSocket> socket, PreAuthPool::Place place,
+    FirstMessageWait(std::unique_ptr<net::MessageSocket> socket, PreAuthPool::Place place,
         std::chrono::milliseconds timeout, qint64 maxMessageBytes, QObject *parent = nullptr);
     ~FirstMessageWait() override;
 
-    QWebSocket *socket() const { return m_socket; }
+    net::MessageSocket *socket() const { return m_socket; }
     // After arrived(): the socket is the caller's, and the place is given
     // back; this object goes away on its own.
-    std::unique_ptr<QWebSocket> take();
+    std::unique_ptr<net::MessageSocket> take();
     // Sends `reply` (a text frame) once, closes, and goes away once closed.
     void refuse(const QString &reply, const QString &closeReason);
 
@@ -49,7 +51,7 @@ private:
     void onMessage(bool binary, const QByteArray &payload);
     void dispose();
 
-    QWebSocket *m_socket;
+    net::MessageSocket *m_socket;
     PreAuthPool::Place m_place;
     QTimer m_deadline;
     bool m_answered = false;

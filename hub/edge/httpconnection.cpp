@@ -1,9 +1,10 @@
 #include "hub/edge/httpconnection.h"
 
 #include "common/logging.h"
+#include "common/net/serverwebsocket.h"
+#include "common/net/tlsstream.h"
+#include "common/net/websocketframes.h"
 #include "hub/edge/httpfront.h"
-
-#include <QSslSocket>
 
 #include <QSocketNotifier>
 
@@ -41,17 +42,18 @@ QString codeFor(int status)
 
 } // namespace
 
-HttpConnection::HttpConnection(QSslSocket *socket, PreAuthPool::Place place, HttpFront &front,
+HttpConnection::HttpConnection(net::TlsStream *stream, PreAuthPool::Place place, HttpFront &front,
     HttpService &service, const EdgeLimits &limits)
     : QObject(&front)
-    , m_socket(socket)
+    , m_stream(stream)
     , m_place(std::move(place))
     , m_front(front)
     , m_service(service)
     , m_limits(limits)
-    , m_peer(socket->peerAddress())
+    , m_peer(stream->peerAddress())
     , m_parser(limits.request)
 {
+    m_stream->setParent(this);
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, &HttpConnection::onDeadline);
 }
@@ -60,11 +62,8 @@ HttpConnection::~HttpConnection()
 {
     // Before the descriptor it watches closes with the members.
     delete m_drainNotifier;
-    if (m_socket) {
-        m_socket->disconnect(this);
-        m_socket->abort();
-        m_socket->deleteLater();
-    }
+    if (m_stream)
+        m_stream->disconnect(this);
 }
 
 QString HttpConnection::describe() const
@@ -74,28 +73,17 @@ QString HttpConnection::describe() const
 
 void HttpConnection::start()
 {
-    connect(m_socket, &QSslSocket::encrypted, this, &HttpConnection::onEncrypted);
-    connect(m_socket, &QSslSocket::readyRead, this, &HttpConnection::onReadyRead);
-    // Not bytesWritten: QSslSocket emits it once the plain text is
-    // encrypted, before the bytes reach the network.
-    connect(m_socket, &QSslSocket::encryptedBytesWritten, this,
-        &HttpConnection::onEncryptedBytesWritten);
-    connect(m_socket, &QAbstractSocket::disconnected, this, &HttpConnection::finish);
-    connect(m_socket, &QAbstractSocket::errorOccurred, this,
-        [this](QAbstractSocket::SocketError error) {
-            if (m_state == State::Handshaking && m_front.handshakeLog().admit())
-                qCInfo(lcHubEdge).noquote()
-                    << "TLS handshake with" << describe() << "failed:" << m_socket->errorString();
-            Q_UNUSED(error)
-            finish();
-        });
-    m_socket->setReadBufferSize(m_limits.readBufferBytes);
+    connect(m_stream, &net::TlsStream::encrypted, this, &HttpConnection::onEncrypted);
+    connect(m_stream, &net::TlsStream::readyRead, this, &HttpConnection::onReadyRead);
+    connect(m_stream, &net::TlsStream::drained, this, &HttpConnection::onDrained);
+    connect(m_stream, &net::TlsStream::failed, this, [this](const QString &reason) {
+        if (m_state == State::Handshaking && m_front.handshakeLog().admit())
+            qCInfo(lcHubEdge).noquote()
+                << "TLS handshake with" << describe() << "failed:" << reason;
+    });
+    connect(m_stream, &net::TlsStream::ended, this, &HttpConnection::finish);
     arm(m_limits.handshakeTimeout);
-    // TLS starts with the client's first bytes: until then a connection
-    // costs a socket and a timer, not a TLS context (which Qt builds per
-    // connection, and which is most of what a connection costs the hub).
-    if (m_socket->bytesAvailable() > 0)
-        m_socket->startServerEncryption();
+    m_stream->startServerHandshake();
 }
 
 void HttpConnection::arm(std::chrono::milliseconds deadline)
@@ -107,38 +95,47 @@ void HttpConnection::onEncrypted()
 {
     m_state = State::Idle;
     arm(m_limits.firstRequestTimeout);
-    // The first head is read under a transaction, so that an upgrade can
-    // give the WebSocket layer the request exactly as it came.
-    m_socket->startTransaction();
     process();
 }
 
 void HttpConnection::onReadyRead()
 {
-    if (m_state == State::Handshaking) {
-        // The ClientHello stays in the socket for TLS to read.
-        if (m_socket->mode() == QSslSocket::UnencryptedMode)
-            m_socket->startServerEncryption();
+    if (m_state == State::Lingering) {
+        // Until the answer is out: what TLS decrypts is dropped.
+        discardReadable();
         return;
     }
-    if (m_state == State::Lingering) {
-        // Until the answer is out: what TLS already decrypted is dropped.
-        m_discarded += m_socket->readAll().size();
-        if (m_discarded > m_limits.lingerBytes)
-            finish();
+    if (m_state == State::Serving) {
+        // A pipelined request waits in TCP until this one is answered.
+        m_stream->setReadPaused(true);
         return;
     }
     process();
 }
 
+void HttpConnection::discardReadable()
+{
+    char scratch[16 * 1024];
+    qsizetype got = 0;
+    while (m_stream && (got = m_stream->read(scratch, sizeof scratch)) > 0) {
+        m_discarded += got;
+        if (m_discarded > m_limits.lingerBytes) {
+            finish();
+            return;
+        }
+    }
+}
+
 bool HttpConnection::fillPending()
 {
-    m_pending.clear();
     m_pendingOffset = 0;
     const bool inHead = m_state == State::Idle || m_state == State::Head;
-    m_pending
-        = m_socket->read(inHead ? m_limits.request.maxHeadBytes + 1 : m_limits.readBufferBytes);
-    return !m_pending.isEmpty();
+    const qsizetype most = inHead ? m_limits.request.maxHeadBytes + 1 : m_limits.readBufferBytes;
+    m_pending.resize(most);
+    const qsizetype got = m_stream->read(m_pending.data(), most);
+    // Nothing yet, or the end (the stream says so with ended()).
+    m_pending.resize(std::max<qsizetype>(got, 0));
+    return got > 0;
 }
 
 void HttpConnection::process()
@@ -199,9 +196,6 @@ void HttpConnection::onHeadComplete()
             handOver();
         return;
     }
-    if (m_firstRequest)
-        m_socket->commitTransaction();
-
     m_decision = m_service.examine(head, m_peer);
     if (m_decision.authenticated && !m_authenticated) {
         m_authenticated = true;
@@ -225,20 +219,44 @@ void HttpConnection::onHeadComplete()
     arm(m_limits.bodyTimeout);
 }
 
+std::optional<QString> HttpConnection::upgradeFault() const
+{
+    const HttpRequestHead &head = m_parser.head();
+    if (head.value("sec-websocket-version") != "13")
+        return QStringLiteral("only WebSocket version 13 is spoken here");
+    const QByteArray key = head.value("sec-websocket-key");
+    if (QByteArray::fromBase64(key, QByteArray::AbortOnBase64DecodingErrors).size() != 16)
+        return QStringLiteral("a WebSocket upgrade needs a Sec-WebSocket-Key of 16 bytes");
+    return std::nullopt;
+}
+
 void HttpConnection::handOver()
 {
+    if (const auto fault = upgradeFault()) {
+        HttpAnswer answer = HttpAnswer::error(400, QStringLiteral("bad_request"), *fault);
+        answer.headers.append(HttpHeader { "Sec-WebSocket-Version", "13" });
+        refuse(answer, false);
+        return;
+    }
     m_deadline.stop();
-    // What is still queued goes ahead of whatever the new owner writes.
+    const HttpRequestHead &head = m_parser.head();
+    // What is still queued goes ahead of the answer.
     for (; !m_outbox.empty(); m_outbox.pop_front()) {
-        m_socket->write(m_outbox.front().constData() + m_outboxOffset,
-            m_outbox.front().size() - m_outboxOffset);
+        m_stream->write(QByteArrayView(m_outbox.front()).sliced(m_outboxOffset));
         m_outboxOffset = 0;
     }
-    m_socket->rollbackTransaction();
-    m_socket->disconnect(this);
+    m_stream->write("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                    "Connection: Upgrade\r\nSec-WebSocket-Accept: "
+        + net::websocket::acceptKeyFor(head.value("sec-websocket-key")) + "\r\n\r\n");
+    m_stream->disconnect(this);
     m_state = State::Done;
-    QSslSocket *socket = std::exchange(m_socket, nullptr);
-    m_front.upgrade(socket, std::move(m_place));
+    // Bytes read past the head are the WebSocket's first. The parser
+    // stopped on the head's last line feed, which it leaves unread.
+    const qsizetype headEnd = std::min(m_pendingOffset + 1, m_pending.size());
+    QByteArray early = m_pending.sliced(headEnd);
+    auto socket = std::make_unique<net::ServerWebSocket>(
+        std::exchange(m_stream, nullptr), std::move(early));
+    m_service.acceptWebSocket(std::move(socket), head.path(), std::move(m_place));
     Q_EMIT finished();
     deleteLater();
 }
@@ -285,6 +303,7 @@ void HttpConnection::send(const HttpAnswer &answer, bool closeAfter)
     }
     m_state = State::Idle;
     arm(m_authenticated ? m_limits.idleTimeout : m_limits.firstRequestTimeout);
+    m_stream->setReadPaused(false);
     // A pipelined request may already be waiting.
     QMetaObject::invokeMethod(this, &HttpConnection::process, Qt::QueuedConnection);
 }
@@ -297,16 +316,13 @@ void HttpConnection::enqueue(const QByteArray &bytes)
 
 void HttpConnection::writeFromOutbox()
 {
-    // One piece at a time, the next once TLS has passed the last one on:
-    // handed a whole large answer, Qt encrypts all of it into OpenSSL's
-    // memory buffer, which grows by copying itself again and again (a
-    // 4.6 MB listing spent a fifth of its time there).
+    // One piece at a time, the next once the last is with the kernel: a
+    // large answer is never copied whole into the stream's buffer.
     constexpr qsizetype kPiece = 128 * 1024;
-    while (m_socket && !m_outbox.empty()
-        && m_socket->bytesToWrite() + m_socket->encryptedBytesToWrite() < kPiece) {
+    while (m_stream && !m_outbox.empty() && m_stream->bytesToWrite() < kPiece) {
         const QByteArray &front = m_outbox.front();
         const qsizetype length = std::min(kPiece, front.size() - m_outboxOffset);
-        m_socket->write(front.constData() + m_outboxOffset, length);
+        m_stream->write(QByteArrayView(front).sliced(m_outboxOffset, length));
         m_outboxOffset += length;
         if (m_outboxOffset == front.size()) {
             m_outbox.pop_front();
@@ -315,7 +331,7 @@ void HttpConnection::writeFromOutbox()
     }
 }
 
-void HttpConnection::onEncryptedBytesWritten()
+void HttpConnection::onDrained()
 {
     writeFromOutbox();
     drainWhenFlushed();
@@ -337,8 +353,6 @@ void HttpConnection::refuse(const HttpAnswer &answer, bool authenticated)
                    .arg(answer.status)
                    .arg(QString::fromLatin1(reasonPhrase(answer.status)));
     }
-    if (m_socket->isTransactionStarted())
-        m_socket->commitTransaction();
     // Nothing after a refused head is read, so the connection cannot go on.
     send(answer, true);
 }
@@ -348,31 +362,27 @@ void HttpConnection::linger()
     m_state = State::Lingering;
     m_pending.clear();
     m_pendingOffset = 0;
-    if (m_socket->isTransactionStarted())
-        m_socket->commitTransaction();
     arm(m_limits.lingerTimeout);
-    m_discarded += m_socket->readAll().size();
+    m_stream->setReadPaused(false);
+    discardReadable();
     drainWhenFlushed();
 }
 
 void HttpConnection::drainWhenFlushed()
 {
-    if (m_state != State::Lingering || m_drain.valid() || !m_socket)
+    if (m_state != State::Lingering || m_drain.valid() || !m_stream)
         return;
-    if (!m_outbox.empty() || m_socket->bytesToWrite() > 0 || m_socket->encryptedBytesToWrite() > 0)
+    if (!m_outbox.empty() || m_stream->bytesToWrite() > 0)
         return;
     // The answer is on its way. The peer now sees the end and closes; what
     // it still sends is read raw and dropped (no decryption, bounded in
     // bytes and time) instead of making the kernel answer with a reset that
-    // could destroy the answer in flight. TLS has nothing more to do: the
-    // connection lives on in a copy of the descriptor only.
-    const int descriptor = static_cast<int>(m_socket->socketDescriptor());
-    ::shutdown(descriptor, SHUT_WR);
-    m_drain = util::Fd(::fcntl(descriptor, F_DUPFD_CLOEXEC, 0));
-    m_socket->disconnect(this);
-    m_socket->abort();
-    m_socket->deleteLater();
-    m_socket = nullptr;
+    // could destroy the answer in flight. TLS has nothing more to do.
+    m_stream->disconnect(this);
+    m_drain = m_stream->takeDescriptor();
+    m_stream->deleteLater();
+    m_stream = nullptr;
+    ::shutdown(m_drain.get(), SHUT_WR);
     if (!m_drain.valid()) {
         finish();
         return;
@@ -448,11 +458,11 @@ void HttpConnection::finish()
         m_drainNotifier = nullptr;
     }
     m_drain.reset();
-    if (m_socket) {
-        m_socket->disconnect(this);
-        m_socket->abort();
-        m_socket->deleteLater();
-        m_socket = nullptr;
+    if (m_stream) {
+        m_stream->disconnect(this);
+        m_stream->abort();
+        m_stream->deleteLater();
+        m_stream = nullptr;
     }
     Q_EMIT finished();
     deleteLater();

@@ -12,9 +12,13 @@
 #include <QTimer>
 
 #include <deque>
+#include <optional>
 
 class QSocketNotifier;
-class QSslSocket;
+
+namespace cloop::net {
+class TlsStream;
+}
 
 namespace cloop::hub::edge {
 
@@ -22,16 +26,17 @@ class HttpFront;
 
 // One TLS connection of the front, from its handshake to its last answer
 // or its upgrade: reads one request at a time within the limits and
-// deadlines, asks the service about each head before reading its body, and
-// after a final answer closes without losing it to a reset.
+// deadlines, asks the service about each head before reading its body,
+// after a final answer closes without losing it to a reset, and answers a
+// WebSocket upgrade itself, handing the service a socket of the hub's own.
 class HttpConnection final : public QObject
 {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HttpConnection)
 
 public:
-    // Takes the socket (already given its descriptor) and the place.
-    HttpConnection(QSslSocket *socket, PreAuthPool::Place place, HttpFront &front,
+    // Takes the stream (not yet started) and the place.
+    HttpConnection(net::TlsStream *stream, PreAuthPool::Place place, HttpFront &front,
         HttpService &service, const EdgeLimits &limits);
     ~HttpConnection() override;
 
@@ -60,6 +65,8 @@ private:
     void onHeadComplete();
     void onMessageComplete();
     void handOver();
+    // What an upgrade request lacks to be answered, if anything.
+    std::optional<QString> upgradeFault() const;
     void respond(quint64 request, const HttpAnswer &answer);
     void send(const HttpAnswer &answer, bool closeAfter);
     // A refused request ends its connection; one log line (throttled)
@@ -68,7 +75,8 @@ private:
     // Answers leave in order through the outbox, a large one in pieces.
     void enqueue(const QByteArray &bytes);
     void writeFromOutbox();
-    void onEncryptedBytesWritten();
+    void onDrained();
+    void discardReadable();
     void linger();
     void drainWhenFlushed();
     void onDrainReadable();
@@ -77,7 +85,7 @@ private:
     void finish();
     QString describe() const;
 
-    QSslSocket *m_socket;
+    net::TlsStream *m_stream;
     PreAuthPool::Place m_place;
     HttpFront &m_front;
     HttpService &m_service;
@@ -95,7 +103,7 @@ private:
     qsizetype m_discarded = 0;
     bool m_firstRequest = true;
     bool m_authenticated = false;
-    // After the last answer: the connection, without TLS, being drained.
+    // After the last answer: the connection, TLS abandoned, being drained.
     util::Fd m_drain;
     QSocketNotifier *m_drainNotifier = nullptr;
 };

@@ -10,24 +10,22 @@
 #include <QObject>
 #include <QPointer>
 #include <QSslConfiguration>
-#include <QSslSocket>
-#include <QWebSocketServer>
 
 #include <memory>
-#include <string>
-#include <unordered_map>
 
-class QAbstractSocket;
-class QSslSocket;
+namespace cloop::net {
+class TlsServerContext;
+}
 
 namespace cloop::hub::edge {
 
 class HttpService;
 
 // The hub's one port as the internet meets it: accepts connections by
-// hand, does TLS, reads HTTP/1.1 requests within fixed limits and hands
-// them to a service, and passes WebSocket upgrades to the service with the
-// place they hold in the pre-authentication pool.
+// hand, does TLS (one context for them all, net::TlsStream), reads
+// HTTP/1.1 requests within fixed limits and hands them to a service, and
+// answers WebSocket upgrades itself, passing the service the socket with
+// the place it holds in the pre-authentication pool.
 class HttpFront final : public QObject
 {
     Q_OBJECT
@@ -47,8 +45,9 @@ public:
 
     quint16 port() const { return m_listener->port(); }
     // What connections accepted from now on handshake with (a renewed
-    // certificate); those already open keep theirs.
-    void setTls(const QSslConfiguration &tls) { m_options.tls = tls; }
+    // certificate); those already open keep theirs. Refused, and the old
+    // kept, when the certificate and key cannot serve.
+    Status setTls(const QSslConfiguration &tls);
     const PreAuthPool &preAuthPool() const { return m_pool; }
     int connectionCount() const { return m_connections; }
     const TcpListener &listener() const { return *m_listener; }
@@ -56,14 +55,10 @@ public:
     // For the connections: throttles for what anyone can make the hub log.
     util::LogThrottle &handshakeLog() { return m_handshakeLog; }
     util::LogThrottle &refusalLog() { return m_refusalLog; }
-    // A connection's socket, with its head still unread, for the WebSocket layer.
-    void upgrade(QSslSocket *socket, PreAuthPool::Place place);
 
 private:
     HttpFront(Options options, HttpService &service, QObject *parent);
     void onAccepted(util::Fd descriptor, const QHostAddress &peer);
-    void onWebSocket();
-    static std::string peerKey(const QHostAddress &address, quint16 port);
 
     Options m_options;
     HttpService &m_service;
@@ -72,15 +67,7 @@ private:
     util::LogThrottle m_handshakeLog;
     util::LogThrottle m_refusalLog;
     util::LogThrottle m_admissionLog;
-    QWebSocketServer m_webSockets;
-    // Upgrading sockets by peer (address and port), until the WebSocket
-    // layer hands them back as WebSockets.
-    struct Upgrading
-    {
-        QPointer<QSslSocket> socket;
-        PreAuthPool::Place place;
-    };
-    std::unordered_map<std::string, Upgrading> m_upgrading;
+    std::shared_ptr<const net::TlsServerContext> m_tlsContext;
     int m_connections = 0;
     std::unique_ptr<TcpListener> m_listener;
 };

@@ -10,7 +10,9 @@
 #include <memory>
 #include <optional>
 
-class QWebSocket;
+namespace cloop::net {
+class MessageSocket;
+}
 
 namespace cloop::hub::edge {
 
@@ -48,9 +50,12 @@ public:
 
     virtual HeadDecision examine(const HttpRequestHead &head, const QHostAddress &peer) = 0;
     virtual bool takesWebSocket(const QByteArray &path) const = 0;
-    // An upgraded socket, with the place it holds in the pre-authentication
-    // pool until it proves who is calling.
-    virtual void acceptWebSocket(std::unique_ptr<QWebSocket> socket, PreAuthPool::Place place) = 0;
+    // An upgraded socket for the endpoint at `path` (one takesWebSocket()
+    // took), with the place it holds in the pre-authentication pool until
+    // it proves who is calling.
+    virtual void acceptWebSocket(std::unique_ptr<net::MessageSocket> socket, const QByteArray &path,
+        PreAuthPool::Place place)
+        = 0;
 };
 
 } // namespace cloop::hub::edge

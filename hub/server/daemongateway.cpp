@@ -10,7 +10,7 @@
 #include "hub/edge/greeting.h"
 #include "hub/server/daemondirectory.h"
 
-#include <QWebSocket>
+#include "common/net/messagesocket.h"
 
 #include <algorithm>
 
@@ -45,7 +45,7 @@ DaemonGateway::~DaemonGateway()
 }
 
 void DaemonGateway::handleSocket(
-    std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place, Purpose purpose)
+    std::unique_ptr<net::MessageSocket> socket, edge::PreAuthPool::Place place, Purpose purpose)
 {
     // Nothing is accepted until the first message proves who is calling.
     auto *wait = new edge::FirstMessageWait(std::move(socket), std::move(place),

@@ -10,8 +10,6 @@
 #include <functional>
 #include <memory>
 
-class QWebSocket;
-
 namespace cloop::util {
 class LogThrottle;
 }
@@ -74,8 +72,8 @@ public:
     };
 
     // A new WebSocket on this endpoint, with its place in the pool.
-    void handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place = {},
-        Purpose purpose = Purpose::Session);
+    void handleSocket(std::unique_ptr<net::MessageSocket> socket,
+        edge::PreAuthPool::Place place = {}, Purpose purpose = Purpose::Session);
 
     bool isConnected(qint64 id) const { return m_sessions.contains(id); }
     tunnel::TunnelConnection *session(qint64 id) const { return m_sessions.value(id); }

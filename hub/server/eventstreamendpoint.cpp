@@ -11,8 +11,9 @@
 #include "hub/hubcore.h"
 #include "hub/storage/database.h"
 
+#include "common/net/messagesocket.h"
+#include "common/net/websocketframes.h"
 #include <QJsonDocument>
-#include <QWebSocket>
 
 namespace cloop::hub {
 
@@ -62,7 +63,7 @@ int EventStreamEndpoint::subscriberCountOf(qint64 userId) const
 }
 
 void EventStreamEndpoint::handleSocket(
-    std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place)
+    std::unique_ptr<net::MessageSocket> socket, edge::PreAuthPool::Place place)
 {
     auto *wait = new edge::FirstMessageWait(std::move(socket), std::move(place),
         m_limits.authenticationTimeout, kMaxFirstMessage, this);
@@ -126,12 +127,11 @@ void EventStreamEndpoint::onFirstMessage(
     subscriber->lastPong.start();
     subscriber->socket->setParent(this);
     m_subscribers.append(subscriber);
-    connect(subscriber->socket, &QWebSocket::pong, this,
+    connect(subscriber->socket, &net::MessageSocket::pongReceived, this,
         [subscriber] { subscriber->lastPong.restart(); });
-    connect(subscriber->socket, &QWebSocket::disconnected, this,
+    connect(subscriber->socket, &net::MessageSocket::disconnected, this,
         [this, subscriber] { remove(subscriber); });
-    subscriber->socket->sendTextMessage(
-        api::EventStreamMessage::subscribed(principal->userName).toText());
+    subscriber->socket->sendText(api::EventStreamMessage::subscribed(principal->userName).toText());
 }
 
 Status EventStreamEndpoint::stillEntitled(const Subscriber &subscriber) const
@@ -162,9 +162,9 @@ void EventStreamEndpoint::end(Subscriber *subscriber, const Error &reason)
 {
     qCInfo(lcHubApi).noquote() << "ended the event subscription of"
                                << subscriber->principal.userName << ":" << reason.message;
-    QWebSocket *socket = subscriber->socket;
-    socket->sendTextMessage(errorText(reason));
-    socket->close(QWebSocketProtocol::CloseCodePolicyViolated, reason.message.left(120));
+    net::MessageSocket *socket = subscriber->socket;
+    socket->sendText(errorText(reason));
+    socket->close(net::websocket::CloseCode::PolicyViolated, reason.message);
     remove(subscriber);
 }
 
@@ -174,8 +174,8 @@ void EventStreamEndpoint::remove(Subscriber *subscriber)
         return;
     subscriber->socket->disconnect(this);
     // The close handshake finishes on its own, bounded by an abort.
-    QWebSocket *socket = subscriber->socket;
-    connect(socket, &QWebSocket::disconnected, socket, &QObject::deleteLater);
+    net::MessageSocket *socket = subscriber->socket;
+    connect(socket, &net::MessageSocket::disconnected, socket, &QObject::deleteLater);
     QTimer::singleShot(2000, socket, [socket] {
         socket->abort();
         socket->deleteLater();
@@ -217,7 +217,7 @@ void EventStreamEndpoint::onEvent(const HubEvent &event)
         = api::EventStreamMessage::eventOf(event.name, event.at, event.data).toText();
     for (Subscriber *subscriber : std::as_const(m_subscribers)) {
         if (mayReceive(subscriber->principal, event))
-            subscriber->socket->sendTextMessage(text);
+            subscriber->socket->sendText(text);
     }
 }
 

@@ -13,7 +13,9 @@
 #include <functional>
 #include <memory>
 
-class QWebSocket;
+namespace cloop::net {
+class MessageSocket;
+}
 
 namespace cloop::util {
 class LogThrottle;
@@ -56,14 +58,15 @@ public:
     EventStreamEndpoint(HubCore &core, Limits limits, QObject *parent = nullptr);
     ~EventStreamEndpoint() override;
 
-    void handleSocket(std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place = {});
+    void handleSocket(
+        std::unique_ptr<net::MessageSocket> socket, edge::PreAuthPool::Place place = {});
     int subscriberCount() const { return static_cast<int>(m_subscribers.size()); }
     int subscriberCountOf(qint64 userId) const;
 
 private:
     struct Subscriber
     {
-        QWebSocket *socket = nullptr;
+        net::MessageSocket *socket = nullptr;
         ApiPrincipal principal;
         QElapsedTimer lastPong;
     };

@@ -6,13 +6,13 @@
 #include "hub/server/eventstreamendpoint.h"
 #include "hub/server/hubgateways.h"
 
+#include "common/net/messagesocket.h"
 #include <QElapsedTimer>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QPointer>
 #include <QUrl>
 #include <QUrlQuery>
-#include <QWebSocket>
 
 namespace cloop::hub {
 
@@ -103,21 +103,21 @@ bool HubHttpServer::takesWebSocket(const QByteArray &path) const
         || view == edge::kEventsEndpoint;
 }
 
-void HubHttpServer::acceptWebSocket(
-    std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place)
+void HubHttpServer::acceptWebSocket(std::unique_ptr<net::MessageSocket> socket,
+    const QByteArray &path, edge::PreAuthPool::Place place)
 {
-    const QString path = socket->requestUrl().path();
-    if (path == edge::kForwarderEndpoint)
+    const QLatin1StringView endpoint(path);
+    if (endpoint == edge::kForwarderEndpoint)
         m_gateways.forwarders().handleSocket(std::move(socket), std::move(place));
-    else if (path == edge::kExecutorEndpoint)
+    else if (endpoint == edge::kExecutorEndpoint)
         m_gateways.executors().handleSocket(std::move(socket), std::move(place));
-    else if (path == edge::kExecutorDirectLegEndpoint)
+    else if (endpoint == edge::kExecutorDirectLegEndpoint)
         m_gateways.executors().handleSocket(
             std::move(socket), std::move(place), DaemonGateway::Purpose::DirectLeg);
-    else if (path == edge::kForwarderLegEndpoint)
+    else if (endpoint == edge::kForwarderLegEndpoint)
         m_gateways.forwarders().handleSocket(
             std::move(socket), std::move(place), DaemonGateway::Purpose::DirectLeg);
-    else if (path == edge::kEventsEndpoint)
+    else if (endpoint == edge::kEventsEndpoint)
         m_events.handleSocket(std::move(socket), std::move(place));
     else
         socket->abort();

@@ -31,13 +31,13 @@ public:
     Status listen(edge::HttpFront::Options options);
     quint16 port() const;
     const edge::HttpFront &front() const { return *m_front; }
-    void setTls(const QSslConfiguration &tls) { m_front->setTls(tls); }
+    Status setTls(const QSslConfiguration &tls) { return m_front->setTls(tls); }
 
     edge::HeadDecision examine(
         const edge::HttpRequestHead &head, const QHostAddress &peer) override;
     bool takesWebSocket(const QByteArray &path) const override;
-    void acceptWebSocket(
-        std::unique_ptr<QWebSocket> socket, edge::PreAuthPool::Place place) override;
+    void acceptWebSocket(std::unique_ptr<net::MessageSocket> socket, const QByteArray &path,
+        edge::PreAuthPool::Place place) override;
 
     static edge::HttpAnswer answerOf(const ApiResponse &response);
 

@@ -7,6 +7,7 @@
 
 #include "common/daemon/legclient.h"
 #include "common/daemon/streamlegdial.h"
+#include "common/net/qtmessagesocket.h"
 #include "common/protocol/channelopen.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
@@ -112,8 +113,9 @@ public:
             }
             hub.send(socket, FakeHub::welcome());
             // Takes the socket over: streams are opened on it from now on.
-            legs.push_back(std::make_unique<TunnelConnection>(socket, ChannelMultiplexer::Side::Hub,
-                ChannelMultiplexer::Limits {}, tunnel::TunnelTiming {}));
+            legs.push_back(std::make_unique<TunnelConnection>(new net::QtMessageSocket(socket),
+                ChannelMultiplexer::Side::Hub, ChannelMultiplexer::Limits {},
+                tunnel::TunnelTiming {}));
             legConnections.append(connection);
         });
     }

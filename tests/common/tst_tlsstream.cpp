@@ -1,11 +1,14 @@
 #include "common/net/tlsstream.h"
 #include "common/tunneltestsupport.h"
 
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSslSocket>
 #include <QTcpServer>
 #include <QTemporaryDir>
 #include <QTest>
+
+#include <csignal>
 
 using namespace cloop;
 using namespace Qt::StringLiterals;
@@ -198,6 +201,32 @@ private Q_SLOTS:
         client->abort();
         QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, 5000);
         QCOMPARE(stream->read(nullptr, 0), -1);
+    }
+
+    // Writing to a peer that has gone is an error, not a SIGPIPE that
+    // would end the process (this test's too).
+    void writingToAVanishedPeerFails()
+    {
+        auto client = dial();
+        auto stream = accept();
+        QVERIFY(stream);
+        QVERIFY(established(*client, *stream));
+        QSignalSpy failed(stream.get(), &net::TlsStream::failed);
+        QSignalSpy ended(stream.get(), &net::TlsStream::ended);
+        // The test library ignores SIGPIPE; a daemon's process does not.
+        const auto previous = std::signal(SIGPIPE, SIG_DFL);
+        const auto restore = qScopeGuard([previous] { std::signal(SIGPIPE, previous); });
+        // It closes properly and goes: the first write after its FIN is
+        // answered with a reset, and the next one would raise SIGPIPE.
+        client->disconnectFromHost();
+        QTRY_COMPARE_WITH_TIMEOUT(client->state(), QAbstractSocket::UnconnectedState, 5000);
+        client.reset();
+        for (int i = 0; i < 50 && ended.isEmpty(); ++i) {
+            stream->write(patterned(256 * 1024));
+            QTest::qWait(20);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(ended.size(), 1, 5000);
+        QCOMPARE(failed.size(), 1);
     }
 
     void somethingThatIsNotTlsFailsTheHandshake_data()

@@ -6,6 +6,7 @@
 // actually arrived. Nothing here dials an address other than 127.0.0.1.
 
 #include "common/net/hubtls.h"
+#include "common/net/qtmessagesocket.h"
 #include "common/net/spkipin.h"
 #include "common/protocol/controlmessage.h"
 #include "common/protocol/protocolversion.h"
@@ -936,8 +937,8 @@ void TestTunnelClient::channelsOverRealTunnel()
     QVERIFY(ready.wait(kEventTimeoutMs));
     QVERIFY(hub.socket(0));
     // Takes the socket over from the server.
-    auto hubConnection
-        = std::make_unique<TunnelConnection>(hub.socket(0), ChannelMultiplexer::Side::Hub);
+    auto hubConnection = std::make_unique<TunnelConnection>(
+        new net::QtMessageSocket(hub.socket(0)), ChannelMultiplexer::Side::Hub);
     QVERIFY(client.connection());
     connect(client.connection()->channels(), &ChannelMultiplexer::channelRequested, &client,
         [&](Channel *channel) {

@@ -5,6 +5,7 @@
 // disconnected() however the link ends", plus what goes back to a peer that
 // sends garbage.
 
+#include "common/net/qtmessagesocket.h"
 #include "common/protocol/channelframe.h"
 #include "common/protocol/controlmessage.h"
 #include "common/tunnel/channelmultiplexer.h"
@@ -38,6 +39,12 @@ using tunnel::ChannelMultiplexer;
 using tunnel::TunnelConnection;
 
 namespace {
+
+// Qt's socket as the tunnel takes it (the connection owns both).
+net::MessageSocket *wrapped(QWebSocket *socket)
+{
+    return new net::QtMessageSocket(socket);
+}
 
 constexpr int kEventTimeoutMs = 5000;
 // After the one disconnected(), how long a second one gets to show up.
@@ -85,7 +92,7 @@ std::unique_ptr<TunnelConnection> TestTunnelConnection::dial(
 {
     auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
     auto connection = std::make_unique<TunnelConnection>(
-        socket, ChannelMultiplexer::Side::Daemon, ChannelMultiplexer::Limits {}, timing);
+        wrapped(socket), ChannelMultiplexer::Side::Daemon, ChannelMultiplexer::Limits {}, timing);
     QSignalSpy connected(socket, &QWebSocket::connected);
     socket->open(endpoint(url));
     if (!connected.wait(kEventTimeoutMs))
@@ -132,7 +139,7 @@ void TestTunnelConnection::refusedDialEndsTunnelOnce()
         closedPort = probe.serverPort();
     }
     auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
-    TunnelConnection connection(socket, ChannelMultiplexer::Side::Daemon);
+    TunnelConnection connection(wrapped(socket), ChannelMultiplexer::Side::Daemon);
     QSignalSpy disconnected(&connection, &TunnelConnection::disconnected);
     QUrl url;
     url.setScheme(QStringLiteral("ws"));
@@ -149,7 +156,8 @@ void TestTunnelConnection::refusedDialEndsTunnelOnce()
 
 void TestTunnelConnection::abortBeforeDialEndsTunnelOnce()
 {
-    TunnelConnection connection(new QWebSocket(QString(), QWebSocketProtocol::VersionLatest),
+    TunnelConnection connection(
+        wrapped(new QWebSocket(QString(), QWebSocketProtocol::VersionLatest)),
         ChannelMultiplexer::Side::Daemon);
     QSignalSpy disconnected(&connection, &TunnelConnection::disconnected);
 
@@ -527,11 +535,11 @@ void TestTunnelConnection::theHubPingsOnlyWhenTheDaemonFallsQuiet()
     hubTiming.heartbeatInterval = 1000ms;
     hubTiming.heartbeatTimeout = 10'000ms;
     auto *daemonSocket = TlsLoopback::client();
-    TunnelConnection daemon(daemonSocket, ChannelMultiplexer::Side::Daemon,
+    TunnelConnection daemon(wrapped(daemonSocket), ChannelMultiplexer::Side::Daemon,
         ChannelMultiplexer::Limits {}, daemonTiming);
     QWebSocket *hubSocket = loopback.accept(daemonSocket);
     QVERIFY2(hubSocket, qPrintable(loopback.error));
-    TunnelConnection hub(hubSocket, ChannelMultiplexer::Side::Hub, {}, hubTiming);
+    TunnelConnection hub(wrapped(hubSocket), ChannelMultiplexer::Side::Hub, {}, hubTiming);
     QSignalSpy hubHeardPong(hubSocket, &QWebSocket::pong);
     QSignalSpy daemonHeardPong(daemonSocket, &QWebSocket::pong);
     QSignalSpy hubGone(&hub, &TunnelConnection::disconnected);
@@ -543,13 +551,14 @@ void TestTunnelConnection::theHubPingsOnlyWhenTheDaemonFallsQuiet()
 
     // A daemon that does not beat (an old one, a stalled one): the hub
     // pings after an interval and a half of silence and keeps the link.
-    TunnelConnection quietDaemon(TlsLoopback::client(), ChannelMultiplexer::Side::Daemon);
-    QWebSocket *quietHubSocket = loopback.accept(quietDaemon.socket());
+    QWebSocket *quietDaemonSocket = TlsLoopback::client();
+    TunnelConnection quietDaemon(wrapped(quietDaemonSocket), ChannelMultiplexer::Side::Daemon);
+    QWebSocket *quietHubSocket = loopback.accept(quietDaemonSocket);
     QVERIFY2(quietHubSocket, qPrintable(loopback.error));
     tunnel::TunnelTiming brisk;
     brisk.heartbeatInterval = 100ms;
     brisk.heartbeatTimeout = 3000ms;
-    TunnelConnection hubOfQuiet(quietHubSocket, ChannelMultiplexer::Side::Hub, {}, brisk);
+    TunnelConnection hubOfQuiet(wrapped(quietHubSocket), ChannelMultiplexer::Side::Hub, {}, brisk);
     QSignalSpy pongsToHub(quietHubSocket, &QWebSocket::pong);
     QSignalSpy quietGone(&hubOfQuiet, &TunnelConnection::disconnected);
     hubOfQuiet.startHeartbeat();
@@ -604,7 +613,7 @@ void TestTunnelConnection::aConnectionMovedToAnotherThreadWorksWholeThere()
     TlsLoopback loopback;
     QVERIFY2(loopback.listen(), qPrintable(loopback.error));
     auto *clientSocket = TlsLoopback::client();
-    TunnelConnection daemon(clientSocket, ChannelMultiplexer::Side::Daemon);
+    TunnelConnection daemon(wrapped(clientSocket), ChannelMultiplexer::Side::Daemon);
     QWebSocket *hubSocket = loopback.accept(clientSocket);
     QVERIFY2(hubSocket, qPrintable(loopback.error));
 
@@ -613,7 +622,7 @@ void TestTunnelConnection::aConnectionMovedToAnotherThreadWorksWholeThere()
     fast.heartbeatTimeout = 2000ms;
     fast.watchfulInterval = 40ms;
     fast.watchfulTimeout = 2000ms;
-    auto *hub = new TunnelConnection(hubSocket, ChannelMultiplexer::Side::Hub, {}, fast);
+    auto *hub = new TunnelConnection(wrapped(hubSocket), ChannelMultiplexer::Side::Hub, {}, fast);
     QThread relay;
     relay.setEventDispatcher(new util::EpollEventDispatcher);
     relay.start();

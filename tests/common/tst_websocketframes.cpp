@@ -117,6 +117,12 @@ private Q_SLOTS:
         QCOMPARE(large.left(10), bytesOf({ 0x82, 0x7f, 0, 0, 0, 0, 0, 0x01, 0x00, 0x00 }));
     }
 
+    void theAcceptKeyIsTheRfcs()
+    {
+        // RFC 6455 1.3's example.
+        QCOMPARE(acceptKeyFor("dGhlIHNhbXBsZSBub25jZQ=="), "s3pPLMBiTxaQ9kYGzzhZRbK+xOo="_ba);
+    }
+
     void everyLengthSurvivesEverySplit_data()
     {
         QTest::addColumn<int>("length");

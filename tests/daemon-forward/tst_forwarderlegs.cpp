@@ -9,6 +9,7 @@
 #include "common/device/sysfsroot.h"
 #include "common/device/usb/usbipprotocol.h"
 #include "common/identity/credentialfile.h"
+#include "common/net/qtmessagesocket.h"
 #include "common/protocol/channelopen.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelconnection.h"
@@ -140,8 +141,8 @@ void TestForwarderLegs::init()
         protocol::Welcome welcome = FakeHub::welcome();
         welcome.device = spec;
         hub.send(socket, welcome);
-        auto connectionEnd
-            = std::make_unique<TunnelConnection>(socket, ChannelMultiplexer::Side::Hub);
+        auto connectionEnd = std::make_unique<TunnelConnection>(
+            new net::QtMessageSocket(socket), ChannelMultiplexer::Side::Hub);
         if (hub.requestPath(connection) == QString(protocol::kForwarderLegPath)) {
             m_legHellos.append(*hello);
             m_legs.push_back(std::move(connectionEnd));

@@ -5,6 +5,7 @@
 // QWebSockets on 127.0.0.1 speaking to an in-process QWebSocketServer; the
 // directory behind the gateway admits every credential "daemon-<id>".
 
+#include "common/net/qtmessagesocket.h"
 #include "common/protocol/channelopen.h"
 #include "common/protocol/controlmessage.h"
 #include "common/protocol/protocolversion.h"
@@ -154,7 +155,7 @@ void TestDaemonGateway::init()
     QVERIFY(m_server->listen(QHostAddress::LocalHost, 0));
     connect(m_server.get(), &QWebSocketServer::newConnection, this, [this] {
         while (QWebSocket *socket = m_server->nextPendingConnection())
-            m_gateway->handleSocket(std::unique_ptr<QWebSocket>(socket), {},
+            m_gateway->handleSocket(std::make_unique<net::QtMessageSocket>(socket), {},
                 socket->requestUrl().path() == protocol::kDirectLegPath
                     ? DaemonGateway::Purpose::DirectLeg
                     : DaemonGateway::Purpose::Session);

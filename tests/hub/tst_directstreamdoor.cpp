@@ -3,6 +3,7 @@
 // back (tests/support/multiplexerpair.h) behind a PeerRelay, as on a
 // member; the agent's own connection is a real WebSocket on loopback.
 
+#include "common/net/qtmessagesocket.h"
 #include "common/tunnel/channelsplice.h"
 #include "common/tunnel/tunnelconnection.h"
 #include "hub/cluster/directstreamdoor.h"
@@ -13,6 +14,7 @@
 #include <QPointer>
 #include <QSignalSpy>
 #include <QTest>
+#include <QWebSocket>
 #include <QWebSocketServer>
 
 #include <memory>
@@ -45,12 +47,12 @@ public:
     {
         server.listen(QHostAddress::LocalHost, 0);
         connect(&server, &QWebSocketServer::newConnection, this, [this] {
-            hub = new TunnelConnection(
-                server.nextPendingConnection(), tunnel::ChannelMultiplexer::Side::Hub);
+            hub = new TunnelConnection(new net::QtMessageSocket(server.nextPendingConnection()),
+                tunnel::ChannelMultiplexer::Side::Hub);
         });
         auto *socket = new QWebSocket;
-        agent
-            = std::make_unique<TunnelConnection>(socket, tunnel::ChannelMultiplexer::Side::Daemon);
+        agent = std::make_unique<TunnelConnection>(
+            new net::QtMessageSocket(socket), tunnel::ChannelMultiplexer::Side::Daemon);
         connect(agent->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
             [this](Channel *channel) {
                 channel->accept();

@@ -5,6 +5,7 @@
 #include "tests/hub/apiharness.h"
 
 #include "common/crypto/secrets.h"
+#include "common/net/qtmessagesocket.h"
 #include "hub/domain/eventbus.h"
 #include "hub/server/eventstreamendpoint.h"
 
@@ -164,7 +165,7 @@ void TestEventStreamEndpoint::restartStream(EventStreamEndpoint::Limits limits)
     QVERIFY(m_server->listen(QHostAddress::LocalHost, 0));
     connect(m_server.get(), &QWebSocketServer::newConnection, this, [this] {
         while (QWebSocket *socket = m_server->nextPendingConnection())
-            m_stream->handleSocket(std::unique_ptr<QWebSocket>(socket));
+            m_stream->handleSocket(std::make_unique<net::QtMessageSocket>(socket));
     });
     m_url = QUrl(QStringLiteral("ws://127.0.0.1:%1/api/events").arg(m_server->serverPort()));
 }

@@ -3,6 +3,7 @@
 // head passed, a refusal that ends the connection, and a request the
 // service never answers ended with 504 instead of hanging.
 
+#include "common/net/messagesocket.h"
 #include "hub/edge/httpfront.h"
 #include "hub/edge/httpservice.h"
 #include "hub/tls/devcertificate.h"
@@ -62,7 +63,9 @@ public:
         return decision;
     }
     bool takesWebSocket(const QByteArray &) const override { return false; }
-    void acceptWebSocket(std::unique_ptr<QWebSocket>, PreAuthPool::Place) override { }
+    void acceptWebSocket(
+        std::unique_ptr<cloop::net::MessageSocket>, const QByteArray &, PreAuthPool::Place) override
+    { }
 
     int heads = 0;
     QList<HttpResponder> parked;

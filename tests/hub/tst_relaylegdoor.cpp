@@ -4,6 +4,7 @@
 // loopback whose hub end the test hands to the door, as the gateway does
 // once the daemon proved who it is.
 
+#include "common/net/qtmessagesocket.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelconnection.h"
 #include "common/tunneltestsupport.h"
@@ -18,6 +19,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QThread>
+#include <QWebSocket>
 #include <QWebSocketServer>
 
 #include <memory>
@@ -70,12 +72,13 @@ public:
             for (QTcpSocket *tcp : server.findChildren<QTcpSocket *>())
                 if (tcp->peerPort() == socket->peerPort())
                     tcp->setParent(socket);
-            hub = new TunnelConnection(socket, tunnel::ChannelMultiplexer::Side::Hub);
+            hub = new TunnelConnection(
+                new net::QtMessageSocket(socket), tunnel::ChannelMultiplexer::Side::Hub);
             hub->startHeartbeat();
         });
         auto *socket = new QWebSocket;
-        daemon
-            = std::make_unique<TunnelConnection>(socket, tunnel::ChannelMultiplexer::Side::Daemon);
+        daemon = std::make_unique<TunnelConnection>(
+            new net::QtMessageSocket(socket), tunnel::ChannelMultiplexer::Side::Daemon);
         connect(daemon->channels(), &tunnel::ChannelMultiplexer::channelRequested, this,
             [this](Channel *channel) {
                 if (!refusal.isEmpty()) {
@@ -450,7 +453,7 @@ void TestRelayLegDoor::aLegAdmittedInTheMidstOfItsOwnReadMovesWhole()
         door.admit(Side::Forwarder, kForwarder, expected.forwarderLeg.ticket, forwarder.opener()));
     std::unique_ptr<RelayedStream> stream(expected.stream);
     QSignalSpy joined(stream.get(), &RelayedStream::joined);
-    QWebSocket *agentEnd = agent.hub->socket();
+    auto *agentEnd = static_cast<net::QtMessageSocket *>(agent.hub->socket())->webSocket();
     std::optional<Status> admitted;
     connect(agentEnd, &QWebSocket::pong, this, [&] {
         if (admitted)

@@ -1,5 +1,6 @@
 #include "support/impostorhub.h"
 
+#include "common/net/qtmessagesocket.h"
 #include "common/protocol/protocolversion.h"
 
 #include <QFile>
@@ -60,7 +61,7 @@ void ImpostorHub::onNewConnection()
 {
     while (QWebSocket *socket = m_server->nextPendingConnection()) {
         auto *connection = new tunnel::TunnelConnection(
-            socket, tunnel::ChannelMultiplexer::Side::Hub, {}, {}, this);
+            new net::QtMessageSocket(socket), tunnel::ChannelMultiplexer::Side::Hub, {}, {}, this);
         connect(connection, &tunnel::TunnelConnection::controlReceived, this,
             [this, connection](const protocol::ControlMessage &message) {
                 const auto *hello = std::get_if<protocol::Hello>(&message);
