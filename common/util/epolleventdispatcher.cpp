@@ -210,30 +210,12 @@ void EpollEventDispatcher::registerTimer(
     scheduleTimer(timerId, *inserted, Clock::now());
 }
 
-namespace {
-
-// The deadline map's entry for this timer, found among those at its deadline.
-template <typename Map>
-typename Map::iterator entryOf(Map &deadlines, std::chrono::steady_clock::time_point at, int id)
-{
-    auto [first, last] = deadlines.equal_range(at);
-    for (auto it = first; it != last; ++it) {
-        if (it->second == id)
-            return it;
-    }
-    return deadlines.end();
-}
-
-} // namespace
-
 bool EpollEventDispatcher::unregisterTimer(int timerId)
 {
     const auto found = m_timers.find(timerId);
     if (found == m_timers.end())
         return false;
-    if (const auto entry = entryOf(m_deadlines, found->deadline, timerId);
-        entry != m_deadlines.end())
-        m_deadlines.erase(entry);
+    m_deadlines.erase({ found->deadline, timerId });
     m_timers.erase(found);
     return true;
 }

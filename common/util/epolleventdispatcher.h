@@ -7,7 +7,7 @@
 
 #include <atomic>
 #include <chrono>
-#include <map>
+#include <set>
 #include <vector>
 
 class QSocketNotifier;
@@ -107,8 +107,10 @@ private:
     std::atomic<bool> m_interrupted { false };
     QHash<int, Watched> m_watched;
     QHash<int, Timer> m_timers;
-    // Deadline order; a timer's entry is found again by its id.
-    std::multimap<Clock::time_point, int> m_deadlines;
+    // Deadline order, then id: a timer's entry is found again in log time
+    // even when thousands share its deadline (coarse timers started
+    // together, as every session's at the hub's shutdown).
+    std::set<std::pair<Clock::time_point, int>> m_deadlines;
 };
 
 } // namespace cloop::util

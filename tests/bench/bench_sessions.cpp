@@ -229,9 +229,15 @@ int runBench(int sessions, int idleSeconds)
     took.restart();
     if (!hub.relaunch())
         fail(hub.lastError());
+    const double loadCpuBefore = bench::useOf(QCoreApplication::applicationPid()).cpuSeconds;
     HealthProbe restartProbe(hub, std::chrono::milliseconds(200));
     const bool back = load.awaitLive(sessions, std::chrono::minutes(5));
     const double allBack = took.elapsed() / 1000.0;
+    // Whose CPU the return took: the hub's, and this one process's, which
+    // dials all the sessions on the same two cores.
+    const double hubCpu = bench::useOf(hub.pid()).cpuSeconds;
+    const double loadCpu
+        = bench::useOf(QCoreApplication::applicationPid()).cpuSeconds - loadCpuBefore;
     const double firstAnswer = restartProbe.firstAnswerSeconds();
     health = restartProbe.stop();
     const Spread restartHealth = spreadOf(health);
@@ -241,6 +247,9 @@ int runBench(int sessions, int idleSeconds)
     std::printf("  /api/health meanwhile: median %.1f ms, worst %.1f ms, %d unanswered of %zu "
                 "(goal 200 ms)\n",
         restartHealth.median, restartHealth.worst, restartHealth.failed, health.size());
+    std::printf("  CPU the return took: the hub %.1f s (%.2f ms a session), the sessions' own "
+                "process %.1f s\n",
+        hubCpu, 1000.0 * hubCpu / sessions, loadCpu);
 
     took.restart();
     load.clear();

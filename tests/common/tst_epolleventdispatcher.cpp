@@ -74,6 +74,7 @@ private Q_SLOTS:
     void singleShotTimersFireInDeadlineOrder();
     void aRepeatingTimerKeepsFiring();
     void aTimerStoppedByAnotherDueOneDoesNotFire();
+    void timersSharingADeadlineAreStoppedOneByOne();
     void aZeroTimerStartedInAHandlerWaitsForTheNextTurn();
     void remainingTimeAndRegisteredTimersDescribeTheTimer();
     void aReadNotifierFiresWhileDataWaitsAndNotWhenDisabled();
@@ -143,6 +144,33 @@ void TestEpollEventDispatcher::aTimerStoppedByAnotherDueOneDoesNotFire()
     stopped.stop();
     QTest::qWait(100);
     QCOMPARE(quiet.count(), 0);
+}
+
+// Thousands of timers may share one deadline (every session's close guard,
+// started in one pass at the hub's shutdown): stopping any of them stops
+// that one alone, and the others still fire, each once.
+void TestEpollEventDispatcher::timersSharingADeadlineAreStoppedOneByOne()
+{
+    constexpr int kTimers = 2000;
+    std::vector<std::unique_ptr<QTimer>> timers;
+    std::vector<int> fired(kTimers, 0);
+    for (int i = 0; i < kTimers; ++i) {
+        auto timer = std::make_unique<QTimer>();
+        timer->setSingleShot(true);
+        timer->setTimerType(Qt::PreciseTimer);
+        connect(timer.get(), &QTimer::timeout, this, [&fired, i] { ++fired[size_t(i)]; });
+        timers.push_back(std::move(timer));
+    }
+    // One start time for all, so that they share their deadline.
+    for (auto &timer : timers)
+        timer->start(50);
+    for (int i = 0; i < kTimers; i += 2)
+        timers[size_t(i)]->stop();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        std::count(fired.cbegin(), fired.cend(), 1) == kTimers / 2, kEventTimeoutMs);
+    QTest::qWait(100);
+    for (int i = 0; i < kTimers; ++i)
+        QCOMPARE(fired[size_t(i)], i % 2);
 }
 
 void TestEpollEventDispatcher::aZeroTimerStartedInAHandlerWaitsForTheNextTurn()
