@@ -1,7 +1,10 @@
 #include "common/net/hubtls.h"
 
+#include <QCryptographicHash>
 #include <QFile>
+#include <QHash>
 #include <QHostAddress>
+#include <QMutex>
 
 namespace cloop::net {
 
@@ -51,10 +54,8 @@ QSslConfiguration HubTrust::configuration() const
 Result<QList<QSslError>> HubTrust::judge(
     const QList<QSslError> &errors, const QSslCertificate &peer) const
 {
-    // Chain errors mean "no CA vouches for this key". A matching pin is a
-    // stronger statement about the key, so only those may be waived, and
-    // never an expired certificate or the wrong host name.
-    static const QList<QSslError::SslError> waivable {
+    // What Qt calls "no trusted issuer", as OpenSSL's verifier does.
+    static const QList<QSslError::SslError> noTrustedIssuer {
         QSslError::SelfSignedCertificate,
         QSslError::SelfSignedCertificateInChain,
         QSslError::UnableToGetLocalIssuerCertificate,
@@ -62,25 +63,80 @@ Result<QList<QSslError>> HubTrust::judge(
         QSslError::UnableToVerifyFirstCertificate,
         QSslError::CertificateUntrusted,
     };
-    const bool pinned = !m_pins.isEmpty() && m_pins.matches(peer);
+    QList<Problem> problems;
+    for (const QSslError &error : errors)
+        problems.append({ error.errorString(), noTrustedIssuer.contains(error.error()) });
+    if (const Status verdict = judgeProblems(problems, PinSet::spkiSha256(peer)); !verdict)
+        return verdict.error();
+    return errors;
+}
+
+Status HubTrust::judge(const QList<CertificateProblem> &problems, const QByteArray &peerKey) const
+{
+    QList<Problem> found;
+    for (const CertificateProblem &problem : problems)
+        found.append({ problem.text, problem.noTrustedIssuer });
+    if (const Status verdict = judgeProblems(found, peerKey); !verdict)
+        return verdict;
+    // The pin is checked on every connection, also when a public CA
+    // vouched for the certificate.
+    return verifyKey(peerKey);
+}
+
+Status HubTrust::judgeProblems(const QList<Problem> &problems, const QByteArray &peerKey) const
+{
+    // Chain errors mean "no CA vouches for this key". A matching pin is a
+    // stronger statement about the key, so only those may be waived, and
+    // never an expired certificate or the wrong host name.
+    const bool pinned = !m_pins.isEmpty() && m_pins.matchesKey(peerKey);
     if (!m_pins.isEmpty() && !pinned)
-        return verifyPeer(peer).error();
+        return verifyKey(peerKey);
     QStringList fatal;
-    for (const QSslError &error : errors) {
-        if (!(pinned && waivable.contains(error.error())))
-            fatal.append(error.errorString());
+    for (const Problem &problem : problems) {
+        if (!(pinned && problem.noTrustedIssuer) && !fatal.contains(problem.text))
+            fatal.append(problem.text);
     }
     if (!fatal.isEmpty())
         return Error::make(QStringLiteral("tls_untrusted"),
             QStringLiteral("the hub's certificate is not trusted: %1%2")
                 .arg(fatal.join(QStringLiteral("; ")),
                     m_pins.isEmpty() ? m_untrustedRemedy : QString()));
-    return errors;
+    return {};
+}
+
+Result<std::shared_ptr<const TlsContext>> HubTrust::clientContext() const
+{
+    if (*m_clientContext)
+        return *m_clientContext;
+    // Trusts made apart (a daemon's leg dials, a new pin the hub announced)
+    // with the same authorities share one context while any holds it: the
+    // system's CA store is read once, not per trust.
+    static QMutex mutex;
+    static QHash<QByteArray, std::weak_ptr<const TlsContext>> contexts;
+    QByteArray key;
+    for (const QSslCertificate &authority : m_extraAuthorities)
+        key += authority.digest(QCryptographicHash::Sha256);
+    const QMutexLocker locker(&mutex);
+    std::shared_ptr<const TlsContext> context = contexts.value(key).lock();
+    if (!context) {
+        auto made = TlsContext::forClient(m_extraAuthorities);
+        if (!made)
+            return made.error();
+        context = std::move(*made);
+        contexts.insert(key, context);
+    }
+    *m_clientContext = context;
+    return context;
 }
 
 Status HubTrust::verifyPeer(const QSslCertificate &peer) const
 {
-    Status verified = m_pins.verify(peer);
+    return verifyKey(PinSet::spkiSha256(peer));
+}
+
+Status HubTrust::verifyKey(const QByteArray &peerKey) const
+{
+    Status verified = m_pins.verifyKey(peerKey);
     if (!verified)
         return Error::make(verified.error().code, verified.error().message + m_mismatchRemedy);
     return verified;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "common/net/spkipin.h"
+#include "common/net/tlsstream.h"
 #include "common/result.h"
 
 #include <QList>
@@ -40,13 +41,31 @@ public:
     // or the reason to refuse the connection.
     Result<QList<QSslError>> judge(
         const QList<QSslError> &errors, const QSslCertificate &peer) const;
+    // The same verdict on what our own TLS client's verifier found, then
+    // the pin itself: whether this connection may carry a secret. The key
+    // comes as its digest (TlsStream::peerKeyDigest()).
+    Status judge(const QList<CertificateProblem> &problems, const QByteArray &peerKey) const;
+    // The client context that verifies as this trust does: made on first
+    // use, shared by every copy of this trust and every connection.
+    Result<std::shared_ptr<const TlsContext>> clientContext() const;
 
     // After the handshake, before any secret is sent.
     Status verifyPeer(const QSslCertificate &peer) const;
 
 private:
+    struct Problem
+    {
+        QString text;
+        bool noTrustedIssuer = false;
+    };
+    Status judgeProblems(const QList<Problem> &problems, const QByteArray &peerKey) const;
+    Status verifyKey(const QByteArray &peerKey) const;
+
     PinSet m_pins;
     QList<QSslCertificate> m_extraAuthorities;
+    // Shared between copies: the context depends on the authorities alone.
+    std::shared_ptr<std::shared_ptr<const TlsContext>> m_clientContext
+        = std::make_shared<std::shared_ptr<const TlsContext>>();
     QString m_mismatchRemedy;
     QString m_untrustedRemedy
         = QStringLiteral(" (pin the hub's key with --pin or add its CA with --ca)");

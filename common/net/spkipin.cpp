@@ -91,7 +91,11 @@ Result<PinSet> PinSet::parse(const QString &text)
 
 bool PinSet::matches(const QSslCertificate &certificate) const
 {
-    const QByteArray digest = spkiSha256(certificate);
+    return matchesKey(spkiSha256(certificate));
+}
+
+bool PinSet::matchesKey(const QByteArray &digest) const
+{
     if (digest.isEmpty())
         return false;
     for (const QByteArray &pinned : m_digests) {
@@ -111,13 +115,18 @@ QString PinSet::toString() const
 
 Status PinSet::verify(const QSslCertificate &certificate) const
 {
-    if (isEmpty() || matches(certificate))
+    return verifyKey(spkiSha256(certificate));
+}
+
+Status PinSet::verifyKey(const QByteArray &digest) const
+{
+    if (isEmpty() || matchesKey(digest))
         return {};
-    const QString shown = pinOf(certificate);
     return Error::make(QStringLiteral("pin_mismatch"),
         QStringLiteral("the hub's certificate key does not match the pinned key: "
                        "expected %1, the server presented %2")
-            .arg(toString(), shown.isEmpty() ? QStringLiteral("no certificate") : shown));
+            .arg(toString(),
+                digest.isEmpty() ? QStringLiteral("no certificate") : formatPin(digest)));
 }
 
 } // namespace cloop::net

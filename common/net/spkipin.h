@@ -39,10 +39,14 @@ public:
 
     bool isEmpty() const { return m_digests.isEmpty(); }
     bool matches(const QSslCertificate &certificate) const;
+    // The same for a key's digest (spkiSha256), as a TLS client has it
+    // without decoding the certificate again.
+    bool matchesKey(const QByteArray &spkiSha256) const;
     QString toString() const;
 
     // A refusal naming what was expected and what the server showed.
     Status verify(const QSslCertificate &certificate) const;
+    Status verifyKey(const QByteArray &spkiSha256) const;
 
     friend bool operator==(const PinSet &, const PinSet &) = default;
 

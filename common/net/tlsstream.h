@@ -17,37 +17,63 @@ class QTimer;
 
 using SSL_CTX = struct ssl_ctx_st;
 using SSL = struct ssl_st;
+using X509_STORE_CTX = struct x509_store_ctx_st;
 
 namespace cloop::net {
 
-// One TLS server context for every connection a listener accepts: made
-// once from the certificate chain and key, then only referenced. Qt makes
-// a context per socket, which at thousands of connections costs more than
-// their handshakes.
-class TlsServerContext final
+// What the verifier found wrong with a server's certificate: one chain
+// or name error, in OpenSSL's words. Whether it is fatal is the caller's
+// policy (a pinned key may stand in for a missing trusted issuer).
+struct CertificateProblem
 {
-public:
-    static Result<std::shared_ptr<const TlsServerContext>> create(
-        const QList<QSslCertificate> &chain, const QSslKey &key);
-    ~TlsServerContext();
-    TlsServerContext(const TlsServerContext &) = delete;
-    TlsServerContext &operator=(const TlsServerContext &) = delete;
-
-    SSL_CTX *handle() const { return m_context; }
-
-private:
-    explicit TlsServerContext(SSL_CTX *context)
-        : m_context(context)
-    { }
-    SSL_CTX *m_context;
+    int code = 0; // X509_V_ERR_*
+    int depth = 0; // 0: the server's own certificate
+    QString text;
+    // The chain ends at no authority we trust: the only kind a pin may waive.
+    bool noTrustedIssuer = false;
 };
 
-// The server side of one TLS connection over a connected, non-blocking TCP
-// descriptor it owns. It holds no buffer while it has nothing to send:
-// OpenSSL releases its record buffers between records, decrypted bytes go
-// straight to whoever reads them, and what cannot be sent at once waits in
-// one buffer that is freed once it drains. Writes made in one turn of the
-// event loop leave together at its end, in as few records as fit them.
+// One TLS context for every connection of one kind, made once and then only
+// referenced: a server's from its certificate chain and key, a client's from
+// the authorities it trusts. Qt makes a context per socket, which at
+// thousands of connections costs more than their handshakes (a client's
+// decodes the whole CA store each time).
+class TlsContext final
+{
+public:
+    static Result<std::shared_ptr<const TlsContext>> forServer(
+        const QList<QSslCertificate> &chain, const QSslKey &key);
+    // Verifies servers against the system's CAs and `extraAuthorities`; the
+    // problems found are recorded, not fatal (TlsStream::certificateProblems()).
+    static Result<std::shared_ptr<const TlsContext>> forClient(
+        const QList<QSslCertificate> &extraAuthorities);
+    ~TlsContext();
+    TlsContext(const TlsContext &) = delete;
+    TlsContext &operator=(const TlsContext &) = delete;
+
+    SSL_CTX *handle() const { return m_context; }
+    bool isServer() const { return m_server; }
+
+private:
+    // A context with what both sides set: TLS 1.2 or later, no
+    // renegotiation, record buffers released between records.
+    static Result<std::shared_ptr<const TlsContext>> create(bool server);
+    TlsContext(SSL_CTX *context, bool server)
+        : m_context(context)
+        , m_server(server)
+    { }
+    SSL_CTX *m_context;
+    bool m_server;
+};
+
+// One end of a TLS connection over a connected TCP descriptor it owns: the
+// hub's for each connection its front accepts, a daemon's for each dial.
+// Without a context it carries plaintext (a ws:// dial to a loopback hub,
+// or one the operator allowed): the same stream, no encryption. It holds no buffer while it has
+// nothing to send: OpenSSL releases its record buffers between records, decrypted bytes go straight
+// to whoever reads them, and what cannot be sent at once waits in one buffer that is freed once it
+// drains. Writes made in one turn of the event loop leave together at its end, in as few records as
+// fit them.
 class TlsStream final : public QObject
 {
     Q_OBJECT
@@ -62,12 +88,29 @@ public:
         Closed,
     };
 
-    TlsStream(util::Fd descriptor, std::shared_ptr<const TlsServerContext> context,
-        QObject *parent = nullptr);
+    // `context` null: plaintext.
+    TlsStream(
+        util::Fd descriptor, std::shared_ptr<const TlsContext> context, QObject *parent = nullptr);
     ~TlsStream() override;
 
     // Begins the handshake; encrypted() or failed() follows.
     void startServerHandshake();
+    // Begins a client's handshake with the server named `serverName`: a
+    // host name is sent as SNI and must be one the certificate names; an
+    // IP address must be one it lists. encrypted() or failed() follows
+    // (a plaintext stream says encrypted() a turn later, having no
+    // handshake to do).
+    void startClientHandshake(const QString &serverName);
+
+    bool isPlaintext() const { return !m_context; }
+    // After encrypted(), on a client: the server's certificate, and what is
+    // wrong with it (nothing when a trusted authority vouches for it and
+    // it names the server).
+    QSslCertificate peerCertificate() const;
+    // SHA-256 over the server's SubjectPublicKeyInfo (what a pin names),
+    // taken from the handshake's own certificate: nothing decoded again.
+    QByteArray peerKeyDigest() const;
+    const QList<CertificateProblem> &certificateProblems() const { return m_problems; }
 
     State state() const { return m_state; }
     const QHostAddress &peerAddress() const { return m_peerAddress; }
@@ -84,6 +127,9 @@ public:
     // Queues bytes to send; they leave at the end of this turn of the
     // event loop. Ignored once closing.
     void write(QByteArrayView bytes);
+    // Queues `size` bytes the caller writes in place (a frame masked as it
+    // is copied): valid until the next call on this stream. Null once closing.
+    char *appendSpace(qsizetype size);
     // Bytes not yet taken by the kernel (queued or held in a record).
     qsizetype bytesToWrite() const { return m_outgoing.size() - m_sent; }
     // Memory held for this stream beyond OpenSSL's own state.
@@ -124,9 +170,16 @@ private:
     void finish();
     void stopWatching();
     void shutdownTls();
+    qsizetype readPlain(char *data, qsizetype size);
+    // Sends from m_outgoing: false when the rest must wait.
+    bool writePlain();
+    // The client context's verify callback: notes each problem, goes on.
+    static int recordProblem(int preverified, X509_STORE_CTX *store);
+    friend class TlsContext;
 
     util::Fd m_descriptor;
-    std::shared_ptr<const TlsServerContext> m_context;
+    std::shared_ptr<const TlsContext> m_context;
+    QList<CertificateProblem> m_problems;
     SSL *m_ssl = nullptr;
     QSocketNotifier *m_readNotifier = nullptr;
     QSocketNotifier *m_writeNotifier = nullptr;

@@ -1,11 +1,11 @@
 #include "common/tunnel/tunnelclient.h"
 
 #include "common/logging.h"
-#include "common/net/qtmessagesocket.h"
+#include "common/net/streamwebsocket.h"
+#include "common/net/tlsstream.h"
+#include "common/net/websocketdial.h"
 #include "common/protocol/protocolversion.h"
 #include "common/util/duration.h"
-
-#include <QSslConfiguration>
 
 namespace cloop::tunnel {
 
@@ -116,10 +116,9 @@ void TunnelClient::stop()
     m_retryTimer.stop();
     m_authTimer.stop();
     setState(State::Stopped);
+    delete m_dial.data();
     if (TunnelConnection *connection = m_connection.data()) {
         connection->disconnect(this);
-        if (m_webSocket)
-            m_webSocket->disconnect(this);
         connect(connection, &TunnelConnection::disconnected, connection, &QObject::deleteLater);
         connection->close(QStringLiteral("daemon stopping"));
         m_connection = nullptr;
@@ -149,26 +148,26 @@ void TunnelClient::connectNow()
     }
 
     m_attemptError.reset();
-    auto *socket = new QWebSocket(QString(), QWebSocketProtocol::VersionLatest);
-    auto *connection = new TunnelConnection(new net::QtMessageSocket(socket),
-        ChannelMultiplexer::Side::Daemon, m_options.limits, m_options.timing, this);
-    m_connection = connection;
-    m_webSocket = socket;
-    if (url.scheme() == QLatin1String("wss"))
-        socket->setSslConfiguration(m_options.trust.configuration());
-
-    connect(socket, &QWebSocket::sslErrors, this, [this, socket](const QList<QSslError> &errors) {
-        const auto verdict
-            = m_options.trust.judge(errors, socket->sslConfiguration().peerCertificate());
-        if (verdict) {
-            socket->ignoreSslErrors(*verdict);
+    std::shared_ptr<const net::TlsContext> tls;
+    if (url.scheme() == QLatin1String("wss")) {
+        auto context = m_options.trust.clientContext();
+        if (!context) {
+            // The CA store cannot be read: no attempt could succeed.
+            setState(State::Stopped);
+            Q_EMIT refused(Error::make(context.error().code, context.error().message, true));
             return;
         }
-        m_attemptError = verdict.error();
+        tls = std::move(*context);
+    }
+    auto *dial = new net::WebSocketDial(url, std::move(tls), this);
+    m_dial = dial;
+    // The pin is checked on every connection, also when a public CA
+    // vouched for the certificate, and before any secret leaves.
+    dial->setPeerCheck([trust = m_options.trust](const net::TlsStream &stream) {
+        return trust.judge(stream.certificateProblems(), stream.peerKeyDigest());
     });
-    connect(socket, &QWebSocket::connected, this, &TunnelClient::onConnected);
-    connect(connection, &TunnelConnection::controlReceived, this, &TunnelClient::onControl);
-    connect(connection, &TunnelConnection::disconnected, this, &TunnelClient::onConnectionLost);
+    connect(dial, &net::WebSocketDial::opened, this, &TunnelClient::onOpened);
+    connect(dial, &net::WebSocketDial::failed, this, &TunnelClient::onDialFailed);
 
     setState(State::Connecting);
     if (m_round.size() > 1)
@@ -180,24 +179,21 @@ void TunnelClient::connectNow()
         qCInfo(lcNet).noquote() << "dialling" << url.toString();
     Q_EMIT attemptStarted(m_currentUrl);
     m_authTimer.start(m_options.authenticationTimeout);
-    socket->open(url);
+    dial->start();
 }
 
-void TunnelClient::onConnected()
+void TunnelClient::onOpened()
 {
-    if (!m_connection || !m_webSocket)
+    net::WebSocketDial *dial = m_dial.data();
+    if (!dial)
         return;
-    QWebSocket *socket = m_webSocket;
-    if (net::endpointUrl(m_currentUrl, m_options.endpointPath).scheme() == QLatin1String("wss")) {
-        // The pin is checked on every connection, also when a public CA
-        // vouched for the certificate, and before any secret leaves.
-        const Status pinned
-            = m_options.trust.verifyPeer(socket->sslConfiguration().peerCertificate());
-        if (!pinned) {
-            failAttempt(pinned.error());
-            return;
-        }
-    }
+    net::StreamWebSocket *socket = dial->takeSocket();
+    dial->deleteLater();
+    auto *connection = new TunnelConnection(
+        socket, ChannelMultiplexer::Side::Daemon, m_options.limits, m_options.timing, this);
+    m_connection = connection;
+    connect(connection, &TunnelConnection::controlReceived, this, &TunnelClient::onControl);
+    connect(connection, &TunnelConnection::disconnected, this, &TunnelClient::onConnectionLost);
     setState(State::Authenticating);
     m_connection->startHeartbeat();
     if (!m_credential.isEmpty()) {
@@ -247,11 +243,26 @@ void TunnelClient::onControl(const ControlMessage &message)
         Q_EMIT controlReceived(message);
 }
 
+void TunnelClient::onDialFailed(const Error &error)
+{
+    if (m_dial)
+        m_dial->deleteLater();
+    m_attemptError = error;
+    onConnectionLost(error.message);
+}
+
 void TunnelClient::failAttempt(const Error &error)
 {
     m_attemptError = error;
-    if (m_connection)
+    if (m_connection) {
         m_connection->abort(error.message);
+        return;
+    }
+    if (net::WebSocketDial *dial = m_dial.data()) {
+        // Not dialled yet, or still in TLS or the upgrade: abandoned.
+        delete dial;
+        onConnectionLost(error.message);
+    }
 }
 
 void TunnelClient::onConnectionLost(const QString &reason)

@@ -11,7 +11,9 @@
 #include <QTimer>
 #include <QUrl>
 
-class QWebSocket;
+namespace cloop::net {
+class WebSocketDial;
+}
 
 namespace cloop::tunnel {
 
@@ -115,7 +117,8 @@ private:
     // The order of a round: the URL that last welcomed the daemon, then the rest.
     QList<QUrl> roundOrder() const;
     void connectNow();
-    void onConnected();
+    void onOpened();
+    void onDialFailed(const Error &error);
     void onControl(const protocol::ControlMessage &message);
     void onConnectionLost(const QString &reason);
     void failAttempt(const Error &error);
@@ -126,9 +129,9 @@ private:
     QString m_credential;
     QString m_token;
     State m_state = State::Idle;
+    // The dial under way, until it opened or failed; then the connection.
+    QPointer<net::WebSocketDial> m_dial;
     QPointer<TunnelConnection> m_connection;
-    // The connection's socket, for what only Qt's knows: TLS and the pin.
-    QPointer<QWebSocket> m_webSocket;
     QTimer m_retryTimer;
     QTimer m_authTimer;
     std::optional<Error> m_attemptError;

@@ -1,7 +1,7 @@
 #include "hub/edge/httpconnection.h"
 
 #include "common/logging.h"
-#include "common/net/serverwebsocket.h"
+#include "common/net/streamwebsocket.h"
 #include "common/net/tlsstream.h"
 #include "common/net/websocketframes.h"
 #include "hub/edge/httpfront.h"
@@ -254,7 +254,7 @@ void HttpConnection::handOver()
     // stopped on the head's last line feed, which it leaves unread.
     const qsizetype headEnd = std::min(m_pendingOffset + 1, m_pending.size());
     QByteArray early = m_pending.sliced(headEnd);
-    auto socket = std::make_unique<net::ServerWebSocket>(
+    auto socket = std::make_unique<net::StreamWebSocket>(
         std::exchange(m_stream, nullptr), std::move(early));
     m_service.acceptWebSocket(std::move(socket), head.path(), std::move(m_place));
     Q_EMIT finished();

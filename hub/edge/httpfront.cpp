@@ -49,7 +49,7 @@ Result<std::unique_ptr<HttpFront>> HttpFront::start(
 
 Status HttpFront::setTls(const QSslConfiguration &tls)
 {
-    auto context = net::TlsServerContext::create(tls.localCertificateChain(), tls.privateKey());
+    auto context = net::TlsContext::forServer(tls.localCertificateChain(), tls.privateKey());
     if (!context)
         return context.error();
     m_options.tls = tls;

@@ -14,7 +14,7 @@
 #include <memory>
 
 namespace cloop::net {
-class TlsServerContext;
+class TlsContext;
 }
 
 namespace cloop::hub::edge {
@@ -67,7 +67,7 @@ private:
     util::LogThrottle m_handshakeLog;
     util::LogThrottle m_refusalLog;
     util::LogThrottle m_admissionLog;
-    std::shared_ptr<const net::TlsServerContext> m_tlsContext;
+    std::shared_ptr<const net::TlsContext> m_tlsContext;
     int m_connections = 0;
     std::unique_ptr<TcpListener> m_listener;
 };

@@ -230,6 +230,7 @@ int runBench(int sessions, int idleSeconds)
     if (!hub.relaunch())
         fail(hub.lastError());
     const double loadCpuBefore = bench::useOf(QCoreApplication::applicationPid()).cpuSeconds;
+    load.markReturn();
     HealthProbe restartProbe(hub, std::chrono::milliseconds(200));
     const bool back = load.awaitLive(sessions, std::chrono::minutes(5));
     const double allBack = took.elapsed() / 1000.0;
@@ -250,6 +251,22 @@ int runBench(int sessions, int idleSeconds)
     std::printf("  CPU the return took: the hub %.1f s (%.2f ms a session), the sessions' own "
                 "process %.1f s\n",
         hubCpu, 1000.0 * hubCpu / sessions, loadCpu);
+    std::printf("    back: half after %.1f s, 90%% after %.1f s, 99%% after %.1f s\n",
+        load.backAfter(0.5), load.backAfter(0.9), load.backAfter(0.99));
+    // The attempts that failed on the way, by what the sessions were told
+    // (the most frequent first), so the time can be put where it went.
+    const QMap<QString, int> failures = load.takeAttemptFailures();
+    std::vector<std::pair<int, QString>> byCount;
+    int attemptsFailed = 0;
+    for (auto failure = failures.cbegin(); failure != failures.cend(); ++failure) {
+        byCount.emplace_back(failure.value(), failure.key());
+        attemptsFailed += failure.value();
+    }
+    std::sort(byCount.rbegin(), byCount.rend());
+    std::printf("    %d attempts failed on the way%s\n", attemptsFailed,
+        byCount.empty() ? "" : ", most often:");
+    for (size_t i = 0; i < std::min<size_t>(byCount.size(), 4); ++i)
+        std::printf("      %d: %s\n", byCount[i].first, qPrintable(byCount[i].second.left(160)));
 
     took.restart();
     load.clear();

@@ -7,6 +7,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 
+#include <cmath>
+
 #include <unistd.h>
 
 namespace cloop::bench {
@@ -34,10 +36,16 @@ void SessionLoad::add(int index)
     tunnel::TunnelClient *raw = client.get();
     connect(raw, &tunnel::TunnelClient::enrolled, this,
         [raw](const protocol::Enrolled &enrolled) { raw->setCredential(enrolled.credential); });
-    connect(raw, &tunnel::TunnelClient::ready, this, [this, index] { m_live.insert(index); });
+    connect(raw, &tunnel::TunnelClient::ready, this, [this, index] {
+        m_live.insert(index);
+        if (m_sinceMark.isValid())
+            m_welcomedAt.push_back(m_sinceMark.elapsed());
+    });
     connect(raw, &tunnel::TunnelClient::disconnected, this, [this, index](const QString &why) {
         if (m_live.remove(index))
             ++m_lossReasons[why];
+        else if (m_sinceMark.isValid())
+            ++m_attemptFailures[why];
     });
     m_clients.push_back(std::move(client));
     raw->start();
@@ -62,6 +70,21 @@ bool SessionLoad::awaitLive(int count, std::chrono::milliseconds limit)
     while (liveCount() != count && took.elapsed() < limit.count())
         QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
     return liveCount() == count;
+}
+
+void SessionLoad::markReturn()
+{
+    m_sinceMark.start();
+    m_welcomedAt.clear();
+    m_attemptFailures.clear();
+}
+
+double SessionLoad::backAfter(double fraction) const
+{
+    const auto wanted = static_cast<size_t>(std::ceil(fraction * double(m_tokens.size())));
+    if (wanted == 0 || wanted > m_welcomedAt.size())
+        return -1;
+    return double(m_welcomedAt.at(wanted - 1)) / 1000.0;
 }
 
 void SessionLoad::clear()

@@ -7,6 +7,7 @@
 
 #include "common/tunnel/tunnelclient.h"
 
+#include <QElapsedTimer>
 #include <QMap>
 #include <QObject>
 #include <QSet>
@@ -50,6 +51,12 @@ public:
     // Why the sessions lost their hub since the last call, and how many
     // each reason (as the daemons log it).
     QMap<QString, int> takeLossReasons() { return std::exchange(m_lossReasons, {}); }
+    // From now on: when each session is welcomed, and why attempts that
+    // never got a welcome failed (where a return's time goes).
+    void markReturn();
+    // Seconds from the mark until `fraction` of the sessions were back.
+    double backAfter(double fraction) const;
+    QMap<QString, int> takeAttemptFailures() { return std::exchange(m_attemptFailures, {}); }
 
 private:
     void add(int index);
@@ -58,6 +65,9 @@ private:
     QStringList m_tokens;
     std::vector<std::unique_ptr<tunnel::TunnelClient>> m_clients;
     QSet<int> m_live;
+    QElapsedTimer m_sinceMark;
+    std::vector<qint64> m_welcomedAt; // ms after the mark, in order
+    QMap<QString, int> m_attemptFailures;
     QMap<QString, int> m_lossReasons;
 };
 

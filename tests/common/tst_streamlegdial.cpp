@@ -8,6 +8,7 @@
 #include "common/daemon/legclient.h"
 #include "common/daemon/streamlegdial.h"
 #include "common/net/qtmessagesocket.h"
+#include "common/net/tlsstream.h"
 #include "common/protocol/channelopen.h"
 #include "common/tunnel/channelmultiplexer.h"
 #include "common/tunnel/tunnelclient.h"
@@ -15,7 +16,6 @@
 #include "common/tunneltestsupport.h"
 #include "support/multiplexerpair.h"
 
-#include <QAbstractSocket>
 #include <QElapsedTimer>
 #include <QPointer>
 #include <QSignalSpy>
@@ -25,6 +25,10 @@
 #include <chrono>
 #include <memory>
 #include <vector>
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
 
 using namespace std::chrono_literals;
 using namespace cloop;
@@ -281,10 +285,13 @@ void TestStreamLegDial::theStreamArrivesOnTheLegAndIsPassedOn()
     QVERIFY(rig.legHellos.first().channel.isEmpty());
     // with Nagle's algorithm off, as on every tunnel,
     QVERIFY(rig.legClient && rig.legClient->connection());
-    const auto sockets = rig.legClient->connection()->socket()->findChildren<QAbstractSocket *>();
-    QVERIFY(!sockets.isEmpty());
-    for (QAbstractSocket *tcp : sockets)
-        QCOMPARE(tcp->socketOption(QAbstractSocket::LowDelayOption).toInt(), 1);
+    const auto streams = rig.legClient->connection()->socket()->findChildren<net::TlsStream *>();
+    QCOMPARE(streams.size(), 1);
+    int noDelay = 0;
+    socklen_t size = sizeof noDelay;
+    QCOMPARE(
+        ::getsockopt(streams.first()->descriptor(), IPPROTO_TCP, TCP_NODELAY, &noDelay, &size), 0);
+    QCOMPARE(noDelay, 1);
     // and the stream is passed on once, and its bytes flow.
     QVERIFY(streamOpened.wait(kEventTimeoutMs));
     QCOMPARE(rig.arrivals.size(), 1);

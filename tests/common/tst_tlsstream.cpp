@@ -1,6 +1,8 @@
+#include "common/net/spkipin.h"
 #include "common/net/tlsstream.h"
 #include "common/tunneltestsupport.h"
 
+#include <QFile>
 #include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSslSocket>
@@ -9,6 +11,9 @@
 #include <QTest>
 
 #include <csignal>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
 
 using namespace cloop;
 using namespace Qt::StringLiterals;
@@ -50,6 +55,19 @@ bool drain(net::TlsStream &stream, QByteArray &into)
     }
 }
 
+// A blocking connect to the loopback port, handed over as a descriptor.
+util::Fd connectedTo(quint16 port)
+{
+    util::Fd fd(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    sockaddr_in address {};
+    address.sin_family = AF_INET;
+    address.sin_port = htons(port);
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd.get(), reinterpret_cast<const sockaddr *>(&address), sizeof address) != 0)
+        return {};
+    return fd;
+}
+
 } // namespace
 
 class TestTlsStream : public QObject
@@ -59,7 +77,7 @@ class TestTlsStream : public QObject
 private:
     QTemporaryDir m_dir;
     std::optional<hub::TlsIdentity> m_identity;
-    std::shared_ptr<const net::TlsServerContext> m_context;
+    std::shared_ptr<const net::TlsContext> m_context;
     DescriptorServer m_server;
 
     std::unique_ptr<QSslSocket> dial()
@@ -99,7 +117,7 @@ private Q_SLOTS:
         auto identity = testsupport::makeDevIdentity(m_dir.path(), u"hub"_s, { u"127.0.0.1"_s });
         QVERIFY2(identity, qPrintable(identity ? QString() : identity.error().message));
         m_identity = *identity;
-        auto context = net::TlsServerContext::create(m_identity->chain, m_identity->key);
+        auto context = net::TlsContext::forServer(m_identity->chain, m_identity->key);
         QVERIFY2(context, qPrintable(context ? QString() : context.error().message));
         m_context = *context;
         QVERIFY(m_server.listen(QHostAddress::LocalHost));
@@ -107,10 +125,10 @@ private Q_SLOTS:
 
     void aContextNeedsACertificateAndKey()
     {
-        const auto noKey = net::TlsServerContext::create(m_identity->chain, QSslKey());
+        const auto noKey = net::TlsContext::forServer(m_identity->chain, QSslKey());
         QVERIFY(!noKey);
         QCOMPARE(noKey.error().code, u"tls_setup"_s);
-        const auto noChain = net::TlsServerContext::create({}, m_identity->key);
+        const auto noChain = net::TlsContext::forServer({}, m_identity->key);
         QVERIFY(!noChain);
     }
 
@@ -296,6 +314,131 @@ private Q_SLOTS:
         }
         for (auto &stream : streams)
             QCOMPARE(stream->bufferedBytes(), 0);
+    }
+
+    void ourClientSaysWhatIsWrongWithTheCertificate_data()
+    {
+        QTest::addColumn<QString>("serverName");
+        QTest::addColumn<bool>("trustTheCertificate");
+        QTest::addColumn<int>("problems"); // 0: none, 1: only "no trusted issuer", 2: others too
+        QTest::newRow("unknown issuer") << u"127.0.0.1"_s << false << 1;
+        QTest::newRow("trusted, right address") << u"127.0.0.1"_s << true << 0;
+        QTest::newRow("trusted, another name") << u"hub.invalid"_s << true << 2;
+        QTest::newRow("trusted, another address") << u"10.9.9.9"_s << true << 2;
+    }
+
+    void ourClientSaysWhatIsWrongWithTheCertificate()
+    {
+        QFETCH(QString, serverName);
+        QFETCH(bool, trustTheCertificate);
+        QFETCH(int, problems);
+        // The development certificate is its own issuer: trusting it as a
+        // CA makes a chain that verifies.
+        const auto context = net::TlsContext::forClient(
+            trustTheCertificate ? m_identity->chain : QList<QSslCertificate>());
+        QVERIFY2(context, qPrintable(context ? QString() : context.error().message));
+        QVERIFY(!(*context)->isServer());
+        util::Fd descriptor = connectedTo(m_server.serverPort());
+        QVERIFY(descriptor.valid());
+        net::TlsStream client(std::move(descriptor), *context);
+        client.startClientHandshake(serverName);
+        auto server = accept();
+        QVERIFY(server);
+        QTRY_VERIFY_WITH_TIMEOUT(client.state() == net::TlsStream::State::Encrypted
+                && server->state() == net::TlsStream::State::Encrypted,
+            5000);
+
+        // The handshake went on whatever was found: the verdict is the
+        // owner's, who holds the pins.
+        QCOMPARE(client.peerCertificate(), m_identity->chain.first());
+        const auto &found = client.certificateProblems();
+        bool onlyIssuer = true;
+        for (const net::CertificateProblem &problem : found) {
+            QVERIFY(!problem.text.isEmpty());
+            onlyIssuer = onlyIssuer && problem.noTrustedIssuer;
+        }
+        QCOMPARE(found.isEmpty() ? 0 : (onlyIssuer ? 1 : 2), problems);
+
+        client.write("from the client");
+        QByteArray received;
+        QTRY_VERIFY_WITH_TIMEOUT((drain(*server, received), received == "from the client"), 5000);
+        server->write("from the server");
+        received.clear();
+        QTRY_VERIFY_WITH_TIMEOUT((drain(client, received), received == "from the server"), 5000);
+    }
+
+    void theSystemsAuthoritiesAreWhereOpenSslLooks()
+    {
+        // As OpenSSL's tools do, SSL_CERT_FILE names the system's bundle:
+        // one holding the development certificate makes it trusted.
+        QFile bundle(m_dir.filePath(u"system-bundle.pem"_s));
+        QVERIFY(bundle.open(QIODevice::WriteOnly));
+        bundle.write(m_identity->chain.first().toPem());
+        bundle.close();
+        const QByteArray previousFile = qgetenv("SSL_CERT_FILE");
+        const QByteArray previousDirectory = qgetenv("SSL_CERT_DIR");
+        const auto restore = qScopeGuard([&] {
+            qputenv("SSL_CERT_FILE", previousFile);
+            qputenv("SSL_CERT_DIR", previousDirectory);
+        });
+        qputenv("SSL_CERT_FILE", QFile::encodeName(bundle.fileName()));
+        qputenv("SSL_CERT_DIR", QFile::encodeName(m_dir.filePath(u"no-such-directory"_s)));
+        const auto context = net::TlsContext::forClient({});
+        QVERIFY2(context, qPrintable(context ? QString() : context.error().message));
+
+        util::Fd descriptor = connectedTo(m_server.serverPort());
+        QVERIFY(descriptor.valid());
+        net::TlsStream client(std::move(descriptor), *context);
+        client.startClientHandshake(u"127.0.0.1"_s);
+        auto server = accept();
+        QVERIFY(server);
+        QTRY_VERIFY_WITH_TIMEOUT(client.state() == net::TlsStream::State::Encrypted, 5000);
+        QVERIFY(client.certificateProblems().isEmpty());
+        QCOMPARE(client.peerKeyDigest(), net::PinSet::spkiSha256(m_identity->chain.first()));
+    }
+
+    void aClientContextIsNoServersAndTheOtherWayRound()
+    {
+        const auto clientContext = net::TlsContext::forClient({});
+        QVERIFY(clientContext);
+        util::Fd descriptor = connectedTo(m_server.serverPort());
+        QVERIFY(descriptor.valid());
+        net::TlsStream wrong(std::move(descriptor), *clientContext);
+        QSignalSpy failed(&wrong, &net::TlsStream::failed);
+        wrong.startServerHandshake();
+        QVERIFY(failed.wait(5000));
+        auto accepted = accept();
+        QVERIFY(accepted);
+    }
+
+    void withoutAContextBytesGoAsTheyAre()
+    {
+        util::Fd descriptor = connectedTo(m_server.serverPort());
+        QVERIFY(descriptor.valid());
+        net::TlsStream client(std::move(descriptor), nullptr);
+        QVERIFY(client.isPlaintext());
+        QSignalSpy encrypted(&client, &net::TlsStream::encrypted);
+        client.startClientHandshake(u"127.0.0.1"_s);
+        QVERIFY(encrypted.wait(5000));
+        QVERIFY(QTest::qWaitFor([this] { return !m_server.accepted.empty(); }, 5000));
+        net::TlsStream server(std::move(m_server.accepted.front()), nullptr);
+        m_server.accepted.erase(m_server.accepted.begin());
+        server.startClientHandshake(QString());
+        QTRY_COMPARE_WITH_TIMEOUT(server.state(), net::TlsStream::State::Encrypted, 5000);
+
+        const QByteArray big = patterned(512 * 1024);
+        client.write(big);
+        QByteArray received;
+        QTRY_VERIFY_WITH_TIMEOUT((drain(server, received), received.size() >= big.size()), 10000);
+        QCOMPARE(received, big);
+        QTRY_COMPARE(client.bufferedBytes(), 0);
+
+        // A close reaches the other end as the end of the stream.
+        QSignalSpy serverEnded(&server, &net::TlsStream::ended);
+        QSignalSpy clientEnded(&client, &net::TlsStream::ended);
+        client.close();
+        QTRY_VERIFY_WITH_TIMEOUT((drain(server, received), serverEnded.size() == 1), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(clientEnded.size(), 1, 5000);
     }
 };
 

@@ -19,13 +19,12 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QNetworkProxy>
-#include <QNetworkProxyFactory>
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QWebSocket>
@@ -170,20 +169,41 @@ public:
     QList<TunnelClient::State> states;
 };
 
-// Restores the application proxy however the test ends.
-class ApplicationProxyGuard
+// A loopback server that answers every upgrade request with `answer` and
+// keeps whatever each client sent: what a daemon tells a server that
+// does not upgrade as RFC 6455 asks.
+class CannedAnswerServer final : public QObject
 {
 public:
-    explicit ApplicationProxyGuard(const QNetworkProxy &proxy)
-        : m_previous(QNetworkProxy::applicationProxy())
+    explicit CannedAnswerServer(QByteArray answer)
+        : m_answer(std::move(answer))
     {
-        QNetworkProxy::setApplicationProxy(proxy);
+        connect(&m_server, &QTcpServer::newConnection, this, [this] {
+            while (QTcpSocket *socket = m_server.nextPendingConnection()) {
+                const qsizetype index = received.size();
+                received.append(QByteArray());
+                connect(socket, &QTcpSocket::readyRead, this, [this, socket, index] {
+                    QByteArray &bytes = received[index];
+                    const bool answered = bytes.contains("\r\n\r\n");
+                    bytes += socket->readAll();
+                    if (!answered && bytes.contains("\r\n\r\n"))
+                        socket->write(m_answer);
+                });
+            }
+        });
     }
-    ~ApplicationProxyGuard() { QNetworkProxy::setApplicationProxy(m_previous); }
-    Q_DISABLE_COPY_MOVE(ApplicationProxyGuard)
+
+    bool listen() { return m_server.listen(QHostAddress::LocalHost, 0); }
+    QUrl url() const
+    {
+        return QUrl(QStringLiteral("ws://127.0.0.1:%1").arg(m_server.serverPort()));
+    }
+
+    QList<QByteArray> received;
 
 private:
-    QNetworkProxy m_previous;
+    QTcpServer m_server;
+    QByteArray m_answer;
 };
 
 } // namespace
@@ -219,6 +239,9 @@ private Q_SLOTS:
     void insecurePlaintextRules_data();
     void insecurePlaintextRules();
     void plaintextLoopbackConnects();
+    void aHostNameIsLookedUpAndEachAddressTried();
+    void aRefusedUpgradeSaysWhyAndIsTriedAgain();
+    void aForgedUpgradeNeverHearsTheCredential();
     void channelsOverRealTunnel();
 
     // Several hub URLs (the members of a hub cluster)
@@ -465,9 +488,10 @@ void TestTunnelClient::privateCaTrusted_data()
     QTest::newRow("CA trusted") << true << QString() << true << true << QString();
     QTest::newRow("CA trusted, server pinned")
         << true << QStringLiteral("server") << true << true << QString();
-    // The pin is also checked when a CA vouched, and before any secret.
+    // The pin is also checked when a CA vouched, and before any byte of
+    // ours: not even the upgrade request reaches that server.
     QTest::newRow("CA trusted, other key pinned")
-        << true << QStringLiteral("other") << false << true << QStringLiteral("expected ");
+        << true << QStringLiteral("other") << false << false << QStringLiteral("expected ");
     QTest::newRow("CA not given") << false << QString() << false << false
                                   << QStringLiteral("not trusted");
 }
@@ -823,18 +847,10 @@ void TestTunnelClient::heartbeatDetectsDeadLink()
 
 void TestTunnelClient::insecureRemoteUrlRefusedBeforeDialling()
 {
-    // Safety net: should the client dial anyway, the application proxy sends
-    // the attempt to a loopback tripwire instead of off this machine.
-    QTcpServer tripwire;
-    QVERIFY(tripwire.listen(QHostAddress::LocalHost, 0));
-    ApplicationProxyGuard guard(QNetworkProxy(
-        QNetworkProxy::HttpProxy, QStringLiteral("127.0.0.1"), tripwire.serverPort()));
+    // Nothing may be dialled here: the refusal is synchronous, and every
+    // check that could find an attempt under way comes before the event
+    // loop runs (a failed check ends the test, and the client with it).
     const QUrl remote(QStringLiteral("ws://10.1.2.3:8080"));
-    const auto route = QNetworkProxyFactory::proxyForQuery(QNetworkProxyQuery(remote));
-    QVERIFY(!route.isEmpty());
-    QCOMPARE(route.first().port(), tripwire.serverPort());
-    QSignalSpy tripped(&tripwire, &QTcpServer::newConnection);
-
     TunnelClient client(clientOptions(remote, net::HubTrust()));
     client.setCredential(QStringLiteral("cred-abc"));
     ClientLog log(&client);
@@ -842,13 +858,15 @@ void TestTunnelClient::insecureRemoteUrlRefusedBeforeDialling()
     client.start();
 
     // Refused synchronously, before any socket exists.
+    QVERIFY(log.attempts.isEmpty());
     QCOMPARE(log.refusals.size(), 1);
     QCOMPARE(log.refusals.first().code, QStringLiteral("insecure_url"));
     QVERIFY(log.refusals.first().permanent);
     QCOMPARE(client.state(), TunnelClient::State::Stopped);
     QVERIFY(!client.connection());
     QCOMPARE(log.states, QList<TunnelClient::State> { TunnelClient::State::Stopped });
-    QVERIFY(!tripped.wait(300));
+    QTest::qWait(300);
+    QVERIFY(log.attempts.isEmpty());
     QVERIFY(log.disconnects.isEmpty());
 }
 
@@ -912,6 +930,82 @@ void TestTunnelClient::plaintextLoopbackConnects()
     const auto hello = hubMessage<protocol::Hello>(hub, 0, 0);
     QVERIFY(hello);
     QCOMPARE(hello->credential, QStringLiteral("cred-abc"));
+}
+
+void TestTunnelClient::aHostNameIsLookedUpAndEachAddressTried()
+{
+    // Given a hub on 127.0.0.1 alone, dialled as "localhost" (which may
+    // name ::1 first, where nothing listens), with a certificate for that
+    // name,
+    FakeHub hub;
+    QVERIFY(hub.listenSecure(*m_hubIdentity));
+    QUrl url = hub.url();
+    url.setHost(QStringLiteral("localhost"));
+    TunnelClient client(clientOptions(url, net::HubTrust(pinSetOf(*m_hubIdentity), {})));
+    client.setCredential(QStringLiteral("cred-abc"));
+    QSignalSpy ready(&client, &TunnelClient::ready);
+
+    // then the name is looked up, an address that takes the connection is
+    // found, the name matches the certificate, and the hello arrives.
+    client.start();
+    QVERIFY(ready.wait(kEventTimeoutMs));
+    const auto hello = hubMessage<protocol::Hello>(hub, 0, 0);
+    QVERIFY(hello);
+    QCOMPARE(hello->credential, QStringLiteral("cred-abc"));
+}
+
+void TestTunnelClient::aRefusedUpgradeSaysWhyAndIsTriedAgain()
+{
+    // Given a server that turns the upgrade down as a busy hub does,
+    const QByteArray body = R"({"error":{"code":"starting","message":"the hub is starting"}})";
+    CannedAnswerServer server("HTTP/1.1 503 Service Unavailable\r\nRetry-After: 3\r\n"
+                              "Content-Type: application/json\r\nContent-Length: "
+        + QByteArray::number(body.size()) + "\r\n\r\n" + body);
+    QVERIFY(server.listen());
+    TunnelClient client(clientOptions(server.url(), net::HubTrust()));
+    client.setCredential(QStringLiteral("cred-abc"));
+    ClientLog log(&client);
+    QSignalSpy disconnected(&client, &TunnelClient::disconnected);
+
+    // then each attempt ends saying what the server said, and the daemon
+    // keeps trying (a refusal of the upgrade is not one of the credential).
+    client.start();
+    QTRY_VERIFY_WITH_TIMEOUT(disconnected.count() >= 2, kEventTimeoutMs);
+    QVERIFY(log.refusals.isEmpty());
+    for (const auto &d : std::as_const(log.disconnects)) {
+        QVERIFY2(d.reason.contains(QStringLiteral("503 Service Unavailable: the hub is starting "
+                                                  "(retry after 3 s)")),
+            qPrintable(d.reason));
+    }
+    QVERIFY(server.received.size() >= 2);
+    QVERIFY(server.received.first().startsWith("GET /api/forwarders/connect HTTP/1.1\r\n"));
+}
+
+void TestTunnelClient::aForgedUpgradeNeverHearsTheCredential()
+{
+    // Given a server that says 101 without having read our key (its accept
+    // answers another),
+    CannedAnswerServer server("HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                              "Connection: Upgrade\r\n"
+                              "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n");
+    QVERIFY(server.listen());
+    TunnelClient client(clientOptions(server.url(), net::HubTrust()));
+    client.setCredential(QStringLiteral("cred-must-not-leak"));
+    ClientLog log(&client);
+    QSignalSpy disconnected(&client, &TunnelClient::disconnected);
+
+    // then no WebSocket opens, the reason names the accept key, and the
+    // server got the upgrade request and not a byte more.
+    client.start();
+    QTRY_VERIFY_WITH_TIMEOUT(disconnected.count() >= 2, kEventTimeoutMs);
+    QVERIFY(!log.states.contains(TunnelClient::State::Authenticating));
+    for (const auto &d : std::as_const(log.disconnects))
+        QVERIFY2(d.reason.contains(QStringLiteral("Sec-WebSocket-Accept")), qPrintable(d.reason));
+    for (const QByteArray &bytes : std::as_const(server.received)) {
+        QVERIFY(bytes.endsWith("\r\n\r\n"));
+        QCOMPARE(bytes.count("\r\n\r\n"), 1);
+        QVERIFY(!bytes.contains("cred-must-not-leak"));
+    }
 }
 
 void TestTunnelClient::channelsOverRealTunnel()

@@ -345,6 +345,31 @@ def websocket_corpus():
     }
 
 
+def upgrade_corpus():
+    """fuzz_upgradeanswer: chunk sizes, then a server's answer to an upgrade
+    made with RFC 6455's example key."""
+    accept = b"s3pPLMBiTxaQ9kYGzzhZRbK+xOo="
+    switching = (b"HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n"
+                 b"Connection: Upgrade\r\nSec-WebSocket-Accept: " + accept + b"\r\n\r\n")
+    body = b'{"error":{"code":"starting","message":"the hub is starting"}}'
+
+    def chunked(stream, chunks=b""):
+        return bytes([len(chunks)]) + chunks + stream
+
+    return {
+        "upgraded": chunked(switching + b"\x81\x02hi", b"\x02\x05"),
+        "wrong-accept": chunked(switching.replace(accept, b"A" * 28)),
+        "refused-json": chunked(b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 7\r\n"
+                                b"Content-Length: " + str(len(body)).encode() + b"\r\n\r\n"
+                                + body, b"\x03"),
+        "refused-to-the-end": chunked(b"HTTP/1.1 403 Forbidden\r\n\r\nnot you"),
+        "chunked-refusal": chunked(b"HTTP/1.1 500 Oops\r\nTransfer-Encoding: chunked\r\n\r\n"
+                                   b"5\r\nhello\r\n0\r\n\r\n"),
+        "not-http": chunked(b"SSH-2.0-OpenSSH_9.2\r\n"),
+        "cut-short": chunked(switching[:40]),
+    }
+
+
 def main():
     fwd_token = token("cft_", b"seed forwarder token")
     exe_token = token("cet_", b"seed executor token")
@@ -515,6 +540,7 @@ def main():
     corpora["fuzz_httphead"] = http_corpus()
     corpora["fuzz_greeting"] = greeting_corpus()
     corpora["fuzz_websocketframes"] = websocket_corpus()
+    corpora["fuzz_upgradeanswer"] = upgrade_corpus()
 
     for target, inputs in corpora.items():
         directory = ROOT / target

@@ -9,24 +9,32 @@ namespace cloop::net {
 
 class TlsStream;
 
-// The server's end of a WebSocket over a TlsStream, after the upgrade was
-// answered: RFC 6455 read and written by websocket::MessageReader and
-// appendFrame, pings answered, the close handshake done as a server does
-// (it closes the connection once both close frames have passed). It holds
-// no buffer of its own between messages, so an idle session costs its
-// TLS state and little more.
-class ServerWebSocket final : public MessageSocket
+// Either end of a WebSocket over a TlsStream, once the upgrade is done: the
+// hub's for each connection its front upgraded, a daemon's once its dial
+// was answered (WebSocketDial). RFC 6455 is read by websocket::MessageReader
+// and written by writeHeader, a client masking every frame; pings are
+// answered, and the connection closes once both close frames have passed.
+// It holds no buffer of its own between messages, so an idle session costs
+// its TLS state and little more.
+class StreamWebSocket final : public MessageSocket
 {
     Q_OBJECT
-    Q_DISABLE_COPY_MOVE(ServerWebSocket)
+    Q_DISABLE_COPY_MOVE(StreamWebSocket)
 
 public:
-    // Takes the stream (encrypted, the 101 answer queued on it) and the
-    // bytes read past the upgrade request's head, which are the first of
-    // the WebSocket's: they are read a turn later, once the new owner has
+    enum class Role
+    {
+        Server,
+        Client,
+    };
+
+    // Takes the stream (upgraded, or the 101 answer queued on it) and the
+    // bytes read past the upgrade's head, which are the first of the
+    // WebSocket's: they are read a turn later, once the new owner has
     // connected to the signals.
-    ServerWebSocket(TlsStream *stream, QByteArray earlyBytes, QObject *parent = nullptr);
-    ~ServerWebSocket() override;
+    StreamWebSocket(TlsStream *stream, QByteArray earlyBytes, Role role = Role::Server,
+        QObject *parent = nullptr);
+    ~StreamWebSocket() override;
 
     void sendText(const QString &text) override;
     void sendBinary(const QByteArray &bytes) override;
@@ -57,6 +65,7 @@ private:
     void onEnded();
 
     TlsStream *m_stream;
+    Role m_role;
     websocket::MessageReader m_reader;
     QByteArray m_earlyBytes;
     QTimer *m_closeGuard;

@@ -1,10 +1,10 @@
-// The hub's own WebSocket (common/net/serverwebsocket.h) behind its real
+// The hub's own WebSocket (common/net/streamwebsocket.h) behind its real
 // front (hub/edge/httpfront.h): Qt's client and a raw TLS client on
 // loopback upgrade, exchange every kind of message, close from either
 // side, break the protocol, and the socket goes to another thread as the
 // relay's device legs do.
 
-#include "common/net/serverwebsocket.h"
+#include "common/net/streamwebsocket.h"
 #include "common/net/websocketframes.h"
 #include "common/util/epolleventdispatcher.h"
 #include "hub/edge/httpfront.h"
@@ -57,7 +57,7 @@ constexpr int kWaitMs = 5000;
 
 } // namespace
 
-class TestServerWebSocket final : public QObject
+class TestStreamWebSocket final : public QObject
 {
     Q_OBJECT
 
@@ -89,7 +89,7 @@ private:
     std::unique_ptr<HttpFront> m_front;
 };
 
-void TestServerWebSocket::initTestCase()
+void TestStreamWebSocket::initTestCase()
 {
     const QString cert = m_dir.filePath(u"cert.pem"_s);
     const QString key = m_dir.filePath(u"key.pem"_s);
@@ -102,7 +102,7 @@ void TestServerWebSocket::initTestCase()
     m_tls.setPrivateKey(identity->key);
 }
 
-void TestServerWebSocket::init()
+void TestStreamWebSocket::init()
 {
     HttpFront::Options options;
     options.listen.address = QHostAddress::LocalHost;
@@ -112,14 +112,14 @@ void TestServerWebSocket::init()
     m_front = std::move(*front);
 }
 
-void TestServerWebSocket::cleanup()
+void TestStreamWebSocket::cleanup()
 {
     m_service.sockets.clear();
     m_service.paths.clear();
     m_front.reset();
 }
 
-std::unique_ptr<QWebSocket> TestServerWebSocket::dial()
+std::unique_ptr<QWebSocket> TestStreamWebSocket::dial()
 {
     auto client = std::make_unique<QWebSocket>();
     QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
@@ -129,14 +129,14 @@ std::unique_ptr<QWebSocket> TestServerWebSocket::dial()
     return client;
 }
 
-net::MessageSocket *TestServerWebSocket::accepted(int index)
+net::MessageSocket *TestStreamWebSocket::accepted(int index)
 {
     if (!QTest::qWaitFor([&] { return int(m_service.sockets.size()) > index; }, kWaitMs))
         return nullptr;
     return m_service.sockets.at(size_t(index)).get();
 }
 
-std::unique_ptr<QSslSocket> TestServerWebSocket::rawClient()
+std::unique_ptr<QSslSocket> TestStreamWebSocket::rawClient()
 {
     auto client = std::make_unique<QSslSocket>();
     QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
@@ -146,7 +146,7 @@ std::unique_ptr<QSslSocket> TestServerWebSocket::rawClient()
     return client;
 }
 
-QByteArray TestServerWebSocket::upgradeRequest(const QByteArray &key, const QByteArray &version)
+QByteArray TestStreamWebSocket::upgradeRequest(const QByteArray &key, const QByteArray &version)
 {
     QByteArray request = "GET /ws HTTP/1.1\r\nHost: h\r\nUpgrade: websocket\r\n"
                          "Connection: Upgrade\r\n";
@@ -157,7 +157,7 @@ QByteArray TestServerWebSocket::upgradeRequest(const QByteArray &key, const QByt
     return request + "\r\n";
 }
 
-void TestServerWebSocket::messagesCrossBothWaysThroughTheFront()
+void TestStreamWebSocket::messagesCrossBothWaysThroughTheFront()
 {
     auto client = dial();
     QSignalSpy connected(client.get(), &QWebSocket::connected);
@@ -203,7 +203,7 @@ void TestServerWebSocket::messagesCrossBothWaysThroughTheFront()
     QCOMPARE(clientBinaries[0][0].toByteArray(), bigger);
 }
 
-void TestServerWebSocket::eachSideClosesWithItsReason()
+void TestStreamWebSocket::eachSideClosesWithItsReason()
 {
     auto first = dial();
     net::MessageSocket *firstServer = accepted(0);
@@ -231,10 +231,10 @@ void TestServerWebSocket::eachSideClosesWithItsReason()
     QTRY_COMPARE_WITH_TIMEOUT(secondGone.size(), 1, kWaitMs);
 }
 
-void TestServerWebSocket::anIdleSocketHoldsNoBuffer()
+void TestStreamWebSocket::anIdleSocketHoldsNoBuffer()
 {
     auto client = dial();
-    auto *server = qobject_cast<net::ServerWebSocket *>(accepted(0));
+    auto *server = qobject_cast<net::StreamWebSocket *>(accepted(0));
     QVERIFY(server);
     QTRY_VERIFY_WITH_TIMEOUT(client->state() == QAbstractSocket::ConnectedState, kWaitMs);
     QSignalSpy binaries(server, &net::MessageSocket::binaryReceived);
@@ -249,7 +249,7 @@ void TestServerWebSocket::anIdleSocketHoldsNoBuffer()
     QCOMPARE(server->bufferedBytes(), 0);
 }
 
-void TestServerWebSocket::bytesSentWithTheUpgradeAreNotLost()
+void TestStreamWebSocket::bytesSentWithTheUpgradeAreNotLost()
 {
     auto client = rawClient();
     QTRY_VERIFY_WITH_TIMEOUT(client->isEncrypted(), kWaitMs);
@@ -268,7 +268,7 @@ void TestServerWebSocket::bytesSentWithTheUpgradeAreNotLost()
     QVERIFY(answer.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"));
 }
 
-void TestServerWebSocket::aClientThatBreaksTheProtocolIsToldHow()
+void TestStreamWebSocket::aClientThatBreaksTheProtocolIsToldHow()
 {
     auto client = rawClient();
     QTRY_VERIFY_WITH_TIMEOUT(client->isEncrypted(), kWaitMs);
@@ -300,7 +300,7 @@ void TestServerWebSocket::aClientThatBreaksTheProtocolIsToldHow()
     QCOMPARE(messages[0].closeCode, net::websocket::CloseCode::ProtocolError);
 }
 
-void TestServerWebSocket::badUpgradesAreRefused_data()
+void TestStreamWebSocket::badUpgradesAreRefused_data()
 {
     QTest::addColumn<QByteArray>("request");
     QTest::addRow("no key") << upgradeRequest(QByteArray());
@@ -310,7 +310,7 @@ void TestServerWebSocket::badUpgradesAreRefused_data()
     QTest::addRow("no version") << upgradeRequest("dGhlIHNhbXBsZSBub25jZQ==", QByteArray());
 }
 
-void TestServerWebSocket::badUpgradesAreRefused()
+void TestStreamWebSocket::badUpgradesAreRefused()
 {
     QFETCH(QByteArray, request);
     auto client = rawClient();
@@ -324,7 +324,7 @@ void TestServerWebSocket::badUpgradesAreRefused()
     QVERIFY(m_service.sockets.empty());
 }
 
-void TestServerWebSocket::theSocketWorksOnAnotherThread()
+void TestStreamWebSocket::theSocketWorksOnAnotherThread()
 {
     auto client = dial();
     net::MessageSocket *server = accepted(0);
@@ -359,5 +359,5 @@ void TestServerWebSocket::theSocketWorksOnAnotherThread()
     relay.wait();
 }
 
-QTEST_MAIN(TestServerWebSocket)
-#include "tst_serverwebsocket.moc"
+QTEST_MAIN(TestStreamWebSocket)
+#include "tst_streamwebsocket.moc"

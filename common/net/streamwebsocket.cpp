@@ -1,9 +1,12 @@
-#include "common/net/serverwebsocket.h"
+#include "common/net/streamwebsocket.h"
 
 #include "common/net/tlsstream.h"
 
 #include <QPointer>
+#include <QRandomGenerator>
 #include <QTimer>
+
+#include <cstring>
 
 namespace cloop::net {
 
@@ -22,10 +25,12 @@ constexpr qsizetype kReadPiece = 16 * 1024;
 
 } // namespace
 
-ServerWebSocket::ServerWebSocket(TlsStream *stream, QByteArray earlyBytes, QObject *parent)
+StreamWebSocket::StreamWebSocket(
+    TlsStream *stream, QByteArray earlyBytes, Role role, QObject *parent)
     : MessageSocket(parent)
     , m_stream(stream)
-    , m_reader(websocket::MessageReader::Limits { kDefaultMaxMessageBytes, true })
+    , m_role(role)
+    , m_reader(websocket::MessageReader::Limits { kDefaultMaxMessageBytes, role == Role::Server })
     , m_earlyBytes(std::move(earlyBytes))
     , m_closeGuard(new QTimer(this))
 {
@@ -36,19 +41,20 @@ ServerWebSocket::ServerWebSocket(TlsStream *stream, QByteArray earlyBytes, QObje
         if (m_stream)
             m_stream->close();
     });
-    connect(m_stream, &TlsStream::readyRead, this, &ServerWebSocket::onReadable);
+    connect(m_stream, &TlsStream::readyRead, this, &StreamWebSocket::onReadable);
     connect(m_stream, &TlsStream::failed, this, [this](const QString &reason) {
         if (m_error.isEmpty())
             m_error = reason;
     });
-    connect(m_stream, &TlsStream::ended, this, &ServerWebSocket::onEnded);
-    if (!m_earlyBytes.isEmpty())
-        QMetaObject::invokeMethod(this, &ServerWebSocket::takeEarlyBytes, Qt::QueuedConnection);
+    connect(m_stream, &TlsStream::ended, this, &StreamWebSocket::onEnded);
+    // Also without early bytes: the stream may hold some it decrypted with
+    // the upgrade's last record, which no readiness of the socket announces.
+    QMetaObject::invokeMethod(this, &StreamWebSocket::onReadable, Qt::QueuedConnection);
 }
 
-ServerWebSocket::~ServerWebSocket() = default;
+StreamWebSocket::~StreamWebSocket() = default;
 
-void ServerWebSocket::takeEarlyBytes()
+void StreamWebSocket::takeEarlyBytes()
 {
     if (m_earlyBytes.isEmpty())
         return;
@@ -56,10 +62,10 @@ void ServerWebSocket::takeEarlyBytes()
     take(early);
 }
 
-void ServerWebSocket::onReadable()
+void StreamWebSocket::onReadable()
 {
     // The bytes that came with the upgrade go first, whichever turn comes first.
-    QPointer<ServerWebSocket> self(this);
+    QPointer<StreamWebSocket> self(this);
     takeEarlyBytes();
     char buffer[kReadPiece];
     while (self && !m_ended) {
@@ -71,11 +77,11 @@ void ServerWebSocket::onReadable()
     }
 }
 
-bool ServerWebSocket::take(QByteArrayView bytes)
+bool StreamWebSocket::take(QByteArrayView bytes)
 {
     if (m_ended || m_closeReceived)
         return false;
-    QPointer<ServerWebSocket> self(this);
+    QPointer<StreamWebSocket> self(this);
     Q_EMIT activity();
     if (!self)
         return false;
@@ -98,7 +104,7 @@ bool ServerWebSocket::take(QByteArrayView bytes)
     return true;
 }
 
-void ServerWebSocket::deliver(websocket::Message &message)
+void StreamWebSocket::deliver(websocket::Message &message)
 {
     switch (message.opcode) {
     case Opcode::Text:
@@ -116,8 +122,8 @@ void ServerWebSocket::deliver(websocket::Message &message)
     case Opcode::Close:
         m_closeReceived = true;
         m_closeReason = message.text;
-        // Its code comes back (RFC 6455 5.5.1); then, as the server, we
-        // end the connection.
+        // Its code comes back (RFC 6455 5.5.1); then the connection ends
+        // (a client's TLS stream waits for the server's end first).
         sendClose(message.closeCode == CloseCode::NoStatus ? CloseCode::Normal : message.closeCode,
             QString());
         m_closeGuard->stop();
@@ -128,18 +134,33 @@ void ServerWebSocket::deliver(websocket::Message &message)
     }
 }
 
-void ServerWebSocket::send(Opcode opcode, QByteArrayView payload)
+void StreamWebSocket::send(Opcode opcode, QByteArrayView payload)
 {
     if (m_ended || m_closeSent)
         return;
     websocket::FrameHeader header {};
+    if (m_role == Role::Server) {
+        const qsizetype size
+            = websocket::writeHeader(header, opcode, static_cast<quint64>(payload.size()));
+        m_stream->write(QByteArrayView(reinterpret_cast<const char *>(header.data()), size));
+        m_stream->write(payload);
+        return;
+    }
+    // RFC 6455 5.3: a fresh key for every frame, from a generator seeded
+    // securely (as Qt's own client does), masked eight bytes at a time.
+    websocket::MaskKey mask {};
+    const quint32 random = QRandomGenerator::global()->generate();
+    std::memcpy(mask.data(), &random, sizeof random);
     const qsizetype size
-        = websocket::writeHeader(header, opcode, static_cast<quint64>(payload.size()));
+        = websocket::writeHeader(header, opcode, static_cast<quint64>(payload.size()), &mask);
     m_stream->write(QByteArrayView(reinterpret_cast<const char *>(header.data()), size));
-    m_stream->write(payload);
+    if (char *space = m_stream->appendSpace(payload.size())) {
+        std::memcpy(space, payload.data(), static_cast<size_t>(payload.size()));
+        websocket::applyMask(space, payload.size(), mask);
+    }
 }
 
-void ServerWebSocket::sendClose(quint16 code, const QString &reason)
+void StreamWebSocket::sendClose(quint16 code, const QString &reason)
 {
     if (m_closeSent)
         return;
@@ -147,22 +168,22 @@ void ServerWebSocket::sendClose(quint16 code, const QString &reason)
     m_closeSent = true;
 }
 
-void ServerWebSocket::sendText(const QString &text)
+void StreamWebSocket::sendText(const QString &text)
 {
     send(Opcode::Text, text.toUtf8());
 }
 
-void ServerWebSocket::sendBinary(const QByteArray &bytes)
+void StreamWebSocket::sendBinary(const QByteArray &bytes)
 {
     send(Opcode::Binary, bytes);
 }
 
-void ServerWebSocket::ping()
+void StreamWebSocket::ping()
 {
     send(Opcode::Ping, {});
 }
 
-void ServerWebSocket::close(quint16 code, const QString &reason)
+void StreamWebSocket::close(quint16 code, const QString &reason)
 {
     if (m_ended || m_closeSent)
         return;
@@ -173,52 +194,52 @@ void ServerWebSocket::close(quint16 code, const QString &reason)
         m_closeGuard->start(kCloseGraceMs);
 }
 
-void ServerWebSocket::abort()
+void StreamWebSocket::abort()
 {
     m_stream->abort();
 }
 
-bool ServerWebSocket::isOpen() const
+bool StreamWebSocket::isOpen() const
 {
     return !m_ended && !m_closeSent && !m_closeReceived;
 }
 
-QHostAddress ServerWebSocket::peerAddress() const
+QHostAddress StreamWebSocket::peerAddress() const
 {
     return m_stream->peerAddress();
 }
 
-quint16 ServerWebSocket::peerPort() const
+quint16 StreamWebSocket::peerPort() const
 {
     return m_stream->peerPort();
 }
 
-qint64 ServerWebSocket::bytesToWrite() const
+qint64 StreamWebSocket::bytesToWrite() const
 {
     return m_stream->bytesToWrite();
 }
 
-void ServerWebSocket::setMaxIncomingMessageBytes(qint64 bytes)
+void StreamWebSocket::setMaxIncomingMessageBytes(qint64 bytes)
 {
     m_reader.setMaxMessageBytes(static_cast<qsizetype>(bytes));
 }
 
-QString ServerWebSocket::closeReason() const
+QString StreamWebSocket::closeReason() const
 {
     return m_closeReason;
 }
 
-QString ServerWebSocket::errorString() const
+QString StreamWebSocket::errorString() const
 {
     return m_error;
 }
 
-qsizetype ServerWebSocket::bufferedBytes() const
+qsizetype StreamWebSocket::bufferedBytes() const
 {
     return m_stream->bufferedBytes() + m_reader.bufferedBytes() + m_earlyBytes.capacity();
 }
 
-void ServerWebSocket::onEnded()
+void StreamWebSocket::onEnded()
 {
     if (m_ended)
         return;
