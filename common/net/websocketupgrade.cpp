@@ -109,7 +109,10 @@ struct UpgradeResponseReader::Parser
         UpgradeResponseReader &me = self(parser);
         me.m_headDone = true;
         me.m_status = static_cast<int>(parser->status_code);
-        return 0;
+        // What follows a 101 is the WebSocket's, whatever length the head
+        // claims: the parser is told there is no body (1), so it stops at
+        // the head's end.
+        return me.m_status == 101 ? 1 : 0;
     }
 
     static int onBody(http_parser *parser, const char *at, size_t length)

@@ -102,6 +102,21 @@ private Q_SLOTS:
         QVERIFY(outcome.problem.isEmpty());
     }
 
+    void whatFollowsA101IsTheWebSocketsWhateverItsHeadClaims()
+    {
+        // A length or a chunked body on a 101 does not make the first
+        // frames part of the answer.
+        for (const QByteArray &claim :
+            { QByteArray("Content-Length: 4\r\n"), QByteArray("Transfer-Encoding: chunked\r\n") }) {
+            const QByteArray head = switching(kAccept, claim);
+            for (const qsizetype piece : { qsizetype(0), qsizetype(1), qsizetype(5) }) {
+                const Outcome outcome = readAnswer(head + "\x81\x02hi", piece);
+                QCOMPARE(outcome.step, Step::Upgraded);
+                QCOMPARE(outcome.consumed, head.size());
+            }
+        }
+    }
+
     void headerNamesAndTokensAreCaseInsensitive()
     {
         const QByteArray head = "HTTP/1.1 101 OK\r\nupgrade: WebSocket\r\nCONNECTION: keep-alive, "
