@@ -183,13 +183,22 @@ UpgradeResponseReader::Progress UpgradeResponseReader::feed(QByteArrayView bytes
             return malformed(QStringLiteral("not an HTTP answer (%1)")
                                  .arg(QString::fromLatin1(http_errno_description(error))),
                 consumed);
+        const QByteArrayView taken = part.first(parsed);
         if (!m_headDone) {
+            m_headTail = (m_headTail + taken.toByteArray()).right(3);
             m_headBytes += parsed;
             if (m_headBytes >= kMaxHeadBytes)
                 return malformed(headTooLong(), consumed);
             continue;
         }
         if (m_status == 101) {
+            // The parser forgives a line that ends in a lone CR; the bytes
+            // after the head are the WebSocket's, so where it ends must be
+            // exact.
+            const QByteArray end = (m_headTail + taken.toByteArray()).right(3);
+            if (!end.endsWith("\n\r\n") && !end.endsWith("\n\n"))
+                return malformed(
+                    QStringLiteral("the answer's head does not end with an empty line"), consumed);
             const Step verdict = checkUpgrade();
             if (verdict == Step::Upgraded && !parser.upgrade)
                 return malformed(

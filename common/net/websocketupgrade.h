@@ -75,6 +75,7 @@ private:
     bool m_inValue = false;
     int m_headers = 0;
     qsizetype m_headBytes = 0;
+    QByteArray m_headTail; // the last bytes of the head so far, to see how it ends
     QByteArray m_body; // a refusal's, cut at its limit
     bool m_headDone = false;
     bool m_messageDone = false;

@@ -143,6 +143,9 @@ private Q_SLOTS:
             "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: "
             "close\r\nSec-WebSocket-Accept: "
             + kAccept + "\r\n\r\n") << u"Connection header"_qs;
+        QByteArray loneCr = switching();
+        loneCr.chop(1);
+        QTest::newRow("a head ending in a lone CR") << loneCr + "1 Switching" << u"empty line"_qs;
         QTest::newRow("not HTTP") << QByteArray("SSH-2.0-OpenSSH_9.2\r\n")
                                   << u"not an HTTP answer"_qs;
         QTest::newRow("HTTP/2 preface")
