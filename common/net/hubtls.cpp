@@ -76,11 +76,9 @@ Status HubTrust::judge(const QList<CertificateProblem> &problems, const QByteArr
     QList<Problem> found;
     for (const CertificateProblem &problem : problems)
         found.append({ problem.text, problem.noTrustedIssuer });
-    if (const Status verdict = judgeProblems(found, peerKey); !verdict)
-        return verdict;
-    // The pin is checked on every connection, also when a public CA
+    // The pin is checked there on every connection, also when a public CA
     // vouched for the certificate.
-    return verifyKey(peerKey);
+    return judgeProblems(found, peerKey);
 }
 
 Status HubTrust::judgeProblems(const QList<Problem> &problems, const QByteArray &peerKey) const

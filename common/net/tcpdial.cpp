@@ -22,6 +22,7 @@ TcpDial::~TcpDial()
 {
     if (m_lookupId >= 0)
         QHostInfo::abortHostLookup(m_lookupId);
+    // Before the descriptor it watches closes.
     delete m_notifier;
 }
 
@@ -81,7 +82,7 @@ void TcpDial::tryNextAddress()
             continue;
         }
         m_descriptor = std::move(fd);
-        m_notifier = new QSocketNotifier(m_descriptor.get(), QSocketNotifier::Write);
+        m_notifier = new QSocketNotifier(m_descriptor.get(), QSocketNotifier::Write, this);
         connect(m_notifier, &QSocketNotifier::activated, this, &TcpDial::onWritable);
         return;
     }

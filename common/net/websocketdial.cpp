@@ -71,10 +71,8 @@ void WebSocketDial::onEncrypted()
     if (m_context && m_peerCheck) {
         // Before the first byte of ours: not even the path goes to a
         // server we would not trust with the credential.
-        const Status trusted = m_peerCheck(*m_stream);
-        if (!trusted) {
-            Error refusal = trusted.error();
-            fail(std::move(refusal));
+        if (const Status trusted = m_peerCheck(*m_stream); !trusted) {
+            fail(trusted.error());
             return;
         }
     }
