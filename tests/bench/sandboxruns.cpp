@@ -80,22 +80,31 @@ QString awaitForwardedAddress(const QString &address)
         .arg(address);
 }
 
-void cancelRuns(testing::HubProcess &hub, const QList<qint64> &runs,
-    const QList<const testing::ForwarderProcess *> &agents)
+QList<qint64> cancelRuns(testing::HubProcess &hub, const QList<qint64> &runs,
+    const QList<const testing::ForwarderProcess *> &agents, int boundMs)
 {
     for (const qint64 run : runs)
         hub.cli({ QStringLiteral("run"), QStringLiteral("cancel"), QString::number(run) });
-    // Each look reads the agents' output once, not once a run.
+    QList<qint64> unfinished;
+    // Each look reads the agents' output once, not once a run. A run no
+    // agent ever spoke of was never taken: its cancelling ended it; one
+    // cancelled before its sandbox started is refused, not finished.
     (void)testing::waitUntil(
         [&] {
             QString said;
             for (const testing::ForwarderProcess *agent : agents)
                 said += agent->stderrText();
-            return std::all_of(runs.begin(), runs.end(), [&](qint64 run) {
-                return said.contains(QStringLiteral("run %1 finished").arg(run));
-            });
+            unfinished.clear();
+            for (const qint64 run : runs) {
+                const QString name = QStringLiteral("run %1 ").arg(run);
+                if (said.contains(name) && !said.contains(name + QStringLiteral("finished"))
+                    && !said.contains(name + QStringLiteral("refused")))
+                    unfinished.append(run);
+            }
+            return unfinished.isEmpty();
         },
-        10 * 60 * 1000);
+        boundMs);
+    return unfinished;
 }
 
 } // namespace cloop::bench

@@ -59,11 +59,11 @@ double gbitsFromIperf(const QByteArray &json);
 // on either way; a later step that needs it says why.
 QString awaitForwardedAddress(const QString &address);
 
-// Cancels `runs` and waits (ten minutes at most) until one of `agents` says
-// each finished. The runs end before the agents do, or their sandboxes
-// would outlive the benchmark: an agent that stops leaves its runs to its
-// next start.
-void cancelRuns(testing::HubProcess &hub, const QList<qint64> &runs,
-    const QList<const testing::ForwarderProcess *> &agents);
+// Cancels `runs` and waits (`boundMs` at most) until one of `agents` says
+// each it took is over; returns those it did not. The runs end before
+// the agents do, or their sandboxes would outlive the benchmark: an agent
+// that stops leaves its runs to its next start.
+QList<qint64> cancelRuns(testing::HubProcess &hub, const QList<qint64> &runs,
+    const QList<const testing::ForwarderProcess *> &agents, int boundMs = 10 * 60 * 1000);
 
 } // namespace cloop::bench

@@ -65,6 +65,9 @@ constexpr qint64 kStallMs = 180'000;
 // The whole start-up, forwarders to the last run: well inside the test's
 // own timeout, so that the soak ends itself and ends its runs.
 constexpr qint64 kStartUpMs = 600'000;
+// Ending the runs, after a failure too: bounded so that what failed is
+// reported within the test's timeout even when a run does not end.
+constexpr int kEndRunsMs = 120'000;
 constexpr int kPollMs = 500;
 constexpr qint64 kReportEveryMs = 30'000;
 
@@ -576,7 +579,11 @@ void Soak::endRuns()
         if (agent)
             agents.append(agent);
     }
-    cloop::bench::cancelRuns(m_rig.hub(), runs, agents);
+    const QList<qint64> unfinished
+        = cloop::bench::cancelRuns(m_rig.hub(), runs, agents, kEndRunsMs);
+    for (const qint64 run : unfinished)
+        std::fprintf(stderr, "soak_streams: run %lld did not end within %d s of its cancelling\n",
+            static_cast<long long>(run), kEndRunsMs / 1000);
     for (Stream &stream : m_streams)
         stream.run = 0;
 }
@@ -610,8 +617,11 @@ int main(int argc, char **argv)
         std::printf("soak_streams: skipped (%s)\n", qPrintable(why));
         return 0;
     }
+    // Outside the try: what failed is printed before the runs are ended.
+    std::unique_ptr<Soak> soaking;
     try {
-        Soak soak(streams);
+        soaking = std::make_unique<Soak>(streams);
+        Soak &soak = *soaking;
         std::printf("soak_streams: %d streams (%d USB, %d segments) for %d min, a sample every "
                     "%d s\n",
             streams, soak.usbCount(), soak.segmentCount(), minutes, sampleSeconds);
