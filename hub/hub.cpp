@@ -149,8 +149,10 @@ void Hub::closeEverySession()
     if (!m_gateways)
         return;
     const QString reason = QStringLiteral("the hub is stopping");
-    m_gateways->forwarders().closeEverySession(reason);
-    m_gateways->executors().closeEverySession(reason);
+    const auto returnWithin = returnSpreadFor(
+        m_gateways->forwarders().sessionCount() + m_gateways->executors().sessionCount());
+    m_gateways->forwarders().closeEverySession(reason, returnWithin);
+    m_gateways->executors().closeEverySession(reason, returnWithin);
 }
 
 void Hub::closeSessions()

@@ -3,6 +3,7 @@
 #include <QRandomGenerator>
 
 #include <algorithm>
+#include <utility>
 
 namespace cloop::net {
 
@@ -13,8 +14,18 @@ Backoff::Backoff(Milliseconds initial, Milliseconds cap, RandomSource random)
           random ? std::move(random) : [] { return QRandomGenerator::global()->generateDouble(); })
 { }
 
+void Backoff::spreadNextOver(Milliseconds window)
+{
+    m_spread = std::clamp(window, Milliseconds(0), m_cap);
+}
+
 Backoff::Milliseconds Backoff::next()
 {
+    if (const std::optional<Milliseconds> spread = std::exchange(m_spread, std::nullopt)) {
+        const double r = std::clamp(m_random(), 0.0, 1.0);
+        return Milliseconds(
+            std::max<qint64>(1, static_cast<qint64>(r * static_cast<double>(spread->count()))));
+    }
     // Doubling stops once the cap is reached, so the shift never overflows.
     qint64 ceiling = m_initial.count();
     for (int i = 0; i < m_attempt && ceiling < m_cap.count(); ++i)

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <functional>
+#include <optional>
 
 namespace cloop::net {
 
@@ -19,7 +20,16 @@ public:
         RandomSource random = {});
 
     Milliseconds next();
-    void reset() { m_attempt = 0; }
+    // The next delay only is drawn from [0, window] (at most the cap): a
+    // hub that stops tells its daemons how long their return should take,
+    // so that all of them do not come back in the first half second.
+    // Then the delays go on from where they were.
+    void spreadNextOver(Milliseconds window);
+    void reset()
+    {
+        m_attempt = 0;
+        m_spread.reset();
+    }
     int attempts() const { return m_attempt; }
     Milliseconds initial() const { return m_initial; }
     Milliseconds cap() const { return m_cap; }
@@ -29,6 +39,7 @@ private:
     Milliseconds m_cap;
     RandomSource m_random;
     int m_attempt = 0;
+    std::optional<Milliseconds> m_spread;
 };
 
 } // namespace cloop::net

@@ -181,6 +181,13 @@ Result<ControlMessage> parseErrorMessage(FieldReader &read)
     error.code = read.string(QLatin1StringView("code"), 64);
     error.message = read.string(QLatin1StringView("message"), 4096);
     error.permanent = read.boolean(QLatin1StringView("permanent"));
+    // Absent from hubs before protocol 34.
+    if (read.has(QLatin1StringView("retry_within_ms")))
+        error.retryWithinMs
+            = read.integer(QLatin1StringView("retry_within_ms"), 0, kMaxRetryWithinMs);
+    if (error.permanent && error.retryWithinMs > 0)
+        read.fail(
+            QStringLiteral("a permanent error is not retried: it has no \"retry_within_ms\""));
     return finish(read, std::move(error));
 }
 
@@ -761,9 +768,12 @@ struct Serializer
     }
     QJsonObject operator()(const ErrorMessage &m) const
     {
-        return { { QStringLiteral("type"), messagetype::kError },
+        QJsonObject object { { QStringLiteral("type"), messagetype::kError },
             { QStringLiteral("code"), m.code }, { QStringLiteral("message"), m.message },
             { QStringLiteral("permanent"), m.permanent } };
+        if (m.retryWithinMs > 0)
+            object.insert(QStringLiteral("retry_within_ms"), m.retryWithinMs);
+        return object;
     }
 };
 } // namespace

@@ -142,14 +142,20 @@ struct HubMembers
     friend bool operator==(const HubMembers &, const HubMembers &) = default;
 };
 inline constexpr int kMaxHubMembers = net::kMaxHubUrls;
+// The longest return spread a hub may ask for (a daemon's backoff caps it
+// again at its own ceiling).
+inline constexpr qint64 kMaxRetryWithinMs = 10 * 60 * 1000;
 
 // Either direction. A permanent error means "do not retry": the daemon
-// stops its reconnect loop and says why.
+// stops its reconnect loop and says why. A hub that is stopping says over
+// how long its daemons should spread their return (retryWithinMs), so
+// that thousands of them do not come back to the next hub at one instant.
 struct ErrorMessage
 {
     QString code;
     QString message;
     bool permanent = false;
+    qint64 retryWithinMs = 0; // 0: the daemon's own backoff
 
     friend bool operator==(const ErrorMessage &, const ErrorMessage &) = default;
 };

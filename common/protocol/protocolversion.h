@@ -4,7 +4,7 @@ namespace cloop::protocol {
 
 // Bumped whenever a message or frame changes meaning. 22 is the first
 // version that carries device channels, so the count starts there.
-inline constexpr int kVersion = 33;
+inline constexpr int kVersion = 34;
 // The oldest peer a hub still talks to at all.
 inline constexpr int kMinimumSupported = 22;
 // Device channels need at least this version on the executor side.
@@ -77,4 +77,10 @@ namespace cloop::protocol {
 // From this version on a hub takes device.counters from a forwarder: a
 // segment stream's frames and drops, for the dashboard's traffic graphs.
 inline constexpr int kMinimumForDeviceCounters = 33;
+} // namespace cloop::protocol
+namespace cloop::protocol {
+// From this version on a daemon honours an error's "retry_within_ms": the
+// stopping hub's close comes with the window over which its daemons spread
+// their return, instead of all of them dialling again at once.
+inline constexpr int kMinimumForReturnSpread = 34;
 } // namespace cloop::protocol

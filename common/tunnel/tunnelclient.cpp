@@ -14,7 +14,7 @@ using namespace protocol;
 TunnelClient::TunnelClient(TunnelClientOptions options, QObject *parent)
     : QObject(parent)
     , m_options(std::move(options))
-    , m_backoff(m_options.initialBackoff, m_options.maxBackoff)
+    , m_backoff(m_options.initialBackoff, m_options.maxBackoff, m_options.backoffRandom)
 {
     m_retryTimer.setSingleShot(true);
     connect(&m_retryTimer, &QTimer::timeout, this, &TunnelClient::connectNow);
@@ -233,11 +233,23 @@ void TunnelClient::onControl(const ControlMessage &message)
                 m_connection->abort(error->message);
             return;
         }
+        if (error->retryWithinMs > 0)
+            // A close follows: the next attempt is drawn from the window the
+            // hub gave, not from the first half second every daemon has.
+            m_backoff.spreadNextOver(std::chrono::milliseconds(error->retryWithinMs));
         if (m_state != State::Ready) {
             failAttempt(Error::make(error->code, error->message));
             return;
         }
-        qCWarning(lcNet).noquote() << "hub reported:" << error->message;
+        if (error->retryWithinMs > 0) {
+            qCInfo(lcNet).noquote()
+                << QStringLiteral("%1; back within %2")
+                       .arg(error->message,
+                           util::formatMilliseconds(std::min(
+                               error->retryWithinMs, qint64(m_options.maxBackoff.count()))));
+        } else {
+            qCWarning(lcNet).noquote() << "hub reported:" << error->message;
+        }
     }
     if (m_state == State::Ready)
         Q_EMIT controlReceived(message);

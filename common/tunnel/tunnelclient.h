@@ -32,6 +32,8 @@ struct TunnelClientOptions
     // Between rounds over every URL; reset once a hub welcomed the daemon.
     std::chrono::milliseconds initialBackoff { 500 };
     std::chrono::milliseconds maxBackoff { 30'000 };
+    // The backoff's jitter; empty: Qt's global generator (tests fix it).
+    net::Backoff::RandomSource backoffRandom;
     // Within a round, after a failed attempt, before the next URL: a dead
     // member must not keep the daemon from a live one for a whole backoff.
     std::chrono::milliseconds nextUrlDelay { 1'000 };

@@ -267,15 +267,29 @@ void DaemonGateway::drop(qint64 id, const ErrorMessage &reason)
     Q_EMIT daemonDisconnected(id, reason.message);
 }
 
-void DaemonGateway::closeEverySession(const QString &reason)
+std::chrono::milliseconds returnSpreadFor(qsizetype sessions)
 {
-    for (TunnelConnection *connection : std::as_const(m_sessions)) {
+    const qint64 ms = qint64(std::max<qsizetype>(0, sessions)) * 1000 / kReturnsPerSecond;
+    return std::chrono::milliseconds(std::min(ms, protocol::kMaxRetryWithinMs));
+}
+
+void DaemonGateway::closeEverySession(const QString &reason, std::chrono::milliseconds returnWithin)
+{
+    for (auto it = m_sessions.cbegin(); it != m_sessions.cend(); ++it) {
+        TunnelConnection *connection = it.value();
         connection->disconnect(this);
-        connection->close(reason);
+        if (returnWithin.count() > 0
+            && m_protocols.value(it.key()) >= protocol::kMinimumForReturnSpread)
+            connection->closeWithError(protocol::ErrorMessage {
+                QStringLiteral("hub_stopping"), reason, false, returnWithin.count() });
+        else
+            connection->close(reason);
     }
     if (!m_sessions.isEmpty())
         qCInfo(lcHubGateway).noquote()
-            << "closed" << m_sessions.size() << m_noun << "session(s):" << reason;
+            << "closed" << m_sessions.size() << m_noun << "session(s):" << reason
+            << QStringLiteral("(their return spread over %1)")
+                   .arg(util::formatMilliseconds(returnWithin.count()));
     m_sessions.clear();
     m_protocols.clear();
 }

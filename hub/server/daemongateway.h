@@ -7,6 +7,7 @@
 #include <QHash>
 #include <QObject>
 
+#include <chrono>
 #include <functional>
 #include <memory>
 
@@ -15,6 +16,14 @@ class LogThrottle;
 }
 
 namespace cloop::hub {
+
+// The window over which the daemons of a stopping hub should spread their
+// return: as long as a hub takes to welcome that many of them again at
+// kReturnsPerSecond, so the next one is not swamped (a TLS handshake and a
+// hello cost one core about 1.7 ms a daemon at 10,000): 20 s for 10,000,
+// a moment for a few.
+inline constexpr int kReturnsPerSecond = 500;
+std::chrono::milliseconds returnSpreadFor(qsizetype sessions);
 
 class DaemonDirectory;
 
@@ -78,6 +87,7 @@ public:
     bool isConnected(qint64 id) const { return m_sessions.contains(id); }
     tunnel::TunnelConnection *session(qint64 id) const { return m_sessions.value(id); }
     QList<qint64> connectedIds() const { return m_sessions.keys(); }
+    qsizetype sessionCount() const { return m_sessions.size(); }
     // The protocol a live session's daemon speaks; 0 when it has none.
     int protocolOf(qint64 id) const { return m_protocols.value(id); }
     int pendingCount() const { return m_pending; }
@@ -86,8 +96,11 @@ public:
     void drop(qint64 id, const protocol::ErrorMessage &reason);
     // The hub is stopping: every session gets its close frame with `reason`
     // now, all before any goes away, and none is reported gone (the
-    // daemons come back to the next hub; nothing about them changed).
-    void closeEverySession(const QString &reason);
+    // daemons come back to the next hub; nothing about them changed). A
+    // daemon that can take it is asked to spread its return over
+    // `returnWithin` (returnSpreadFor).
+    void closeEverySession(const QString &reason,
+        std::chrono::milliseconds returnWithin = std::chrono::milliseconds(0));
 
     // The pins of the keys the hub serves and staged: in every Welcome from
     // now on, and told to every live daemon that stores them.

@@ -36,6 +36,8 @@ private Q_SLOTS:
     void outOfRangeRandomIsClamped();
     void defaultRandomStaysInBounds();
     void degenerateArguments();
+    void aSpreadDrawsTheNextDelayOnlyFromItsWindow();
+    void aSpreadIsCappedAndForgottenOnReset();
 };
 
 void TestBackoff::delaysWithinEqualJitterBounds_data()
@@ -187,6 +189,42 @@ void TestBackoff::degenerateArguments()
     QCOMPARE(inverted.cap(), milliseconds(2'000));
     QCOMPARE(inverted.next(), milliseconds(1'000));
     QCOMPARE(inverted.next(), milliseconds(1'000));
+}
+
+void TestBackoff::aSpreadDrawsTheNextDelayOnlyFromItsWindow()
+{
+    // Given a backoff that has grown, and randoms the test chooses
+    const double values[] = { 0.0, 0.5, 0.999, 0.0, 0.25 };
+    int i = 0;
+    Backoff backoff(milliseconds(500), milliseconds(30'000), [&] { return values[i++]; });
+    QCOMPARE(backoff.next().count(), 250); // 0.0 of [250, 500]
+    // When told to spread the next return over 20 s
+    backoff.spreadNextOver(milliseconds(20'000));
+    // the next delay is drawn from [0, 20 s], not from [500, 1000]
+    QCOMPARE(backoff.next().count(), 10'000); // 0.5 of 20 s
+    // and only that one: the growth goes on where it was.
+    QCOMPARE(backoff.attempts(), 1);
+    const qint64 afterSpread = backoff.next().count(); // 0.999 of [500, 1000]
+    QVERIFY(afterSpread >= 990 && afterSpread <= 1000);
+    // A window of nothing still waits the least the loop ever waits.
+    backoff.spreadNextOver(milliseconds(0));
+    QCOMPARE(backoff.next().count(), 1);
+    backoff.spreadNextOver(milliseconds(-5));
+    QCOMPARE(backoff.next().count(), 1); // 0.25 of nothing
+}
+
+void TestBackoff::aSpreadIsCappedAndForgottenOnReset()
+{
+    Backoff backoff(milliseconds(500), milliseconds(30'000), [] { return 0.999; });
+    // A window beyond the cap is the cap: no hub keeps a daemon away longer.
+    backoff.spreadNextOver(milliseconds(24 * 3600 * 1000));
+    const qint64 capped = backoff.next().count();
+    QVERIFY(capped >= 29'900 && capped <= 30'000);
+    // A session welcomed meanwhile forgets a spread it was told before.
+    backoff.spreadNextOver(milliseconds(20'000));
+    backoff.reset();
+    const qint64 first = backoff.next().count();
+    QVERIFY(first >= 495 && first <= 500);
 }
 
 QTEST_GUILESS_MAIN(TestBackoff)

@@ -326,6 +326,17 @@ void TestControlMessage::roundTrip_data()
                    { QStringLiteral("message"), QStringLiteral("try later") },
                    { QStringLiteral("permanent"), false } }
             << QStringLiteral("error");
+        error.code = QStringLiteral("hub_stopping");
+        error.message = QStringLiteral("the hub is stopping");
+        error.retryWithinMs = 20'000;
+        QTest::newRow("error, with a return window")
+            << ControlMessage(error)
+            << QJsonObject { { QStringLiteral("type"), QStringLiteral("error") },
+                   { QStringLiteral("code"), QStringLiteral("hub_stopping") },
+                   { QStringLiteral("message"), QStringLiteral("the hub is stopping") },
+                   { QStringLiteral("permanent"), false },
+                   { QStringLiteral("retry_within_ms"), 20'000 } }
+            << QStringLiteral("error");
     }
 }
 
@@ -502,6 +513,21 @@ void TestControlMessage::refuses_data()
                { QStringLiteral("message"), QStringLiteral("m") },
                { QStringLiteral("permanent"), QStringLiteral("yes") } })
         << QStringLiteral("\"permanent\" must be true or false");
+    const auto errorWithWindow = [](const QJsonValue &window, bool permanent) {
+        return json(QJsonObject { { QStringLiteral("type"), QStringLiteral("error") },
+            { QStringLiteral("code"), QStringLiteral("c") },
+            { QStringLiteral("message"), QStringLiteral("m") },
+            { QStringLiteral("permanent"), permanent },
+            { QStringLiteral("retry_within_ms"), window } });
+    };
+    QTest::newRow("error window negative")
+        << errorWithWindow(-1, false) << QStringLiteral("\"retry_within_ms\" = -1 is outside");
+    QTest::newRow("error window past ten minutes") << errorWithWindow(double(kMaxRetryWithinMs + 1),
+        false) << QStringLiteral("\"retry_within_ms\" = 600001 is outside");
+    QTest::newRow("error window not a number") << errorWithWindow(
+        QStringLiteral("soon"), false) << QStringLiteral("\"retry_within_ms\" must be an integer");
+    QTest::newRow("error window on a permanent error")
+        << errorWithWindow(1000, true) << QStringLiteral("a permanent error is not retried");
     QTest::newRow("oversized message") << json(with(validHello(), QStringLiteral("software"),
         QString(kMaxControlMessageSize, QLatin1Char('s'))))
                                        << QStringLiteral("exceeds %1").arg(kMaxControlMessageSize);

@@ -104,6 +104,17 @@ bool isBackoff(qint64 waitMs, int n)
     return waitMs >= ceiling / 2 && waitMs <= ceiling;
 }
 
+// What a stopping hub sends each daemon: why, and over how long the
+// daemons should spread their return; then its close.
+void sendStopping(FakeHub &hub, int connection, qint64 withinMs)
+{
+    hub.send(hub.socket(connection),
+        protocol::ErrorMessage { QStringLiteral("hub_stopping"),
+            QStringLiteral("the hub is stopping"), false, withinMs });
+    hub.socket(connection)
+        ->close(QWebSocketProtocol::CloseCodeNormal, QStringLiteral("the hub is stopping"));
+}
+
 net::PinSet pinSetOf(const hub::TlsIdentity &identity)
 {
     return net::PinSet::ofCertificate(identity.chain.first());
@@ -247,6 +258,7 @@ private Q_SLOTS:
     // Several hub URLs (the members of a hub cluster)
     void deadFirstUrlGivesWayToTheSecond();
     void nextRoundStartsWhereTheLastWelcomeCameFrom();
+    void aStoppingHubSpreadsTheReturn();
     void permanentRefusalFromAnyUrlStops();
     void newUrlsAreDialledFromTheNextAttempt();
     void everyUrlIsCheckedBeforeDialling();
@@ -1165,6 +1177,50 @@ void TestTunnelClient::nextRoundStartsWhereTheLastWelcomeCameFrom()
         qPrintable(log.disconnects.at(1).reason));
     QVERIFY2(log.disconnects.at(2).reason.contains(QStringLiteral("the hub is starting")),
         qPrintable(log.disconnects.at(2).reason));
+}
+
+void TestTunnelClient::aStoppingHubSpreadsTheReturn()
+{
+    // Given a client welcomed by a hub (its default answer to a hello),
+    // its jitter fixed at the middle,
+    FakeHub hub;
+    QVERIFY(hub.listenSecure(*m_hubIdentity));
+    TunnelClientOptions options
+        = clientOptions(hub.url(), net::HubTrust(pinSetOf(*m_hubIdentity), {}));
+    options.maxBackoff = 10s;
+    options.backoffRandom = [] { return 0.5; };
+    TunnelClient client(options);
+    client.setCredential(QStringLiteral("cred-abc"));
+    ClientLog log(&client);
+    QSignalSpy ready(&client, &TunnelClient::ready);
+    client.start();
+    QVERIFY(ready.wait(kEventTimeoutMs));
+
+    // when the hub stops, asking its daemons to spread their return over 2 s,
+    QVERIFY(hub.socket(0));
+    sendStopping(hub, 0, 2000);
+
+    // then the client waits half of that window (its jitter), not the
+    // 25..50 ms its own backoff would draw,
+    QTRY_COMPARE_WITH_TIMEOUT(log.disconnects.size(), 1, kEventTimeoutMs);
+    QCOMPARE(log.disconnects.at(0).retryInMs, qint64(1000));
+    QVERIFY2(log.disconnects.at(0).reason.contains(QStringLiteral("the hub is stopping")),
+        qPrintable(log.disconnects.at(0).reason));
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 2, kEventTimeoutMs);
+
+    // and a later loss without a window is its own backoff again.
+    QVERIFY(hub.socket(1));
+    hub.socket(1)->close(QWebSocketProtocol::CloseCodeGoingAway, QStringLiteral("hub restarting"));
+    QTRY_COMPARE_WITH_TIMEOUT(log.disconnects.size(), 2, kEventTimeoutMs);
+    QCOMPARE(log.disconnects.at(1).retryInMs, qint64(37)); // the middle of [25, 50]
+
+    // A window longer than the client's ceiling is the ceiling.
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 3, kEventTimeoutMs);
+    QVERIFY(hub.socket(2));
+    sendStopping(hub, 2, protocol::kMaxRetryWithinMs);
+    QTRY_COMPARE_WITH_TIMEOUT(log.disconnects.size(), 3, kEventTimeoutMs);
+    QCOMPARE(log.disconnects.at(2).retryInMs, qint64(5000));
+    QVERIFY(log.refusals.isEmpty());
 }
 
 void TestTunnelClient::permanentRefusalFromAnyUrlStops()

@@ -135,6 +135,8 @@ private Q_SLOTS:
     void aDirectLegGoesToTheDoorAndIsNeverASession();
     void aStreamTicketIsRefusedAnywhereButItsDoor();
     void theRelayDoorTakesTheTicketsItKnowsFirst();
+    void aStoppingHubAsksForASpreadReturn();
+    void theReturnWindowGrowsWithTheSessions();
 
 private:
     // A daemon, once welcomed.
@@ -400,6 +402,44 @@ void TestDaemonGateway::theRelayDoorTakesTheTicketsItKnowsFirst()
     QTRY_COMPARE_WITH_TIMEOUT(relayed.size(), 2, kEventTimeoutMs);
     QCOMPARE(clustered.size(), 1);
     QVERIFY(!m_gateway->isConnected(5) && !m_gateway->isConnected(6) && !m_gateway->isConnected(7));
+}
+
+void TestDaemonGateway::aStoppingHubAsksForASpreadReturn()
+{
+    // Given a daemon that reads a return window and one from before it,
+    auto current = welcomed(1, protocol::kMinimumForReturnSpread);
+    auto older = welcomed(2, protocol::kMinimumForReturnSpread - 1);
+    QSignalSpy currentClosed(&current->socket, &QWebSocket::disconnected);
+    QSignalSpy olderClosed(&older->socket, &QWebSocket::disconnected);
+
+    // when the hub stops, asking for their return within 20 s,
+    m_gateway->closeEverySession(QStringLiteral("the hub is stopping"), std::chrono::seconds(20));
+
+    // then the current daemon is told the window before its close, the
+    // older one only the close (an error it would log as a failure),
+    QTRY_VERIFY_WITH_TIMEOUT(
+        currentClosed.count() == 1 && olderClosed.count() == 1, kEventTimeoutMs);
+    const QList<protocol::ErrorMessage> told = current->all<protocol::ErrorMessage>();
+    QCOMPARE(told.size(), 1);
+    QCOMPARE(told.first().code, QStringLiteral("hub_stopping"));
+    QCOMPARE(told.first().message, QStringLiteral("the hub is stopping"));
+    QCOMPARE(told.first().retryWithinMs, qint64(20'000));
+    QVERIFY(!told.first().permanent);
+    QCOMPARE(older->types(), QStringList { QStringLiteral("welcome") });
+    // both with the reason in their close frame, and neither reported gone.
+    QCOMPARE(current->socket.closeReason(), QStringLiteral("the hub is stopping"));
+    QCOMPARE(older->socket.closeReason(), QStringLiteral("the hub is stopping"));
+    QVERIFY(!m_gateway->isConnected(1) && !m_gateway->isConnected(2));
+}
+
+void TestDaemonGateway::theReturnWindowGrowsWithTheSessions()
+{
+    QCOMPARE(returnSpreadFor(0), std::chrono::milliseconds(0));
+    QCOMPARE(returnSpreadFor(1), std::chrono::milliseconds(1000 / kReturnsPerSecond));
+    QCOMPARE(returnSpreadFor(10'000), std::chrono::milliseconds(10'000'000 / kReturnsPerSecond));
+    QCOMPARE(returnSpreadFor(-3), std::chrono::milliseconds(0));
+    // However many, never beyond what a daemon takes.
+    QCOMPARE(returnSpreadFor(100'000'000), std::chrono::milliseconds(protocol::kMaxRetryWithinMs));
 }
 
 QTEST_GUILESS_MAIN(TestDaemonGateway)
