@@ -74,10 +74,8 @@ Status DaemonConnector::makeClient(
     options.trust = *trust;
     options.capabilities = m_options.capabilities;
     options.channel = m_options.channel;
-    if (m_options.role == protocol::PeerRole::Executor) {
-        options.timing = tunnel::TunnelTiming::neverWatchful();
+    if (m_options.role == protocol::PeerRole::Executor)
         options.limits.maxChannels = tunnel::ChannelMultiplexer::Limits::kExecutorMaxChannels;
-    }
     m_client = std::make_unique<tunnel::TunnelClient>(options);
     return {};
 }

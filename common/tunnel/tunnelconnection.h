@@ -22,22 +22,9 @@ struct TunnelTiming
     std::chrono::milliseconds watchfulTimeout = net::Heartbeat::kWatchfulTimeout;
 
     net::Heartbeat::Pace idlePace() const { return { heartbeatInterval, heartbeatTimeout }; }
-    // The idle pace always. An executor agent's tunnel, for now: its
-    // main thread once stopped answering for over 10 s on the emulated
-    // guest while it made the default image (now on a thread of its own,
-    // RunSupervisor::setImagePreparer); until that guest shows no other
-    // such stall, a watchful peer could take one for a dead link.
-    static TunnelTiming neverWatchful()
-    {
-        TunnelTiming timing;
-        timing.watchfulInterval = timing.heartbeatInterval;
-        timing.watchfulTimeout = timing.heartbeatTimeout;
-        return timing;
-    }
     // A stream's leg carries nothing but one device: watched at least at
-    // the default watchful pace, whatever its session's (an agent's keeps
-    // the idle one). A stalled agent loses the stream, which is opened
-    // again, not its runs.
+    // the default watchful pace, whatever its session's. A stalled daemon
+    // loses the stream, which is opened again, not its runs.
     TunnelTiming forLegs() const
     {
         TunnelTiming timing = *this;

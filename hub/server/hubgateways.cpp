@@ -6,15 +6,10 @@ namespace cloop::hub {
 
 namespace {
 
-// An agent's tunnel keeps the idle heartbeat pace even while it carries
-// device streams (TunnelTiming::neverWatchful says why), and carries as
-// many channels as its runs need.
+// An agent's tunnel carries as many channels as its runs need.
 DaemonGateway::Options executorOptions(DaemonGateway::Options options)
 {
     options.limits.maxChannels = tunnel::ChannelMultiplexer::Limits::kExecutorMaxChannels;
-    const tunnel::TunnelTiming lenient = tunnel::TunnelTiming::neverWatchful();
-    options.timing.watchfulInterval = lenient.watchfulInterval;
-    options.timing.watchfulTimeout = lenient.watchfulTimeout;
     return options;
 }
 

@@ -569,13 +569,15 @@ void TestTunnelConnection::theHubPingsOnlyWhenTheDaemonFallsQuiet()
 
 void TestTunnelConnection::aLegIsWatchedWhateverItsSessionsPace()
 {
-    // An agent's session keeps the idle pace; its legs carry devices.
-    const net::Heartbeat::Pace agentLeg
-        = tunnel::TunnelTiming::neverWatchful().forLegs().watchfulPace();
-    QCOMPARE(agentLeg.interval, net::Heartbeat::kWatchfulInterval);
-    QCOMPARE(agentLeg.timeout, net::Heartbeat::kWatchfulTimeout);
-    QCOMPARE(tunnel::TunnelTiming::neverWatchful().forLegs().idlePace().interval,
-        net::Heartbeat::kDefaultInterval);
+    // A session set to keep the idle pace even while it carries channels;
+    // its legs carry devices.
+    tunnel::TunnelTiming lenient;
+    lenient.watchfulInterval = lenient.heartbeatInterval;
+    lenient.watchfulTimeout = lenient.heartbeatTimeout;
+    const net::Heartbeat::Pace leg = lenient.forLegs().watchfulPace();
+    QCOMPARE(leg.interval, net::Heartbeat::kWatchfulInterval);
+    QCOMPARE(leg.timeout, net::Heartbeat::kWatchfulTimeout);
+    QCOMPARE(lenient.forLegs().idlePace().interval, net::Heartbeat::kDefaultInterval);
     // A pace already closer is kept.
     const net::Heartbeat::Pace scaled = scaledTiming().forLegs().watchfulPace();
     QCOMPARE(scaled.interval, scaledTiming().watchfulInterval);

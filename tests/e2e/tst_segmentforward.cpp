@@ -124,6 +124,7 @@ private Q_SLOTS:
     void aForwarderLinkThatGoesSilentIsNoticedWithinTenSeconds();
     void aForwarderLegThatGoesSilentIsOpenedAgain();
     void anAgentLegThatGoesSilentIsOpenedAgain();
+    void anAgentLinkThatGoesSilentIsNoticedWithinTenSeconds();
     void aHubKilledMidStreamResumesTheSegmentWhenItIsBack();
     void unbindingWhileTheForwarderIsAwayRemovesTheKeptInterface();
     void aLossyLinkAndATenSecondOutageAreSurvived();
@@ -925,6 +926,45 @@ void TestSegmentForward::aForwarderLegThatGoesSilentIsOpenedAgain()
 void TestSegmentForward::anAgentLegThatGoesSilentIsOpenedAgain()
 {
     legThatGoesSilentIsOpenedAgain(m_agent, QStringLiteral("192.0.2.77"));
+}
+
+void TestSegmentForward::anAgentLinkThatGoesSilentIsNoticedWithinTenSeconds()
+{
+    // Its tunnel: before any stream, the agent's only connection.
+    const QList<quint16> tunnel = localPortsTowardsTheHub(m_agent->processId());
+    QCOMPARE(tunnel.size(), 1);
+    // A run makes the tunnel carry its log: watched closely from then on.
+    const qint64 id = queueAttached(followTheSegment());
+    QVERIFY(id > 0);
+    const QString connected = QStringLiteral("connected to the hub as executor");
+    const qsizetype sessions = m_agent->stderrCount(connected);
+    const qsizetype hubJudged = m_rig->hub().log().count(QLatin1String("no sign of life"));
+
+    // Every packet of the agent's tunnel vanishes, as when a NAT forgets it.
+    const PacketFilter silence = PacketFilter::dropSilently(tunnel.first());
+    QVERIFY2(silence.error().isEmpty(), qPrintable(silence.error()));
+    QElapsedTimer sinceSilence;
+    sinceSilence.start();
+    // The agent judges it dead itself, within ten seconds,
+    static const QRegularExpression ownJudgment(
+        QStringLiteral("not connected to \\S+: no sign of life"));
+    QVERIFY2(waitUntil([&] { return m_agent->stderrText().contains(ownJudgment); }, 15'000),
+        qPrintable(m_agent->describe()));
+    const qint64 noticedMs = sinceSilence.elapsed();
+    qInfo().noquote() << "the agent noticed its silent tunnel after" << noticedMs << "ms";
+    QVERIFY2(noticedMs < 10'000, qPrintable(QStringLiteral("noticed after %1 ms").arg(noticedMs)));
+    // and so does the hub, from its end.
+    QVERIFY2(
+        waitUntil(
+            [&] { return m_rig->hub().log().count(QLatin1String("no sign of life")) > hubJudged; },
+            10'000),
+        qPrintable(m_rig->hub().log()));
+    // It dials again on a new connection, which the filter does not touch,
+    // and its run lives on: still running, and still cancellable.
+    QVERIFY2(waitUntil([&] { return m_agent->stderrCount(connected) > sessions; }, kLongWaitMs),
+        qPrintable(m_agent->describe()));
+    QCOMPARE(run(id).value(QLatin1String("state")).toString(), QStringLiteral("running"));
+    QVERIFY(cancel(id));
 }
 
 void TestSegmentForward::legThatGoesSilentIsOpenedAgain(
