@@ -245,8 +245,8 @@ void TunnelClient::onControl(const ControlMessage &message)
             qCInfo(lcNet).noquote()
                 << QStringLiteral("%1; back within %2")
                        .arg(error->message,
-                           util::formatMilliseconds(std::min(
-                               error->retryWithinMs, qint64(m_options.maxBackoff.count()))));
+                           util::formatMilliseconds(
+                               std::min(error->retryWithinMs, qint64(m_backoff.cap().count()))));
         } else {
             qCWarning(lcNet).noquote() << "hub reported:" << error->message;
         }
