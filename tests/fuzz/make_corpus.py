@@ -549,6 +549,16 @@ def main():
     corpora["fuzz_greeting"] = greeting_corpus()
     corpora["fuzz_websocketframes"] = websocket_corpus()
     corpora["fuzz_upgradeanswer"] = upgrade_corpus()
+    corpora["fuzz_listingtext"] = {
+        "listing": b'{"items":[{"id":1,"name":"lab-a","device":{"kind":"usb","vendor":"1050"},'
+                   b'"usb_busid":null},{"id":2,"name":"b\\\"}]","tags":[[],{}]}]}',
+        "members-around": b'{"a":[{"x":1}],"items":[{}],"z":{"items":[1]}}',
+        "escapes-and-utf8": r'{"items":[{"n":"Z\u00fcrich \ud83d\udd0c \u6771 é"}]}'.encode(),
+        "bad-entry-number": b'{"items":[{"id":1},2]}',
+        "bad-twice": b'{"items":[],"items":[{}]}',
+        "bad-truncated": b'{"items":[{"id":1},{"id":',
+        "bad-utf8": b'{"items":[{"n":"\xc3\x28"}]}',
+    }
 
     for target, inputs in corpora.items():
         directory = ROOT / target
