@@ -9,6 +9,8 @@
 #include <utility>
 
 class QNetworkAccessManager;
+class QNetworkReply;
+class QBuffer;
 
 namespace cloop::cli {
 
@@ -39,10 +41,16 @@ public:
     }
     Result<QJsonObject> call(const QByteArray &method, const QString &path, const QJsonObject &body,
         const QueryItems &query = {});
+    // A GET whose successful answer is left as text (api::readAdminAnswerText).
+    Result<QByteArray> getText(const QString &path, const QueryItems &query = {});
 
     const AdminEndpoint &endpoint() const { return m_endpoint; }
 
 private:
+    // The finished reply; `body` outlives it.
+    Result<std::unique_ptr<QNetworkReply>> send(
+        const QByteArray &method, const QString &path, QBuffer &body, const QueryItems &query);
+
     AdminEndpoint m_endpoint;
     std::unique_ptr<QNetworkAccessManager> m_network;
 };

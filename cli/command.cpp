@@ -58,8 +58,7 @@ Result<QJsonObject> Command::post(const QString &path, const QJsonObject &body)
     return call("POST", path, body, {});
 }
 
-Result<QJsonObject> Command::call(
-    const QByteArray &method, const QString &path, const QJsonObject &body, const QueryItems &query)
+Result<AdminClient *> Command::client()
 {
     if (!m_client) {
         auto endpoint = m_endpointOptions.resolve(m_commandLine.parser());
@@ -67,7 +66,24 @@ Result<QJsonObject> Command::call(
             return Error::make(kEndpointErrorCode, endpoint.error().message, true);
         m_client.emplace(*endpoint);
     }
-    return m_client->call(method, path, body, query);
+    return &*m_client;
+}
+
+Result<QJsonObject> Command::call(
+    const QByteArray &method, const QString &path, const QJsonObject &body, const QueryItems &query)
+{
+    auto resolved = client();
+    if (!resolved)
+        return resolved.error();
+    return (*resolved)->call(method, path, body, query);
+}
+
+Result<QByteArray> Command::getText(const QString &path, const QueryItems &query)
+{
+    auto resolved = client();
+    if (!resolved)
+        return resolved.error();
+    return (*resolved)->getText(path, query);
 }
 
 int Command::usageError(const QString &message) const

@@ -68,10 +68,10 @@ public:
     Result<QList<Record>> getList(
         const QString &path, QLatin1StringView key, const QueryItems &query = {})
     {
-        auto answer = get(path, query);
+        auto answer = getText(path, query);
         if (!answer)
             return answer.error();
-        return api::listOf<Record>(*answer, key);
+        return api::listInText<Record>(*answer, key);
     }
     // The hub of the last call (only after one).
     const AdminEndpoint &endpoint() const { return m_client->endpoint(); }
@@ -98,6 +98,8 @@ public:
     bool wantsJson() const;
 
 private:
+    Result<AdminClient *> client();
+    Result<QByteArray> getText(const QString &path, const QueryItems &query);
     int failedAsJson(const QString &code, const QString &message, int exitCode) const;
     Result<QJsonObject> call(const QByteArray &method, const QString &path, const QJsonObject &body,
         const QueryItems &query);

@@ -97,27 +97,48 @@ Result<std::unique_ptr<QNetworkReply>> runGuarded(const net::HubTrust &trust,
     return reply;
 }
 
-Result<QJsonObject> readAdminAnswer(QNetworkReply *reply)
+namespace {
+
+// The JSON object of an answer, or why it is none.
+Result<QJsonObject> answerObject(const QByteArray &answer, int status)
 {
-    const QByteArray answer = reply->readAll();
-    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
-    if (status == 0)
-        return Error::make(QStringLiteral("unreachable"),
-            QStringLiteral("cannot reach the hub at %1: %2")
-                .arg(reply->url().authority(), reply->errorString()));
     QJsonParseError parseError {};
     const QJsonDocument document = QJsonDocument::fromJson(answer, &parseError);
     if (parseError.error != QJsonParseError::NoError || !document.isObject())
         return Error::make(QStringLiteral("bad_answer"),
             QStringLiteral("the hub answered HTTP %1 without JSON").arg(status));
-    const QJsonObject object = document.object();
+    return document.object();
+}
+
+} // namespace
+
+Result<QByteArray> readAdminAnswerText(QNetworkReply *reply)
+{
+    QByteArray answer = reply->readAll();
+    const int status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+    if (status == 0)
+        return Error::make(QStringLiteral("unreachable"),
+            QStringLiteral("cannot reach the hub at %1: %2")
+                .arg(reply->url().authority(), reply->errorString()));
     if (status >= 400) {
-        const QJsonObject error = object.value(QLatin1String("error")).toObject();
+        auto object = answerObject(answer, status);
+        if (!object)
+            return object.error();
+        const QJsonObject error = object->value(QLatin1String("error")).toObject();
         return Error::make(
             error.value(QLatin1String("code")).toString(QStringLiteral("http_%1").arg(status)),
             error.value(QLatin1String("message")).toString(QStringLiteral("HTTP %1").arg(status)));
     }
-    return object;
+    return answer;
+}
+
+Result<QJsonObject> readAdminAnswer(QNetworkReply *reply)
+{
+    auto answer = readAdminAnswerText(reply);
+    if (!answer)
+        return answer.error();
+    return answerObject(
+        *answer, reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt());
 }
 
 } // namespace cloop::api

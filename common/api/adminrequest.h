@@ -59,5 +59,8 @@ Result<std::unique_ptr<QNetworkReply>> runGuarded(const net::HubTrust &trust,
 // The answer of a finished reply: the JSON object, or the hub's error
 // (code and message from its body), or why the hub could not be reached.
 Result<QJsonObject> readAdminAnswer(QNetworkReply *reply);
+// The same, with a successful answer's body left as text for a reader of
+// its own (a long listing, read entry by entry).
+Result<QByteArray> readAdminAnswerText(QNetworkReply *reply);
 
 } // namespace cloop::api

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "common/result.h"
+#include "common/util/jsonlistentries.h"
 
 #include <QDateTime>
 #include <QJsonArray>
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QJsonValue>
 #include <QString>
@@ -154,6 +156,33 @@ Result<QList<Record>> listOf(const QJsonObject &answer, QLatin1StringView key)
     records.reserve(entries.size());
     for (const QJsonValue &entry : entries) {
         auto record = Record::fromJson(entry.toObject());
+        if (!record)
+            return record.error();
+        records.append(std::move(*record));
+    }
+    return records;
+}
+
+// The same list read straight from the answer's text, one entry at a time:
+// for listings that may hold thousands of records (util::jsonListEntries).
+template <typename Record>
+Result<QList<Record>> listInText(QByteArrayView answer, QLatin1StringView key)
+{
+    auto entries = util::jsonListEntries(answer, key);
+    if (!entries)
+        return entries.error();
+    QList<Record> records;
+    records.reserve(entries->size());
+    for (const QByteArrayView entry : std::as_const(*entries)) {
+        QJsonParseError parseError {};
+        const QJsonDocument document = QJsonDocument::fromJson(
+            QByteArray::fromRawData(entry.data(), entry.size()), &parseError);
+        if (parseError.error != QJsonParseError::NoError)
+            return Error::make(QStringLiteral("bad_answer"),
+                QStringLiteral("entry %1 of \"%2\" is not JSON: %3")
+                    .arg(records.size() + 1)
+                    .arg(key, parseError.errorString()));
+        auto record = Record::fromJson(document.object());
         if (!record)
             return record.error();
         records.append(std::move(*record));
