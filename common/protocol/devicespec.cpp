@@ -1,5 +1,7 @@
 #include "common/protocol/devicespec.h"
 
+#include "common/util/jsonwriter.h"
+
 #include <QRegularExpression>
 
 namespace cloop::protocol {
@@ -125,6 +127,25 @@ QJsonObject DeviceSpec::toJson() const
         object.insert(QStringLiteral("interface"), interfaceName);
     }
     return object;
+}
+
+void DeviceSpec::writeJson(util::JsonWriter &out) const
+{
+    // In QJsonObject's order (its keys sorted), so both ways write the same.
+    const auto hex
+        = [](quint16 id) { return QStringLiteral("%1").arg(id, 4, 16, QLatin1Char('0')); };
+    out.beginObject();
+    if (kind == Kind::Usb) {
+        out.field(QLatin1StringView("kind"), deviceKindName(kind));
+        out.field(QLatin1StringView("product"), hex(productId));
+        if (!serial.isEmpty())
+            out.field(QLatin1StringView("serial"), serial);
+        out.field(QLatin1StringView("vendor"), hex(vendorId));
+    } else {
+        out.field(QLatin1StringView("interface"), interfaceName);
+        out.field(QLatin1StringView("kind"), deviceKindName(kind));
+    }
+    out.endObject();
 }
 
 QString DeviceSpec::kindName() const

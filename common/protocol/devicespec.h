@@ -7,6 +7,10 @@
 
 #include <optional>
 
+namespace cloop::util {
+class JsonWriter;
+}
+
 namespace cloop::protocol {
 
 // What one forwarder carries: exactly one USB device or one network interface.
@@ -29,6 +33,9 @@ struct DeviceSpec
     static Result<DeviceSpec> fromJson(const QJsonObject &object);
 
     QJsonObject toJson() const;
+    // The same object written straight out, byte for byte as toJson()'s
+    // document: a listing writes one for each of thousands of forwarders.
+    void writeJson(util::JsonWriter &out) const;
     QString kindName() const; // "usb" / "l2"
     QString describe() const; // "usb 1050:0407" / "l2 eth1"
 

@@ -4,6 +4,8 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 
+#include <algorithm>
+
 namespace cloop::util {
 
 namespace {
@@ -97,9 +99,26 @@ JsonWriter &JsonWriter::key(QLatin1StringView name)
 
 void JsonWriter::writeString(QStringView text)
 {
-    m_out += '"';
-    qsizetype runStart = 0;
-    for (qsizetype i = 0; i < text.size(); ++i) {
+    // Most text is plain ASCII: written in one pass into room made once.
+    const qsizetype start = m_out.size();
+    m_out.resize(start + text.size() + 2);
+    char *out = m_out.data() + start;
+    *out++ = '"';
+    qsizetype plain = 0;
+    for (const QChar c : text) {
+        const char16_t unit = c.unicode();
+        if (unit >= 0x80 || needsEscape(unit))
+            break;
+        *out++ = char(unit);
+        ++plain;
+    }
+    if (plain == text.size()) {
+        *out = '"';
+        return;
+    }
+    m_out.truncate(start + 1 + plain);
+    qsizetype runStart = plain;
+    for (qsizetype i = plain; i < text.size(); ++i) {
         const char16_t c = text[i].unicode();
         if (!needsEscape(c))
             continue;
@@ -113,6 +132,19 @@ void JsonWriter::writeString(QStringView text)
 
 void JsonWriter::writeString(QLatin1StringView text)
 {
+    const bool plain = std::all_of(text.begin(), text.end(), [](char c) {
+        const auto byte = static_cast<unsigned char>(c);
+        return byte < 0x80 && !needsEscape(byte);
+    });
+    if (plain) {
+        const qsizetype start = m_out.size();
+        m_out.resize(start + text.size() + 2);
+        char *out = m_out.data() + start;
+        *out++ = '"';
+        out = std::copy(text.begin(), text.end(), out);
+        *out = '"';
+        return;
+    }
     m_out += '"';
     for (const char c : text) {
         const auto byte = static_cast<unsigned char>(c);
@@ -169,13 +201,26 @@ void JsonWriter::value(const QJsonValue &json)
     case QJsonValue::String:
         value(json.toString());
         return;
-    case QJsonValue::Object:
-        separate();
-        m_out += QJsonDocument(json.toObject()).toJson(QJsonDocument::Compact);
+    case QJsonValue::Object: {
+        // Member by member in the object's own order, which is the order
+        // QJsonDocument writes: no document built just to be written out.
+        const QJsonObject object = json.toObject();
+        beginObject();
+        for (auto member = object.constBegin(); member != object.constEnd(); ++member) {
+            separate();
+            writeString(QStringView(member.key()));
+            m_out += ':';
+            m_afterKey = true;
+            value(member.value());
+        }
+        endObject();
         return;
+    }
     case QJsonValue::Array:
-        separate();
-        m_out += QJsonDocument(json.toArray()).toJson(QJsonDocument::Compact);
+        beginArray();
+        for (const QJsonValue &element : json.toArray())
+            value(element);
+        endArray();
         return;
     case QJsonValue::Double: {
         // Qt writes numbers the way its own parser reads them back; a

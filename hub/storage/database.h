@@ -39,7 +39,12 @@ public:
     { }
 
     bool next() { return ++m_cursor < m_rows.size(); }
-    QVariant value(int column) const { return m_rows.value(m_cursor).value(column); }
+    QVariant value(int column) const
+    {
+        // The row by reference: a listing reads each of its cells this way.
+        return m_cursor >= 0 && m_cursor < m_rows.size() ? m_rows.at(m_cursor).value(column)
+                                                         : QVariant();
+    }
     int numRowsAffected() const { return m_rowsAffected; }
     qsizetype size() const { return m_rows.size(); }
 
@@ -155,6 +160,7 @@ public:
         if (!rows)
             return rows.error();
         QList<std::invoke_result_t<Read &, const Rows &>> out;
+        out.reserve(rows->size());
         while (rows->next())
             out.append(read(*rows));
         return out;

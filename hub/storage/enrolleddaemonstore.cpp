@@ -49,6 +49,7 @@ Result<QList<Record>> EnrolledDaemonStore<Record>::select(
     if (!q)
         return q.error();
     QList<Record> out;
+    out.reserve(q->size());
     while (q->next()) {
         auto record = read(*q);
         if (!record)

@@ -2,7 +2,9 @@
 // USB VID:PID[:SERIAL] and Linux interface names.
 
 #include "common/protocol/devicespec.h"
+#include "common/util/jsonwriter.h"
 
+#include <QJsonDocument>
 #include <QJsonObject>
 #include <QTest>
 
@@ -197,6 +199,11 @@ void TestDeviceSpec::jsonRoundTrip()
     const auto back = DeviceSpec::fromJson(json);
     QVERIFY2(back.ok(), qPrintable(back.ok() ? QString() : back.error().message));
     QCOMPARE(*back, *spec);
+    // Written straight into a listing, it is the same bytes.
+    QByteArray written;
+    util::JsonWriter out(written);
+    spec->writeJson(out);
+    QCOMPARE(written, QJsonDocument(json).toJson(QJsonDocument::Compact));
 }
 
 void TestDeviceSpec::fromJsonRefuses_data()

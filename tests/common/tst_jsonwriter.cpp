@@ -20,6 +20,7 @@ private Q_SLOTS:
     void stringsAreEscapedAndEncodedAsUtf8();
     void emptyContainersAndSeparatorsAreRight();
     void qtValuesKeepTheirNumbersAndTrees();
+    void qtTreesAreWrittenByteForByteAsQtWritesThem();
     void aWrittenObjectIsReadBackWhole();
 };
 
@@ -134,6 +135,27 @@ void TestJsonWriter::qtValuesKeepTheirNumbersAndTrees()
     QCOMPARE(object.value("big"_L1).toInteger(), qint64(1) << 40);
     QVERIFY(object.value("absent"_L1).isNull());
     QCOMPARE(object.value("text"_L1).toString(), u"t"_s);
+}
+
+void TestJsonWriter::qtTreesAreWrittenByteForByteAsQtWritesThem()
+{
+    // Written member by member, not through a QJsonDocument: the bytes
+    // must still be the ones Qt writes, keys in Qt's order included.
+    const QJsonObject tree { { u"zeta"_s, 1 }, { u"alpha"_s, QJsonObject {} },
+        { u"say \"x\"\n"_s, u"Zürich – 東京"_s },
+        { u"nested"_s,
+            QJsonObject { { u"list"_s,
+                              QJsonArray { QJsonArray {}, QJsonObject { { u"b"_s, false } }, -2.25,
+                                  qint64(1) << 53, QJsonValue::Null } },
+                { u"a"_s, u"tab\there"_s } } } };
+    QByteArray written;
+    JsonWriter out(written);
+    out.value(QJsonValue(tree));
+    QCOMPARE(written, QJsonDocument(tree).toJson(QJsonDocument::Compact));
+    written.clear();
+    JsonWriter list(written);
+    list.value(QJsonValue(tree.value("nested"_L1).toObject().value("list"_L1)));
+    QCOMPARE(written, QByteArray(R"([[],{"b":false},-2.25,9007199254740992,null])"));
 }
 
 void TestJsonWriter::aWrittenObjectIsReadBackWhole()

@@ -38,7 +38,8 @@ void ForwarderRoutes::writeForwarder(util::JsonWriter &out, const ForwarderRecor
         m_gateway, m_holders, m_identity, protocol::PeerRole::Forwarder, record.id);
     out.beginObject();
     writeDaemonFields(out, record, place);
-    out.field(QLatin1StringView("device"), record.device.toJson());
+    out.key(QLatin1StringView("device"));
+    record.device.writeJson(out);
     out.field(QLatin1StringView("device_description"), record.device.describe());
     // A USB forwarder's device where it is now: its bus id, empty while
     // unplugged, null while nobody here knows (offline, held by another
