@@ -7,9 +7,15 @@
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMap>
 #include <QRandomGenerator>
 #include <QRegularExpression>
+#include <QSslCertificate>
+#include <QSslKey>
+#include <QSslServer>
+#include <QSslSocket>
 #include <QTest>
 
 using namespace cloop::testing;
@@ -30,6 +36,8 @@ private Q_SLOTS:
     void argumentAndConfigurationErrorsExitWithTwo_data();
     void argumentAndConfigurationErrorsExitWithTwo();
     void aHubWithoutItsCertificateIsAConfigurationError();
+    void aMalformedListingIsRefusedSayingWhere_data();
+    void aMalformedListingIsRefusedSayingWhere();
 
 private:
     std::unique_ptr<TestRig> m_rig;
@@ -358,6 +366,90 @@ void TestCliErrors::aHubWithoutItsCertificateIsAConfigurationError()
     CLOOP_COMPARE_EXIT(serve, 2);
     QVERIFY2(serve.stderrText().contains(QLatin1String("cloop hub tls-init")),
         qPrintable(serve.describe()));
+}
+
+void TestCliErrors::aMalformedListingIsRefusedSayingWhere_data()
+{
+    QTest::addColumn<QByteArray>("answer");
+    QTest::addColumn<QString>("code");
+    QTest::addColumn<QString>("why");
+    QTest::newRow("an entry that is no object")
+        << QByteArray(R"({"forwarders":[{"id":1,"name":"lab-a"},7]})")
+        << QStringLiteral("bad_answer")
+        << QStringLiteral("entry 2 of \"forwarders\" is not an object");
+    QTest::newRow("a member that is no JSON, after the list")
+        << QByteArray(R"({"forwarders":[{"id":1,"name":"lab-a"}],"more":tru})")
+        << QStringLiteral("bad_answer") << QStringLiteral("the answer is not JSON");
+    QTest::newRow("the list twice")
+        << QByteArray(R"({"forwarders":[{"id":1,"name":"lab-a"}],"forwarders":[]})")
+        << QStringLiteral("bad_answer") << QStringLiteral("\"forwarders\" appears twice");
+    QTest::newRow("a field of the wrong type")
+        << QByteArray(R"({"forwarders":[{"id":1,"name":"lab-a"},{"id":"two"}]})")
+        << QStringLiteral("invalid_record") << QStringLiteral("\"id\"");
+}
+
+void TestCliErrors::aMalformedListingIsRefusedSayingWhere()
+{
+    QFETCH(QByteArray, answer);
+    QFETCH(QString, code);
+    QFETCH(QString, why);
+    // Something holding the hub's own key (so the pin passes) answers every
+    // request with the listing under test, as a hub with a bug or a
+    // corrupted answer would.
+    HubProcess &hub = m_rig->hub();
+    const quint16 port = hub.port();
+    QCOMPARE(hub.stop(), 0);
+    QFile certificate(hub.dataDir() + QLatin1String("/tls/cert.pem"));
+    QFile key(hub.dataDir() + QLatin1String("/tls/key.pem"));
+    QVERIFY(certificate.open(QIODevice::ReadOnly) && key.open(QIODevice::ReadOnly));
+    QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+    tls.setLocalCertificate(QSslCertificate(&certificate, QSsl::Pem));
+    tls.setPrivateKey(QSslKey(&key, QSsl::Ec, QSsl::Pem));
+    if (tls.privateKey().isNull()) {
+        key.seek(0);
+        tls.setPrivateKey(QSslKey(&key, QSsl::Rsa, QSsl::Pem));
+    }
+    QVERIFY(!tls.localCertificate().isNull() && !tls.privateKey().isNull());
+    QSslServer server;
+    server.setSslConfiguration(tls);
+    int requests = 0;
+    connect(&server, &QSslServer::pendingConnectionAvailable, &server, [&] {
+        while (QTcpSocket *socket = server.nextPendingConnection()) {
+            auto *received = new QByteArray;
+            connect(socket, &QTcpSocket::disconnected, socket, [socket, received] {
+                delete received;
+                socket->deleteLater();
+            });
+            connect(socket, &QTcpSocket::readyRead, socket, [&, socket, received] {
+                received->append(socket->readAll());
+                if (!received->contains("\r\n\r\n"))
+                    return;
+                ++requests;
+                received->clear();
+                socket->write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                              "Content-Length: "
+                    + QByteArray::number(answer.size()) + "\r\n\r\n" + answer);
+            });
+        }
+    });
+    QVERIFY2(server.listen(QHostAddress::LocalHost, port), qPrintable(server.errorString()));
+
+    const CliResult listed = hub.cli({ QStringLiteral("forward"), QStringLiteral("list") });
+    CLOOP_COMPARE_EXIT(listed, 1);
+    QVERIFY2(requests >= 1, qPrintable(listed.describe()));
+    QVERIFY2(listed.stderrText().contains(why), qPrintable(listed.describe()));
+    // Nothing of the readable entries is printed as if the listing were whole.
+    QVERIFY2(!listed.stdoutText().contains(QLatin1String("lab-a")), qPrintable(listed.describe()));
+
+    const CliResult asJson
+        = hub.cli({ QStringLiteral("forward"), QStringLiteral("list"), QStringLiteral("--json") });
+    CLOOP_COMPARE_EXIT(asJson, 1);
+    const QJsonObject error
+        = QJsonDocument::fromJson(asJson.err).object().value(QLatin1String("error")).toObject();
+    QCOMPARE(error.value(QLatin1String("code")).toString(), code);
+    QVERIFY2(error.value(QLatin1String("message")).toString().contains(why),
+        qPrintable(asJson.describe()));
+    QVERIFY2(asJson.out.isEmpty(), qPrintable(asJson.describe()));
 }
 
 QTEST_GUILESS_MAIN(TestCliErrors)
