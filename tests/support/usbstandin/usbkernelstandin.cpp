@@ -1160,30 +1160,44 @@ struct UsbKernelStandIn::Private
             session.pending[sequence] = pending;
         }
         bool alive = sendSubmit(session, sequence, enumeration);
+        // Why the session ended, said when it does: a device that goes away
+        // in a test is then told from one the stand-in let go of.
+        QString why = alive ? QStringLiteral("the connection closed")
+                            : QStringLiteral("the enumeration could not be sent");
         const int fd = session.fd.get();
         std::array<char, usbip::kUrbHeaderSize> raw {};
         while (alive && receiveAll(fd, raw.data(), raw.size())) {
             const auto header = usbip::decodeUrbHeader(QByteArrayView(raw.data(), raw.size()));
-            if (!header)
+            if (!header) {
+                why = QStringLiteral("a malformed URB header: ") + header.error().message;
                 break;
+            }
             if (header->command == usbip::UrbCommand::RetUnlink)
                 continue; // never sent one; vhci only logs a stray answer
-            if (header->command != usbip::UrbCommand::RetSubmit)
+            if (header->command != usbip::UrbCommand::RetSubmit) {
+                why = QStringLiteral("a command that is no answer");
                 break;
+            }
             std::shared_ptr<Pending> answeredUrb;
             {
                 std::lock_guard lock(session.pendingMutex);
                 const auto found = session.pending.find(header->sequence);
                 // vhci_recv_ret_submit: an unknown seqnum ends the session.
-                if (found == session.pending.end())
+                if (found == session.pending.end()) {
+                    why = QStringLiteral("an answer to unknown URB %1").arg(header->sequence);
                     break;
+                }
                 answeredUrb = found->second;
                 session.pending.erase(found);
             }
             const qsizetype size = usbip::payloadSize(*header, answeredUrb->direction);
             const bool in = answeredUrb->direction == usbip::kDirectionIn;
-            if (size < 0 || size > kMaxPayload || (in && header->length > answeredUrb->length))
+            if (size < 0 || size > kMaxPayload || (in && header->length > answeredUrb->length)) {
+                why = QStringLiteral("an answer of %1 bytes to URB %2")
+                          .arg(header->length)
+                          .arg(header->sequence);
                 break;
+            }
             QByteArray payload(size, Qt::Uninitialized);
             if (size && !receiveAll(fd, payload.data(), size))
                 break;
@@ -1191,6 +1205,11 @@ struct UsbKernelStandIn::Private
                 in ? payload.left(header->length) : QByteArray() };
             if (answeredUrb->enumeration) {
                 alive = enumerated(session, result);
+                if (!alive)
+                    why = QStringLiteral("the enumeration ended it (the descriptor's status "
+                                         "%1, %2 bytes)")
+                              .arg(result.status)
+                              .arg(result.data.size());
                 continue;
             }
             {
@@ -1200,6 +1219,7 @@ struct UsbKernelStandIn::Private
             }
             session.answered.notify_all();
         }
+        qInfo("usb stand-in: the session on vhci port %d ended: %s", session.port, qPrintable(why));
         // vhci_shutdown_connection + vhci_device_reset: the port frees
         // itself — unless detach already did.
         session.shutdownConnection();
