@@ -12,6 +12,12 @@ Error invalid(const QString &message)
     return Error::make(QStringLiteral("invalid_device"), message, true);
 }
 
+// A vendor or product id as written everywhere: four lower-case hex digits.
+QString hex16(quint16 id)
+{
+    return QStringLiteral("%1").arg(id, 4, 16, QLatin1Char('0'));
+}
+
 std::optional<quint16> parseHex16(const QString &text)
 {
     static const QRegularExpression hex4(QStringLiteral("\\A[0-9a-fA-F]{4}\\z"));
@@ -117,10 +123,8 @@ QJsonObject DeviceSpec::toJson() const
 {
     QJsonObject object { { QStringLiteral("kind"), kindName() } };
     if (kind == Kind::Usb) {
-        object.insert(
-            QStringLiteral("vendor"), QStringLiteral("%1").arg(vendorId, 4, 16, QLatin1Char('0')));
-        object.insert(QStringLiteral("product"),
-            QStringLiteral("%1").arg(productId, 4, 16, QLatin1Char('0')));
+        object.insert(QStringLiteral("vendor"), hex16(vendorId));
+        object.insert(QStringLiteral("product"), hex16(productId));
         if (!serial.isEmpty())
             object.insert(QStringLiteral("serial"), serial);
     } else {
@@ -132,15 +136,13 @@ QJsonObject DeviceSpec::toJson() const
 void DeviceSpec::writeJson(util::JsonWriter &out) const
 {
     // In QJsonObject's order (its keys sorted), so both ways write the same.
-    const auto hex
-        = [](quint16 id) { return QStringLiteral("%1").arg(id, 4, 16, QLatin1Char('0')); };
     out.beginObject();
     if (kind == Kind::Usb) {
         out.field(QLatin1StringView("kind"), deviceKindName(kind));
-        out.field(QLatin1StringView("product"), hex(productId));
+        out.field(QLatin1StringView("product"), hex16(productId));
         if (!serial.isEmpty())
             out.field(QLatin1StringView("serial"), serial);
-        out.field(QLatin1StringView("vendor"), hex(vendorId));
+        out.field(QLatin1StringView("vendor"), hex16(vendorId));
     } else {
         out.field(QLatin1StringView("interface"), interfaceName);
         out.field(QLatin1StringView("kind"), deviceKindName(kind));
@@ -157,9 +159,7 @@ QString DeviceSpec::describe() const
 {
     if (kind == Kind::Segment)
         return QStringLiteral("l2 %1").arg(interfaceName);
-    QString text = QStringLiteral("usb %1:%2")
-                       .arg(vendorId, 4, 16, QLatin1Char('0'))
-                       .arg(productId, 4, 16, QLatin1Char('0'));
+    QString text = QStringLiteral("usb %1:%2").arg(hex16(vendorId), hex16(productId));
     if (!serial.isEmpty())
         text += QLatin1Char(':') + serial;
     return text;

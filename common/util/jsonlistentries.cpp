@@ -17,21 +17,19 @@ class ListEntriesHandler
     : public rapidjson::BaseReaderHandler<rapidjson::UTF8<>, ListEntriesHandler>
 {
 public:
-    ListEntriesHandler(const rapidjson::MemoryStream &stream, QLatin1StringView key)
+    ListEntriesHandler(
+        const rapidjson::MemoryStream &stream, QByteArrayView text, QLatin1StringView key)
         : m_stream(stream)
+        , m_text(text)
         , m_key(key)
     { }
 
     // Scalars, and anything else the base class routes here.
-    bool Default() { return value(); }
+    bool Default() { return fits(Shape::Scalar); }
 
     bool StartObject()
     {
-        if (m_depth == 0) {
-            ++m_depth;
-            return true;
-        }
-        if (!openValue(Bracket::Object))
+        if (!open(Shape::Object))
             return false;
         if (m_inList && m_depth == kInList + 1)
             m_entryStart = qsizetype(m_stream.Tell());
@@ -65,7 +63,7 @@ public:
         return true;
     }
 
-    bool StartArray() { return openValue(Bracket::Array); }
+    bool StartArray() { return open(Shape::Array); }
 
     bool EndArray(rapidjson::SizeType /*elements*/)
     {
@@ -74,13 +72,13 @@ public:
         return true;
     }
 
-    void setText(QByteArrayView text) { m_text = text; }
     const QString &problem() const { return m_problem; }
     QList<QByteArrayView> takeEntries() { return std::move(m_entries); }
 
 private:
-    enum class Bracket
+    enum class Shape
     {
+        Scalar,
         Object,
         Array
     };
@@ -88,32 +86,27 @@ private:
     // one of its entries.
     static constexpr int kInList = 2;
 
-    bool value()
+    // Whether a value of `shape` may stand where the reader is.
+    bool fits(Shape shape)
     {
-        if (m_depth == 0)
+        if (m_depth == 0 && shape != Shape::Object)
             return refuse(QStringLiteral("the answer is not a JSON object"));
-        if (m_depth == 1 && m_valueIsList)
+        if (m_depth == 1 && m_valueIsList && shape != Shape::Array)
             return refuse(QStringLiteral("\"%1\" is not a list").arg(m_key));
-        if (m_inList && m_depth == kInList)
+        if (m_inList && m_depth == kInList && shape != Shape::Object)
             return refuse(QStringLiteral("entry %1 of \"%2\" is not an object")
                               .arg(m_entries.size() + 1)
                               .arg(m_key));
         return true;
     }
 
-    bool openValue(Bracket bracket)
+    bool open(Shape shape)
     {
-        if (m_depth == 0)
-            return refuse(QStringLiteral("the answer is not a JSON object"));
+        if (!fits(shape))
+            return false;
         if (m_depth == 1) {
-            if (m_valueIsList && bracket != Bracket::Array)
-                return refuse(QStringLiteral("\"%1\" is not a list").arg(m_key));
             m_inList = m_valueIsList;
             m_valueIsList = false;
-        } else if (m_inList && m_depth == kInList && bracket != Bracket::Object) {
-            return refuse(QStringLiteral("entry %1 of \"%2\" is not an object")
-                              .arg(m_entries.size() + 1)
-                              .arg(m_key));
         }
         ++m_depth;
         return true;
@@ -126,8 +119,8 @@ private:
     }
 
     const rapidjson::MemoryStream &m_stream;
-    QLatin1StringView m_key;
     QByteArrayView m_text;
+    QLatin1StringView m_key;
     int m_depth = 0;
     bool m_valueIsList = false; // the root's member being read is `key`
     bool m_inList = false; // inside the list under `key`
@@ -142,8 +135,7 @@ private:
 Result<QList<QByteArrayView>> jsonListEntries(QByteArrayView text, QLatin1StringView key)
 {
     rapidjson::MemoryStream stream(text.data(), size_t(text.size()));
-    ListEntriesHandler handler(stream, key);
-    handler.setText(text);
+    ListEntriesHandler handler(stream, text, key);
     rapidjson::Reader reader;
     // Iterative, so that deep nesting costs heap, never the stack.
     constexpr unsigned kFlags

@@ -90,11 +90,7 @@ void JsonWriter::endArray()
 
 JsonWriter &JsonWriter::key(QLatin1StringView name)
 {
-    separate();
-    writeString(name);
-    m_out += ':';
-    m_afterKey = true;
-    return *this;
+    return memberKey(name);
 }
 
 void JsonWriter::writeString(QStringView text)
@@ -206,13 +202,8 @@ void JsonWriter::value(const QJsonValue &json)
         // QJsonDocument writes: no document built just to be written out.
         const QJsonObject object = json.toObject();
         beginObject();
-        for (auto member = object.constBegin(); member != object.constEnd(); ++member) {
-            separate();
-            writeString(QStringView(member.key()));
-            m_out += ':';
-            m_afterKey = true;
-            value(member.value());
-        }
+        for (auto member = object.constBegin(); member != object.constEnd(); ++member)
+            memberKey(QStringView(member.key())).value(member.value());
         endObject();
         return;
     }

@@ -45,6 +45,14 @@ public:
     void nullField(QLatin1StringView name) { key(name).null(); }
 
 private:
+    template <typename Name> JsonWriter &memberKey(Name name)
+    {
+        separate();
+        writeString(name);
+        m_out += ':';
+        m_afterKey = true;
+        return *this;
+    }
     void separate();
     void writeString(QStringView text);
     void writeString(QLatin1StringView text);
